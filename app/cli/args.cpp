@@ -1,0 +1,94 @@
+#include "args.h"
+
+#include <stdexcept>
+
+namespace ascviz::cli {
+
+Args::Args(std::vector<std::string> tokens) : m_tokens(std::move(tokens)), m_used(m_tokens.size(), false) {}
+
+std::optional<std::string> Args::value(const std::string& name)
+{
+    const std::string prefix = name + "=";
+    for (std::size_t i = 0; i < m_tokens.size(); ++i) {
+        if (m_used[i])
+            continue;
+        if (m_tokens[i] == name) {
+            if (i + 1 >= m_tokens.size() || m_used[i + 1] ||
+                (m_tokens[i + 1].rfind("--", 0) == 0 && m_tokens[i + 1].size() > 2))
+                throw UsageError(name + " needs a value");
+            m_used[i] = m_used[i + 1] = true;
+            return m_tokens[i + 1];
+        }
+        if (m_tokens[i].rfind(prefix, 0) == 0) {
+            m_used[i] = true;
+            return m_tokens[i].substr(prefix.size());
+        }
+    }
+    return std::nullopt;
+}
+
+std::string Args::require(const std::string& name)
+{
+    if (auto v = value(name))
+        return *v;
+    throw UsageError("missing required option " + name);
+}
+
+std::string Args::valueOr(const std::string& name, const std::string& fallback)
+{
+    auto v = value(name);
+    return v ? *v : fallback;
+}
+
+int Args::intValue(const std::string& name, int fallback)
+{
+    auto v = value(name);
+    if (!v)
+        return fallback;
+    try {
+        std::size_t pos = 0;
+        const int x = std::stoi(*v, &pos);
+        if (pos != v->size())
+            throw std::invalid_argument("trailing");
+        return x;
+    } catch (const std::exception&) {
+        throw UsageError(name + " expects an integer, got '" + *v + "'");
+    }
+}
+
+double Args::doubleValue(const std::string& name, double fallback)
+{
+    auto v = value(name);
+    if (!v)
+        return fallback;
+    try {
+        std::size_t pos = 0;
+        const double x = std::stod(*v, &pos);
+        if (pos != v->size())
+            throw std::invalid_argument("trailing");
+        return x;
+    } catch (const std::exception&) {
+        throw UsageError(name + " expects a number, got '" + *v + "'");
+    }
+}
+
+bool Args::flag(const std::string& name)
+{
+    bool found = false;
+    for (std::size_t i = 0; i < m_tokens.size(); ++i) {
+        if (!m_used[i] && m_tokens[i] == name) {
+            m_used[i] = true;
+            found = true;
+        }
+    }
+    return found;
+}
+
+void Args::finish() const
+{
+    for (std::size_t i = 0; i < m_tokens.size(); ++i)
+        if (!m_used[i])
+            throw UsageError("unknown argument '" + m_tokens[i] + "'");
+}
+
+} // namespace ascviz::cli

@@ -1,0 +1,35 @@
+// Minimal command-line option parsing for ascviz-cli: every option a command reads is consumed, and
+// finish() reports what was left over, so a typo is a usage error (exit 2), never silently ignored.
+#pragma once
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ascviz::cli {
+
+class UsageError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+class Args {
+public:
+    explicit Args(std::vector<std::string> tokens);
+
+    // "--name VALUE" or "--name=VALUE"; nullopt when absent.
+    std::optional<std::string> value(const std::string& name);
+    std::string require(const std::string& name);
+    std::string valueOr(const std::string& name, const std::string& fallback);
+    int intValue(const std::string& name, int fallback);
+    double doubleValue(const std::string& name, double fallback);
+    bool flag(const std::string& name); // "--name" with no value
+    // Throws UsageError naming the first argument no option consumed.
+    void finish() const;
+
+private:
+    std::vector<std::string> m_tokens;
+    std::vector<bool> m_used;
+};
+
+} // namespace ascviz::cli

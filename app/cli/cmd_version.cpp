@@ -1,0 +1,18 @@
+#include "commands.h"
+
+#include "ascviz/model.h"
+
+#include <iostream>
+
+namespace ascviz::cli {
+
+int cmdVersion(Args& args)
+{
+    args.finish();
+    std::cout << "ascviz-cli " << ASCVIZ_VERSION << "\n"
+              << "libtorch " << torchVersion() << "\n"
+              << "CUDA " << (cudaAvailable() ? "available" : "not available") << "\n";
+    return 0;
+}
+
+} // namespace ascviz::cli

@@ -1,0 +1,18 @@
+// One function per ascviz-cli command (docs/cli.md). Each reads its options from Args, calls
+// args.finish(), and returns the exit status.
+#pragma once
+#include "args.h"
+
+namespace ascviz::cli {
+
+int cmdVersion(Args& args);
+int cmdTokenize(Args& args); // cmd_tokenize.cpp
+int cmdScore(Args& args);    // cmd_model.cpp
+int cmdGenerate(Args& args); // cmd_model.cpp
+int cmdParse(Args& args);    // cmd_syntax.cpp
+int cmdEval(Args& args);     // cmd_syntax.cpp
+int cmdRender(Args& args);   // cmd_syntax.cpp
+int cmdBatch(Args& args);    // cmd_corpus.cpp
+int cmdReport(Args& args);   // cmd_corpus.cpp
+
+} // namespace ascviz::cli

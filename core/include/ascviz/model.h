@@ -1,0 +1,98 @@
+// A Hugging Face decoder-only checkpoint run through libtorch. This header has no torch in it (pimpl),
+// so ui/ may include it.
+#pragma once
+#include "ascviz/scored.h"
+#include "ascviz/tokenizer.h"
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ascviz {
+
+struct LoadOptions {
+    std::string device = "auto"; // auto | cpu | cuda
+    std::string dtype = "auto";  // auto (float16 on GPU, float32 on CPU) | float32 | float16 | bfloat16
+    int threads = 0;             // CPU intra-op threads; 0 = all cores
+    // Called with a fraction in [0, 1] while weights load (from the loading thread).
+    std::function<void(double)> progress;
+};
+
+struct ModelInfo {
+    std::string name;         // folder name
+    std::filesystem::path dir;
+    std::string architecture; // config.json model_type
+    std::string device;       // "cpu" or "cuda:0"
+    std::string dtype;        // compute dtype
+    int64_t parameters = 0;
+    int64_t contextLength = 0;
+    int64_t vocabSize = 0;
+    int layers = 0;
+    int hidden = 0;
+};
+
+struct ScoreOptions {
+    int topK = 5; // alternatives recorded per token (0 = none)
+    // Texts longer than the context are scored in windows of contextLength tokens that overlap by half a
+    // context; every token after the first window is predicted with at least half a context of history.
+};
+
+struct GenerationOptions {
+    int maxNewTokens = 64;
+    bool greedy = true;
+    double temperature = 1.0;
+    double topP = 1.0;
+    int topK = 0; // 0 = off
+    uint64_t seed = 0;
+    bool stopAtEos = true;
+    int topAlternatives = 5; // alternatives recorded per generated token
+};
+
+// One streamed generated token; ntp is under the unmodified (temperature 1) distribution.
+struct StreamedToken {
+    int32_t id = 0;
+    std::string piece; // decoded text added to the completion by this token (may be empty for a
+                       // partial UTF-8 sequence; it is completed by a later token)
+    double ntp = 0.0;
+    int index = 0;     // 0-based index among generated tokens
+};
+
+using TokenCallback = std::function<void(const StreamedToken&)>;
+using CancelFlag = std::atomic<bool>;
+
+class LanguageModel {
+public:
+    // Throws ModelError with an actionable message (missing/corrupt file, unknown model_type, ...).
+    static std::unique_ptr<LanguageModel> load(const std::filesystem::path& dir, const LoadOptions& opts = {});
+    virtual ~LanguageModel() = default;
+
+    virtual const ModelInfo& info() const = 0;
+    virtual const Tokenizer& tokenizer() const = 0;
+
+    // Teacher-forced NtP of every token of `text` (prompt = whole text, generated = false).
+    virtual ScoredText score(std::string_view text, const ScoreOptions& opts = {}) const = 0;
+    // Batch scoring, equal to one-by-one scoring.
+    virtual std::vector<ScoredText> scoreBatch(const std::vector<std::string>& texts,
+                                               const ScoreOptions& opts = {}) const = 0;
+
+    // Generates a completion of `prompt` with a KV cache; returns prompt + completion scored (prompt
+    // tokens teacher-forced, generated tokens flagged). `onToken` is called for each new token; `cancel`
+    // is polled between tokens (a cancelled generation returns what was generated so far).
+    virtual ScoredText generate(std::string_view prompt, const GenerationOptions& opts,
+                                const TokenCallback& onToken = {}, const CancelFlag* cancel = nullptr) const = 0;
+
+    // Raw logits [seq, vocab] (float32, row-major) of a token sequence; for conformance tests.
+    virtual std::vector<float> logits(const std::vector<int32_t>& ids) const = 0;
+};
+
+// libtorch version and whether CUDA is available, for --version.
+std::string torchVersion();
+bool cudaAvailable();
+
+} // namespace ascviz

@@ -1,0 +1,24 @@
+// Where the application's bundled resources (default model, category tables, sample corpus) live.
+#pragma once
+#include <filesystem>
+#include <string>
+
+namespace ascviz {
+
+// The resources folder: $ASCVIZ_RESOURCES if set, else <exe>/../share/ascviz when installed, else the
+// source tree's resources/ (compiled in). Throws InputError when none exists.
+std::filesystem::path resourceDir();
+
+// The bundled default model folder (resources/models/ascviz-tiny-code).
+std::filesystem::path defaultModelDir();
+
+// Resolves a --model argument: "default" is the bundled model, anything else a folder path.
+std::filesystem::path resolveModelDir(const std::string& arg);
+
+// The category table for a language (resources/categories/<language>.json).
+std::filesystem::path categoryFile(const std::string& language);
+
+// The bundled sample corpus (resources/corpus/stdlib-functions.jsonl).
+std::filesystem::path sampleCorpus();
+
+} // namespace ascviz

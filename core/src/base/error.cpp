@@ -1,0 +1,2 @@
+#include "ascviz/error.h"
+// Errors are header-only; this translation unit anchors the library.

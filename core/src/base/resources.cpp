@@ -1,0 +1,51 @@
+#include "ascviz/resources.h"
+
+#include "ascviz/error.h"
+
+#include <cstdlib>
+#include <system_error>
+
+namespace ascviz {
+namespace fs = std::filesystem;
+
+namespace {
+fs::path executableDir()
+{
+    std::error_code ec;
+    auto exe = fs::read_symlink("/proc/self/exe", ec);
+    return ec ? fs::path() : exe.parent_path();
+}
+} // namespace
+
+fs::path resourceDir()
+{
+    std::error_code ec;
+    if (const char* env = std::getenv("ASCVIZ_RESOURCES"); env && *env) {
+        if (fs::is_directory(env, ec))
+            return env;
+        throw InputError(std::string("ASCVIZ_RESOURCES points at a missing folder: ") + env);
+    }
+    const auto installed = executableDir() / ".." / "share" / "ascviz";
+    if (fs::is_directory(installed / "models", ec))
+        return fs::weakly_canonical(installed, ec);
+    const fs::path source = ASCVIZ_SOURCE_RESOURCES;
+    if (fs::is_directory(source, ec))
+        return source;
+    throw InputError("AsC-Viz resources not found (looked in " + installed.string() + " and " + source.string() +
+                     "); set ASCVIZ_RESOURCES");
+}
+
+fs::path defaultModelDir() { return resourceDir() / "models" / "ascviz-tiny-code"; }
+
+fs::path resolveModelDir(const std::string& arg)
+{
+    if (arg.empty() || arg == "default")
+        return defaultModelDir();
+    return fs::path(arg);
+}
+
+fs::path categoryFile(const std::string& language) { return resourceDir() / "categories" / (language + ".json"); }
+
+fs::path sampleCorpus() { return resourceDir() / "corpus" / "stdlib-functions.jsonl"; }
+
+} // namespace ascviz

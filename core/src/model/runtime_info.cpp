@@ -1,0 +1,12 @@
+#include "ascviz/model.h"
+
+#include <torch/cuda.h>
+#include <torch/version.h>
+
+namespace ascviz {
+
+std::string torchVersion() { return TORCH_VERSION; }
+
+bool cudaAvailable() { return torch::cuda::is_available(); }
+
+} // namespace ascviz

@@ -1,0 +1,68 @@
+// Runs ascviz-cli as a child process and captures exit status, stdout and stderr.
+#pragma once
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace clitest {
+
+struct Result {
+    int status = -1;
+    std::string out;
+    std::string err;
+};
+
+inline std::string readAll(const std::filesystem::path& p)
+{
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+inline std::filesystem::path tempDir()
+{
+    static const std::filesystem::path dir = [] {
+        std::string tmpl = (std::filesystem::temp_directory_path() / "ascviz-cli-test-XXXXXX").string();
+        return std::filesystem::path(mkdtemp(tmpl.data()));
+    }();
+    return dir;
+}
+
+inline std::filesystem::path writeTemp(const std::string& name, const std::string& content)
+{
+    auto p = tempDir() / name;
+    std::ofstream(p, std::ios::binary) << content;
+    return p;
+}
+
+// `args` is appended to the command line as is (quote paths yourself when needed).
+inline Result run(const std::string& args, const std::string& stdinText = {})
+{
+    static int counter = 0;
+    const auto base = tempDir() / ("run" + std::to_string(counter++));
+    const auto inFile = base.string() + ".in", outFile = base.string() + ".out", errFile = base.string() + ".err";
+    std::ofstream(inFile, std::ios::binary) << stdinText;
+    const std::string cmd = std::string("'") + ASCVIZ_CLI_PATH + "' " + args + " <'" + inFile + "' >'" + outFile +
+                            "' 2>'" + errFile + "'";
+    const int rc = std::system(cmd.c_str());
+    Result r;
+    r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+    r.out = readAll(outFile);
+    r.err = readAll(errFile);
+    return r;
+}
+
+inline std::string dataDir()
+{
+    const char* d = std::getenv("ASCVIZ_TEST_DATA");
+    return d ? d : "";
+}
+
+} // namespace clitest
