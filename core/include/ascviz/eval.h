@@ -35,18 +35,26 @@ struct NodeEval {
 };
 
 struct SnippetFeatures {
-    std::optional<double> ascEval; // mean of the node values that exist
-    int tokens = 0;
-    int astNodes = 0;
-    int astLevels = 0;
+    std::optional<double> ascEval; // mean of the node values that exist (all nodes, terminals included)
+    int tokens = 0;                // the text's tokens (scored or not)
+    int astNodes = 0;              // every node of the tree: named, anonymous, ERROR and MISSING
+    int astLevels = 0;             // max depth + 1 (a lone root = 1 level)
     int cyclomatic = 1;
     std::map<std::string, double> perCategory; // mean of values of nodes in the category
     std::map<std::string, double> perConcept;  // mean of values of nodes of the type
 };
 
-// Tokens overlapping [start, end) by the rule ts < ne && te > ns (method.md §3).
+// Tokens overlapping [start, end) by the rule ts < ne && te > ns (method.md §3): a token straddling two
+// leaves is aligned to both (and all their ancestors); whitespace tokens only to the enclosing
+// non-terminals. (decision) An empty node span (a zero-width MISSING node) is aligned to no token, even
+// one that straddles its position: it has no value (n/a).
 std::vector<int> alignNode(const std::vector<ScoredToken>& tokens, std::size_t start, std::size_t end);
+// θ over the values; nullopt when empty. The median of an even count is the mean of the two middle values.
 std::optional<double> aggregate(std::vector<double> values, Aggregation a);
+// McCabe (method.md §7): 1 + the number of named nodes of type if_statement, elif_clause, for_statement,
+// while_statement, except_clause, except_group_clause (`except*`), boolean_operator (each `and`/`or`),
+// conditional_expression, if_clause (comprehension `if`) and case_clause. A comprehension's `for`
+// (for_in_clause) is not a decision point in §7 and is not counted.
 int cyclomaticComplexity(const SyntaxTree& tree);
 
 struct EvalResult {

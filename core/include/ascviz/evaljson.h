@@ -1,0 +1,13 @@
+// The JSON of an evaluated text in the schema of `ascviz-cli eval` (docs/cli.md): score's fields
+// ("model", "tokens", "cross_entropy") plus "nodes" and "summary". Shared by the CLI and the GUI's export.
+#pragma once
+#include "ascviz/eval.h"
+
+#include <nlohmann/json.hpp>
+
+namespace ascviz {
+
+// Fields beyond the contract: "aggregation", "prompt_bytes", "prompt_tokens", and per token "generated".
+nlohmann::json evalResultJson(const EvalResult& r);
+
+} // namespace ascviz

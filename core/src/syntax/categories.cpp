@@ -1,0 +1,72 @@
+// CategoryMap: node type -> category (method.md §5), loaded from an editable JSON file:
+//   {"language": "python", "categories": {"Iterative": ["for_statement", ...], ...}}
+// Categories keep their file order; a node type may belong to one category only.
+#include "ascviz/eval.h"
+
+#include "ascviz/error.h"
+#include "ascviz/resources.h"
+#include "ascviz/utf8.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+namespace ascviz {
+
+CategoryMap CategoryMap::fromFile(const std::filesystem::path& file)
+{
+    const std::string text = readUtf8File(file); // InputError when missing / not UTF-8
+    const std::string where = "category file " + file.string();
+    nlohmann::ordered_json j;
+    try {
+        j = nlohmann::ordered_json::parse(text);
+    } catch (const nlohmann::json::parse_error& e) {
+        throw InputError(where + " is not valid JSON: " + e.what());
+    }
+    if (!j.is_object())
+        throw InputError(where + ": expected a JSON object {\"language\": ..., \"categories\": {...}}");
+    if (j.contains("language") && !j["language"].is_string())
+        throw InputError(where + ": \"language\" must be a string");
+    if (!j.contains("categories") || !j["categories"].is_object())
+        throw InputError(where + ": expected \"categories\": {\"<category>\": [\"<node type>\", ...], ...}");
+
+    CategoryMap m;
+    for (const auto& [name, types] : j["categories"].items()) {
+        if (name.empty())
+            throw InputError(where + ": a category has an empty name");
+        if (!types.is_array())
+            throw InputError(where + ": category \"" + name + "\" must be an array of node type strings");
+        m.m_categories.push_back(name);
+        for (const auto& t : types) {
+            if (!t.is_string() || t.get<std::string>().empty())
+                throw InputError(where + ": category \"" + name + "\" has an entry that is not a node type string");
+            const auto type = t.get<std::string>();
+            auto [it, inserted] = m.m_byType.emplace(type, name);
+            if (!inserted && it->second != name)
+                throw InputError(where + ": node type \"" + type + "\" is in both \"" + it->second + "\" and \"" +
+                                 name + "\"");
+        }
+    }
+    return m;
+}
+
+CategoryMap CategoryMap::forLanguage(const std::string& language)
+{
+    const auto file = categoryFile(language);
+    std::error_code ec;
+    if (!std::filesystem::exists(file, ec))
+        throw InputError("no category table for language '" + language + "' (expected " + file.string() + ")");
+    return fromFile(file);
+}
+
+std::optional<std::string> CategoryMap::categoryOf(const std::string& nodeType) const
+{
+    auto it = m_byType.find(nodeType);
+    if (it == m_byType.end())
+        return std::nullopt;
+    return it->second;
+}
+
+std::vector<std::string> CategoryMap::categories() const { return m_categories; }
+
+} // namespace ascviz

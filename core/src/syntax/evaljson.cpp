@@ -1,0 +1,60 @@
+#include "ascviz/evaljson.h"
+
+#include <cmath>
+
+namespace ascviz {
+
+using nlohmann::json;
+
+namespace {
+json optionalNumber(const std::optional<double>& v)
+{
+    return v && std::isfinite(*v) ? json(*v) : json(nullptr);
+}
+} // namespace
+
+json evalResultJson(const EvalResult& r)
+{
+    const ScoredText& s = r.scored;
+    json tokens = json::array();
+    for (const auto& t : s.tokens)
+        tokens.push_back({{"id", t.id}, {"start", t.start}, {"end", t.end}, {"ntp", optionalNumber(t.ntp)},
+                          {"generated", t.generated}});
+
+    json nodes = json::array();
+    const auto& astNodes = r.tree.nodes();
+    for (std::size_t i = 0; i < astNodes.size(); ++i) {
+        const AstNode& n = astNodes[i];
+        const NodeEval* ev = i < r.nodes.size() ? &r.nodes[i] : nullptr;
+        json o = {{"id", n.id},
+                  {"type", n.type},
+                  {"named", n.named},
+                  {"start", n.start},
+                  {"end", n.end},
+                  {"parent", n.parent < 0 ? json(nullptr) : json(n.parent)},
+                  {"depth", n.depth},
+                  {"error", n.error()}};
+        o["category"] = ev && ev->category ? json(*ev->category) : json(nullptr);
+        o["asc_eval"] = ev ? optionalNumber(ev->value) : json(nullptr);
+        o["tokens"] = ev ? json(ev->tokens) : json::array();
+        nodes.push_back(std::move(o));
+    }
+
+    const double ce = s.crossEntropy();
+    const SnippetFeatures& f = r.features;
+    return json{{"model", s.model},
+                {"tokens", std::move(tokens)},
+                {"cross_entropy", std::isfinite(ce) ? json(ce) : json(nullptr)},
+                {"aggregation", toString(r.aggregation)},
+                {"prompt_bytes", s.promptBytes},
+                {"prompt_tokens", s.promptTokens},
+                {"nodes", std::move(nodes)},
+                {"summary",
+                 {{"asc_eval", optionalNumber(f.ascEval)},
+                  {"ast_nodes", f.astNodes},
+                  {"ast_levels", f.astLevels},
+                  {"cyclomatic", f.cyclomatic},
+                  {"tokens", f.tokens}}}};
+}
+
+} // namespace ascviz

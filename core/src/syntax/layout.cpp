@@ -1,0 +1,210 @@
+// AST views laid out with Graphviz dot (method.md §8). Graphviz handles live only inside layoutAst().
+#include "ascviz/layout.h"
+
+#include "ascviz/error.h"
+#include "render_util.h"
+
+#include <graphviz/cgraph.h>
+#include <graphviz/gvc.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <unordered_map>
+
+namespace ascviz {
+
+Rgb ascColor(std::optional<double> value)
+{
+    if (!value || !std::isfinite(*value))
+        return {200, 200, 200}; // n/a
+    const double v = std::clamp(*value, 0.0, 1.0);
+    // ColorBrewer RdBu end points; white in the middle.
+    constexpr double red[3] = {202, 0, 32}, white[3] = {255, 255, 255}, blue[3] = {5, 113, 176};
+    const double* a = v < 0.5 ? red : white;
+    const double* b = v < 0.5 ? white : blue;
+    const double t = v < 0.5 ? v / 0.5 : (v - 0.5) / 0.5;
+    auto mix = [&](int k) { return static_cast<unsigned char>(std::lround(a[k] + (b[k] - a[k]) * t)); };
+    return {mix(0), mix(1), mix(2)};
+}
+
+std::vector<int> visibleNodes(const EvalResult& r, AstView view)
+{
+    std::vector<int> out;
+    for (const auto& n : r.tree.nodes())
+        if (view == AstView::Complete || !n.isTerminal() || n.error())
+            out.push_back(n.id);
+    return out;
+}
+
+std::string nodeLabel(const EvalResult& r, int node, AstView /*view*/)
+{
+    const auto& n = r.tree.nodes().at(static_cast<std::size_t>(node));
+    std::string label;
+    if (n.isMissing)
+        label = "MISSING ";
+    label.append(n.type);
+    label = detail::truncateChars(detail::displayText(label), 28);
+    if (n.isTerminal() && !n.isMissing) {
+        const auto text = r.tree.nodeText(n);
+        if (text != n.type) { // anonymous terminals (`(`, `if`) already show their text as their type
+            label.push_back('\n');
+            label.append(detail::truncateChars(detail::displayText(text), 24));
+        }
+    }
+    label.push_back('\n');
+    label.append(detail::formatValue(r.nodes.at(static_cast<std::size_t>(node)).value));
+    return label;
+}
+
+namespace {
+
+std::mutex& graphvizMutex()
+{
+    static std::mutex m; // Graphviz keeps global state: one layout at a time
+    return m;
+}
+
+GVC_t* graphvizContext()
+{
+    static GVC_t* gvc = [] {
+        agseterr(AGERR); // no warnings on stderr
+        return gvContext();
+    }();
+    return gvc;
+}
+
+struct GraphCloser {
+    GVC_t* gvc;
+    bool laidOut = false;
+    void operator()(Agraph_t* g) const
+    {
+        if (laidOut)
+            gvFreeLayout(gvc, g);
+        agclose(g);
+    }
+};
+
+std::pair<double, double> labelSize(const std::string& label)
+{
+    double w = 0.0;
+    int lines = 0;
+    std::istringstream in(label);
+    std::string line;
+    while (std::getline(in, line)) {
+        w = std::max(w, detail::textWidth(line, detail::kLabelFontSize));
+        ++lines;
+    }
+    return {std::max(w + 2 * detail::kLabelPadX, 30.0),
+            std::max(lines, 1) * detail::kLabelLineHeight + 2 * detail::kLabelPadY};
+}
+
+std::string inches(double points)
+{
+    std::ostringstream s;
+    s.precision(6);
+    s << points / 72.0;
+    return s.str();
+}
+
+} // namespace
+
+GraphLayout layoutAst(const EvalResult& r, AstView view)
+{
+    const auto& ast = r.tree.nodes();
+    const std::vector<int> visible = visibleNodes(r, view);
+    GraphLayout out;
+    if (visible.empty())
+        return out;
+
+    std::vector<char> isVisible(ast.size(), 0);
+    for (int id : visible)
+        isVisible[static_cast<std::size_t>(id)] = 1;
+
+    std::lock_guard<std::mutex> lock(graphvizMutex());
+    GVC_t* gvc = graphvizContext();
+    if (!gvc)
+        throw Error("Graphviz: cannot create a context");
+    GraphCloser closer{gvc};
+    std::unique_ptr<Agraph_t, GraphCloser&> g(agopen(const_cast<char*>("ast"), Agdirected, nullptr), closer);
+    if (!g)
+        throw Error("Graphviz: cannot create a graph");
+
+    agattr(g.get(), AGRAPH, const_cast<char*>("ordering"), const_cast<char*>("out"));
+    agattr(g.get(), AGRAPH, const_cast<char*>("nodesep"), const_cast<char*>("0.12"));
+    agattr(g.get(), AGRAPH, const_cast<char*>("ranksep"), const_cast<char*>("0.32"));
+    agattr(g.get(), AGNODE, const_cast<char*>("shape"), const_cast<char*>("box"));
+    agattr(g.get(), AGNODE, const_cast<char*>("fixedsize"), const_cast<char*>("true"));
+    agattr(g.get(), AGNODE, const_cast<char*>("label"), const_cast<char*>(""));
+    Agsym_t* symW = agattr(g.get(), AGNODE, const_cast<char*>("width"), const_cast<char*>("0.75"));
+    Agsym_t* symH = agattr(g.get(), AGNODE, const_cast<char*>("height"), const_cast<char*>("0.5"));
+    agattr(g.get(), AGEDGE, const_cast<char*>("arrowhead"), const_cast<char*>("none"));
+
+    std::unordered_map<int, Agnode_t*> gvNode;
+    std::vector<std::string> labels(ast.size());
+    for (int id : visible) {
+        std::string name = std::to_string(id);
+        name.insert(name.begin(), 'n');
+        Agnode_t* n = agnode(g.get(), const_cast<char*>(name.c_str()), 1);
+        labels[static_cast<std::size_t>(id)] = nodeLabel(r, id, view);
+        const auto [w, h] = labelSize(labels[static_cast<std::size_t>(id)]);
+        agxset(n, symW, const_cast<char*>(inches(w).c_str()));
+        agxset(n, symH, const_cast<char*>(inches(h).c_str()));
+        gvNode[id] = n;
+    }
+    // Pre-order creation keeps each parent's edges in child order (ordering=out).
+    for (int id : visible) {
+        int p = ast[static_cast<std::size_t>(id)].parent;
+        while (p >= 0 && !isVisible[static_cast<std::size_t>(p)])
+            p = ast[static_cast<std::size_t>(p)].parent;
+        if (p >= 0) {
+            agedge(g.get(), gvNode[p], gvNode[id], nullptr, 1);
+            out.edges.push_back({p, id, {}});
+        }
+    }
+
+    if (gvLayout(gvc, g.get(), "dot") != 0)
+        throw Error("Graphviz: the dot layout failed for " + std::to_string(visible.size()) + " nodes");
+    closer.laidOut = true;
+
+    const boxf bb = GD_bb(g.get());
+    out.width = bb.UR.x - bb.LL.x;
+    out.height = bb.UR.y - bb.LL.y;
+    auto tx = [&](double x) { return x - bb.LL.x; };
+    auto ty = [&](double y) { return bb.UR.y - y; };
+
+    for (int id : visible) {
+        Agnode_t* n = gvNode[id];
+        LayoutNode ln;
+        ln.node = id;
+        ln.x = tx(ND_coord(n).x);
+        ln.y = ty(ND_coord(n).y);
+        ln.width = ND_width(n) * 72.0;
+        ln.height = ND_height(n) * 72.0;
+        ln.label = std::move(labels[static_cast<std::size_t>(id)]);
+        out.nodes.push_back(std::move(ln));
+    }
+    std::unordered_map<int, std::size_t> index;
+    for (std::size_t i = 0; i < out.nodes.size(); ++i)
+        index[out.nodes[i].node] = i;
+    for (auto& e : out.edges) {
+        Agedge_t* ge = agedge(g.get(), gvNode[e.from], gvNode[e.to], nullptr, 0);
+        const splines* spl = ge ? ED_spl(ge) : nullptr;
+        if (spl && spl->size > 0) {
+            const bezier& bz = spl->list[0];
+            for (int k = 0; k < bz.size; ++k)
+                e.points.emplace_back(tx(bz.list[k].x), ty(bz.list[k].y));
+        }
+        if (e.points.size() < 4) { // no spline: a straight cubic between the node boundaries
+            const auto& a = out.nodes[index[e.from]];
+            const auto& b = out.nodes[index[e.to]];
+            const std::pair<double, double> p0{a.x, a.y + a.height / 2}, p3{b.x, b.y - b.height / 2};
+            e.points = {p0, p0, p3, p3};
+        }
+    }
+    return out;
+}
+
+} // namespace ascviz

@@ -1,0 +1,202 @@
+#include "render_util.h"
+
+#include <utf8proc.h>
+
+#include <cmath>
+#include <cstdio>
+
+namespace ascviz::detail {
+
+char32_t nextCodePoint(std::string_view s, std::size_t& i)
+{
+    const auto c = static_cast<unsigned char>(s[i]);
+    std::size_t len = 1;
+    char32_t cp = 0;
+    if (c < 0x80) {
+        ++i;
+        return c;
+    }
+    if ((c & 0xE0) == 0xC0) {
+        len = 2;
+        cp = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+        len = 3;
+        cp = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+        len = 4;
+        cp = c & 0x07;
+    } else {
+        ++i;
+        return 0xFFFD;
+    }
+    if (i + len > s.size()) {
+        ++i;
+        return 0xFFFD;
+    }
+    for (std::size_t k = 1; k < len; ++k) {
+        const auto b = static_cast<unsigned char>(s[i + k]);
+        if ((b & 0xC0) != 0x80) {
+            ++i;
+            return 0xFFFD;
+        }
+        cp = (cp << 6) | (b & 0x3F);
+    }
+    i += len;
+    return cp;
+}
+
+void appendUtf8(std::string& out, char32_t cp)
+{
+    if (cp < 0x80) {
+        out += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+        out += static_cast<char>(0xC0 | (cp >> 6));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+        out += static_cast<char>(0xE0 | (cp >> 12));
+        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+        out += static_cast<char>(0xF0 | (cp >> 18));
+        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+}
+
+namespace {
+bool xmlAllowed(char32_t cp)
+{
+    return cp == 0x9 || cp == 0xA || cp == 0xD || (cp >= 0x20 && cp <= 0xD7FF) || (cp >= 0xE000 && cp <= 0xFFFD) ||
+           (cp >= 0x10000 && cp <= 0x10FFFF);
+}
+} // namespace
+
+std::string displayText(std::string_view s)
+{
+    std::string out;
+    for (std::size_t i = 0; i < s.size();) {
+        char32_t cp = nextCodePoint(s, i);
+        if (cp == '\n')
+            cp = 0x21B5; // ↵
+        else if (cp < 0x20)
+            cp = 0x2400 + cp; // Control Pictures (␉ for tab, ␍ for CR, ...)
+        else if (cp == 0x7F)
+            cp = 0x2421;
+        else if (!xmlAllowed(cp))
+            cp = 0xFFFD;
+        appendUtf8(out, cp);
+    }
+    return out;
+}
+
+std::string truncateChars(std::string_view s, std::size_t maxChars)
+{
+    std::size_t i = 0, n = 0;
+    while (i < s.size() && n < maxChars) {
+        nextCodePoint(s, i);
+        ++n;
+    }
+    if (i >= s.size())
+        return std::string(s);
+    return std::string(s.substr(0, i)) + "\u2026";
+}
+
+std::string xmlEscape(std::string_view s)
+{
+    std::string out;
+    out.reserve(s.size());
+    for (std::size_t i = 0; i < s.size();) {
+        const char32_t cp = nextCodePoint(s, i);
+        switch (cp) {
+        case '&': out += "&amp;"; break;
+        case '<': out += "&lt;"; break;
+        case '>': out += "&gt;"; break;
+        case '"': out += "&quot;"; break;
+        case '\'': out += "&apos;"; break;
+        case '\t': out += "&#9;"; break;
+        case '\n': out += "&#10;"; break;
+        case '\r': out += "&#13;"; break;
+        default: appendUtf8(out, xmlAllowed(cp) ? cp : char32_t(0xFFFD));
+        }
+    }
+    return out;
+}
+
+int charColumns(char32_t cp)
+{
+    if (cp > 0x10FFFF)
+        return 1;
+    const int w = utf8proc_charwidth(static_cast<utf8proc_int32_t>(cp));
+    return w < 0 ? 1 : w;
+}
+
+double textWidth(std::string_view s, double fontSize)
+{
+    double em = 0.0;
+    for (std::size_t i = 0; i < s.size();) {
+        const char32_t cp = nextCodePoint(s, i);
+        if (cp < 0x80) {
+            const char c = static_cast<char>(cp);
+            if (c == ' ' || c == 'i' || c == 'l' || c == 'j' || c == '.' || c == ',' || c == ':' || c == ';' ||
+                c == '\'' || c == '|' || c == '!')
+                em += 0.34;
+            else if (c == 'f' || c == 't' || c == 'r' || c == '(' || c == ')' || c == '[' || c == ']' || c == '{' ||
+                     c == '}' || c == '"' || c == '`')
+                em += 0.45;
+            else if (c == 'm' || c == 'w' || c == 'M' || c == 'W' || c == '@' || c == '%')
+                em += 0.92;
+            else if (c >= 'A' && c <= 'Z')
+                em += 0.72;
+            else
+                em += 0.63;
+        } else {
+            const int cols = charColumns(cp);
+            em += cols == 0 ? 0.0 : (cols >= 2 ? 1.05 : 0.7);
+        }
+    }
+    return em * fontSize;
+}
+
+std::string hex(Rgb c)
+{
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "#%02x%02x%02x", c.r, c.g, c.b);
+    return buf;
+}
+
+double luminance(Rgb c)
+{
+    auto lin = [](unsigned char v) {
+        const double x = v / 255.0;
+        return x <= 0.04045 ? x / 12.92 : std::pow((x + 0.055) / 1.055, 2.4);
+    };
+    return 0.2126 * lin(c.r) + 0.7152 * lin(c.g) + 0.0722 * lin(c.b);
+}
+
+std::string formatValue(std::optional<double> v)
+{
+    if (!v || !std::isfinite(*v))
+        return "n/a";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f", *v);
+    return buf;
+}
+
+std::string fmt(double x)
+{
+    if (!std::isfinite(x))
+        x = 0.0;
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f", x);
+    std::string s = buf;
+    while (!s.empty() && s.back() == '0')
+        s.pop_back();
+    if (!s.empty() && s.back() == '.')
+        s.pop_back();
+    if (s == "-0")
+        s = "0";
+    return s;
+}
+
+} // namespace ascviz::detail

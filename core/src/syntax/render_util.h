@@ -1,0 +1,42 @@
+// Internal helpers shared by layout.cpp and svg.cpp (not part of the public contract).
+#pragma once
+#include "ascviz/layout.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ascviz::detail {
+
+// Node label metrics, in points (the SVG renderer and the Graphviz node sizes use the same numbers).
+inline constexpr double kLabelFontSize = 10.0;
+inline constexpr double kLabelLineHeight = 12.5;
+inline constexpr double kLabelPadX = 7.0;
+inline constexpr double kLabelPadY = 4.5;
+
+// Decodes the code point at s[i] and returns it; advances i. An invalid byte yields U+FFFD (1 byte).
+char32_t nextCodePoint(std::string_view s, std::size_t& i);
+void appendUtf8(std::string& out, char32_t cp);
+
+// Makes text displayable on one line: control characters become their Control Pictures symbol
+// (U+2400 + c; "\n" -> U+21B5), XML-forbidden code points become U+FFFD.
+std::string displayText(std::string_view s);
+// The code points of s, at most maxChars, with "…" when cut.
+std::string truncateChars(std::string_view s, std::size_t maxChars);
+// XML character data / attribute value escaping; also replaces code points XML 1.0 forbids.
+std::string xmlEscape(std::string_view s);
+
+// Estimated advance width of a line of sans-serif text (DejaVu Sans-like) at fontSize points; errs wide.
+double textWidth(std::string_view s, double fontSize);
+// Terminal columns of a code point (0 for combining marks, 2 for wide CJK/emoji), via utf8proc.
+int charColumns(char32_t cp);
+
+std::string hex(Rgb c);
+// Relative luminance in [0, 1], to pick black or white text over a fill.
+double luminance(Rgb c);
+std::string formatValue(std::optional<double> v); // "0.63" or "n/a"
+std::string fmt(double x);                         // compact number for SVG coordinates
+
+} // namespace ascviz::detail
