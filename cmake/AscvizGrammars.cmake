@@ -31,7 +31,7 @@ foreach(entry IN LISTS ASCVIZ_GRAMMARS)
                           "and npm is missing to fetch it. Install it with: apt-get install nodejs npm")
     endif()
     message(STATUS "AsC-Viz: fetching tree-sitter-${gname}@${gver} from npm")
-    execute_process(COMMAND "${NPM_EXECUTABLE}" pack "tree-sitter-${gname}@${gver}" --silent
+    execute_process(COMMAND "${NPM_EXECUTABLE}" pack "tree-sitter-${gname}@${gver}" --loglevel=error
                             --pack-destination "${ASCVIZ_GRAMMAR_CACHE}"
                     RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
     if(NOT rc EQUAL 0 OR NOT EXISTS "${tarball}")
