@@ -1,18 +1,366 @@
 #include "mainwindow.h"
 
+#include "analysis.h"
+#include "batchtab.h"
+#include "interactivetab.h"
+#include "modelcontroller.h"
+#include "textpos.h"
+
+#include "ascviz/resources.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
 #include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QStatusBar>
 #include <QTabWidget>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include <cmath>
 
 namespace ascviz::ui {
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
+namespace {
+const char* const kRecentKey = "models/recent";
+constexpr int kMaxRecent = 8;
+
+QString defaultModelPath()
+{
+    try {
+        return toQString(defaultModelDir().string());
+    } catch (const std::exception&) {
+        return {};
+    }
+}
+} // namespace
+
+MessageBanner::MessageBanner(QWidget* parent) : QWidget(parent), m_label(new QLabel(this)), m_open(new QPushButton(tr("Open model folder…"), this))
+{
+    setAutoFillBackground(true);
+    setStyleSheet(QStringLiteral("ascviz--ui--MessageBanner { background:#fdecea; border:1px solid #e0a0a0; border-radius:3px; }"));
+    setAttribute(Qt::WA_StyledBackground);
+    m_label->setWordWrap(true);
+    m_label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_label->setStyleSheet(QStringLiteral("color:#7a1010"));
+    auto* close = new QToolButton(this);
+    close->setText(QStringLiteral("✕"));
+    close->setAutoRaise(true);
+    close->setToolTip(tr("Dismiss"));
+    auto* l = new QHBoxLayout(this);
+    l->setContentsMargins(8, 4, 4, 4);
+    l->addWidget(m_label, 1);
+    l->addWidget(m_open);
+    l->addWidget(close);
+    connect(close, &QToolButton::clicked, this, &QWidget::hide);
+    connect(m_open, &QPushButton::clicked, this, &MessageBanner::openModelRequested);
+    hide();
+}
+
+void MessageBanner::showMessage(const QString& text, bool offerOpenModel)
+{
+    m_label->setText(text);
+    m_open->setVisible(offerOpenModel);
+    show();
+}
+
+QString MessageBanner::text() const { return m_label->text(); }
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_controller(new ModelController(this))
 {
     setWindowTitle(QStringLiteral("AsC-Viz"));
-    m_tabs = new QTabWidget(this);
-    m_tabs->addTab(new QLabel(tr("Interactive")), tr("Interactive"));
-    m_tabs->addTab(new QLabel(tr("Batch")), tr("Batch"));
-    setCentralWidget(m_tabs);
-    resize(1280, 800);
+    auto* central = new QWidget(this);
+    auto* v = new QVBoxLayout(central);
+    v->setContentsMargins(6, 6, 6, 0);
+    v->setSpacing(4);
+    v->addWidget(buildModelPanel());
+    m_banner = new MessageBanner(central);
+    v->addWidget(m_banner);
+
+    m_tabs = new QTabWidget(central);
+    m_interactive = new InteractiveTab(m_controller, m_tabs);
+    m_batch = new BatchTab(m_tabs);
+    m_tabs->addTab(m_interactive, tr("Interactive"));
+    m_tabs->addTab(m_batch, tr("Batch"));
+    v->addWidget(m_tabs, 1);
+    setCentralWidget(central);
+
+    connect(m_banner, &MessageBanner::openModelRequested, this, &MainWindow::openModelFolder);
+    connect(m_interactive, &InteractiveTab::errorOccurred, this, &MainWindow::showError);
+    connect(m_interactive, &InteractiveTab::statusMessage, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
+    connect(m_batch, &BatchTab::openSnippetRequested, this, &MainWindow::openSnippet);
+
+    connect(m_controller, &ModelController::loadStarted, this, [this](const QString& dir) {
+        m_loadTimer.start();
+        m_progress->setValue(0);
+        m_progress->setFormat(tr("Loading %1… %p%").arg(QFileInfo(dir).fileName()));
+        m_progress->show();
+        updateModelPanel();
+    });
+    connect(m_controller, &ModelController::loadProgress, this, [this](double f) {
+        m_progress->setValue(int(std::lround(f * 1000)));
+        QString eta;
+        if (f > 0.02 && f < 1.0) {
+            const double remaining = double(m_loadTimer.elapsed()) / 1000.0 * (1.0 - f) / f;
+            eta = tr(", about %1 s left").arg(int(std::ceil(remaining)));
+        }
+        m_progress->setFormat(tr("Loading %1… %p%%2").arg(QFileInfo(m_controller->loadingDir()).fileName(), eta));
+    });
+    connect(m_controller, &ModelController::modelLoaded, this, [this] {
+        m_progress->hide();
+        m_banner->hide();
+        if (const auto info = m_controller->modelInfo()) {
+            rememberRecent(toQString(info->dir.string()));
+            statusBar()->showMessage(tr("Loaded %1").arg(toQString(info->name)), 8000);
+        }
+        updateModelPanel();
+        if (m_hasPendingSnippet) {
+            m_hasPendingSnippet = false;
+            m_interactive->scoreCode(m_pendingSnippet);
+        }
+    });
+    connect(m_controller, &ModelController::loadFailed, this, &MainWindow::onLoadFailed);
+
+    buildMenus();
+    updateModelPanel();
+    resize(1400, 900);
+}
+
+MainWindow::~MainWindow() = default;
+
+QWidget* MainWindow::buildModelPanel()
+{
+    auto* panel = new QWidget(this);
+    auto* h = new QHBoxLayout(panel);
+    h->setContentsMargins(2, 0, 2, 0);
+    auto* title = new QLabel(tr("<b>Model</b>"), panel);
+    m_modelLabel = new QLabel(panel);
+    m_modelLabel->setTextFormat(Qt::RichText);
+    m_modelLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_progress = new QProgressBar(panel);
+    m_progress->setRange(0, 1000);
+    m_progress->setTextVisible(true);
+    m_progress->setMinimumWidth(260);
+    m_progress->hide();
+    auto* open = new QPushButton(tr("Open model folder…"), panel);
+    connect(open, &QPushButton::clicked, this, &MainWindow::openModelFolder);
+    m_recentButton = new QToolButton(panel);
+    m_recentButton->setText(tr("Recent"));
+    m_recentButton->setPopupMode(QToolButton::InstantPopup);
+    m_recentMenu = new QMenu(m_recentButton);
+    m_recentButton->setMenu(m_recentMenu);
+    h->addWidget(title);
+    h->addWidget(m_modelLabel, 1);
+    h->addWidget(m_progress);
+    h->addWidget(open);
+    h->addWidget(m_recentButton);
+    return panel;
+}
+
+void MainWindow::buildMenus()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("Open &model folder…"), QKeySequence(Qt::CTRL | Qt::Key_M), this, &MainWindow::openModelFolder);
+    file->addAction(tr("Load the &bundled model"), this, [this] { loadModel(QStringLiteral("default")); });
+    file->addMenu(m_recentMenu)->setText(tr("&Recent models"));
+    file->addSeparator();
+    file->addAction(tr("&Open session…"), QKeySequence::Open, this, &MainWindow::openSession);
+    file->addAction(tr("&Save session…"), QKeySequence::Save, this, &MainWindow::saveSession);
+    file->addSeparator();
+    QMenu* exp = file->addMenu(tr("&Export"));
+    exp->addAction(tr("Current view as &SVG…"), this, [this] { exportCurrent(QStringLiteral("svg")); });
+    exp->addAction(tr("Current view as &PNG…"), this, [this] { exportCurrent(QStringLiteral("png")); });
+    exp->addAction(tr("Result as &JSON…"), this, [this] { exportCurrent(QStringLiteral("json")); });
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    view->addAction(tr("&Sequence"), QKeySequence(Qt::CTRL | Qt::Key_1), this,
+                    [this] { m_tabs->setCurrentWidget(m_interactive); m_interactive->showView(InteractiveTab::View::Sequence); });
+    view->addAction(tr("AST &partial"), QKeySequence(Qt::CTRL | Qt::Key_2), this,
+                    [this] { m_tabs->setCurrentWidget(m_interactive); m_interactive->showView(InteractiveTab::View::Partial); });
+    view->addAction(tr("AST &complete"), QKeySequence(Qt::CTRL | Qt::Key_3), this,
+                    [this] { m_tabs->setCurrentWidget(m_interactive); m_interactive->showView(InteractiveTab::View::Complete); });
+    rebuildRecentMenu();
+}
+
+void MainWindow::loadModel(const QString& dirOrDefault, const LoadOptions& opts)
+{
+    QString dir = dirOrDefault;
+    if (dir == QLatin1String("default")) {
+        dir = defaultModelPath();
+        if (dir.isEmpty()) {
+            showError(tr("The bundled model was not found (no resources folder). Open a model folder instead."));
+            return;
+        }
+    }
+    m_controller->loadModel(QDir::cleanPath(dir), opts);
+}
+
+void MainWindow::openModelFolder()
+{
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a Hugging Face model folder"));
+    if (!dir.isEmpty())
+        loadModel(dir);
+}
+
+void MainWindow::onLoadFailed(const QString& dir, const QString& message)
+{
+    m_progress->hide();
+    QString text = tr("<b>Could not load the model</b> from <code>%1</code>: %2").arg(dir.toHtmlEscaped(), message.toHtmlEscaped());
+    if (m_controller->hasModel())
+        text += QStringLiteral("<br>") + tr("Still using %1.").arg(toQString(m_controller->modelInfo()->name).toHtmlEscaped());
+    else
+        text += QStringLiteral("<br>") + tr("Choose a folder with config.json, the weights and tokenizer.json.");
+    m_banner->showMessage(text, true);
+    statusBar()->showMessage(tr("Loading the model failed"), 8000);
+    m_hasPendingSnippet = false;
+    updateModelPanel();
+}
+
+void MainWindow::updateModelPanel()
+{
+    const auto info = m_controller->modelInfo();
+    if (!info) {
+        m_modelLabel->setText(m_controller->isLoading() ? tr("<span style='color:#666'>loading…</span>")
+                                                        : tr("<span style='color:#666'>none loaded</span>"));
+        return;
+    }
+    QStringList parts;
+    parts << QStringLiteral("<b>%1</b>").arg(toQString(info->name).toHtmlEscaped());
+    parts << toQString(info->architecture).toHtmlEscaped();
+    parts << tr("%1 parameters").arg(formatParameters(info->parameters));
+    if (info->layers > 0)
+        parts << tr("%1 layers").arg(info->layers);
+    if (info->contextLength > 0)
+        parts << tr("context %1").arg(info->contextLength);
+    parts << toQString(info->device).toHtmlEscaped();
+    parts << toQString(info->dtype).toHtmlEscaped();
+    m_modelLabel->setText(parts.join(QStringLiteral(" &nbsp;·&nbsp; ")));
+    m_modelLabel->setToolTip(toQString(info->dir.string()));
+}
+
+QString MainWindow::modelText() const { return m_modelLabel->text(); }
+bool MainWindow::isBannerVisible() const { return !m_banner->isHidden(); }
+QString MainWindow::bannerText() const { return m_banner->text(); }
+
+QStringList MainWindow::recentModels() const
+{
+    return QSettings().value(QLatin1String(kRecentKey)).toStringList();
+}
+
+void MainWindow::rememberRecent(const QString& dir)
+{
+    QStringList list = recentModels();
+    list.removeAll(dir);
+    list.prepend(dir);
+    while (list.size() > kMaxRecent)
+        list.removeLast();
+    QSettings().setValue(QLatin1String(kRecentKey), list);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList list = recentModels();
+    for (const QString& dir : list) {
+        QAction* a = m_recentMenu->addAction(QFileInfo(dir).fileName());
+        a->setToolTip(dir);
+        a->setStatusTip(dir);
+        connect(a, &QAction::triggered, this, [this, dir] { loadModel(dir); });
+    }
+    if (list.isEmpty())
+        m_recentMenu->addAction(tr("(none yet)"))->setEnabled(false);
+    m_recentButton->setEnabled(!list.isEmpty());
+}
+
+void MainWindow::showError(const QString& message)
+{
+    m_banner->showMessage(message.toHtmlEscaped(), false);
+}
+
+void MainWindow::openSession()
+{
+    const QString f = QFileDialog::getOpenFileName(this, tr("Open session"), QString(), tr("AsC-Viz session (*.ascviz);;All files (*)"));
+    if (f.isEmpty())
+        return;
+    QString error;
+    if (!m_interactive->openSession(f, &error))
+        showError(tr("Could not open the session: %1").arg(error));
+    else
+        m_tabs->setCurrentWidget(m_interactive);
+}
+
+void MainWindow::saveSession()
+{
+    if (!m_interactive->shown()) {
+        showError(tr("There is no result to save yet: generate or score first."));
+        return;
+    }
+    QString f = QFileDialog::getSaveFileName(this, tr("Save session"), QStringLiteral("session.ascviz"),
+                                             tr("AsC-Viz session (*.ascviz)"));
+    if (f.isEmpty())
+        return;
+    if (!f.endsWith(QLatin1String(".ascviz")))
+        f += QLatin1String(".ascviz");
+    QString error;
+    if (!m_interactive->saveSession(f, &error))
+        showError(tr("Could not save the session: %1").arg(error));
+    else
+        statusBar()->showMessage(tr("Saved %1").arg(f), 8000);
+}
+
+void MainWindow::exportCurrent(const QString& kind)
+{
+    if (!m_interactive->shown()) {
+        showError(tr("There is no result to export yet: generate or score first."));
+        return;
+    }
+    const auto view = m_interactive->currentView();
+    const QString base = kind == QLatin1String("json") ? QStringLiteral("result") : InteractiveTab::viewName(view);
+    const QString filter = kind == QLatin1String("svg") ? tr("SVG (*.svg)") : kind == QLatin1String("png") ? tr("PNG (*.png)") : tr("JSON (*.json)");
+    QString f = QFileDialog::getSaveFileName(this, tr("Export"), base + QLatin1Char('.') + kind, filter);
+    if (f.isEmpty())
+        return;
+    QString error;
+    bool ok = false;
+    if (kind == QLatin1String("svg"))
+        ok = m_interactive->exportSvg(f, view, &error);
+    else if (kind == QLatin1String("png"))
+        ok = m_interactive->exportPng(f, view, &error);
+    else
+        ok = m_interactive->exportJson(f, &error);
+    if (!ok)
+        showError(tr("Export failed: %1").arg(error));
+    else
+        statusBar()->showMessage(tr("Exported %1").arg(f), 8000);
+}
+
+void MainWindow::openSnippet(const QString& code, const QString& modelDir)
+{
+    m_tabs->setCurrentWidget(m_interactive);
+    const auto info = m_controller->modelInfo();
+    const bool sameModel = modelDir.isEmpty() ||
+                           (info && QFileInfo(toQString(info->dir.string())).canonicalFilePath() == QFileInfo(modelDir).canonicalFilePath());
+    if (sameModel && info) {
+        m_interactive->scoreCode(code);
+        return;
+    }
+    // Load the snippet's model first; score when it is in.
+    m_interactive->setPrompt(code);
+    m_pendingSnippet = code;
+    m_hasPendingSnippet = true;
+    loadModel(modelDir.isEmpty() ? QStringLiteral("default") : modelDir);
 }
 
 } // namespace ascviz::ui

@@ -1,19 +1,86 @@
 #pragma once
-#include <QMainWindow>
+#include "ascviz/model.h"
 
+#include <QElapsedTimer>
+#include <QMainWindow>
+#include <QStringList>
+
+class QLabel;
+class QMenu;
+class QProgressBar;
+class QPushButton;
 class QTabWidget;
+class QToolButton;
 
 namespace ascviz::ui {
 
-// The main window: Interactive and Batch tabs. (Skeleton; the tabs are filled by their own classes.)
+class BatchTab;
+class InteractiveTab;
+class ModelController;
+
+// A dismissible message bar over the tabs (errors the user can act on, e.g. a model that failed to load).
+class MessageBanner : public QWidget {
+    Q_OBJECT
+public:
+    explicit MessageBanner(QWidget* parent = nullptr);
+    void showMessage(const QString& text, bool offerOpenModel);
+    QString text() const;
+Q_SIGNALS:
+    void openModelRequested();
+
+private:
+    QLabel* m_label;
+    QPushButton* m_open;
+};
+
+// The main window: the model panel (loaded model, loading progress, open/recent), the Interactive and
+// Batch tabs, menus for sessions and exports.
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
     explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
     QTabWidget* tabs() const { return m_tabs; }
+    InteractiveTab* interactiveTab() const { return m_interactive; }
+    BatchTab* batchTab() const { return m_batch; }
+    ModelController* controller() const { return m_controller; }
+
+    // Loads a model folder in the background ("default" = the bundled model).
+    void loadModel(const QString& dirOrDefault, const LoadOptions& opts = {});
+    QString modelText() const;
+    bool isBannerVisible() const;
+    QString bannerText() const;
+    QStringList recentModels() const;
+
+public Q_SLOTS:
+    void openModelFolder(); // asks with a file dialog
+    void openSession();
+    void saveSession();
+    void showError(const QString& message);
 
 private:
+    QWidget* buildModelPanel();
+    void buildMenus();
+    void updateModelPanel();
+    void rememberRecent(const QString& dir);
+    void rebuildRecentMenu();
+    void exportCurrent(const QString& kind);
+    void onLoadFailed(const QString& dir, const QString& message);
+    void openSnippet(const QString& code, const QString& modelDir);
+
+    ModelController* m_controller;
     QTabWidget* m_tabs = nullptr;
+    InteractiveTab* m_interactive = nullptr;
+    BatchTab* m_batch = nullptr;
+    MessageBanner* m_banner = nullptr;
+    QLabel* m_modelLabel = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QToolButton* m_recentButton = nullptr;
+    QMenu* m_recentMenu = nullptr;
+    QString m_pendingSnippet; // a Batch snippet to score once its model is loaded
+    bool m_hasPendingSnippet = false;
+    QElapsedTimer m_loadTimer;
 };
 
 } // namespace ascviz::ui

@@ -1,0 +1,63 @@
+// The GUI's command line (QCommandLineParser) and the scripted run it can ask for: load a model, put a
+// prompt in the editor, generate or score, show a view, save a screenshot of the window, quit.
+#pragma once
+#include "ascviz/model.h"
+
+#include <QObject>
+#include <QPointer>
+#include <QString>
+#include <QStringList>
+
+namespace ascviz::ui {
+
+class MainWindow;
+
+struct GuiOptions {
+    QString model = QStringLiteral("default"); // folder or "default"
+    QString device = QStringLiteral("auto");
+    QString dtype = QStringLiteral("auto");
+    QString promptFile;
+    QString session;     // an .ascviz file to open instead of running the model
+    bool generate = false;
+    GenerationOptions generation;
+    QString view;        // sequence | partial | complete (empty: leave as is)
+    QString aggregation; // median | mean | max | min (empty: default)
+    int selectNode = -1; // select an AST node after the result is shown
+    int selectToken = -1;
+    QString screenshot;  // PNG of the main window after the result is shown
+    bool quit = false;
+    bool scripted() const { return !promptFile.isEmpty() || !session.isEmpty() || !screenshot.isEmpty() || quit; }
+};
+
+// The application version (the CMake project version).
+QString versionString();
+
+enum class ParseResult { Ok, Help, Version, Error };
+// `args` includes the program name. On Help/Version/Error, `message` holds the text to print.
+ParseResult parseGuiCommandLine(const QStringList& args, GuiOptions* out, QString* message);
+
+// Drives a MainWindow through a scripted run; emits finished(exitCode) when `quit` was asked for or on
+// an error in a run that should quit.
+class AutoRun : public QObject {
+    Q_OBJECT
+public:
+    AutoRun(MainWindow* window, GuiOptions options, QObject* parent = nullptr);
+    void start();
+
+Q_SIGNALS:
+    void finished(int exitCode);
+
+private:
+    void fail(const QString& message);
+    void onModelLoaded();
+    void onResult();
+    void finish();
+
+    QPointer<MainWindow> m_window;
+    GuiOptions m_opts;
+    QString m_prompt;
+    bool m_started = false;
+    bool m_done = false;
+};
+
+} // namespace ascviz::ui
