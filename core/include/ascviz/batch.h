@@ -1,0 +1,77 @@
+// The batch runner: corpus-level AsC-Eval into a results database (the same code path for the CLI and
+// the GUI). Per snippet: LanguageModel::score, prompt/generated marking, evaluate() (eval.h), one
+// transaction in the results DB.
+//
+// Prompt marking: when an entry has a `prompt` that is a byte prefix of its code, tokens whose start is at
+// or after prompt.size() are flagged generated (a token straddling the boundary stays prompt); otherwise
+// every token is prompt and, when a prompt was given, the snippet's message notes that it was not a prefix.
+//
+// Long snippets: the model scores texts longer than its context in overlapping windows (model.h); such
+// snippets are stored with windowed = 1, never truncated.
+#pragma once
+#include "ascviz/corpus.h"
+#include "ascviz/eval.h"
+#include "ascviz/model.h"
+#include "ascviz/resultsdb.h"
+
+#include <atomic>
+#include <filesystem>
+#include <functional>
+#include <string>
+
+namespace ascviz {
+
+struct BatchProgress {
+    int done = 0;          // snippets stored (including those found in the DB when resuming)
+    int total = 0;         // snippets planned
+    int resumed = 0;       // of `done`, found already stored when the run started
+    int errors = 0;        // snippets stored with status error (this call)
+    int64_t tokens = 0;    // tokens scored in this call
+    double elapsed = 0;    // seconds of work in this call (paused time excluded)
+    double snippetsPerSecond = 0;
+    double tokensPerSecond = 0;
+    double etaSeconds = -1; // -1 while unknown
+    bool paused = false;
+    std::string currentId; // the snippet just stored
+};
+
+struct BatchOptions {
+    Aggregation aggregation = Aggregation::Median;
+    std::string language = "python";
+    int limit = 0;       // evaluate the first `limit` corpus entries (0 = all)
+    bool resume = false; // continue an existing DB (else the DB must not exist)
+    int batchSize = 1;   // snippets scored together with scoreBatch (1 = one by one)
+    // Polled between snippets: cancel returns cleanly (the DB holds every finished snippet and is
+    // resumable); while pause is true the runner waits.
+    const std::atomic<bool>* cancel = nullptr;
+    const std::atomic<bool>* pause = nullptr;
+    // Called on the runner's thread after each stored snippet (and once at the start).
+    std::function<void(const BatchProgress&)> progress;
+    // Model identity stored in the run row (defaults: model.info()).
+    std::string modelDir;
+};
+
+struct BatchSummary {
+    std::filesystem::path db;
+    int total = 0;      // planned
+    int stored = 0;     // stored by this call
+    int resumed = 0;    // already in the DB before this call
+    int errors = 0;     // status error among those stored by this call
+    int windowed = 0;   // stored by this call and scored in windows
+    int64_t tokens = 0; // tokens scored by this call
+    double seconds = 0; // wall time of the work (paused time excluded)
+    bool cancelled = false;
+    bool complete = false; // every planned snippet is in the DB
+};
+
+// Throws InputError when the DB exists without resume, or when resuming a DB whose model, corpus or
+// aggregation differ from the request (the message names what differs); ModelError/Error from the model.
+// Per-snippet failures are stored as status error and do not stop the run.
+BatchSummary runBatch(const LanguageModel& model, const Corpus& corpus, const std::filesystem::path& db,
+                      const BatchOptions& opts);
+
+// Evaluates one corpus entry exactly as runBatch does (no DB): score, prompt marking, evaluate().
+EvalResult evaluateEntry(const LanguageModel& model, const CorpusEntry& entry, const BatchOptions& opts,
+                         const CategoryMap& categories, std::string* note = nullptr);
+
+} // namespace ascviz

@@ -1,0 +1,53 @@
+// Corpus input for batch AsC-Eval (docs/cli.md): JSON Lines, CSV or a folder of source files.
+// Malformed or non-UTF-8 entries are never dropped silently: each one becomes a CorpusIssue with its
+// location (file:line) and is skipped.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ascviz {
+
+struct CorpusEntry {
+    std::string id;                    // the entry's `id`, else derived from its location (unique in a corpus)
+    std::string code;                  // UTF-8
+    std::optional<std::string> prompt; // optional `prompt` field (JSONL / CSV column)
+    std::string location;              // "file:line" (JSONL, CSV: first line of the record) or the file path
+};
+
+struct CorpusIssue {
+    std::string location; // "file:line" or a file path
+    std::string message;
+};
+
+enum class CorpusFormat { JsonLines, Csv, Folder };
+
+struct CorpusReadOptions {
+    // Folder corpora: file extensions taken (case-sensitive, with the dot). Hidden files/folders are skipped.
+    std::vector<std::string> extensions = {".py"};
+};
+
+struct Corpus {
+    std::filesystem::path source;     // as given (absolute after reading)
+    CorpusFormat format = CorpusFormat::JsonLines;
+    std::vector<CorpusEntry> entries; // in file order (folders: sorted relative paths)
+    std::vector<CorpusIssue> issues;  // skipped entries with reasons
+    // FNV-1a 64 over every entry's id and code, in order: identifies the corpus content for --resume.
+    std::string fingerprint() const;
+};
+
+// Reads a corpus. The format comes from the path: a folder; *.csv; anything else is JSON Lines
+// (*.jsonl, *.ndjson, *.json ...). Throws InputError when the path is missing/unreadable, a CSV has no
+// `code` column, or no usable entry remains ("empty corpus", with the first issues named).
+Corpus readCorpus(const std::filesystem::path& path, const CorpusReadOptions& opts = {});
+
+// The parsers on in-memory text (for tests and for callers that already hold the text). `name` is used in
+// locations. They do not throw for an empty result; readCorpus does.
+Corpus parseJsonLines(const std::string& text, const std::string& name);
+Corpus parseCsv(const std::string& text, const std::string& name); // RFC 4180; throws InputError without `code`
+
+std::string toString(CorpusFormat f);
+
+} // namespace ascviz

@@ -1,0 +1,140 @@
+// The results database of a batch run (one SQLite file per run, WAL mode). Schema (version 1):
+//
+//   run      one row: model_name, model_dir, architecture, device, dtype, parameters, context_length,
+//            vocab_size, corpus_path, corpus_format, corpus_fingerprint, corpus_entries, language,
+//            aggregation, planned, status (running|complete|cancelled), created, updated, version
+//   snippets idx (PRIMARY KEY, position in the corpus), id (UNIQUE), location, code, prompt_bytes, status
+//            ('ok'|'error'), message, cross_entropy, asc_eval, tokens, ast_nodes, ast_levels, cyclomatic,
+//            windowed (1: longer than the model context, scored in overlapping windows), seconds, created
+//   tokens   (snippet, idx) PRIMARY KEY, id, start_byte, end_byte, ntp (NULL: unscored), generated
+//   nodes    (snippet, node) PRIMARY KEY, type, named, category, depth, parent, start_byte, end_byte, error,
+//            asc_eval (NULL: no scored token aligned)
+//
+// Each snippet is written in one transaction with its tokens and nodes, so the file is always consistent
+// (also after a crash or kill) and a run can be resumed. A ResultsDb object is used from one thread at a
+// time; open another object (connection) for another thread.
+#pragma once
+#include "ascviz/eval.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+struct sqlite3;
+
+namespace ascviz {
+
+struct RunInfo {
+    std::string modelName;
+    std::string modelDir;
+    std::string architecture;
+    std::string device;
+    std::string dtype;
+    int64_t parameters = 0;
+    int64_t contextLength = 0;
+    int64_t vocabSize = 0;
+    std::string corpusPath;
+    std::string corpusFormat;
+    std::string corpusFingerprint;
+    int64_t corpusEntries = 0; // usable entries in the corpus
+    std::string language = "python";
+    std::string aggregation = "median";
+    int64_t planned = 0;         // snippets the latest invocation meant to evaluate (after --limit)
+    std::string status = "running"; // running | complete | cancelled
+    std::string created;         // ISO 8601 UTC
+    std::string updated;
+    std::string version;         // AsC-Viz version that wrote the run
+};
+
+struct SnippetMeta {
+    int64_t index = 0;   // position in the corpus
+    std::string id;
+    std::string location;
+    std::string code;
+    std::size_t promptBytes = 0; // code.size() when all tokens are prompt
+    bool ok = true;
+    std::string message; // error text (status error) or a note (e.g. prompt not a prefix)
+    bool windowed = false;
+    double seconds = 0;
+};
+
+struct SnippetRow {
+    int64_t index = 0;
+    std::string id;
+    std::string location;
+    bool ok = true;
+    std::string message;
+    std::optional<double> crossEntropy;
+    std::optional<double> ascEval;
+    int tokens = 0;
+    int astNodes = 0;
+    int astLevels = 0;
+    int cyclomatic = 0;
+    bool windowed = false;
+    std::size_t promptBytes = 0;
+    double seconds = 0;
+};
+
+struct TableCounts {
+    int64_t snippets = 0, ok = 0, errors = 0, tokens = 0, nodes = 0, windowed = 0;
+};
+
+class ResultsDb {
+public:
+    enum class Mode { ReadOnly, ReadWrite };
+
+    // Creates a new results file; throws InputError when `path` already exists.
+    static ResultsDb create(const std::filesystem::path& path, const RunInfo& info);
+    // Opens an existing results file; throws InputError when it is missing or not an AsC-Viz results DB.
+    static ResultsDb open(const std::filesystem::path& path, Mode mode = Mode::ReadOnly);
+
+    ResultsDb(ResultsDb&& o) noexcept;
+    ResultsDb& operator=(ResultsDb&& o) noexcept;
+    ResultsDb(const ResultsDb&) = delete;
+    ResultsDb& operator=(const ResultsDb&) = delete;
+    ~ResultsDb();
+
+    const std::filesystem::path& path() const { return m_path; }
+
+    // --- writing
+    // One snippet with its tokens and nodes, in one transaction. `result` is null for an error row.
+    // Throws Error when the snippet index or id is already stored.
+    void writeSnippet(const SnippetMeta& meta, const EvalResult* result);
+    void updateRun(const RunInfo& info); // rewrites the run row (status, planned, updated ...)
+
+    // --- reading
+    RunInfo runInfo() const;
+    std::set<int64_t> doneIndices() const;
+    TableCounts counts() const;
+    std::vector<SnippetRow> snippets() const; // ordered by index
+    std::string snippetCode(int64_t index) const;
+    // Pooled local node values (status ok, asc_eval not null): concept (node type) -> values, in
+    // (snippet, node) order; and node type -> category (for types that have one).
+    struct NodeValues {
+        std::map<std::string, std::vector<double>> byConcept;
+        std::map<std::string, std::vector<double>> byCategory;
+        std::map<std::string, std::string> categoryOf;
+    };
+    NodeValues nodeValues() const;
+
+    // Low-level: runs `sql` and calls `row` with each row's columns as text (NULL -> nullopt).
+    void query(const std::string& sql,
+               const std::function<void(const std::vector<std::optional<std::string>>&)>& row) const;
+
+private:
+    ResultsDb(sqlite3* db, std::filesystem::path path);
+    sqlite3* m_db = nullptr;
+    std::filesystem::path m_path;
+};
+
+// The AsC-Viz version compiled into core (for RunInfo::version).
+std::string ascvizVersion();
+// Current time as ISO 8601 UTC ("2024-05-01T12:00:00Z").
+std::string isoTimestampUtc();
+
+} // namespace ascviz

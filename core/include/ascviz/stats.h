@@ -1,0 +1,79 @@
+// Corpus statistics (method.md §6): bootstrapped medians per concept and per category, the Global
+// AsC-Eval, threshold flags, and per-snippet distributions for charts.
+#pragma once
+#include "ascviz/resultsdb.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ascviz {
+
+constexpr double kConfidentThreshold = 0.6; // paper's acceptance threshold
+constexpr double kErroneousThreshold = 0.5; // below: "erroneous"
+
+enum class ThresholdFlag { Confident, Neutral, Erroneous }; // >= 0.6, [0.5, 0.6), < 0.5
+ThresholdFlag thresholdFlag(double value);
+std::string toString(ThresholdFlag f); // "confident" | "neutral" | "erroneous"
+
+struct BootstrapOptions {
+    int resamples = 500;
+    uint64_t seed = 20230807; // default seed: reports are reproducible
+};
+
+struct BootstrapResult {
+    double median = 0; // median of the resample medians
+    double se = 0;     // standard deviation of the resample medians (population form, ddof = 0)
+    double lo = 0;     // 2.5th percentile of the resample medians (linear interpolation)
+    double hi = 0;     // 97.5th percentile
+    int64_t n = 0;     // number of pooled values
+};
+
+// The plain median (mean of the two middle values for an even count). Throws std::invalid_argument when empty.
+double median(std::vector<double> values);
+// Percentile p in [0, 100] of sorted values, linear interpolation between closest ranks (numpy's default).
+double percentileSorted(const std::vector<double>& sorted, double p);
+
+// Bootstrapped median of `values`: `resamples` resamples of size n drawn with replacement by
+// std::mt19937_64(seed) (index = uniform_int_distribution<size_t>(0, n-1)); the median of each resample.
+// Throws std::invalid_argument when values is empty.
+BootstrapResult bootstrapMedian(const std::vector<double>& values, const BootstrapOptions& opts = {});
+
+// The seed used for one named group (concept or category): opts.seed mixed with FNV-1a of the name, so a
+// group's result does not depend on which other groups exist.
+uint64_t groupSeed(uint64_t seed, const std::string& name);
+
+struct CorpusStats {
+    RunInfo run;
+    TableCounts counts;
+    int resamples = 0;
+    uint64_t seed = 0;
+    std::map<std::string, BootstrapResult> concepts;   // node type -> statistic
+    std::map<std::string, BootstrapResult> categories; // category -> statistic (over its concepts' values)
+    std::map<std::string, std::string> categoryOf;     // node type -> category
+    std::optional<double> globalAscEval;               // mean of the per-concept bootstrapped medians
+    // Per-snippet data (status ok), parallel vectors in index order: for distribution charts.
+    std::vector<std::string> snippetIds;
+    std::vector<std::optional<double>> snippetAscEval;
+    std::vector<std::optional<double>> snippetCrossEntropy;
+};
+
+// Statistics of a results database (status ok snippets only).
+CorpusStats computeStats(const ResultsDb& db, const BootstrapOptions& opts = {});
+CorpusStats computeStats(const ResultsDb::NodeValues& values, const BootstrapOptions& opts = {});
+
+// The report JSON (docs/cli.md): {"model", "snippets", "global_asc_eval", "concepts": {type: {"median", "se",
+// "ci95": [lo, hi], "n", "flag", "category"}}, "categories": {name: {same}}} plus run details.
+nlohmann::json statsToJson(const CorpusStats& s);
+
+// RFC 4180 field quoting (quotes when the field holds ',', '"', CR or LF).
+std::string csvField(const std::string& s);
+// Writes concepts.csv, categories.csv and snippets.csv into `dir` (created when missing); returns the files.
+std::vector<std::filesystem::path> writeCsvReport(const CorpusStats& s, const ResultsDb& db,
+                                                  const std::filesystem::path& dir);
+
+} // namespace ascviz

@@ -1,0 +1,270 @@
+// The batch runner (batch.h).
+#include "ascviz/batch.h"
+
+#include "ascviz/error.h"
+
+#include <algorithm>
+#include <chrono>
+#include <optional>
+#include <thread>
+
+namespace ascviz {
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void markPrompt(ScoredText& s, const CorpusEntry& e, std::string* note)
+{
+    s.promptBytes = s.text.size();
+    s.promptTokens = s.tokens.size();
+    for (auto& t : s.tokens)
+        t.generated = false;
+    if (!e.prompt)
+        return;
+    const std::string& p = *e.prompt;
+    if (p.size() <= e.code.size() && e.code.compare(0, p.size(), p) == 0) {
+        s.promptBytes = p.size();
+        std::size_t promptTokens = 0;
+        for (auto& t : s.tokens) {
+            t.generated = t.start >= p.size();
+            if (!t.generated)
+                ++promptTokens;
+        }
+        s.promptTokens = promptTokens;
+    } else if (note) {
+        *note = "prompt is not a prefix of code; all tokens treated as prompt";
+    }
+}
+
+bool isWindowed(const LanguageModel& model, const ScoredText& s)
+{
+    const int64_t ctx = model.info().contextLength;
+    const int64_t extra = model.tokenizer().addsBos() ? 1 : 0;
+    return ctx > 0 && static_cast<int64_t>(s.tokens.size()) + extra > ctx;
+}
+
+RunInfo requestedRun(const LanguageModel& model, const Corpus& corpus, const BatchOptions& opts, int total)
+{
+    const auto& mi = model.info();
+    RunInfo r;
+    r.modelName = mi.name;
+    std::error_code ec;
+    const fs::path dir = opts.modelDir.empty() ? mi.dir : fs::path(opts.modelDir);
+    const fs::path canon = fs::weakly_canonical(dir, ec);
+    r.modelDir = (ec ? dir : canon).string();
+    r.architecture = mi.architecture;
+    r.device = mi.device;
+    r.dtype = mi.dtype;
+    r.parameters = mi.parameters;
+    r.contextLength = mi.contextLength;
+    r.vocabSize = mi.vocabSize;
+    r.corpusPath = corpus.source.string();
+    r.corpusFormat = toString(corpus.format);
+    r.corpusFingerprint = corpus.fingerprint();
+    r.corpusEntries = static_cast<int64_t>(corpus.entries.size());
+    r.language = opts.language;
+    r.aggregation = toString(opts.aggregation);
+    r.planned = total;
+    r.status = "running";
+    r.version = ascvizVersion();
+    return r;
+}
+
+// Throws InputError naming every difference between a stored run and the request.
+void checkResumable(const RunInfo& have, const RunInfo& want, const fs::path& db)
+{
+    std::string diff;
+    auto cmp = [&diff](const char* what, const std::string& a, const std::string& b) {
+        if (a != b)
+            diff += std::string(diff.empty() ? "" : "; ") + what + " is '" + a + "' in the DB but '" + b + "' now";
+    };
+    cmp("model", have.modelName, want.modelName);
+    cmp("architecture", have.architecture, want.architecture);
+    cmp("model parameters", std::to_string(have.parameters), std::to_string(want.parameters));
+    cmp("vocabulary size", std::to_string(have.vocabSize), std::to_string(want.vocabSize));
+    cmp("corpus content (fingerprint)", have.corpusFingerprint, want.corpusFingerprint);
+    cmp("aggregation", have.aggregation, want.aggregation);
+    cmp("language", have.language, want.language);
+    if (!diff.empty())
+        throw InputError("cannot resume " + db.string() + ": " + diff +
+                         " (use the same model, corpus and options, or a new --db)");
+}
+
+} // namespace
+
+EvalResult evaluateEntry(const LanguageModel& model, const CorpusEntry& entry, const BatchOptions& opts,
+                         const CategoryMap& categories, std::string* note)
+{
+    ScoreOptions so;
+    so.topK = 0;
+    ScoredText s = model.score(entry.code, so);
+    markPrompt(s, entry, note);
+    return evaluate(std::move(s), opts.language, opts.aggregation, categories);
+}
+
+BatchSummary runBatch(const LanguageModel& model, const Corpus& corpus, const fs::path& dbPath,
+                      const BatchOptions& opts)
+{
+    if (corpus.entries.empty())
+        throw InputError("empty corpus: nothing to evaluate");
+    const int total = opts.limit > 0 ? std::min<int>(opts.limit, static_cast<int>(corpus.entries.size()))
+                                     : static_cast<int>(corpus.entries.size());
+    RunInfo want = requestedRun(model, corpus, opts, total);
+    const CategoryMap categories = CategoryMap::forLanguage(opts.language);
+
+    std::error_code ec;
+    std::optional<ResultsDb> db;
+    std::set<int64_t> done;
+    if (opts.resume && fs::exists(dbPath, ec)) {
+        db.emplace(ResultsDb::open(dbPath, ResultsDb::Mode::ReadWrite));
+        const RunInfo have = db->runInfo();
+        checkResumable(have, want, dbPath);
+        done = db->doneIndices();
+        want.created = have.created;
+        want.corpusPath = have.corpusPath == want.corpusPath ? have.corpusPath : want.corpusPath;
+        db->updateRun(want);
+    } else {
+        db.emplace(ResultsDb::create(dbPath, want));
+    }
+
+    BatchSummary sum;
+    sum.db = dbPath;
+    sum.total = total;
+    for (int64_t i : done)
+        if (i < total)
+            ++sum.resumed;
+
+    BatchProgress prog;
+    prog.total = total;
+    prog.done = sum.resumed;
+    prog.resumed = sum.resumed;
+    double worked = 0; // seconds, paused time excluded
+    auto emit = [&](const std::string& id) {
+        prog.currentId = id;
+        prog.elapsed = worked;
+        const int storedNow = prog.done - prog.resumed;
+        prog.snippetsPerSecond = worked > 0 ? storedNow / worked : 0;
+        prog.tokensPerSecond = worked > 0 ? static_cast<double>(prog.tokens) / worked : 0;
+        prog.etaSeconds = prog.snippetsPerSecond > 0 ? (total - prog.done) / prog.snippetsPerSecond
+                                                     : (prog.done >= total ? 0.0 : -1.0);
+        if (opts.progress)
+            opts.progress(prog);
+    };
+    emit({});
+
+    auto cancelled = [&] { return opts.cancel && opts.cancel->load(); };
+    // Waits while paused; returns false when cancelled.
+    auto waitWhilePaused = [&]() {
+        if (!opts.pause || !opts.pause->load())
+            return !cancelled();
+        prog.paused = true;
+        emit(prog.currentId);
+        while (opts.pause->load() && !cancelled())
+            std::this_thread::sleep_for(std::chrono::milliseconds(30));
+        prog.paused = false;
+        if (!cancelled())
+            emit(prog.currentId);
+        return !cancelled();
+    };
+
+    std::vector<int> pending;
+    for (int i = 0; i < total; ++i)
+        if (!done.count(i))
+            pending.push_back(i);
+
+    const std::size_t group = static_cast<std::size_t>(std::max(1, opts.batchSize));
+    for (std::size_t g = 0; g < pending.size(); g += group) {
+        if (!waitWhilePaused()) {
+            sum.cancelled = true;
+            break;
+        }
+        const std::size_t gEnd = std::min(pending.size(), g + group);
+        const auto t0 = Clock::now();
+        // Batched scoring when asked; a failing batch falls back to one by one so errors stay per snippet.
+        std::vector<std::optional<ScoredText>> scored(gEnd - g);
+        if (gEnd - g > 1) {
+            try {
+                std::vector<std::string> texts;
+                for (std::size_t k = g; k < gEnd; ++k)
+                    texts.push_back(corpus.entries[static_cast<std::size_t>(pending[k])].code);
+                ScoreOptions so;
+                so.topK = 0;
+                auto res = model.scoreBatch(texts, so);
+                for (std::size_t k = 0; k < res.size() && k < scored.size(); ++k)
+                    scored[k] = std::move(res[k]);
+            } catch (const std::exception&) {
+                for (auto& s : scored)
+                    s.reset();
+            }
+        }
+        for (std::size_t k = g; k < gEnd; ++k) {
+            if (k > g && !waitWhilePaused()) {
+                sum.cancelled = true;
+                break;
+            }
+            const auto s0 = k == g ? t0 : Clock::now();
+            const int idx = pending[k];
+            const CorpusEntry& e = corpus.entries[static_cast<std::size_t>(idx)];
+            SnippetMeta meta;
+            meta.index = idx;
+            meta.id = e.id;
+            meta.location = e.location;
+            meta.code = e.code;
+            meta.promptBytes = e.code.size();
+            std::optional<EvalResult> result;
+            try {
+                std::string note;
+                if (auto& pre = scored[k - g]) {
+                    markPrompt(*pre, e, &note);
+                    result.emplace(evaluate(std::move(*pre), opts.language, opts.aggregation, categories));
+                } else {
+                    result.emplace(evaluateEntry(model, e, opts, categories, &note));
+                }
+                meta.ok = true;
+                meta.message = note;
+                meta.promptBytes = result->scored.promptBytes;
+                meta.windowed = isWindowed(model, result->scored);
+            } catch (const Cancelled&) {
+                throw;
+            } catch (const std::exception& err) {
+                result.reset();
+                meta.ok = false;
+                meta.message = err.what();
+            }
+            const double secs = std::chrono::duration<double>(Clock::now() - s0).count();
+            meta.seconds = secs;
+            db->writeSnippet(meta, result ? &*result : nullptr);
+            worked += std::chrono::duration<double>(Clock::now() - s0).count();
+            ++sum.stored;
+            ++prog.done;
+            if (!meta.ok) {
+                ++sum.errors;
+                ++prog.errors;
+            }
+            if (meta.windowed)
+                ++sum.windowed;
+            if (result) {
+                sum.tokens += static_cast<int64_t>(result->scored.tokens.size());
+                prog.tokens = sum.tokens;
+            }
+            emit(e.id);
+        }
+        if (sum.cancelled)
+            break;
+    }
+    sum.seconds = worked;
+
+    const std::set<int64_t> after = db->doneIndices();
+    int have = 0;
+    for (int64_t i : after)
+        if (i < total)
+            ++have;
+    sum.complete = have == total;
+    want.status = sum.complete ? "complete" : (sum.cancelled ? "cancelled" : "running");
+    db->updateRun(want);
+    return sum;
+}
+
+} // namespace ascviz

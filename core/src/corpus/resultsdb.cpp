@@ -1,0 +1,533 @@
+// The results database (SQLite): schema, incremental writer and readers.
+#include "ascviz/resultsdb.h"
+
+#include "ascviz/error.h"
+
+#include <sqlite3.h>
+
+#include <chrono>
+#include <ctime>
+#include <utility>
+
+#ifndef ASCVIZ_CORE_VERSION
+#define ASCVIZ_CORE_VERSION "unknown"
+#endif
+
+namespace ascviz {
+namespace fs = std::filesystem;
+
+std::string ascvizVersion() { return ASCVIZ_CORE_VERSION; }
+
+std::string isoTimestampUtc()
+{
+    const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+namespace {
+
+constexpr int kSchemaVersion = 1;
+
+const char* kSchema = R"sql(
+CREATE TABLE run (
+  one INTEGER PRIMARY KEY CHECK (one = 1),
+  schema_version INTEGER NOT NULL,
+  model_name TEXT NOT NULL, model_dir TEXT NOT NULL, architecture TEXT, device TEXT, dtype TEXT,
+  parameters INTEGER, context_length INTEGER, vocab_size INTEGER,
+  corpus_path TEXT NOT NULL, corpus_format TEXT, corpus_fingerprint TEXT NOT NULL, corpus_entries INTEGER,
+  language TEXT NOT NULL, aggregation TEXT NOT NULL, planned INTEGER, status TEXT NOT NULL,
+  created TEXT NOT NULL, updated TEXT NOT NULL, version TEXT NOT NULL);
+CREATE TABLE snippets (
+  idx INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  location TEXT,
+  code TEXT NOT NULL,
+  prompt_bytes INTEGER NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('ok', 'error')),
+  message TEXT,
+  cross_entropy REAL,
+  asc_eval REAL,
+  tokens INTEGER NOT NULL DEFAULT 0,
+  ast_nodes INTEGER NOT NULL DEFAULT 0,
+  ast_levels INTEGER NOT NULL DEFAULT 0,
+  cyclomatic INTEGER NOT NULL DEFAULT 0,
+  windowed INTEGER NOT NULL DEFAULT 0,
+  seconds REAL,
+  created TEXT NOT NULL);
+CREATE TABLE tokens (
+  snippet INTEGER NOT NULL REFERENCES snippets(idx),
+  idx INTEGER NOT NULL,
+  id INTEGER NOT NULL,
+  start_byte INTEGER NOT NULL,
+  end_byte INTEGER NOT NULL,
+  ntp REAL,
+  generated INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (snippet, idx)) WITHOUT ROWID;
+CREATE TABLE nodes (
+  snippet INTEGER NOT NULL REFERENCES snippets(idx),
+  node INTEGER NOT NULL,
+  type TEXT NOT NULL,
+  named INTEGER NOT NULL,
+  category TEXT,
+  depth INTEGER NOT NULL,
+  parent INTEGER,
+  start_byte INTEGER NOT NULL,
+  end_byte INTEGER NOT NULL,
+  error INTEGER NOT NULL DEFAULT 0,
+  asc_eval REAL,
+  PRIMARY KEY (snippet, node)) WITHOUT ROWID;
+CREATE INDEX nodes_by_type ON nodes(type);
+)sql";
+
+[[noreturn]] void fail(sqlite3* db, const std::string& what)
+{
+    throw Error(what + ": " + (db ? sqlite3_errmsg(db) : "out of memory"));
+}
+
+void exec(sqlite3* db, const char* sql, const std::string& what)
+{
+    char* err = nullptr;
+    if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+        std::string msg = err ? err : sqlite3_errmsg(db);
+        sqlite3_free(err);
+        throw Error(what + ": " + msg);
+    }
+}
+
+// A prepared statement, finalized on scope exit.
+class Stmt {
+public:
+    Stmt(sqlite3* db, const char* sql) : m_db(db)
+    {
+        if (sqlite3_prepare_v2(db, sql, -1, &m_st, nullptr) != SQLITE_OK)
+            fail(db, std::string("results DB: cannot prepare \"") + sql + "\"");
+    }
+    ~Stmt() { sqlite3_finalize(m_st); }
+    Stmt(const Stmt&) = delete;
+    Stmt& operator=(const Stmt&) = delete;
+
+    Stmt& bind(int i, int64_t v)
+    {
+        check(sqlite3_bind_int64(m_st, i, v));
+        return *this;
+    }
+    Stmt& bind(int i, double v)
+    {
+        check(sqlite3_bind_double(m_st, i, v));
+        return *this;
+    }
+    Stmt& bind(int i, const std::string& v)
+    {
+        check(sqlite3_bind_text(m_st, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
+        return *this;
+    }
+    Stmt& bind(int i, const std::optional<double>& v)
+    {
+        check(v ? sqlite3_bind_double(m_st, i, *v) : sqlite3_bind_null(m_st, i));
+        return *this;
+    }
+    Stmt& bindNull(int i)
+    {
+        check(sqlite3_bind_null(m_st, i));
+        return *this;
+    }
+    // true: a row is available
+    bool step()
+    {
+        const int rc = sqlite3_step(m_st);
+        if (rc == SQLITE_ROW)
+            return true;
+        if (rc == SQLITE_DONE)
+            return false;
+        fail(m_db, "results DB");
+    }
+    void run()
+    {
+        step();
+        sqlite3_reset(m_st);
+        sqlite3_clear_bindings(m_st);
+    }
+    int64_t i64(int c) const { return sqlite3_column_int64(m_st, c); }
+    double dbl(int c) const { return sqlite3_column_double(m_st, c); }
+    bool isNull(int c) const { return sqlite3_column_type(m_st, c) == SQLITE_NULL; }
+    std::optional<double> optDbl(int c) const { return isNull(c) ? std::nullopt : std::optional<double>(dbl(c)); }
+    std::string str(int c) const
+    {
+        const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(m_st, c));
+        return p ? std::string(p, static_cast<std::size_t>(sqlite3_column_bytes(m_st, c))) : std::string();
+    }
+    sqlite3_stmt* get() const { return m_st; }
+
+private:
+    void check(int rc)
+    {
+        if (rc != SQLITE_OK)
+            fail(m_db, "results DB: bind");
+    }
+    sqlite3* m_db;
+    sqlite3_stmt* m_st = nullptr;
+};
+
+sqlite3* openHandle(const fs::path& path, int flags)
+{
+    sqlite3* db = nullptr;
+    const int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
+    if (rc != SQLITE_OK) {
+        std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
+        sqlite3_close(db);
+        throw InputError("cannot open results database " + path.string() + ": " + msg);
+    }
+    sqlite3_busy_timeout(db, 5000);
+    sqlite3_extended_result_codes(db, 1);
+    return db;
+}
+
+void writeRunRow(sqlite3* db, const RunInfo& r, bool insert)
+{
+    const char* sql = insert
+        ? "INSERT INTO run (one, schema_version, model_name, model_dir, architecture, device, dtype, parameters, "
+          "context_length, vocab_size, corpus_path, corpus_format, corpus_fingerprint, corpus_entries, language, "
+          "aggregation, planned, status, created, updated, version) VALUES "
+          "(1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)"
+        : "UPDATE run SET schema_version = ?1, model_name = ?2, model_dir = ?3, architecture = ?4, device = ?5, "
+          "dtype = ?6, parameters = ?7, context_length = ?8, vocab_size = ?9, corpus_path = ?10, "
+          "corpus_format = ?11, corpus_fingerprint = ?12, corpus_entries = ?13, language = ?14, "
+          "aggregation = ?15, planned = ?16, status = ?17, created = ?18, updated = ?19, version = ?20 "
+          "WHERE one = 1";
+    Stmt st(db, sql);
+    st.bind(1, int64_t{kSchemaVersion})
+        .bind(2, r.modelName)
+        .bind(3, r.modelDir)
+        .bind(4, r.architecture)
+        .bind(5, r.device)
+        .bind(6, r.dtype)
+        .bind(7, r.parameters)
+        .bind(8, r.contextLength)
+        .bind(9, r.vocabSize)
+        .bind(10, r.corpusPath)
+        .bind(11, r.corpusFormat)
+        .bind(12, r.corpusFingerprint)
+        .bind(13, r.corpusEntries)
+        .bind(14, r.language)
+        .bind(15, r.aggregation)
+        .bind(16, r.planned)
+        .bind(17, r.status)
+        .bind(18, r.created.empty() ? isoTimestampUtc() : r.created)
+        .bind(19, r.updated.empty() ? isoTimestampUtc() : r.updated)
+        .bind(20, r.version.empty() ? ascvizVersion() : r.version);
+    st.run();
+}
+
+// Rolls back unless committed.
+class Transaction {
+public:
+    explicit Transaction(sqlite3* db) : m_db(db) { exec(db, "BEGIN IMMEDIATE", "results DB: begin"); }
+    ~Transaction()
+    {
+        if (!m_done)
+            sqlite3_exec(m_db, "ROLLBACK", nullptr, nullptr, nullptr);
+    }
+    Transaction(const Transaction&) = delete;
+    Transaction& operator=(const Transaction&) = delete;
+    void commit()
+    {
+        exec(m_db, "COMMIT", "results DB: commit");
+        m_done = true;
+    }
+
+private:
+    sqlite3* m_db;
+    bool m_done = false;
+};
+
+} // namespace
+
+ResultsDb::ResultsDb(sqlite3* db, fs::path path) : m_db(db), m_path(std::move(path)) {}
+
+ResultsDb::ResultsDb(ResultsDb&& o) noexcept : m_db(std::exchange(o.m_db, nullptr)), m_path(std::move(o.m_path)) {}
+
+ResultsDb& ResultsDb::operator=(ResultsDb&& o) noexcept
+{
+    if (this != &o) {
+        sqlite3_close(m_db);
+        m_db = std::exchange(o.m_db, nullptr);
+        m_path = std::move(o.m_path);
+    }
+    return *this;
+}
+
+ResultsDb::~ResultsDb() { sqlite3_close(m_db); }
+
+ResultsDb ResultsDb::create(const fs::path& path, const RunInfo& info)
+{
+    std::error_code ec;
+    if (fs::exists(path, ec))
+        throw InputError("results database " + path.string() +
+                         " already exists; use --resume to continue it or choose another file");
+    if (path.has_parent_path() && !fs::is_directory(path.parent_path(), ec))
+        throw InputError("cannot create results database " + path.string() + ": folder " +
+                         path.parent_path().string() + " does not exist");
+    sqlite3* h = openHandle(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX);
+    ResultsDb db(h, path);
+    try {
+        exec(h, "PRAGMA journal_mode=WAL", "results DB: WAL");
+        exec(h, "PRAGMA synchronous=NORMAL", "results DB: synchronous");
+        Transaction tx(h);
+        exec(h, kSchema, "results DB: schema");
+        writeRunRow(h, info, true);
+        tx.commit();
+    } catch (...) {
+        db = ResultsDb(nullptr, {});
+        fs::remove(path, ec);
+        fs::remove(path.string() + "-wal", ec);
+        fs::remove(path.string() + "-shm", ec);
+        throw;
+    }
+    return db;
+}
+
+ResultsDb ResultsDb::open(const fs::path& path, Mode mode)
+{
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec))
+        throw InputError("results database not found: " + path.string());
+    const int flags = (mode == Mode::ReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX;
+    ResultsDb db(openHandle(path, flags), path);
+    int version = -1;
+    try {
+        Stmt st(db.m_db, "SELECT schema_version FROM run WHERE one = 1");
+        if (st.step())
+            version = static_cast<int>(st.i64(0));
+    } catch (const Error&) {
+        throw InputError(path.string() + " is not an AsC-Viz results database (no run table)");
+    }
+    if (version != kSchemaVersion)
+        throw InputError(path.string() + ": unsupported results schema version " + std::to_string(version) +
+                         " (expected " + std::to_string(kSchemaVersion) + ")");
+    if (mode == Mode::ReadWrite) {
+        exec(db.m_db, "PRAGMA journal_mode=WAL", "results DB: WAL");
+        exec(db.m_db, "PRAGMA synchronous=NORMAL", "results DB: synchronous");
+    }
+    return db;
+}
+
+void ResultsDb::writeSnippet(const SnippetMeta& m, const EvalResult* r)
+{
+    Transaction tx(m_db);
+    {
+        Stmt st(m_db, "INSERT INTO snippets (idx, id, location, code, prompt_bytes, status, message, cross_entropy, "
+                      "asc_eval, tokens, ast_nodes, ast_levels, cyclomatic, windowed, seconds, created) VALUES "
+                      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)");
+        st.bind(1, m.index).bind(2, m.id).bind(3, m.location).bind(4, m.code);
+        st.bind(5, static_cast<int64_t>(m.promptBytes)).bind(6, std::string(m.ok && r ? "ok" : "error"));
+        if (m.message.empty())
+            st.bindNull(7);
+        else
+            st.bind(7, m.message);
+        if (r) {
+            const double ce = r->scored.crossEntropy();
+            st.bind(8, ce == ce ? std::optional<double>(ce) : std::nullopt);
+            st.bind(9, r->features.ascEval);
+            st.bind(10, int64_t{r->features.tokens})
+                .bind(11, int64_t{r->features.astNodes})
+                .bind(12, int64_t{r->features.astLevels})
+                .bind(13, int64_t{r->features.cyclomatic});
+        } else {
+            st.bindNull(8).bindNull(9);
+            st.bind(10, int64_t{0}).bind(11, int64_t{0}).bind(12, int64_t{0}).bind(13, int64_t{0});
+        }
+        st.bind(14, int64_t{m.windowed ? 1 : 0}).bind(15, m.seconds).bind(16, isoTimestampUtc());
+        const int rc = sqlite3_step(st.get());
+        if (rc == SQLITE_CONSTRAINT_PRIMARYKEY || rc == SQLITE_CONSTRAINT_UNIQUE)
+            throw Error("results DB: snippet " + std::to_string(m.index) + " ('" + m.id + "') is already stored");
+        if (rc != SQLITE_DONE)
+            fail(m_db, "results DB: writing snippet " + m.id);
+    }
+    if (r) {
+        Stmt tk(m_db, "INSERT INTO tokens (snippet, idx, id, start_byte, end_byte, ntp, generated) "
+                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+        const auto& toks = r->scored.tokens;
+        for (std::size_t i = 0; i < toks.size(); ++i) {
+            const auto& t = toks[i];
+            tk.bind(1, m.index)
+                .bind(2, static_cast<int64_t>(i))
+                .bind(3, int64_t{t.id})
+                .bind(4, static_cast<int64_t>(t.start))
+                .bind(5, static_cast<int64_t>(t.end))
+                .bind(6, t.ntp)
+                .bind(7, int64_t{t.generated ? 1 : 0});
+            tk.run();
+        }
+        Stmt nd(m_db, "INSERT INTO nodes (snippet, node, type, named, category, depth, parent, start_byte, end_byte, "
+                      "error, asc_eval) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+        const auto& nodes = r->tree.nodes();
+        for (std::size_t k = 0; k < nodes.size(); ++k) {
+            const auto& n = nodes[k];
+            const NodeEval* ev = k < r->nodes.size() ? &r->nodes[k] : nullptr;
+            nd.bind(1, m.index).bind(2, int64_t{n.id}).bind(3, n.type).bind(4, int64_t{n.named ? 1 : 0});
+            if (ev && ev->category)
+                nd.bind(5, *ev->category);
+            else
+                nd.bindNull(5);
+            nd.bind(6, int64_t{n.depth});
+            if (n.parent >= 0)
+                nd.bind(7, int64_t{n.parent});
+            else
+                nd.bindNull(7);
+            nd.bind(8, static_cast<int64_t>(n.start))
+                .bind(9, static_cast<int64_t>(n.end))
+                .bind(10, int64_t{n.error() ? 1 : 0})
+                .bind(11, ev ? ev->value : std::nullopt);
+            nd.run();
+        }
+    }
+    {
+        Stmt up(m_db, "UPDATE run SET updated = ?1 WHERE one = 1");
+        up.bind(1, isoTimestampUtc());
+        up.run();
+    }
+    tx.commit();
+}
+
+void ResultsDb::updateRun(const RunInfo& info)
+{
+    RunInfo r = info;
+    r.updated = isoTimestampUtc();
+    writeRunRow(m_db, r, false);
+}
+
+RunInfo ResultsDb::runInfo() const
+{
+    Stmt st(m_db, "SELECT model_name, model_dir, architecture, device, dtype, parameters, context_length, "
+                  "vocab_size, corpus_path, corpus_format, corpus_fingerprint, corpus_entries, language, aggregation, "
+                  "planned, status, created, updated, version FROM run WHERE one = 1");
+    if (!st.step())
+        throw InputError(m_path.string() + ": the run row is missing");
+    RunInfo r;
+    r.modelName = st.str(0);
+    r.modelDir = st.str(1);
+    r.architecture = st.str(2);
+    r.device = st.str(3);
+    r.dtype = st.str(4);
+    r.parameters = st.i64(5);
+    r.contextLength = st.i64(6);
+    r.vocabSize = st.i64(7);
+    r.corpusPath = st.str(8);
+    r.corpusFormat = st.str(9);
+    r.corpusFingerprint = st.str(10);
+    r.corpusEntries = st.i64(11);
+    r.language = st.str(12);
+    r.aggregation = st.str(13);
+    r.planned = st.i64(14);
+    r.status = st.str(15);
+    r.created = st.str(16);
+    r.updated = st.str(17);
+    r.version = st.str(18);
+    return r;
+}
+
+std::set<int64_t> ResultsDb::doneIndices() const
+{
+    std::set<int64_t> out;
+    Stmt st(m_db, "SELECT idx FROM snippets");
+    while (st.step())
+        out.insert(st.i64(0));
+    return out;
+}
+
+TableCounts ResultsDb::counts() const
+{
+    TableCounts c;
+    {
+        Stmt st(m_db, "SELECT COUNT(*), COALESCE(SUM(status = 'ok'), 0), COALESCE(SUM(status = 'error'), 0), "
+                      "COALESCE(SUM(windowed), 0) FROM snippets");
+        st.step();
+        c.snippets = st.i64(0);
+        c.ok = st.i64(1);
+        c.errors = st.i64(2);
+        c.windowed = st.i64(3);
+    }
+    {
+        Stmt st(m_db, "SELECT COUNT(*) FROM tokens");
+        st.step();
+        c.tokens = st.i64(0);
+    }
+    {
+        Stmt st(m_db, "SELECT COUNT(*) FROM nodes");
+        st.step();
+        c.nodes = st.i64(0);
+    }
+    return c;
+}
+
+std::vector<SnippetRow> ResultsDb::snippets() const
+{
+    std::vector<SnippetRow> out;
+    Stmt st(m_db, "SELECT idx, id, location, status, message, cross_entropy, asc_eval, tokens, ast_nodes, "
+                  "ast_levels, cyclomatic, windowed, prompt_bytes, seconds FROM snippets ORDER BY idx");
+    while (st.step()) {
+        SnippetRow r;
+        r.index = st.i64(0);
+        r.id = st.str(1);
+        r.location = st.str(2);
+        r.ok = st.str(3) == "ok";
+        r.message = st.str(4);
+        r.crossEntropy = st.optDbl(5);
+        r.ascEval = st.optDbl(6);
+        r.tokens = static_cast<int>(st.i64(7));
+        r.astNodes = static_cast<int>(st.i64(8));
+        r.astLevels = static_cast<int>(st.i64(9));
+        r.cyclomatic = static_cast<int>(st.i64(10));
+        r.windowed = st.i64(11) != 0;
+        r.promptBytes = static_cast<std::size_t>(st.i64(12));
+        r.seconds = st.dbl(13);
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+std::string ResultsDb::snippetCode(int64_t index) const
+{
+    Stmt st(m_db, "SELECT code FROM snippets WHERE idx = ?1");
+    st.bind(1, index);
+    if (!st.step())
+        throw InputError(m_path.string() + ": no snippet with index " + std::to_string(index));
+    return st.str(0);
+}
+
+ResultsDb::NodeValues ResultsDb::nodeValues() const
+{
+    NodeValues v;
+    Stmt st(m_db, "SELECT n.type, n.category, n.asc_eval FROM nodes n JOIN snippets s ON s.idx = n.snippet "
+                  "WHERE s.status = 'ok' AND n.asc_eval IS NOT NULL ORDER BY n.snippet, n.node");
+    while (st.step()) {
+        std::string type = st.str(0);
+        const double value = st.dbl(2);
+        if (!st.isNull(1)) {
+            std::string cat = st.str(1);
+            v.byCategory[cat].push_back(value);
+            v.categoryOf.emplace(type, std::move(cat));
+        }
+        v.byConcept[std::move(type)].push_back(value);
+    }
+    return v;
+}
+
+void ResultsDb::query(const std::string& sql,
+                      const std::function<void(const std::vector<std::optional<std::string>>&)>& row) const
+{
+    Stmt st(m_db, sql.c_str());
+    const int n = sqlite3_column_count(st.get());
+    std::vector<std::optional<std::string>> cols(static_cast<std::size_t>(n));
+    while (st.step()) {
+        for (int c = 0; c < n; ++c)
+            cols[static_cast<std::size_t>(c)] = st.isNull(c) ? std::nullopt : std::optional<std::string>(st.str(c));
+        row(cols);
+    }
+}
+
+} // namespace ascviz

@@ -1,0 +1,275 @@
+// Bootstrapped medians and corpus statistics (method.md §6).
+#include "ascviz/stats.h"
+
+#include "ascviz/error.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <cmath>
+#include <random>
+#include <stdexcept>
+
+namespace ascviz {
+
+ThresholdFlag thresholdFlag(double v)
+{
+    if (v >= kConfidentThreshold)
+        return ThresholdFlag::Confident;
+    if (v < kErroneousThreshold)
+        return ThresholdFlag::Erroneous;
+    return ThresholdFlag::Neutral;
+}
+
+std::string toString(ThresholdFlag f)
+{
+    switch (f) {
+    case ThresholdFlag::Confident: return "confident";
+    case ThresholdFlag::Neutral: return "neutral";
+    case ThresholdFlag::Erroneous: return "erroneous";
+    }
+    return "?";
+}
+
+namespace {
+// Median of v in place (reorders v).
+double medianInPlace(std::vector<double>& v)
+{
+    const std::size_t n = v.size();
+    const std::size_t mid = n / 2;
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
+    const double upper = v[mid];
+    if (n % 2 == 1)
+        return upper;
+    const double lower = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
+    return (lower + upper) / 2.0;
+}
+} // namespace
+
+double median(std::vector<double> values)
+{
+    if (values.empty())
+        throw std::invalid_argument("median of an empty set");
+    return medianInPlace(values);
+}
+
+double percentileSorted(const std::vector<double>& s, double p)
+{
+    if (s.empty())
+        throw std::invalid_argument("percentile of an empty set");
+    const double pos = std::clamp(p, 0.0, 100.0) / 100.0 * static_cast<double>(s.size() - 1);
+    const auto lo = static_cast<std::size_t>(std::floor(pos));
+    const std::size_t hi = std::min(lo + 1, s.size() - 1);
+    const double frac = pos - static_cast<double>(lo);
+    return s[lo] + (s[hi] - s[lo]) * frac;
+}
+
+BootstrapResult bootstrapMedian(const std::vector<double>& values, const BootstrapOptions& opts)
+{
+    if (values.empty())
+        throw std::invalid_argument("bootstrap of an empty set");
+    const int b = std::max(1, opts.resamples);
+    const std::size_t n = values.size();
+    std::mt19937_64 rng(opts.seed);
+    std::uniform_int_distribution<std::size_t> pick(0, n - 1);
+    std::vector<double> sample(n), medians(static_cast<std::size_t>(b));
+    for (int r = 0; r < b; ++r) {
+        for (std::size_t i = 0; i < n; ++i)
+            sample[i] = values[pick(rng)];
+        medians[static_cast<std::size_t>(r)] = medianInPlace(sample);
+    }
+    std::sort(medians.begin(), medians.end());
+    BootstrapResult out;
+    out.n = static_cast<int64_t>(n);
+    out.median = percentileSorted(medians, 50.0);
+    // Population variance of the medians, shifted by the first one (exactly 0 when all are equal).
+    const double shift = medians.front();
+    double mean = 0;
+    for (double m : medians)
+        mean += m - shift;
+    mean /= static_cast<double>(b);
+    double var = 0;
+    for (double m : medians)
+        var += (m - shift - mean) * (m - shift - mean);
+    out.se = std::sqrt(var / static_cast<double>(b));
+    out.lo = percentileSorted(medians, 2.5);
+    out.hi = percentileSorted(medians, 97.5);
+    return out;
+}
+
+uint64_t groupSeed(uint64_t seed, const std::string& name)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (unsigned char c : name) {
+        h ^= c;
+        h *= 1099511628211ULL;
+    }
+    return seed ^ h;
+}
+
+CorpusStats computeStats(const ResultsDb::NodeValues& values, const BootstrapOptions& opts)
+{
+    CorpusStats s;
+    s.resamples = opts.resamples;
+    s.seed = opts.seed;
+    s.categoryOf = values.categoryOf;
+    auto run = [&](const std::map<std::string, std::vector<double>>& groups, std::map<std::string, BootstrapResult>& out) {
+        for (const auto& [name, vals] : groups) {
+            if (vals.empty())
+                continue;
+            BootstrapOptions o = opts;
+            o.seed = groupSeed(opts.seed, name);
+            out.emplace(name, bootstrapMedian(vals, o));
+        }
+    };
+    run(values.byConcept, s.concepts);
+    run(values.byCategory, s.categories);
+    if (!s.concepts.empty()) {
+        double sum = 0;
+        for (const auto& [name, r] : s.concepts)
+            sum += r.median;
+        s.globalAscEval = sum / static_cast<double>(s.concepts.size());
+    }
+    return s;
+}
+
+CorpusStats computeStats(const ResultsDb& db, const BootstrapOptions& opts)
+{
+    CorpusStats s = computeStats(db.nodeValues(), opts);
+    s.run = db.runInfo();
+    s.counts = db.counts();
+    for (const auto& row : db.snippets()) {
+        if (!row.ok)
+            continue;
+        s.snippetIds.push_back(row.id);
+        s.snippetAscEval.push_back(row.ascEval);
+        s.snippetCrossEntropy.push_back(row.crossEntropy);
+    }
+    return s;
+}
+
+} // namespace ascviz
+
+// ---------------------------------------------------------------- report output
+namespace ascviz {
+namespace {
+
+nlohmann::json statJson(const BootstrapResult& r)
+{
+    return {{"median", r.median},
+            {"se", r.se},
+            {"ci95", {r.lo, r.hi}},
+            {"n", r.n},
+            {"flag", toString(thresholdFlag(r.median))}};
+}
+
+std::string num(double v)
+{
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    return buf;
+}
+
+std::string optNum(const std::optional<double>& v) { return v ? num(*v) : std::string(); }
+
+} // namespace
+
+nlohmann::json statsToJson(const CorpusStats& s)
+{
+    nlohmann::json j;
+    j["model"] = s.run.modelName;
+    j["model_dir"] = s.run.modelDir;
+    j["corpus"] = s.run.corpusPath;
+    j["aggregation"] = s.run.aggregation;
+    j["run_status"] = s.run.status;
+    j["snippets"] = s.counts.ok;
+    j["errors"] = s.counts.errors;
+    j["tokens"] = s.counts.tokens;
+    j["nodes"] = s.counts.nodes;
+    j["windowed"] = s.counts.windowed;
+    j["global_asc_eval"] = s.globalAscEval ? nlohmann::json(*s.globalAscEval) : nlohmann::json(nullptr);
+    j["bootstrap"] = {{"resamples", s.resamples}, {"seed", s.seed}};
+    j["thresholds"] = {{"confident", kConfidentThreshold}, {"erroneous", kErroneousThreshold}};
+    auto concepts = nlohmann::json::object();
+    for (const auto& [name, r] : s.concepts) {
+        auto o = statJson(r);
+        const auto c = s.categoryOf.find(name);
+        o["category"] = c == s.categoryOf.end() ? nlohmann::json(nullptr) : nlohmann::json(c->second);
+        concepts[name] = std::move(o);
+    }
+    j["concepts"] = std::move(concepts);
+    auto cats = nlohmann::json::object();
+    for (const auto& [name, r] : s.categories)
+        cats[name] = statJson(r);
+    j["categories"] = std::move(cats);
+    return j;
+}
+
+std::string csvField(const std::string& s)
+{
+    if (s.find_first_of(",\"\r\n") == std::string::npos)
+        return s;
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"')
+            out += '"';
+        out += c;
+    }
+    out += '"';
+    return out;
+}
+
+std::vector<std::filesystem::path> writeCsvReport(const CorpusStats& s, const ResultsDb& db,
+                                                  const std::filesystem::path& dir)
+{
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (!fs::is_directory(dir, ec))
+        throw InputError("cannot create CSV folder " + dir.string());
+    std::vector<fs::path> files;
+    auto open = [&](const char* name) {
+        files.push_back(dir / name);
+        std::ofstream out(files.back(), std::ios::binary);
+        if (!out)
+            throw InputError("cannot write " + files.back().string());
+        return out;
+    };
+    auto statRow = [](const BootstrapResult& r) {
+        return num(r.median) + "," + num(r.se) + "," + num(r.lo) + "," + num(r.hi) + "," + std::to_string(r.n) + "," +
+               toString(thresholdFlag(r.median));
+    };
+    {
+        auto out = open("concepts.csv");
+        out << "concept,category,median,se,ci95_lo,ci95_hi,n,flag\r\n";
+        for (const auto& [name, r] : s.concepts) {
+            const auto c = s.categoryOf.find(name);
+            out << csvField(name) << ',' << (c == s.categoryOf.end() ? "" : csvField(c->second)) << ',' << statRow(r)
+                << "\r\n";
+        }
+        if (!out)
+            throw InputError("failed writing " + files.back().string());
+    }
+    {
+        auto out = open("categories.csv");
+        out << "category,median,se,ci95_lo,ci95_hi,n,flag\r\n";
+        for (const auto& [name, r] : s.categories)
+            out << csvField(name) << ',' << statRow(r) << "\r\n";
+        if (!out)
+            throw InputError("failed writing " + files.back().string());
+    }
+    {
+        auto out = open("snippets.csv");
+        out << "index,id,status,message,cross_entropy,asc_eval,tokens,ast_nodes,ast_levels,cyclomatic,windowed\r\n";
+        for (const auto& r : db.snippets()) {
+            out << r.index << ',' << csvField(r.id) << ',' << (r.ok ? "ok" : "error") << ',' << csvField(r.message)
+                << ',' << optNum(r.crossEntropy) << ',' << optNum(r.ascEval) << ',' << r.tokens << ',' << r.astNodes
+                << ',' << r.astLevels << ',' << r.cyclomatic << ',' << (r.windowed ? 1 : 0) << "\r\n";
+        }
+        if (!out)
+            throw InputError("failed writing " + files.back().string());
+    }
+    return files;
+}
+
+} // namespace ascviz

@@ -1,0 +1,318 @@
+// The batch runner end to end with the tiny fixture model: DB contents, cancel + resume, report numbers.
+#include "ascviz/batch.h"
+#include "ascviz/error.h"
+#include "ascviz/stats.h"
+#include "ascviz/syntax.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <fstream>
+#include <unistd.h>
+
+using namespace ascviz;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path tempDir()
+{
+    static const fs::path dir = [] {
+        std::string tmpl = (fs::temp_directory_path() / "ascviz-batch-test-XXXXXX").string();
+        return fs::path(mkdtemp(tmpl.data()));
+    }();
+    return dir;
+}
+
+fs::path dataDir() { return fs::path(std::getenv("ASCVIZ_TEST_DATA")); }
+fs::path resources() { return fs::path(std::getenv("ASCVIZ_RESOURCES")); }
+
+std::vector<std::string> dump(const ResultsDb& db, const std::string& sql)
+{
+    std::vector<std::string> rows;
+    db.query(sql, [&](const std::vector<std::optional<std::string>>& cols) {
+        std::string r;
+        for (const auto& c : cols)
+            r += (c ? *c : std::string("NULL")) + "\x1f";
+        rows.push_back(r);
+    });
+    return rows;
+}
+
+// Every table's content except timestamps and timings.
+struct DbContent {
+    std::vector<std::string> snippets, tokens, nodes;
+};
+DbContent content(const fs::path& p)
+{
+    const auto db = ResultsDb::open(p);
+    return {dump(db, "SELECT idx, id, location, code, prompt_bytes, status, message, cross_entropy, asc_eval, tokens, "
+                     "ast_nodes, ast_levels, cyclomatic, windowed FROM snippets ORDER BY idx"),
+            dump(db, "SELECT * FROM tokens ORDER BY snippet, idx"),
+            dump(db, "SELECT * FROM nodes ORDER BY snippet, node")};
+}
+
+class BatchRun : public ::testing::Test {
+protected:
+    static void SetUpTestSuite()
+    {
+        LoadOptions o;
+        o.device = "cpu";
+        s_model = LanguageModel::load(dataDir() / "fixtures" / "models" / "tiny-gpt2", o).release();
+        s_corpus = new Corpus(readCorpus(resources() / "corpus" / "stdlib-functions.jsonl"));
+        BatchOptions opts;
+        opts.limit = 20;
+        s_full = tempDir() / "full.db";
+        s_summary = runBatch(*s_model, *s_corpus, s_full, opts);
+    }
+    static void TearDownTestSuite()
+    {
+        delete s_model;
+        delete s_corpus;
+    }
+    static LanguageModel* s_model;
+    static Corpus* s_corpus;
+    static fs::path s_full;
+    static BatchSummary s_summary;
+};
+LanguageModel* BatchRun::s_model = nullptr;
+Corpus* BatchRun::s_corpus = nullptr;
+fs::path BatchRun::s_full;
+BatchSummary BatchRun::s_summary;
+
+} // namespace
+
+TEST_F(BatchRun, DatabaseHoldsExactlyTheExpectedRows)
+{
+    EXPECT_EQ(s_summary.total, 20);
+    EXPECT_EQ(s_summary.stored, 20);
+    EXPECT_TRUE(s_summary.complete);
+    EXPECT_FALSE(s_summary.cancelled);
+    const auto db = ResultsDb::open(s_full);
+    const auto counts = db.counts();
+    EXPECT_EQ(counts.snippets, 20);
+    EXPECT_EQ(counts.ok, 20);
+    EXPECT_EQ(counts.errors, 0);
+
+    // Independent recount: tokenizer ids and tree-sitter nodes of each snippet.
+    int64_t tokens = 0, nodes = 0, windowed = 0;
+    for (int i = 0; i < 20; ++i) {
+        const auto& code = s_corpus->entries[static_cast<std::size_t>(i)].code;
+        const auto n = static_cast<int64_t>(s_model->tokenizer().encode(code).ids.size());
+        tokens += n;
+        nodes += static_cast<int64_t>(SyntaxTree::parse("python", code).nodes().size());
+        windowed += n > s_model->info().contextLength ? 1 : 0;
+    }
+    EXPECT_EQ(counts.tokens, tokens);
+    EXPECT_EQ(counts.nodes, nodes);
+    EXPECT_EQ(s_summary.tokens, tokens);
+    // The tiny model has a 128-token context: long snippets are scored in windows and marked so.
+    EXPECT_EQ(counts.windowed, windowed);
+    EXPECT_GT(windowed, 0);
+    EXPECT_EQ(s_summary.windowed, windowed);
+
+    // Per-snippet features agree with the token/node tables.
+    const auto perSnippet = dump(db, "SELECT s.idx FROM snippets s WHERE s.tokens != (SELECT COUNT(*) FROM tokens t "
+                                     "WHERE t.snippet = s.idx) OR s.ast_nodes != (SELECT COUNT(*) FROM nodes n WHERE "
+                                     "n.snippet = s.idx)");
+    EXPECT_TRUE(perSnippet.empty());
+    // Every token but the first of each snippet (no BOS for gpt2) has an NtP in (0, 1].
+    const auto nulls = dump(db, "SELECT COUNT(*) FROM tokens WHERE ntp IS NULL");
+    EXPECT_EQ(nulls[0], "20\x1f");
+    const auto range = dump(db, "SELECT COUNT(*) FROM tokens WHERE ntp <= 0 OR ntp > 1");
+    EXPECT_EQ(range[0], "0\x1f");
+
+    const auto run = db.runInfo();
+    EXPECT_EQ(run.modelName, "tiny-gpt2");
+    EXPECT_EQ(run.status, "complete");
+    EXPECT_EQ(run.planned, 20);
+    EXPECT_EQ(run.corpusEntries, 600);
+    EXPECT_EQ(run.aggregation, "median");
+    EXPECT_EQ(run.corpusFingerprint, s_corpus->fingerprint());
+    EXPECT_FALSE(run.created.empty());
+}
+
+TEST_F(BatchRun, CancelledThenResumedEqualsUninterrupted)
+{
+    const fs::path p = tempDir() / "resumed.db";
+    std::atomic<bool> cancel{false};
+    BatchOptions opts;
+    opts.limit = 20;
+    opts.cancel = &cancel;
+    int lastDone = 0;
+    opts.progress = [&](const BatchProgress& pr) {
+        lastDone = pr.done;
+        if (pr.done >= 7)
+            cancel = true;
+    };
+    const auto first = runBatch(*s_model, *s_corpus, p, opts);
+    EXPECT_TRUE(first.cancelled);
+    EXPECT_FALSE(first.complete);
+    EXPECT_EQ(first.stored, 7);
+    {
+        const auto db = ResultsDb::open(p);
+        EXPECT_EQ(db.counts().snippets, 7);
+        EXPECT_EQ(db.runInfo().status, "cancelled");
+    }
+    // Creating it again without resume is refused.
+    BatchOptions fresh;
+    fresh.limit = 20;
+    EXPECT_THROW(runBatch(*s_model, *s_corpus, p, fresh), InputError);
+
+    cancel = false;
+    BatchOptions res;
+    res.limit = 20;
+    res.resume = true;
+    BatchProgress firstProgress;
+    bool gotFirst = false;
+    res.progress = [&](const BatchProgress& pr) {
+        if (!gotFirst) {
+            firstProgress = pr;
+            gotFirst = true;
+        }
+    };
+    const auto second = runBatch(*s_model, *s_corpus, p, res);
+    EXPECT_EQ(second.resumed, 7);
+    EXPECT_EQ(second.stored, 13);
+    EXPECT_TRUE(second.complete);
+    ASSERT_TRUE(gotFirst);
+    EXPECT_EQ(firstProgress.done, 7);
+    EXPECT_EQ(firstProgress.total, 20);
+
+    const auto a = content(s_full), b = content(p);
+    EXPECT_EQ(a.snippets, b.snippets);
+    EXPECT_EQ(a.tokens, b.tokens);
+    EXPECT_EQ(a.nodes, b.nodes);
+    EXPECT_EQ(ResultsDb::open(p).runInfo().status, "complete");
+
+    // Resuming a complete run does nothing.
+    const auto third = runBatch(*s_model, *s_corpus, p, res);
+    EXPECT_EQ(third.stored, 0);
+    EXPECT_EQ(third.resumed, 20);
+    EXPECT_EQ(content(p).tokens, a.tokens);
+}
+
+TEST_F(BatchRun, ResumeRefusesAnotherCorpusOrModelOrAggregation)
+{
+    const fs::path p = tempDir() / "mismatch.db";
+    BatchOptions opts;
+    opts.limit = 2;
+    runBatch(*s_model, *s_corpus, p, opts);
+
+    BatchOptions res = opts;
+    res.resume = true;
+    Corpus other = *s_corpus;
+    other.entries[0].code += "\n# changed\n";
+    try {
+        runBatch(*s_model, other, p, res);
+        FAIL() << "no error";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("corpus"), std::string::npos) << e.what();
+    }
+    res.aggregation = Aggregation::Mean;
+    try {
+        runBatch(*s_model, *s_corpus, p, res);
+        FAIL() << "no error";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("aggregation"), std::string::npos) << e.what();
+    }
+    LoadOptions o;
+    o.device = "cpu";
+    const auto neo = LanguageModel::load(dataDir() / "fixtures" / "models" / "tiny-gpt_neo", o);
+    res.aggregation = Aggregation::Median;
+    try {
+        runBatch(*neo, *s_corpus, p, res);
+        FAIL() << "no error";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("model"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(ResultsDb::open(p).counts().snippets, 2);
+}
+
+TEST_F(BatchRun, ReportNumbersEqualARecomputationFromTheDb)
+{
+    const auto db = ResultsDb::open(s_full);
+    const auto stats = computeStats(db);
+    // Recompute from raw SQL: pool node values per type and per category.
+    std::map<std::string, std::vector<double>> byType, byCat;
+    db.query("SELECT type, category, asc_eval FROM nodes WHERE asc_eval IS NOT NULL ORDER BY snippet, node",
+             [&](const std::vector<std::optional<std::string>>& c) {
+                 const double v = std::stod(*c[2]);
+                 byType[*c[0]].push_back(v);
+                 if (c[1])
+                     byCat[*c[1]].push_back(v);
+             });
+    ASSERT_FALSE(byType.empty());
+    ASSERT_EQ(stats.concepts.size(), byType.size());
+    double sum = 0;
+    for (const auto& [type, vals] : byType) {
+        const auto r = bootstrapMedian(vals, {500, groupSeed(BootstrapOptions{}.seed, type)});
+        const auto& s = stats.concepts.at(type);
+        EXPECT_NEAR(s.median, r.median, 1e-12) << type;
+        EXPECT_NEAR(s.se, r.se, 1e-12) << type;
+        EXPECT_NEAR(s.lo, r.lo, 1e-12) << type;
+        EXPECT_NEAR(s.hi, r.hi, 1e-12) << type;
+        EXPECT_EQ(s.n, static_cast<int64_t>(vals.size()));
+        sum += r.median;
+    }
+    ASSERT_TRUE(stats.globalAscEval);
+    EXPECT_NEAR(*stats.globalAscEval, sum / static_cast<double>(byType.size()), 1e-12);
+    ASSERT_EQ(stats.categories.size(), byCat.size());
+    for (const auto& [cat, vals] : byCat)
+        EXPECT_EQ(stats.categories.at(cat).n, static_cast<int64_t>(vals.size())) << cat;
+    EXPECT_TRUE(stats.categories.count("Natural Language"));
+    EXPECT_EQ(stats.snippetAscEval.size(), 20u);
+
+    // The JSON report carries the same numbers.
+    const auto j = statsToJson(stats);
+    EXPECT_EQ(j["snippets"].get<int>(), 20);
+    EXPECT_NEAR(j["global_asc_eval"].get<double>(), *stats.globalAscEval, 1e-12);
+    EXPECT_NEAR(j["concepts"]["identifier"]["median"].get<double>(), stats.concepts.at("identifier").median, 1e-12);
+
+    // CSV export: one row per concept / category / snippet plus a header.
+    const auto files = writeCsvReport(stats, db, tempDir() / "csv");
+    ASSERT_EQ(files.size(), 3u);
+    auto lines = [](const fs::path& f) {
+        std::ifstream in(f);
+        std::string l;
+        std::size_t n = 0;
+        while (std::getline(in, l))
+            ++n;
+        return n;
+    };
+    EXPECT_EQ(lines(files[0]), stats.concepts.size() + 1);
+    EXPECT_EQ(lines(files[1]), stats.categories.size() + 1);
+    EXPECT_GE(lines(files[2]), 21u); // codes are not in snippets.csv, ids are single-line
+}
+
+TEST_F(BatchRun, PromptPrefixMarksGeneratedTokens)
+{
+    Corpus c;
+    c.source = "mem";
+    CorpusEntry e;
+    e.id = "p1";
+    e.code = "def add(a, b):\n    return a + b\n";
+    e.prompt = "def add(a, b):\n";
+    e.location = "mem:1";
+    c.entries.push_back(e);
+    CorpusEntry e2 = e;
+    e2.id = "p2";
+    e2.prompt = "something else";
+    e2.location = "mem:2";
+    c.entries.push_back(e2);
+    const fs::path p = tempDir() / "prompt.db";
+    runBatch(*s_model, c, p, {});
+    const auto db = ResultsDb::open(p);
+    const auto rows = db.snippets();
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows[0].promptBytes, e.prompt->size());
+    EXPECT_EQ(rows[1].promptBytes, e2.code.size());
+    EXPECT_NE(rows[1].message.find("not a prefix"), std::string::npos);
+    const auto wrong = dump(db, "SELECT COUNT(*) FROM tokens WHERE snippet = 0 AND generated != (start_byte >= " +
+                                    std::to_string(e.prompt->size()) + ")");
+    EXPECT_EQ(wrong[0], "0\x1f");
+    const auto gen = dump(db, "SELECT COUNT(*) FROM tokens WHERE snippet = 0 AND generated = 1");
+    EXPECT_NE(gen[0], "0\x1f");
+    const auto gen2 = dump(db, "SELECT COUNT(*) FROM tokens WHERE snippet = 1 AND generated = 1");
+    EXPECT_EQ(gen2[0], "0\x1f");
+}
