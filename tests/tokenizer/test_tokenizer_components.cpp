@@ -1,0 +1,188 @@
+// Components that the fixtures do not exercise, on small hand-written tokenizer.json files. Expected values
+// follow the documented behaviour (and unit tests) of Hugging Face tokenizers.
+#include "ascviz/error.h"
+#include "ascviz/tokenizer.h"
+#include "tokenizer_test_util.h"
+
+#include <gtest/gtest.h>
+
+namespace {
+
+using nlohmann::json;
+using Offsets = std::vector<std::pair<std::size_t, std::size_t>>;
+
+std::shared_ptr<const ascviz::Tokenizer> build(const json& j, const std::string& name)
+{
+    const auto dir = std::filesystem::temp_directory_path() / ("ascviz-tok-test-" + name);
+    std::filesystem::create_directories(dir);
+    const auto file = dir / "tokenizer.json";
+    std::ofstream(file, std::ios::binary) << j.dump();
+    return ascviz::Tokenizer::fromFile(file);
+}
+
+json bpe(const std::vector<std::string>& vocab, json extra = json::object())
+{
+    json v = json::object();
+    for (std::size_t i = 0; i < vocab.size(); ++i)
+        v[vocab[i]] = i;
+    json m = {{"type", "BPE"}, {"vocab", v}, {"merges", json::array()}};
+    for (auto& [k, val] : extra.items())
+        m[k] = val;
+    return m;
+}
+
+json base(json model)
+{
+    return {{"version", "1.0"}, {"added_tokens", json::array()}, {"normalizer", nullptr}, {"pre_tokenizer", nullptr},
+            {"post_processor", nullptr}, {"decoder", nullptr}, {"model", std::move(model)}};
+}
+
+const std::string kMeta = "\xE2\x96\x81"; // ▁
+
+TEST(TokenizerComponents, MetaspaceMultipleSpaces)
+{
+    auto j = base(bpe({kMeta, "H", "e", "y", "f", "r", "i", "n", "d", "!"}));
+    j["pre_tokenizer"] = {{"type", "Metaspace"}, {"replacement", kMeta}, {"prepend_scheme", "always"}, {"split", true}};
+    j["decoder"] = {{"type", "Metaspace"}, {"replacement", kMeta}, {"prepend_scheme", "always"}, {"split", true}};
+    const auto tok = build(j, "metaspace");
+    const auto e = tok->encode("Hey   friend!");
+    EXPECT_EQ(e.tokens, (std::vector<std::string>{kMeta, "H", "e", "y", kMeta, kMeta, kMeta, "f", "r", "i", "e", "n",
+                                                  "d", "!"}));
+    EXPECT_EQ(e.offsets, (Offsets{{0, 1}, {0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 6}, {6, 7}, {7, 8}, {8, 9},
+                                  {9, 10}, {10, 11}, {11, 12}, {12, 13}}));
+    EXPECT_EQ(tok->decode(e.ids), "Hey   friend!");
+}
+
+TEST(TokenizerComponents, SplitBehaviours)
+{
+    const std::vector<std::string> vocab = {"the", "final", "countdown", "-", "the-", "final-", "-final", "--",
+                                            "-countdown"};
+    const std::map<std::string, std::vector<std::string>> expected = {
+        {"Removed", {"the", "final", "countdown"}},
+        {"Isolated", {"the", "-", "final", "-", "-", "countdown"}},
+        {"MergedWithPrevious", {"the-", "final-", "-", "countdown"}},
+        {"MergedWithNext", {"the", "-final", "-", "-countdown"}},
+        {"Contiguous", {"the", "-", "final", "--", "countdown"}},
+    };
+    for (const auto& [behavior, tokens] : expected) {
+        auto j = base(bpe(vocab, {{"ignore_merges", true}}));
+        j["pre_tokenizer"] = {{"type", "Split"}, {"pattern", {{"String", "-"}}}, {"behavior", behavior}, {"invert", false}};
+        EXPECT_EQ(build(j, "split-" + behavior)->encode("the-final--countdown").tokens, tokens) << behavior;
+    }
+    // invert: the pattern describes the pieces to keep
+    auto j = base(bpe(vocab, {{"ignore_merges", true}}));
+    j["pre_tokenizer"] = {{"type", "Split"}, {"pattern", {{"Regex", "[a-z]+"}}}, {"behavior", "Removed"}, {"invert", true}};
+    EXPECT_EQ(build(j, "split-invert")->encode("the-final--countdown").tokens,
+              (std::vector<std::string>{"the", "final", "countdown"}));
+}
+
+TEST(TokenizerComponents, DigitsAndSequence)
+{
+    auto j = base(bpe({"abc", "1", "2", "3", "123"}, {{"ignore_merges", true}}));
+    j["pre_tokenizer"] = {{"type", "Sequence"},
+                          {"pretokenizers", {{{"type", "Digits"}, {"individual_digits", true}}}}};
+    EXPECT_EQ(build(j, "digits1")->encode("abc123").tokens, (std::vector<std::string>{"abc", "1", "2", "3"}));
+    j["pre_tokenizer"] = {{"type", "Digits"}, {"individual_digits", false}};
+    EXPECT_EQ(build(j, "digits2")->encode("abc123").tokens, (std::vector<std::string>{"abc", "123"}));
+}
+
+TEST(TokenizerComponents, UnknownAndFusedUnknown)
+{
+    auto j = base(bpe({"<unk>", "a", "b"}, {{"unk_token", "<unk>"}, {"fuse_unk", false}}));
+    auto e = build(j, "unk")->encode("aXYb");
+    EXPECT_EQ(e.ids, (std::vector<int32_t>{1, 0, 0, 2}));
+    EXPECT_EQ(e.offsets, (Offsets{{0, 1}, {1, 2}, {2, 3}, {3, 4}}));
+    j["model"]["fuse_unk"] = true;
+    e = build(j, "fuse-unk")->encode("aX\xC3\xA9" "b");
+    EXPECT_EQ(e.ids, (std::vector<int32_t>{1, 0, 2}));
+    EXPECT_EQ(e.offsets, (Offsets{{0, 1}, {1, 4}, {4, 5}}));
+}
+
+TEST(TokenizerComponents, MergesAndSubwordPrefix)
+{
+    auto j = base(bpe({"a", "b", "c", "ab", "abc", "##b", "##c", "a##b"}));
+    j["model"]["merges"] = {"a b", {"ab", "c"}};
+    const auto tok = build(j, "merges");
+    EXPECT_EQ(tok->encode("abc").tokens, (std::vector<std::string>{"abc"}));
+    EXPECT_EQ(tok->encode("cab").tokens, (std::vector<std::string>{"c", "ab"}));
+    // merges naming unknown tokens are rejected
+    j["model"]["merges"] = {"a z"};
+    EXPECT_THROW(build(j, "bad-merge"), ascviz::TokenizerError);
+}
+
+TEST(TokenizerComponents, NfdOffsetsPointAtTheOriginalCharacter)
+{
+    auto j = base(bpe({"e", "\xCC\x81", "x"}));
+    j["normalizer"] = {{"type", "NFD"}};
+    const auto e = build(j, "nfd")->encode("x\xC3\xA9x"); // x é x
+    EXPECT_EQ(e.tokens, (std::vector<std::string>{"x", "e", "\xCC\x81", "x"}));
+    EXPECT_EQ(e.offsets, (Offsets{{0, 1}, {1, 3}, {1, 3}, {3, 4}}));
+}
+
+TEST(TokenizerComponents, AddedTokenOptions)
+{
+    // tokenizers' own added-vocabulary test: lstrip/rstrip, normalized matching and single_word
+    auto j = base(bpe({" ", "i", "s", "a", "n", "t", "h", "o", "y", "m", "e"}));
+    j["normalizer"] = {{"type", "Lowercase"}};
+    j["added_tokens"] = json::array({
+        {{"id", 11}, {"content", "my"}, {"single_word", false}, {"lstrip", true}, {"rstrip", true}, {"normalized", true}, {"special", false}},
+        {{"id", 12}, {"content", "name"}, {"single_word", false}, {"lstrip", false}, {"rstrip", false}, {"normalized", true}, {"special", false}},
+        {{"id", 13}, {"content", "ony"}, {"single_word", true}, {"lstrip", false}, {"rstrip", false}, {"normalized", true}, {"special", false}},
+        {{"id", 14}, {"content", "[CLS]"}, {"single_word", false}, {"lstrip", false}, {"rstrip", false}, {"normalized", false}, {"special", true}},
+        {{"id", 15}, {"content", "[SEP]"}, {"single_word", false}, {"lstrip", false}, {"rstrip", false}, {"normalized", false}, {"special", true}},
+    });
+    const auto tok = build(j, "added");
+    const std::string text = "[CLS] My name is Anthony [SEP]";
+    const auto e = tok->encode(text);
+    ASSERT_GE(e.ids.size(), 4u);
+    EXPECT_EQ(e.ids[0], 14);
+    EXPECT_EQ(e.ids[1], 11);
+    EXPECT_EQ(e.tokens[1], " my ");
+    EXPECT_EQ(e.offsets[1], (std::pair<std::size_t, std::size_t>{5, 9}));
+    EXPECT_EQ(e.ids[2], 12);
+    EXPECT_EQ(e.ids.back(), 15);
+    EXPECT_TRUE(e.special.front());
+    EXPECT_FALSE(e.special[1]);
+    // "ony" inside "anthony" is not a single word: the span is tokenized by the model
+    const std::vector<int32_t> middle(e.ids.begin() + 3, e.ids.end() - 1);
+    EXPECT_EQ(middle.size(), std::string(" is anthony ").size());
+    for (int32_t id : middle)
+        EXPECT_LT(id, 11);
+}
+
+TEST(TokenizerComponents, UnsupportedComponentsAreNamed)
+{
+    const auto expectNamed = [](json j, const std::string& name, const std::string& what) {
+        try {
+            build(std::move(j), name);
+            ADD_FAILURE() << "no exception for " << what;
+        } catch (const ascviz::TokenizerError& e) {
+            EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+        }
+    };
+    auto j = base(bpe({"a"}));
+    j["pre_tokenizer"] = {{"type", "Whitespace"}};
+    expectNamed(j, "u1", "unsupported pre_tokenizer type 'Whitespace'");
+    j = base(bpe({"a"}));
+    j["normalizer"] = {{"type", "BertNormalizer"}};
+    expectNamed(j, "u2", "unsupported normalizer type 'BertNormalizer'");
+    j = base(bpe({"a"}));
+    j["decoder"] = {{"type", "CTC"}};
+    expectNamed(j, "u3", "unsupported decoder type 'CTC'");
+    j = base(bpe({"a"}));
+    j["model"]["type"] = "WordPiece";
+    expectNamed(j, "u4", "unsupported model type 'WordPiece'");
+    j = base(bpe({"a"}));
+    j["post_processor"] = {{"type", "Fancy"}};
+    expectNamed(j, "u5", "unsupported post_processor type 'Fancy'");
+    j = base(bpe({"a"}));
+    j["model"]["dropout"] = 0.1;
+    expectNamed(j, "u6", "dropout");
+    // malformed JSON
+    const auto dir = std::filesystem::temp_directory_path() / "ascviz-tok-test-malformed";
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "tokenizer.json") << "{ not json";
+    EXPECT_THROW((void)ascviz::Tokenizer::fromFile(dir / "tokenizer.json"), ascviz::TokenizerError);
+}
+
+} // namespace
