@@ -20,6 +20,9 @@ struct LoadOptions {
     std::string device = "auto"; // auto | cpu | cuda
     std::string dtype = "auto";  // auto (float16 on GPU, float32 on CPU) | float32 | float16 | bfloat16
     int threads = 0;             // CPU intra-op threads; 0 = all cores
+    // Refuse a checkpoint whose weights need more than this many bytes in the compute dtype; 0 = the memory
+    // available on the device (MemAvailable on the CPU). A refusal is a ModelError saying what would help.
+    uint64_t maxWeightBytes = 0;
     // Called with a fraction in [0, 1] while weights load (from the loading thread).
     std::function<void(double)> progress;
 };
@@ -52,6 +55,8 @@ struct GenerationOptions {
     uint64_t seed = 0;
     bool stopAtEos = true;
     int topAlternatives = 5; // alternatives recorded per generated token
+    // false: recompute the whole sequence for every new token (no KV cache); for tests and benchmarks.
+    bool useCache = true;
 };
 
 // One streamed generated token; ntp is under the unmodified (temperature 1) distribution.
@@ -89,6 +94,16 @@ public:
 
     // Raw logits [seq, vocab] (float32, row-major) of a token sequence; for conformance tests.
     virtual std::vector<float> logits(const std::vector<int32_t>& ids) const = 0;
+
+    // Id-level API (no tokenizer involved): for tests, benchmarks and callers that tokenize themselves.
+    // NtP of every id of every sequence given the ids before it in that sequence (the first is nullopt);
+    // sequences are batched (right padding) and long ones windowed as in ScoreOptions.
+    virtual std::vector<std::vector<std::optional<double>>> scoreIds(
+        const std::vector<std::vector<int32_t>>& sequences) const = 0;
+    // The ids generated after `promptIds` (which must not be empty). When generation stops at EOS
+    // (opts.stopAtEos), that EOS id is the last element (generate() leaves it out of the text).
+    virtual std::vector<int32_t> generateIds(const std::vector<int32_t>& promptIds, const GenerationOptions& opts,
+                                             const CancelFlag* cancel = nullptr) const = 0;
 };
 
 // libtorch version and whether CUDA is available, for --version.

@@ -1,0 +1,65 @@
+// The hyper-parameters of a decoder-only checkpoint, read from config.json into one architecture-neutral
+// description (torch-free). The generic decoder (decoder.h) runs any ArchSpec; what differs between
+// model types is only this description and the weight-name table (architectures.cpp).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace ascviz::model {
+
+enum class NormKind { LayerNorm, RMSNorm };
+enum class RopeKind { None, NeoX, GptJ }; // NeoX: rotate halves; GptJ: rotate interleaved pairs
+enum class Activation { GeluTanh, GeluErf, Silu, Relu, QuickGelu };
+enum class Residual {
+    Sequential,         // x += attn(ln1(x)); x += mlp(ln2(x))
+    ParallelSharedNorm, // x += attn(ln1(x)) + mlp(ln1(x))       (CodeGen, GPT-J)
+    ParallelTwoNorms,   // x += attn(ln1(x)) + mlp(ln2(x))       (GPT-NeoX parallel residual)
+};
+
+struct ArchSpec {
+    std::string modelType;
+    int64_t vocab = 0;
+    int64_t hidden = 0;
+    int64_t layers = 0;
+    int64_t heads = 0;
+    int64_t kvHeads = 0;
+    int64_t headDim = 0;
+    int64_t intermediate = 0;
+    int64_t context = 0;
+
+    NormKind norm = NormKind::LayerNorm;
+    double normEps = 1e-5;
+    bool learnedPositions = false;
+
+    RopeKind rope = RopeKind::None;
+    int64_t rotaryDim = 0; // leading dims of each head that rotate
+    double ropeTheta = 10000.0;
+    double ropeLinearFactor = 1.0; // rope_scaling {"type": "linear", "factor": f}: positions / f
+
+    Activation act = Activation::GeluTanh;
+    bool gatedMlp = false; // SwiGLU-style act(gate(x)) * up(x)
+    Residual residual = Residual::Sequential;
+
+    std::vector<double> attnScale;   // per layer multiplier of q.k
+    std::vector<int64_t> window;     // per layer: 0 = global causal, w = key within the last w positions
+    bool attnFp32 = false;           // upcast q and k to float32 before q.k (GPT-Neo, CodeGen do)
+    bool tieEmbeddings = false;      // declared by config.json (tie_word_embeddings), never guessed
+    // Bias flags of the llama-style layouts (llama: attention_bias/mlp_bias; qwen2: q/k/v only;
+    // starcoder2: use_bias everywhere, LayerNorm with bias).
+    bool qkvBias = false, outBias = false, mlpBias = false, normBias = false;
+
+    std::vector<int32_t> eosIds; // config.json eos_token_id (int or list)
+    int32_t bosId = -1;
+};
+
+// Reads config.json (already parsed). Throws ModelError for an unknown model_type (listing the supported
+// ones) or a missing/inconsistent field.
+ArchSpec readArchSpec(const nlohmann::json& config, const std::string& configPath);
+
+// "gpt2, gpt_neo, ..." for messages.
+std::string supportedArchitectures();
+
+} // namespace ascviz::model

@@ -1,0 +1,260 @@
+#include "decoder.h"
+
+#include "ascviz/error.h"
+
+#include <torch/version.h>
+
+#include <cmath>
+#include <limits>
+
+namespace ascviz::model {
+
+at::Tensor Linear::operator()(const at::Tensor& x) const { return at::linear(x, w, b); }
+
+Decoder::Decoder(ArchSpec spec, DecoderWeights weights, at::Device device, at::ScalarType dtype)
+    : m_spec(std::move(spec)), m_w(std::move(weights)), m_device(device), m_dtype(dtype)
+{
+    if (m_spec.rope != RopeKind::None) {
+        // As Hugging Face: inv_freq = 1 / theta^(arange(0, dim, 2) / dim), in float32.
+        const auto f32 = at::TensorOptions().dtype(at::kFloat).device(m_device);
+        const auto exponents = at::arange(0, m_spec.rotaryDim, 2, at::TensorOptions().dtype(at::kLong).device(m_device))
+                                   .to(at::kFloat) /
+                               static_cast<double>(m_spec.rotaryDim);
+        m_invFreq = 1.0 / at::pow(at::scalar_tensor(m_spec.ropeTheta, f32), exponents);
+    }
+}
+
+int64_t Decoder::parameterCount() const
+{
+    int64_t n = 0;
+    auto add = [&](const at::Tensor& t) {
+        if (t.defined())
+            n += t.numel();
+    };
+    add(m_w.tokenEmbedding);
+    add(m_w.positionEmbedding);
+    for (const auto& l : m_w.layers) {
+        for (const Norm* nm : {&l.ln1, &l.ln2}) {
+            add(nm->w);
+            add(nm->b);
+        }
+        for (const Linear* li : {&l.qkv, &l.o, &l.up, &l.down}) {
+            add(li->w);
+            add(li->b);
+        }
+    }
+    add(m_w.finalNorm.w);
+    add(m_w.finalNorm.b);
+    if (!m_w.head.is_same(m_w.tokenEmbedding))
+        add(m_w.head);
+    add(m_w.headBias);
+    return n;
+}
+
+KvCache Decoder::makeCache(int64_t batch, int64_t capacity) const
+{
+    KvCache c;
+    c.capacity = capacity;
+    const auto opts = at::TensorOptions().dtype(m_dtype).device(m_device);
+    for (int64_t i = 0; i < m_spec.layers; ++i) {
+        c.k.push_back(at::empty({batch, m_spec.kvHeads, capacity, m_spec.headDim}, opts));
+        c.v.push_back(at::empty({batch, m_spec.kvHeads, capacity, m_spec.headDim}, opts));
+    }
+    return c;
+}
+
+at::Tensor Decoder::norm(const Norm& n, const at::Tensor& x) const
+{
+    if (m_spec.norm == NormKind::LayerNorm)
+        return at::layer_norm(x, {x.size(-1)}, n.w, n.b, m_spec.normEps);
+    // RMSNorm as Hugging Face: in float32, then back to the compute dtype, then the weight.
+    const at::Tensor xf = x.to(at::kFloat);
+    const at::Tensor var = xf.pow(2).mean({-1}, /*keepdim=*/true);
+    return n.w * (xf * at::rsqrt(var + m_spec.normEps)).to(x.scalar_type());
+}
+
+at::Tensor Decoder::activation(const at::Tensor& x) const
+{
+    switch (m_spec.act) {
+    case Activation::GeluTanh: return at::gelu(x, "tanh");
+    case Activation::GeluErf: return at::gelu(x);
+    case Activation::Silu: return at::silu(x);
+    case Activation::Relu: return at::relu(x);
+    case Activation::QuickGelu: return x * at::sigmoid(1.702 * x);
+    }
+    return x;
+}
+
+at::Tensor Decoder::rotary(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) const
+{
+    // x [B, heads, T, headDim]; cos/sin [T, rotaryDim]
+    const int64_t rot = m_spec.rotaryDim;
+    const int64_t hd = x.size(-1);
+    const at::Tensor xr = x.narrow(-1, 0, rot);
+    at::Tensor rotated;
+    if (m_spec.rope == RopeKind::NeoX) {
+        const at::Tensor x1 = xr.narrow(-1, 0, rot / 2);
+        const at::Tensor x2 = xr.narrow(-1, rot / 2, rot / 2);
+        rotated = at::cat({-x2, x1}, -1);
+    } else { // GPT-J: pairs (x0, x1) -> (-x1, x0)
+        auto sizes = xr.sizes().vec();
+        sizes.back() = rot / 2;
+        sizes.push_back(2);
+        const at::Tensor pairs = xr.reshape(sizes);
+        rotated = at::stack({-pairs.select(-1, 1), pairs.select(-1, 0)}, -1).flatten(-2);
+    }
+    at::Tensor out = xr * cos + rotated * sin;
+    if (rot == hd)
+        return out;
+    return at::cat({out, x.narrow(-1, rot, hd - rot)}, -1);
+}
+
+at::Tensor Decoder::attention(int layer, const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin,
+                              const at::Tensor& mask, const at::Tensor& localMask, KvCache* cache, int64_t past) const
+{
+    const auto& lw = m_w.layers[static_cast<std::size_t>(layer)];
+    const int64_t B = x.size(0), T = x.size(1);
+    const int64_t nh = m_spec.heads, nkv = m_spec.kvHeads, hd = m_spec.headDim;
+    const at::Tensor qkv = lw.qkv(x);
+    at::Tensor q = qkv.narrow(-1, 0, nh * hd).view({B, T, nh, hd}).transpose(1, 2);
+    at::Tensor k = qkv.narrow(-1, nh * hd, nkv * hd).view({B, T, nkv, hd}).transpose(1, 2);
+    at::Tensor v = qkv.narrow(-1, (nh + nkv) * hd, nkv * hd).view({B, T, nkv, hd}).transpose(1, 2);
+    if (m_spec.rope != RopeKind::None) {
+        q = rotary(q, cos, sin);
+        k = rotary(k, cos, sin);
+    }
+    const int64_t S = past + T;
+    if (cache) {
+        cache->k[static_cast<std::size_t>(layer)].narrow(2, past, T).copy_(k);
+        cache->v[static_cast<std::size_t>(layer)].narrow(2, past, T).copy_(v);
+        k = cache->k[static_cast<std::size_t>(layer)].narrow(2, 0, S);
+        v = cache->v[static_cast<std::size_t>(layer)].narrow(2, 0, S);
+    }
+    const at::Tensor& m = m_spec.window[static_cast<std::size_t>(layer)] > 0 ? localMask : mask; // [B|1, 1, T, S]
+    const double scale = m_spec.attnScale[static_cast<std::size_t>(layer)];
+    const int64_t rep = nh / nkv;
+    at::Tensor out;
+#if TORCH_VERSION_MAJOR >= 2
+    // CUDA with libtorch 2.x: fused scaled-dot-product attention (unverified here: no GPU on the dev machine).
+    if (m_device.is_cuda() && !(m_spec.attnFp32 && m_dtype != at::kFloat)) {
+        const at::Tensor kk = rep > 1 ? k.repeat_interleave(rep, 1) : k;
+        const at::Tensor vv = rep > 1 ? v.repeat_interleave(rep, 1) : v;
+        const at::Tensor qs = q * (scale * std::sqrt(static_cast<double>(hd))); // SDPA scales by 1/sqrt(hd)
+        c10::optional<at::Tensor> am;
+        if (m.defined())
+            am = m;
+        out = at::scaled_dot_product_attention(qs, kk, vv, am, 0.0, false);
+    } else
+#endif
+    {
+        at::Tensor qf = q, kf = k;
+        if (m_spec.attnFp32 && m_dtype != at::kFloat) {
+            qf = qf.to(at::kFloat);
+            kf = kf.to(at::kFloat);
+        }
+        // Grouped-query attention without copying keys: query heads g*rep .. g*rep+rep-1 share kv head g.
+        at::Tensor scores = at::matmul(qf.reshape({B, nkv, rep * T, hd}), kf.transpose(-1, -2));
+        if (scale != 1.0)
+            scores = scores * scale;
+        scores = scores.to(at::kFloat).view({B, nkv, rep, T, S});
+        if (m.defined())
+            scores = scores.masked_fill(m.unsqueeze(1).logical_not(), std::numeric_limits<float>::lowest());
+        const at::Tensor probs = at::softmax(scores, -1).to(v.scalar_type()).view({B, nkv, rep * T, S});
+        out = at::matmul(probs, v).view({B, nh, T, hd});
+    }
+    return lw.o(out.transpose(1, 2).reshape({B, T, nh * hd}));
+}
+
+at::Tensor Decoder::mlp(const LayerWeights& lw, const at::Tensor& x) const
+{
+    const at::Tensor h = lw.up(x);
+    if (!m_spec.gatedMlp)
+        return lw.down(activation(h));
+    const int64_t I = m_spec.intermediate;
+    return lw.down(activation(h.narrow(-1, 0, I)) * h.narrow(-1, I, I));
+}
+
+at::Tensor Decoder::hidden(const at::Tensor& ids, const at::Tensor& keyValid, KvCache* cache) const
+{
+    const int64_t T = ids.size(1);
+    const int64_t past = cache ? cache->length : 0;
+    const int64_t S = past + T;
+    if (cache && S > cache->capacity)
+        throw Error("internal: KV cache capacity " + std::to_string(cache->capacity) + " exceeded");
+    if (S > m_spec.context)
+        throw InputError("sequence of " + std::to_string(S) + " tokens exceeds the model's context of " +
+                         std::to_string(m_spec.context));
+    const auto longOpts = at::TensorOptions().dtype(at::kLong).device(m_device);
+    const at::Tensor positions = at::arange(past, S, longOpts);
+
+    at::Tensor x = at::embedding(m_w.tokenEmbedding, ids);
+    if (m_w.positionEmbedding.defined())
+        x = x + at::embedding(m_w.positionEmbedding, positions);
+
+    at::Tensor cos, sin;
+    if (m_spec.rope != RopeKind::None) {
+        at::Tensor pos = positions.to(at::kFloat);
+        if (m_spec.ropeLinearFactor != 1.0)
+            pos = pos / m_spec.ropeLinearFactor;
+        const at::Tensor freqs = pos.unsqueeze(1) * m_invFreq.unsqueeze(0); // [T, rot/2]
+        if (m_spec.rope == RopeKind::NeoX) {
+            const at::Tensor emb = at::cat({freqs, freqs}, -1);
+            cos = emb.cos();
+            sin = emb.sin();
+        } else {
+            cos = freqs.cos().repeat_interleave(2, -1);
+            sin = freqs.sin().repeat_interleave(2, -1);
+        }
+        cos = cos.to(m_dtype);
+        sin = sin.to(m_dtype);
+    }
+
+    // Masks [B|1, 1, T, S]: causal, padding, and for local layers the window. Undefined = attend to all.
+    at::Tensor mask, localMask;
+    const at::Tensor kpos = at::arange(0, S, longOpts);
+    const at::Tensor diff = positions.unsqueeze(1) - kpos.unsqueeze(0); // [T, S]: query - key
+    bool anyLocal = false;
+    int64_t window = 0;
+    for (auto w : m_spec.window)
+        if (w > 0) {
+            anyLocal = true;
+            window = w;
+        }
+    auto withPadding = [&](at::Tensor m) {
+        if (keyValid.defined())
+            return (m.unsqueeze(0) & keyValid.unsqueeze(1)).unsqueeze(1); // [B,1,T,S]
+        return m.unsqueeze(0).unsqueeze(0);
+    };
+    if (T > 1 || keyValid.defined())
+        mask = withPadding(diff >= 0);
+    if (anyLocal)
+        localMask = withPadding((diff >= 0) & (diff < window));
+
+    for (int64_t l = 0; l < m_spec.layers; ++l) {
+        const auto& lw = m_w.layers[static_cast<std::size_t>(l)];
+        const at::Tensor h = norm(lw.ln1, x);
+        const at::Tensor a = attention(static_cast<int>(l), h, cos, sin, mask, localMask, cache, past);
+        switch (m_spec.residual) {
+        case Residual::Sequential:
+            x = x + a;
+            x = x + mlp(lw, norm(lw.ln2, x));
+            break;
+        case Residual::ParallelSharedNorm:
+            x = a + mlp(lw, h) + x;
+            break;
+        case Residual::ParallelTwoNorms:
+            x = mlp(lw, norm(lw.ln2, x)) + a + x;
+            break;
+        }
+    }
+    if (cache)
+        cache->length = S;
+    return norm(m_w.finalNorm, x);
+}
+
+at::Tensor Decoder::logits(const at::Tensor& hidden) const
+{
+    return at::linear(hidden, m_w.head, m_w.headBias).to(at::kFloat);
+}
+
+} // namespace ascviz::model

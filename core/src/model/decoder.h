@@ -1,0 +1,88 @@
+// One generic decoder-only transformer (torch). Every supported architecture is an ArchSpec plus a
+// weight-name table (architectures.cpp) that fills the canonical weights below; the math lives here once.
+// Immutable after loading; forward() is const and may run on several threads at once (each with its own
+// KvCache).
+#pragma once
+#include "arch.h"
+#include "weights.h"
+
+#include <ATen/ATen.h>
+
+#include <string>
+#include <vector>
+
+namespace ascviz::model {
+
+struct Linear {
+    at::Tensor w; // [out, in]
+    at::Tensor b; // [out] or undefined
+    at::Tensor operator()(const at::Tensor& x) const;
+};
+
+struct Norm {
+    at::Tensor w;
+    at::Tensor b; // undefined for RMSNorm / LayerNorm without bias
+};
+
+struct LayerWeights {
+    Norm ln1, ln2;   // ln2 unused for ParallelSharedNorm
+    Linear qkv;      // fused [q (heads*headDim); k (kvHeads*headDim); v (kvHeads*headDim)] rows
+    Linear o;
+    Linear up;       // fc_in, or fused [gate; up] for gated MLPs
+    Linear down;
+};
+
+struct DecoderWeights {
+    at::Tensor tokenEmbedding;    // [vocab, hidden]
+    at::Tensor positionEmbedding; // [context, hidden] or undefined
+    std::vector<LayerWeights> layers;
+    Norm finalNorm;
+    at::Tensor head;     // [vocab, hidden]; the same tensor as tokenEmbedding when tied
+    at::Tensor headBias; // undefined when absent
+};
+
+// Keys and values of every layer for a batch, preallocated to a capacity: [batch, kvHeads, capacity, headDim].
+struct KvCache {
+    std::vector<at::Tensor> k, v;
+    int64_t length = 0;
+    int64_t capacity = 0;
+};
+
+// Maps the checkpoint's tensors to canonical weights (per-architecture table in architectures.cpp).
+DecoderWeights loadDecoderWeights(WeightStore& store, const ArchSpec& spec);
+
+class Decoder {
+public:
+    Decoder(ArchSpec spec, DecoderWeights weights, at::Device device, at::ScalarType dtype);
+
+    const ArchSpec& spec() const { return m_spec; }
+    at::Device device() const { return m_device; }
+    at::ScalarType dtype() const { return m_dtype; }
+    int64_t parameterCount() const;
+
+    KvCache makeCache(int64_t batch, int64_t capacity) const;
+
+    // ids [batch, T] (int64, on device). `keyValid` [batch, past + T] bool marks real (non-padding) keys, or is
+    // undefined when every key is real. With a cache, the new keys/values are appended at cache->length
+    // (which then grows by T); without one, past must be 0. Returns the final normed hidden states
+    // [batch, T, hidden] in the compute dtype.
+    at::Tensor hidden(const at::Tensor& ids, const at::Tensor& keyValid, KvCache* cache) const;
+    // Float32 logits [..., vocab] of hidden states.
+    at::Tensor logits(const at::Tensor& hidden) const;
+
+private:
+    at::Tensor norm(const Norm& n, const at::Tensor& x) const;
+    at::Tensor activation(const at::Tensor& x) const;
+    at::Tensor rotary(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) const;
+    at::Tensor attention(int layer, const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin,
+                         const at::Tensor& mask, const at::Tensor& localMask, KvCache* cache, int64_t past) const;
+    at::Tensor mlp(const LayerWeights& lw, const at::Tensor& x) const;
+
+    ArchSpec m_spec;
+    DecoderWeights m_w;
+    at::Device m_device;
+    at::ScalarType m_dtype;
+    at::Tensor m_invFreq; // [rotaryDim / 2] float32
+};
+
+} // namespace ascviz::model

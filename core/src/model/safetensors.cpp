@@ -1,0 +1,126 @@
+#include "safetensors.h"
+
+#include "ascviz/error.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <nlohmann/json.hpp>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace ascviz::model {
+
+MappedFile::MappedFile(const std::filesystem::path& path) : m_path(path)
+{
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        throw ModelError("cannot open " + path.string() + ": " + std::strerror(errno));
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        const int err = errno;
+        ::close(fd);
+        throw ModelError("cannot read " + path.string() + ": " + std::strerror(err));
+    }
+    m_size = static_cast<std::size_t>(st.st_size);
+    if (m_size > 0) {
+        void* p = ::mmap(nullptr, m_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (p == MAP_FAILED) {
+            const int err = errno;
+            ::close(fd);
+            throw ModelError("cannot map " + path.string() + " into memory: " + std::strerror(err));
+        }
+        m_data = static_cast<const unsigned char*>(p);
+    }
+    ::close(fd);
+}
+
+MappedFile::~MappedFile()
+{
+    if (m_data)
+        ::munmap(const_cast<unsigned char*>(m_data), m_size);
+}
+
+std::size_t safetensorsElementSize(const std::string& dtype)
+{
+    if (dtype == "F64" || dtype == "I64" || dtype == "U64")
+        return 8;
+    if (dtype == "F32" || dtype == "I32" || dtype == "U32")
+        return 4;
+    if (dtype == "F16" || dtype == "BF16" || dtype == "I16" || dtype == "U16")
+        return 2;
+    if (dtype == "I8" || dtype == "U8" || dtype == "BOOL" || dtype == "F8_E4M3" || dtype == "F8_E5M2")
+        return 1;
+    return 0;
+}
+
+std::string shapeString(const std::vector<int64_t>& shape)
+{
+    std::string s = "[";
+    for (std::size_t i = 0; i < shape.size(); ++i)
+        s += (i ? ", " : "") + std::to_string(shape[i]);
+    return s + "]";
+}
+
+SafetensorsFile::SafetensorsFile(const std::filesystem::path& path) : m_file(path)
+{
+    const std::string name = path.string();
+    const std::size_t size = m_file.size();
+    if (size < 8)
+        throw ModelError(name + " is truncated or not a safetensors file (" + std::to_string(size) + " bytes)");
+    uint64_t headerLen = 0;
+    for (int i = 7; i >= 0; --i)
+        headerLen = (headerLen << 8) | m_file.data()[i]; // little-endian u64
+    if (headerLen > size - 8)
+        throw ModelError(name + " is truncated or corrupt: its header claims " + std::to_string(headerLen) +
+                         " bytes but the file has only " + std::to_string(size - 8) + " after the length field");
+    const char* headerStart = reinterpret_cast<const char*>(m_file.data() + 8);
+    nlohmann::json header;
+    try {
+        header = nlohmann::json::parse(headerStart, headerStart + headerLen);
+    } catch (const nlohmann::json::exception& e) {
+        throw ModelError(name + " has a corrupt header (not JSON): " + e.what());
+    }
+    if (!header.is_object())
+        throw ModelError(name + " has a corrupt header (not a JSON object)");
+    const std::size_t dataStart = 8 + headerLen;
+    const std::size_t dataSize = size - dataStart;
+    for (auto it = header.begin(); it != header.end(); ++it) {
+        if (it.key() == "__metadata__")
+            continue;
+        const auto& v = it.value();
+        TensorEntry e;
+        try {
+            e.dtype = v.at("dtype").get<std::string>();
+            e.shape = v.at("shape").get<std::vector<int64_t>>();
+            const auto offs = v.at("data_offsets").get<std::vector<uint64_t>>();
+            if (offs.size() != 2)
+                throw ModelError(name + ": tensor " + it.key() + " has malformed data_offsets");
+            const std::size_t elem = safetensorsElementSize(e.dtype);
+            if (elem == 0)
+                throw ModelError(name + ": tensor " + it.key() + " has unsupported dtype " + e.dtype);
+            uint64_t numel = 1;
+            for (auto d : e.shape) {
+                if (d < 0)
+                    throw ModelError(name + ": tensor " + it.key() + " has a negative dimension");
+                numel *= static_cast<uint64_t>(d);
+            }
+            if (offs[1] < offs[0] || offs[1] > dataSize)
+                throw ModelError(name + " is truncated or corrupt: tensor " + it.key() + " spans bytes [" +
+                                 std::to_string(offs[0]) + ", " + std::to_string(offs[1]) + ") but the data section has " +
+                                 std::to_string(dataSize) + " bytes");
+            e.bytes = static_cast<std::size_t>(offs[1] - offs[0]);
+            if (e.bytes != numel * elem)
+                throw ModelError(name + ": tensor " + it.key() + " of shape " + shapeString(e.shape) + " and dtype " +
+                                 e.dtype + " needs " + std::to_string(numel * elem) + " bytes but has " +
+                                 std::to_string(e.bytes));
+            e.data = m_file.data() + dataStart + offs[0];
+        } catch (const nlohmann::json::exception& ex) {
+            throw ModelError(name + ": malformed header entry for tensor " + it.key() + ": " + ex.what());
+        }
+        m_tensors.emplace(it.key(), std::move(e));
+    }
+}
+
+} // namespace ascviz::model

@@ -1,0 +1,56 @@
+// Memory-mapped safetensors files (torch-free). The header is validated when the file is opened: a
+// truncated or corrupt file is a ModelError naming the file and what is wrong, never a crash later.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ascviz::model {
+
+// A read-only memory mapping of a whole file; unmapped on destruction.
+class MappedFile {
+public:
+    explicit MappedFile(const std::filesystem::path& path);
+    ~MappedFile();
+    MappedFile(const MappedFile&) = delete;
+    MappedFile& operator=(const MappedFile&) = delete;
+
+    const unsigned char* data() const { return m_data; }
+    std::size_t size() const { return m_size; }
+    const std::filesystem::path& path() const { return m_path; }
+
+private:
+    std::filesystem::path m_path;
+    const unsigned char* m_data = nullptr;
+    std::size_t m_size = 0;
+};
+
+struct TensorEntry {
+    std::string dtype;          // safetensors dtype code: F32, F16, BF16, F64, I64, ...
+    std::vector<int64_t> shape;
+    const void* data = nullptr; // into the mapping
+    std::size_t bytes = 0;
+};
+
+// One .safetensors file: its mapping and its tensors by name.
+class SafetensorsFile {
+public:
+    explicit SafetensorsFile(const std::filesystem::path& path);
+
+    const std::map<std::string, TensorEntry>& tensors() const { return m_tensors; }
+    const std::filesystem::path& path() const { return m_file.path(); }
+
+private:
+    MappedFile m_file;
+    std::map<std::string, TensorEntry> m_tensors;
+};
+
+// Bytes per element of a safetensors dtype code; 0 when unknown.
+std::size_t safetensorsElementSize(const std::string& dtype);
+
+std::string shapeString(const std::vector<int64_t>& shape);
+
+} // namespace ascviz::model

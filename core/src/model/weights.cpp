@@ -1,0 +1,175 @@
+#include "weights.h"
+
+#include "ascviz/error.h"
+
+#include "torch_pickle.h"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+namespace fs = std::filesystem;
+
+namespace ascviz::model {
+namespace {
+
+std::optional<at::ScalarType> scalarTypeOf(const std::string& code)
+{
+    if (code == "F32") return at::kFloat;
+    if (code == "F16") return at::kHalf;
+    if (code == "BF16") return at::kBFloat16;
+    if (code == "F64") return at::kDouble;
+    if (code == "I64") return at::kLong;
+    if (code == "I32") return at::kInt;
+    if (code == "I16") return at::kShort;
+    if (code == "I8") return at::kChar;
+    if (code == "U8") return at::kByte;
+    if (code == "BOOL") return at::kBool;
+    return std::nullopt;
+}
+
+std::vector<int64_t> sizesOf(const at::Tensor& t) { return t.sizes().vec(); }
+
+nlohmann::json readJsonFile(const fs::path& p)
+{
+    std::ifstream in(p, std::ios::binary);
+    if (!in)
+        throw ModelError("cannot read " + p.string());
+    try {
+        return nlohmann::json::parse(in);
+    } catch (const nlohmann::json::exception& e) {
+        throw ModelError(p.string() + " is not valid JSON: " + e.what());
+    }
+}
+
+std::map<std::string, at::Tensor> loadPickle(const fs::path& p) { return loadTorchStateDict(p); }
+
+} // namespace
+
+WeightStore::WeightStore(const fs::path& dir, at::ScalarType dtype, at::Device device) : m_dtype(dtype), m_device(device)
+{
+    auto addSafetensors = [&](const fs::path& p) {
+        if (!fs::exists(p))
+            throw ModelError("weights file " + p.string() + " is missing");
+        m_files.push_back(std::make_unique<SafetensorsFile>(p));
+        for (const auto& [name, entry] : m_files.back()->tensors())
+            m_entries[name] = &entry;
+    };
+    auto shardsOf = [&](const fs::path& index) {
+        const auto j = readJsonFile(index);
+        if (!j.contains("weight_map") || !j["weight_map"].is_object())
+            throw ModelError(index.string() + " has no weight_map");
+        std::set<std::string> files;
+        for (auto it = j["weight_map"].begin(); it != j["weight_map"].end(); ++it)
+            files.insert(it.value().get<std::string>());
+        return std::make_pair(j["weight_map"], files);
+    };
+
+    if (fs::exists(dir / "model.safetensors")) {
+        addSafetensors(dir / "model.safetensors");
+        m_description = (dir / "model.safetensors").string();
+    } else if (fs::exists(dir / "model.safetensors.index.json")) {
+        const auto [map, files] = shardsOf(dir / "model.safetensors.index.json");
+        for (const auto& f : files)
+            addSafetensors(dir / f);
+        for (auto it = map.begin(); it != map.end(); ++it)
+            if (!m_entries.count(it.key()))
+                throw ModelError("model.safetensors.index.json lists " + it.key() + " in " +
+                                 it.value().get<std::string>() + " but that file does not hold it");
+        m_description = std::to_string(files.size()) + " safetensors shards in " + dir.string();
+    } else if (fs::exists(dir / "pytorch_model.bin")) {
+        m_pickled = loadPickle(dir / "pytorch_model.bin");
+        m_description = (dir / "pytorch_model.bin").string();
+    } else if (fs::exists(dir / "pytorch_model.bin.index.json")) {
+        const auto [map, files] = shardsOf(dir / "pytorch_model.bin.index.json");
+        for (const auto& f : files) {
+            if (!fs::exists(dir / f))
+                throw ModelError("weights file " + (dir / f).string() + " is missing");
+            for (auto& [k, t] : loadPickle(dir / f))
+                m_pickled[k] = t;
+        }
+        m_description = std::to_string(files.size()) + " pytorch_model.bin shards in " + dir.string();
+    } else {
+        throw ModelError("no weights in " + dir.string() +
+                         ": expected model.safetensors, model.safetensors.index.json (sharded) or pytorch_model.bin");
+    }
+    for (const auto& [k, e] : m_entries)
+        m_names.push_back(k);
+    for (const auto& [k, t] : m_pickled)
+        m_names.push_back(k);
+}
+
+const std::string* WeightStore::resolve(const std::string& name) const
+{
+    auto find = [&](const std::string& n) -> const std::string* {
+        if (auto it = m_entries.find(n); it != m_entries.end())
+            return &it->first;
+        if (auto it = m_pickled.find(n); it != m_pickled.end())
+            return &it->first;
+        return nullptr;
+    };
+    if (auto p = find(name))
+        return p;
+    if (auto dot = name.find('.'); dot != std::string::npos)
+        return find(name.substr(dot + 1));
+    return nullptr;
+}
+
+bool WeightStore::has(const std::string& name) const { return resolve(name) != nullptr; }
+
+std::optional<at::Tensor> WeightStore::getOptional(const std::string& name, const std::vector<int64_t>& shape)
+{
+    const std::string* key = resolve(name);
+    if (!key)
+        return std::nullopt;
+    at::Tensor src;
+    std::vector<int64_t> have;
+    if (auto it = m_entries.find(*key); it != m_entries.end()) {
+        const TensorEntry& e = *it->second;
+        have = e.shape;
+        if (have != shape)
+            throw ModelError("tensor " + name + " has shape " + shapeString(have) + " but the config implies " +
+                             shapeString(shape) + " (" + m_description + ")");
+        const auto st = scalarTypeOf(e.dtype);
+        if (!st)
+            throw ModelError("tensor " + name + " has unsupported dtype " + e.dtype);
+        src = at::from_blob(const_cast<void*>(e.data), e.shape, at::TensorOptions().dtype(*st));
+    } else {
+        src = m_pickled.at(*key);
+        have = sizesOf(src);
+        if (have != shape)
+            throw ModelError("tensor " + name + " has shape " + shapeString(have) + " but the config implies " +
+                             shapeString(shape) + " (" + m_description + ")");
+    }
+    const auto target = at::isFloatingType(src.scalar_type()) ? m_dtype : src.scalar_type();
+    // Always an owning, contiguous copy: the mappings are released after loading.
+    at::Tensor out = src.to(m_device, target, /*non_blocking=*/false, /*copy=*/true).contiguous();
+    ++m_taken;
+    if (onTake)
+        onTake(m_taken);
+    return out;
+}
+
+at::Tensor WeightStore::get(const std::string& name, const std::vector<int64_t>& shape)
+{
+    if (auto t = getOptional(name, shape))
+        return *t;
+    throw ModelError("tensor " + name + " (shape " + shapeString(shape) + ") is missing from " + m_description);
+}
+
+uint64_t WeightStore::computeBytes() const
+{
+    const uint64_t elem = at::elementSize(m_dtype);
+    uint64_t total = 0;
+    for (const auto& [k, e] : m_entries) {
+        const auto st = scalarTypeOf(e->dtype);
+        if (st && at::isFloatingType(*st))
+            total += e->bytes / safetensorsElementSize(e->dtype) * elem;
+    }
+    for (const auto& [k, t] : m_pickled)
+        if (at::isFloatingType(t.scalar_type()))
+            total += static_cast<uint64_t>(t.numel()) * elem;
+    return total;
+}
+
+} // namespace ascviz::model

@@ -1,0 +1,54 @@
+// The tensors of a Hugging Face checkpoint folder, by name: model.safetensors, sharded safetensors with
+// model.safetensors.index.json, or pytorch_model.bin (torch's zip pickle). Safetensors files are memory
+// mapped; a tensor is copied out (converted to the compute dtype and device) only when asked for, so the
+// mappings are released when the store is destroyed after loading.
+#pragma once
+#include "safetensors.h"
+
+#include <ATen/ATen.h>
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ascviz::model {
+
+class WeightStore {
+public:
+    // Throws ModelError when the folder holds no weights file or a file is corrupt.
+    WeightStore(const std::filesystem::path& dir, at::ScalarType dtype, at::Device device);
+
+    // Checkpoints saved from a bare base model have no "transformer."/"model." prefix: `name` is looked up
+    // as given and then without its first component.
+    bool has(const std::string& name) const;
+    // The tensor, converted to the compute dtype and device. Throws ModelError naming the tensor when it is
+    // missing or its shape differs from `shape`.
+    at::Tensor get(const std::string& name, const std::vector<int64_t>& shape);
+    std::optional<at::Tensor> getOptional(const std::string& name, const std::vector<int64_t>& shape);
+
+    // Bytes the checkpoint's floating-point tensors take in the compute dtype (for the memory check).
+    uint64_t computeBytes() const;
+    // Which file(s) the weights came from, for messages.
+    std::string description() const { return m_description; }
+
+    // Called after every tensor taken, with the number taken so far.
+    std::function<void(std::size_t)> onTake;
+
+private:
+    const std::string* resolve(const std::string& name) const;
+
+    at::ScalarType m_dtype;
+    at::Device m_device;
+    std::string m_description;
+    std::vector<std::unique_ptr<SafetensorsFile>> m_files;
+    std::map<std::string, const TensorEntry*> m_entries; // safetensors
+    std::map<std::string, at::Tensor> m_pickled;         // pytorch_model.bin
+    std::vector<std::string> m_names;
+    std::size_t m_taken = 0;
+};
+
+} // namespace ascviz::model

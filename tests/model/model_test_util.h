@@ -1,0 +1,75 @@
+// Shared helpers of the model tests: fixture paths, JSON and reference.safetensors reading.
+#pragma once
+#include "ascviz/model.h"
+
+#include "safetensors.h" // core/src/model, torch-free
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace modeltest {
+
+inline std::filesystem::path dataDir()
+{
+    const char* d = std::getenv("ASCVIZ_TEST_DATA");
+    if (!d)
+        throw std::runtime_error("ASCVIZ_TEST_DATA is not set");
+    return d;
+}
+
+inline std::filesystem::path resourcesDir()
+{
+    const char* d = std::getenv("ASCVIZ_RESOURCES");
+    if (!d)
+        throw std::runtime_error("ASCVIZ_RESOURCES is not set");
+    return d;
+}
+
+inline std::filesystem::path fixtureModel(const std::string& name) { return dataDir() / "fixtures" / "models" / name; }
+
+inline nlohmann::json readJson(const std::filesystem::path& p)
+{
+    std::ifstream in(p, std::ios::binary);
+    if (!in)
+        throw std::runtime_error("cannot read " + p.string());
+    return nlohmann::json::parse(in);
+}
+
+inline ascviz::LoadOptions cpuFloat32()
+{
+    ascviz::LoadOptions o;
+    o.device = "cpu";
+    o.dtype = "float32";
+    o.threads = 2;
+    return o;
+}
+
+// A float32 / int64 tensor of reference.safetensors as a flat vector.
+inline std::vector<double> refTensor(const ascviz::model::SafetensorsFile& f, const std::string& name,
+                                     std::vector<int64_t>* shape = nullptr)
+{
+    const auto& e = f.tensors().at(name);
+    if (shape)
+        *shape = e.shape;
+    std::vector<double> out;
+    if (e.dtype == "F32") {
+        const auto* p = static_cast<const float*>(e.data);
+        out.assign(p, p + e.bytes / 4);
+    } else if (e.dtype == "I64") {
+        const auto* p = static_cast<const int64_t*>(e.data);
+        for (std::size_t i = 0; i < e.bytes / 8; ++i)
+            out.push_back(static_cast<double>(p[i]));
+    } else {
+        throw std::runtime_error("unexpected dtype " + e.dtype + " of " + name);
+    }
+    return out;
+}
+
+inline std::vector<int32_t> ids(const nlohmann::json& a) { return a.get<std::vector<int32_t>>(); }
+
+} // namespace modeltest
