@@ -1,0 +1,376 @@
+// Runtime behaviour on the tiny fixtures, id level: batching, long-text windows, KV cache vs recomputation,
+// seeded sampling, cancellation, and load errors.
+#include "model_test_util.h"
+
+#include "ascviz/error.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+
+using namespace modeltest;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<int32_t> referenceIds(const std::string& model, int k)
+{
+    return ids(readJson(fixtureModel(model) / "reference.json").at("cases").at(static_cast<std::size_t>(k)).at("input_ids"));
+}
+
+// log-softmax of one row of logits, in double.
+double logProb(const std::vector<float>& logits, std::size_t row, std::size_t V, int32_t id)
+{
+    const float* r = logits.data() + row * V;
+    const double mx = *std::max_element(r, r + V);
+    double sum = 0;
+    for (std::size_t i = 0; i < V; ++i)
+        sum += std::exp(r[i] - mx);
+    return r[id] - mx - std::log(sum);
+}
+
+class PerArch : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PerArch, BatchScoringEqualsOneByOne)
+{
+    auto m = ascviz::LanguageModel::load(fixtureModel(GetParam()), cpuFloat32());
+    const auto a = referenceIds(GetParam(), 0), b = referenceIds(GetParam(), 1);
+    const std::vector<int32_t> c(a.begin(), a.begin() + 7);
+    const std::vector<std::vector<int32_t>> seqs = {a, b, c, {a[0]}, {}};
+    const auto batch = m->scoreIds(seqs);
+    ASSERT_EQ(batch.size(), seqs.size());
+    for (std::size_t i = 0; i < seqs.size(); ++i) {
+        const auto one = m->scoreIds({seqs[i]}).front();
+        ASSERT_EQ(batch[i].size(), seqs[i].size());
+        ASSERT_EQ(one.size(), seqs[i].size());
+        for (std::size_t j = 0; j < one.size(); ++j) {
+            ASSERT_EQ(one[j].has_value(), j > 0);
+            ASSERT_EQ(batch[i][j].has_value(), j > 0);
+            if (j > 0) {
+                EXPECT_NEAR(*batch[i][j], *one[j], 1e-6) << "sequence " << i << " token " << j;
+            }
+        }
+    }
+}
+
+TEST_P(PerArch, KvCacheGenerationEqualsRecomputation)
+{
+    auto m = ascviz::LanguageModel::load(fixtureModel(GetParam()), cpuFloat32());
+    const auto ref = referenceIds(GetParam(), 1);
+    const std::vector<int32_t> prompt(ref.begin(), ref.begin() + 5);
+    for (bool greedy : {true, false}) {
+        ascviz::GenerationOptions g;
+        g.greedy = greedy;
+        g.temperature = 1.3;
+        g.seed = 7;
+        g.maxNewTokens = 40; // past GPT-Neo's local window of 8
+        g.stopAtEos = false;
+        const auto cached = m->generateIds(prompt, g);
+        g.useCache = false;
+        const auto recomputed = m->generateIds(prompt, g);
+        EXPECT_EQ(cached.size(), 40u);
+        EXPECT_EQ(cached, recomputed) << (greedy ? "greedy" : "sampled");
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, PerArch,
+                         ::testing::Values("tiny-gpt2", "tiny-gpt_neo", "tiny-codegen", "tiny-gpt_bigcode", "tiny-gpt_neox",
+                                           "tiny-llama", "tiny-qwen2", "tiny-starcoder2"),
+                         [](const auto& info) {
+                             std::string n = info.param;
+                             std::replace(n.begin(), n.end(), '-', '_');
+                             return n;
+                         });
+
+// A text longer than the context (128) is scored in windows of 128 tokens overlapping by 64: window k starts
+// at 64k and predicts the positions the previous windows did not. Checked against logits() of each window.
+TEST(Windows, LongSequenceMatchesManualWindows)
+{
+    auto m = ascviz::LanguageModel::load(fixtureModel("tiny-gpt_neox"), cpuFloat32());
+    std::vector<int32_t> seq;
+    for (int r = 0; seq.size() < 300; ++r)
+        for (auto id : referenceIds("tiny-gpt_neox", r % 2))
+            seq.push_back(id);
+    seq.resize(300);
+    const std::size_t C = 128, V = 2048;
+    const auto got = m->scoreIds({seq}).front();
+    ASSERT_EQ(got.size(), seq.size());
+    EXPECT_FALSE(got[0].has_value());
+    std::vector<std::optional<double>> want(seq.size());
+    std::size_t done = 1;
+    for (std::size_t start = 0; done < seq.size(); start += C / 2) {
+        const std::size_t end = std::min(start + C, seq.size());
+        const std::vector<int32_t> window(seq.begin() + static_cast<std::ptrdiff_t>(start),
+                                          seq.begin() + static_cast<std::ptrdiff_t>(end));
+        const auto logits = m->logits(window);
+        for (std::size_t p = done; p < end; ++p) {
+            if (start > 0) {
+                ASSERT_GE(p - start, C / 2) << "every position after the first window has half a context of history";
+            }
+            want[p] = std::exp(logProb(logits, p - 1 - start, V, seq[p]));
+        }
+        done = end;
+    }
+    for (std::size_t p = 1; p < seq.size(); ++p) {
+        ASSERT_TRUE(got[p].has_value()) << p;
+        EXPECT_NEAR(*got[p], *want[p], 1e-6) << "position " << p;
+    }
+    // Inside the first window the result is plain teacher forcing.
+    const auto first = m->logits(std::vector<int32_t>(seq.begin(), seq.begin() + 128));
+    EXPECT_NEAR(*got[100], std::exp(logProb(first, 99, V, seq[100])), 1e-6);
+    // The whole sequence cannot go through logits() at once.
+    EXPECT_THROW(m->logits(seq), ascviz::InputError);
+}
+
+TEST(Sampling, SeededSamplingIsReproducible)
+{
+    auto m = ascviz::LanguageModel::load(fixtureModel("tiny-llama"), cpuFloat32());
+    const std::vector<int32_t> prompt = {326, 284, 1649};
+    ascviz::GenerationOptions g;
+    g.greedy = false;
+    g.temperature = 1.0;
+    g.topP = 0.9;
+    g.topK = 50;
+    g.maxNewTokens = 24;
+    g.stopAtEos = false;
+    g.seed = 1234;
+    const auto a = m->generateIds(prompt, g);
+    const auto b = m->generateIds(prompt, g);
+    EXPECT_EQ(a, b);
+    bool anyDifferent = false;
+    for (uint64_t s = 1; s <= 4; ++s) {
+        g.seed = s;
+        anyDifferent |= m->generateIds(prompt, g) != a;
+    }
+    EXPECT_TRUE(anyDifferent) << "different seeds give different samples";
+}
+
+TEST(Sampling, TopKOneIsGreedy)
+{
+    auto m = ascviz::LanguageModel::load(fixtureModel("tiny-qwen2"), cpuFloat32());
+    const std::vector<int32_t> prompt = {326, 488, 324, 84};
+    ascviz::GenerationOptions greedy;
+    greedy.maxNewTokens = 20;
+    greedy.stopAtEos = false;
+    ascviz::GenerationOptions k1 = greedy;
+    k1.greedy = false;
+    k1.topK = 1;
+    k1.temperature = 0.7;
+    k1.seed = 99;
+    EXPECT_EQ(m->generateIds(prompt, greedy), m->generateIds(prompt, k1));
+}
+
+TEST(Generation, StopsAtEosAndIncludesIt)
+{
+    auto m = ascviz::LanguageModel::load(fixtureModel("tiny-gpt2"), cpuFloat32());
+    // Find a prompt whose greedy continuation reaches EOS (id 0) by sampling hot until one does.
+    ascviz::GenerationOptions g;
+    g.maxNewTokens = 30;
+    g.stopAtEos = false;
+    g.greedy = false;
+    g.temperature = 3.0;
+    bool checked = false;
+    for (uint64_t seed = 1; seed < 200 && !checked; ++seed) {
+        g.seed = seed;
+        g.stopAtEos = false;
+        const auto all = m->generateIds({326}, g);
+        const auto eos = std::find(all.begin(), all.end(), 0);
+        if (eos == all.end())
+            continue;
+        g.stopAtEos = true;
+        const auto stopped = m->generateIds({326}, g);
+        EXPECT_EQ(stopped, std::vector<int32_t>(all.begin(), eos + 1));
+        checked = true;
+    }
+    EXPECT_TRUE(checked) << "no sampled continuation reached EOS";
+}
+
+TEST(Generation, CancelledBeforeStartGivesNothing)
+{
+    auto m = ascviz::LanguageModel::load(fixtureModel("tiny-gpt2"), cpuFloat32());
+    ascviz::CancelFlag cancel{true};
+    ascviz::GenerationOptions g;
+    g.maxNewTokens = 10;
+    EXPECT_TRUE(m->generateIds({326, 488}, g, &cancel).empty());
+    cancel = false;
+    g.stopAtEos = false;
+    EXPECT_EQ(m->generateIds({326, 488}, g, &cancel).size(), 10u);
+}
+
+TEST(Generation, StopsAtTheContext)
+{
+    auto m = ascviz::LanguageModel::load(fixtureModel("tiny-gpt2"), cpuFloat32());
+    ascviz::GenerationOptions g;
+    g.maxNewTokens = 500;
+    g.stopAtEos = false;
+    std::vector<int32_t> prompt(100, 326);
+    // 28 generated tokens are fed back (filling the 128 positions); the 29th is predicted at the last one.
+    EXPECT_EQ(m->generateIds(prompt, g).size(), 29u);
+}
+
+// ---------- load errors ----------
+
+fs::path tempModelDir(const std::string& name)
+{
+    const fs::path d = fs::temp_directory_path() / ("ascviz-model-test-" + std::to_string(::getpid())) / name;
+    fs::remove_all(d);
+    fs::create_directories(d);
+    return d;
+}
+
+fs::path copyOf(const std::string& model, const std::string& name)
+{
+    const fs::path d = tempModelDir(name);
+    for (const auto& e : fs::directory_iterator(fixtureModel(model)))
+        fs::copy_file(e.path(), d / e.path().filename());
+    for (const auto& e : fs::directory_iterator(d))
+        fs::permissions(e.path(), fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::add);
+    return d;
+}
+
+std::string loadError(const fs::path& dir, ascviz::LoadOptions o = cpuFloat32())
+{
+    try {
+        ascviz::LanguageModel::load(dir, o);
+    } catch (const ascviz::ModelError& e) {
+        return e.what();
+    }
+    return "(no ModelError)";
+}
+
+std::string readBytes(const fs::path& p)
+{
+    std::ifstream in(p, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void writeBytes(const fs::path& p, const std::string& s) { std::ofstream(p, std::ios::binary | std::ios::trunc) << s; }
+
+TEST(LoadErrors, MissingFolder)
+{
+    const auto msg = loadError("/nonexistent/ascviz-model");
+    EXPECT_NE(msg.find("does not exist"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("/nonexistent/ascviz-model"), std::string::npos) << msg;
+}
+
+TEST(LoadErrors, MissingConfig)
+{
+    const auto d = copyOf("tiny-gpt2", "noconfig");
+    fs::remove(d / "config.json");
+    const auto msg = loadError(d);
+    EXPECT_NE(msg.find("no config.json"), std::string::npos) << msg;
+}
+
+TEST(LoadErrors, NoWeights)
+{
+    const auto d = copyOf("tiny-gpt2", "noweights");
+    fs::remove(d / "model.safetensors");
+    const auto msg = loadError(d);
+    EXPECT_NE(msg.find("no weights"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("model.safetensors"), std::string::npos) << msg;
+}
+
+TEST(LoadErrors, UnknownModelTypeListsSupported)
+{
+    const auto d = copyOf("tiny-gpt2", "unknowntype");
+    auto cfg = readJson(d / "config.json");
+    cfg["model_type"] = "mamba";
+    writeBytes(d / "config.json", cfg.dump());
+    const auto msg = loadError(d);
+    EXPECT_NE(msg.find("\"mamba\""), std::string::npos) << msg;
+    for (const char* a : {"gpt2", "gpt_neo", "codegen", "gpt_bigcode", "gpt_neox", "llama", "qwen2", "starcoder2"})
+        EXPECT_NE(msg.find(a), std::string::npos) << msg;
+}
+
+TEST(LoadErrors, TruncatedSafetensors)
+{
+    const auto d = copyOf("tiny-gpt2", "truncated");
+    const auto bytes = readBytes(d / "model.safetensors");
+    writeBytes(d / "model.safetensors", bytes.substr(0, bytes.size() / 2));
+    const auto msg = loadError(d);
+    EXPECT_NE(msg.find("truncated"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("model.safetensors"), std::string::npos) << msg;
+}
+
+TEST(LoadErrors, HeaderLengthBeyondFile)
+{
+    const auto d = copyOf("tiny-gpt2", "badheader");
+    std::string bytes = readBytes(d / "model.safetensors");
+    bytes[6] = '\x01'; // header length now ~2^48
+    writeBytes(d / "model.safetensors", bytes);
+    const auto msg = loadError(d);
+    EXPECT_NE(msg.find("header claims"), std::string::npos) << msg;
+}
+
+TEST(LoadErrors, WrongShapeNamesTensor)
+{
+    const auto d = copyOf("tiny-gpt2", "wrongshape");
+    std::string bytes = readBytes(d / "model.safetensors");
+    uint64_t n = 0;
+    for (int i = 7; i >= 0; --i)
+        n = (n << 8) | static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)]);
+    auto header = nlohmann::json::parse(bytes.substr(8, n));
+    auto& e = header["transformer.ln_f.weight"];
+    const auto begin = e["data_offsets"][0].get<uint64_t>();
+    e["shape"] = {16};
+    e["data_offsets"] = {begin, begin + 64};
+    std::string h = header.dump();
+    h.append((8 - h.size() % 8) % 8, ' ');
+    std::string out(8, '\0');
+    for (int i = 0; i < 8; ++i)
+        out[static_cast<std::size_t>(i)] = static_cast<char>((h.size() >> (8 * i)) & 0xFF);
+    writeBytes(d / "model.safetensors", out + h + bytes.substr(8 + n));
+    const auto msg = loadError(d);
+    EXPECT_NE(msg.find("transformer.ln_f.weight"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("[16]"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("[32]"), std::string::npos) << msg;
+}
+
+TEST(LoadErrors, MissingShard)
+{
+    const auto d = copyOf("tiny-gpt2-sharded", "missingshard");
+    fs::remove(d / "model-00002-of-00003.safetensors");
+    const auto msg = loadError(d);
+    EXPECT_NE(msg.find("model-00002-of-00003.safetensors"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("missing"), std::string::npos) << msg;
+}
+
+TEST(LoadErrors, TooBigForTheDevice)
+{
+    auto o = cpuFloat32();
+    o.maxWeightBytes = 100000; // tiny-gpt2 needs 95104 parameters x 4 bytes (+ the ignored lm_head copy)
+    const auto msg = loadError(fixtureModel("tiny-gpt2"), o);
+    EXPECT_NE(msg.find("needs"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("available"), std::string::npos) << msg;
+}
+
+TEST(LoadErrors, CudaWithoutCudaIsClear)
+{
+    if (ascviz::cudaAvailable()) {
+        SUCCEED() << "CUDA is available here; the error path does not apply";
+        return;
+    }
+    auto o = cpuFloat32();
+    o.device = "cuda";
+    const auto msg = loadError(fixtureModel("tiny-gpt2"), o);
+    EXPECT_NE(msg.find("CUDA is not available"), std::string::npos) << msg;
+}
+
+TEST(Load, Bfloat16OnCpuIsClose)
+{
+    auto o = cpuFloat32();
+    o.dtype = "bfloat16";
+    auto m = ascviz::LanguageModel::load(fixtureModel("tiny-llama"), o);
+    EXPECT_EQ(m->info().dtype, "bfloat16");
+    const auto c = readJson(fixtureModel("tiny-llama") / "reference.json").at("cases").at(0);
+    const auto got = m->scoreIds({ids(c.at("input_ids"))}).front();
+    double ce = 0;
+    for (std::size_t i = 1; i < got.size(); ++i)
+        ce -= std::log(*got[i]);
+    ce /= static_cast<double>(got.size() - 1);
+    EXPECT_NEAR(ce, c.at("cross_entropy").get<double>(), 0.1) << "bfloat16 keeps the mean loss within 0.1 nats";
+}
+
+} // namespace
