@@ -1,8 +1,238 @@
+// parse, eval, render (docs/cli.md): tree-sitter AST, AsC-Eval of a scored text, and the three views as SVG.
 #include "commands.h"
+#include "common.h"
+
 #include "ascviz/error.h"
+#include "ascviz/eval.h"
+#include "ascviz/evaljson.h"
+#include "ascviz/layout.h"
+#include "ascviz/resources.h"
+#include "ascviz/syntax.h"
+#include "ascviz/utf8.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <cmath>
+#include <fstream>
+#include <iostream>
 
 namespace ascviz::cli {
-int cmdParse(Args&) { throw Error("not implemented yet"); }
-int cmdEval(Args&) { throw Error("not implemented yet"); }
-int cmdRender(Args&) { throw Error("not implemented yet"); }
+
+using nlohmann::json;
+
+namespace {
+
+std::string languageOption(Args& args)
+{
+    const std::string language = args.valueOr("--language", "python");
+    const auto known = SyntaxTree::languages();
+    if (std::find(known.begin(), known.end(), language) == known.end()) {
+        std::string list;
+        for (const auto& l : known)
+            list += (list.empty() ? "" : ", ") + l;
+        throw UsageError("--language must be one of: " + list);
+    }
+    return language;
+}
+
+// A `score`/`generate` JSON ({"model", "tokens": [{"id","start","end","ntp"[,"generated"]}][, "text"]}) as a
+// ScoredText over `text` (or over its own "text" when no text file was given).
+ScoredText scoredFromJson(const std::string& file, const std::optional<std::string>& text)
+{
+    const std::string raw = readUtf8File(file);
+    json j;
+    try {
+        j = json::parse(raw);
+    } catch (const json::parse_error& e) {
+        throw InputError(file + " is not valid JSON: " + e.what());
+    }
+    const std::string where = "--scores " + file;
+    if (!j.is_object() || !j.contains("tokens") || !j["tokens"].is_array())
+        throw InputError(where + ": expected the JSON of `ascviz-cli score` ({\"model\", \"tokens\": [...]})");
+    ScoredText s;
+    if (text) {
+        s.text = *text;
+        if (j.contains("text") && j["text"].is_string() && j["text"].get<std::string>() != *text)
+            throw InputError(where + ": its \"text\" differs from --text-file");
+    } else if (j.contains("text") && j["text"].is_string()) {
+        s.text = j["text"].get<std::string>();
+    } else {
+        throw UsageError("--text-file is required (the --scores JSON has no \"text\")");
+    }
+    s.model = j.value("model", std::string("scores"));
+    try {
+        for (const auto& t : j["tokens"]) {
+            ScoredToken tok;
+            tok.id = t.at("id").get<int32_t>();
+            tok.start = t.at("start").get<std::size_t>();
+            tok.end = t.at("end").get<std::size_t>();
+            if (t.contains("ntp") && !t["ntp"].is_null()) {
+                tok.ntp = t["ntp"].get<double>();
+                if (!std::isfinite(*tok.ntp) || *tok.ntp < 0.0 || *tok.ntp > 1.0)
+                    throw InputError(where + ": token " + std::to_string(s.tokens.size()) + " has ntp outside [0, 1]");
+            }
+            tok.generated = t.value("generated", false);
+            s.tokens.push_back(std::move(tok));
+        }
+    } catch (const json::exception& e) {
+        throw InputError(where + ": token " + std::to_string(s.tokens.size()) + " is malformed: " + e.what());
+    }
+    s.promptBytes = s.text.size();
+    for (const auto& t : s.tokens)
+        if (t.generated)
+            s.promptBytes = std::min(s.promptBytes, t.start);
+    s.promptTokens = static_cast<std::size_t>(
+        std::count_if(s.tokens.begin(), s.tokens.end(), [](const ScoredToken& t) { return !t.generated; }));
+    return s;
+}
+
+struct EvalInputs {
+    std::optional<std::string> textFile;
+    std::optional<std::string> scoresFile;
+    std::optional<std::string> modelDir;
+    LoadOptions load;
+    std::optional<long long> promptBytes;
+    Aggregation aggregation = Aggregation::Median;
+    std::string language;
+    std::optional<std::string> categoriesFile;
+};
+
+// Reads the options shared by eval and render (the caller reads its own, then calls args.finish()).
+EvalInputs readEvalOptions(Args& args)
+{
+    EvalInputs in;
+    in.scoresFile = args.value("--scores");
+    in.textFile = args.value("--text-file");
+    if (!in.scoresFile && !in.textFile)
+        throw UsageError("missing required option --text-file");
+    if (in.scoresFile) {
+        if (args.value("--model"))
+            throw UsageError("give either --model or --scores, not both");
+    } else {
+        in.modelDir = args.valueOr("--model", "default");
+        in.load = loadOptions(args);
+    }
+    if (auto pb = args.value("--prompt-bytes")) {
+        try {
+            std::size_t pos = 0;
+            in.promptBytes = std::stoll(*pb, &pos);
+            if (pos != pb->size() || *in.promptBytes < 0)
+                throw std::invalid_argument("bad");
+        } catch (const std::exception&) {
+            throw UsageError("--prompt-bytes expects a byte count >= 0, got '" + *pb + "'");
+        }
+    }
+    const std::string agg = args.valueOr("--aggregation", "median");
+    try {
+        in.aggregation = parseAggregation(agg);
+    } catch (const InputError&) {
+        throw UsageError("--aggregation must be median, mean, max or min");
+    }
+    in.language = languageOption(args);
+    in.categoriesFile = args.value("--categories");
+    return in;
+}
+
+EvalResult runEval(const EvalInputs& in)
+{
+    const CategoryMap categories =
+        in.categoriesFile ? CategoryMap::fromFile(*in.categoriesFile) : CategoryMap::forLanguage(in.language);
+    std::optional<std::string> text;
+    if (in.textFile)
+        text = readUtf8File(*in.textFile);
+    ScoredText scored;
+    if (in.scoresFile) {
+        scored = scoredFromJson(*in.scoresFile, text);
+    } else {
+        auto model = LanguageModel::load(resolveModelDir(*in.modelDir), in.load);
+        scored = model->score(*text);
+    }
+    if (in.promptBytes) {
+        const auto n = static_cast<std::size_t>(*in.promptBytes);
+        if (n > scored.text.size())
+            throw InputError("--prompt-bytes " + std::to_string(n) + " is beyond the end of the text (" +
+                             std::to_string(scored.text.size()) + " bytes)");
+        scored.promptBytes = n;
+        scored.promptTokens = 0;
+        for (auto& t : scored.tokens) {
+            t.generated = t.start >= n;
+            scored.promptTokens += t.generated ? 0 : 1;
+        }
+    }
+    return evaluate(std::move(scored), in.language, in.aggregation, categories);
+}
+
+} // namespace
+
+int cmdParse(Args& args)
+{
+    const std::string language = languageOption(args);
+    const std::string file = args.require("--text-file");
+    const auto out = args.value("--out");
+    args.finish();
+
+    const SyntaxTree tree = SyntaxTree::parse(language, readUtf8File(file));
+    json nodes = json::array();
+    for (const auto& n : tree.nodes())
+        nodes.push_back({{"id", n.id},
+                         {"type", n.type},
+                         {"named", n.named},
+                         {"start", n.start},
+                         {"end", n.end},
+                         {"parent", n.parent < 0 ? json(nullptr) : json(n.parent)},
+                         {"depth", n.depth},
+                         {"error", n.error()},
+                         {"missing", n.isMissing}});
+    writeJson({{"language", language}, {"levels", tree.levels()}, {"nodes", std::move(nodes)}}, out);
+    return 0;
+}
+
+int cmdEval(Args& args)
+{
+    const EvalInputs in = readEvalOptions(args);
+    const auto out = args.value("--out");
+    args.finish();
+
+    const EvalResult r = runEval(in);
+    json j = evalResultJson(r);
+    j["language"] = in.language;
+    json perCategory = json::object();
+    for (const auto& [k, v] : r.features.perCategory)
+        perCategory[k] = v;
+    j["summary"]["categories"] = std::move(perCategory);
+    writeJson(j, out);
+    return 0;
+}
+
+int cmdRender(Args& args)
+{
+    const EvalInputs in = readEvalOptions(args);
+    const std::string view = args.require("--view");
+    const std::string svgFile = args.require("--svg");
+    if (view != "complete" && view != "partial" && view != "sequence")
+        throw UsageError("--view must be complete, partial or sequence");
+    args.finish();
+    {
+        // fail before loading a model when the SVG cannot be written there
+        std::error_code ec;
+        const auto dir = std::filesystem::absolute(svgFile, ec).parent_path();
+        if (!std::filesystem::is_directory(dir, ec))
+            throw InputError("cannot write " + svgFile + ": the folder " + dir.string() + " does not exist");
+    }
+
+    const EvalResult r = runEval(in);
+    const std::string svg = view == "sequence" ? renderSequenceSvg(r)
+                                               : renderAstSvg(r, view == "complete" ? AstView::Complete : AstView::Partial);
+    std::ofstream f(svgFile, std::ios::binary);
+    if (!f)
+        throw InputError("cannot write " + svgFile);
+    f << svg;
+    f.close();
+    if (!f)
+        throw InputError("failed writing " + svgFile);
+    std::cerr << "wrote " << svgFile << " (" << view << " view, " << r.tree.nodes().size() << " AST nodes, "
+              << r.scored.tokens.size() << " tokens)\n";
+    return 0;
+}
+
 } // namespace ascviz::cli
