@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
+
 namespace {
 
 using nlohmann::json;
@@ -148,6 +151,47 @@ TEST(TokenizerComponents, AddedTokenOptions)
     EXPECT_EQ(middle.size(), std::string(" is anthony ").size());
     for (int32_t id : middle)
         EXPECT_LT(id, 11);
+}
+
+TEST(TokenizerComponents, CodeGenStyleAddedWhitespaceTokens)
+{
+    // CodeGen adds runs of spaces/tabs as (normalized, non-special) added tokens on top of GPT-2's BPE
+    auto j = toktest::readJson(toktest::fixtureTokenizer("ascviz-code-bpe2k"));
+    j["added_tokens"].push_back({{"id", 2048}, {"content", "    "}, {"single_word", false}, {"lstrip", false},
+                                 {"rstrip", false}, {"normalized", true}, {"special", false}});
+    j["added_tokens"].push_back({{"id", 2049}, {"content", "\t\t"}, {"single_word", false}, {"lstrip", false},
+                                 {"rstrip", false}, {"normalized", true}, {"special", false}});
+    const auto tok = build(j, "codegen-ws");
+    const std::string text = "def f():\n        return 1\n\t\tx";
+    const auto e = tok->encode(text);
+    std::vector<std::size_t> at;
+    for (std::size_t i = 0; i < e.ids.size(); ++i)
+        if (e.ids[i] == 2048)
+            at.push_back(i);
+    ASSERT_EQ(at.size(), 2u);
+    EXPECT_EQ(e.offsets[at[0]], (std::pair<std::size_t, std::size_t>{9, 13}));
+    EXPECT_EQ(e.offsets[at[1]], (std::pair<std::size_t, std::size_t>{13, 17}));
+    EXPECT_EQ(e.tokens[at[0]], "    ");
+    EXPECT_FALSE(e.special[at[0]]);
+    EXPECT_NE(std::find(e.ids.begin(), e.ids.end(), 2049), e.ids.end());
+    EXPECT_EQ(tok->decode(e.ids), text);
+    EXPECT_EQ(tok->decode(e.ids, true), text); // not special: kept
+    EXPECT_EQ(tok->vocabSize(), 2050u);
+}
+
+TEST(TokenizerComponents, PartialUtf8DecodesToReplacementCharacters)
+{
+    const auto llama = ascviz::Tokenizer::fromFile(toktest::fixtureTokenizer("llama2"));
+    const auto e = *llama->tokenToId("<0xE6>");
+    const auto x = *llama->tokenToId("x");
+    // ByteFallback: an invalid byte run gives one U+FFFD per byte
+    EXPECT_EQ(llama->decode(std::vector<int32_t>{x, e, e}), "x\xEF\xBF\xBD\xEF\xBF\xBD");
+    const auto gpt2 = ascviz::Tokenizer::fromFile(toktest::fixtureTokenizer("gpt2"));
+    const auto emoji = gpt2->encode("\xF0\x9F\x99\x82"); // 🙂 is two byte-level tokens
+    ASSERT_EQ(emoji.ids.size(), 2u);
+    EXPECT_EQ(emoji.offsets[0], emoji.offsets[1]);
+    EXPECT_EQ(gpt2->decode(std::vector<int32_t>{emoji.ids[0]}), "\xEF\xBF\xBD");
+    EXPECT_EQ(gpt2->idToToken(emoji.ids[0]), "\xF0\x9F"); // raw bytes of the piece
 }
 
 TEST(TokenizerComponents, UnsupportedComponentsAreNamed)
