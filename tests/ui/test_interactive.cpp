@@ -1,0 +1,227 @@
+// The Interactive tab end to end with the tiny GPT-2 fixture model: typing a prompt, Generate (streamed,
+// on a worker thread), Stop, Score, the views that follow, and a failed model load that leaves the app
+// usable.
+#include "uitest_util.h"
+
+#include "astview.h"
+#include "interactivetab.h"
+#include "mainwindow.h"
+#include "modelcontroller.h"
+#include "sequenceview.h"
+#include "textpos.h"
+
+#include "ascviz/layout.h"
+#include "ascviz/model.h"
+
+#include <QComboBox>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <fstream>
+
+using namespace ascviz;
+using namespace ascviz::ui;
+
+class TestInteractive : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void generateStreamsAndShows();
+    void stopMidway();
+    void scoreMatchesModel();
+    void badModelFolderKeepsWorking_data();
+    void badModelFolderKeepsWorking();
+
+private:
+    bool loadTiny(MainWindow& w);
+};
+
+void TestInteractive::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("AsC-Viz-tests"));
+    QCoreApplication::setApplicationName(QStringLiteral("test_ui_interactive"));
+}
+
+bool TestInteractive::loadTiny(MainWindow& w)
+{
+    QSignalSpy loaded(w.controller(), &ModelController::modelLoaded);
+    w.loadModel(uitest::tinyModelQ());
+    return loaded.wait(60000);
+}
+
+void TestInteractive::generateStreamsAndShows()
+{
+    MainWindow w;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(loadTiny(w));
+    InteractiveTab* tab = w.interactiveTab();
+    QVERIFY(tab->generateButton()->isEnabled());
+
+    tab->editor()->setFocus();
+    QTest::keyClicks(tab->editor(), QStringLiteral("def add(a, b):"));
+    QTest::keyClick(tab->editor(), Qt::Key_Return);
+    QTest::keyClicks(tab->editor(), QStringLiteral("    return"));
+    QCOMPARE(tab->prompt(), QStringLiteral("def add(a, b):\n    return"));
+    tab->maxNewTokensBox()->setValue(6);
+    QCOMPARE(tab->decodingBox()->currentIndex(), 0); // greedy
+
+    QSignalSpy streamed(w.controller(), &ModelController::tokenStreamed);
+    QSignalSpy shown(tab, &InteractiveTab::resultShown);
+    QTest::mouseClick(tab->generateButton(), Qt::LeftButton);
+    QVERIFY(!tab->generateButton()->isEnabled() || shown.count() > 0);
+    QVERIFY(shown.wait(60000));
+
+    const AnalysisPtr a = tab->shown();
+    QVERIFY(a);
+    const ScoredText& s = a->eval->scored;
+    const int generated = a->generatedTokens();
+    QVERIFY(generated >= 1 && generated <= 6);
+    QCOMPARE(streamed.count(), generated);
+    QCOMPARE(s.text.substr(0, s.promptBytes), std::string("def add(a, b):\n    return"));
+    QString pieces;
+    for (const auto& args : streamed)
+        pieces += args.at(1).toString();
+    QCOMPARE(pieces, toQString(s.text.substr(s.promptBytes)));
+    QCOMPARE(int(s.tokens.size()), int(s.promptTokens) + generated);
+    QVERIFY(!a->cancelled);
+
+    // Greedy generation is deterministic: equal to the model's own greedy run.
+    const auto model = LanguageModel::load(uitest::tinyModel());
+    GenerationOptions g;
+    g.maxNewTokens = 6;
+    const ScoredText ref = model->generate("def add(a, b):\n    return", g);
+    QCOMPARE(s.text, ref.text);
+
+    // Views: one span per token, one item per visible node, coloured by value.
+    QCOMPARE(tab->sequenceView()->tokenCount(), int(s.tokens.size()));
+    for (auto kind : {ascviz::AstView::Partial, ascviz::AstView::Complete}) {
+        const auto items = tab->astView(kind)->nodeItems();
+        QCOMPARE(int(items.size()), int(visibleNodes(*a->eval, kind).size()));
+        for (AstNodeItem* item : items)
+            QCOMPARE(item->fillColor(), ascQColor(a->eval->nodes[std::size_t(item->node())].value));
+    }
+    QVERIFY(tab->generateButton()->isEnabled());
+    QVERIFY(!tab->stopButton()->isEnabled());
+}
+
+void TestInteractive::stopMidway()
+{
+    MainWindow w;
+    w.show();
+    QVERIFY(loadTiny(w));
+    InteractiveTab* tab = w.interactiveTab();
+    tab->setPrompt(QStringLiteral("def f(x):\n"));
+    const int maxTokens = 100;
+    tab->maxNewTokensBox()->setValue(maxTokens);
+
+    int streamedCount = 0;
+    connect(w.controller(), &ModelController::tokenStreamed, tab, [&](quint64, const QString&, double, int) {
+        if (++streamedCount == 1) {
+            QVERIFY(tab->stopButton()->isEnabled());
+            QTest::mouseClick(tab->stopButton(), Qt::LeftButton);
+        }
+    });
+    QSignalSpy shown(tab, &InteractiveTab::resultShown);
+    QTest::mouseClick(tab->generateButton(), Qt::LeftButton);
+    QVERIFY(shown.wait(60000));
+    const AnalysisPtr a = tab->shown();
+    QVERIFY(a);
+    QVERIFY(a->cancelled);
+    const ScoredText& s = a->eval->scored;
+    const int generated = a->generatedTokens();
+    // The worker waits for each token to reach the GUI, so the stop lands before the next token.
+    QVERIFY2(generated >= 1 && generated <= 2, qPrintable(QString::number(generated)));
+    QCOMPARE(streamedCount, generated);
+    // Consistent state: tokens cover the text, the views show all of them, controls are back.
+    QCOMPARE(int(s.tokens.size()), int(s.promptTokens) + generated);
+    QCOMPARE(s.tokens.back().end, s.text.size());
+    QCOMPARE(tab->sequenceView()->tokenCount(), int(s.tokens.size()));
+    QCOMPARE(tab->sequenceView()->toPlainText(), toQString(s.text));
+    QCOMPARE(int(tab->astView(ascviz::AstView::Complete)->nodeItems().size()),
+             int(visibleNodes(*a->eval, ascviz::AstView::Complete).size()));
+    QVERIFY(tab->generateButton()->isEnabled());
+    QVERIFY(!tab->stopButton()->isEnabled());
+    QCOMPARE(int(w.controller()->phase()), int(ModelController::Phase::Idle));
+}
+
+void TestInteractive::scoreMatchesModel()
+{
+    MainWindow w;
+    QVERIFY(loadTiny(w));
+    InteractiveTab* tab = w.interactiveTab();
+    const std::string code = "def 计算(值):\n    return 值 * 2  # 🙂\n";
+    tab->setPrompt(toQString(code));
+    QSignalSpy shown(tab, &InteractiveTab::resultShown);
+    QTest::mouseClick(tab->scoreButton(), Qt::LeftButton);
+    QVERIFY(shown.wait(60000));
+    const AnalysisPtr a = tab->shown();
+    QCOMPARE(int(a->origin), int(AnalysisOrigin::Scored));
+    QCOMPARE(a->generatedTokens(), 0);
+    const auto model = LanguageModel::load(uitest::tinyModel());
+    const ScoredText ref = model->score(code);
+    const ScoredText& s = a->eval->scored;
+    QCOMPARE(s.text, code);
+    QCOMPARE(s.tokens.size(), ref.tokens.size());
+    for (std::size_t i = 0; i < ref.tokens.size(); ++i) {
+        QCOMPARE(s.tokens[i].id, ref.tokens[i].id);
+        QCOMPARE(s.tokens[i].ntp, ref.tokens[i].ntp);
+    }
+    QCOMPARE(tab->sequenceView()->tokenCount(), int(ref.tokens.size()));
+    QCOMPARE(tab->sequenceView()->toPlainText(), toQString(code));
+}
+
+void TestInteractive::badModelFolderKeepsWorking_data()
+{
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<QString>("expected"); // a part of the message the user sees
+    QTest::newRow("missing folder") << QStringLiteral("missing") << QStringLiteral("does not exist");
+    QTest::newRow("bad config") << QStringLiteral("badconfig") << QStringLiteral("config.json");
+    QTest::newRow("unknown architecture") << QStringLiteral("unknown") << QStringLiteral("frobnicator");
+}
+
+void TestInteractive::badModelFolderKeepsWorking()
+{
+    QFETCH(QString, kind);
+    QFETCH(QString, expected);
+    MainWindow w;
+    w.show();
+    QVERIFY(loadTiny(w));
+    const QString before = w.modelText();
+
+    QTemporaryDir tmp;
+    QString dir = tmp.filePath(QStringLiteral("model"));
+    if (kind == QLatin1String("missing")) {
+        dir = tmp.filePath(QStringLiteral("no-such-model"));
+    } else {
+        QDir().mkpath(dir);
+        std::ofstream cfg((dir + QStringLiteral("/config.json")).toStdString());
+        cfg << (kind == QLatin1String("badconfig") ? "{ this is not json" : R"({"model_type": "frobnicator", "vocab_size": 10})");
+    }
+    QSignalSpy failed(w.controller(), &ModelController::loadFailed);
+    w.loadModel(dir);
+    QVERIFY(failed.wait(60000));
+    QVERIFY(w.isBannerVisible());
+    QVERIFY2(w.bannerText().contains(expected, Qt::CaseInsensitive), qPrintable(w.bannerText()));
+    QVERIFY(w.bannerText().contains(QStringLiteral("tiny-gpt2"))); // still using the old model
+    QCOMPARE(w.modelText(), before);
+
+    // Still usable: generate with the previously loaded model.
+    InteractiveTab* tab = w.interactiveTab();
+    tab->setPrompt(QStringLiteral("x = "));
+    tab->maxNewTokensBox()->setValue(3);
+    QSignalSpy shown(tab, &InteractiveTab::resultShown);
+    QTest::mouseClick(tab->generateButton(), Qt::LeftButton);
+    QVERIFY(shown.wait(60000));
+    QCOMPARE(tab->shown()->eval->scored.model, std::string("tiny-gpt2"));
+    QVERIFY(tab->shown()->generatedTokens() >= 1);
+}
+
+QTEST_MAIN(TestInteractive)
+#include "test_interactive.moc"

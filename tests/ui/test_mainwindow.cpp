@@ -1,0 +1,204 @@
+// The main window: model panel after a load, recent models, the Batch tab's "open snippet", the GUI
+// command line, and the scripted run that saves a screenshot.
+#include "uitest_util.h"
+
+#include "batchtab.h"
+#include "commandline.h"
+#include "interactivetab.h"
+#include "mainwindow.h"
+#include "modelcontroller.h"
+#include "sequenceview.h"
+#include "textpos.h"
+
+#include "ascviz/model.h"
+
+#include <QImage>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <fstream>
+
+using namespace ascviz;
+using namespace ascviz::ui;
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void showsModelAfterLoad();
+    void noModelYet();
+    void openSnippetFromBatch();
+    void commandLine_data();
+    void commandLine();
+    void scriptedScreenshot();
+};
+
+void TestMainWindow::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("AsC-Viz-tests"));
+    QCoreApplication::setApplicationName(QStringLiteral("test_ui_mainwindow"));
+    QSettings().clear();
+}
+
+void TestMainWindow::showsModelAfterLoad()
+{
+    MainWindow w;
+    w.show();
+    QSignalSpy started(w.controller(), &ModelController::loadStarted);
+    QSignalSpy loaded(w.controller(), &ModelController::modelLoaded);
+    w.loadModel(uitest::tinyModelQ());
+    QCOMPARE(started.count(), 1);
+    QVERIFY(w.controller()->isLoading());
+    QVERIFY(loaded.wait(60000));
+    const auto info = LanguageModel::load(uitest::tinyModel())->info();
+    QVERIFY(info.parameters > 0);
+    const QString text = w.modelText();
+    QVERIFY2(text.contains(QStringLiteral("tiny-gpt2")), qPrintable(text));
+    QVERIFY2(text.contains(formatParameters(info.parameters) + QStringLiteral(" parameters")), qPrintable(text));
+    QVERIFY(text.contains(toQString(info.architecture)));
+    QVERIFY(text.contains(toQString(info.device)));
+    QVERIFY(text.contains(toQString(info.dtype)));
+    QVERIFY(!w.isBannerVisible());
+    QCOMPARE(w.recentModels().value(0), QDir::cleanPath(uitest::tinyModelQ()));
+    QVERIFY(w.interactiveTab()->generateButton()->isEnabled());
+}
+
+void TestMainWindow::noModelYet()
+{
+    MainWindow w;
+    QVERIFY(!w.interactiveTab()->generateButton()->isEnabled());
+    QVERIFY(!w.interactiveTab()->scoreButton()->isEnabled());
+    QVERIFY(w.modelText().contains(QStringLiteral("none")));
+    QCOMPARE(w.tabs()->count(), 2);
+    QCOMPARE(w.tabs()->tabText(0), QStringLiteral("Interactive"));
+    QCOMPARE(w.tabs()->tabText(1), QStringLiteral("Batch"));
+}
+
+void TestMainWindow::openSnippetFromBatch()
+{
+    MainWindow w;
+    QSignalSpy shown(w.interactiveTab(), &InteractiveTab::resultShown);
+    w.tabs()->setCurrentIndex(1);
+    // The snippet's model is not loaded yet: it is loaded first, then the code is scored.
+    const QString code = QStringLiteral("for i in range(3):\n    print(i)\n");
+    Q_EMIT w.batchTab()->openSnippetRequested(code, uitest::tinyModelQ());
+    QVERIFY(shown.wait(60000));
+    QCOMPARE(w.tabs()->currentWidget(), static_cast<QWidget*>(w.interactiveTab()));
+    QCOMPARE(w.interactiveTab()->shown()->eval->scored.text, toUtf8(code));
+    QCOMPARE(w.interactiveTab()->shown()->eval->scored.model, std::string("tiny-gpt2"));
+    // Same model: scored at once.
+    Q_EMIT w.batchTab()->openSnippetRequested(QStringLiteral("x = 1\n"), uitest::tinyModelQ());
+    QVERIFY(shown.wait(60000));
+    QCOMPARE(w.interactiveTab()->shown()->eval->scored.text, std::string("x = 1\n"));
+}
+
+void TestMainWindow::commandLine_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<int>("result");
+    QTest::addColumn<QString>("check");
+    auto row = [](const char* name, QStringList args, ParseResult r, const QString& check) {
+        args.prepend(QStringLiteral("ascviz"));
+        QTest::newRow(name) << args << int(r) << check;
+    };
+    row("plain", {}, ParseResult::Ok, QStringLiteral("model=default"));
+    row("model default", {QStringLiteral("--model"), QStringLiteral("default")}, ParseResult::Ok, QStringLiteral("model=default"));
+    row("screenshot run",
+        {QStringLiteral("--model"), QStringLiteral("/m"), QStringLiteral("--prompt-file"), QStringLiteral("p.py"), QStringLiteral("--generate"),
+         QStringLiteral("--greedy"), QStringLiteral("--max-new-tokens"), QStringLiteral("40"), QStringLiteral("--view"), QStringLiteral("partial"),
+         QStringLiteral("--screenshot"), QStringLiteral("o.png"), QStringLiteral("--quit")},
+        ParseResult::Ok, QStringLiteral("max=40"));
+    row("sampling", {QStringLiteral("--prompt-file"), QStringLiteral("p"), QStringLiteral("--generate"), QStringLiteral("--temperature"),
+                     QStringLiteral("0.7"), QStringLiteral("--top-k"), QStringLiteral("5")},
+        ParseResult::Ok, QStringLiteral("sampling"));
+    row("bad view", {QStringLiteral("--view"), QStringLiteral("tree")}, ParseResult::Error, QStringLiteral("--view"));
+    row("bad tokens", {QStringLiteral("--max-new-tokens"), QStringLiteral("zero")}, ParseResult::Error, QStringLiteral("--max-new-tokens"));
+    row("greedy+sampling", {QStringLiteral("--greedy"), QStringLiteral("--temperature"), QStringLiteral("0.5")}, ParseResult::Error,
+        QStringLiteral("--greedy"));
+    row("generate without prompt", {QStringLiteral("--generate")}, ParseResult::Error, QStringLiteral("--prompt-file"));
+    row("unknown option", {QStringLiteral("--frobnicate")}, ParseResult::Error, QStringLiteral("frobnicate"));
+    row("bad aggregation", {QStringLiteral("--aggregation"), QStringLiteral("mode")}, ParseResult::Error, QStringLiteral("--aggregation"));
+    row("help", {QStringLiteral("--help")}, ParseResult::Help, QStringLiteral("--screenshot"));
+}
+
+void TestMainWindow::commandLine()
+{
+    QFETCH(QStringList, args);
+    QFETCH(int, result);
+    QFETCH(QString, check);
+    GuiOptions o;
+    QString message;
+    QCOMPARE(int(parseGuiCommandLine(args, &o, &message)), result);
+    if (result == int(ParseResult::Ok)) {
+        if (check == QLatin1String("model=default"))
+            QCOMPARE(o.model, QStringLiteral("default"));
+        if (check == QLatin1String("max=40")) {
+            QCOMPARE(o.generation.maxNewTokens, 40);
+            QVERIFY(o.generation.greedy);
+            QVERIFY(o.generate);
+            QVERIFY(o.quit);
+            QCOMPARE(o.view, QStringLiteral("partial"));
+            QCOMPARE(o.screenshot, QStringLiteral("o.png"));
+            QCOMPARE(o.model, QStringLiteral("/m"));
+        }
+        if (check == QLatin1String("sampling")) {
+            QVERIFY(!o.generation.greedy);
+            QCOMPARE(o.generation.temperature, 0.7);
+            QCOMPARE(o.generation.topK, 5);
+        }
+    } else {
+        QVERIFY2(message.contains(check), qPrintable(message));
+    }
+}
+
+void TestMainWindow::scriptedScreenshot()
+{
+    QTemporaryDir dir;
+    const QString prompt = dir.filePath(QStringLiteral("p.py"));
+    {
+        std::ofstream out(prompt.toStdString());
+        out << "def square(x):\n    return";
+    }
+    const QString shot = dir.filePath(QStringLiteral("shot.png"));
+    GuiOptions o;
+    QString message;
+    QCOMPARE(parseGuiCommandLine({QStringLiteral("ascviz"), QStringLiteral("--model"), uitest::tinyModelQ(), QStringLiteral("--prompt-file"),
+                                  prompt, QStringLiteral("--generate"), QStringLiteral("--greedy"), QStringLiteral("--max-new-tokens"),
+                                  QStringLiteral("5"), QStringLiteral("--view"), QStringLiteral("complete"), QStringLiteral("--screenshot"),
+                                  shot, QStringLiteral("--quit")},
+                                 &o, &message),
+             ParseResult::Ok);
+    MainWindow w;
+    w.show();
+    AutoRun run(&w, o);
+    QSignalSpy finished(&run, &AutoRun::finished);
+    run.start();
+    w.loadModel(o.model);
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(finished.first().first().toInt(), 0);
+    const QImage img(shot);
+    QVERIFY(!img.isNull());
+    QCOMPARE(img.size(), w.grab().size());
+    QCOMPARE(int(w.interactiveTab()->currentView()), int(InteractiveTab::View::Complete));
+    const AnalysisPtr a = w.interactiveTab()->shown();
+    QVERIFY(a && a->generatedTokens() >= 1 && a->generatedTokens() <= 5);
+
+    // A model that cannot be loaded ends a --quit run with exit code 1.
+    MainWindow w2;
+    GuiOptions bad = o;
+    bad.screenshot.clear();
+    AutoRun run2(&w2, bad);
+    QSignalSpy finished2(&run2, &AutoRun::finished);
+    run2.start();
+    w2.loadModel(dir.filePath(QStringLiteral("nope")));
+    QVERIFY(finished2.wait(60000));
+    QCOMPARE(finished2.first().first().toInt(), 1);
+}
+
+QTEST_MAIN(TestMainWindow)
+#include "test_mainwindow.moc"
