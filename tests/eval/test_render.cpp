@@ -239,11 +239,11 @@ TEST(Svg, SequenceViewIsWellFormedValidUtf8AndColoursEveryToken)
     EXPECT_NE(svg.find("&lt;&amp;"), std::string::npos);
     EXPECT_NE(svg.find("\u240c"), std::string::npos); // form feed shown as a symbol, not a raw control char
     EXPECT_NE(svg.find(">    </text>"), std::string::npos); // tab expanded to 4 spaces
-    EXPECT_NE(svg.find("generated token (underlined)"), std::string::npos);
+    EXPECT_NE(svg.find("generated token (bold, underlined)"), std::string::npos);
     EXPECT_NE(svg.find("linearGradient"), std::string::npos);
-    // two lines of code: line numbers 1 and 2 (CRLF is one break), none for a third
+    // two lines of code: line numbers 1 and 2 (CRLF is one break; the final newline opens no line 3)
     EXPECT_NE(svg.find(">2</text>"), std::string::npos);
-    EXPECT_EQ(svg.find(">4</text>"), std::string::npos);
+    EXPECT_EQ(svg.find(">3</text>"), std::string::npos);
 }
 
 TEST(Svg, EmptyTextStillRenders)

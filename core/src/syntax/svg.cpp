@@ -82,7 +82,7 @@ void legend(std::ostringstream& s, double x, double y, const std::string& captio
         s << "<rect x=\"" << fmt(sx) << "\" y=\"" << fmt(barY) << "\" width=\"16\" height=\"12\" fill=\"#ffffff\" stroke=\"#bbbbbb\" stroke-width=\"0.6\"/>"
           << "<line x1=\"" << fmt(sx) << "\" y1=\"" << fmt(barY + 13.5) << "\" x2=\"" << fmt(sx + 16) << "\" y2=\""
           << fmt(barY + 13.5) << "\" stroke=\"#111111\" stroke-width=\"2\"/>"
-          << "<text x=\"" << fmt(sx + 22) << "\" y=\"" << fmt(barY + 10) << "\" font-size=\"10\" fill=\"#111111\">generated token (underlined)</text>\n";
+          << "<text x=\"" << fmt(sx + 22) << "\" y=\"" << fmt(barY + 10) << "\" font-size=\"10\" fill=\"#111111\">generated token (bold, underlined)</text>\n";
     }
     s << "</g>\n";
 }
@@ -235,7 +235,8 @@ std::string renderSequenceSvg(const EvalResult& r)
         col += cols;
         maxCols = std::max(maxCols, col);
     }
-    const int lines = line + 1;
+    // A final line break ends the last line; it does not open an empty numbered line.
+    const int lines = (col == 0 && line > 0) ? line : line + 1;
 
     const int digits = static_cast<int>(std::to_string(lines).size());
     const double gutter = digits * cw + 14;
@@ -267,6 +268,14 @@ std::string renderSequenceSvg(const EvalResult& r)
           << "</text>\n";
     s << "</g>\n";
 
+    int firstGenerated = -1, firstGeneratedLine = 0, firstGeneratedCol = 0;
+    for (const auto& run : runs)
+        if (run.token >= 0 && toks[static_cast<std::size_t>(run.token)].generated) {
+            firstGenerated = run.token;
+            firstGeneratedLine = run.line;
+            firstGeneratedCol = run.col;
+            break;
+        }
     s << "<g class=\"code\" font-family=\"" << kMonoFont << "\" font-size=\"" << fmt(fontSize)
       << "\" xml:space=\"preserve\">\n";
     for (const auto& run : runs) {
@@ -288,13 +297,17 @@ std::string renderSequenceSvg(const EvalResult& r)
         s << (t.generated ? " \u00b7 generated" : " \u00b7 prompt") << "</title>";
         s << "<rect x=\"" << fmt(x + 0.4) << "\" y=\"" << fmt(y + 1) << "\" width=\"" << fmt(std::max(w - 0.8, 0.5))
           << "\" height=\"" << fmt(lineH - 2) << "\" rx=\"2\" fill=\"" << hex(fill) << "\"/>";
+        if (t.generated && run.token == firstGenerated && run.col == firstGeneratedCol &&
+            run.line == firstGeneratedLine) // where the completion starts
+            s << "<line x1=\"" << fmt(x - 1.2) << "\" y1=\"" << fmt(y - 1) << "\" x2=\"" << fmt(x - 1.2) << "\" y2=\""
+              << fmt(y + lineH + 1) << "\" stroke=\"#111111\" stroke-width=\"1.6\"/>";
         if (t.generated)
             s << "<line x1=\"" << fmt(x + 0.4) << "\" y1=\"" << fmt(y + lineH - 1.5) << "\" x2=\""
               << fmt(x + std::max(w - 0.4, 0.9)) << "\" y2=\"" << fmt(y + lineH - 1.5)
               << "\" stroke=\"#111111\" stroke-width=\"2\"/>";
         if (!run.newline && !run.text.empty())
             s << "<text x=\"" << fmt(x) << "\" y=\"" << fmt(y + lineH * 0.72) << "\" fill=\"" << textColorOn(fill)
-              << "\">" << xmlEscape(run.text) << "</text>";
+              << (t.generated ? "\" font-weight=\"bold" : "") << "\">" << xmlEscape(run.text) << "</text>";
         s << "</g>\n";
     }
     s << "</g>\n";
