@@ -71,26 +71,69 @@ uint64_t availableCpuMemory()
     return 0; // unknown: no check
 }
 
-// Length of the longest prefix of `s` that does not end inside a multi-byte UTF-8 sequence.
-std::size_t completeUtf8Prefix(const std::string& s)
-{
-    const std::size_t n = s.size();
-    std::size_t i = n;
-    int back = 0;
-    while (i > 0 && back < 4) {
-        const auto c = static_cast<unsigned char>(s[i - 1]);
-        if ((c & 0xC0) != 0x80) { // a lead byte or ASCII
-            std::size_t need = 1;
-            if ((c & 0xE0) == 0xC0) need = 2;
-            else if ((c & 0xF0) == 0xE0) need = 3;
-            else if ((c & 0xF8) == 0xF0) need = 4;
-            return (n - (i - 1) >= need) ? n : i - 1;
+// Turns the bytes generated tokens contribute into text the way Hugging Face's decoders do (invalid UTF-8
+// becomes U+FFFD, one per maximal invalid subpart), incrementally: bytes that may still become a character
+// wait for the next token. Each byte maps to the span of the character it ended up in, so a token that holds
+// part of a character gets that whole character's span (as the tokenizer's offsets do for prompt tokens).
+class Utf8Assembler {
+public:
+    void add(const std::string& bytes) { m_raw += bytes; resolve(); }
+    std::size_t rawSize() const { return m_raw.size(); }
+    const std::string& text() const { return m_text; }
+    bool pending() const { return m_resolved < m_raw.size(); }
+    // The text span of raw bytes [b, e); bytes not resolved (an unfinished character at the end) map to the end.
+    std::pair<std::size_t, std::size_t> span(std::size_t b, std::size_t e) const
+    {
+        const std::size_t endText = m_text.size();
+        if (b >= e) {
+            const std::size_t p = b < m_span.size() ? m_span[b].first : endText;
+            return {p, p};
         }
-        --i;
-        ++back;
+        const std::size_t s = b < m_span.size() ? m_span[b].first : endText;
+        const std::size_t t = e - 1 < m_span.size() ? m_span[e - 1].second : endText;
+        return {s, std::max(s, t)};
     }
-    return n; // only continuation bytes: leave as is (invalid anyway)
-}
+
+private:
+    static bool cont(unsigned char c) { return (c & 0xC0) == 0x80; }
+    void emit(std::size_t from, std::size_t n, std::string_view chars)
+    {
+        const std::size_t s = m_text.size();
+        m_text += chars;
+        for (std::size_t k = 0; k < n; ++k)
+            m_span.emplace_back(s, m_text.size());
+        m_resolved = from + n;
+    }
+    void resolve()
+    {
+        static const std::string_view kReplacement = "\xEF\xBF\xBD";
+        while (m_resolved < m_raw.size()) {
+            const std::size_t i = m_resolved;
+            const auto c = static_cast<unsigned char>(m_raw[i]);
+            std::size_t need = 0;
+            unsigned char lo = 0x80, hi = 0xBF; // allowed range of the second byte
+            if (c < 0x80) need = 1;
+            else if (c >= 0xC2 && c <= 0xDF) need = 2;
+            else if (c >= 0xE0 && c <= 0xEF) { need = 3; if (c == 0xE0) lo = 0xA0; if (c == 0xED) hi = 0x9F; }
+            else if (c >= 0xF0 && c <= 0xF4) { need = 4; if (c == 0xF0) lo = 0x90; if (c == 0xF4) hi = 0x8F; }
+            if (need == 0) { emit(i, 1, kReplacement); continue; }
+            if (need == 1) { emit(i, 1, m_raw.substr(i, 1)); continue; }
+            std::size_t k = 1;
+            bool bad = false;
+            for (; k < need && i + k < m_raw.size(); ++k) {
+                const auto d = static_cast<unsigned char>(m_raw[i + k]);
+                if (!cont(d) || (k == 1 && (d < lo || d > hi))) { bad = true; break; }
+            }
+            if (bad) { emit(i, k, kReplacement); continue; } // lead + valid continuations -> one U+FFFD
+            if (k < need) return;                              // unfinished: wait for more bytes
+            emit(i, need, m_raw.substr(i, need));
+        }
+    }
+
+    std::string m_raw, m_text;
+    std::vector<std::pair<std::size_t, std::size_t>> m_span; // per resolved raw byte
+    std::size_t m_resolved = 0;
+};
 
 // Uniform double in [0, 1) from 53 random bits: the same on every standard library.
 double uniform01(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
@@ -215,63 +258,61 @@ public:
         s.model = m_info.name;
         s.text = std::string(prompt);
         const std::size_t base = s.text.size();
-        std::string raw;          // bytes the generated tokens contribute
-        std::size_t streamed = 0; // bytes of raw already streamed (ends on a character boundary)
+        Utf8Assembler out;
+        std::size_t streamed = 0; // bytes of out.text() already streamed
         std::vector<int32_t> generated;
+        std::vector<std::pair<std::size_t, std::size_t>> rawSpans; // bytes each generated token contributes
+        std::vector<Pred> genPreds;
         Preds promptPreds;
-        int index = 0;
         run(ids, opts, std::max(0, opts.topAlternatives), cancel, &promptPreds, [&](const Step& st) {
             if (opts.stopAtEos && isEos(st.id))
                 return;
             generated.push_back(st.id);
-            ScoredToken t;
-            t.id = st.id;
-            t.start = base + raw.size();
-            raw += m_tok->idToToken(st.id);
-            t.end = base + raw.size();
-            t.ntp = st.pred.ntp;
-            t.generated = true;
-            t.top = alternatives(st.pred);
-            s.tokens.push_back(std::move(t));
+            const std::size_t b = out.rawSize();
+            out.add(m_tok->idToToken(st.id));
+            rawSpans.emplace_back(b, out.rawSize());
+            genPreds.push_back(st.pred);
             if (onToken) {
-                const std::size_t complete = completeUtf8Prefix(raw);
                 StreamedToken tok;
                 tok.id = st.id;
-                tok.piece = raw.substr(streamed, complete - streamed);
-                streamed = complete;
+                tok.piece = out.text().substr(streamed);
+                streamed = out.text().size();
                 tok.ntp = st.pred.ntp;
-                tok.index = index;
+                tok.index = static_cast<int>(generated.size()) - 1;
                 onToken(tok);
             }
-            ++index;
         });
-        std::vector<ScoredToken> genTokens(std::make_move_iterator(s.tokens.begin()), std::make_move_iterator(s.tokens.end()));
-        s.tokens.clear();
         appendPromptTokens(s, enc, promptPreds, prefix);
         s.promptBytes = base;
         s.promptTokens = s.tokens.size();
 
-        // The completion: the bytes the tokens contribute, cut back to a character boundary when generation
-        // stopped inside a multi-byte character (those bytes are dropped and the token's span clipped).
-        std::string completion = raw.substr(0, completeUtf8Prefix(raw));
-        // Check against the tokenizer's decoder (in context, so that e.g. SentencePiece's leading-space rule
-        // applies as in Hugging Face); where they differ, the decoded text wins and spans follow it.
+        // Bytes of a character left unfinished when generation stopped are dropped (no token completes them).
+        std::string completion = out.text();
+        std::vector<std::pair<std::size_t, std::size_t>> spans;
+        for (const auto& [b, e] : rawSpans)
+            spans.push_back(out.span(b, e));
+        // Cross-check with the tokenizer's decoder in context (e.g. SentencePiece's leading-space rule); where
+        // they differ, the decoded text wins and spans come from decoding token by token.
         const std::string decodedPrompt = m_tok->decode(ids);
         std::vector<int32_t> all = ids;
         all.insert(all.end(), generated.begin(), generated.end());
         const std::string decodedAll = m_tok->decode(all);
         if (decodedAll.compare(0, decodedPrompt.size(), decodedPrompt) == 0) {
             const std::string viaDecode = decodedAll.substr(decodedPrompt.size());
-            if (viaDecode != completion && !findInvalidUtf8Safe(viaDecode))
-                respanByDecoding(ids, generated, base, genTokens, completion);
+            if (viaDecode != completion && viaDecode != completion + "\xEF\xBF\xBD" && !findInvalidUtf8(viaDecode))
+                respanByDecoding(ids, generated, spans, completion);
         }
-        for (auto& t : genTokens) {
-            t.start = std::min(t.start, base + completion.size());
-            t.end = std::min(t.end, base + completion.size());
+        for (std::size_t j = 0; j < generated.size(); ++j) {
+            ScoredToken t;
+            t.id = generated[j];
+            t.start = base + std::min(spans[j].first, completion.size());
+            t.end = base + std::min(spans[j].second, completion.size());
+            t.ntp = genPreds[j].ntp;
+            t.generated = true;
+            t.top = alternatives(genPreds[j]);
+            s.tokens.push_back(std::move(t));
         }
         s.text += completion;
-        for (auto& t : genTokens)
-            s.tokens.push_back(std::move(t));
         return s;
     }
 
@@ -320,8 +361,6 @@ private:
 
     bool isEos(int32_t id) const { return std::find(m_eos.begin(), m_eos.end(), id) != m_eos.end(); }
 
-    static bool findInvalidUtf8Safe(const std::string& s) { return findInvalidUtf8(s).has_value(); }
-
     std::vector<Alternative> alternatives(const Pred& p) const
     {
         std::vector<Alternative> v;
@@ -348,8 +387,8 @@ private:
 
     // Spans of generated tokens from incremental decoding in context (fallback for tokenizers whose
     // per-token text does not concatenate to the decoded text).
-    void respanByDecoding(const std::vector<int32_t>& ids, const std::vector<int32_t>& generated, std::size_t base,
-                          std::vector<ScoredToken>& tokens, std::string& completion) const
+    void respanByDecoding(const std::vector<int32_t>& ids, const std::vector<int32_t>& generated,
+                          std::vector<std::pair<std::size_t, std::size_t>>& spans, std::string& completion) const
     {
         const std::string decodedPrompt = m_tok->decode(ids);
         std::vector<int32_t> all = ids;
@@ -359,16 +398,15 @@ private:
             all.push_back(generated[j]);
             std::string d = m_tok->decode(all);
             d = d.size() >= decodedPrompt.size() ? d.substr(decodedPrompt.size()) : std::string();
-            // A trailing U+FFFD stands for an unfinished character: not stable yet.
+            // A trailing U+FFFD may stand for an unfinished character: not stable yet.
             while (d.size() >= 3 && d.compare(d.size() - 3, 3, "\xEF\xBF\xBD") == 0)
                 d.resize(d.size() - 3);
             const std::size_t cur = std::max(prev, d.size());
-            tokens[j].start = base + prev;
-            tokens[j].end = base + cur;
+            spans[j] = {prev, cur};
             prev = cur;
             text = d;
         }
-        completion = text.substr(0, prev);
+        completion = text.substr(0, std::min(prev, text.size()));
     }
 
     at::Tensor idTensor(const std::vector<std::vector<int32_t>>& rows, std::size_t width) const
