@@ -1,7 +1,106 @@
+// ascviz-cli score / generate: the model runtime from the command line (docs/cli.md).
 #include "commands.h"
+#include "common.h"
+
 #include "ascviz/error.h"
+#include "ascviz/resources.h"
+#include "ascviz/utf8.h"
+
+#include <cmath>
 
 namespace ascviz::cli {
-int cmdScore(Args&) { throw Error("not implemented yet"); }
-int cmdGenerate(Args&) { throw Error("not implemented yet"); }
+namespace {
+
+nlohmann::json numberOrNull(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+} // namespace
+
+// score --model DIR --text-file F [--top-k K] [--out FILE]
+// {"model", "tokens":[{"id","start","end","ntp"}], "cross_entropy"}
+int cmdScore(Args& args)
+{
+    const auto dir = resolveModelDir(args.valueOr("--model", "default"));
+    const auto load = loadOptions(args);
+    const auto textFile = args.value("--text-file");
+    const auto outFile = args.value("--out");
+    args.finish();
+    if (!textFile)
+        throw UsageError("missing required option --text-file");
+    const std::string text = readUtf8File(*textFile);
+    const auto model = LanguageModel::load(dir, load);
+    const ScoredText s = model->score(text);
+    nlohmann::json j;
+    j["model"] = s.model;
+    j["tokens"] = tokensJson(s, false);
+    j["cross_entropy"] = numberOrNull(s.crossEntropy());
+    writeJson(j, outFile);
+    return 0;
+}
+
+// generate --model DIR --prompt-file F --max-new-tokens N [--greedy | --temperature T --top-p P --top-k K
+//          --seed S] [--ignore-eos] [--out FILE]
+// {"model", "text", "prompt_tokens", "prompt_bytes", "tokens":[{"id","start","end","ntp","generated"}], "cross_entropy"}
+int cmdGenerate(Args& args)
+{
+    const auto dir = resolveModelDir(args.valueOr("--model", "default"));
+    const auto load = loadOptions(args);
+    const auto promptFile = args.value("--prompt-file");
+    const auto outFile = args.value("--out");
+    GenerationOptions g;
+    g.maxNewTokens = args.intValue("--max-new-tokens", 64);
+    const bool greedy = args.flag("--greedy");
+    const auto temperature = args.value("--temperature");
+    const auto topP = args.value("--top-p");
+    const auto topK = args.value("--top-k");
+    const auto seed = args.value("--seed");
+    g.stopAtEos = !args.flag("--ignore-eos");
+    const bool sampling = temperature || topP || topK || seed;
+    if (greedy && sampling)
+        throw UsageError("--greedy cannot be combined with --temperature, --top-p, --top-k or --seed");
+    g.greedy = !sampling;
+    auto number = [](const std::string& name, const std::string& v) {
+        try {
+            std::size_t used = 0;
+            const double d = std::stod(v, &used);
+            if (used != v.size())
+                throw std::invalid_argument(v);
+            return d;
+        } catch (const std::exception&) {
+            throw UsageError(name + " expects a number, got '" + v + "'");
+        }
+    };
+    if (temperature)
+        g.temperature = number("--temperature", *temperature);
+    if (topP)
+        g.topP = number("--top-p", *topP);
+    if (topK)
+        g.topK = static_cast<int>(number("--top-k", *topK));
+    if (seed)
+        g.seed = static_cast<uint64_t>(number("--seed", *seed));
+    args.finish();
+    if (!promptFile)
+        throw UsageError("missing required option --prompt-file");
+    if (g.maxNewTokens < 0)
+        throw UsageError("--max-new-tokens must be >= 0");
+    if (sampling && !(g.temperature > 0))
+        throw UsageError("--temperature must be > 0");
+    if (g.topP <= 0 || g.topP > 1)
+        throw UsageError("--top-p must be in (0, 1]");
+    if (g.topK < 0)
+        throw UsageError("--top-k must be >= 0");
+
+    const std::string prompt = readUtf8File(*promptFile);
+    const auto model = LanguageModel::load(dir, load);
+    const ScoredText s = model->generate(prompt, g);
+    nlohmann::json j;
+    j["model"] = s.model;
+    j["text"] = s.text;
+    j["prompt_tokens"] = s.promptTokens;
+    j["prompt_bytes"] = s.promptBytes;
+    j["tokens"] = tokensJson(s, true);
+    j["cross_entropy"] = numberOrNull(s.crossEntropy());
+    writeJson(j, outFile);
+    return 0;
+}
+
 } // namespace ascviz::cli
