@@ -30,11 +30,19 @@ struct GraphLayout {
     std::vector<LayoutEdge> edges;
 };
 
-// Partial = non-terminals only (named nodes with children, plus ERROR nodes).
+// Partial = non-terminals only (nodes with children), plus ERROR and MISSING nodes (which stay visible,
+// method.md §2); pre-order ids.
 std::vector<int> visibleNodes(const EvalResult& r, AstView view);
+// "type" ("MISSING type" for a MISSING node), then for terminals whose text differs from their type the
+// text (control characters as visible symbols, cut at 24 characters with "…"), then "0.63" or "n/a".
 std::string nodeLabel(const EvalResult& r, int node, AstView view);
-GraphLayout layoutAst(const EvalResult& r, AstView view); // throws Error when Graphviz fails
+// Top-down dot layout, children in text order, boxes sized for their labels (10 pt sans). Points, y down,
+// origin at the top-left of the graph. Thread-safe (Graphviz calls are serialised). Throws Error when
+// Graphviz fails.
+GraphLayout layoutAst(const EvalResult& r, AstView view);
 
+// Standalone SVG documents (title line, the view, legend). Node groups carry id="node-<id>" and
+// data-node/data-type/data-start/data-end; token groups carry data-token (sequence view).
 std::string renderAstSvg(const EvalResult& r, AstView view);
 std::string renderSequenceSvg(const EvalResult& r);
 
