@@ -22,7 +22,7 @@ const QColor kBorder(0x55, 0x55, 0x55);
 const QColor kErrorBorder(0xA0, 0x00, 0x00);
 const QColor kHighlightBorder(0x11, 0x11, 0x11);
 const QColor kEdge(0x8A, 0x8A, 0x8A);
-constexpr double kMinAutoZoom = 0.45; // below this, start at a readable zoom at the root instead of fitting
+constexpr double kMinAutoZoom = 0.6; // below this, start at a readable zoom at the root instead of fitting
 
 QPainterPath edgePath(const LayoutEdge& e)
 {
@@ -141,6 +141,7 @@ AstView::AstView(ascviz::AstView kind, QWidget* parent) : QGraphicsView(parent),
     setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
     setResizeAnchor(QGraphicsView::AnchorViewCenter);
     setBackgroundBrush(Qt::white);
+    setAlignment(Qt::AlignHCenter | Qt::AlignTop);
     setViewportUpdateMode(QGraphicsView::BoundingRectViewportUpdate);
     showMessage(tr("The AST appears here after generating or scoring."));
 }

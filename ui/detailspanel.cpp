@@ -25,7 +25,7 @@ QString row(const QString& k, const QString& v)
     return QStringLiteral("<tr><td style='color:#555'>%1&nbsp;&nbsp;</td><td>%2</td></tr>").arg(k, v);
 }
 
-QString excerpt(std::string_view text, int maxChars = 80)
+QString excerpt(std::string_view text, int maxChars = 48)
 {
     QString s = QString::fromUtf8(text.data(), qsizetype(text.size()));
     if (s.size() > maxChars)
@@ -44,6 +44,9 @@ DetailsPanel::DetailsPanel(QWidget* parent)
     m_header->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_header->setMargin(4);
+    // Long unbreakable text (code excerpts) must not widen the panel, let alone the window.
+    m_header->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_header->setMinimumWidth(200);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);

@@ -11,7 +11,7 @@ namespace ascviz::ui {
 class TokenTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Index, Text, Id, NtP, CE, Source, ColumnCount };
+    enum Column { Index, Text, NtP, CE, Id, Source, ColumnCount };
     static constexpr int TokenRole = Qt::UserRole + 1; // the token index of a row
 
     explicit TokenTableModel(QObject* parent = nullptr);
@@ -32,7 +32,7 @@ private:
 class NodeTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Id, Type, Category, Value, Tokens, Depth, ColumnCount };
+    enum Column { Id, Type, Value, Category, Tokens, Depth, ColumnCount };
     static constexpr int NodeRole = Qt::UserRole + 1;
 
     explicit NodeTableModel(QObject* parent = nullptr);

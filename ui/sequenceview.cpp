@@ -65,6 +65,17 @@ void SequenceView::beginStreaming(const QString& prompt)
     QTextCharFormat f;
     f.setForeground(QColor(0x55, 0x55, 0x55));
     c.insertText(prompt, f);
+    applyLineSpacing();
+}
+
+void SequenceView::applyLineSpacing()
+{
+    // A little air between lines so that the token backgrounds of neighbouring lines do not touch.
+    QTextCursor all(document());
+    all.select(QTextCursor::Document);
+    QTextBlockFormat bf;
+    bf.setLineHeight(135, QTextBlockFormat::ProportionalHeight);
+    all.mergeBlockFormat(bf);
 }
 
 void SequenceView::appendStreamed(const QString& piece)
@@ -93,6 +104,7 @@ void SequenceView::setAnalysis(AnalysisPtr a)
     const TextPositions pos(s.text);
     const QString& text = pos.text();
     setPlainText(text);
+    applyLineSpacing();
 
     m_tokenAt = QVector<int>(text.size() + 1, -1);
     m_spans.reserve(qsizetype(s.tokens.size()));
@@ -229,18 +241,48 @@ QVector<QRect> SequenceView::spanRects(int start, int end) const
 void SequenceView::paintEvent(QPaintEvent* e)
 {
     QTextEdit::paintEvent(e);
+    QPainter p(viewport());
+    if (!m_spans.isEmpty()) {
+        // Token boundaries: a thin white gap where a token starts inside a line, so that neighbouring
+        // tokens of similar colour stay distinguishable. Only the visible tokens are visited.
+        const int first = cursorForPosition(QPoint(0, 0)).position();
+        const int last = cursorForPosition(QPoint(viewport()->width(), viewport()->height())).position();
+        auto it = std::lower_bound(m_spans.begin(), m_spans.end(), first,
+                                   [](const QPair<int, int>& s, int pos) { return s.second <= pos; });
+        p.setPen(QPen(QColor(255, 255, 255, 230), 1.0));
+        for (; it != m_spans.end() && it->first <= last; ++it) {
+            const int pos = it->first;
+            if (pos == 0 || document()->characterAt(pos - 1) == QChar::ParagraphSeparator ||
+                document()->characterAt(pos - 1) == QLatin1Char('\n'))
+                continue;
+            QTextCursor c(document());
+            c.setPosition(pos);
+            const QRect r = cursorRect(c);
+            p.drawLine(QPointF(r.left() + 0.5, r.top() + 1), QPointF(r.left() + 0.5, r.bottom() - 1));
+        }
+    }
     if (m_highlighted.isEmpty())
         return;
-    QPainter p(viewport());
     p.setRenderHint(QPainter::Antialiasing);
     p.setPen(QPen(kHighlight, 2.0));
     p.setBrush(Qt::NoBrush);
-    for (int t : m_highlighted) {
-        if (t < 0 || t >= tokenCount())
-            continue;
-        for (const QRect& r : spanRects(m_spans[t].first, m_spans[t].second))
-            p.drawRoundedRect(QRectF(r).adjusted(-0.5, -0.5, 0.5, 0.5), 2, 2);
+    // One frame per line run of highlighted tokens (a node's tokens are contiguous), not one per token.
+    QVector<QRect> rects;
+    for (int t : m_highlighted)
+        if (t >= 0 && t < tokenCount())
+            rects += spanRects(m_spans[t].first, m_spans[t].second);
+    std::sort(rects.begin(), rects.end(), [](const QRect& a, const QRect& b) {
+        return a.top() != b.top() ? a.top() < b.top() : a.left() < b.left();
+    });
+    QVector<QRect> merged;
+    for (const QRect& r : std::as_const(rects)) {
+        if (!merged.isEmpty() && merged.back().top() == r.top() && r.left() <= merged.back().right() + 2)
+            merged.back() = merged.back().united(r);
+        else
+            merged.push_back(r);
     }
+    for (const QRect& r : std::as_const(merged))
+        p.drawRoundedRect(QRectF(r).adjusted(-1, -1, 1, 1), 2, 2);
 }
 
 bool SequenceView::event(QEvent* e)

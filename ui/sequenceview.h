@@ -49,6 +49,7 @@ protected:
 
 private:
     int hitTest(const QPoint& viewportPos) const;
+    void applyLineSpacing();
     QVector<QRect> spanRects(int start, int end) const;
 
     AnalysisPtr m_analysis;
