@@ -32,7 +32,8 @@ ParseResult parseGuiCommandLine(const QStringList& args, GuiOptions* out, QStrin
                                    QStringLiteral("auto"));
     const QCommandLineOption promptFile(QStringLiteral("prompt-file"), QStringLiteral("Put this file's text in the prompt editor."),
                                        QStringLiteral("FILE"));
-    const QCommandLineOption session(QStringLiteral("session"), QStringLiteral("Open an .ascviz session file."), QStringLiteral("FILE"));
+    const QCommandLineOption session(QStringLiteral("open-session"),
+                                     QStringLiteral("Open an .ascviz session file (no model run needed)."), QStringLiteral("FILE"));
     const QCommandLineOption generate(QStringLiteral("generate"), QStringLiteral("Generate a completion of the prompt (else it is scored)."));
     const QCommandLineOption greedy(QStringLiteral("greedy"), QStringLiteral("Greedy decoding (the default)."));
     const QCommandLineOption maxNew(QStringLiteral("max-new-tokens"), QStringLiteral("Tokens to generate (default 64)."), QStringLiteral("N"),
@@ -143,7 +144,7 @@ ParseResult parseGuiCommandLine(const QStringList& args, GuiOptions* out, QStrin
         o.aggregation = p.value(aggregation);
     }
     if (!o.promptFile.isEmpty() && !o.session.isEmpty()) {
-        *message = QStringLiteral("--prompt-file and --session cannot be combined");
+        *message = QStringLiteral("--prompt-file and --open-session cannot be combined");
         return ParseResult::Error;
     }
     if (o.generate && o.promptFile.isEmpty()) {

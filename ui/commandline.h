@@ -17,7 +17,8 @@ struct GuiOptions {
     QString device = QStringLiteral("auto");
     QString dtype = QStringLiteral("auto");
     QString promptFile;
-    QString session;     // an .ascviz file to open instead of running the model
+    QString session;     // --open-session: an .ascviz file to open instead of running the model (Qt itself
+                         // takes -session for X11 session management)
     bool generate = false;
     GenerationOptions generation;
     QString view;        // sequence | partial | complete (empty: leave as is)

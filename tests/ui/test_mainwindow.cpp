@@ -8,6 +8,7 @@
 #include "mainwindow.h"
 #include "modelcontroller.h"
 #include "sequenceview.h"
+#include "session.h"
 #include "textpos.h"
 
 #include "ascviz/model.h"
@@ -36,6 +37,7 @@ private Q_SLOTS:
     void commandLine_data();
     void commandLine();
     void scriptedScreenshot();
+    void scriptedSession();
 };
 
 void TestMainWindow::initTestCase()
@@ -124,6 +126,8 @@ void TestMainWindow::commandLine_data()
     row("generate without prompt", {QStringLiteral("--generate")}, ParseResult::Error, QStringLiteral("--prompt-file"));
     row("unknown option", {QStringLiteral("--frobnicate")}, ParseResult::Error, QStringLiteral("frobnicate"));
     row("bad aggregation", {QStringLiteral("--aggregation"), QStringLiteral("mode")}, ParseResult::Error, QStringLiteral("--aggregation"));
+    row("session and prompt", {QStringLiteral("--open-session"), QStringLiteral("s.ascviz"), QStringLiteral("--prompt-file"), QStringLiteral("p")},
+        ParseResult::Error, QStringLiteral("--open-session"));
     row("help", {QStringLiteral("--help")}, ParseResult::Help, QStringLiteral("--screenshot"));
 }
 
@@ -199,6 +203,43 @@ void TestMainWindow::scriptedScreenshot()
     w2.loadModel(dir.filePath(QStringLiteral("nope")));
     QVERIFY(finished2.wait(60000));
     QCOMPARE(finished2.first().first().toInt(), 1);
+}
+
+void TestMainWindow::scriptedSession()
+{
+    // --open-session restores the views from the file alone (the model may still be loading).
+    QTemporaryDir dir;
+    SessionData data;
+    data.scored = uitest::tokenizedText("def f(x):\n    return x * 2\n", 15);
+    data.prompt = toQString(data.scored.text.substr(0, 15));
+    data.aggregation = Aggregation::Min;
+    data.view = QStringLiteral("partial");
+    data.origin = AnalysisOrigin::Generated;
+    const QString file = dir.filePath(QStringLiteral("s.ascviz"));
+    writeSessionFile(file, data);
+    const QString shot = dir.filePath(QStringLiteral("s.png"));
+    GuiOptions o;
+    QString message;
+    QCOMPARE(parseGuiCommandLine({QStringLiteral("ascviz"), QStringLiteral("--open-session"), file, QStringLiteral("--screenshot"), shot,
+                                  QStringLiteral("--quit")},
+                                 &o, &message),
+             ParseResult::Ok);
+    QCOMPARE(o.session, file);
+    MainWindow w;
+    w.show();
+    AutoRun run(&w, o);
+    QSignalSpy finished(&run, &AutoRun::finished);
+    run.start();
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(finished.first().first().toInt(), 0);
+    QVERIFY(!QImage(shot).isNull());
+    const AnalysisPtr a = w.interactiveTab()->shown();
+    QVERIFY(a);
+    QCOMPARE(a->eval->scored.text, data.scored.text);
+    QCOMPARE(int(a->eval->aggregation), int(Aggregation::Min));
+    QCOMPARE(int(w.interactiveTab()->currentView()), int(InteractiveTab::View::Partial));
+    QCOMPARE(w.interactiveTab()->prompt(), data.prompt);
+    QVERIFY(!w.controller()->hasModel());
 }
 
 QTEST_MAIN(TestMainWindow)
