@@ -435,10 +435,9 @@ private:
         for (int64_t s = 0; s < N; s += chunk) {
             const int64_t n = std::min(chunk, N - s);
             const at::Tensor lp = at::log_softmax(m_dec->logits(rows.narrow(0, s, n)), -1); // float32
-            at::Tensor tgt = at::empty({n, 1}, at::kLong);
-            for (int64_t i = 0; i < n; ++i)
-                tgt[i][0] = static_cast<int64_t>(targets[static_cast<std::size_t>(s + i)]);
-            const at::Tensor picked = lp.gather(1, tgt.to(lp.device())).exp().to(at::kCPU).contiguous();
+            std::vector<int64_t> t(targets.begin() + s, targets.begin() + s + n);
+            const at::Tensor tgt = at::tensor(t, at::kLong).view({n, 1}).to(lp.device());
+            const at::Tensor picked = lp.gather(1, tgt).exp().to(at::kCPU).contiguous();
             const float* pp = picked.data_ptr<float>();
             at::Tensor topV, topI;
             if (k > 0) {
