@@ -1,17 +1,147 @@
 #pragma once
+#include "batchresults.h"
+#include "batchworker.h"
+
 #include <QWidget>
+
+#include <atomic>
+#include <memory>
+#include <vector>
+
+class QChart;
+class QChartView;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QProgressBar;
+class QPushButton;
+class QSortFilterProxyModel;
+class QSpinBox;
+class QTabWidget;
+class QTableView;
+class QThread;
 
 namespace ascviz::ui {
 
+class StatsTableModel;
+class StatsFilterProxy;
+class ComparisonTableModel;
+class SnippetTableModel;
+
 // The Batch tab: corpus-level AsC-Eval runs, results tables, charts, model comparison.
+// A run goes through BatchWorker on its own thread (the core batch runner, as `ascviz-cli batch`); the
+// results database is then read and its statistics computed off the GUI thread. Several results databases
+// can be open at once: the charts and the comparison table show all of them, the statistics and snippet
+// tables the one chosen in "Show".
 class BatchTab : public QWidget {
     Q_OBJECT
 public:
     explicit BatchTab(QWidget* parent = nullptr);
+    ~BatchTab() override;
+
+    // --- the run form (what the widgets hold)
+    void setCorpusPath(const QString& path);
+    void setModelDir(const QString& dir);
+    void setDbPath(const QString& path);
+    void setLimit(int limit); // 0 = all
+    QString corpusPath() const;
+    QString modelDir() const;
+    QString dbPath() const;
+
+    // --- actions (the buttons)
+    void start();  // a new run into dbPath() (refused when the file exists)
+    void pause();  // the runner waits after the current snippet
+    void resume(); // un-pauses, or continues an interrupted run in dbPath()
+    void cancel(); // stops after the current snippet; the DB stays resumable
+    bool isRunning() const { return m_running; }
+    bool isPaused() const;
+
+    // Adds (or reloads) a results DB, read off the GUI thread; resultsLoaded() tells when it is in.
+    void openResults(const QString& path);
+    void removeResults(int index);
+    const std::vector<BatchResultPtr>& resultSets() const { return m_sets; }
+    int currentSet() const;
+    void setCurrentSet(int index);
+
+    // --- views (for tests and exports)
+    StatsTableModel* statsModel() const { return m_statsModel; }
+    StatsFilterProxy* statsProxy() const { return m_statsProxy; }
+    ComparisonTableModel* comparisonModel() const { return m_compareModel; }
+    SnippetTableModel* snippetModel() const { return m_snippetModel; }
+    QTableView* snippetView() const { return m_snippetView; }
+    QChart* categoryChart() const;
+    QChart* distributionChart() const;
+    QChartView* categoryChartView() const { return m_categoryView; }
+    QChartView* distributionChartView() const { return m_distributionView; }
+    QTabWidget* resultTabs() const { return m_resultTabs; }
+    QProgressBar* progressBar() const { return m_progress; }
+    QString statusText() const;
+
+    bool exportChartSvg(QChartView* view, const QString& file, QString* error = nullptr);
+    // Writes the table shown in the current results tab (through its proxy) as CSV.
+    bool exportCurrentTableCsv(const QString& file, QString* error = nullptr);
+
+    // Emits openSnippetRequested for row `row` of the snippet table's source model.
+    void openSnippet(int row);
 
 Q_SIGNALS:
     // The user asked to inspect one snippet of a results database in the Interactive tab.
     void openSnippetRequested(const QString& code, const QString& modelDir);
+    // A run ended (ok = no error; a cancelled run is ok).
+    void runFinished(bool ok, const QString& message);
+    // A results DB was read (after a run, or openResults); ok = false with a message on failure.
+    void resultsLoaded(const QString& path, bool ok, const QString& message);
+
+private:
+    void buildUi();
+    void launch(bool resume);
+    void onProgress(const BatchProgressInfo& p);
+    void onFinished(const BatchOutcome& o);
+    void onLoaded(const QString& path, BatchResultPtr set, const QString& error);
+    void refreshViews();
+    void updateButtons();
+    void setStatus(const QString& text, bool error = false);
+    QString suggestDbPath() const;
+
+    // run form
+    QLineEdit* m_corpus = nullptr;
+    QLineEdit* m_model = nullptr;
+    QLineEdit* m_db = nullptr;
+    QSpinBox* m_limit = nullptr;
+    QComboBox* m_aggregation = nullptr;
+    QComboBox* m_device = nullptr;
+    QPushButton* m_start = nullptr;
+    QPushButton* m_pause = nullptr;
+    QPushButton* m_cancel = nullptr;
+    QPushButton* m_resume = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QLabel* m_status = nullptr;
+    QPlainTextEdit* m_issues = nullptr;
+    // results
+    QComboBox* m_show = nullptr;
+    QComboBox* m_kinds = nullptr;
+    QLineEdit* m_filter = nullptr;
+    QTabWidget* m_resultTabs = nullptr;
+    QTableView* m_statsView = nullptr;
+    QTableView* m_compareView = nullptr;
+    QTableView* m_snippetView = nullptr;
+    QChartView* m_categoryView = nullptr;
+    QChartView* m_distributionView = nullptr;
+    StatsTableModel* m_statsModel = nullptr;
+    StatsFilterProxy* m_statsProxy = nullptr;
+    ComparisonTableModel* m_compareModel = nullptr;
+    SnippetTableModel* m_snippetModel = nullptr;
+    QSortFilterProxyModel* m_snippetProxy = nullptr;
+    QSortFilterProxyModel* m_compareProxy = nullptr;
+
+    std::vector<BatchResultPtr> m_sets;
+    QThread* m_thread = nullptr;
+    BatchWorker* m_worker = nullptr;
+    std::shared_ptr<std::atomic<bool>> m_cancelFlag = std::make_shared<std::atomic<bool>>(false);
+    std::shared_ptr<std::atomic<bool>> m_pauseFlag = std::make_shared<std::atomic<bool>>(false);
+    bool m_running = false;
+    int m_loadsInFlight = 0;
 };
 
 } // namespace ascviz::ui

@@ -1,7 +1,268 @@
+// batch, report (docs/cli.md): corpus-level AsC-Eval into a results database, and its statistics.
 #include "commands.h"
+#include "common.h"
+
+#include "ascviz/batch.h"
 #include "ascviz/error.h"
+#include "ascviz/resources.h"
+#include "ascviz/stats.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
 
 namespace ascviz::cli {
-int cmdBatch(Args&) { throw Error("not implemented yet"); }
-int cmdReport(Args&) { throw Error("not implemented yet"); }
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Ctrl-C / SIGTERM: the first one asks the runner to stop after the current snippet (the DB stays
+// consistent and resumable); a second one terminates at once (still consistent: one transaction per snippet).
+std::atomic<bool> g_cancel{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
+
+extern "C" void onSignal(int sig)
+{
+    if (g_cancel.load()) {
+        std::signal(sig, SIG_DFL);
+        std::raise(sig);
+        return;
+    }
+    g_cancel.store(true);
+}
+
+std::string duration(double s)
+{
+    if (s < 0)
+        return "?";
+    const long t = static_cast<long>(s + 0.5);
+    char buf[32];
+    if (t >= 3600)
+        std::snprintf(buf, sizeof buf, "%ldh%02ldm", t / 3600, (t / 60) % 60);
+    else if (t >= 60)
+        std::snprintf(buf, sizeof buf, "%ldm%02lds", t / 60, t % 60);
+    else
+        std::snprintf(buf, sizeof buf, "%lds", t);
+    return buf;
+}
+
+Aggregation aggregationOption(Args& args)
+{
+    try {
+        return parseAggregation(args.valueOr("--aggregation", "median"));
+    } catch (const InputError&) {
+        throw UsageError("--aggregation must be median, mean, max or min");
+    }
+}
+
+void printIssues(const Corpus& c)
+{
+    const std::size_t shown = std::min<std::size_t>(c.issues.size(), 20);
+    for (std::size_t i = 0; i < shown; ++i)
+        std::cerr << "corpus: " << c.issues[i].location << ": " << c.issues[i].message << '\n';
+    if (c.issues.size() > shown)
+        std::cerr << "corpus: ... and " << (c.issues.size() - shown) << " more skipped entries\n";
+}
+
+std::string fmt(double v, const char* f = "%.3f")
+{
+    char buf[48];
+    std::snprintf(buf, sizeof buf, f, v);
+    return buf;
+}
+
+} // namespace
+
+int cmdBatch(Args& args)
+{
+    const std::string modelArg = args.valueOr("--model", "default");
+    const std::string corpusArg = args.require("--corpus");
+    const fs::path dbPath = args.require("--db");
+    const int limit = args.intValue("--limit", 0);
+    const bool resume = args.flag("--resume");
+    const int batchSize = args.intValue("--batch-size", 1);
+    const Aggregation aggregation = aggregationOption(args);
+    const std::string language = args.valueOr("--language", "python");
+    const std::string exts = args.valueOr("--extensions", ".py");
+    const bool quiet = args.flag("--quiet");
+    LoadOptions lo = loadOptions(args);
+    args.finish();
+    if (limit < 0)
+        throw UsageError("--limit must be >= 0 (0 = all)");
+    if (batchSize < 1)
+        throw UsageError("--batch-size must be >= 1");
+
+    // Cheap checks first: the DB and the corpus, before loading the model.
+    std::error_code ec;
+    if (!resume && fs::exists(dbPath, ec))
+        throw InputError("results database " + dbPath.string() +
+                         " already exists; use --resume to continue it or choose another --db");
+    CorpusReadOptions ro;
+    ro.extensions.clear();
+    std::stringstream ss(exts);
+    for (std::string e; std::getline(ss, e, ',');)
+        if (!e.empty())
+            ro.extensions.push_back(e[0] == '.' ? e : "." + e);
+    const fs::path corpusPath = corpusArg == "default" ? sampleCorpus() : fs::path(corpusArg);
+    const Corpus corpus = readCorpus(corpusPath, ro);
+    printIssues(corpus);
+    std::cerr << "corpus: " << corpus.entries.size() << " snippets from " << corpus.source.string()
+              << (corpus.issues.empty() ? "" : " (" + std::to_string(corpus.issues.size()) + " skipped)") << '\n';
+
+    const fs::path modelDir = resolveModelDir(modelArg);
+    const bool tty = isatty(STDERR_FILENO) != 0;
+    lo.progress = [&, last = -1](double f) mutable {
+        const int pct = static_cast<int>(f * 100);
+        if (tty && !quiet && pct != last) {
+            last = pct;
+            std::cerr << "\rloading model " << pct << "%" << std::flush;
+        }
+    };
+    auto model = LanguageModel::load(modelDir, lo);
+    if (tty && !quiet)
+        std::cerr << '\r';
+    const auto& mi = model->info();
+    std::cerr << "model: " << mi.name << " (" << mi.architecture << ", " << mi.device << ", " << mi.dtype
+              << ", context " << mi.contextLength << ")\n";
+
+    BatchOptions opts;
+    opts.aggregation = aggregation;
+    opts.language = language;
+    opts.limit = limit;
+    opts.resume = resume;
+    opts.batchSize = batchSize;
+    opts.cancel = &g_cancel;
+    opts.modelDir = modelDir.string();
+    using Clock = std::chrono::steady_clock;
+    auto lastPrint = Clock::now() - std::chrono::hours(1);
+    int lastDecile = -1;
+    opts.progress = [&](const BatchProgress& p) {
+        if (quiet)
+            return;
+        const auto now = Clock::now();
+        const bool last = p.done >= p.total;
+        const double pct = p.total ? 100.0 * p.done / p.total : 100.0;
+        const std::string line = "batch: " + std::to_string(p.done) + "/" + std::to_string(p.total) + " (" +
+                                 fmt(pct, "%.1f") + "%), " + fmt(p.snippetsPerSecond, "%.1f") + " snippets/s, " +
+                                 fmt(p.tokensPerSecond, "%.0f") + " tokens/s, ETA " + duration(p.etaSeconds);
+        if (tty) {
+            if (last || now - lastPrint > std::chrono::milliseconds(200)) {
+                std::cerr << '\r' << line << "\033[K" << (last ? "\n" : "") << std::flush;
+                lastPrint = now;
+            }
+        } else {
+            const int decile = static_cast<int>(pct / 10);
+            if (decile != lastDecile || last) {
+                lastDecile = decile;
+                std::cerr << line << '\n';
+            }
+        }
+    };
+
+    std::signal(SIGINT, onSignal);
+    std::signal(SIGTERM, onSignal);
+    const BatchSummary sum = runBatch(*model, corpus, dbPath, opts);
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+    if (tty && !quiet && sum.cancelled)
+        std::cerr << '\n';
+
+    const double sps = sum.seconds > 0 ? sum.stored / sum.seconds : 0;
+    const double tps = sum.seconds > 0 ? static_cast<double>(sum.tokens) / sum.seconds : 0;
+    std::cerr << "batch: stored " << sum.stored << " snippets";
+    if (sum.resumed)
+        std::cerr << " (" << sum.resumed << " already in the DB)";
+    std::cerr << ", " << sum.errors << " errors, " << sum.windowed << " scored in windows (longer than the context); "
+              << sum.tokens << " tokens in " << fmt(sum.seconds, "%.2f") << " s: " << fmt(sps, "%.2f")
+              << " snippets/s, " << fmt(tps, "%.0f") << " tokens/s\n";
+    if (sum.cancelled)
+        throw Error("interrupted after " + std::to_string(sum.resumed + sum.stored) + " of " +
+                    std::to_string(sum.total) + " snippets; " + dbPath.string() +
+                    " is consistent: continue with --resume");
+    std::cerr << "batch: results in " << dbPath.string() << " (" << (sum.resumed + sum.stored) << "/" << sum.total
+              << " snippets)\n";
+    return 0;
+}
+
+int cmdReport(Args& args)
+{
+    const fs::path dbPath = args.require("--db");
+    const bool asJson = args.flag("--json");
+    const auto csvDir = args.value("--csv");
+    const auto out = args.value("--out");
+    const int resamples = args.intValue("--resamples", 500);
+    const auto seedArg = args.value("--seed");
+    args.finish();
+    if (asJson && csvDir)
+        throw UsageError("--json and --csv are exclusive");
+    if (resamples < 1)
+        throw UsageError("--resamples must be >= 1");
+    BootstrapOptions bo;
+    bo.resamples = resamples;
+    if (seedArg) {
+        try {
+            std::size_t pos = 0;
+            bo.seed = std::stoull(*seedArg, &pos);
+            if (pos != seedArg->size())
+                throw std::invalid_argument("trailing");
+        } catch (const std::exception&) {
+            throw UsageError("--seed expects a non-negative integer, got '" + *seedArg + "'");
+        }
+    }
+
+    const auto db = ResultsDb::open(dbPath);
+    const CorpusStats s = computeStats(db, bo);
+    if (s.counts.ok == 0)
+        std::cerr << "report: " << dbPath.string() << " holds no successfully evaluated snippet\n";
+    if (s.run.status != "complete")
+        std::cerr << "report: the run is " << s.run.status << " (" << s.counts.snippets << " of " << s.run.planned
+                  << " snippets); continue it with `batch --resume`\n";
+
+    if (csvDir) {
+        const auto files = writeCsvReport(s, db, *csvDir);
+        for (const auto& f : files)
+            std::cerr << "report: wrote " << f.string() << '\n';
+        return 0;
+    }
+    if (asJson) {
+        writeJson(statsToJson(s), out);
+        return 0;
+    }
+    std::ostringstream t;
+    t << "model: " << s.run.modelName << " (" << s.run.modelDir << ")\n"
+      << "corpus: " << s.run.corpusPath << "; " << s.counts.ok << " snippets evaluated, " << s.counts.errors
+      << " errors; aggregation " << s.run.aggregation << "\n"
+      << "Global AsC-Eval: " << (s.globalAscEval ? fmt(*s.globalAscEval) : std::string("n/a"))
+      << " (mean of per-concept bootstrapped medians; " << s.resamples << " resamples, seed " << s.seed << ")\n\n";
+    auto table = [&](const char* title, const std::map<std::string, BootstrapResult>& m) {
+        char buf[256];
+        std::snprintf(buf, sizeof buf, "%-28s %7s %7s %17s %8s  %s\n", title, "median", "se", "95% CI", "n", "flag");
+        t << buf;
+        for (const auto& [name, r] : m) {
+            std::snprintf(buf, sizeof buf, "%-28s %7.3f %7.3f   [%5.3f, %5.3f] %8lld  %s\n", name.c_str(), r.median,
+                          r.se, r.lo, r.hi, static_cast<long long>(r.n), toString(thresholdFlag(r.median)).c_str());
+            t << buf;
+        }
+        t << '\n';
+    };
+    table("category", s.categories);
+    table("concept", s.concepts);
+    if (out) {
+        std::ofstream f(*out, std::ios::binary);
+        if (!(f << t.str()))
+            throw InputError("cannot write " + *out);
+    } else {
+        std::cout << t.str();
+    }
+    return 0;
+}
+
 } // namespace ascviz::cli
