@@ -300,6 +300,7 @@ void BatchTab::buildUi()
     m_compareView = makeTable(m_resultTabs);
     m_compareView->setModel(m_compareProxy);
     m_compareView->setSortingEnabled(false); // keep Table I's order: global, categories, concepts
+    m_compareView->horizontalHeader()->setStretchLastSection(false);
     m_resultTabs->addTab(m_compareView, tr("Compare models"));
     // snippets
     m_snippetModel = new SnippetTableModel(this);
