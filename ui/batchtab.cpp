@@ -471,6 +471,9 @@ void BatchTab::onFinished(const BatchOutcome& o)
 
 void BatchTab::openResults(const QString& path)
 {
+    const QString canon = QFileInfo(path).absoluteFilePath();
+    if (!m_order.contains(canon))
+        m_order << canon; // sets are shown in the order they were asked for, whatever order loads finish in
     ++m_loadsInFlight;
     auto* watcher = new QFutureWatcher<Loaded>(this);
     connect(watcher, &QFutureWatcher<Loaded>::finished, this, [this, watcher, path] {
@@ -493,6 +496,7 @@ void BatchTab::openResults(const QString& path)
 void BatchTab::onLoaded(const QString& path, BatchResultPtr set, const QString& error)
 {
     if (!set) {
+        m_order.removeAll(QFileInfo(path).absoluteFilePath());
         setStatus(tr("Cannot open %1: %2").arg(path, error), true);
         Q_EMIT resultsLoaded(path, false, error);
         return;
@@ -502,11 +506,16 @@ void BatchTab::onLoaded(const QString& path, BatchResultPtr set, const QString& 
     for (std::size_t k = 0; k < m_sets.size(); ++k)
         if (QFileInfo(m_sets[k]->path).absoluteFilePath() == canon)
             index = static_cast<int>(k);
-    if (index >= 0)
+    if (index >= 0) {
         m_sets[static_cast<std::size_t>(index)] = set;
-    else {
-        m_sets.push_back(set);
-        index = static_cast<int>(m_sets.size()) - 1;
+    } else {
+        const auto rank = [this](const BatchResultPtr& s) { return m_order.indexOf(QFileInfo(s->path).absoluteFilePath()); };
+        const int mine = m_order.indexOf(canon);
+        auto it = m_sets.begin();
+        while (it != m_sets.end() && rank(*it) < mine)
+            ++it;
+        index = static_cast<int>(it - m_sets.begin());
+        m_sets.insert(it, set);
     }
     // Unique labels: the model name, plus the file name where two sets share it.
     std::map<QString, int> uses;
@@ -536,6 +545,7 @@ void BatchTab::removeResults(int index)
 {
     if (index < 0 || index >= static_cast<int>(m_sets.size()))
         return;
+    m_order.removeAll(QFileInfo(m_sets[static_cast<std::size_t>(index)]->path).absoluteFilePath());
     m_sets.erase(m_sets.begin() + index);
     {
         const QSignalBlocker block(m_show);

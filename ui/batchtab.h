@@ -2,6 +2,7 @@
 #include "batchresults.h"
 #include "batchworker.h"
 
+#include <QStringList>
 #include <QWidget>
 
 #include <atomic>
@@ -136,6 +137,7 @@ private:
     QSortFilterProxyModel* m_compareProxy = nullptr;
 
     std::vector<BatchResultPtr> m_sets;
+    QStringList m_order; // absolute paths, in the order openResults was called
     QThread* m_thread = nullptr;
     BatchWorker* m_worker = nullptr;
     std::shared_ptr<std::atomic<bool>> m_cancelFlag = std::make_shared<std::atomic<bool>>(false);

@@ -224,7 +224,7 @@ private Q_SLOTS:
         QAbstractItemModelTester tester(cmp, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QCOMPARE(cmp->columnCount(), 4); // kind, name, two models
         QStringList headers = {cmp->headerData(2, Qt::Horizontal).toString(), cmp->headerData(3, Qt::Horizontal).toString()};
-        headers.sort();
+        // In the order they were opened, whichever load finished first.
         QCOMPARE(headers, QStringList({QStringLiteral("tiny-gpt2"), QStringLiteral("tiny-gpt_neo")}));
         QCOMPARE(cmp->index(0, 1).data().toString(), QStringLiteral("Global AsC-Eval"));
         int marked = 0;
@@ -266,6 +266,12 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 3, 30000);
         QVERIFY(!loaded.last().at(1).toBool());
         QCOMPARE(tab.resultSets().size(), std::size_t(2));
+
+        // Closing one leaves a one-model comparison.
+        tab.removeResults(1);
+        QCOMPARE(tab.resultSets().size(), std::size_t(1));
+        QCOMPARE(cmp->columnCount(), 3);
+        QCOMPARE(seriesOf<QBarSeries>(tab.categoryChart(), kBarSeriesName).first()->barSets().size(), 1);
 
         if (const QByteArray shots = qgetenv("ASCVIZ_SCREENSHOT_DIR"); !shots.isEmpty()) {
             tab.show();
