@@ -122,8 +122,7 @@ BatchSummary runBatch(const LanguageModel& model, const Corpus& corpus, const fs
         const RunInfo have = db->runInfo();
         checkResumable(have, want, dbPath);
         done = db->doneIndices();
-        want.created = have.created;
-        want.corpusPath = have.corpusPath == want.corpusPath ? have.corpusPath : want.corpusPath;
+        want.created = have.created; // corpus_path is updated: the same content may have moved
         db->updateRun(want);
     } else {
         db.emplace(ResultsDb::create(dbPath, want));
