@@ -614,18 +614,6 @@ private:
     std::vector<int32_t> m_eos;
 };
 
-nlohmann::json readConfig(const fs::path& p)
-{
-    std::ifstream in(p, std::ios::binary);
-    if (!in)
-        throw ModelError("cannot read " + p.string());
-    try {
-        return nlohmann::json::parse(in);
-    } catch (const nlohmann::json::exception& e) {
-        throw ModelError(p.string() + " is not valid JSON: " + e.what());
-    }
-}
-
 } // namespace
 } // namespace model
 
@@ -641,7 +629,7 @@ std::unique_ptr<LanguageModel> LanguageModel::load(const fs::path& dirIn, const 
     const fs::path configPath = dir / "config.json";
     if (!fs::exists(configPath, ec))
         throw ModelError("no config.json in " + dir.string() + ": not a Hugging Face model folder");
-    const ArchSpec spec = readArchSpec(readConfig(configPath), configPath.string());
+    const ArchSpec spec = readArchSpec(readJsonFile(configPath), configPath.string());
 
     // Device and dtype.
     const bool haveCuda = torch::cuda::is_available();

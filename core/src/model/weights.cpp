@@ -30,6 +30,10 @@ std::optional<at::ScalarType> scalarTypeOf(const std::string& code)
 
 std::vector<int64_t> sizesOf(const at::Tensor& t) { return t.sizes().vec(); }
 
+std::map<std::string, at::Tensor> loadPickle(const fs::path& p) { return loadTorchStateDict(p); }
+
+} // namespace
+
 nlohmann::json readJsonFile(const fs::path& p)
 {
     std::ifstream in(p, std::ios::binary);
@@ -41,10 +45,6 @@ nlohmann::json readJsonFile(const fs::path& p)
         throw ModelError(p.string() + " is not valid JSON: " + e.what());
     }
 }
-
-std::map<std::string, at::Tensor> loadPickle(const fs::path& p) { return loadTorchStateDict(p); }
-
-} // namespace
 
 WeightStore::WeightStore(const fs::path& dir, at::ScalarType dtype, at::Device device) : m_dtype(dtype), m_device(device)
 {

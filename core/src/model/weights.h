@@ -10,12 +10,16 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace ascviz::model {
+
+// Parses a JSON file of a checkpoint folder (config.json, the shard index); ModelError when unreadable.
+nlohmann::json readJsonFile(const std::filesystem::path& p);
 
 class WeightStore {
 public:
