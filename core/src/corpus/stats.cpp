@@ -135,6 +135,19 @@ CorpusStats computeStats(const ResultsDb::NodeValues& values, const BootstrapOpt
 
 CorpusStats computeStats(const ResultsDb& db, const BootstrapOptions& opts)
 {
+    // One read transaction: a run still writing to the database (WAL) cannot change the data between the
+    // queries below, so node values, counts and snippets describe the same set of snippets.
+    struct ReadSnapshot {
+        const ResultsDb& db;
+        explicit ReadSnapshot(const ResultsDb& d) : db(d) { db.query("BEGIN", [](const auto&) {}); }
+        ~ReadSnapshot()
+        {
+            try {
+                db.query("COMMIT", [](const auto&) {});
+            } catch (...) {
+            }
+        }
+    } snapshot(db);
     CorpusStats s = computeStats(db.nodeValues(), opts);
     s.run = db.runInfo();
     s.counts = db.counts();
