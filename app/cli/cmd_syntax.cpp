@@ -174,15 +174,7 @@ int cmdParse(Args& args)
     const SyntaxTree tree = SyntaxTree::parse(language, readUtf8File(file));
     json nodes = json::array();
     for (const auto& n : tree.nodes())
-        nodes.push_back({{"id", n.id},
-                         {"type", n.type},
-                         {"named", n.named},
-                         {"start", n.start},
-                         {"end", n.end},
-                         {"parent", n.parent < 0 ? json(nullptr) : json(n.parent)},
-                         {"depth", n.depth},
-                         {"error", n.error()},
-                         {"missing", n.isMissing}});
+        nodes.push_back(astNodeJson(n));
     writeJson({{"language", language}, {"levels", tree.levels()}, {"nodes", std::move(nodes)}}, out);
     return 0;
 }

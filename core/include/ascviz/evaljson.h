@@ -10,4 +10,8 @@ namespace ascviz {
 // Fields beyond the contract: "aggregation", "prompt_bytes", "prompt_tokens", and per token "generated".
 nlohmann::json evalResultJson(const EvalResult& r);
 
+// One AST node as in `ascviz-cli parse`: "id", "type", "named", "start", "end", "parent", "depth", "error"
+// (ERROR or MISSING), and "missing".
+nlohmann::json astNodeJson(const AstNode& n);
+
 } // namespace ascviz

@@ -13,6 +13,19 @@ json optionalNumber(const std::optional<double>& v)
 }
 } // namespace
 
+json astNodeJson(const AstNode& n)
+{
+    return {{"id", n.id},
+            {"type", n.type},
+            {"named", n.named},
+            {"start", n.start},
+            {"end", n.end},
+            {"parent", n.parent < 0 ? json(nullptr) : json(n.parent)},
+            {"depth", n.depth},
+            {"error", n.error()},
+            {"missing", n.isMissing}};
+}
+
 json evalResultJson(const EvalResult& r)
 {
     const ScoredText& s = r.scored;
@@ -26,14 +39,7 @@ json evalResultJson(const EvalResult& r)
     for (std::size_t i = 0; i < astNodes.size(); ++i) {
         const AstNode& n = astNodes[i];
         const NodeEval* ev = i < r.nodes.size() ? &r.nodes[i] : nullptr;
-        json o = {{"id", n.id},
-                  {"type", n.type},
-                  {"named", n.named},
-                  {"start", n.start},
-                  {"end", n.end},
-                  {"parent", n.parent < 0 ? json(nullptr) : json(n.parent)},
-                  {"depth", n.depth},
-                  {"error", n.error()}};
+        json o = astNodeJson(n);
         o["category"] = ev && ev->category ? json(*ev->category) : json(nullptr);
         o["asc_eval"] = ev ? optionalNumber(ev->value) : json(nullptr);
         o["tokens"] = ev ? json(ev->tokens) : json::array();
