@@ -39,6 +39,21 @@ QString describe(const std::exception& e)
     return what.isEmpty() ? QStringLiteral("unknown error") : what;
 }
 
+// Runs `f` on a worker thread; returns the message of what it threw, or an empty string when it returned.
+// Nothing crosses the thread boundary as an exception.
+template <class F>
+QString errorOf(F&& f)
+{
+    try {
+        f();
+        return {};
+    } catch (const std::exception& e) {
+        return describe(e);
+    } catch (...) {
+        return QStringLiteral("unknown error");
+    }
+}
+
 } // namespace
 
 struct ModelController::JobState {
@@ -108,8 +123,7 @@ void ModelController::loadModel(const QString& dir, const LoadOptions& opts)
             });
         };
         std::shared_ptr<const LanguageModel> model;
-        QString error;
-        try {
+        const QString error = errorOf([&] {
             const std::filesystem::path p(path);
             if (path.empty())
                 throw ModelError("no model folder given");
@@ -118,11 +132,7 @@ void ModelController::loadModel(const QString& dir, const LoadOptions& opts)
             if (!std::filesystem::is_directory(p))
                 throw ModelError(path + " is not a folder; choose the folder that holds config.json");
             model = LanguageModel::load(p, o);
-        } catch (const std::exception& e) {
-            error = describe(e);
-        } catch (...) {
-            error = QStringLiteral("unknown error");
-        }
+        });
         postToGui(guard, [id, model, error, path](ModelController* c) {
             if (c->m_loadJob != id)
                 return; // superseded by a later load
@@ -137,6 +147,19 @@ void ModelController::loadModel(const QString& dir, const LoadOptions& opts)
             Q_EMIT c->modelLoaded();
         });
     });
+}
+
+std::shared_ptr<ModelController::JobState> ModelController::beginJob(std::optional<Phase> phase)
+{
+    // Supersede the job in flight: its cancel flag is set and its results are dropped (job id differs).
+    if (m_jobState)
+        m_jobState->cancel = true;
+    m_jobState = std::make_shared<JobState>();
+    m_job = ++m_jobCounter;
+    if (phase)
+        setPhase(*phase);
+    Q_EMIT jobStarted(m_job);
+    return m_jobState;
 }
 
 void ModelController::setPhase(Phase p)
@@ -177,11 +200,7 @@ void ModelController::reanalyzeCurrent(bool reaggregateOnly)
     if (m_phase == Phase::Generating || m_phase == Phase::Scoring || !m_current || !m_current->eval)
         return;
     const AnalysisPtr cur = m_current;
-    if (m_jobState)
-        m_jobState->cancel = true;
-    m_jobState = std::make_shared<JobState>();
-    m_job = ++m_jobCounter;
-    Q_EMIT jobStarted(m_job);
+    beginJob(std::nullopt);
     startAnalysis(m_job, cur->eval, cur->eval->scored, cur->origin, cur->prompt, cur->generation, cur->cancelled,
                   reaggregateOnly);
 }
@@ -190,14 +209,8 @@ quint64 ModelController::generate(const QString& prompt, const GenerationOptions
 {
     if (!m_model)
         return 0;
-    if (m_jobState)
-        m_jobState->cancel = true;
-    auto state = std::make_shared<JobState>();
-    m_jobState = state;
-    const quint64 job = ++m_jobCounter;
-    m_job = job;
-    setPhase(Phase::Generating);
-    Q_EMIT jobStarted(job);
+    const auto state = beginJob(Phase::Generating);
+    const quint64 job = m_job;
 
     QPointer<ModelController> guard(this);
     const std::shared_ptr<const LanguageModel> model = m_model;
@@ -221,18 +234,12 @@ quint64 ModelController::generate(const QString& prompt, const GenerationOptions
             }
         };
         ScoredText scored;
-        QString error;
-        bool ok = false;
-        try {
+        const QString error = errorOf([&] {
             if (state->cancel.load())
                 throw Cancelled();
             scored = model->generate(text, opts, onToken, &state->cancel);
-            ok = true;
-        } catch (const std::exception& e) {
-            error = describe(e);
-        } catch (...) {
-            error = QStringLiteral("unknown error");
-        }
+        });
+        const bool ok = error.isEmpty();
         const bool cancelled = state->cancel.load();
         auto result = std::make_shared<ScoredText>(std::move(scored));
         postToGui(guard, [job, ok, error, result, prompt, opts, cancelled](ModelController* c) {
@@ -253,32 +260,20 @@ quint64 ModelController::score(const QString& code)
 {
     if (!m_model)
         return 0;
-    if (m_jobState)
-        m_jobState->cancel = true;
-    auto state = std::make_shared<JobState>();
-    m_jobState = state;
-    const quint64 job = ++m_jobCounter;
-    m_job = job;
-    setPhase(Phase::Scoring);
-    Q_EMIT jobStarted(job);
+    const auto state = beginJob(Phase::Scoring);
+    const quint64 job = m_job;
 
     QPointer<ModelController> guard(this);
     const std::shared_ptr<const LanguageModel> model = m_model;
     const std::string text = toUtf8(code);
     m_modelPool.start([guard, job, state, model, text, code]() {
         ScoredText scored;
-        QString error;
-        bool ok = false;
-        try {
+        const QString error = errorOf([&] {
             if (state->cancel.load())
                 throw Cancelled();
             scored = model->score(text);
-            ok = true;
-        } catch (const std::exception& e) {
-            error = describe(e);
-        } catch (...) {
-            error = QStringLiteral("unknown error");
-        }
+        });
+        const bool ok = error.isEmpty();
         auto result = std::make_shared<ScoredText>(std::move(scored));
         postToGui(guard, [job, ok, error, result, code](ModelController* c) {
             if (c->m_job != job)
@@ -303,11 +298,7 @@ void ModelController::modelJobFinished(quint64 job, ScoredText scored, AnalysisO
 quint64 ModelController::analyze(ScoredText scored, AnalysisOrigin origin, const QString& prompt,
                                  const GenerationOptions& gen, bool cancelled)
 {
-    if (m_jobState)
-        m_jobState->cancel = true;
-    m_jobState = std::make_shared<JobState>();
-    m_job = ++m_jobCounter;
-    Q_EMIT jobStarted(m_job);
+    beginJob(std::nullopt);
     return startAnalysis(m_job, nullptr, std::move(scored), origin, prompt, gen, cancelled, false);
 }
 
@@ -334,8 +325,7 @@ quint64 ModelController::startAnalysis(quint64 job, std::shared_ptr<const EvalRe
         a->prompt = prompt;
         a->categoryFile = categoryFile;
         a->generation = gen;
-        QString error;
-        try {
+        const QString error = errorOf([&] {
             std::shared_ptr<EvalResult> r;
             if (reaggregateOnly && base) {
                 r = std::make_shared<EvalResult>(*base);
@@ -352,11 +342,7 @@ quint64 ModelController::startAnalysis(quint64 job, std::shared_ptr<const EvalRe
                 a->complete.reset();
                 a->layoutError = describe(e);
             }
-        } catch (const std::exception& e) {
-            error = describe(e);
-        } catch (...) {
-            error = QStringLiteral("unknown error");
-        }
+        });
         postToGui(guard, [job, a, error](ModelController* c) {
             if (c->m_job != job)
                 return; // superseded

@@ -76,6 +76,8 @@ Q_SIGNALS:
 private:
     struct JobState;
     void setPhase(Phase p);
+    // Starts a new job (superseding the one in flight), optionally entering `phase`, and emits jobStarted.
+    std::shared_ptr<JobState> beginJob(std::optional<Phase> phase);
     quint64 startAnalysis(quint64 job, std::shared_ptr<const EvalResult> base, ScoredText scored, AnalysisOrigin origin,
                           const QString& prompt, const GenerationOptions& gen, bool cancelled, bool reaggregateOnly);
     void modelJobFinished(quint64 job, ScoredText scored, AnalysisOrigin origin, QString prompt, GenerationOptions gen,
