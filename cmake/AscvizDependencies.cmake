@@ -19,9 +19,6 @@ ascviz_require(nlohmann_json_FOUND "nlohmann_json" "nlohmann-json3-dev")
 pkg_check_modules(PCRE2 QUIET IMPORTED_TARGET libpcre2-8)
 ascviz_require(PCRE2_FOUND "PCRE2 (libpcre2-8)" "libpcre2-dev")
 
-pkg_check_modules(TREESITTER QUIET IMPORTED_TARGET tree-sitter)
-ascviz_require(TREESITTER_FOUND "tree-sitter runtime" "libtree-sitter-dev")
-
 pkg_check_modules(GVC QUIET IMPORTED_TARGET libgvc libcgraph)
 ascviz_require(GVC_FOUND "Graphviz (libgvc, libcgraph)" "libgraphviz-dev")
 
@@ -31,10 +28,8 @@ ascviz_require(SQLITE3_FOUND "SQLite 3" "libsqlite3-dev")
 pkg_check_modules(UTF8PROC QUIET IMPORTED_TARGET libutf8proc)
 ascviz_require(UTF8PROC_FOUND "utf8proc" "libutf8proc-dev")
 
-# libtorch: Debian's CPU build by default; a CUDA LibTorch when CMAKE_PREFIX_PATH points at one.
-find_package(Torch QUIET)
-ascviz_require(Torch_FOUND "libtorch (TorchConfig.cmake)" "libtorch-dev")
-find_package_message(Torch "AsC-Viz: libtorch ${Torch_VERSION} (${TORCH_INSTALL_PREFIX})" "[${Torch_VERSION}]")
+# libtorch: Debian's CPU build, or the one in a PyTorch wheel (AscvizTorch.cmake).
+include(AscvizTorch)
 
 if(ASCVIZ_BUILD_TESTS)
   find_package(GTest QUIET)

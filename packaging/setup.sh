@@ -3,23 +3,36 @@
 #   packaging/setup.sh run    install what is missing, build, and launch the GUI on the bundled model
 #   packaging/setup.sh test   install what is missing, build with tests, and run every test
 # Idempotent and quiet when everything is already installed.
+#
+# LibTorch (ASCVIZ_TORCH):
+#   system   Debian's libtorch-dev 1.13 (CPU)                     build folder: build/
+#   pytorch  PyPI's torch 2.11.0 (a CUDA build that also runs on the CPU), installed once into a virtual
+#            environment under ~/.cache/ascviz (or $XDG_CACHE_HOME/ascviz)   build folder: build-pytorch/
+#   unset    run: pytorch when nvidia-smi finds a GPU, else system;
+#            test: both — the full suite (GUI included) on system, then core, CLI, model and eval on pytorch.
+# ASCVIZ_TORCH_PACKAGE=<site-packages>/torch uses an already installed PyTorch's LibTorch instead of the venv.
 set -euo pipefail
 
 mode="${1:-}"
 case "$mode" in
   run|test|build) ;;
-  *) echo "usage: $0 run|test|build" >&2; exit 2 ;;
+  *) echo "usage: $0 run|test|build   (ASCVIZ_TORCH=system|pytorch picks the LibTorch)" >&2; exit 2 ;;
 esac
+[ $# -gt 0 ] && shift
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-build="${ASCVIZ_BUILD_DIR:-$here/build}"
+build_base="${ASCVIZ_BUILD_DIR:-$here/build}"
 jobs="${ASCVIZ_JOBS:-$(nproc)}"
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/ascviz"
+TORCH_PYPI_VERSION=2.11.0
 
 APT_PACKAGES=(
   build-essential cmake pkg-config git ca-certificates fonts-dejavu-core
   qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev qt6-qpa-plugins
-  libtree-sitter-dev libgraphviz-dev nlohmann-json3-dev libtorch-dev libpcre2-dev
+  libgraphviz-dev nlohmann-json3-dev libtorch-dev libpcre2-dev
   libsqlite3-dev libutf8proc-dev libgtest-dev xvfb xauth
+  # pip fetches the pinned tree-sitter sources (cmake/AscvizGrammars.cmake) and PyPI's torch.
+  python3 python3-pip python3-venv
   # Debian's libtorch calls whatever libblas.so.3 is selected; OpenBLAS takes over that alternative
   # (priority 100 vs the reference BLAS's 10) and makes CPU scoring ~5x faster (ascviz-bench-model).
   libopenblas0-pthread
@@ -33,29 +46,75 @@ missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)   # npm only fetches the tree-sitter grammars
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "setup: installing ${missing[*]}" >&2
   as_root apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-gui=ON
-tests=OFF
-[ "$mode" = test ] && tests=ON
-cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Release -DASCVIZ_BUILD_GUI=$gui -DASCVIZ_BUILD_TESTS=$tests \
-  -Wno-dev --log-level=WARNING >/dev/null
-echo "setup: building in $build ($jobs jobs)" >&2
-cmake --build "$build" -j "$jobs" -- --no-print-directory -s
+# The torch/ package folder of PyPI's torch, installed once into a cached virtual environment.
+pytorch_package() {
+  if [ -n "${ASCVIZ_TORCH_PACKAGE:-}" ]; then
+    echo "$ASCVIZ_TORCH_PACKAGE"
+    return
+  fi
+  local venv="$cache/venv-torch-$TORCH_PYPI_VERSION"
+  if [ ! -f "$venv/.ascviz-complete" ]; then
+    echo "setup: installing torch $TORCH_PYPI_VERSION from PyPI into $venv (once; ~2.5 GB)" >&2
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "torch==$TORCH_PYPI_VERSION" >&2
+    touch "$venv/.ascviz-complete"
+  fi
+  "$venv/bin/python" -c 'import os, torch; print(os.path.dirname(torch.__file__))'
+}
+
+# configure_and_build <torch> <build dir> <gui ON|OFF> <tests ON|OFF>
+configure_and_build() {
+  local torch="$1" dir="$2" gui="$3" tests="$4"
+  local torch_args=(-DASCVIZ_TORCH_PACKAGE=)
+  if [ "$torch" = pytorch ]; then
+    torch_args=(-DASCVIZ_TORCH_PACKAGE="$(pytorch_package)")
+  fi
+  cmake -S "$here" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DASCVIZ_BUILD_GUI="$gui" -DASCVIZ_BUILD_TESTS="$tests" \
+    "${torch_args[@]}" -Wno-dev --log-level=WARNING >/dev/null
+  echo "setup: building in $dir ($torch LibTorch, $jobs jobs)" >&2
+  cmake --build "$dir" -j "$jobs" -- --no-print-directory -s
+}
+
+build_dir() { if [ "$1" = pytorch ]; then echo "$build_base-pytorch"; else echo "$build_base"; fi; }
+
+torch="${ASCVIZ_TORCH:-}"
+case "$torch" in
+  ""|system|pytorch) ;;
+  *) echo "setup: ASCVIZ_TORCH must be system or pytorch, not '$torch'" >&2; exit 2 ;;
+esac
 
 case "$mode" in
-  run)
-    shift
-    exec "$build/app/ascviz" --model default "$@"
+  run|build)
+    if [ -z "$torch" ]; then
+      if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then torch=pytorch; else torch=system; fi
+    fi
+    configure_and_build "$torch" "$(build_dir "$torch")" ON OFF
+    if [ "$mode" = run ]; then
+      exec "$(build_dir "$torch")/app/ascviz" --model default "$@"
+    fi
     ;;
   test)
-    cd "$build"
-    exec ctest --output-on-failure -j "$jobs" --timeout 900
+    builds=("$torch")
+    [ -z "$torch" ] && builds=(system pytorch)
+    status=0
+    for t in "${builds[@]}"; do
+      # The GUI and its tests once (on the first build); core, CLI, model and eval tests on every build.
+      gui=OFF
+      [ "$t" = "${builds[0]}" ] && gui=ON
+      dir="$(build_dir "$t")"
+      start=$SECONDS
+      configure_and_build "$t" "$dir" "$gui" ON
+      echo "setup: testing the $t LibTorch build ($("$dir/app/ascviz-cli" --version | sed -n 2p))" >&2
+      (cd "$dir" && ctest --output-on-failure -j "$jobs" --timeout 900) || status=1
+      echo "setup: $t LibTorch build and tests took $((SECONDS - start)) s" >&2
+    done
+    exit $status
     ;;
-  build) ;;
 esac

@@ -10,7 +10,7 @@ int cmdVersion(Args& args)
 {
     args.finish();
     std::cout << "ascviz-cli " << ASCVIZ_VERSION << "\n"
-              << "libtorch " << torchVersion() << "\n"
+              << "libtorch " << torchVersion() << " (" << torchBuild() << ")\n"
               << "CUDA " << (cudaAvailable() ? "available" : "not available") << "\n";
     return 0;
 }

@@ -106,8 +106,10 @@ public:
                                              const CancelFlag* cancel = nullptr) const = 0;
 };
 
-// libtorch version and whether CUDA is available, for --version.
+// libtorch version, where that LibTorch came from ("Debian libtorch-dev", "PyTorch wheel", … with its
+// CUDA support compiled in or not) and whether CUDA is available at run time, for --version.
 std::string torchVersion();
+std::string torchBuild();
 bool cudaAvailable();
 
 } // namespace ascviz

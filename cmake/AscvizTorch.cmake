@@ -1,0 +1,58 @@
+# libtorch, as one INTERFACE target `ascviz_torch` (linked privately by core/src/model only).
+#
+# Two LibTorch builds are supported (issue 11):
+#  - a LibTorch with a CMake package (TorchConfig.cmake): Debian's libtorch-dev 1.13 (CPU) by default, or
+#    any other through CMAKE_PREFIX_PATH (a LibTorch zip on a machine with the CUDA toolkit);
+#  - the LibTorch inside a PyTorch wheel, named by -DASCVIZ_TORCH_PACKAGE=<site-packages>/torch
+#    (packaging/setup.sh does this for PyPI's torch 2.11.0). The wheel's TorchConfig.cmake insists on a
+#    CUDA toolkit at configure time (Caffe2Config → FindCUDAToolkit) although nothing here compiles CUDA,
+#    so a wheel is imported from its fixed layout instead: torch/include, torch/lib/lib{torch,torch_cpu,c10}
+#    and, in a CUDA wheel, lib{torch_cuda,c10_cuda} linked --no-as-needed (as TorchConfig does) so that the
+#    CUDA backend registers itself. Those libraries find the nvidia-* wheels through their own RPATH.
+set(ASCVIZ_TORCH_PACKAGE "" CACHE PATH "A PyTorch wheel's torch/ package folder to take LibTorch from (empty: find_package(Torch))")
+
+add_library(ascviz_torch INTERFACE)
+if(ASCVIZ_TORCH_PACKAGE)
+  set(_tp "${ASCVIZ_TORCH_PACKAGE}")
+  set(_vh "${_tp}/include/torch/version.h")
+  if(NOT EXISTS "${_vh}" OR NOT EXISTS "${_tp}/lib/libtorch_cpu.so")
+    message(FATAL_ERROR "AsC-Viz: ASCVIZ_TORCH_PACKAGE=${_tp} is not a PyTorch package folder with LibTorch "
+                        "(no include/torch/version.h or lib/libtorch_cpu.so)")
+  endif()
+  file(STRINGS "${_vh}" _vline REGEX "#define TORCH_VERSION \"")
+  string(REGEX REPLACE ".*TORCH_VERSION \"([^\"]*)\".*" "\\1" ASCVIZ_TORCH_VERSION "${_vline}")
+  target_include_directories(ascviz_torch SYSTEM INTERFACE "${_tp}/include" "${_tp}/include/torch/csrc/api/include")
+  target_compile_definitions(ascviz_torch INTERFACE _GLIBCXX_USE_CXX11_ABI=1)
+  set(_libs "${_tp}/lib/libtorch.so" "${_tp}/lib/libtorch_cpu.so" "${_tp}/lib/libc10.so")
+  if(EXISTS "${_tp}/lib/libtorch_cuda.so")
+    set(ASCVIZ_TORCH_CUDA ON)
+    target_link_libraries(ascviz_torch INTERFACE "-Wl,--no-as-needed" "${_tp}/lib/libtorch_cuda.so"
+                          "${_tp}/lib/libc10_cuda.so" "-Wl,--as-needed")
+  else()
+    set(ASCVIZ_TORCH_CUDA OFF)
+  endif()
+  target_link_libraries(ascviz_torch INTERFACE ${_libs})
+  # Executables find the wheel's libraries at run time through this RPATH (also once installed).
+  set(ASCVIZ_TORCH_LIBDIR "${_tp}/lib")
+  set(ASCVIZ_TORCH_ORIGIN "PyTorch wheel ${_tp}")
+  set(ASCVIZ_TORCH_KIND "PyTorch wheel")
+else()
+  find_package(Torch QUIET)
+  ascviz_require(Torch_FOUND "libtorch (TorchConfig.cmake)" "libtorch-dev")
+  set(ASCVIZ_TORCH_VERSION "${Torch_VERSION}")
+  target_link_libraries(ascviz_torch INTERFACE "${TORCH_LIBRARIES}")
+  target_include_directories(ascviz_torch SYSTEM INTERFACE ${TORCH_INCLUDE_DIRS})
+  set(ASCVIZ_TORCH_LIBDIR "")
+  set(ASCVIZ_TORCH_ORIGIN "${TORCH_INSTALL_PREFIX}")
+  if(TORCH_INSTALL_PREFIX MATCHES "^/usr(/|$)")
+    set(ASCVIZ_TORCH_KIND "system LibTorch")
+  else()
+    set(ASCVIZ_TORCH_KIND "LibTorch ${TORCH_INSTALL_PREFIX}")
+  endif()
+  if(TORCH_CUDA_LIBRARIES)
+    set(ASCVIZ_TORCH_CUDA ON)
+  else()
+    set(ASCVIZ_TORCH_CUDA OFF)
+  endif()
+endif()
+message(STATUS "AsC-Viz: libtorch ${ASCVIZ_TORCH_VERSION} (${ASCVIZ_TORCH_ORIGIN}), CUDA build: ${ASCVIZ_TORCH_CUDA}")
