@@ -25,8 +25,8 @@ ParseResult parseGuiCommandLine(const QStringList& args, GuiOptions* out, QStrin
     p.setApplicationDescription(QStringLiteral("AsC-Viz: syntax-grounded explanations of code LLMs."));
     const auto help = p.addHelpOption();
     const auto version = p.addVersionOption();
-    const QCommandLineOption model(QStringLiteral("model"), QStringLiteral("Model folder, or 'default' for the bundled model."),
-                                   QStringLiteral("DIR"), QStringLiteral("default"));
+    const QCommandLineOption model(QStringLiteral("model"), QStringLiteral("Model folder; ORG/NAME for a model in the local Hugging Face cache; 'default' for the bundled model."),
+                                   QStringLiteral("DIR|ORG/NAME"), QStringLiteral("default"));
     const QCommandLineOption device(QStringLiteral("device"), QStringLiteral("auto, cpu or cuda."), QStringLiteral("DEVICE"), QStringLiteral("auto"));
     const QCommandLineOption dtype(QStringLiteral("dtype"), QStringLiteral("auto, float32, float16 or bfloat16."), QStringLiteral("DTYPE"),
                                    QStringLiteral("auto"));

@@ -39,7 +39,8 @@ int cmdScore(Args& args)
 
 // generate --model DIR --prompt-file F --max-new-tokens N [--greedy | --temperature T --top-p P --top-k K
 //          --seed S] [--ignore-eos] [--out FILE]
-// {"model", "text", "prompt_tokens", "prompt_bytes", "tokens":[{"id","start","end","ntp","generated"}], "cross_entropy"}
+// {"model", "text", "prompt_tokens", "prompt_bytes", "tokens":[{"id","start","end","ntp","generated"}], "cross_entropy",
+//  "stop": "eos"|"length"|"cancelled"|"context"}
 int cmdGenerate(Args& args)
 {
     const auto dir = resolveModelDir(args.valueOr("--model", "default"));
@@ -99,6 +100,7 @@ int cmdGenerate(Args& args)
     j["prompt_bytes"] = s.promptBytes;
     j["tokens"] = tokensJson(s, true);
     j["cross_entropy"] = numberOrNull(s.crossEntropy());
+    j["stop"] = stopReasonName(s.stop);
     writeJson(j, outFile);
     return 0;
 }

@@ -13,19 +13,138 @@
 namespace {
 
 const char* kUsage =
-    "usage: ascviz-cli <command> [options]\n"
+    "usage: ascviz-cli <command> [options]      (ascviz-cli <command> --help: that command's options)\n"
     "commands:\n"
-    "  --version                                   version, libtorch version, CUDA availability\n"
-    "  tokenize (--tokenizer FILE | --model DIR) --text-file F\n"
-    "  score    --model DIR --text-file F\n"
-    "  generate --model DIR --prompt-file F --max-new-tokens N [--greedy | --temperature T --top-p P --top-k K --seed S]\n"
+    "  --version                                   version, libtorch version and build, CUDA availability\n"
+    "  tokenize (--tokenizer FILE | --model M) --text-file F\n"
+    "  score    --model M --text-file F\n"
+    "  generate --model M --prompt-file F --max-new-tokens N [--greedy | --temperature T --top-p P --top-k K --seed S]\n"
+    "           [--ignore-eos]\n"
     "  parse    --language python --text-file F\n"
-    "  eval     --model DIR --text-file F [--prompt-bytes N] [--aggregation median|mean|max|min]\n"
-    "  render   --model DIR --text-file F --view complete|partial|sequence --svg OUT\n"
-    "  batch    --model DIR --corpus FILE --db RESULTS [--limit N] [--resume]\n"
+    "  eval     --model M --text-file F [--prompt-bytes N] [--aggregation median|mean|max|min]\n"
+    "  render   --model M --text-file F --view complete|partial|sequence --svg OUT\n"
+    "  batch    --model M --corpus FILE --db RESULTS [--limit N] [--resume] [--batch-size B]\n"
     "  report   --db RESULTS [--json | --csv DIR]\n"
-    "common options: --model DIR|default, --device auto|cpu|cuda, --dtype auto|float32|float16|bfloat16,\n"
-    "                --threads N, --out FILE; text files must be UTF-8 ('-' = stdin)\n";
+    "common options: --model DIR|ORG/NAME|default, --device auto|cpu|cuda, --dtype auto|float32|float16|bfloat16,\n"
+    "                --threads N, --out FILE; text files must be UTF-8 ('-' = stdin)\n"
+    "exit status: 0 success, 2 usage error, 1 any other failure (one line on stderr)\n";
+
+const char* kModelOptions =
+    "model options:\n"
+    "  --model M          a Hugging Face model folder; ORG/NAME = a model in the local Hugging Face cache\n"
+    "                     ($HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub; offline);\n"
+    "                     default = the bundled ascviz-tiny-code (the default)\n"
+    "  --device D         auto (CUDA when available), cpu or cuda\n"
+    "  --dtype T          auto, float32, float16 or bfloat16 (auto: float32 on the CPU, float16 on CUDA)\n"
+    "  --threads N        CPU threads for libtorch (0 = all cores)\n";
+
+const char* kEvalOptions =
+    "  --text-file F      the code (UTF-8; '-' = stdin)\n"
+    "  --scores F         score JSON (from score/generate) instead of running a model\n"
+    "  --prompt-bytes N   the first N bytes are the prompt (the rest counts as generated)\n"
+    "  --aggregation A    θ over a node's token NtPs: median (default), mean, max or min\n"
+    "  --language L       python (default)\n"
+    "  --categories F     a category table (JSON) instead of the language's own\n";
+
+struct CommandHelp {
+    const char* usage;
+    const char* options;
+    bool modelOptions;
+};
+
+const std::map<std::string, CommandHelp>& commandHelp()
+{
+    static const std::map<std::string, CommandHelp> help = {
+        {"--version", {"ascviz-cli --version", "  prints the version, the LibTorch version and build, and whether CUDA is available\n", false}},
+        {"tokenize",
+         {"ascviz-cli tokenize (--tokenizer tokenizer.json | --model M) --text-file F [--out FILE]",
+          "  encodes without special tokens: {\"ids\", \"offsets\" (UTF-8 bytes), \"tokens\", \"decoded\"}\n"
+          "  --tokenizer FILE   a Hugging Face tokenizer.json\n"
+          "  --model M          the tokenizer of a model (folder, ORG/NAME or default)\n"
+          "  --text-file F      the text (UTF-8; '-' = stdin)\n"
+          "  --out FILE         write the JSON there instead of stdout\n",
+          false}},
+        {"score",
+         {"ascviz-cli score --model M --text-file F [--out FILE]",
+          "  teacher-forced NtP of every token: {\"model\", \"tokens\":[{\"id\",\"start\",\"end\",\"ntp\"}], \"cross_entropy\"}\n"
+          "  --text-file F      the text (UTF-8; '-' = stdin)\n"
+          "  --out FILE         write the JSON there instead of stdout\n",
+          true}},
+        {"generate",
+         {"ascviz-cli generate --model M --prompt-file F [--max-new-tokens N] [--greedy | --temperature T --top-p P\n"
+          "                    --top-k K --seed S] [--ignore-eos] [--out FILE]",
+          "  completes a prompt: {\"text\", \"prompt_tokens\", \"tokens\":[{..., \"generated\"}], \"stop\"}; \"stop\" says why\n"
+          "  it stopped: eos (the model ended the text), length (N tokens), cancelled, context (the model's context is full)\n"
+          "  --prompt-file F    the prompt (UTF-8; '-' = stdin)\n"
+          "  --max-new-tokens N tokens to generate at most (default 64)\n"
+          "  --greedy           the most probable token each step (the default when no sampling option is given)\n"
+          "  --temperature T    sample with temperature T > 0; --top-p P in (0,1], --top-k K (0 = off), --seed S\n"
+          "  --ignore-eos       keep generating past the end-of-text token\n"
+          "  --out FILE         write the JSON there instead of stdout\n",
+          true}},
+        {"parse",
+         {"ascviz-cli parse --language python --text-file F [--out FILE]",
+          "  the tree-sitter AST: {\"nodes\":[{\"id\",\"type\",\"named\",\"start\",\"end\",\"parent\",\"depth\",\"error\"}]}\n"
+          "  --language L       python (default)\n"
+          "  --text-file F      the code (UTF-8; '-' = stdin)\n"
+          "  --out FILE         write the JSON there instead of stdout\n",
+          false}},
+        {"eval",
+         {"ascviz-cli eval (--model M | --scores F) --text-file F [--prompt-bytes N] [--aggregation A] [--out FILE]",
+          nullptr, true}},
+        {"render",
+         {"ascviz-cli render (--model M | --scores F) --text-file F --view complete|partial|sequence --svg OUT",
+          nullptr, true}},
+        {"batch",
+         {"ascviz-cli batch --model M --corpus FILE|DIR|default --db RESULTS [--limit N] [--resume] [--batch-size B]",
+          "  evaluates a corpus into a SQLite results database, one transaction per snippet; Ctrl-C stops after\n"
+          "  the current snippet and leaves the database resumable\n"
+          "  --corpus C         JSON Lines (a \"code\" field), CSV (a \"code\" column), a folder of source files,\n"
+          "                     or default (the bundled 600-function sample)\n"
+          "  --db RESULTS       the results database (must not exist unless --resume)\n"
+          "  --resume           continue an interrupted run (same corpus, model and aggregation)\n"
+          "  --limit N          the first N snippets only (0 = all)\n"
+          "  --batch-size B     snippets scored together in one padded batch (default 1; larger is faster on a\n"
+          "                     GPU, gives the same NtP)\n"
+          "  --aggregation A    median (default), mean, max or min\n"
+          "  --language L       python (default)\n"
+          "  --extensions E     file extensions read from a corpus folder, comma-separated (default .py)\n"
+          "  --quiet            no progress line\n",
+          true}},
+        {"report",
+         {"ascviz-cli report --db RESULTS [--json | --csv DIR] [--resamples N] [--seed S] [--out FILE]",
+          "  corpus statistics: bootstrapped medians per concept and category, Global AsC-Eval\n"
+          "  --json             JSON on stdout (or --out FILE); without --json/--csv a text table\n"
+          "  --csv DIR          concepts.csv, categories.csv and snippets.csv into DIR\n"
+          "  --resamples N      bootstrap resamples (default 500); --seed S their seed\n",
+          false}},
+    };
+    return help;
+}
+
+bool wantsHelp(int argc, char** argv)
+{
+    for (int i = 2; i < argc; ++i)
+        if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0)
+            return true;
+    return false;
+}
+
+void printCommandHelp(const std::string& name)
+{
+    const auto& h = commandHelp().at(name == "version" ? "--version" : name);
+    std::cout << "usage: " << h.usage << "\n";
+    if (h.options)
+        std::cout << h.options;
+    else
+        std::cout << "  score + parse + align + aggregate (AsC-Eval per AST node)\n" << kEvalOptions;
+    if (name == "render")
+        std::cout << "  --view V           complete, partial or sequence\n  --svg OUT          the SVG file to write\n";
+    else if (name == "eval")
+        std::cout << "  --out FILE         write the JSON there instead of stdout\n";
+    if (h.modelOptions)
+        std::cout << kModelOptions;
+}
 
 } // namespace
 
@@ -46,6 +165,10 @@ int main(int argc, char** argv)
     if (it == commands.end()) {
         std::cerr << "ascviz-cli: unknown command '" << argv[1] << "'\n" << kUsage;
         return 2;
+    }
+    if (wantsHelp(argc, argv)) {
+        printCommandHelp(argv[1]);
+        return 0;
     }
     try {
         Args args(std::vector<std::string>(argv + 2, argv + argc));

@@ -7,13 +7,43 @@
 #include <QApplication>
 
 #include <cstdio>
+#include <cstring>
+
+namespace {
+
+void setNames()
+{
+    QCoreApplication::setApplicationName(QStringLiteral("AsC-Viz"));
+    QCoreApplication::setOrganizationName(QStringLiteral("AsC-Viz"));
+    QCoreApplication::setApplicationVersion(ascviz::ui::versionString());
+}
+
+// --help and --version are answered without a display: no QApplication (which needs a platform) is made.
+bool onlyInformation(int argc, char** argv)
+{
+    for (int i = 1; i < argc; ++i)
+        for (const char* o : {"--help", "-h", "-?", "--help-all", "--version", "-v"})
+            if (std::strcmp(argv[i], o) == 0)
+                return true;
+    return false;
+}
+
+} // namespace
 
 int main(int argc, char** argv)
 {
+    if (onlyInformation(argc, argv)) {
+        QCoreApplication core(argc, argv);
+        setNames();
+        ascviz::ui::GuiOptions ignored;
+        QString message;
+        const auto r = ascviz::ui::parseGuiCommandLine(QCoreApplication::arguments(), &ignored, &message);
+        const bool ok = r == ascviz::ui::ParseResult::Help || r == ascviz::ui::ParseResult::Version;
+        std::fprintf(ok ? stdout : stderr, ok ? "%s\n" : "ascviz: %s\n", message.toLocal8Bit().constData());
+        return ok ? 0 : 2;
+    }
     QApplication app(argc, argv);
-    QApplication::setApplicationName(QStringLiteral("AsC-Viz"));
-    QApplication::setOrganizationName(QStringLiteral("AsC-Viz"));
-    QApplication::setApplicationVersion(ascviz::ui::versionString());
+    setNames();
 
     ascviz::ui::GuiOptions opts;
     QString message;

@@ -24,3 +24,35 @@ TEST(CliBasic, NoCommandIsUsageError)
     EXPECT_EQ(r.status, 2);
     EXPECT_NE(r.err.find("usage:"), std::string::npos);
 }
+
+TEST(CliBasic, VersionNamesTheLibTorchBuild)
+{
+    auto r = clitest::run("--version");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const bool known = r.out.find("(system LibTorch") != std::string::npos ||
+                       r.out.find("(PyTorch wheel") != std::string::npos || r.out.find("(LibTorch /") != std::string::npos;
+    EXPECT_TRUE(known) << r.out;
+    EXPECT_NE(r.out.find("CUDA "), std::string::npos) << r.out;
+}
+
+TEST(CliBasic, EveryCommandAnswersHelp)
+{
+    for (const std::string cmd :
+         {"tokenize", "score", "generate", "parse", "eval", "render", "batch", "report", "--version"}) {
+        for (const std::string flag : {"--help", "-h"}) {
+            // Help wins over any other (even missing or wrong) option.
+            const auto r = clitest::run(cmd + " --bogus " + flag);
+            EXPECT_EQ(r.status, 0) << cmd << ": " << r.err;
+            EXPECT_EQ(r.out.rfind("usage: ascviz-cli " + cmd, 0), 0u) << cmd << ":\n" << r.out;
+            EXPECT_TRUE(r.err.empty()) << cmd << ": " << r.err;
+        }
+    }
+    const auto g = clitest::run("generate --help");
+    for (const char* opt : {"--ignore-eos", "--max-new-tokens", "--model M", "ORG/NAME", "\"stop\""})
+        EXPECT_NE(g.out.find(opt), std::string::npos) << opt << " missing from:\n" << g.out;
+    const auto b = clitest::run("batch --help");
+    EXPECT_NE(b.out.find("--batch-size"), std::string::npos) << b.out;
+    const auto top = clitest::run("--help");
+    EXPECT_EQ(top.status, 0);
+    EXPECT_NE(top.out.find("--batch-size"), std::string::npos) << top.out;
+}

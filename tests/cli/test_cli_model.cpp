@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 
 namespace {
 
@@ -84,6 +86,93 @@ TEST(CliModel, SeededSamplingIsReproducible)
     const auto a = clitest::run(cmd), b = clitest::run(cmd);
     ASSERT_EQ(a.status, 0) << a.err;
     EXPECT_EQ(a.out, b.out);
+}
+
+// A copy of tiny-gpt2 whose config names `eos` as its end-of-text id (weights and tokenizer linked).
+std::filesystem::path tinyWithEos(const std::string& name, int eos)
+{
+    namespace fs = std::filesystem;
+    const fs::path src = fs::path(std::getenv("ASCVIZ_TEST_DATA")) / "fixtures/models/tiny-gpt2";
+    const fs::path dst = clitest::tempDir() / name;
+    fs::create_directories(dst);
+    for (const auto& e : fs::directory_iterator(src)) {
+        if (e.path().filename() == "config.json")
+            continue;
+        fs::create_symlink(e.path(), dst / e.path().filename());
+    }
+    auto config = nlohmann::json::parse(clitest::readAll(src / "config.json"));
+    config["eos_token_id"] = eos;
+    std::ofstream(dst / "config.json") << config.dump();
+    return dst;
+}
+
+TEST(CliModel, GenerateSaysWhyItStopped)
+{
+    const auto file = clitest::writeTemp("stop.py", "def add(a, b):\n");
+    const std::string common = " --prompt-file '" + file.string() + "' --greedy";
+    // length: exactly N new tokens with --ignore-eos.
+    auto r = clitest::run("generate --model " + tinyModel() + common + " --max-new-tokens 3 --ignore-eos");
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j.at("stop"), "length");
+    const auto promptTokens = j.at("prompt_tokens").get<std::size_t>();
+    ASSERT_EQ(j.at("tokens").size(), promptTokens + 3);
+    const int first = j.at("tokens")[promptTokens].at("id");
+
+    // eos: a model whose end-of-text id is the token greedy decoding picks first stops at once, empty.
+    const auto eosModel = tinyWithEos("tiny-eos", first);
+    r = clitest::run("generate --model '" + eosModel.string() + "'" + common + " --max-new-tokens 5");
+    ASSERT_EQ(r.status, 0) << r.err;
+    j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j.at("stop"), "eos");
+    EXPECT_EQ(j.at("tokens").size(), promptTokens) << "the EOS token is not part of the text";
+    EXPECT_EQ(j.at("text"), "def add(a, b):\n");
+    // --ignore-eos generates past it.
+    r = clitest::run("generate --model '" + eosModel.string() + "'" + common + " --max-new-tokens 5 --ignore-eos");
+    ASSERT_EQ(r.status, 0) << r.err;
+    j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j.at("stop"), "length");
+    EXPECT_EQ(j.at("tokens").size(), promptTokens + 5);
+    EXPECT_EQ(j.at("tokens")[promptTokens].at("id"), first);
+
+    // context: tiny-gpt2's context is 128 tokens; the last token is predicted from a full context.
+    r = clitest::run("generate --model " + tinyModel() + common + " --max-new-tokens 500 --ignore-eos");
+    ASSERT_EQ(r.status, 0) << r.err;
+    j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j.at("stop"), "context");
+    EXPECT_EQ(j.at("tokens").size(), 129u);
+}
+
+TEST(CliModel, ModelFromTheHuggingFaceCache)
+{
+    namespace fs = std::filesystem;
+    const fs::path hub = clitest::tempDir() / "hub";
+    const fs::path repo = hub / "models--acme--tiny-gpt2";
+    const fs::path src = fs::path(std::getenv("ASCVIZ_TEST_DATA")) / "fixtures/models/tiny-gpt2";
+    // The hub's layout: files are symlinks into blobs/; refs/main names the snapshot.
+    fs::create_directories(repo / "blobs");
+    fs::create_directories(repo / "snapshots/0a1b2c");
+    fs::create_directories(repo / "snapshots/ffffff"); // newer but not refs/main, and empty
+    fs::create_directories(repo / "refs");
+    std::ofstream(repo / "refs/main") << "0a1b2c";
+    for (const auto& e : fs::directory_iterator(src)) {
+        const fs::path blob = repo / "blobs" / ("blob-" + e.path().filename().string());
+        fs::copy_file(e.path(), blob);
+        fs::create_symlink(fs::path("../../blobs") / blob.filename(), repo / "snapshots/0a1b2c" / e.path().filename());
+    }
+    setenv("HF_HUB_CACHE", hub.c_str(), 1);
+    const auto file = clitest::writeTemp("hf.py", "x = 1\n");
+    auto r = clitest::run("score --model acme/tiny-gpt2 --text-file '" + file.string() + "'");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out).at("model"), "acme/tiny-gpt2");
+    const auto direct = clitest::run("score --model " + tinyModel() + " --text-file '" + file.string() + "'");
+    EXPECT_EQ(nlohmann::json::parse(r.out).at("tokens"), nlohmann::json::parse(direct.out).at("tokens"));
+
+    r = clitest::run("score --model acme/absent --text-file '" + file.string() + "'");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find((hub / "models--acme--absent").string()), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    unsetenv("HF_HUB_CACHE");
 }
 
 TEST(CliModel, BadFolderIsOneLineError)

@@ -28,7 +28,7 @@ struct LoadOptions {
 };
 
 struct ModelInfo {
-    std::string name;         // folder name
+    std::string name;         // folder name, or ORG/NAME for a Hugging Face cache snapshot
     std::filesystem::path dir;
     std::string architecture; // config.json model_type
     std::string device;       // "cpu" or "cuda:0"

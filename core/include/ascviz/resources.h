@@ -12,7 +12,10 @@ std::filesystem::path resourceDir();
 // The bundled default model folder (resources/models/ascviz-tiny-code).
 std::filesystem::path defaultModelDir();
 
-// Resolves a --model argument: "default" is the bundled model, anything else a folder path.
+// Resolves a --model argument: "default" is the bundled model; an existing folder is itself; "ORG/NAME"
+// that is no folder is a model in the local Hugging Face cache (hfcache.h), and an InputError naming the
+// folders searched when it is not cached; anything else is returned as a folder path (the loader reports
+// a missing one).
 std::filesystem::path resolveModelDir(const std::string& arg);
 
 // The category table for a language (resources/categories/<language>.json).

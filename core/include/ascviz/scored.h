@@ -27,12 +27,19 @@ struct ScoredToken {
     std::optional<double> crossEntropy() const;
 };
 
+// Why generation stopped: the model chose EOS, max-new-tokens were generated, the user cancelled, or the
+// model's context was full.
+enum class StopReason { None, Eos, Length, Cancelled, Context };
+// "eos", "length", "cancelled", "context" ("" for None).
+const char* stopReasonName(StopReason r);
+
 struct ScoredText {
     std::string model; // model name (folder name)
     std::string text;
     std::vector<ScoredToken> tokens; // only the text's own tokens (never BOS/EOS)
     std::size_t promptBytes = 0;     // bytes of `text` that were the prompt; the rest was generated
     std::size_t promptTokens = 0;
+    StopReason stop = StopReason::None; // set by generate(); None for scored text
     // Mean of CE over the scored tokens (NaN when none).
     double crossEntropy() const;
 };

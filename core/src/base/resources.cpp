@@ -1,6 +1,7 @@
 #include "ascviz/resources.h"
 
 #include "ascviz/error.h"
+#include "ascviz/hfcache.h"
 
 #include <cstdlib>
 #include <system_error>
@@ -41,7 +42,17 @@ fs::path resolveModelDir(const std::string& arg)
 {
     if (arg.empty() || arg == "default")
         return defaultModelDir();
-    return fs::path(arg);
+    std::error_code ec;
+    if (fs::is_directory(arg, ec) || !looksLikeRepoId(arg))
+        return fs::path(arg);
+    const fs::path cache = hfHubCacheDir();
+    if (auto snap = findCachedModel(arg, cache))
+        return *snap;
+    std::string repoFolder = "models--" + arg;
+    repoFolder.replace(repoFolder.find('/'), 1, "--");
+    throw InputError("model '" + arg + "' not found: no folder ./" + arg + ", and no snapshot in the Hugging Face cache " +
+                     (cache / repoFolder / "snapshots").string() +
+                     " (HF_HUB_CACHE, else HF_HOME/hub, else ~/.cache/huggingface/hub; nothing is downloaded)");
 }
 
 fs::path categoryFile(const std::string& language) { return resourceDir() / "categories" / (language + ".json"); }

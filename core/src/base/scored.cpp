@@ -26,3 +26,24 @@ double ScoredText::crossEntropy() const
 }
 
 } // namespace ascviz
+
+namespace ascviz {
+
+const char* stopReasonName(StopReason r)
+{
+    switch (r) {
+    case StopReason::Eos:
+        return "eos";
+    case StopReason::Length:
+        return "length";
+    case StopReason::Cancelled:
+        return "cancelled";
+    case StopReason::Context:
+        return "context";
+    case StopReason::None:
+        break;
+    }
+    return "";
+}
+
+} // namespace ascviz

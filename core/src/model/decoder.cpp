@@ -135,15 +135,15 @@ at::Tensor Decoder::attention(int layer, const at::Tensor& x, const at::Tensor& 
     const int64_t rep = nh / nkv;
     at::Tensor out;
 #if TORCH_VERSION_MAJOR >= 2
-    // CUDA with libtorch 2.x: fused scaled-dot-product attention (unverified here: no GPU on the dev machine).
-    if (m_device.is_cuda() && !(m_spec.attnFp32 && m_dtype != at::kFloat)) {
-        const at::Tensor kk = rep > 1 ? k.repeat_interleave(rep, 1) : k;
-        const at::Tensor vv = rep > 1 ? v.repeat_interleave(rep, 1) : v;
-        const at::Tensor qs = q * (scale * std::sqrt(static_cast<double>(hd))); // SDPA scales by 1/sqrt(hd)
+    // libtorch 2.x: fused scaled-dot-product attention on every device (CPU and CUDA), with the layer's own
+    // scale and grouped-query heads handled inside the kernel. Conformance with HF is tested on the CPU in CI
+    // and on CUDA on a GPU machine. Models whose HF code upcasts attention to fp32 keep the explicit path
+    // below in half precision.
+    if (!(m_spec.attnFp32 && m_dtype != at::kFloat)) {
         c10::optional<at::Tensor> am;
         if (m.defined())
             am = m;
-        out = at::scaled_dot_product_attention(qs, kk, vv, am, 0.0, false);
+        out = at::scaled_dot_product_attention(q, k, v, am, 0.0, false, scale, /*enable_gqa=*/rep > 1);
     } else
 #endif
     {
@@ -220,9 +220,13 @@ at::Tensor Decoder::hidden(const at::Tensor& ids, const at::Tensor& keyValid, Kv
             anyLocal = true;
             window = w;
         }
+    // A padding query may find no valid key in its window; it then attends to itself, so that no row is
+    // empty (an empty row is NaN in SDPA, and NaN in a padded value row would reach valid queries through
+    // 0 * NaN). Valid queries always see their own key, so their outputs are unchanged.
+    const at::Tensor self = diff == 0;
     auto withPadding = [&](at::Tensor m) {
         if (keyValid.defined())
-            return (m.unsqueeze(0) & keyValid.unsqueeze(1)).unsqueeze(1); // [B,1,T,S]
+            return ((m.unsqueeze(0) & keyValid.unsqueeze(1)) | self.unsqueeze(0)).unsqueeze(1); // [B,1,T,S]
         return m.unsqueeze(0).unsqueeze(0);
     };
     if (T > 1 || keyValid.defined())

@@ -7,6 +7,7 @@
 #include "weights.h"
 
 #include "ascviz/error.h"
+#include "ascviz/hfcache.h"
 #include "ascviz/utf8.h"
 
 #include <ATen/ATen.h>
@@ -264,7 +265,7 @@ public:
         std::vector<std::pair<std::size_t, std::size_t>> rawSpans; // bytes each generated token contributes
         std::vector<Pred> genPreds;
         Preds promptPreds;
-        run(ids, opts, std::max(0, opts.topAlternatives), cancel, &promptPreds, [&](const Step& st) {
+        s.stop = run(ids, opts, std::max(0, opts.topAlternatives), cancel, &promptPreds, [&](const Step& st) {
             if (opts.stopAtEos && isEos(st.id))
                 return;
             generated.push_back(st.id);
@@ -534,8 +535,9 @@ private:
 
     // Prefill + token-by-token generation. `onStep` sees every chosen id (EOS included). Prompt predictions
     // (teacher-forced) go to *promptPreds when asked for.
-    void run(const std::vector<int32_t>& prompt, const GenerationOptions& opts, int topAlt, const CancelFlag* cancel,
-             Preds* promptPreds, const std::function<void(const Step&)>& onStep) const
+    // Returns why generation stopped.
+    StopReason run(const std::vector<int32_t>& prompt, const GenerationOptions& opts, int topAlt,
+                   const CancelFlag* cancel, Preds* promptPreds, const std::function<void(const Step&)>& onStep) const
     {
         const int64_t C = m_dec->spec().context;
         const auto L = static_cast<int64_t>(prompt.size());
@@ -566,7 +568,7 @@ private:
         std::mt19937_64 rng(opts.seed);
         for (int64_t i = 0; i < maxNew; ++i) {
             if (cancel && cancel->load())
-                break;
+                return StopReason::Cancelled;
             const at::Tensor last = m_dec->logits(h[0][h.size(1) - 1]); // [V] float32
             const at::Tensor lp = at::log_softmax(last, -1);
             const at::Tensor lc = last.to(at::kCPU).contiguous();
@@ -583,15 +585,18 @@ private:
             st.pred = predFromLogProbs(lp, id, topAlt);
             onStep(st);
             if (opts.stopAtEos && isEos(id))
+                return StopReason::Eos;
+            if (i + 1 == maxNew)
                 break;
-            if (i + 1 == maxNew || static_cast<int64_t>(seq.size()) + 1 > capacity)
-                break;
+            if (static_cast<int64_t>(seq.size()) + 1 > capacity)
+                return StopReason::Context;
             seq.push_back(id);
             if (opts.useCache)
                 h = m_dec->hidden(idTensor({{id}}, 1), {}, &cache);
             else
                 h = m_dec->hidden(idTensor({seq}, seq.size()), {}, nullptr);
         }
+        return StopReason::Length;
     }
 
     static Pred predFromLogProbs(const at::Tensor& lp, int32_t id, int k)
@@ -698,7 +703,7 @@ std::unique_ptr<LanguageModel> LanguageModel::load(const fs::path& dirIn, const 
 
     ModelInfo info;
     info.dir = fs::absolute(dir).lexically_normal();
-    info.name = info.dir.filename().empty() ? info.dir.parent_path().filename().string() : info.dir.filename().string();
+    info.name = modelNameFromDir(info.dir);
     info.architecture = spec.modelType;
     info.device = useCuda ? "cuda:0" : "cpu";
     info.dtype = dtypeName(dtype);
