@@ -190,13 +190,13 @@ void AstView::setAnalysis(AnalysisPtr a)
         m_items.insert(n.node, item);
     }
     m_scene->setSceneRect(QRectF(0, 0, layout->width, layout->height).adjusted(-16, -16, 16, 16));
-    if (sameTree && !m_fitOnResize) {
+    if (sameTree && m_autoZoom == AutoZoom::None) {
         setTransform(keepTransform);
         centerOn(keepCentre);
     } else {
-        m_fitOnResize = true;
-        zoomToFit();
-        m_fitOnResize = true;
+        if (!sameTree)
+            m_autoZoom = AutoZoom::Readable;
+        applyAutoZoom();
     }
 }
 
@@ -231,7 +231,7 @@ void AstView::scaleBy(double f)
     const double z = zoom() * f;
     if (z < 0.02 || z > 20)
         return;
-    m_fitOnResize = false;
+    m_autoZoom = AutoZoom::None;
     scale(f, f);
     Q_EMIT zoomChanged(zoom());
 }
@@ -241,21 +241,33 @@ void AstView::zoomOut() { scaleBy(1 / 1.25); }
 
 void AstView::resetZoom()
 {
-    m_fitOnResize = false;
+    m_autoZoom = AutoZoom::None;
     resetTransform();
     Q_EMIT zoomChanged(zoom());
 }
 
 void AstView::zoomToFit()
 {
+    m_autoZoom = AutoZoom::Whole;
+    applyAutoZoom();
+}
+
+void AstView::zoomReadable()
+{
+    m_autoZoom = AutoZoom::Readable;
+    applyAutoZoom();
+}
+
+void AstView::applyAutoZoom()
+{
     const QRectF rect = m_scene->sceneRect();
-    if (rect.isEmpty() || viewport()->width() < 10)
+    if (m_autoZoom == AutoZoom::None || rect.isEmpty() || viewport()->width() < 10)
         return;
     resetTransform();
     const double sx = viewport()->width() / rect.width();
     const double sy = viewport()->height() / rect.height();
     double s = std::min({sx, sy, 1.6});
-    if (s < kMinAutoZoom && !m_items.isEmpty()) {
+    if (m_autoZoom == AutoZoom::Readable && s < kMinAutoZoom && !m_items.isEmpty()) {
         // Fitting would make the labels unreadable: fit the width within readable bounds and show the top.
         s = std::clamp(sx, kMinAutoZoom, 1.0);
         scale(s, s);
@@ -304,8 +316,8 @@ void AstView::mouseReleaseEvent(QMouseEvent* e)
 void AstView::resizeEvent(QResizeEvent* e)
 {
     QGraphicsView::resizeEvent(e);
-    if (m_fitOnResize && !m_items.isEmpty())
-        zoomToFit();
+    if (!m_items.isEmpty())
+        applyAutoZoom();
 }
 
 QImage AstView::renderImage(double scale)

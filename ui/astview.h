@@ -58,7 +58,11 @@ public:
 public Q_SLOTS:
     void zoomIn();
     void zoomOut();
+    // The whole tree in the view (the Fit button): both its width and its height, at any zoom.
     void zoomToFit();
+    // What a new tree starts with: the whole tree when that stays readable, else the width within readable
+    // bounds, showing the top.
+    void zoomReadable();
     void resetZoom();
 
 Q_SIGNALS:
@@ -81,7 +85,9 @@ private:
     QHash<int, AstNodeItem*> m_items;
     QVector<int> m_highlighted;
     QPoint m_pressPos;
-    bool m_fitOnResize = true;
+    enum class AutoZoom { None, Readable, Whole };
+    void applyAutoZoom();
+    AutoZoom m_autoZoom = AutoZoom::Readable; // re-applied on resize until the user zooms by hand
 };
 
 } // namespace ascviz::ui

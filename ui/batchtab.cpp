@@ -1,9 +1,12 @@
 #include "batchtab.h"
 
+#include "appidentity.h"
+
 #include "batchcharts.h"
 #include "batchmodels.h"
 #include "textpos.h"
 
+#include "ascviz/hfcache.h"
 #include "ascviz/resources.h"
 
 #include <QChart>
@@ -328,11 +331,11 @@ void BatchTab::buildUi()
 
 QString BatchTab::suggestDbPath() const
 {
-    QString dir = QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation);
-    if (dir.isEmpty())
-        dir = QDir::tempPath();
-    dir += QStringLiteral("/results");
-    const QString model = QFileInfo(m_model ? m_model->text() : QString()).fileName();
+    const QString dir = userDataDir() + QStringLiteral("/results");
+    QString model = m_model && !m_model->text().trimmed().isEmpty()
+                        ? QString::fromStdString(modelNameFromDir(toStd(m_model->text().trimmed())))
+                        : QString();
+    model.replace(QLatin1Char('/'), QLatin1Char('_'));
     return dir + QStringLiteral("/%1-%2.db")
                      .arg(model.isEmpty() ? QStringLiteral("run") : model,
                           QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")));
@@ -410,6 +413,10 @@ void BatchTab::launch(bool resume)
     }
     if (resume && !QFileInfo::exists(job.db)) {
         setStatus(tr("%1 does not exist: nothing to resume (press Start).").arg(job.db), true);
+        return;
+    }
+    if (resume && !storedRunIncomplete(job.db)) {
+        setStatus(tr("%1 holds a complete run (or is no results DB): nothing to resume.").arg(job.db), true);
         return;
     }
     QDir().mkpath(QFileInfo(job.db).absolutePath());
@@ -580,13 +587,28 @@ void BatchTab::refreshViews()
     }
 }
 
+bool BatchTab::canResume() const { return m_resume->isEnabled(); }
+
+// Whether `db` is a results database whose run is not complete (interrupted or cancelled): what Resume
+// can continue. A complete run, a missing file or a file that is no results DB cannot be resumed.
+bool BatchTab::storedRunIncomplete(const QString& db)
+{
+    if (db.isEmpty() || !QFileInfo::exists(db))
+        return false;
+    try {
+        return ResultsDb::open(toStd(db)).runInfo().status != "complete";
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
 void BatchTab::updateButtons()
 {
     const bool paused = m_pauseFlag->load();
     m_start->setEnabled(!m_running);
     m_pause->setEnabled(m_running && !paused && !m_cancelFlag->load());
     m_cancel->setEnabled(m_running && !m_cancelFlag->load());
-    m_resume->setEnabled(m_running ? paused : QFileInfo::exists(m_db->text().trimmed()));
+    m_resume->setEnabled(m_running ? paused : storedRunIncomplete(m_db->text().trimmed()));
     for (QWidget* w : std::initializer_list<QWidget*>{m_corpus, m_model, m_db, m_limit, m_aggregation, m_device})
         w->setEnabled(!m_running);
 }

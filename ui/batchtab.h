@@ -57,6 +57,10 @@ public:
     void cancel(); // stops after the current snippet; the DB stays resumable
     bool isRunning() const { return m_running; }
     bool isPaused() const;
+    // A new results file for the current model: <user data>/AsC-Viz/results/<model>-<date-time>.db.
+    QString suggestDbPath() const;
+    // Whether Resume is enabled: while paused, or when dbPath() holds a run that did not complete.
+    bool canResume() const;
 
     // Adds (or reloads) a results DB, read off the GUI thread; resultsLoaded() tells when it is in.
     void openResults(const QString& path);
@@ -95,6 +99,7 @@ Q_SIGNALS:
     void resultsLoaded(const QString& path, bool ok, const QString& message);
 
 private:
+    static bool storedRunIncomplete(const QString& db);
     void buildUi();
     void launch(bool resume);
     void onProgress(const BatchProgressInfo& p);
@@ -103,7 +108,6 @@ private:
     void refreshViews();
     void updateButtons();
     void setStatus(const QString& text, bool error = false);
-    QString suggestDbPath() const;
 
     // run form
     QLineEdit* m_corpus = nullptr;

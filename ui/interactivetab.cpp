@@ -433,19 +433,38 @@ void InteractiveTab::onAnalysisReady(quint64)
             showView(v);
         m_pendingView.clear();
     }
-    QString status;
-    if (a->cancelled)
-        status = tr("Stopped after %n generated token(s).", nullptr, a->generatedTokens());
-    else if (a->origin == AnalysisOrigin::Generated)
-        status = tr("Generated %n token(s).", nullptr, a->generatedTokens());
-    else
-        status = tr("Scored %n token(s).", nullptr, int(a->eval->scored.tokens.size()));
+    QString status = resultStatus(*a);
     if (!a->layoutError.isEmpty())
         status += QLatin1Char(' ') + tr("AST layout failed: %1").arg(a->layoutError);
     m_status->setText(status);
     updateButtons();
     Q_EMIT statusMessage(status);
     Q_EMIT resultShown();
+}
+
+QString InteractiveTab::resultStatus(const Analysis& a)
+{
+    const int n = a.generatedTokens();
+    if (a.origin != AnalysisOrigin::Generated)
+        return tr("Scored %n token(s).", nullptr, int(a.eval->scored.tokens.size()));
+    if (a.cancelled)
+        return tr("Stopped after %n generated token(s).", nullptr, n);
+    switch (a.eval->scored.stop) {
+    case StopReason::Eos:
+        if (n == 0)
+            return tr("Nothing generated: the model's first choice was the end-of-text token (it takes the prompt "
+                      "as a finished text). Try sampling, or a prompt that ends mid-statement.");
+        return tr("Generated %n token(s); the model then chose the end-of-text token.", nullptr, n);
+    case StopReason::Context:
+        return tr("Generated %n token(s); stopped because the model's context is full.", nullptr, n);
+    case StopReason::Length:
+        return tr("Generated %n token(s) (the maximum asked for).", nullptr, n);
+    case StopReason::Cancelled:
+        return tr("Stopped after %n generated token(s).", nullptr, n);
+    case StopReason::None:
+        break;
+    }
+    return tr("Generated %n token(s).", nullptr, n);
 }
 
 void InteractiveTab::updateSummary()

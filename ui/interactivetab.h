@@ -96,6 +96,7 @@ private:
     void onToken(quint64 job, const QString& piece, double ntp, int index);
     void onJobFailed(quint64 job, const QString& message);
     void updateSummary();
+    static QString resultStatus(const Analysis& a);
     void applySelection();
     void setCategoryLabel();
 

@@ -6,6 +6,7 @@
 #include "modelcontroller.h"
 #include "textpos.h"
 
+#include "ascviz/hfcache.h"
 #include "ascviz/resources.h"
 
 #include <QAction>
@@ -33,6 +34,12 @@ namespace ascviz::ui {
 namespace {
 const char* const kRecentKey = "models/recent";
 constexpr int kMaxRecent = 8;
+
+std::string toStd(const QString& s)
+{
+    const QByteArray b = s.toUtf8();
+    return std::string(b.constData(), std::size_t(b.size()));
+}
 
 QString defaultModelPath()
 {
@@ -172,6 +179,8 @@ void MainWindow::buildMenus()
     file->addAction(tr("Open &model folder…"), QKeySequence(Qt::CTRL | Qt::Key_M), this, &MainWindow::openModelFolder);
     file->addAction(tr("Load the &bundled model"), this, [this] { loadModel(QStringLiteral("default")); });
     file->addMenu(m_recentMenu)->setText(tr("&Recent models"));
+    m_hubMenu = file->addMenu(tr("&Hugging Face cache"));
+    connect(m_hubMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildHubMenu);
     file->addSeparator();
     file->addAction(tr("&Open session…"), QKeySequence::Open, this, &MainWindow::openSession);
     file->addAction(tr("&Save session…"), QKeySequence::Save, this, &MainWindow::saveSession);
@@ -200,6 +209,14 @@ void MainWindow::loadModel(const QString& dirOrDefault, const LoadOptions& opts)
         dir = defaultModelPath();
         if (dir.isEmpty()) {
             showError(tr("The bundled model was not found (no resources folder). Open a model folder instead."));
+            return;
+        }
+    } else if (!QFileInfo(dir).isDir() && looksLikeRepoId(toStd(dir))) {
+        // ORG/NAME: a model in the local Hugging Face cache.
+        try {
+            dir = QString::fromStdString(resolveModelDir(toStd(dir)).string());
+        } catch (const std::exception& e) {
+            showError(QString::fromUtf8(e.what()));
             return;
         }
     }
@@ -267,6 +284,23 @@ void MainWindow::rememberRecent(const QString& dir)
         list.removeLast();
     QSettings().setValue(QLatin1String(kRecentKey), list);
     rebuildRecentMenu();
+}
+
+void MainWindow::rebuildHubMenu()
+{
+    m_hubMenu->clear();
+    const std::filesystem::path cache = hfHubCacheDir();
+    for (const CachedModel& m : listCachedModels(cache)) {
+        const QString id = QString::fromStdString(m.repoId);
+        QAction* a = m_hubMenu->addAction(id);
+        a->setToolTip(toQString(m.snapshot.string()));
+        a->setStatusTip(toQString(m.snapshot.string()));
+        connect(a, &QAction::triggered, this, [this, id] { loadModel(id); });
+    }
+    if (m_hubMenu->isEmpty()) {
+        QAction* none = m_hubMenu->addAction(tr("No models in %1").arg(toQString(cache.string())));
+        none->setEnabled(false);
+    }
 }
 
 void MainWindow::rebuildRecentMenu()

@@ -49,6 +49,8 @@ public:
     // Loads a model folder in the background ("default" = the bundled model).
     void loadModel(const QString& dirOrDefault, const LoadOptions& opts = {});
     QString modelText() const;
+    // File > Hugging Face cache: one action per cached model (rebuilt each time the menu opens).
+    QMenu* hubMenu() const { return m_hubMenu; }
     bool isBannerVisible() const;
     QString bannerText() const;
     QStringList recentModels() const;
@@ -65,6 +67,7 @@ private:
     void updateModelPanel();
     void rememberRecent(const QString& dir);
     void rebuildRecentMenu();
+    void rebuildHubMenu();
     void exportCurrent(const QString& kind);
     void onLoadFailed(const QString& dir, const QString& message);
     void openSnippet(const QString& code, const QString& modelDir);
@@ -78,6 +81,7 @@ private:
     QProgressBar* m_progress = nullptr;
     QToolButton* m_recentButton = nullptr;
     QMenu* m_recentMenu = nullptr;
+    QMenu* m_hubMenu = nullptr; // models in the local Hugging Face cache, listed when opened
     QString m_pendingSnippet; // a Batch snippet to score once its model is loaded
     bool m_hasPendingSnippet = false;
     QElapsedTimer m_loadTimer;

@@ -1,5 +1,6 @@
 // ascviz: the AsC-Viz desktop application. Only wiring: parse the command line, show the main window,
 // start loading the model, and run a scripted session when asked (--prompt-file/--screenshot/--quit).
+#include "appidentity.h"
 #include "commandline.h"
 #include "mainwindow.h"
 #include "modelcontroller.h"
@@ -10,13 +11,6 @@
 #include <cstring>
 
 namespace {
-
-void setNames()
-{
-    QCoreApplication::setApplicationName(QStringLiteral("AsC-Viz"));
-    QCoreApplication::setOrganizationName(QStringLiteral("AsC-Viz"));
-    QCoreApplication::setApplicationVersion(ascviz::ui::versionString());
-}
 
 // --help and --version are answered without a display: no QApplication (which needs a platform) is made.
 bool onlyInformation(int argc, char** argv)
@@ -34,7 +28,7 @@ int main(int argc, char** argv)
 {
     if (onlyInformation(argc, argv)) {
         QCoreApplication core(argc, argv);
-        setNames();
+        ascviz::ui::setApplicationIdentity();
         ascviz::ui::GuiOptions ignored;
         QString message;
         const auto r = ascviz::ui::parseGuiCommandLine(QCoreApplication::arguments(), &ignored, &message);
@@ -43,7 +37,7 @@ int main(int argc, char** argv)
         return ok ? 0 : 2;
     }
     QApplication app(argc, argv);
-    setNames();
+    ascviz::ui::setApplicationIdentity();
 
     ascviz::ui::GuiOptions opts;
     QString message;

@@ -2,6 +2,7 @@
 // series, pause/cancel/resume, opening two DBs for a model comparison, snippet opening and exports.
 #include "batchcharts.h"
 #include "batchmodels.h"
+#include "appidentity.h"
 #include "batchtab.h"
 
 #include "ascviz/batch.h"
@@ -65,6 +66,10 @@ private Q_SLOTS:
         QVERIFY2(finished.first().at(0).toBool(), qPrintable(finished.first().at(1).toString()));
         QVERIFY(loaded.first().at(1).toBool());
         QVERIFY(!tab.isRunning());
+        QVERIFY2(!tab.canResume(), "a complete run has nothing to resume");
+        tab.resume();
+        QVERIFY(!tab.isRunning());
+        QVERIFY(tab.statusText().contains(QLatin1String("complete run")));
         QVERIFY(progress.count() >= 1);
         QCOMPARE(tab.progressBar()->value(), 6);
         QCOMPARE(tab.progressBar()->maximum(), 6);
@@ -177,6 +182,7 @@ private Q_SLOTS:
         const int partial = static_cast<int>(ResultsDb::open(db.toStdString()).counts().snippets);
         QVERIFY2(partial >= 3 && partial < 40, qPrintable(QString::number(partial)));
         QCOMPARE(tab.snippetModel()->rowCount(), partial);
+        QVERIFY(tab.canResume());
 
         // Resume continues; pause holds the runner, resume releases it.
         tab.resume();
@@ -197,6 +203,19 @@ private Q_SLOTS:
         QCOMPARE(counts.snippets, 40);
         QCOMPARE(tab.snippetModel()->rowCount(), 40);
         QCOMPARE(tab.resultSets().size(), std::size_t(1)); // reloaded, not added twice
+        QVERIFY(!tab.canResume());
+    }
+
+    void defaultResultsFolder()
+    {
+        setApplicationIdentity();
+        BatchTab tab;
+        tab.setModelDir(QStringLiteral("/models/acme-coder"));
+        const QString suggested = tab.suggestDbPath();
+        QVERIFY2(suggested.startsWith(userDataDir() + QStringLiteral("/results/acme-coder-")), qPrintable(suggested));
+        QVERIFY2(!suggested.contains(QLatin1String("AsC-Viz/AsC-Viz")), qPrintable(suggested));
+        QVERIFY(suggested.endsWith(QLatin1String(".db")));
+        QVERIFY(!tab.dbPath().isEmpty());
     }
 
     void twoDatabasesCompareModels()

@@ -22,7 +22,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 
 using namespace ascviz;
 using namespace ascviz::ui;
@@ -36,6 +38,7 @@ private Q_SLOTS:
     void scoreMatchesModel();
     void badModelFolderKeepsWorking_data();
     void badModelFolderKeepsWorking();
+    void immediateEosSaysWhy();
 
 private:
     bool loadTiny(MainWindow& w);
@@ -221,6 +224,58 @@ void TestInteractive::badModelFolderKeepsWorking()
     QVERIFY(shown.wait(60000));
     QCOMPARE(tab->shown()->eval->scored.model, std::string("tiny-gpt2"));
     QVERIFY(tab->shown()->generatedTokens() >= 1);
+}
+
+void TestInteractive::immediateEosSaysWhy()
+{
+    // A copy of tiny-gpt2 whose end-of-text id is the token greedy decoding picks first for the prompt.
+    const std::string prompt = "def add(a, b):\n    return";
+    GenerationOptions g;
+    g.maxNewTokens = 1;
+    g.stopAtEos = false;
+    const auto ref = LanguageModel::load(uitest::tinyModel())->generate(prompt, g);
+    QCOMPARE(int(ref.tokens.size()), int(ref.promptTokens) + 1);
+    const int first = ref.tokens.back().id;
+    QTemporaryDir tmp;
+    const std::filesystem::path dir = tmp.filePath(QStringLiteral("tiny-eos")).toStdString();
+    std::filesystem::create_directories(dir);
+    for (const auto& e : std::filesystem::directory_iterator(uitest::tinyModel()))
+        if (e.path().filename() != "config.json")
+            std::filesystem::create_symlink(e.path(), dir / e.path().filename());
+    std::ifstream in(uitest::tinyModel() / "config.json");
+    std::string config((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string eosField = "\"eos_token_id\": 0";
+    const auto at = config.find(eosField);
+    QVERIFY(at != std::string::npos);
+    config.replace(at, eosField.size(), "\"eos_token_id\": " + std::to_string(first));
+    std::ofstream(dir / "config.json") << config;
+
+    MainWindow w;
+    w.show();
+    QSignalSpy loaded(w.controller(), &ModelController::modelLoaded);
+    w.loadModel(QString::fromStdString(dir.string()));
+    QVERIFY(loaded.wait(60000));
+    InteractiveTab* tab = w.interactiveTab();
+    tab->setPrompt(QString::fromStdString(prompt));
+    tab->maxNewTokensBox()->setValue(5);
+    QSignalSpy shown(tab, &InteractiveTab::resultShown);
+    QSignalSpy status(tab, &InteractiveTab::statusMessage);
+    QTest::mouseClick(tab->generateButton(), Qt::LeftButton);
+    QVERIFY(shown.wait(60000));
+    QCOMPARE(tab->shown()->generatedTokens(), 0);
+    QCOMPARE(tab->shown()->eval->scored.stop, StopReason::Eos);
+    QVERIFY(!status.isEmpty());
+    const QString message = status.last().at(0).toString();
+    QVERIFY2(message.contains(QLatin1String("end-of-text")), qPrintable(message));
+    QVERIFY(message.startsWith(QLatin1String("Nothing generated")));
+
+    // A normal stop at max-new-tokens says so.
+    w.loadModel(uitest::tinyModelQ());
+    QVERIFY(loaded.wait(60000));
+    tab->maxNewTokensBox()->setValue(2);
+    QTest::mouseClick(tab->generateButton(), Qt::LeftButton);
+    QVERIFY(shown.wait(60000));
+    QVERIFY2(status.last().at(0).toString().contains(QLatin1String("maximum")), qPrintable(status.last().at(0).toString()));
 }
 
 QTEST_MAIN(TestInteractive)

@@ -14,6 +14,7 @@
 #include "ascviz/model.h"
 
 #include <QImage>
+#include <QMenu>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -22,6 +23,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <filesystem>
 #include <fstream>
 
 using namespace ascviz;
@@ -33,6 +35,7 @@ private Q_SLOTS:
     void initTestCase();
     void showsModelAfterLoad();
     void noModelYet();
+    void modelsFromTheHuggingFaceCache();
     void openSnippetFromBatch();
     void commandLine_data();
     void commandLine();
@@ -69,6 +72,46 @@ void TestMainWindow::showsModelAfterLoad()
     QVERIFY(!w.isBannerVisible());
     QCOMPARE(w.recentModels().value(0), QDir::cleanPath(uitest::tinyModelQ()));
     QVERIFY(w.interactiveTab()->generateButton()->isEnabled());
+}
+
+void TestMainWindow::modelsFromTheHuggingFaceCache()
+{
+    // A hub cache with one model (files linked from the tiny fixture) and one repository without config.
+    QTemporaryDir tmp;
+    const std::filesystem::path hub = tmp.filePath(QStringLiteral("hub")).toStdString();
+    const auto snap = hub / "models--acme--tiny-gpt2" / "snapshots" / "c0ffee";
+    std::filesystem::create_directories(snap);
+    for (const auto& e : std::filesystem::directory_iterator(uitest::tinyModel()))
+        std::filesystem::create_symlink(e.path(), snap / e.path().filename());
+    std::filesystem::create_directories(hub / "models--acme--broken" / "snapshots" / "1");
+    qputenv("HF_HUB_CACHE", QByteArray::fromStdString(hub.string()));
+
+    MainWindow w;
+    w.show();
+    QMenu* menu = w.hubMenu();
+    QVERIFY(menu);
+    Q_EMIT menu->aboutToShow();
+    const auto actions = menu->actions();
+    QCOMPARE(actions.size(), 1);
+    QCOMPARE(actions.first()->text(), QStringLiteral("acme/tiny-gpt2"));
+    QSignalSpy loaded(w.controller(), &ModelController::modelLoaded);
+    actions.first()->trigger();
+    QVERIFY(loaded.wait(60000));
+    QVERIFY2(w.modelText().contains(QLatin1String("acme/tiny-gpt2")), qPrintable(w.modelText()));
+
+    // ORG/NAME given directly (as --model does), and one that is not cached: a banner naming the folder.
+    QSignalSpy failed(w.controller(), &ModelController::loadFailed);
+    w.loadModel(QStringLiteral("acme/absent"));
+    QVERIFY(w.isBannerVisible());
+    QVERIFY2(w.bannerText().contains(QLatin1String("models--acme--absent")), qPrintable(w.bannerText()));
+    QVERIFY(w.modelText().contains(QLatin1String("acme/tiny-gpt2"))); // the loaded model stays
+
+    // An empty cache says so.
+    qputenv("HF_HUB_CACHE", tmp.filePath(QStringLiteral("empty")).toUtf8());
+    Q_EMIT menu->aboutToShow();
+    QCOMPARE(menu->actions().size(), 1);
+    QVERIFY(!menu->actions().first()->isEnabled());
+    qunsetenv("HF_HUB_CACHE");
 }
 
 void TestMainWindow::noModelYet()

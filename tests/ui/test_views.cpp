@@ -26,6 +26,7 @@
 #include <QTextBlock>
 #include <QTextCursor>
 #include <QTextDocument>
+#include <QToolButton>
 
 #include <set>
 
@@ -76,6 +77,7 @@ private Q_SLOTS:
     void astItemsAndColours_data();
     void astItemsAndColours();
     void errorNodesMarked();
+    void fitButtonFitsTheWholeTree();
     void linkedSelectionFromNode();
     void linkedSelectionFromToken();
     void mouseClicksSelect();
@@ -234,6 +236,43 @@ void TestViews::errorNodesMarked()
         }
         QVERIFY2(errors > 0, "the ERROR/MISSING nodes are visible in both views");
     }
+}
+
+void TestViews::fitButtonFitsTheWholeTree()
+{
+    // A wide tree: the complete view of 40 statements cannot fit the width at a readable zoom.
+    std::string code = "def wide(a, b):\n";
+    for (int i = 0; i < 40; ++i)
+        code += "    v" + std::to_string(i) + " = a * " + std::to_string(i) + " + b\n";
+    Fixture f;
+    f.tab.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&f.tab));
+    f.tab.showView(InteractiveTab::View::Complete);
+    QVERIFY(f.show(uitest::tokenizedText(code)));
+    ui::AstView* v = f.tab.astView(Kind::Complete);
+    QTRY_VERIFY(v->isVisible());
+    auto visibleWidth = [v] { return v->mapFromScene(v->sceneRect()).boundingRect().width(); };
+    // The first view is readable (labels legible), so the tree is wider than the viewport.
+    QVERIFY2(v->zoom() >= 0.59, qPrintable(QString::number(v->zoom())));
+    QVERIFY(visibleWidth() > v->viewport()->width());
+    // The Fit button next to the view fits it whole: width and height.
+    QToolButton* fit = nullptr;
+    for (auto* b : v->parentWidget()->findChildren<QToolButton*>())
+        if (b->text() == QLatin1String("Fit"))
+            fit = b;
+    QVERIFY(fit);
+    QTest::mouseClick(fit, Qt::LeftButton);
+    const QRect shown = v->mapFromScene(v->sceneRect()).boundingRect();
+    QVERIFY2(shown.width() <= v->viewport()->width() + 2,
+             qPrintable(QStringLiteral("%1 > %2").arg(shown.width()).arg(v->viewport()->width())));
+    QVERIFY(shown.height() <= v->viewport()->height() + 2);
+    QVERIFY(shown.left() >= -2 && shown.top() >= -2);
+    // It stays fitted when the window is resized, until the user zooms by hand.
+    f.tab.resize(900, 600);
+    QTRY_VERIFY(v->mapFromScene(v->sceneRect()).boundingRect().width() <= v->viewport()->width() + 2);
+    const double fitted = v->zoom();
+    v->zoomIn();
+    QVERIFY(v->zoom() > fitted);
 }
 
 void TestViews::linkedSelectionFromNode()
