@@ -37,11 +37,17 @@ if(ASCVIZ_TORCH_PACKAGE)
   list(JOIN _parts "." ASCVIZ_TORCH_VERSION)
   target_include_directories(ascviz_torch SYSTEM INTERFACE "${_tp}/include" "${_tp}/include/torch/csrc/api/include")
   target_compile_definitions(ascviz_torch INTERFACE _GLIBCXX_USE_CXX11_ABI=1)
+  # The wheel's libtorch.so, libtorch_cpu.so and libtorch_cuda.so export their own statically linked copy
+  # of part of std::filesystem (remove_all, permissions, equivalent, …); when they precede libstdc++ in an
+  # executable's NEEDED list, the dynamic linker binds our calls to that copy, which crashed
+  # (std::filesystem::remove_all jumped to 0 in test_model_text). Naming libstdc++ first puts it first in
+  # the lookup order.
+  target_link_libraries(ascviz_torch INTERFACE "-Wl,--push-state,--no-as-needed" stdc++ "-Wl,--pop-state")
   set(_libs "${_tp}/lib/libtorch.so" "${_tp}/lib/libtorch_cpu.so" "${_tp}/lib/libc10.so")
   if(EXISTS "${_tp}/lib/libtorch_cuda.so")
     set(ASCVIZ_TORCH_CUDA ON)
-    target_link_libraries(ascviz_torch INTERFACE "-Wl,--no-as-needed" "${_tp}/lib/libtorch_cuda.so"
-                          "${_tp}/lib/libc10_cuda.so" "-Wl,--as-needed")
+    target_link_libraries(ascviz_torch INTERFACE "-Wl,--push-state,--no-as-needed" "${_tp}/lib/libtorch_cuda.so"
+                          "${_tp}/lib/libc10_cuda.so" "-Wl,--pop-state")
   else()
     set(ASCVIZ_TORCH_CUDA OFF)
   endif()
