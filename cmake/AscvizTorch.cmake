@@ -37,21 +37,27 @@ if(ASCVIZ_TORCH_PACKAGE)
   list(JOIN _parts "." ASCVIZ_TORCH_VERSION)
   target_include_directories(ascviz_torch SYSTEM INTERFACE "${_tp}/include" "${_tp}/include/torch/csrc/api/include")
   target_compile_definitions(ascviz_torch INTERFACE _GLIBCXX_USE_CXX11_ABI=1)
-  # The wheel's libtorch.so, libtorch_cpu.so and libtorch_cuda.so export their own statically linked copy
-  # of part of std::filesystem (remove_all, permissions, equivalent, …); when they precede libstdc++ in an
-  # executable's NEEDED list, the dynamic linker binds our calls to that copy, which crashed
-  # (std::filesystem::remove_all jumped to 0 in test_model_text). Naming libstdc++ first puts it first in
-  # the lookup order.
-  target_link_libraries(ascviz_torch INTERFACE "-Wl,--push-state,--no-as-needed" stdc++ "-Wl,--pop-state")
-  set(_libs "${_tp}/lib/libtorch.so" "${_tp}/lib/libtorch_cpu.so" "${_tp}/lib/libc10.so")
+  # Every library is linked as "needed" even where no symbol is used directly (GCC here passes --as-needed):
+  # libtorch_cuda/libc10_cuda register the CUDA backend from static initialisers, and without them in
+  # NEEDED torch::cuda::is_available() is false on a GPU machine. One link-library feature wraps the whole
+  # group in --push-state,--no-as-needed … --pop-state (plain flags in target_link_libraries are
+  # de-duplicated by CMake and lost their place).
+  # libstdc++ comes first: the wheel's libtorch.so, libtorch_cpu.so and libtorch_cuda.so export their own
+  # statically linked copy of part of std::filesystem (remove_all, permissions, equivalent, …); when they
+  # precede libstdc++ in the lookup order, our calls bind to that copy, which crashed
+  # (std::filesystem::remove_all jumped to 0 in test_model_text).
+  set(CMAKE_LINK_LIBRARY_USING_ascviz_needed "LINKER:--push-state,--no-as-needed" "<LINK_ITEM>" "LINKER:--pop-state")
+  set(CMAKE_LINK_LIBRARY_USING_ascviz_needed_SUPPORTED TRUE)
+  set(_libs stdc++)
   if(EXISTS "${_tp}/lib/libtorch_cuda.so")
     set(ASCVIZ_TORCH_CUDA ON)
-    target_link_libraries(ascviz_torch INTERFACE "-Wl,--push-state,--no-as-needed" "${_tp}/lib/libtorch_cuda.so"
-                          "${_tp}/lib/libc10_cuda.so" "-Wl,--pop-state")
+    list(APPEND _libs "${_tp}/lib/libtorch_cuda.so" "${_tp}/lib/libc10_cuda.so")
   else()
     set(ASCVIZ_TORCH_CUDA OFF)
   endif()
-  target_link_libraries(ascviz_torch INTERFACE ${_libs})
+  list(APPEND _libs "${_tp}/lib/libtorch.so" "${_tp}/lib/libtorch_cpu.so" "${_tp}/lib/libc10.so")
+  list(JOIN _libs "," _libs_csv)
+  target_link_libraries(ascviz_torch INTERFACE "$<LINK_LIBRARY:ascviz_needed,${_libs_csv}>")
   # Executables find the wheel's libraries at run time through this RPATH (also once installed).
   set(ASCVIZ_TORCH_LIBDIR "${_tp}/lib")
   set(ASCVIZ_TORCH_ORIGIN "PyTorch wheel ${_tp}")
