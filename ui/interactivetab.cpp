@@ -452,8 +452,8 @@ QString InteractiveTab::resultStatus(const Analysis& a)
     switch (a.eval->scored.stop) {
     case StopReason::Eos:
         if (n == 0)
-            return tr("Nothing generated: the model's first choice was the end-of-text token (it takes the prompt "
-                      "as a finished text). Try sampling, or a prompt that ends mid-statement.");
+            return tr("Nothing generated: the model's first choice was end-of-text (the prompt reads as finished). "
+                      "Try sampling, or a prompt that ends mid-statement.");
         return tr("Generated %n token(s); the model then chose the end-of-text token.", nullptr, n);
     case StopReason::Context:
         return tr("Generated %n token(s); stopped because the model's context is full.", nullptr, n);

@@ -268,6 +268,8 @@ void TestInteractive::immediateEosSaysWhy()
     const QString message = status.last().at(0).toString();
     QVERIFY2(message.contains(QLatin1String("end-of-text")), qPrintable(message));
     QVERIFY(message.startsWith(QLatin1String("Nothing generated")));
+    if (const QByteArray shots = qgetenv("ASCVIZ_SCREENSHOT_DIR"); !shots.isEmpty())
+        QVERIFY(w.grab().save(QString::fromLocal8Bit(shots) + QStringLiteral("/eos-at-once.png")));
 
     // A normal stop at max-new-tokens says so.
     w.loadModel(uitest::tinyModelQ());

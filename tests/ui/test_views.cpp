@@ -267,6 +267,8 @@ void TestViews::fitButtonFitsTheWholeTree()
              qPrintable(QStringLiteral("%1 > %2").arg(shown.width()).arg(v->viewport()->width())));
     QVERIFY(shown.height() <= v->viewport()->height() + 2);
     QVERIFY(shown.left() >= -2 && shown.top() >= -2);
+    if (const QByteArray shots = qgetenv("ASCVIZ_SCREENSHOT_DIR"); !shots.isEmpty())
+        QVERIFY(f.tab.grab().save(QString::fromLocal8Bit(shots) + QStringLiteral("/complete-fit.png")));
     // It stays fitted when the window is resized, until the user zooms by hand.
     f.tab.resize(900, 600);
     QTRY_VERIFY(v->mapFromScene(v->sceneRect()).boundingRect().width() <= v->viewport()->width() + 2);
