@@ -10,7 +10,8 @@
 #            environment under ~/.cache/ascviz (or $XDG_CACHE_HOME/ascviz)   build folder: build-pytorch/
 #   unset    run: pytorch when nvidia-smi finds a GPU, else system;
 #            test: both — the full suite (GUI included) on system, then core, CLI, model and eval on pytorch.
-# ASCVIZ_TORCH_PACKAGE=<site-packages>/torch uses an already installed PyTorch's LibTorch instead of the venv.
+# ASCVIZ_TORCH_PACKAGE=<site-packages>/torch uses an already installed PyTorch's LibTorch instead of the venv;
+# ASCVIZ_LIVE_PYTHON=<python with transformers, tokenizers, torch> likewise for the live conformance tests.
 set -euo pipefail
 
 mode="${1:-}"
@@ -52,20 +53,26 @@ if [ "${#missing[@]}" -gt 0 ]; then
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# The torch/ package folder of PyPI's torch, installed once into a cached virtual environment.
+# The torch/ package folder of PyPI's torch, installed once into a cached virtual environment. The same
+# venv holds the test-only references (transformers, tokenizers) that the live conformance tests run; the
+# product never needs Python at run time. A changed requirement list updates the venv in place.
+VENV_REQUIREMENTS=("torch==$TORCH_PYPI_VERSION" "numpy<3" "transformers==5.17.0" "tokenizers==0.23.2")
+venv="$cache/venv-torch-$TORCH_PYPI_VERSION"
+ensure_venv() {
+  local want="${VENV_REQUIREMENTS[*]}"
+  if [ "$(cat "$venv/.ascviz-requirements" 2>/dev/null)" != "$want" ]; then
+    [ -x "$venv/bin/python" ] || { rm -rf "$venv"; python3 -m venv "$venv"; }
+    echo "setup: installing $want from PyPI into $venv (torch's first install is ~2.5 GB)" >&2
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${VENV_REQUIREMENTS[@]}" >&2
+    echo "$want" > "$venv/.ascviz-requirements"
+  fi
+}
 pytorch_package() {
   if [ -n "${ASCVIZ_TORCH_PACKAGE:-}" ]; then
     echo "$ASCVIZ_TORCH_PACKAGE"
     return
   fi
-  local venv="$cache/venv-torch-$TORCH_PYPI_VERSION"
-  if [ ! -f "$venv/.ascviz-complete" ]; then
-    echo "setup: installing torch $TORCH_PYPI_VERSION from PyPI into $venv (once; ~2.5 GB)" >&2
-    rm -rf "$venv"
-    python3 -m venv "$venv"
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "torch==$TORCH_PYPI_VERSION" >&2
-    touch "$venv/.ascviz-complete"
-  fi
+  ensure_venv
   "$venv/bin/python" -c 'import os, torch; print(os.path.dirname(torch.__file__))'
 }
 
@@ -76,8 +83,18 @@ configure_and_build() {
   if [ "$torch" = pytorch ]; then
     torch_args=(-DASCVIZ_TORCH_PACKAGE="$(pytorch_package)")
   fi
+  local live_args=()
+  if [ "$tests" = ON ]; then
+    # The live conformance tier (tests/live) runs transformers from the same venv (or ASCVIZ_LIVE_PYTHON's).
+    if [ -n "${ASCVIZ_LIVE_PYTHON:-}" ]; then
+      live_args=(-DASCVIZ_LIVE_PYTHON="$ASCVIZ_LIVE_PYTHON")
+    else
+      ensure_venv
+      live_args=(-DASCVIZ_LIVE_PYTHON="$venv/bin/python")
+    fi
+  fi
   cmake -S "$here" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DASCVIZ_BUILD_GUI="$gui" -DASCVIZ_BUILD_TESTS="$tests" \
-    "${torch_args[@]}" -Wno-dev --log-level=WARNING >/dev/null
+    "${torch_args[@]}" "${live_args[@]}" -Wno-dev --log-level=WARNING >/dev/null
   echo "setup: building in $dir ($torch LibTorch, $jobs jobs)" >&2
   cmake --build "$dir" -j "$jobs" -- --no-print-directory -s
 }
@@ -113,6 +130,7 @@ case "$mode" in
       configure_and_build "$t" "$dir" "$gui" ON
       echo "setup: testing the $t LibTorch build ($("$dir/app/ascviz-cli" --version | sed -n 2p))" >&2
       (cd "$dir" && ctest --output-on-failure -j "$jobs" --timeout 900) || status=1
+      grep -h "^live conformance" "$dir/Testing/Temporary/LastTest.log" >&2 || true
       echo "setup: $t LibTorch build and tests took $((SECONDS - start)) s" >&2
     done
     exit $status

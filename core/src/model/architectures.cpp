@@ -226,8 +226,7 @@ void readGptNeox(const json& j, ArchSpec& s, const std::string& path)
     readRope(j, s, 0.25, path);
     s.residual = boolOr(j, "use_parallel_residual", true) ? Residual::ParallelTwoNorms : Residual::Sequential;
     s.tieEmbeddings = boolOr(j, "tie_word_embeddings", false);
-    if (!boolOr(j, "attention_bias", true))
-        throw ModelError(path + ": gpt_neox without attention_bias is not supported");
+    s.qkvBias = s.outBias = boolOr(j, "attention_bias", true); // query_key_value and dense
 }
 
 // llama, qwen2, starcoder2 share field names.
@@ -473,10 +472,11 @@ DecoderWeights gptNeoxWeights(WeightStore& ws, const ArchSpec& s)
         LayerWeights lw;
         lw.ln1 = norm(ws, p + "input_layernorm", H, true);
         lw.ln2 = norm(ws, p + "post_attention_layernorm", H, true);
-        lw.qkv = linear(ws, p + "attention.query_key_value", 3 * H, H, true);
+        lw.qkv = linear(ws, p + "attention.query_key_value", 3 * H, H, s.qkvBias);
         lw.qkv.w = perHeadToBlocks(lw.qkv.w, s.heads, s.headDim);
-        lw.qkv.b = perHeadToBlocks(lw.qkv.b, s.heads, s.headDim);
-        lw.o = linear(ws, p + "attention.dense", H, H, true);
+        if (s.qkvBias)
+            lw.qkv.b = perHeadToBlocks(lw.qkv.b, s.heads, s.headDim);
+        lw.o = linear(ws, p + "attention.dense", H, H, s.outBias);
         lw.up = linear(ws, p + "mlp.dense_h_to_4h", I, H, true);
         lw.down = linear(ws, p + "mlp.dense_4h_to_h", H, I, true);
         w.layers.push_back(std::move(lw));

@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""Live conformance tier: tiny random Hugging Face checkpoints of every architecture and config variant,
+made with `transformers` at test time, each with reference NtP and greedy ids from transformers itself.
+
+    make_cases.py --out DIR --tokenizer tokenizer.json
+
+Writes DIR/<variant>/ (a checkpoint folder as save_pretrained leaves it, plus reference.json in the format of
+tests/data/fixtures/models/*/reference.json) and DIR/manifest.json:
+    {"transformers": str, "torch": str, "variants": [{"name", "expect": "match" | "refuse", "error": str}]}
+"refuse" variants are configurations the runtime does not implement: loading them must be a ModelError whose
+message contains "error" (the config key and value), never different numbers.
+
+Test-only: runs in the test venv (transformers, tokenizers, torch from PyPI); the product never runs Python.
+"""
+import argparse
+import json
+import os
+import shutil
+
+import torch
+import transformers
+from transformers import AutoConfig, AutoModelForCausalLM
+
+VOCAB = 2048
+TEXTS = [
+    "def count_chars(string, character):\n    count = 0\n    for c in string:\n"
+    "        if c == character:\n            count += 1\n    return count\n",
+    "class Stack:\n    def __init__(self):\n        self.items = []\n\n    def push(self, x):\n"
+    "        self.items.append(x)\n\n    def pop(self):\n        return self.items.pop()\n",
+]
+GREEDY_PROMPT, GREEDY_NEW = 16, 16
+
+# Tiny shapes per architecture (hidden 32, 2 layers, 4 heads, context 128), in transformers 5 spellings.
+BASE = {
+    "gpt2": dict(n_embd=32, n_layer=2, n_head=4, n_positions=128, bos_token_id=0, eos_token_id=0),
+    "gpt_neo": dict(hidden_size=32, num_layers=2, num_heads=4, max_position_embeddings=128, window_size=8,
+                    attention_types=[[["global", "local"], 1]], bos_token_id=0, eos_token_id=0),
+    "codegen": dict(n_embd=32, n_layer=2, n_head=4, n_positions=128, n_ctx=128, rotary_dim=4,
+                    tie_word_embeddings=False, bos_token_id=0, eos_token_id=0),
+    "gpt_bigcode": dict(n_embd=32, n_layer=2, n_head=4, n_positions=128, multi_query=True, bos_token_id=0,
+                        eos_token_id=0),
+    "gpt_neox": dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64,
+                     max_position_embeddings=128, rotary_pct=0.25, bos_token_id=0, eos_token_id=0),
+    "llama": dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                  intermediate_size=64, max_position_embeddings=128, bos_token_id=0, eos_token_id=0),
+    "qwen2": dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                  intermediate_size=64, max_position_embeddings=128, tie_word_embeddings=True, bos_token_id=0,
+                  eos_token_id=0),
+    "starcoder2": dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                       intermediate_size=64, max_position_embeddings=128, bos_token_id=0, eos_token_id=0),
+}
+
+
+def rope(kind, **kw):
+    """rope_parameters (transformers 5) of a scaling type."""
+    p = {"rope_type": kind, "rope_theta": kw.pop("theta", 10000.0)}
+    p.update(kw)
+    return p
+
+
+# name, model_type, config overrides, options: format (safetensors|bin), dtype, spelling (5|4),
+# expect (match|refuse) and the error text a refusal must contain.
+VARIANTS = [
+    ("gpt2", "gpt2", {}, {}),
+    ("gpt2-untied", "gpt2", {"tie_word_embeddings": False}, {}),
+    ("gpt2-inverse-layer-idx", "gpt2", {"scale_attn_by_inverse_layer_idx": True}, {}),
+    ("gpt2-no-attn-scale", "gpt2", {"scale_attn_weights": False}, {}),
+    ("gpt2-gelu-erf", "gpt2", {"activation_function": "gelu"}, {}),
+    ("gpt2-bin", "gpt2", {}, {"format": "bin"}),
+    ("gpt2-fp16", "gpt2", {}, {"dtype": "float16"}),
+    ("gpt2-bf16", "gpt2", {}, {"dtype": "bfloat16"}),
+    ("gpt_neo", "gpt_neo", {}, {}),
+    ("gpt_neo-all-local", "gpt_neo", {"attention_types": [[["local"], 2]]}, {}),
+    ("codegen", "codegen", {}, {}),
+    ("codegen-rotary8", "codegen", {"rotary_dim": 8}, {}),
+    ("gpt_bigcode-mqa", "gpt_bigcode", {}, {}),
+    ("gpt_bigcode-mha", "gpt_bigcode", {"multi_query": False}, {}),
+    ("gpt_neox", "gpt_neox", {}, {}),
+    ("gpt_neox-full-rotary", "gpt_neox", {"rotary_pct": 1.0}, {}),
+    ("gpt_neox-sequential", "gpt_neox", {"use_parallel_residual": False}, {}),
+    ("gpt_neox-untied-bias", "gpt_neox", {"attention_bias": False}, {}),
+    ("llama-gqa", "llama", {}, {}),
+    ("llama-mqa", "llama", {"num_key_value_heads": 1}, {}),
+    ("llama-mha-tied", "llama", {"num_key_value_heads": 4, "tie_word_embeddings": True}, {}),
+    ("llama-biases", "llama", {"attention_bias": True, "mlp_bias": True}, {}),
+    ("llama-theta1e6", "llama", {"rope_parameters": rope("default", theta=1e6)}, {}),
+    ("llama-theta1e6-v4", "llama", {"rope_parameters": rope("default", theta=1e6)}, {"spelling": 4}),
+    ("llama-linear2", "llama", {"rope_parameters": rope("linear", factor=2.0)}, {}),
+    ("llama-linear2-v4", "llama", {"rope_parameters": rope("linear", factor=2.0)}, {"spelling": 4}),
+    ("llama-bf16", "llama", {}, {"dtype": "bfloat16"}),
+    ("llama-dynamic", "llama", {"rope_parameters": rope("dynamic", factor=2.0)},
+     {"expect": "refuse", "error": 'rope scaling type "dynamic"'}),
+    ("llama-yarn", "llama", {"rope_parameters": rope("yarn", factor=2.0, original_max_position_embeddings=64)},
+     {"expect": "refuse", "error": 'rope scaling type "yarn"'}),
+    ("llama-llama3", "llama", {"rope_parameters": rope("llama3", factor=8.0, low_freq_factor=1.0, high_freq_factor=4.0,
+                                                      original_max_position_embeddings=64)},
+     {"expect": "refuse", "error": 'rope scaling type "llama3"'}),
+    ("llama-llama3-v4", "llama", {"rope_parameters": rope("llama3", factor=8.0, low_freq_factor=1.0,
+                                                         high_freq_factor=4.0, original_max_position_embeddings=64)},
+     {"spelling": 4, "expect": "refuse", "error": 'rope scaling type "llama3"'}),
+    ("qwen2", "qwen2", {}, {}),
+    ("qwen2-untied", "qwen2", {"tie_word_embeddings": False}, {}),
+    ("qwen2-sliding8", "qwen2", {"use_sliding_window": True, "sliding_window": 8, "max_window_layers": 0}, {}),
+    ("starcoder2", "starcoder2", {}, {}),
+    ("starcoder2-sliding8", "starcoder2", {"sliding_window": 8}, {}),
+    ("starcoder2-nobias", "starcoder2", {"use_bias": False}, {}),
+]
+
+
+def to_v4_spelling(config_path):
+    """Rewrites a transformers 5 config.json as transformers 4 wrote it: rope_theta and rope_scaling at the top."""
+    cfg = json.load(open(config_path))
+    params = cfg.pop("rope_parameters", None)
+    if params:
+        params = dict(params)
+        cfg["rope_theta"] = params.pop("rope_theta", 10000.0)
+        kind = params.pop("rope_type", "default")
+        if kind != "default":
+            params["type"] = kind  # 4.x wrote "type" (later also "rope_type")
+            cfg["rope_scaling"] = params
+    json.dump(cfg, open(config_path, "w"), indent=1)
+
+
+def greedy(model, prompt):
+    ids = torch.tensor([prompt])
+    with torch.no_grad():
+        for _ in range(GREEDY_NEW):
+            nxt = model(ids).logits[0, -1].argmax().item()
+            ids = torch.cat([ids, torch.tensor([[nxt]])], 1)
+    return ids[0].tolist()
+
+
+def make(out, tokenizer_json, name, model_type, overrides, opts):
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(tokenizer_json)
+    kw = dict(BASE[model_type])
+    kw.update(overrides)
+    kw["vocab_size"] = VOCAB
+    config = AutoConfig.for_model(model_type, **kw)
+    torch.manual_seed(sum(map(ord, name)))
+    model = AutoModelForCausalLM.from_config(config, attn_implementation="eager").eval()
+    with torch.no_grad():
+        for p in model.parameters():
+            p.normal_(0.0, 0.25)
+    d = os.path.join(out, name)
+    shutil.rmtree(d, ignore_errors=True)
+    dtype = opts.get("dtype", "float32")
+    saved = model.to(getattr(torch, dtype)) if dtype != "float32" else model
+    saved.save_pretrained(d)
+    if opts.get("format") == "bin":
+        for f in os.listdir(d):
+            if f.endswith(".safetensors") or f.endswith(".safetensors.index.json"):
+                os.remove(os.path.join(d, f))
+        torch.save(model.state_dict(), os.path.join(d, "pytorch_model.bin"))
+    if opts.get("spelling") == 4:
+        to_v4_spelling(os.path.join(d, "config.json"))
+    shutil.copy(tokenizer_json, os.path.join(d, "tokenizer.json"))
+
+    expect = opts.get("expect", "match")
+    entry = {"name": name, "model_type": model_type, "expect": expect, "error": opts.get("error", "")}
+    if expect == "refuse":
+        return entry
+    # The reference: the saved checkpoint as transformers loads it, computed in float32 (eager attention).
+    ref_model = AutoModelForCausalLM.from_pretrained(d, dtype=torch.float32, attn_implementation="eager").eval()
+    cases = []
+    for text in TEXTS:
+        ids = tok.encode(text, add_special_tokens=False).ids
+        with torch.no_grad():
+            logits = ref_model(torch.tensor([ids])).logits[0].float()
+        probs = torch.softmax(logits, -1)
+        ntp = [probs[i, ids[i + 1]].item() for i in range(len(ids) - 1)]
+        prompt = ids[:GREEDY_PROMPT]
+        cases.append({"text": text, "input_ids": ids, "ntp": ntp, "greedy_prompt_ids": prompt,
+                      "greedy_ids": greedy(ref_model, prompt)})
+    json.dump({"model_type": model_type, "transformers": transformers.__version__, "torch": torch.__version__,
+               "dtype": dtype, "attn": "eager", "cases": cases}, open(os.path.join(d, "reference.json"), "w"))
+    return entry
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--tokenizer", required=True)
+    ap.add_argument("--only", help="comma-separated variant names")
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    torch.set_num_threads(1)
+    only = set(a.only.split(",")) if a.only else None
+    entries = []
+    for name, model_type, overrides, opts in VARIANTS:
+        if only and name not in only:
+            continue
+        entries.append(make(a.out, a.tokenizer, name, model_type, overrides, opts))
+        print(f"made {name} ({entries[-1]['expect']})", flush=True)
+    json.dump({"transformers": transformers.__version__, "torch": torch.__version__, "variants": entries},
+              open(os.path.join(a.out, "manifest.json"), "w"), indent=1)
+    print(f"{len(entries)} variants written to {a.out}")
+
+
+if __name__ == "__main__":
+    main()
