@@ -227,3 +227,31 @@ TEST(TokenizerEdge, MissingFilesGiveClearErrors)
 }
 
 } // namespace
+
+// Regression cases found by the differential tokenizer test (tests/live/make_tokenizer_cases.py, seed
+// 20261122; 715 qwen3 and 853 NFKC strings differed): combining marks that NFC reorders and composes.
+// Hugging Face aligns the normalized characters positionally (its unicode_normalization_alignments change
+// stream), so a mark that follows a composed character takes the next original position. Expected values
+// from tokenizers 0.23.2.
+TEST(TokenizerEdge, NfcAlignmentOfReorderedAndComposedMarks)
+{
+    const auto tok = load("qwen3");
+    struct Case {
+        const char* text;
+        std::vector<int32_t> ids;
+        std::vector<std::pair<std::size_t, std::size_t>> offsets;
+    };
+    const std::vector<Case> cases = {
+        {"a\u0337\u0308", {2305, 136, 115}, {{0, 1}, {3, 5}, {3, 5}}},
+        {"a\u0308\u0337\u0301", {2305, 136, 115, 53839}, {{0, 1}, {3, 5}, {3, 5}, {5, 7}}},
+        {"e\u0301\u0323 x", {124635, 53839, 856}, {{0, 1}, {3, 5}, {5, 7}}},
+        {"n\u0303\u0325\u00e9", {5653, 136, 98, 963}, {{0, 1}, {3, 5}, {3, 5}, {5, 7}}},
+        {"\u1e9b\u0323", {149616, 136, 96}, {{0, 3}, {3, 5}, {3, 5}}},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.text);
+        const auto enc = tok->encode(c.text);
+        EXPECT_EQ(enc.ids, c.ids);
+        EXPECT_EQ(enc.offsets, c.offsets);
+    }
+}

@@ -66,81 +66,124 @@ public:
     }
 };
 
+// NFC/NFD/NFKC/NFKD with the alignment changes Hugging Face computes (its vendored
+// unicode_normalization_alignments): every code point is decomposed on its own, the first code point of its
+// decomposition with change 0 and the others +1; each run that starts at a starter is stably sorted by
+// combining class (the changes move with their code points); recomposition then gives a composite the
+// change k + c - 1 of its two parts. The alignments that result are positional, not the code points' true
+// origin (a composed character followed by a reordered mark takes the next original position) — what
+// HF reports, and so what offsets must match.
 class UnicodeNormalizer final : public Normalizer {
 public:
-    explicit UnicodeNormalizer(int options) : m_options(options) {}
+    UnicodeNormalizer(bool compat, bool compose) : m_compat(compat), m_compose(compose) {}
     void normalize(NormStr& s) const override
     {
         bool ascii = true;
         for (char c : s.norm)
             ascii = ascii && static_cast<unsigned char>(c) < 0x80;
         if (ascii || s.norm.empty())
-            return;
-        if (map(s.norm) == s.norm)
-            return;
-        // Chunks start at starters (combining class 0); adjacent chunks are merged when they interact.
-        std::vector<std::pair<std::size_t, std::size_t>> chunks; // byte ranges
-        for (std::size_t i = 0; i < s.norm.size();) {
-            std::size_t l = 0;
-            const char32_t c = decodeUtf8(s.norm, i, &l);
-            const auto* prop = utf8proc_get_property(static_cast<utf8proc_int32_t>(c));
-            if (chunks.empty() || prop->combining_class == 0)
-                chunks.emplace_back(i, i + l);
-            else
-                chunks.back().second = i + l;
-            i += l;
-        }
+            return; // every form is the identity on ASCII
+        std::vector<Mark> stream = decomposed(s.norm);
         std::vector<Change> dest;
-        std::size_t initial = 0;
-        std::size_t ci = 0;
-        while (ci < chunks.size()) {
-            std::size_t start = chunks[ci].first, end = chunks[ci].second;
-            std::string out = map(std::string_view(s.norm).substr(start, end - start));
-            ++ci;
-            while (ci < chunks.size()) {
-                const std::string next = map(std::string_view(s.norm).substr(chunks[ci].first,
-                                                                                chunks[ci].second - chunks[ci].first));
-                const std::string joined = map(std::string_view(s.norm).substr(start, chunks[ci].second - start));
-                if (joined == out + next)
-                    break;
-                out = joined;
-                end = chunks[ci].second;
-                ++ci;
-            }
-            const auto in = chars(std::string_view(s.norm).substr(start, end - start));
-            const auto outChars = chars(out);
-            const std::size_t nIn = in.size(), nOut = outChars.size();
-            if (nOut == 0) {
-                if (dest.empty())
-                    initial += nIn;
-                else if (dest.back().change <= 0)
-                    dest.back().change -= static_cast<int>(nIn);
-                continue;
-            }
-            for (std::size_t k = 0; k < nOut; ++k) {
-                int change = k < nIn ? 0 : 1;
-                if (k + 1 == nOut && nOut < nIn)
-                    change = -static_cast<int>(nIn - nOut);
-                dest.push_back({outChars[k], change});
-            }
+        dest.reserve(stream.size());
+        if (m_compose) {
+            recompose(stream, dest);
+        } else {
+            for (const auto& m : stream)
+                dest.push_back({m.c, m.change});
         }
-        s.transform(dest, initial);
+        s.transform(dest, 0);
     }
 
 private:
-    std::string map(std::string_view in) const
+    struct Mark {
+        int ccc;
+        char32_t c;
+        int change;
+    };
+
+    static int ccc(char32_t c) { return utf8proc_get_property(static_cast<utf8proc_int32_t>(c))->combining_class; }
+
+    std::vector<Mark> decomposed(const std::string& text) const
     {
-        utf8proc_uint8_t* dst = nullptr;
-        const auto n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(in.data()),
-                                    static_cast<utf8proc_ssize_t>(in.size()), &dst,
-                                    static_cast<utf8proc_option_t>(m_options));
-        if (n < 0)
-            throw InputError(std::string("Unicode normalization failed: ") + utf8proc_errmsg(n));
-        std::string out(reinterpret_cast<const char*>(dst), static_cast<std::size_t>(n));
-        std::free(dst);
+        const auto options = static_cast<utf8proc_option_t>(UTF8PROC_DECOMPOSE | (m_compat ? UTF8PROC_COMPAT : 0));
+        std::vector<Mark> out;
+        std::size_t runStart = 0;
+        auto sortRun = [&] {
+            std::stable_sort(out.begin() + static_cast<std::ptrdiff_t>(runStart), out.end(),
+                             [](const Mark& a, const Mark& b) { return a.ccc < b.ccc; });
+            runStart = out.size();
+        };
+        utf8proc_int32_t buf[32];
+        for (std::size_t i = 0; i < text.size();) {
+            std::size_t l = 0;
+            const char32_t c = decodeUtf8(text, i, &l);
+            i += l;
+            int boundclass = UTF8PROC_BOUNDCLASS_START;
+            const auto n = utf8proc_decompose_char(static_cast<utf8proc_int32_t>(c), buf, 32, options, &boundclass);
+            if (n < 0 || n > 32)
+                throw InputError(std::string("Unicode normalization failed: ") + utf8proc_errmsg(n < 0 ? n : UTF8PROC_ERROR_NOMEM));
+            for (utf8proc_ssize_t k = 0; k < n; ++k) {
+                const auto d = static_cast<char32_t>(buf[k]);
+                const int cl = ccc(d);
+                if (cl == 0)
+                    sortRun();
+                out.push_back({cl, d, k == 0 ? 0 : 1});
+            }
+        }
+        sortRun();
         return out;
     }
-    int m_options;
+
+    // The primary composite of a starter and a following character, or 0.
+    static char32_t composePair(char32_t a, char32_t b)
+    {
+        utf8proc_int32_t pair[2] = {static_cast<utf8proc_int32_t>(a), static_cast<utf8proc_int32_t>(b)};
+        const auto n = utf8proc_normalize_utf32(pair, 2, UTF8PROC_COMPOSE);
+        return n == 1 ? static_cast<char32_t>(pair[0]) : 0;
+    }
+
+    // The canonical composition algorithm over the change stream (as HF's Recompositions iterator).
+    static void recompose(const std::vector<Mark>& in, std::vector<Change>& out)
+    {
+        std::optional<Change> composee;
+        std::optional<int> lastCcc;
+        std::vector<Change> blocked;
+        auto flushBlocked = [&] {
+            out.insert(out.end(), blocked.begin(), blocked.end());
+            blocked.clear();
+        };
+        for (const auto& m : in) {
+            if (!composee) {
+                if (m.ccc != 0) {
+                    out.push_back({m.c, m.change});
+                    continue;
+                }
+                composee = Change{m.c, m.change};
+                continue;
+            }
+            if (!lastCcc || *lastCcc < m.ccc) {
+                if (const char32_t r = composePair(composee->c, m.c)) {
+                    composee = Change{r, composee->change + m.change - 1};
+                    continue;
+                }
+            }
+            if (m.ccc == 0) { // a new starter: emit the composee, then what it blocked
+                out.push_back(*composee);
+                flushBlocked();
+                composee = Change{m.c, m.change};
+                lastCcc.reset();
+                continue;
+            }
+            blocked.push_back({m.c, m.change});
+            lastCcc = m.ccc;
+        }
+        if (composee)
+            out.push_back(*composee);
+        flushBlocked();
+    }
+
+    bool m_compat, m_compose;
 };
 
 class LowercaseNormalizer final : public Normalizer {
@@ -603,13 +646,13 @@ std::unique_ptr<Normalizer> makeNormalizer(const Json& j)
         return n;
     }
     if (type == "NFC")
-        return std::make_unique<UnicodeNormalizer>(UTF8PROC_STABLE | UTF8PROC_COMPOSE);
+        return std::make_unique<UnicodeNormalizer>(false, true);
     if (type == "NFD")
-        return std::make_unique<UnicodeNormalizer>(UTF8PROC_STABLE | UTF8PROC_DECOMPOSE);
+        return std::make_unique<UnicodeNormalizer>(false, false);
     if (type == "NFKC")
-        return std::make_unique<UnicodeNormalizer>(UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT);
+        return std::make_unique<UnicodeNormalizer>(true, true);
     if (type == "NFKD")
-        return std::make_unique<UnicodeNormalizer>(UTF8PROC_STABLE | UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT);
+        return std::make_unique<UnicodeNormalizer>(true, false);
     if (type == "Lowercase")
         return std::make_unique<LowercaseNormalizer>();
     if (type == "Prepend") {
