@@ -89,15 +89,26 @@ VARIANTS = [
     ("llama-linear2-v4", "llama", {"rope_parameters": rope("linear", factor=2.0)}, {"spelling": 4}),
     ("llama-bf16", "llama", {}, {"dtype": "bfloat16"}),
     ("llama-dynamic", "llama", {"rope_parameters": rope("dynamic", factor=2.0)},
-     {"expect": "refuse", "error": 'rope scaling type "dynamic"'}),
+     {"expect": "refuse", "error": 'rope_parameters.rope_type = "dynamic"'}),
     ("llama-yarn", "llama", {"rope_parameters": rope("yarn", factor=2.0, original_max_position_embeddings=64)},
-     {"expect": "refuse", "error": 'rope scaling type "yarn"'}),
+     {"expect": "refuse", "error": 'rope_parameters.rope_type = "yarn"'}),
     ("llama-llama3", "llama", {"rope_parameters": rope("llama3", factor=8.0, low_freq_factor=1.0, high_freq_factor=4.0,
                                                       original_max_position_embeddings=64)},
-     {"expect": "refuse", "error": 'rope scaling type "llama3"'}),
+     {"expect": "refuse", "error": 'rope_parameters.rope_type = "llama3"'}),
     ("llama-llama3-v4", "llama", {"rope_parameters": rope("llama3", factor=8.0, low_freq_factor=1.0,
                                                          high_freq_factor=4.0, original_max_position_embeddings=64)},
-     {"spelling": 4, "expect": "refuse", "error": 'rope scaling type "llama3"'}),
+     {"spelling": 4, "expect": "refuse", "error": 'rope_scaling.type = "llama3"'}),
+    ("llama-longrope", "llama", {"rope_parameters": rope("longrope", short_factor=[1.0] * 4, long_factor=[2.0] * 4,
+                                                        original_max_position_embeddings=64)},
+     {"expect": "refuse", "error": 'rope_parameters.rope_type = "longrope"'}),
+    ("qwen2-yarn", "qwen2", {"rope_parameters": rope("yarn", factor=4.0, original_max_position_embeddings=32)},
+     {"expect": "refuse", "error": 'rope_parameters.rope_type = "yarn"'}),
+    ("starcoder2-dynamic-v4", "starcoder2", {"rope_parameters": rope("dynamic", factor=2.0)},
+     {"spelling": 4, "expect": "refuse", "error": 'rope_scaling.type = "dynamic"'}),
+    ("gpt_neox-linear2", "gpt_neox", {"rope_parameters": rope("linear", factor=2.0)}, {}),
+    ("qwen2-linear4-v4", "qwen2", {"rope_parameters": rope("linear", factor=4.0, theta=1e6)}, {"spelling": 4}),
+    ("gpt_bigcode-inverse-layer-idx", "gpt_bigcode", {"scale_attn_by_inverse_layer_idx": True},
+     {"expect": "refuse", "error": "scale_attn_by_inverse_layer_idx = true"}),
     ("qwen2", "qwen2", {}, {}),
     ("qwen2-untied", "qwen2", {"tie_word_embeddings": False}, {}),
     ("qwen2-sliding8", "qwen2", {"use_sliding_window": True, "sliding_window": 8, "max_window_layers": 0}, {}),
@@ -170,8 +181,10 @@ def make(out, tokenizer_json, name, model_type, overrides, opts):
             logits = ref_model(torch.tensor([ids])).logits[0].float()
         probs = torch.softmax(logits, -1)
         ntp = [probs[i, ids[i + 1]].item() for i in range(len(ids) - 1)]
+        top = torch.topk(logits, 5, -1)
         prompt = ids[:GREEDY_PROMPT]
-        cases.append({"text": text, "input_ids": ids, "ntp": ntp, "greedy_prompt_ids": prompt,
+        cases.append({"text": text, "input_ids": ids, "ntp": ntp, "top5_ids": top.indices.tolist(),
+                      "top5_logits": top.values.tolist(), "greedy_prompt_ids": prompt,
                       "greedy_ids": greedy(ref_model, prompt)})
     json.dump({"model_type": model_type, "transformers": transformers.__version__, "torch": torch.__version__,
                "dtype": dtype, "attn": "eager", "cases": cases}, open(os.path.join(d, "reference.json"), "w"))

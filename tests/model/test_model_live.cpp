@@ -30,7 +30,7 @@ TEST(LiveConformance, EveryVariantMatchesOrIsRefused)
     const auto& variants = manifest.at("variants");
     ASSERT_GE(variants.size(), 30u) << "make_cases.py wrote too few variants";
     int compared = 0, refused = 0, texts = 0;
-    double worstNtp = 0;
+    double worstNtp = 0, worstLogit = 0;
     for (const auto& v : variants) {
         const std::string name = v.at("name");
         SCOPED_TRACE(name);
@@ -65,6 +65,18 @@ TEST(LiveConformance, EveryVariantMatchesOrIsRefused)
                 worstNtp = std::max(worstNtp, err);
                 EXPECT_LE(err, 1e-5) << "position " << i;
             }
+            // Logits: HF's five largest at every position, within 1e-4 (and the same ranking).
+            const auto logits = m->logits(input);
+            const std::size_t V = logits.size() / input.size();
+            const auto topIds = c.at("top5_ids").get<std::vector<std::vector<int32_t>>>();
+            const auto topLogits = c.at("top5_logits").get<std::vector<std::vector<double>>>();
+            for (std::size_t t = 0; t < input.size(); ++t) {
+                for (std::size_t r = 0; r < 5; ++r) {
+                    const double got = logits[t * V + static_cast<std::size_t>(topIds[t][r])];
+                    worstLogit = std::max(worstLogit, std::abs(got - topLogits[t][r]));
+                    EXPECT_NEAR(got, topLogits[t][r], 1e-4) << "position " << t << " rank " << r;
+                }
+            }
             const auto prompt = ids(c.at("greedy_prompt_ids"));
             const auto greedy = ids(c.at("greedy_ids"));
             ascviz::GenerationOptions g;
@@ -79,8 +91,9 @@ TEST(LiveConformance, EveryVariantMatchesOrIsRefused)
     }
     RecordProperty("compared", compared);
     RecordProperty("refused", refused);
-    std::printf("live conformance (transformers %s): %d variants compared (%d texts, max NtP error %.2e), %d refused\n",
-                manifest.at("transformers").get<std::string>().c_str(), compared, texts, worstNtp, refused);
+    std::printf("live conformance (transformers %s): %d variants compared (%d texts, max NtP error %.2e, max logit "
+                "error %.2e), %d refused\n",
+                manifest.at("transformers").get<std::string>().c_str(), compared, texts, worstNtp, worstLogit, refused);
     EXPECT_EQ(compared + refused, static_cast<int>(variants.size()));
 }
 

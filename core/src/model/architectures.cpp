@@ -87,25 +87,32 @@ void readRope(const json& j, ArchSpec& s, double defaultPartial, const std::stri
     s.ropeTheta = numberOr(j, {"rope_theta", "rotary_emb_base"}, 10000.0);
     double partial = numberOr(j, {"rotary_pct", "partial_rotary_factor"}, defaultPartial);
     std::string type = "default";
+    std::string typeKey = "rope_parameters.rope_type";
     double factor = 1.0;
-    auto readScaling = [&](const json& o) {
+    auto readScaling = [&](const json& o, const char* objectKey) {
         if (!o.is_object())
             return;
-        if (const json* t = field(o, {"rope_type", "type"}); t && t->is_string())
-            type = t->get<std::string>();
+        for (const char* k : {"rope_type", "type"}) {
+            if (const auto it = o.find(k); it != o.end() && it->is_string()) {
+                type = it->get<std::string>();
+                typeKey = std::string(objectKey) + "." + k;
+                break;
+            }
+        }
         factor = numberOr(o, {"factor"}, factor);
     };
     if (params && params->is_object()) {
         s.ropeTheta = numberOr(*params, {"rope_theta"}, s.ropeTheta);
         partial = numberOr(*params, {"partial_rotary_factor"}, partial);
-        readScaling(*params);
+        readScaling(*params, "rope_parameters");
     }
     if (scaling)
-        readScaling(*scaling);
+        readScaling(*scaling, "rope_scaling");
     if (type == "linear")
         s.ropeLinearFactor = factor;
     else if (type != "default")
-        throw ModelError(path + ": rope scaling type \"" + type + "\" is not supported (supported: default, linear)");
+        throw ModelError(path + ": " + typeKey + " = \"" + type +
+                         "\": this rope scaling type is not supported (supported: default, linear)");
     s.rotaryDim = static_cast<int64_t>(static_cast<double>(s.headDim) * partial);
 }
 
@@ -153,7 +160,7 @@ void readBigcode(const json& j, ArchSpec& s, const std::string& path)
 {
     readGpt2(j, s, path);
     if (boolOr(j, "scale_attn_by_inverse_layer_idx", false))
-        throw ModelError(path + ": gpt_bigcode with scale_attn_by_inverse_layer_idx is not supported");
+        throw ModelError(path + ": scale_attn_by_inverse_layer_idx = true is not supported for gpt_bigcode");
     s.kvHeads = boolOr(j, "multi_query", true) ? 1 : s.heads;
     s.tieEmbeddings = boolOr(j, "tie_word_embeddings", true);
 }
