@@ -38,6 +38,15 @@ struct ArchSpec {
     int64_t rotaryDim = 0; // leading dims of each head that rotate
     double ropeTheta = 10000.0;
     double ropeLinearFactor = 1.0; // rope_scaling {"type": "linear", "factor": f}: positions / f
+    // Frequency-rescaling rope types (inv_freq computed once, cos/sin times an attention factor).
+    enum class RopeScaling { None, Llama3, Yarn };
+    RopeScaling ropeScaling = RopeScaling::None;
+    double ropeFactor = 1.0;
+    int64_t ropeOriginalContext = 0;                // original_max_position_embeddings
+    double ropeLowFreqFactor = 1.0, ropeHighFreqFactor = 4.0; // llama3
+    double ropeBetaFast = 32.0, ropeBetaSlow = 1.0; // yarn
+    bool ropeTruncate = true;                       // yarn: floor/ceil the correction range
+    double ropeAttentionFactor = 1.0;               // yarn: multiplies cos and sin
 
     Activation act = Activation::GeluTanh;
     bool gatedMlp = false; // SwiGLU-style act(gate(x)) * up(x)

@@ -88,7 +88,7 @@ void readRope(const json& j, ArchSpec& s, double defaultPartial, const std::stri
     double partial = numberOr(j, {"rotary_pct", "partial_rotary_factor"}, defaultPartial);
     std::string type = "default";
     std::string typeKey = "rope_parameters.rope_type";
-    double factor = 1.0;
+    json merged = json::object(); // the scaling parameters (rope_parameters, then rope_scaling)
     auto readScaling = [&](const json& o, const char* objectKey) {
         if (!o.is_object())
             return;
@@ -99,7 +99,8 @@ void readRope(const json& j, ArchSpec& s, double defaultPartial, const std::stri
                 break;
             }
         }
-        factor = numberOr(o, {"factor"}, factor);
+        for (const auto& [k, v] : o.items())
+            merged[k] = v;
     };
     if (params && params->is_object()) {
         s.ropeTheta = numberOr(*params, {"rope_theta"}, s.ropeTheta);
@@ -108,11 +109,44 @@ void readRope(const json& j, ArchSpec& s, double defaultPartial, const std::stri
     }
     if (scaling)
         readScaling(*scaling, "rope_scaling");
-    if (type == "linear")
-        s.ropeLinearFactor = factor;
-    else if (type != "default")
+    auto number = [&](const char* k, double fallback) {
+        const auto it = merged.find(k);
+        return it != merged.end() && it->is_number() ? it->get<double>() : fallback;
+    };
+    // As transformers: a top-level original_max_position_embeddings wins, then the scaling's own, then
+    // max_position_embeddings.
+    s.ropeOriginalContext = intOr(j, {"original_max_position_embeddings"},
+                                  static_cast<int64_t>(number("original_max_position_embeddings", static_cast<double>(s.context))));
+    if (type == "linear") {
+        s.ropeLinearFactor = number("factor", 1.0);
+    } else if (type == "llama3") {
+        s.ropeScaling = ArchSpec::RopeScaling::Llama3;
+        s.ropeFactor = number("factor", 8.0);
+        s.ropeLowFreqFactor = number("low_freq_factor", 1.0);
+        s.ropeHighFreqFactor = number("high_freq_factor", 4.0);
+    } else if (type == "yarn") {
+        s.ropeScaling = ArchSpec::RopeScaling::Yarn;
+        const auto f = merged.find("factor");
+        s.ropeFactor = f != merged.end() && f->is_number() ? f->get<double>()
+                                                            : static_cast<double>(s.context) / static_cast<double>(s.ropeOriginalContext);
+        auto mscale = [](double scale, double m) { return scale <= 1 ? 1.0 : 0.1 * m * std::log(scale) + 1.0; };
+        const double m = number("mscale", 0.0), mAll = number("mscale_all_dim", 0.0);
+        const auto af = merged.find("attention_factor");
+        if (af != merged.end() && af->is_number())
+            s.ropeAttentionFactor = af->get<double>();
+        else if (m != 0.0 && mAll != 0.0)
+            s.ropeAttentionFactor = mscale(s.ropeFactor, m) / mscale(s.ropeFactor, mAll);
+        else
+            s.ropeAttentionFactor = mscale(s.ropeFactor, 1.0);
+        const double bf = number("beta_fast", 0.0), bs = number("beta_slow", 0.0);
+        s.ropeBetaFast = bf != 0.0 ? bf : 32.0; // transformers: `or 32`
+        s.ropeBetaSlow = bs != 0.0 ? bs : 1.0;
+        if (const auto t = merged.find("truncate"); t != merged.end() && t->is_boolean())
+            s.ropeTruncate = t->get<bool>();
+    } else if (type != "default") {
         throw ModelError(path + ": " + typeKey + " = \"" + type +
-                         "\": this rope scaling type is not supported (supported: default, linear)");
+                         "\": this rope scaling type is not supported (supported: default, linear, llama3, yarn)");
+    }
     s.rotaryDim = static_cast<int64_t>(static_cast<double>(s.headDim) * partial);
 }
 

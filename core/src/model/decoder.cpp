@@ -21,7 +21,50 @@ Decoder::Decoder(ArchSpec spec, DecoderWeights weights, at::Device device, at::S
                                    .to(at::kFloat) /
                                static_cast<double>(m_spec.rotaryDim);
         m_invFreq = 1.0 / at::pow(at::scalar_tensor(m_spec.ropeTheta, f32), exponents);
+        m_invFreq = scaledInvFreq(m_invFreq, exponents);
     }
+}
+
+// The rope types that rescale frequencies, computed as transformers' _compute_llama3_parameters and
+// _compute_yarn_parameters do (float32 tensors, the same formulas).
+at::Tensor Decoder::scaledInvFreq(const at::Tensor& invFreq, const at::Tensor& exponents) const
+{
+    using RS = ArchSpec::RopeScaling;
+    const double factor = m_spec.ropeFactor;
+    const auto old = static_cast<double>(m_spec.ropeOriginalContext);
+    if (m_spec.ropeScaling == RS::Llama3) {
+        const double lowWavelen = old / m_spec.ropeLowFreqFactor, highWavelen = old / m_spec.ropeHighFreqFactor;
+        const at::Tensor wavelen = 2.0 * M_PI / invFreq;
+        at::Tensor llama = at::where(wavelen > lowWavelen, invFreq / factor, invFreq);
+        const at::Tensor smooth =
+            (old / wavelen - m_spec.ropeLowFreqFactor) / (m_spec.ropeHighFreqFactor - m_spec.ropeLowFreqFactor);
+        const at::Tensor smoothed = (1 - smooth) * llama / factor + smooth * llama;
+        const at::Tensor medium = (wavelen < highWavelen).logical_not() & (wavelen > lowWavelen).logical_not();
+        return at::where(medium, smoothed, llama);
+    }
+    if (m_spec.ropeScaling == RS::Yarn) {
+        const auto dim = static_cast<double>(m_spec.rotaryDim);
+        const double base = m_spec.ropeTheta;
+        auto correctionDim = [&](double rotations) {
+            return (dim * std::log(old / (rotations * 2 * M_PI))) / (2 * std::log(base));
+        };
+        double low = correctionDim(m_spec.ropeBetaFast), high = correctionDim(m_spec.ropeBetaSlow);
+        if (m_spec.ropeTruncate) {
+            low = std::floor(low);
+            high = std::ceil(high);
+        }
+        low = std::max(low, 0.0);
+        high = std::min(high, dim - 1);
+        if (low == high)
+            high += 0.001;
+        const auto f32 = at::TensorOptions().dtype(at::kFloat).device(m_device);
+        const at::Tensor ramp = ((at::arange(m_spec.rotaryDim / 2, f32) - low) / (high - low)).clamp(0, 1);
+        const at::Tensor posFreqs = at::pow(at::scalar_tensor(base, f32), exponents);
+        const at::Tensor extrapolation = 1.0 / posFreqs, interpolation = 1.0 / (factor * posFreqs);
+        const at::Tensor extrapolationFactor = 1 - ramp;
+        return interpolation * (1 - extrapolationFactor) + extrapolation * extrapolationFactor;
+    }
+    return invFreq;
 }
 
 int64_t Decoder::parameterCount() const
@@ -204,6 +247,10 @@ at::Tensor Decoder::hidden(const at::Tensor& ids, const at::Tensor& keyValid, Kv
         } else {
             cos = freqs.cos().repeat_interleave(2, -1);
             sin = freqs.sin().repeat_interleave(2, -1);
+        }
+        if (m_spec.ropeAttentionFactor != 1.0) {
+            cos = cos * m_spec.ropeAttentionFactor;
+            sin = sin * m_spec.ropeAttentionFactor;
         }
         cos = cos.to(m_dtype);
         sin = sin.to(m_dtype);

@@ -82,6 +82,7 @@ private:
     DecoderWeights m_w;
     at::Device m_device;
     at::ScalarType m_dtype;
+    at::Tensor scaledInvFreq(const at::Tensor& invFreq, const at::Tensor& exponents) const;
     at::Tensor m_invFreq; // [rotaryDim / 2] float32
 };
 
