@@ -240,8 +240,12 @@ int cmdReport(Args& args)
     t << "model: " << s.run.modelName << " (" << s.run.modelDir << ")\n"
       << "corpus: " << s.run.corpusPath << "; " << s.counts.ok << " snippets evaluated, " << s.counts.errors
       << " errors; aggregation " << s.run.aggregation << "\n"
+      << "compute dtype: " << s.run.dtype << "; categories: " << s.categoryTable << "\n"
       << "Global AsC-Eval: " << (s.globalAscEval ? fmt(*s.globalAscEval) : std::string("n/a"))
-      << " (mean of per-concept bootstrapped medians; " << s.resamples << " resamples, seed " << s.seed << ")\n\n";
+      << " (Table I: mean of the categorized concepts' bootstrapped medians; " << s.resamples << " resamples, seed "
+      << s.seed << ")\n"
+      << "mean over all concepts (not Table I): "
+      << (s.globalAllConcepts ? fmt(*s.globalAllConcepts) : std::string("n/a")) << "\n\n";
     auto table = [&](const char* title, const std::map<std::string, BootstrapResult>& m) {
         char buf[256];
         std::snprintf(buf, sizeof buf, "%-28s %7s %7s %17s %8s  %s\n", title, "median", "se", "95% CI", "n", "flag");
@@ -253,7 +257,8 @@ int cmdReport(Args& args)
         }
         t << '\n';
     };
-    table("category", s.categories);
+    table("category (Table I)", s.categories);
+    table("category, nodes pooled", s.categoriesPooled);
     table("concept", s.concepts);
     if (out) {
         std::ofstream f(*out, std::ios::binary);

@@ -31,6 +31,8 @@ int cmdScore(Args& args)
     const ScoredText s = model->score(text);
     nlohmann::json j;
     j["model"] = s.model;
+    j["dtype"] = model->info().dtype;
+    j["device"] = model->info().device;
     j["tokens"] = tokensJson(s, false);
     j["cross_entropy"] = numberOrNull(s.crossEntropy());
     writeJson(j, outFile);
@@ -95,6 +97,8 @@ int cmdGenerate(Args& args)
     const ScoredText s = model->generate(prompt, g);
     nlohmann::json j;
     j["model"] = s.model;
+    j["dtype"] = model->info().dtype;
+    j["device"] = model->info().device;
     j["text"] = s.text;
     j["prompt_tokens"] = s.promptTokens;
     j["prompt_bytes"] = s.promptBytes;

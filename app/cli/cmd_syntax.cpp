@@ -133,7 +133,8 @@ EvalInputs readEvalOptions(Args& args)
     return in;
 }
 
-EvalResult runEval(const EvalInputs& in)
+// `dtype` (when given) receives the compute dtype of the scores: the model's, or the scores file's "dtype".
+EvalResult runEval(const EvalInputs& in, std::string* dtype = nullptr)
 {
     const CategoryMap categories =
         in.categoriesFile ? CategoryMap::fromFile(*in.categoriesFile) : CategoryMap::forLanguage(in.language);
@@ -146,6 +147,8 @@ EvalResult runEval(const EvalInputs& in)
     } else {
         auto model = LanguageModel::load(resolveModelDir(*in.modelDir), in.load);
         scored = model->score(*text);
+        if (dtype)
+            *dtype = model->info().dtype;
     }
     if (in.promptBytes) {
         const auto n = static_cast<std::size_t>(*in.promptBytes);
@@ -185,9 +188,11 @@ int cmdEval(Args& args)
     const auto out = args.value("--out");
     args.finish();
 
-    const EvalResult r = runEval(in);
+    std::string dtype;
+    const EvalResult r = runEval(in, &dtype);
     json j = evalResultJson(r);
     j["language"] = in.language;
+    j["dtype"] = dtype.empty() ? json(nullptr) : json(dtype);
     json perCategory = json::object();
     for (const auto& [k, v] : r.features.perCategory)
         perCategory[k] = v;

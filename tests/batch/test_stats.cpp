@@ -138,33 +138,87 @@ TEST(Thresholds, Flags)
     EXPECT_EQ(toString(ThresholdFlag::Erroneous), "erroneous");
 }
 
-TEST(CorpusStatsTest, GlobalIsMeanOfConceptMediansAndCategoriesPool)
+TEST(CorpusStatsTest, TableIGlobalAndCategoriesAreMeansOfConceptMedians)
 {
     ResultsDb::NodeValues v;
     v.byConcept["identifier"] = {0.2, 0.2};
+    v.byConcept["string"] = {0.6};
     v.byConcept["("] = {0.8};
-    v.byConcept["block"] = {0.5, 0.5, 0.5};
-    v.byCategory["Natural Language"] = {0.2, 0.2};
+    v.byConcept["block"] = {0.5, 0.5, 0.5}; // no category: not in the Table I global
+    v.byCategory["Natural Language"] = {0.2, 0.2, 0.6};
     v.byCategory["Scope"] = {0.8};
-    v.categoryOf = {{"identifier", "Natural Language"}, {"(", "Scope"}};
+    v.categoryOf = {{"identifier", "Natural Language"}, {"string", "Natural Language"}, {"(", "Scope"}};
     const auto s = computeStats(v);
-    ASSERT_EQ(s.concepts.size(), 3u);
+    ASSERT_EQ(s.concepts.size(), 4u);
     EXPECT_DOUBLE_EQ(s.concepts.at("identifier").median, 0.2);
-    EXPECT_DOUBLE_EQ(s.concepts.at("(").median, 0.8);
     EXPECT_EQ(s.concepts.at("block").n, 3);
+    // Global (Table I): categorized concepts only.
     ASSERT_TRUE(s.globalAscEval);
-    EXPECT_NEAR(*s.globalAscEval, (0.2 + 0.8 + 0.5) / 3, 1e-12);
+    EXPECT_NEAR(*s.globalAscEval, (0.2 + 0.6 + 0.8) / 3, 1e-12);
+    ASSERT_TRUE(s.globalAllConcepts);
+    EXPECT_NEAR(*s.globalAllConcepts, (0.2 + 0.6 + 0.8 + 0.5) / 4, 1e-12);
+    // Category: the mean of its concepts' medians (0.4), not the pooled median (0.2).
     ASSERT_EQ(s.categories.size(), 2u);
+    EXPECT_NEAR(s.categories.at("Natural Language").median, 0.4, 1e-12);
+    EXPECT_EQ(s.categoryConcepts.at("Natural Language"), 2);
+    EXPECT_EQ(s.categories.at("Natural Language").n, 3);
+    EXPECT_DOUBLE_EQ(s.categoriesPooled.at("Natural Language").median, 0.2);
     EXPECT_DOUBLE_EQ(s.categories.at("Scope").median, 0.8);
-    EXPECT_EQ(s.categories.at("Natural Language").n, 2);
 
     const auto j = statsToJson(s);
-    EXPECT_NEAR(j["global_asc_eval"].get<double>(), 0.5, 1e-12);
+    EXPECT_NEAR(j["global_asc_eval"].get<double>(), (0.2 + 0.6 + 0.8) / 3, 1e-12);
+    EXPECT_NEAR(j["global_asc_eval_all_concepts"].get<double>(), 0.525, 1e-12);
     EXPECT_EQ(j["concepts"]["identifier"]["n"].get<int>(), 2);
     EXPECT_EQ(j["concepts"]["identifier"]["category"].get<std::string>(), "Natural Language");
     EXPECT_TRUE(j["concepts"]["block"]["category"].is_null());
     EXPECT_EQ(j["concepts"]["("]["flag"].get<std::string>(), "confident");
     EXPECT_EQ(j["categories"]["Natural Language"]["ci95"].size(), 2u);
+    EXPECT_EQ(j["categories"]["Natural Language"]["concepts"].get<int>(), 2);
+    EXPECT_NEAR(j["categories_pooled"]["Natural Language"]["median"].get<double>(), 0.2, 1e-12);
+}
+
+// Table I by hand on fixed node values under the bundled Python table: the five keyword leaves count for
+// Decision and Exceptions (their clause nodes do not), concepts without a category stay out of the global,
+// and a category with no concept in the corpus is absent rather than 0. Single values make every
+// bootstrapped median equal to the value itself.
+TEST(CorpusStatsTest, TableIByHandWithTheBundledPythonTable)
+{
+    const CategoryMap table = CategoryMap::forLanguage("python");
+    EXPECT_EQ(table.categoryOf("elif"), std::optional<std::string>("Decision"));
+    EXPECT_EQ(table.categoryOf("else"), std::optional<std::string>("Decision"));
+    EXPECT_EQ(table.categoryOf("except"), std::optional<std::string>("Exceptions"));
+    EXPECT_EQ(table.categoryOf("raise"), std::optional<std::string>("Exceptions"));
+    EXPECT_EQ(table.categoryOf("finally"), std::optional<std::string>("Exceptions"));
+    EXPECT_FALSE(table.categoryOf("else_clause"));
+    EXPECT_FALSE(table.categoryOf("except_clause"));
+    EXPECT_FALSE(table.categoryOf("raise_statement"));
+
+    const std::map<std::string, std::vector<double>> nodes = {
+        {"if_statement", {0.9}}, {"elif", {0.3}},          {"else", {0.6, 0.6, 0.6}}, // Decision
+        {"try_statement", {0.5}}, {"except", {0.7}},        {"raise", {0.2}}, {"finally", {0.4}}, // Exceptions
+        {"identifier", {0.1}},                                                      // Natural Language
+        {"else_clause", {0.0}}, {"module", {1.0}}, {"ERROR", {0.0}},                // no category
+    };
+    ResultsDb::NodeValues v;
+    for (const auto& [type, vals] : nodes) {
+        v.byConcept[type] = vals;
+        if (auto c = table.categoryOf(type)) {
+            v.categoryOf[type] = *c;
+            auto& pool = v.byCategory[*c];
+            pool.insert(pool.end(), vals.begin(), vals.end());
+        }
+    }
+    const auto s = computeStats(v);
+    EXPECT_NEAR(s.categories.at("Decision").median, (0.9 + 0.3 + 0.6) / 3, 1e-12);
+    EXPECT_NEAR(s.categories.at("Exceptions").median, (0.5 + 0.7 + 0.2 + 0.4) / 4, 1e-12);
+    EXPECT_NEAR(s.categories.at("Natural Language").median, 0.1, 1e-12);
+    EXPECT_EQ(s.categories.size(), 3u) << "Scope, Types, ... have no concept here: absent, not 0";
+    EXPECT_FALSE(s.categories.count("Scope"));
+    // Global: the 8 categorized concepts only (not else_clause, module, ERROR).
+    EXPECT_NEAR(*s.globalAscEval, (0.9 + 0.3 + 0.6 + 0.5 + 0.7 + 0.2 + 0.4 + 0.1) / 8, 1e-12);
+    EXPECT_NEAR(*s.globalAllConcepts, (0.9 + 0.3 + 0.6 + 0.5 + 0.7 + 0.2 + 0.4 + 0.1 + 0.0 + 1.0 + 0.0) / 11, 1e-12);
+    // Pooled Decision (beside Table I): the median of 0.9, 0.3, 0.6, 0.6, 0.6.
+    EXPECT_NEAR(s.categoriesPooled.at("Decision").median, 0.6, 1e-12);
 }
 
 // A group's statistic does not depend on which other groups exist (per-group seeds).

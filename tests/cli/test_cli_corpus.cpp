@@ -93,6 +93,7 @@ TEST(CliCorpus, BatchThenReportJsonCsvAndText)
     ASSERT_TRUE(j["concepts"].is_object());
     ASSERT_TRUE(j["concepts"].contains("identifier"));
     double sum = 0;
+    int categorized = 0;
     for (const auto& [type, c] : j["concepts"].items()) {
         ASSERT_TRUE(c["median"].is_number()) << type;
         ASSERT_TRUE(c["se"].is_number()) << type;
@@ -100,9 +101,27 @@ TEST(CliCorpus, BatchThenReportJsonCsvAndText)
         EXPECT_LE(c["ci95"][0].get<double>(), c["median"].get<double>()) << type;
         EXPECT_GE(c["ci95"][1].get<double>(), c["median"].get<double>()) << type;
         EXPECT_GE(c["n"].get<int>(), 1) << type;
-        sum += c["median"].get<double>();
+        if (!c["category"].is_null()) { // Table I: the global is over the categorized concepts only
+            sum += c["median"].get<double>();
+            ++categorized;
+        }
     }
-    EXPECT_NEAR(j["global_asc_eval"].get<double>(), sum / static_cast<double>(j["concepts"].size()), 1e-9);
+    ASSERT_GT(categorized, 0);
+    EXPECT_NEAR(j["global_asc_eval"].get<double>(), sum / categorized, 1e-9);
+    EXPECT_TRUE(j["global_asc_eval_all_concepts"].is_number());
+    EXPECT_EQ(j["dtype"], "float32");
+    // Each Table I category is the mean of its concepts' medians.
+    for (const auto& [cat, cj] : j["categories"].items()) {
+        double csum = 0;
+        int k = 0;
+        for (const auto& [type, c] : j["concepts"].items())
+            if (c["category"] == cat) {
+                csum += c["median"].get<double>();
+                ++k;
+            }
+        ASSERT_EQ(cj["concepts"].get<int>(), k) << cat;
+        EXPECT_NEAR(cj["median"].get<double>(), csum / k, 1e-9) << cat;
+    }
     ASSERT_TRUE(j["categories"].contains("Natural Language"));
     EXPECT_TRUE(j["categories"]["Natural Language"]["ci95"].is_array());
     // Same seed, same numbers.

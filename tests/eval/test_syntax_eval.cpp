@@ -348,12 +348,16 @@ TEST(Categories, BundledPythonTable)
     EXPECT_EQ(c.categoryOf(")"), "Scope");
     EXPECT_EQ(c.categoryOf(":"), "Scope");
     EXPECT_EQ(c.categoryOf("return_statement"), "Scope");
-    EXPECT_EQ(c.categoryOf("elif_clause"), "Decision");
+    EXPECT_EQ(c.categoryOf("elif"), "Decision"); // keyword leaves (method.md §5), not the clauses
+    EXPECT_EQ(c.categoryOf("else"), "Decision");
+    EXPECT_FALSE(c.categoryOf("elif_clause").has_value());
     EXPECT_EQ(c.categoryOf("boolean_operator"), "Operator");
     EXPECT_EQ(c.categoryOf("lambda"), "Functional Programming");
     EXPECT_EQ(c.categoryOf("identifier"), "Natural Language");
     EXPECT_EQ(c.categoryOf("dictionary"), "Data Structures");
-    EXPECT_EQ(c.categoryOf("finally_clause"), "Exceptions");
+    EXPECT_EQ(c.categoryOf("finally"), "Exceptions");
+    EXPECT_EQ(c.categoryOf("raise"), "Exceptions");
+    EXPECT_FALSE(c.categoryOf("finally_clause").has_value());
     EXPECT_EQ(c.categoryOf("assert_statement"), "Testing");
     EXPECT_EQ(c.categoryOf("float"), "Types");
     EXPECT_FALSE(c.categoryOf("module").has_value());

@@ -29,6 +29,8 @@ struct sqlite3;
 
 namespace ascviz {
 
+class CategoryMap; // eval.h
+
 struct RunInfo {
     std::string modelName;
     std::string modelDir;
@@ -120,7 +122,8 @@ public:
         std::map<std::string, std::vector<double>> byCategory;
         std::map<std::string, std::string> categoryOf;
     };
-    NodeValues nodeValues() const;
+    // Categories by `table` when given (node type -> category), else the category column the run stored.
+    NodeValues nodeValues(const CategoryMap* table = nullptr) const;
 
     // Low-level: runs `sql` and calls `row` with each row's columns as text (NULL -> nullopt).
     void query(const std::string& sql,

@@ -1,6 +1,7 @@
 // Corpus statistics (method.md §6): bootstrapped medians per concept and per category, the Global
 // AsC-Eval, threshold flags, and per-snippet distributions for charts.
 #pragma once
+#include "ascviz/eval.h"
 #include "ascviz/resultsdb.h"
 
 #include <cstdint>
@@ -42,32 +43,50 @@ double percentileSorted(const std::vector<double>& sorted, double p);
 // std::mt19937_64(seed) (index = uniform_int_distribution<size_t>(0, n-1)); the median of each resample.
 // Throws std::invalid_argument when values is empty.
 BootstrapResult bootstrapMedian(const std::vector<double>& values, const BootstrapOptions& opts = {});
+// The resample medians themselves, in resample order (bootstrapMedian summarises them).
+std::vector<double> bootstrapMedians(const std::vector<double>& values, const BootstrapOptions& opts = {});
+// median / se / 2.5–97.5 percentiles of resample statistics (any order), with n pooled values.
+BootstrapResult summarizeResamples(std::vector<double> resamples, int64_t n);
 
 // The seed used for one named group (concept or category): opts.seed mixed with FNV-1a of the name, so a
 // group's result does not depend on which other groups exist.
 uint64_t groupSeed(uint64_t seed, const std::string& name);
 
+// Table I (method.md §5–6, as the paper's public notebooks compute it):
+// - concept: a node type; its value is the bootstrapped median of its pooled node values;
+// - category: the MEAN OF ITS CONCEPTS' bootstrapped medians (its se and ci95 come from the same resamples:
+//   resample r of a category is the mean of its concepts' r-th resample medians);
+// - Global AsC-Eval: the mean of the bootstrapped medians of the CATEGORIZED concepts only (concepts absent
+//   from the corpus are left out).
+// Beside them, named as such: each category's pooled-nodes bootstrap, and the mean over every concept.
 struct CorpusStats {
     RunInfo run;
     TableCounts counts;
     int resamples = 0;
     uint64_t seed = 0;
-    std::map<std::string, BootstrapResult> concepts;   // node type -> statistic
-    std::map<std::string, BootstrapResult> categories; // category -> statistic (over its concepts' values)
-    std::map<std::string, std::string> categoryOf;     // node type -> category
-    std::optional<double> globalAscEval;               // mean of the per-concept bootstrapped medians
+    std::map<std::string, BootstrapResult> concepts;         // node type -> statistic
+    std::map<std::string, BootstrapResult> categories;       // category -> Table I value (mean of concept medians)
+    std::map<std::string, int> categoryConcepts;             // category -> concepts present in the corpus
+    std::map<std::string, BootstrapResult> categoriesPooled; // category -> bootstrap over all its nodes pooled
+    std::map<std::string, std::string> categoryOf;           // node type -> category (present concepts)
+    std::optional<double> globalAscEval;                     // Table I: mean over categorized concepts
+    std::optional<double> globalAllConcepts;                 // mean of every concept's median (not Table I)
+    std::string categoryTable;                               // the category table the values used
     // Per-snippet data (status ok), parallel vectors in index order: for distribution charts.
     std::vector<std::string> snippetIds;
     std::vector<std::optional<double>> snippetAscEval;
     std::vector<std::optional<double>> snippetCrossEntropy;
 };
 
-// Statistics of a results database (status ok snippets only).
-CorpusStats computeStats(const ResultsDb& db, const BootstrapOptions& opts = {});
+// Statistics of a results database (status ok snippets only). Categories come from `table` (by node type),
+// not from the category column stored by the run, so a database made under an older table is reported
+// under the current one without a re-run; null = the bundled table of the run's language.
+CorpusStats computeStats(const ResultsDb& db, const BootstrapOptions& opts = {}, const CategoryMap* table = nullptr);
 CorpusStats computeStats(const ResultsDb::NodeValues& values, const BootstrapOptions& opts = {});
 
 // The report JSON (docs/cli.md): {"model", "snippets", "global_asc_eval", "concepts": {type: {"median", "se",
-// "ci95": [lo, hi], "n", "flag", "category"}}, "categories": {name: {same}}} plus run details.
+// "ci95": [lo, hi], "n", "flag", "category"}}, "categories": {name: {same + "concepts"}}} plus run details,
+// "dtype", "category_rule", "category_table", "global_asc_eval_all_concepts" and "categories_pooled".
 nlohmann::json statsToJson(const CorpusStats& s);
 
 // RFC 4180 field quoting (quotes when the field holds ',', '"', CR or LF).

@@ -1,6 +1,8 @@
 // The results database (SQLite): schema, incremental writer and readers.
 #include "ascviz/resultsdb.h"
 
+#include "ascviz/eval.h"
+
 #include "ascviz/error.h"
 
 #include <sqlite3.h>
@@ -499,7 +501,7 @@ std::string ResultsDb::snippetCode(int64_t index) const
     return st.str(0);
 }
 
-ResultsDb::NodeValues ResultsDb::nodeValues() const
+ResultsDb::NodeValues ResultsDb::nodeValues(const CategoryMap* table) const
 {
     NodeValues v;
     Stmt st(m_db, "SELECT n.type, n.category, n.asc_eval FROM nodes n JOIN snippets s ON s.idx = n.snippet "
@@ -507,8 +509,13 @@ ResultsDb::NodeValues ResultsDb::nodeValues() const
     while (st.step()) {
         std::string type = st.str(0);
         const double value = st.dbl(2);
-        if (!st.isNull(1)) {
-            std::string cat = st.str(1);
+        std::optional<std::string> category;
+        if (table)
+            category = table->categoryOf(type);
+        else if (!st.isNull(1))
+            category = st.str(1);
+        if (category) {
+            std::string cat = std::move(*category);
             v.byCategory[cat].push_back(value);
             v.categoryOf.emplace(type, std::move(cat));
         }

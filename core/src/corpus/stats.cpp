@@ -64,7 +64,7 @@ double percentileSorted(const std::vector<double>& s, double p)
     return s[lo] + (s[hi] - s[lo]) * frac;
 }
 
-BootstrapResult bootstrapMedian(const std::vector<double>& values, const BootstrapOptions& opts)
+std::vector<double> bootstrapMedians(const std::vector<double>& values, const BootstrapOptions& opts)
 {
     if (values.empty())
         throw std::invalid_argument("bootstrap of an empty set");
@@ -78,23 +78,36 @@ BootstrapResult bootstrapMedian(const std::vector<double>& values, const Bootstr
             sample[i] = values[pick(rng)];
         medians[static_cast<std::size_t>(r)] = medianInPlace(sample);
     }
+    return medians;
+}
+
+BootstrapResult summarizeResamples(std::vector<double> medians, int64_t n)
+{
+    if (medians.empty())
+        throw std::invalid_argument("no resamples");
     std::sort(medians.begin(), medians.end());
+    const auto b = static_cast<double>(medians.size());
     BootstrapResult out;
-    out.n = static_cast<int64_t>(n);
+    out.n = n;
     out.median = percentileSorted(medians, 50.0);
     // Population variance of the medians, shifted by the first one (exactly 0 when all are equal).
     const double shift = medians.front();
     double mean = 0;
     for (double m : medians)
         mean += m - shift;
-    mean /= static_cast<double>(b);
+    mean /= b;
     double var = 0;
     for (double m : medians)
         var += (m - shift - mean) * (m - shift - mean);
-    out.se = std::sqrt(var / static_cast<double>(b));
+    out.se = std::sqrt(var / b);
     out.lo = percentileSorted(medians, 2.5);
     out.hi = percentileSorted(medians, 97.5);
     return out;
+}
+
+BootstrapResult bootstrapMedian(const std::vector<double>& values, const BootstrapOptions& opts)
+{
+    return summarizeResamples(bootstrapMedians(values, opts), static_cast<int64_t>(values.size()));
 }
 
 uint64_t groupSeed(uint64_t seed, const std::string& name)
@@ -113,27 +126,62 @@ CorpusStats computeStats(const ResultsDb::NodeValues& values, const BootstrapOpt
     s.resamples = opts.resamples;
     s.seed = opts.seed;
     s.categoryOf = values.categoryOf;
-    auto run = [&](const std::map<std::string, std::vector<double>>& groups, std::map<std::string, BootstrapResult>& out) {
-        for (const auto& [name, vals] : groups) {
-            if (vals.empty())
-                continue;
-            BootstrapOptions o = opts;
-            o.seed = groupSeed(opts.seed, name);
-            out.emplace(name, bootstrapMedian(vals, o));
-        }
+    auto seeded = [&](const std::string& name) {
+        BootstrapOptions o = opts;
+        o.seed = groupSeed(opts.seed, name);
+        return o;
     };
-    run(values.byConcept, s.concepts);
-    run(values.byCategory, s.categories);
+    std::map<std::string, std::vector<double>> conceptResamples;
+    for (const auto& [name, vals] : values.byConcept) {
+        if (vals.empty())
+            continue;
+        auto medians = bootstrapMedians(vals, seeded(name));
+        s.concepts.emplace(name, summarizeResamples(medians, static_cast<int64_t>(vals.size())));
+        conceptResamples.emplace(name, std::move(medians));
+    }
+    for (const auto& [name, vals] : values.byCategory)
+        if (!vals.empty())
+            s.categoriesPooled.emplace(name, bootstrapMedian(vals, seeded(name)));
+
+    // Table I: per category, the mean of its concepts' bootstrapped medians; resample r of the category is
+    // the mean of its concepts' r-th resample medians (for se and ci95).
+    std::map<std::string, std::vector<std::string>> members;
+    for (const auto& [type, cat] : values.categoryOf)
+        if (s.concepts.count(type))
+            members[cat].push_back(type);
+    double categorizedSum = 0;
+    int categorized = 0;
+    for (const auto& [cat, types] : members) {
+        const std::size_t b = conceptResamples.at(types.front()).size();
+        std::vector<double> resamples(b, 0.0);
+        double valueSum = 0;
+        int64_t n = 0;
+        for (const auto& t : types) {
+            const auto& r = conceptResamples.at(t);
+            for (std::size_t k = 0; k < b; ++k)
+                resamples[k] += r[k] / static_cast<double>(types.size());
+            valueSum += s.concepts.at(t).median;
+            n += s.concepts.at(t).n;
+            categorizedSum += s.concepts.at(t).median;
+            ++categorized;
+        }
+        BootstrapResult c = summarizeResamples(std::move(resamples), n);
+        c.median = valueSum / static_cast<double>(types.size()); // exactly the mean of the concept medians
+        s.categories.emplace(cat, c);
+        s.categoryConcepts.emplace(cat, static_cast<int>(types.size()));
+    }
+    if (categorized > 0)
+        s.globalAscEval = categorizedSum / categorized;
     if (!s.concepts.empty()) {
         double sum = 0;
         for (const auto& [name, r] : s.concepts)
             sum += r.median;
-        s.globalAscEval = sum / static_cast<double>(s.concepts.size());
+        s.globalAllConcepts = sum / static_cast<double>(s.concepts.size());
     }
     return s;
 }
 
-CorpusStats computeStats(const ResultsDb& db, const BootstrapOptions& opts)
+CorpusStats computeStats(const ResultsDb& db, const BootstrapOptions& opts, const CategoryMap* table)
 {
     // One read transaction: a run still writing to the database (WAL) cannot change the data between the
     // queries below, so node values, counts and snippets describe the same set of snippets.
@@ -148,8 +196,17 @@ CorpusStats computeStats(const ResultsDb& db, const BootstrapOptions& opts)
             }
         }
     } snapshot(db);
-    CorpusStats s = computeStats(db.nodeValues(), opts);
-    s.run = db.runInfo();
+    const RunInfo run = db.runInfo();
+    std::optional<CategoryMap> bundled;
+    std::string tableName = table ? std::string("given table") : std::string();
+    if (!table) {
+        bundled = CategoryMap::forLanguage(run.language);
+        table = &*bundled;
+        tableName = "resources/categories/" + run.language + ".json";
+    }
+    CorpusStats s = computeStats(db.nodeValues(table), opts);
+    s.categoryTable = tableName;
+    s.run = run;
     s.counts = db.counts();
     for (const auto& row : db.snippets()) {
         if (!row.ok)
@@ -200,7 +257,13 @@ nlohmann::json statsToJson(const CorpusStats& s)
     j["tokens"] = s.counts.tokens;
     j["nodes"] = s.counts.nodes;
     j["windowed"] = s.counts.windowed;
+    j["dtype"] = s.run.dtype;
     j["global_asc_eval"] = s.globalAscEval ? nlohmann::json(*s.globalAscEval) : nlohmann::json(nullptr);
+    j["global_asc_eval_all_concepts"] =
+        s.globalAllConcepts ? nlohmann::json(*s.globalAllConcepts) : nlohmann::json(nullptr);
+    j["category_rule"] = "Table I (method.md 5-6): category = mean of its concepts' bootstrapped medians; global = "
+                         "mean over the categorized concepts; Decision/Exceptions by keyword leaves";
+    j["category_table"] = s.categoryTable;
     j["bootstrap"] = {{"resamples", s.resamples}, {"seed", s.seed}};
     j["thresholds"] = {{"confident", kConfidentThreshold}, {"erroneous", kErroneousThreshold}};
     auto concepts = nlohmann::json::object();
@@ -212,9 +275,16 @@ nlohmann::json statsToJson(const CorpusStats& s)
     }
     j["concepts"] = std::move(concepts);
     auto cats = nlohmann::json::object();
-    for (const auto& [name, r] : s.categories)
-        cats[name] = statJson(r);
+    for (const auto& [name, r] : s.categories) {
+        auto o = statJson(r);
+        o["concepts"] = s.categoryConcepts.count(name) ? s.categoryConcepts.at(name) : 0;
+        cats[name] = std::move(o);
+    }
     j["categories"] = std::move(cats);
+    auto pooled = nlohmann::json::object();
+    for (const auto& [name, r] : s.categoriesPooled)
+        pooled[name] = statJson(r);
+    j["categories_pooled"] = std::move(pooled);
     return j;
 }
 
@@ -265,9 +335,13 @@ std::vector<std::filesystem::path> writeCsvReport(const CorpusStats& s, const Re
     }
     {
         auto out = open("categories.csv");
-        out << "category,median,se,ci95_lo,ci95_hi,n,flag\r\n";
-        for (const auto& [name, r] : s.categories)
-            out << csvField(name) << ',' << statRow(r) << "\r\n";
+        out << "category,median,se,ci95_lo,ci95_hi,n,flag,concepts,pooled_median\r\n";
+        for (const auto& [name, r] : s.categories) {
+            const auto p = s.categoriesPooled.find(name);
+            out << csvField(name) << ',' << statRow(r) << ','
+                << (s.categoryConcepts.count(name) ? s.categoryConcepts.at(name) : 0) << ','
+                << (p == s.categoriesPooled.end() ? std::string() : num(p->second.median)) << "\r\n";
+        }
         if (!out)
             throw InputError("failed writing " + files.back().string());
     }

@@ -651,8 +651,8 @@ std::unique_ptr<LanguageModel> LanguageModel::load(const fs::path& dirIn, const 
     }
     const at::Device device = useCuda ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU);
     at::ScalarType dtype;
-    if (opts.dtype == "auto")
-        dtype = useCuda ? at::kHalf : at::kFloat;
+    if (opts.dtype == "auto") // float32 everywhere (method.md §1); half precision only when asked for
+        dtype = at::kFloat;
     else if (opts.dtype == "float32")
         dtype = at::kFloat;
     else if (opts.dtype == "float16")
