@@ -10,6 +10,7 @@
 #include "ascviz/resources.h"
 
 #include <QAction>
+#include <QComboBox>
 #include <QApplication>
 #include <QDir>
 #include <QElapsedTimer>
@@ -22,6 +23,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
+#include <QSignalBlocker>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QToolButton>
@@ -158,6 +160,18 @@ QWidget* MainWindow::buildModelPanel()
     m_progress->setTextVisible(true);
     m_progress->setMinimumWidth(260);
     m_progress->hide();
+    m_dtypeBox = new QComboBox(panel);
+    m_dtypeBox->addItems({QStringLiteral("float32"), QStringLiteral("float16"), QStringLiteral("bfloat16")});
+    m_dtypeBox->setToolTip(tr("Compute precision. NtP follows the method in float32 (the default); half precision "
+                              "is faster on a GPU and differs by up to ~1e-2 (README)."));
+    connect(m_dtypeBox, &QComboBox::currentTextChanged, this, [this](const QString& dtype) {
+        const auto info = m_controller->modelInfo();
+        if (!info || toQString(info->dtype) == dtype)
+            return;
+        LoadOptions o = m_loadOptions;
+        o.dtype = dtype.toStdString();
+        loadModel(toQString(info->dir.string()), o);
+    });
     auto* open = new QPushButton(tr("Open model folder…"), panel);
     connect(open, &QPushButton::clicked, this, &MainWindow::openModelFolder);
     m_recentButton = new QToolButton(panel);
@@ -168,6 +182,8 @@ QWidget* MainWindow::buildModelPanel()
     h->addWidget(title);
     h->addWidget(m_modelLabel, 1);
     h->addWidget(m_progress);
+    h->addWidget(new QLabel(tr("Precision"), panel));
+    h->addWidget(m_dtypeBox);
     h->addWidget(open);
     h->addWidget(m_recentButton);
     return panel;
@@ -202,8 +218,16 @@ void MainWindow::buildMenus()
     rebuildRecentMenu();
 }
 
-void MainWindow::loadModel(const QString& dirOrDefault, const LoadOptions& opts)
+void MainWindow::loadModel(const QString& dirOrDefault, const LoadOptions& optsIn)
 {
+    LoadOptions opts = optsIn;
+    if (opts.dtype == "auto")
+        opts.dtype = m_dtypeBox->currentText().toStdString();
+    m_loadOptions = opts;
+    {
+        const QSignalBlocker block(m_dtypeBox);
+        m_dtypeBox->setCurrentText(QString::fromStdString(opts.dtype));
+    }
     QString dir = dirOrDefault;
     if (dir == QLatin1String("default")) {
         dir = defaultModelPath();
@@ -233,6 +257,10 @@ void MainWindow::openModelFolder()
 void MainWindow::onLoadFailed(const QString& dir, const QString& message)
 {
     m_progress->hide();
+    if (const auto info = m_controller->modelInfo()) { // the precision shown is the loaded model's
+        const QSignalBlocker block(m_dtypeBox);
+        m_dtypeBox->setCurrentText(toQString(info->dtype));
+    }
     QString text = tr("<b>Could not load the model</b> from <code>%1</code>: %2").arg(dir.toHtmlEscaped(), message.toHtmlEscaped());
     if (m_controller->hasModel())
         text += QStringLiteral("<br>") + tr("Still using %1.").arg(toQString(m_controller->modelInfo()->name).toHtmlEscaped());

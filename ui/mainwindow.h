@@ -5,6 +5,7 @@
 #include <QMainWindow>
 #include <QStringList>
 
+class QComboBox;
 class QLabel;
 class QMenu;
 class QProgressBar;
@@ -49,6 +50,8 @@ public:
     // Loads a model folder in the background ("default" = the bundled model).
     void loadModel(const QString& dirOrDefault, const LoadOptions& opts = {});
     QString modelText() const;
+    // The precision chooser (float32 by default; changing it reloads the current model).
+    QComboBox* precisionBox() const { return m_dtypeBox; }
     // File > Hugging Face cache: one action per cached model (rebuilt each time the menu opens).
     QMenu* hubMenu() const { return m_hubMenu; }
     bool isBannerVisible() const;
@@ -80,6 +83,8 @@ private:
     QLabel* m_modelLabel = nullptr;
     QProgressBar* m_progress = nullptr;
     QToolButton* m_recentButton = nullptr;
+    QComboBox* m_dtypeBox = nullptr; // compute precision: float32 (default), float16, bfloat16
+    LoadOptions m_loadOptions;       // device / dtype of the last load request
     QMenu* m_recentMenu = nullptr;
     QMenu* m_hubMenu = nullptr; // models in the local Hugging Face cache, listed when opened
     QString m_pendingSnippet; // a Batch snippet to score once its model is loaded

@@ -13,6 +13,7 @@
 
 #include "ascviz/model.h"
 
+#include <QComboBox>
 #include <QImage>
 #include <QMenu>
 #include <QPushButton>
@@ -72,6 +73,14 @@ void TestMainWindow::showsModelAfterLoad()
     QVERIFY(!w.isBannerVisible());
     QCOMPARE(w.recentModels().value(0), QDir::cleanPath(uitest::tinyModelQ()));
     QVERIFY(w.interactiveTab()->generateButton()->isEnabled());
+
+    // Precision: float32 by default; choosing bfloat16 reloads the model in bfloat16.
+    QCOMPARE(w.precisionBox()->currentText(), QStringLiteral("float32"));
+    QCOMPARE(toQString(w.controller()->modelInfo()->dtype), QStringLiteral("float32"));
+    w.precisionBox()->setCurrentText(QStringLiteral("bfloat16"));
+    QVERIFY(loaded.wait(60000));
+    QCOMPARE(toQString(w.controller()->modelInfo()->dtype), QStringLiteral("bfloat16"));
+    QVERIFY2(w.modelText().contains(QLatin1String("bfloat16")), qPrintable(w.modelText()));
 }
 
 void TestMainWindow::modelsFromTheHuggingFaceCache()
