@@ -187,6 +187,12 @@ void BatchTab::buildUi()
     opts->addSpacing(12);
     opts->addWidget(new QLabel(tr("Device"), runBox));
     opts->addWidget(m_device);
+    m_dtype = new QComboBox(runBox);
+    m_dtype->addItems({QStringLiteral("float32"), QStringLiteral("float16"), QStringLiteral("bfloat16")});
+    m_dtype->setToolTip(tr("Compute precision: float32 follows the method; half precision is faster on a GPU"));
+    opts->addSpacing(12);
+    opts->addWidget(new QLabel(tr("Precision"), runBox));
+    opts->addWidget(m_dtype);
     opts->addStretch(1);
     form->addRow(QString(), opts);
 
@@ -345,6 +351,7 @@ void BatchTab::setCorpusPath(const QString& p) { m_corpus->setText(p); }
 void BatchTab::setModelDir(const QString& d) { m_model->setText(d); }
 void BatchTab::setDbPath(const QString& p) { m_db->setText(p); }
 void BatchTab::setLimit(int limit) { m_limit->setValue(limit); }
+void BatchTab::setPrecision(const QString& dtype) { m_dtype->setCurrentText(dtype); }
 QString BatchTab::corpusPath() const { return m_corpus->text(); }
 QString BatchTab::modelDir() const { return m_model->text(); }
 QString BatchTab::dbPath() const { return m_db->text(); }
@@ -401,6 +408,7 @@ void BatchTab::launch(bool resume)
     job.limit = m_limit->value();
     job.aggregation = parseAggregation(toStd(m_aggregation->currentText()));
     job.device = m_device->currentText();
+    job.dtype = m_dtype->currentText();
     job.resume = resume;
     if (job.corpus.isEmpty() || job.modelDir.isEmpty() || job.db.isEmpty()) {
         setStatus(tr("Choose a corpus, a model folder and a results DB file."), true);
@@ -609,7 +617,7 @@ void BatchTab::updateButtons()
     m_pause->setEnabled(m_running && !paused && !m_cancelFlag->load());
     m_cancel->setEnabled(m_running && !m_cancelFlag->load());
     m_resume->setEnabled(m_running ? paused : storedRunIncomplete(m_db->text().trimmed()));
-    for (QWidget* w : std::initializer_list<QWidget*>{m_corpus, m_model, m_db, m_limit, m_aggregation, m_device})
+    for (QWidget* w : std::initializer_list<QWidget*>{m_corpus, m_model, m_db, m_limit, m_aggregation, m_device, m_dtype})
         w->setEnabled(!m_running);
 }
 

@@ -46,6 +46,7 @@ public:
     void setModelDir(const QString& dir);
     void setDbPath(const QString& path);
     void setLimit(int limit); // 0 = all
+    void setPrecision(const QString& dtype); // float32 (default), float16, bfloat16
     QString corpusPath() const;
     QString modelDir() const;
     QString dbPath() const;
@@ -116,6 +117,7 @@ private:
     QSpinBox* m_limit = nullptr;
     QComboBox* m_aggregation = nullptr;
     QComboBox* m_device = nullptr;
+    QComboBox* m_dtype = nullptr;
     QPushButton* m_start = nullptr;
     QPushButton* m_pause = nullptr;
     QPushButton* m_cancel = nullptr;

@@ -83,14 +83,16 @@ void BatchWorker::run(const BatchJob& job)
         if (!job.resume && QFileInfo::exists(job.db))
             throw InputError("results database " + toStd(job.db) +
                              " already exists; use Resume to continue it or choose another file");
-        if (!m_model || m_modelDir != job.modelDir || m_device != job.device) {
+        if (!m_model || m_modelDir != job.modelDir || m_device != job.device || m_dtype != job.dtype) {
             m_model.reset();
             Q_EMIT stage(tr("Loading model %1…").arg(QFileInfo(job.modelDir).fileName()));
             LoadOptions lo;
             lo.device = toStd(job.device);
+            lo.dtype = toStd(job.dtype);
             m_model = LanguageModel::load(toStd(job.modelDir), lo);
             m_modelDir = job.modelDir;
             m_device = job.device;
+            m_dtype = job.dtype;
         }
         Q_EMIT stage(tr("Evaluating…"));
         BatchOptions opts;

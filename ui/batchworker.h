@@ -23,6 +23,7 @@ struct BatchJob {
     Aggregation aggregation = Aggregation::Median;
     bool resume = false;
     QString device = QStringLiteral("auto");
+    QString dtype = QStringLiteral("float32"); // compute precision (method.md §1: float32 unless chosen)
 };
 
 struct BatchProgressInfo {
@@ -63,7 +64,7 @@ Q_SIGNALS:
 private:
     std::shared_ptr<std::atomic<bool>> m_cancel, m_pause;
     std::unique_ptr<LanguageModel> m_model; // kept between runs of the same folder/device
-    QString m_modelDir, m_device;
+    QString m_modelDir, m_device, m_dtype;
 };
 
 } // namespace ascviz::ui

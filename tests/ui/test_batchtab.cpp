@@ -77,6 +77,7 @@ private Q_SLOTS:
         // Independent statistics of the same DB.
         const auto dbh = ResultsDb::open(db.toStdString());
         QCOMPARE(dbh.counts().snippets, 6);
+        QCOMPARE(dbh.runInfo().dtype, std::string("float32")); // the default precision
         const auto stats = computeStats(dbh);
         QCOMPARE(tab.resultSets().size(), std::size_t(1));
         QAbstractItemModelTester t1(tab.statsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
@@ -204,6 +205,24 @@ private Q_SLOTS:
         QCOMPARE(tab.snippetModel()->rowCount(), 40);
         QCOMPARE(tab.resultSets().size(), std::size_t(1)); // reloaded, not added twice
         QVERIFY(!tab.canResume());
+    }
+
+    void chosenPrecisionIsUsedAndRecorded()
+    {
+        BatchTab tab;
+        tab.setCorpusPath(sample());
+        tab.setModelDir(tinyModel());
+        const QString db = m_dir.filePath(QStringLiteral("bf16.db"));
+        tab.setDbPath(db);
+        tab.setLimit(2);
+        tab.setPrecision(QStringLiteral("bfloat16"));
+        QSignalSpy finished(&tab, &BatchTab::runFinished);
+        tab.start();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
+        QVERIFY2(finished.first().at(0).toBool(), qPrintable(finished.first().at(1).toString()));
+        const auto dbh = ResultsDb::open(db.toStdString());
+        QCOMPARE(dbh.runInfo().dtype, std::string("bfloat16"));
+        QCOMPARE(dbh.counts().snippets, 2);
     }
 
     void defaultResultsFolder()
