@@ -1,9 +1,9 @@
 // The immutable result the Interactive tab shows: one evaluated text with its AST layouts. Built off the
 // GUI thread by ModelController, handed over as std::shared_ptr<const Analysis>, never changed afterwards.
 #pragma once
-#include "ascviz/eval.h"
-#include "ascviz/layout.h"
-#include "ascviz/model.h"
+#include "ascviz/eval/eval.h"
+#include "ascviz/render/layout.h"
+#include "ascviz/model/model.h"
 
 #include <QColor>
 #include <QString>

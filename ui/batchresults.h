@@ -1,8 +1,8 @@
 // Immutable data the Batch tab shows: one results database's statistics and snippet rows, loaded off the
 // GUI thread (loadResultSet) and shared as std::shared_ptr<const BatchResultSet>.
 #pragma once
-#include "ascviz/resultsdb.h"
-#include "ascviz/stats.h"
+#include "ascviz/results/resultsdb.h"
+#include "ascviz/results/stats.h"
 
 #include <QMetaType>
 #include <QString>

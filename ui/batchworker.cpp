@@ -3,7 +3,7 @@
 
 #include "textpos.h"
 
-#include "ascviz/error.h"
+#include "ascviz/base/error.h"
 
 #include <QElapsedTimer>
 #include <QFileInfo>

@@ -3,7 +3,7 @@
 // queued signals; no exception leaves the worker. Cancel and pause are shared atomic flags polled by the
 // runner between snippets.
 #pragma once
-#include "ascviz/batch.h"
+#include "ascviz/batch/batch.h"
 
 #include <QMetaType>
 #include <QObject>

@@ -5,8 +5,8 @@
 #include "modelcontroller.h"
 #include "textpos.h"
 
-#include "ascviz/eval.h"
-#include "ascviz/utf8.h"
+#include "ascviz/eval/eval.h"
+#include "ascviz/base/utf8.h"
 
 #include <QComboBox>
 #include <QCommandLineParser>

@@ -1,7 +1,7 @@
 // The GUI's command line (QCommandLineParser) and the scripted run it can ask for: load a model, put a
 // prompt in the editor, generate or score, show a view, save a screenshot of the window, quit.
 #pragma once
-#include "ascviz/model.h"
+#include "ascviz/model/model.h"
 
 #include <QObject>
 #include <QPointer>

@@ -6,8 +6,8 @@
 #include "modelcontroller.h"
 #include "textpos.h"
 
-#include "ascviz/hfcache.h"
-#include "ascviz/resources.h"
+#include "ascviz/base/hfcache.h"
+#include "ascviz/base/resources.h"
 
 #include <QAction>
 #include <QComboBox>

@@ -1,5 +1,5 @@
 #pragma once
-#include "ascviz/model.h"
+#include "ascviz/model/model.h"
 
 #include <QElapsedTimer>
 #include <QMainWindow>

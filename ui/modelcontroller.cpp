@@ -2,8 +2,8 @@
 
 #include "textpos.h"
 
-#include "ascviz/error.h"
-#include "ascviz/resources.h"
+#include "ascviz/base/error.h"
+#include "ascviz/base/resources.h"
 
 #include <QCoreApplication>
 #include <QFileInfo>

@@ -5,8 +5,8 @@
 #pragma once
 #include "analysis.h"
 
-#include "ascviz/eval.h"
-#include "ascviz/model.h"
+#include "ascviz/eval/eval.h"
+#include "ascviz/model/model.h"
 
 #include <QObject>
 #include <QString>

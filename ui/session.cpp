@@ -2,8 +2,8 @@
 
 #include "textpos.h"
 
-#include "ascviz/error.h"
-#include "ascviz/utf8.h"
+#include "ascviz/base/error.h"
+#include "ascviz/base/utf8.h"
 
 #include <fstream>
 

@@ -10,9 +10,9 @@
 // tokens after 32; Debian's libtorch uses whatever libblas.so.3 is selected: the netlib reference BLAS is
 // ~20x slower than OpenBLAS);
 // use --batch 32 --seq 256 on a GPU to match the table in docs/performance.md.
-#include "ascviz/error.h"
-#include "ascviz/model.h"
-#include "ascviz/resources.h"
+#include "ascviz/base/error.h"
+#include "ascviz/model/model.h"
+#include "ascviz/base/resources.h"
 
 #include <nlohmann/json.hpp>
 

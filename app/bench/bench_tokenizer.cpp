@@ -2,9 +2,9 @@
 // Encodes ~1 MB of Python (the bundled corpus's `code` fields, concatenated) with every fixture tokenizer
 // (TOKENIZERS_DIR/*/tokenizer.json; default: the source tree's tests/data/fixtures/tokenizers) and prints
 // load time and tokens/s with a cold cache, a warm cache and the cache disabled, plus 100k spaces.
-#include "ascviz/error.h"
-#include "ascviz/resources.h"
-#include "ascviz/tokenizer.h"
+#include "ascviz/base/error.h"
+#include "ascviz/base/resources.h"
+#include "ascviz/tokenizer/tokenizer.h"
 
 #include <nlohmann/json.hpp>
 

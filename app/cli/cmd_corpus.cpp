@@ -2,10 +2,10 @@
 #include "commands.h"
 #include "common.h"
 
-#include "ascviz/batch.h"
-#include "ascviz/error.h"
-#include "ascviz/resources.h"
-#include "ascviz/stats.h"
+#include "ascviz/batch/batch.h"
+#include "ascviz/base/error.h"
+#include "ascviz/base/resources.h"
+#include "ascviz/results/stats.h"
 
 #include <unistd.h>
 

@@ -2,9 +2,9 @@
 #include "commands.h"
 #include "common.h"
 
-#include "ascviz/error.h"
-#include "ascviz/resources.h"
-#include "ascviz/utf8.h"
+#include "ascviz/base/error.h"
+#include "ascviz/base/resources.h"
+#include "ascviz/base/utf8.h"
 
 #include <cmath>
 

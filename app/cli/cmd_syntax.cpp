@@ -2,13 +2,13 @@
 #include "commands.h"
 #include "common.h"
 
-#include "ascviz/error.h"
-#include "ascviz/eval.h"
-#include "ascviz/evaljson.h"
-#include "ascviz/layout.h"
-#include "ascviz/resources.h"
-#include "ascviz/syntax.h"
-#include "ascviz/utf8.h"
+#include "ascviz/base/error.h"
+#include "ascviz/eval/eval.h"
+#include "ascviz/eval/evaljson.h"
+#include "ascviz/render/svg.h"
+#include "ascviz/base/resources.h"
+#include "ascviz/syntax/syntax.h"
+#include "ascviz/base/utf8.h"
 
 #include <algorithm>
 #include <filesystem>

@@ -1,6 +1,6 @@
 #include "commands.h"
 
-#include "ascviz/model.h"
+#include "ascviz/model/model.h"
 
 #include <iostream>
 

@@ -1,7 +1,7 @@
 #include "common.h"
 
-#include "ascviz/error.h"
-#include "ascviz/resources.h"
+#include "ascviz/base/error.h"
+#include "ascviz/base/resources.h"
 
 #include <fstream>
 #include <iostream>

@@ -2,7 +2,7 @@
 #pragma once
 #include "args.h"
 
-#include "ascviz/model.h"
+#include "ascviz/model/model.h"
 
 #include <memory>
 #include <nlohmann/json.hpp>

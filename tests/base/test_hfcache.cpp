@@ -1,7 +1,7 @@
 // The Hugging Face hub cache lookup (--model ORG/NAME) on hand-made cache folders.
-#include "ascviz/error.h"
-#include "ascviz/hfcache.h"
-#include "ascviz/resources.h"
+#include "ascviz/base/error.h"
+#include "ascviz/base/hfcache.h"
+#include "ascviz/base/resources.h"
 
 #include <gtest/gtest.h>
 

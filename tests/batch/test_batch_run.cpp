@@ -1,8 +1,8 @@
 // The batch runner end to end with the tiny fixture model: DB contents, cancel + resume, report numbers.
-#include "ascviz/batch.h"
-#include "ascviz/error.h"
-#include "ascviz/stats.h"
-#include "ascviz/syntax.h"
+#include "ascviz/batch/batch.h"
+#include "ascviz/base/error.h"
+#include "ascviz/results/stats.h"
+#include "ascviz/syntax/syntax.h"
 
 #include <gtest/gtest.h>
 

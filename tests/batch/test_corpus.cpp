@@ -1,6 +1,6 @@
 // Corpus readers: JSON Lines, CSV (RFC 4180), folders; malformed entries reported with their location.
-#include "ascviz/corpus.h"
-#include "ascviz/error.h"
+#include "ascviz/results/corpus.h"
+#include "ascviz/base/error.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // Results database without a model: creation rules, error rows, duplicate protection, bad files.
-#include "ascviz/error.h"
-#include "ascviz/resultsdb.h"
+#include "ascviz/base/error.h"
+#include "ascviz/results/resultsdb.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Bootstrap and corpus statistics (method.md §6) against values worked out by hand.
-#include "ascviz/stats.h"
+#include "ascviz/results/stats.h"
 
 #include <gtest/gtest.h>
 

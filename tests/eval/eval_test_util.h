@@ -1,7 +1,7 @@
 // Helpers for the eval tests: hand-made scored texts and a strict, minimal XML well-formedness checker.
 #pragma once
-#include "ascviz/scored.h"
-#include "ascviz/utf8.h"
+#include "ascviz/base/scored.h"
+#include "ascviz/base/utf8.h"
 
 #include <cctype>
 #include <map>

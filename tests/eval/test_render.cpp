@@ -1,6 +1,6 @@
 // Colour scale, Graphviz layout of the AST views and the SVG export (method.md §8).
-#include "ascviz/error.h"
-#include "ascviz/layout.h"
+#include "ascviz/base/error.h"
+#include "ascviz/render/svg.h"
 #include "eval_test_util.h"
 
 #include <gtest/gtest.h>

@@ -1,8 +1,8 @@
 // Parsing, alignment δ, aggregation θ, categories and snippet features (method.md §2–5, §7), checked
 // against hand-computed values.
-#include "ascviz/error.h"
-#include "ascviz/eval.h"
-#include "ascviz/syntax.h"
+#include "ascviz/base/error.h"
+#include "ascviz/eval/eval.h"
+#include "ascviz/syntax/syntax.h"
 #include "eval_test_util.h"
 
 #include <gtest/gtest.h>

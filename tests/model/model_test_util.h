@@ -1,6 +1,6 @@
 // Shared helpers of the model tests: fixture paths, JSON and reference.safetensors reading.
 #pragma once
-#include "ascviz/model.h"
+#include "ascviz/model/model.h"
 
 #include "safetensors.h" // core/src/model, torch-free
 

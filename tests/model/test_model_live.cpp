@@ -4,7 +4,7 @@
 // identical; variants the runtime does not implement must be refused with a ModelError naming them.
 #include "model_test_util.h"
 
-#include "ascviz/error.h"
+#include "ascviz/base/error.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // seeded sampling, cancellation, and load errors.
 #include "model_test_util.h"
 
-#include "ascviz/error.h"
+#include "ascviz/base/error.h"
 
 #include <gtest/gtest.h>
 

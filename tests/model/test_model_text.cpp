@@ -2,8 +2,8 @@
 // scored and generated tokens, streaming, cancellation, and scoring from BOS.
 #include "model_test_util.h"
 
-#include "ascviz/error.h"
-#include "ascviz/utf8.h"
+#include "ascviz/base/error.h"
+#include "ascviz/base/utf8.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // Components that the fixtures do not exercise, on small hand-written tokenizer.json files. Expected values
 // follow the documented behaviour (and unit tests) of Hugging Face tokenizers.
-#include "ascviz/error.h"
-#include "ascviz/tokenizer.h"
+#include "ascviz/base/error.h"
+#include "ascviz/tokenizer/tokenizer.h"
 #include "tokenizer_test_util.h"
 
 #include <gtest/gtest.h>

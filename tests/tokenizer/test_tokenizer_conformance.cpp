@@ -1,6 +1,6 @@
 // Conformance with Hugging Face `tokenizers` 0.23 on the reference fixtures: ids, tokens, UTF-8 byte
 // offsets and decode, for every case of every fixture tokenizer.
-#include "ascviz/tokenizer.h"
+#include "ascviz/tokenizer/tokenizer.h"
 #include "tokenizer_test_util.h"
 
 #include <gtest/gtest.h>

@@ -1,8 +1,8 @@
 // Edge cases: invalid input, huge inputs, concurrency, caching, special tokens, errors, and the tiny-model
 // tokenizers.
-#include "ascviz/error.h"
-#include "ascviz/resources.h"
-#include "ascviz/tokenizer.h"
+#include "ascviz/base/error.h"
+#include "ascviz/base/resources.h"
+#include "ascviz/tokenizer/tokenizer.h"
 #include "tokenizer_test_util.h"
 
 #include <gtest/gtest.h>

@@ -2,8 +2,8 @@
 // combining marks, whitespace runs, CRLF, NUL, special-token lookalikes) encoded by Hugging Face `tokenizers`
 // (tests/live/make_tokenizer_cases.py, the ctest fixture live_tokenizer_cases) with every fixture tokenizer
 // and with tokenizers trained there; ids and UTF-8 byte offsets must be identical.
-#include "ascviz/error.h"
-#include "ascviz/tokenizer.h"
+#include "ascviz/base/error.h"
+#include "ascviz/tokenizer/tokenizer.h"
 #include "tokenizer_test_util.h"
 
 #include <gtest/gtest.h>

@@ -5,7 +5,7 @@
 #include "appidentity.h"
 #include "batchtab.h"
 
-#include "ascviz/batch.h"
+#include "ascviz/batch/batch.h"
 
 #include <QAbstractItemModelTester>
 #include <QBarSeries>

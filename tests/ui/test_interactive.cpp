@@ -10,8 +10,8 @@
 #include "sequenceview.h"
 #include "textpos.h"
 
-#include "ascviz/layout.h"
-#include "ascviz/model.h"
+#include "ascviz/render/layout.h"
+#include "ascviz/model/model.h"
 
 #include <QComboBox>
 #include <QPlainTextEdit>

@@ -11,7 +11,7 @@
 #include "session.h"
 #include "textpos.h"
 
-#include "ascviz/model.h"
+#include "ascviz/model/model.h"
 
 #include <QComboBox>
 #include <QImage>

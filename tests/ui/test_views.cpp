@@ -12,8 +12,8 @@
 #include "session.h"
 #include "textpos.h"
 
-#include "ascviz/evaljson.h"
-#include "ascviz/layout.h"
+#include "ascviz/eval/evaljson.h"
+#include "ascviz/render/svg.h"
 
 #include <QAbstractItemModelTester>
 #include <QComboBox>

@@ -1,7 +1,7 @@
 // Helpers for the ui tests: test data paths and scored texts with the real tokenizer's offsets.
 #pragma once
-#include "ascviz/scored.h"
-#include "ascviz/tokenizer.h"
+#include "ascviz/base/scored.h"
+#include "ascviz/tokenizer/tokenizer.h"
 
 #include <QByteArray>
 #include <QString>

@@ -1,2 +1,2 @@
-#include "ascviz/error.h"
+#include "ascviz/base/error.h"
 // Errors are header-only; this translation unit anchors the library.

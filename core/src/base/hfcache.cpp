@@ -1,4 +1,4 @@
-#include "ascviz/hfcache.h"
+#include "ascviz/base/hfcache.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,7 +1,7 @@
-#include "ascviz/resources.h"
+#include "ascviz/base/resources.h"
 
-#include "ascviz/error.h"
-#include "ascviz/hfcache.h"
+#include "ascviz/base/error.h"
+#include "ascviz/base/hfcache.h"
 
 #include <cstdlib>
 #include <system_error>

@@ -1,4 +1,4 @@
-#include "ascviz/scored.h"
+#include "ascviz/base/scored.h"
 
 #include <cmath>
 #include <limits>

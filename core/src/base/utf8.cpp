@@ -1,6 +1,6 @@
-#include "ascviz/utf8.h"
+#include "ascviz/base/utf8.h"
 
-#include "ascviz/error.h"
+#include "ascviz/base/error.h"
 
 #include <fstream>
 #include <iostream>

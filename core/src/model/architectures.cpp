@@ -5,7 +5,7 @@
 #include "arch.h"
 #include "decoder.h"
 
-#include "ascviz/error.h"
+#include "ascviz/base/error.h"
 
 #include <cmath>
 #include <initializer_list>

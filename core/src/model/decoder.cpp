@@ -1,6 +1,6 @@
 #include "decoder.h"
 
-#include "ascviz/error.h"
+#include "ascviz/base/error.h"
 
 #include <torch/version.h>
 

@@ -1,14 +1,14 @@
 // LanguageModel over the generic decoder: loading, teacher-forced scoring (batched, windowed), generation
 // with a KV cache, and the mapping between ids and UTF-8 byte spans of the text.
-#include "ascviz/model.h"
+#include "ascviz/model/model.h"
 
 #include "arch.h"
 #include "decoder.h"
 #include "weights.h"
 
-#include "ascviz/error.h"
-#include "ascviz/hfcache.h"
-#include "ascviz/utf8.h"
+#include "ascviz/base/error.h"
+#include "ascviz/base/hfcache.h"
+#include "ascviz/base/utf8.h"
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>

@@ -1,4 +1,4 @@
-#include "ascviz/model.h"
+#include "ascviz/model/model.h"
 
 #include <torch/cuda.h>
 #include <torch/version.h>

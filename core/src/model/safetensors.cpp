@@ -1,6 +1,6 @@
 #include "safetensors.h"
 
-#include "ascviz/error.h"
+#include "ascviz/base/error.h"
 
 #include <cerrno>
 #include <cstring>

@@ -1,6 +1,6 @@
 #include "torch_pickle.h"
 
-#include "ascviz/error.h"
+#include "ascviz/base/error.h"
 
 #include <caffe2/serialize/inline_container.h>
 

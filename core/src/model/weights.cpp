@@ -1,6 +1,6 @@
 #include "weights.h"
 
-#include "ascviz/error.h"
+#include "ascviz/base/error.h"
 
 #include "torch_pickle.h"
 

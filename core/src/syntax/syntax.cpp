@@ -1,9 +1,9 @@
 // tree-sitter parsing into the immutable pre-order AstNode vector (syntax.h). This is the only
 // translation unit that touches tree-sitter handles; they are owned by the RAII types below.
-#include "ascviz/syntax.h"
+#include "ascviz/syntax/syntax.h"
 
-#include "ascviz/error.h"
-#include "ascviz/utf8.h"
+#include "ascviz/base/error.h"
+#include "ascviz/base/utf8.h"
 
 #include <tree_sitter/api.h>
 

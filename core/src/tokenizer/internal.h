@@ -3,7 +3,7 @@
 // model (BPE) -> post-processor, with a NormStr (their NormalizedString) carrying, for every byte of the
 // normalized text, the [start, end) byte span of the original text it came from.
 #pragma once
-#include "ascviz/error.h"
+#include "ascviz/base/error.h"
 
 #include <array>
 #include <cstddef>

@@ -1,7 +1,7 @@
 // Tokenizer: loading tokenizer.json (+ tokenizer_config.json), added tokens, encode and decode.
-#include "ascviz/tokenizer.h"
+#include "ascviz/tokenizer/tokenizer.h"
 
-#include "ascviz/utf8.h"
+#include "ascviz/base/utf8.h"
 #include "internal.h"
 
 #include <nlohmann/json.hpp>

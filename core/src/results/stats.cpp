@@ -1,7 +1,7 @@
 // Bootstrapped medians and corpus statistics (method.md §6).
-#include "ascviz/stats.h"
+#include "ascviz/results/stats.h"
 
-#include "ascviz/error.h"
+#include "ascviz/base/error.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "ascviz/evaljson.h"
+#include "ascviz/eval/evaljson.h"
 
 #include <cmath>
 

@@ -14,7 +14,7 @@
 // (also after a crash or kill) and a run can be resumed. A ResultsDb object is used from one thread at a
 // time; open another object (connection) for another thread.
 #pragma once
-#include "ascviz/eval.h"
+#include "ascviz/eval/eval.h"
 
 #include <cstdint>
 #include <filesystem>

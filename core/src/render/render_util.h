@@ -1,6 +1,6 @@
 // Internal helpers shared by layout.cpp and svg.cpp (not part of the public contract).
 #pragma once
-#include "ascviz/layout.h"
+#include "ascviz/render/layout.h"
 
 #include <cstddef>
 #include <cstdint>

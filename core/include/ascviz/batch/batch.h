@@ -9,10 +9,10 @@
 // Long snippets: the model scores texts longer than its context in overlapping windows (model.h); such
 // snippets are stored with windowed = 1, never truncated.
 #pragma once
-#include "ascviz/corpus.h"
-#include "ascviz/eval.h"
-#include "ascviz/model.h"
-#include "ascviz/resultsdb.h"
+#include "ascviz/results/corpus.h"
+#include "ascviz/eval/eval.h"
+#include "ascviz/model/model.h"
+#include "ascviz/results/resultsdb.h"
 
 #include <atomic>
 #include <filesystem>

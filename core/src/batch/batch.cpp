@@ -1,7 +1,7 @@
 // The batch runner (batch.h).
-#include "ascviz/batch.h"
+#include "ascviz/batch/batch.h"
 
-#include "ascviz/error.h"
+#include "ascviz/base/error.h"
 
 #include <algorithm>
 #include <chrono>

@@ -1,11 +1,11 @@
 // CategoryMap: node type -> category (method.md §5), loaded from an editable JSON file:
 //   {"language": "python", "categories": {"Iterative": ["for_statement", ...], ...}}
 // Categories keep their file order; a node type may belong to one category only.
-#include "ascviz/eval.h"
+#include "ascviz/eval/eval.h"
 
-#include "ascviz/error.h"
-#include "ascviz/resources.h"
-#include "ascviz/utf8.h"
+#include "ascviz/base/error.h"
+#include "ascviz/base/resources.h"
+#include "ascviz/base/utf8.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,7 +1,7 @@
 // AsC-Eval (method.md §3, §4, §7): alignment δ, aggregation θ, snippet features.
-#include "ascviz/eval.h"
+#include "ascviz/eval/eval.h"
 
-#include "ascviz/error.h"
+#include "ascviz/base/error.h"
 
 #include <algorithm>
 #include <array>

@@ -1,7 +1,7 @@
 // Graph layout of the AST views with Graphviz (dot), and SVG rendering of the three views
 // (method.md §8). Layout data is exposed so the GUI draws the same picture interactively.
 #pragma once
-#include "ascviz/eval.h"
+#include "ascviz/eval/eval.h"
 
 #include <string>
 #include <vector>
@@ -40,10 +40,5 @@ std::string nodeLabel(const EvalResult& r, int node, AstView view);
 // origin at the top-left of the graph. Thread-safe (Graphviz calls are serialised). Throws Error when
 // Graphviz fails.
 GraphLayout layoutAst(const EvalResult& r, AstView view);
-
-// Standalone SVG documents (title line, the view, legend). Node groups carry id="node-<id>" and
-// data-node/data-type/data-start/data-end; token groups carry data-token (sequence view).
-std::string renderAstSvg(const EvalResult& r, AstView view);
-std::string renderSequenceSvg(const EvalResult& r);
 
 } // namespace ascviz

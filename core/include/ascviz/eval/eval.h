@@ -1,8 +1,8 @@
 // AsC-Eval (method.md §3–5, §7): alignment δ of tokens to AST nodes, aggregation θ, categories,
 // snippet features.
 #pragma once
-#include "ascviz/scored.h"
-#include "ascviz/syntax.h"
+#include "ascviz/base/scored.h"
+#include "ascviz/syntax/syntax.h"
 
 #include <filesystem>
 #include <map>

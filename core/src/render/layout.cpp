@@ -1,7 +1,7 @@
 // AST views laid out with Graphviz dot (method.md §8). Graphviz handles live only inside layoutAst().
-#include "ascviz/layout.h"
+#include "ascviz/render/layout.h"
 
-#include "ascviz/error.h"
+#include "ascviz/base/error.h"
 #include "render_util.h"
 
 #include <graphviz/cgraph.h>

@@ -1,7 +1,7 @@
 // The JSON of an evaluated text in the schema of `ascviz-cli eval` (docs/cli.md): score's fields
 // ("model", "tokens", "cross_entropy") plus "nodes" and "summary". Shared by the CLI and the GUI's export.
 #pragma once
-#include "ascviz/eval.h"
+#include "ascviz/eval/eval.h"
 
 #include <nlohmann/json.hpp>
 

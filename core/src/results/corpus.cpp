@@ -1,8 +1,8 @@
 // Corpus readers: JSON Lines, CSV (RFC 4180) and folders of source files.
-#include "ascviz/corpus.h"
+#include "ascviz/results/corpus.h"
 
-#include "ascviz/error.h"
-#include "ascviz/utf8.h"
+#include "ascviz/base/error.h"
+#include "ascviz/base/utf8.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,9 +1,9 @@
 // The results database (SQLite): schema, incremental writer and readers.
-#include "ascviz/resultsdb.h"
+#include "ascviz/results/resultsdb.h"
 
-#include "ascviz/eval.h"
+#include "ascviz/eval/eval.h"
 
-#include "ascviz/error.h"
+#include "ascviz/base/error.h"
 
 #include <sqlite3.h>
 

@@ -1,8 +1,8 @@
 // A Hugging Face decoder-only checkpoint run through libtorch. This header has no torch in it (pimpl),
 // so ui/ may include it.
 #pragma once
-#include "ascviz/scored.h"
-#include "ascviz/tokenizer.h"
+#include "ascviz/base/scored.h"
+#include "ascviz/tokenizer/tokenizer.h"
 
 #include <atomic>
 #include <cstdint>

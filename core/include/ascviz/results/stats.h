@@ -1,8 +1,8 @@
 // Corpus statistics (method.md §6): bootstrapped medians per concept and per category, the Global
 // AsC-Eval, threshold flags, and per-snippet distributions for charts.
 #pragma once
-#include "ascviz/eval.h"
-#include "ascviz/resultsdb.h"
+#include "ascviz/eval/eval.h"
+#include "ascviz/results/resultsdb.h"
 
 #include <cstdint>
 #include <filesystem>

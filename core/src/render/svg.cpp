@@ -1,6 +1,6 @@
 // SVG export of the three views (method.md §8), written from GraphLayout / the token spans so that the
 // exported picture is the one the GUI draws. Text stays text (no embedded fonts): a reader can select it.
-#include "ascviz/layout.h"
+#include "ascviz/render/svg.h"
 
 #include "render_util.h"
 

@@ -1,0 +1,14 @@
+// SVG export of the AST and sequence views (method.md §8), drawn from the same GraphLayout as the GUI.
+#pragma once
+#include "ascviz/render/layout.h"
+
+#include <string>
+
+namespace ascviz {
+
+// Standalone SVG documents (title line, the view, legend). Node groups carry id="node-<id>" and
+// data-node/data-type/data-start/data-end; token groups carry data-token (sequence view).
+std::string renderAstSvg(const EvalResult& r, AstView view);
+std::string renderSequenceSvg(const EvalResult& r);
+
+} // namespace ascviz
