@@ -90,8 +90,8 @@ int cmdBatch(Args& args)
     const bool resume = args.flag("--resume");
     const int batchSize = args.intValue("--batch-size", 1);
     const Aggregation aggregation = aggregationOption(args);
-    const std::string language = args.valueOr("--language", "python");
-    const std::string exts = args.valueOr("--extensions", ".py");
+    const std::string language = languageOption(args, std::nullopt);
+    const std::string exts = args.valueOr("--extensions", "");
     const bool quiet = args.flag("--quiet");
     LoadOptions lo = loadOptions(args);
     args.finish();
@@ -105,8 +105,8 @@ int cmdBatch(Args& args)
     if (!resume && fs::exists(dbPath, ec))
         throw InputError("results database " + dbPath.string() +
                          " already exists; use --resume to continue it or choose another --db");
-    CorpusReadOptions ro;
-    ro.extensions.clear();
+    CorpusReadOptions ro; // no --extensions: the language's own (its registry descriptor)
+    ro.language = language;
     std::stringstream ss(exts);
     for (std::string e; std::getline(ss, e, ',');)
         if (!e.empty())

@@ -7,6 +7,7 @@
 #include "ascviz/eval/evaljson.h"
 #include "ascviz/render/svg.h"
 #include "ascviz/base/resources.h"
+#include "ascviz/syntax/language.h"
 #include "ascviz/syntax/syntax.h"
 #include "ascviz/base/utf8.h"
 
@@ -22,18 +23,7 @@ using nlohmann::json;
 
 namespace {
 
-std::string languageOption(Args& args)
-{
-    const std::string language = args.valueOr("--language", "python");
-    const auto known = SyntaxTree::languages();
-    if (std::find(known.begin(), known.end(), language) == known.end()) {
-        std::string list;
-        for (const auto& l : known)
-            list += (list.empty() ? "" : ", ") + l;
-        throw UsageError("--language must be one of: " + list);
-    }
-    return language;
-}
+
 
 // A `score`/`generate` JSON ({"model", "tokens": [{"id","start","end","ntp"[,"generated"]}][, "text"]}) as a
 // ScoredText over `text` (or over its own "text" when no text file was given).
@@ -128,7 +118,7 @@ EvalInputs readEvalOptions(Args& args)
     } catch (const InputError&) {
         throw UsageError("--aggregation must be median, mean, max or min");
     }
-    in.language = languageOption(args);
+    in.language = languageOption(args, in.textFile);
     in.categoriesFile = args.value("--categories");
     return in;
 }
@@ -169,8 +159,8 @@ EvalResult runEval(const EvalInputs& in, std::string* dtype = nullptr)
 
 int cmdParse(Args& args)
 {
-    const std::string language = languageOption(args);
     const std::string file = args.require("--text-file");
+    const std::string language = languageOption(args, file);
     const auto out = args.value("--out");
     args.finish();
 

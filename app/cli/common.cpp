@@ -1,5 +1,7 @@
 #include "common.h"
 
+#include "ascviz/syntax/language.h"
+
 #include "ascviz/base/error.h"
 #include "ascviz/base/resources.h"
 
@@ -56,6 +58,26 @@ nlohmann::json tokensJson(const ScoredText& s, bool withGenerated)
         arr.push_back(std::move(o));
     }
     return arr;
+}
+
+// --language, else the language of the file's extension, else the registry's default (cli.md).
+std::string languageOption(Args& args, const std::optional<std::string>& file)
+{
+    const auto& reg = LanguageRegistry::instance();
+    const auto given = args.value("--language");
+    if (!given) {
+        if (file)
+            if (const LanguageInfo* l = reg.forFile(*file))
+                return l->id;
+        return reg.defaultLanguage().id;
+    }
+    if (!reg.find(*given)) {
+        std::string list;
+        for (const auto& l : reg.ids())
+            list += (list.empty() ? "" : ", ") + l;
+        throw UsageError("--language must be one of: " + list);
+    }
+    return *given;
 }
 
 } // namespace ascviz::cli

@@ -5,6 +5,7 @@
 #include "ascviz/model/model.h"
 
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -20,5 +21,9 @@ void writeJson(const nlohmann::json& j, const std::optional<std::string>& outFil
 
 // JSON of a scored token list, per docs/cli.md: {"id","start","end","ntp"[, "generated"]}.
 nlohmann::json tokensJson(const ScoredText& s, bool withGenerated);
+
+// --language, else the language of the file's extension (language registry), else the registry's default
+// (cli.md). Throws UsageError for a language that is not registered.
+std::string languageOption(Args& args, const std::optional<std::string>& file);
 
 } // namespace ascviz::cli

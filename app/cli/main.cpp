@@ -20,7 +20,7 @@ const char* kUsage =
     "  score    --model M --text-file F\n"
     "  generate --model M --prompt-file F --max-new-tokens N [--greedy | --temperature T --top-p P --top-k K --seed S]\n"
     "           [--ignore-eos]\n"
-    "  parse    --language python --text-file F\n"
+    "  parse    [--language L] --text-file F\n"
     "  eval     --model M --text-file F [--prompt-bytes N] [--aggregation median|mean|max|min]\n"
     "  render   --model M --text-file F --view complete|partial|sequence --svg OUT\n"
     "  batch    --model M --corpus FILE --db RESULTS [--limit N] [--resume] [--batch-size B]\n"
@@ -43,7 +43,7 @@ const char* kEvalOptions =
     "  --scores F         score JSON (from score/generate) instead of running a model\n"
     "  --prompt-bytes N   the first N bytes are the prompt (the rest counts as generated)\n"
     "  --aggregation A    θ over a node's token NtPs: median (default), mean, max or min\n"
-    "  --language L       python (default)\n"
+    "  --language L       a language of the registry (resources/languages); default: the file's\n                     extension's language, else the registry's default\n"
     "  --categories F     a category table (JSON) instead of the language's own\n";
 
 struct CommandHelp {
@@ -83,9 +83,9 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "  --out FILE         write the JSON there instead of stdout\n",
           true}},
         {"parse",
-         {"ascviz-cli parse --language python --text-file F [--out FILE]",
+         {"ascviz-cli parse [--language L] --text-file F [--out FILE]",
           "  the tree-sitter AST: {\"nodes\":[{\"id\",\"type\",\"named\",\"start\",\"end\",\"parent\",\"depth\",\"error\"}]}\n"
-          "  --language L       python (default)\n"
+          "  --language L       a language of the registry (resources/languages); default: the file's\n                     extension's language, else the registry's default\n"
           "  --text-file F      the code (UTF-8; '-' = stdin)\n"
           "  --out FILE         write the JSON there instead of stdout\n",
           false}},
@@ -107,8 +107,8 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "  --batch-size B     snippets scored together in one padded batch (default 1; larger is faster on a\n"
           "                     GPU, gives the same NtP)\n"
           "  --aggregation A    median (default), mean, max or min\n"
-          "  --language L       python (default)\n"
-          "  --extensions E     file extensions read from a corpus folder, comma-separated (default .py)\n"
+          "  --language L       a language of the registry (resources/languages); default: the file's\n                     extension's language, else the registry's default\n"
+          "  --extensions E     file extensions read from a corpus folder, comma-separated (default: the language's)\n"
           "  --quiet            no progress line\n",
           true}},
         {"report",

@@ -55,7 +55,6 @@ fs::path resolveModelDir(const std::string& arg)
                      " (HF_HUB_CACHE, else HF_HOME/hub, else ~/.cache/huggingface/hub; nothing is downloaded)");
 }
 
-fs::path categoryFile(const std::string& language) { return resourceDir() / "categories" / (language + ".json"); }
 
 fs::path sampleCorpus() { return resourceDir() / "corpus" / "stdlib-functions.jsonl"; }
 

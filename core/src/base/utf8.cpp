@@ -2,6 +2,7 @@
 
 #include "ascviz/base/error.h"
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -9,43 +10,86 @@
 
 namespace ascviz {
 
+Utf8Step decodeUtf8(std::string_view s, std::size_t i)
+{
+    const auto at = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+    const unsigned char c = at(0);
+    if (c < 0x80)
+        return {c, 1, Utf8Status::Ok};
+    std::size_t need = 0;
+    unsigned char lo = 0x80, hi = 0xBF; // allowed range of the second byte (excludes overlongs, surrogates)
+    char32_t cp = 0;
+    if (c >= 0xC2 && c <= 0xDF) {
+        need = 2;
+        cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        need = 3;
+        cp = c & 0x0F;
+        lo = c == 0xE0 ? 0xA0 : 0x80;
+        hi = c == 0xED ? 0x9F : 0xBF;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        need = 4;
+        cp = c & 0x07;
+        lo = c == 0xF0 ? 0x90 : 0x80;
+        hi = c == 0xF4 ? 0x8F : 0xBF;
+    } else {
+        return {0xFFFD, 1, Utf8Status::Invalid};
+    }
+    std::size_t k = 1;
+    for (; k < need && i + k < s.size(); ++k) {
+        const unsigned char d = at(k);
+        if ((d & 0xC0) != 0x80 || (k == 1 && (d < lo || d > hi)))
+            return {0xFFFD, k, Utf8Status::Invalid};
+        cp = (cp << 6) | (d & 0x3F);
+    }
+    if (k < need)
+        return {0xFFFD, k, Utf8Status::Truncated};
+    return {cp, need, Utf8Status::Ok};
+}
+
+char32_t nextCodePoint(std::string_view s, std::size_t& i)
+{
+    const Utf8Step st = decodeUtf8(s, i);
+    i += st.length;
+    return st.codePoint;
+}
+
+void appendUtf8(std::string& out, char32_t c)
+{
+    if (c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+        c = 0xFFFD;
+    if (c < 0x80) {
+        out.push_back(static_cast<char>(c));
+    } else if (c < 0x800) {
+        out.push_back(static_cast<char>(0xC0 | (c >> 6)));
+        out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
+    } else if (c < 0x10000) {
+        out.push_back(static_cast<char>(0xE0 | (c >> 12)));
+        out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
+        out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
+    } else {
+        out.push_back(static_cast<char>(0xF0 | (c >> 18)));
+        out.push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
+        out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
+        out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
+    }
+}
+
+std::size_t utf8Floor(std::string_view s, std::size_t b)
+{
+    b = std::min(b, s.size());
+    while (b > 0 && b < s.size() && (static_cast<unsigned char>(s[b]) & 0xC0) == 0x80)
+        --b;
+    return b;
+}
+
 std::optional<std::size_t> findInvalidUtf8(std::string_view s)
 {
-    const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-    const std::size_t n = s.size();
-    std::size_t i = 0;
-    while (i < n) {
-        const unsigned char c = p[i];
-        if (c < 0x80) {
-            ++i;
-            continue;
-        }
-        std::size_t len = 0;
-        uint32_t cp = 0;
-        if ((c & 0xE0) == 0xC0) {
-            len = 2;
-            cp = c & 0x1F;
-        } else if ((c & 0xF0) == 0xE0) {
-            len = 3;
-            cp = c & 0x0F;
-        } else if ((c & 0xF8) == 0xF0) {
-            len = 4;
-            cp = c & 0x07;
-        } else {
+    for (std::size_t i = 0; i < s.size();) {
+        const Utf8Step st = decodeUtf8(s, i);
+        if (st.status != Utf8Status::Ok)
             return i;
-        }
-        if (i + len > n)
-            return i;
-        for (std::size_t k = 1; k < len; ++k) {
-            if ((p[i + k] & 0xC0) != 0x80)
-                return i;
-            cp = (cp << 6) | (p[i + k] & 0x3F);
-        }
-        // overlong forms, surrogates, out of range
-        if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-            (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
-            return i;
-        i += len;
+        i += st.length;
     }
     return std::nullopt;
 }
@@ -60,17 +104,18 @@ std::string readUtf8File(const std::filesystem::path& path)
     } else {
         std::error_code ec;
         if (!std::filesystem::exists(path, ec))
-            throw InputError("file not found: " + path.string());
+            throw InputError("file not found: " + path.string(), ErrorContext{path.string(), {}, {}});
         if (std::filesystem::is_directory(path, ec))
-            throw InputError("expected a file but got a folder: " + path.string());
+            throw InputError("expected a file but got a folder: " + path.string(), ErrorContext{path.string(), {}, {}});
         std::ifstream in(path, std::ios::binary);
         if (!in)
-            throw InputError("cannot read file: " + path.string());
+            throw InputError("cannot read file: " + path.string(), ErrorContext{path.string(), {}, {}});
         data.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
     }
     if (auto bad = findInvalidUtf8(data))
         throw InputError((path == "-" ? std::string("standard input") : path.string()) +
-                         " is not valid UTF-8 (first invalid byte at offset " + std::to_string(*bad) + ")");
+                         " is not valid UTF-8 (first invalid byte at offset " + std::to_string(*bad) + ")",
+                         ErrorContext{path.string(), *bad, {}});
     return data;
 }
 

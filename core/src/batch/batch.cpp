@@ -2,6 +2,7 @@
 #include "ascviz/batch/batch.h"
 
 #include "ascviz/base/error.h"
+#include "ascviz/syntax/language.h"
 
 #include <algorithm>
 #include <chrono>
@@ -92,6 +93,11 @@ void checkResumable(const RunInfo& have, const RunInfo& want, const fs::path& db
                          " (use the same model, corpus and options, or a new --db)");
 }
 
+std::string languageOf(const BatchOptions& opts)
+{
+    return opts.language.empty() ? LanguageRegistry::instance().defaultLanguage().id : opts.language;
+}
+
 } // namespace
 
 EvalResult evaluateEntry(const LanguageModel& model, const CorpusEntry& entry, const BatchOptions& opts,
@@ -101,12 +107,14 @@ EvalResult evaluateEntry(const LanguageModel& model, const CorpusEntry& entry, c
     so.topK = 0;
     ScoredText s = model.score(entry.code, so);
     markPrompt(s, entry, note);
-    return evaluate(std::move(s), opts.language, opts.aggregation, categories);
+    return evaluate(std::move(s), languageOf(opts), opts.aggregation, categories);
 }
 
 BatchSummary runBatch(const LanguageModel& model, const Corpus& corpus, const fs::path& dbPath,
-                      const BatchOptions& opts)
+                      const BatchOptions& request)
 {
+    BatchOptions opts = request;
+    opts.language = languageOf(request);
     if (corpus.entries.empty())
         throw InputError("empty corpus: nothing to evaluate");
     const int total = opts.limit > 0 ? std::min<int>(opts.limit, static_cast<int>(corpus.entries.size()))

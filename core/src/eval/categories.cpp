@@ -4,7 +4,7 @@
 #include "ascviz/eval/eval.h"
 
 #include "ascviz/base/error.h"
-#include "ascviz/base/resources.h"
+#include "ascviz/syntax/language.h"
 #include "ascviz/base/utf8.h"
 
 #include <nlohmann/json.hpp>
@@ -52,7 +52,7 @@ CategoryMap CategoryMap::fromFile(const std::filesystem::path& file)
 
 CategoryMap CategoryMap::forLanguage(const std::string& language)
 {
-    const auto file = categoryFile(language);
+    const auto file = LanguageRegistry::instance().get(language).categoryFile;
     std::error_code ec;
     if (!std::filesystem::exists(file, ec))
         throw InputError("no category table for language '" + language + "' (expected " + file.string() + ")");

@@ -2,6 +2,7 @@
 #include "ascviz/eval/eval.h"
 
 #include "ascviz/base/error.h"
+#include "ascviz/syntax/language.h"
 
 #include <algorithm>
 #include <array>
@@ -71,16 +72,14 @@ std::optional<double> aggregate(std::vector<double> values, Aggregation a)
 
 int cyclomaticComplexity(const SyntaxTree& tree)
 {
-    // McCabe: 1 + decision points (method.md §7). `for_in_clause` (a comprehension's `for`) is not listed
-    // in §7 and is not counted; comprehension `if`s are (if_clause). except_group_clause is `except*`.
-    static constexpr std::array<std::string_view, 10> kDecisions = {
-        "if_statement",  "elif_clause",         "for_statement",          "while_statement", "except_clause",
-        "except_group_clause", "boolean_operator", "conditional_expression", "if_clause",       "case_clause"};
+    // McCabe: 1 + decision points (method.md §7), the named node types the language's descriptor lists
+    // under "decision_points" (resources/languages/<id>/language.json).
+    const auto& decisions = LanguageRegistry::instance().get(tree.language()).decisionPoints;
     int n = 1;
     for (const auto& node : tree.nodes()) {
         if (!node.named)
             continue; // anonymous keywords such as `if` are not decision points themselves
-        if (std::find(kDecisions.begin(), kDecisions.end(), node.type) != kDecisions.end())
+        if (std::find(decisions.begin(), decisions.end(), node.type) != decisions.end())
             ++n;
     }
     return n;

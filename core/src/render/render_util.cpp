@@ -7,27 +7,6 @@
 
 namespace ascviz::detail {
 
-char32_t nextCodePoint(std::string_view s, std::size_t& i)
-{
-    // One code point with utf8proc; an invalid or truncated sequence yields U+FFFD and advances one byte.
-    utf8proc_int32_t cp = 0;
-    const auto n = utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(s.data() + i),
-                                    static_cast<utf8proc_ssize_t>(s.size() - i), &cp);
-    if (n <= 0 || cp < 0) {
-        ++i;
-        return 0xFFFD;
-    }
-    i += static_cast<std::size_t>(n);
-    return static_cast<char32_t>(cp);
-}
-
-void appendUtf8(std::string& out, char32_t cp)
-{
-    utf8proc_uint8_t buf[4];
-    const auto n = utf8proc_encode_char(static_cast<utf8proc_int32_t>(cp), buf);
-    out.append(reinterpret_cast<const char*>(buf), static_cast<std::size_t>(n));
-}
-
 namespace {
 bool xmlAllowed(char32_t cp)
 {

@@ -1,5 +1,6 @@
 // Internal helpers shared by layout.cpp and svg.cpp (not part of the public contract).
 #pragma once
+#include "ascviz/base/utf8.h"
 #include "ascviz/render/layout.h"
 
 #include <cstddef>
@@ -16,9 +17,9 @@ inline constexpr double kLabelLineHeight = 12.5;
 inline constexpr double kLabelPadX = 7.0;
 inline constexpr double kLabelPadY = 4.5;
 
-// Decodes the code point at s[i] and returns it; advances i. An invalid byte yields U+FFFD (1 byte).
-char32_t nextCodePoint(std::string_view s, std::size_t& i);
-void appendUtf8(std::string& out, char32_t cp);
+// Code points are decoded and encoded by base/utf8.h, the one codec.
+using ascviz::appendUtf8;
+using ascviz::nextCodePoint;
 
 // Makes text displayable on one line: control characters become their Control Pictures symbol
 // (U+2400 + c; "\n" -> U+21B5), XML-forbidden code points become U+FFFD.

@@ -3,6 +3,7 @@
 
 #include "ascviz/base/error.h"
 #include "ascviz/base/utf8.h"
+#include "ascviz/syntax/language.h"
 
 #include <nlohmann/json.hpp>
 
@@ -363,8 +364,13 @@ Corpus readFolder(const fs::path& root, const CorpusReadOptions& opts)
 
 } // namespace
 
-Corpus readCorpus(const fs::path& path, const CorpusReadOptions& opts)
+Corpus readCorpus(const fs::path& path, const CorpusReadOptions& request)
 {
+    CorpusReadOptions opts = request;
+    if (opts.extensions.empty()) {
+        const auto& reg = LanguageRegistry::instance();
+        opts.extensions = (opts.language.empty() ? reg.defaultLanguage() : reg.get(opts.language)).extensions;
+    }
     std::error_code ec;
     if (!fs::exists(path, ec))
         throw InputError("corpus not found: " + path.string());

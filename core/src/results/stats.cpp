@@ -2,6 +2,7 @@
 #include "ascviz/results/stats.h"
 
 #include "ascviz/base/error.h"
+#include "ascviz/syntax/language.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -202,7 +203,8 @@ CorpusStats computeStats(const ResultsDb& db, const BootstrapOptions& opts, cons
     if (!table) {
         bundled = CategoryMap::forLanguage(run.language);
         table = &*bundled;
-        tableName = "resources/categories/" + run.language + ".json";
+        tableName = "resources/languages/" + run.language + "/" +
+                    LanguageRegistry::instance().get(run.language).categoryFile.filename().string();
     }
     CorpusStats s = computeStats(db.nodeValues(table), opts);
     s.categoryTable = tableName;

@@ -18,9 +18,6 @@ std::filesystem::path defaultModelDir();
 // a missing one).
 std::filesystem::path resolveModelDir(const std::string& arg);
 
-// The category table for a language (resources/categories/<language>.json).
-std::filesystem::path categoryFile(const std::string& language);
-
 // The bundled sample corpus (resources/corpus/stdlib-functions.jsonl).
 std::filesystem::path sampleCorpus();
 

@@ -1,4 +1,5 @@
-// UTF-8 helpers. Offsets in core are UTF-8 byte offsets everywhere.
+// The one UTF-8 codec of core (and of ui, which converts to QString positions in ui/common/textpos only).
+// Offsets in core are UTF-8 byte offsets everywhere.
 #pragma once
 #include <cstddef>
 #include <filesystem>
@@ -7,6 +8,26 @@
 #include <string_view>
 
 namespace ascviz {
+
+enum class Utf8Status {
+    Ok,        // a well-formed code point of `length` bytes
+    Invalid,   // ill-formed: `length` is the maximal subpart (>= 1 byte) that one U+FFFD replaces
+    Truncated, // a well-formed prefix cut off by the end of the input (`length` = the bytes present)
+};
+struct Utf8Step {
+    char32_t codePoint = 0xFFFD; // U+FFFD unless status is Ok
+    std::size_t length = 1;
+    Utf8Status status = Utf8Status::Ok;
+};
+
+// Decodes the code point starting at byte i < s.size() (Unicode's "maximal subpart" rule: no overlongs,
+// no surrogates, nothing above U+10FFFF).
+Utf8Step decodeUtf8(std::string_view s, std::size_t i);
+// Lossy iteration: the code point at i (U+FFFD for an ill-formed or truncated sequence) and advances i.
+char32_t nextCodePoint(std::string_view s, std::size_t& i);
+void appendUtf8(std::string& out, char32_t cp);
+// The start of the code point containing byte b (b itself when it is not a continuation byte).
+std::size_t utf8Floor(std::string_view s, std::size_t b);
 
 // Byte offset of the first invalid UTF-8 sequence, or nullopt when `s` is valid UTF-8.
 std::optional<std::size_t> findInvalidUtf8(std::string_view s);

@@ -37,7 +37,7 @@ struct BatchProgress {
 
 struct BatchOptions {
     Aggregation aggregation = Aggregation::Median;
-    std::string language = "python";
+    std::string language; // a registry id; empty = the registry's default language
     int limit = 0;       // evaluate the first `limit` corpus entries (0 = all)
     bool resume = false; // continue an existing DB (else the DB must not exist)
     int batchSize = 1;   // snippets scored together with scoreBatch (1 = one by one)

@@ -20,7 +20,7 @@ std::string toString(Aggregation a);
 class CategoryMap {
 public:
     static CategoryMap fromFile(const std::filesystem::path& file); // throws InputError
-    static CategoryMap forLanguage(const std::string& language);    // the bundled resource
+    static CategoryMap forLanguage(const std::string& language);    // the registry descriptor's table
     std::optional<std::string> categoryOf(const std::string& nodeType) const;
     std::vector<std::string> categories() const; // in file order
 private:
@@ -51,10 +51,10 @@ struct SnippetFeatures {
 std::vector<int> alignNode(const std::vector<ScoredToken>& tokens, std::size_t start, std::size_t end);
 // θ over the values; nullopt when empty. The median of an even count is the mean of the two middle values.
 std::optional<double> aggregate(std::vector<double> values, Aggregation a);
-// McCabe (method.md §7): 1 + the number of named nodes of type if_statement, elif_clause, for_statement,
-// while_statement, except_clause, except_group_clause (`except*`), boolean_operator (each `and`/`or`),
-// conditional_expression, if_clause (comprehension `if`) and case_clause. A comprehension's `for`
-// (for_in_clause) is not a decision point in §7 and is not counted.
+// McCabe (method.md §7): 1 + the number of named nodes whose type the tree's language lists as a decision
+// point in its registry descriptor (language.h; Python: if_statement, elif_clause, for_statement,
+// while_statement, except_clause, except_group_clause, boolean_operator, conditional_expression,
+// if_clause, case_clause). Throws InputError for a language that is not registered.
 int cyclomaticComplexity(const SyntaxTree& tree);
 
 struct EvalResult {

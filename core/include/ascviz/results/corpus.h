@@ -26,7 +26,9 @@ enum class CorpusFormat { JsonLines, Csv, Folder };
 
 struct CorpusReadOptions {
     // Folder corpora: file extensions taken (case-sensitive, with the dot). Hidden files/folders are skipped.
-    std::vector<std::string> extensions = {".py"};
+    // Empty: the extensions of `language` in the language registry (syntax/language.h).
+    std::vector<std::string> extensions;
+    std::string language; // empty: the registry's default language
 };
 
 struct Corpus {

@@ -44,7 +44,7 @@ struct RunInfo {
     std::string corpusFormat;
     std::string corpusFingerprint;
     int64_t corpusEntries = 0; // usable entries in the corpus
-    std::string language = "python";
+    std::string language;
     std::string aggregation = "median";
     int64_t planned = 0;         // snippets the latest invocation meant to evaluate (after --limit)
     std::string status = "running"; // running | complete | cancelled

@@ -1,0 +1,133 @@
+// The language registry (syntax/language.h): the bundled descriptors and the rules a descriptor obeys.
+#include "ascviz/base/error.h"
+#include "ascviz/eval/eval.h"
+#include "ascviz/syntax/language.h"
+#include "ascviz/syntax/syntax.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using namespace ascviz;
+
+namespace {
+
+fs::path freshDir(const std::string& name)
+{
+    const fs::path d = fs::temp_directory_path() / ("ascviz-lang-" + name + "-" + std::to_string(::getpid()));
+    fs::remove_all(d);
+    fs::create_directories(d);
+    return d;
+}
+
+void writeDescriptor(const fs::path& root, const std::string& folder, const std::string& json)
+{
+    fs::create_directories(root / folder);
+    std::ofstream(root / folder / "language.json") << json;
+}
+
+std::string descriptor(const std::string& id, bool isDefault = false)
+{
+    return R"({"id": ")" + id + R"(", "name": "X", "default": )" + (isDefault ? "true" : "false") +
+           R"(, "grammar": {"distribution": "tree-sitter-)" + id +
+           R"(", "version": "1.0", "sha256": "00", "symbol": "s"}, "extensions": [".X1"], "categories": "c.json",
+              "decision_points": {"types": ["if_statement"]},
+              "highlight": {"keywords": ["if"], "line_comment": "//", "block_comments": [["/*", "*/"]]}})";
+}
+
+} // namespace
+
+TEST(LanguageRegistry, EveryCompiledGrammarHasADescriptorWithACategoryTable)
+{
+    const auto& reg = LanguageRegistry::instance();
+    EXPECT_EQ(reg.ids(), SyntaxTree::languages());
+    for (const auto& l : reg.languages()) {
+        EXPECT_FALSE(l.extensions.empty()) << l.id;
+        EXPECT_FALSE(l.decisionPoints.empty()) << l.id;
+        EXPECT_FALSE(l.highlight.keywords.empty()) << l.id;
+        EXPECT_TRUE(fs::exists(l.categoryFile)) << l.categoryFile;
+        EXPECT_NO_THROW(CategoryMap::forLanguage(l.id)) << l.id;
+        for (const auto& e : l.extensions)
+            EXPECT_EQ(reg.forFile("dir/file" + e), &l) << e;
+    }
+    EXPECT_TRUE(reg.defaultLanguage().isDefault || reg.languages().size() == 1);
+}
+
+TEST(LanguageRegistry, FileExtensionsAreMatchedCaseInsensitively)
+{
+    const auto& reg = LanguageRegistry::instance();
+    const auto& l = reg.defaultLanguage();
+    ASSERT_FALSE(l.extensions.empty());
+    std::string upper = l.extensions.front();
+    for (auto& c : upper)
+        c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    EXPECT_EQ(reg.forFile("A" + upper), &l);
+    EXPECT_EQ(reg.forFile("README"), nullptr);
+    EXPECT_EQ(reg.forFile("notes.unknown-ext"), nullptr);
+}
+
+TEST(LanguageRegistry, UnknownLanguageNamesTheSupportedOnes)
+{
+    try {
+        LanguageRegistry::instance().get("cobol");
+        FAIL() << "no InputError";
+    } catch (const InputError& e) {
+        const std::string m = e.what();
+        EXPECT_NE(m.find("unknown language 'cobol'"), std::string::npos) << m;
+        EXPECT_NE(m.find(LanguageRegistry::instance().defaultLanguage().id), std::string::npos) << m;
+    }
+    EXPECT_THROW(SyntaxTree::parse("cobol", "x"), InputError);
+}
+
+TEST(LanguageRegistry, LoadsDescriptorsAndKeepsOnlyCompiledGrammars)
+{
+    const fs::path root = freshDir("load");
+    writeDescriptor(root, "zeta", descriptor("zeta"));
+    writeDescriptor(root, "alpha", descriptor("alpha", true));
+    writeDescriptor(root, "beta", descriptor("beta"));
+    fs::create_directories(root / "not-a-language"); // no language.json: ignored
+    const auto all = LanguageRegistry::load(root, {});
+    EXPECT_EQ(all.ids(), (std::vector<std::string>{"alpha", "beta", "zeta"}));
+    EXPECT_EQ(all.defaultLanguage().id, "alpha");
+    const LanguageInfo& a = all.get("alpha");
+    EXPECT_EQ(a.extensions, std::vector<std::string>{".x1"}); // lower-cased
+    EXPECT_EQ(a.categoryFile, root / "alpha" / "c.json");
+    ASSERT_EQ(a.highlight.blockComments.size(), 1u);
+    EXPECT_EQ(a.highlight.blockComments[0].second, "*/");
+    EXPECT_EQ(a.highlight.lineComment, "//");
+    const auto some = LanguageRegistry::load(root, {"zeta", "beta"});
+    EXPECT_EQ(some.ids(), (std::vector<std::string>{"beta", "zeta"}));
+    EXPECT_EQ(some.defaultLanguage().id, "beta"); // no default left: the first by id
+    fs::remove_all(root);
+}
+
+TEST(LanguageRegistry, MalformedDescriptorsAreInputErrorsNamingTheFile)
+{
+    const fs::path root = freshDir("bad");
+    writeDescriptor(root, "alpha", R"({"id": "alpha", "grammar": {"distribution": "d", "version": "1"}})");
+    try {
+        LanguageRegistry::load(root, {});
+        FAIL() << "no InputError";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find((root / "alpha" / "language.json").string()), std::string::npos);
+        EXPECT_NE(std::string(e.what()).find("categories"), std::string::npos) << e.what();
+    }
+    writeDescriptor(root, "alpha", "{ not json");
+    try {
+        LanguageRegistry::load(root, {});
+        FAIL() << "no InputError";
+    } catch (const InputError& e) {
+        EXPECT_EQ(e.context().path, (root / "alpha" / "language.json").string());
+        EXPECT_TRUE(e.context().byteOffset.has_value());
+    }
+    writeDescriptor(root, "alpha", descriptor("beta")); // id differs from its folder
+    EXPECT_THROW(LanguageRegistry::load(root, {}), InputError);
+    writeDescriptor(root, "alpha", descriptor("alpha", true));
+    writeDescriptor(root, "beta", descriptor("beta", true)); // two defaults
+    EXPECT_THROW(LanguageRegistry::load(root, {}), InputError);
+    EXPECT_THROW(LanguageRegistry::load(root / "missing", {}), InputError);
+    fs::remove_all(root);
+}
