@@ -4,3 +4,10 @@ target_compile_options(ascviz_warnings INTERFACE
   $<$<COMPILE_LANG_AND_ID:CXX,GNU,Clang>:-Wall -Wextra -Wpedantic -Wno-unused-parameter>
   # GCC 12 reports -Wrestrict false positives inside std::string::assign at -O2 (GCC bug 105329).
   $<$<AND:$<COMPILE_LANG_AND_ID:CXX,GNU>,$<VERSION_LESS:$<CXX_COMPILER_VERSION>,13>>:-Wno-restrict>)
+
+# Sanitizers for the whole build (the `asan` preset): e.g. -DASCVIZ_SANITIZE=address,undefined.
+set(ASCVIZ_SANITIZE "" CACHE STRING "Comma-separated -fsanitize= list for every target (empty = none)")
+if(ASCVIZ_SANITIZE)
+  add_compile_options(-fsanitize=${ASCVIZ_SANITIZE} -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=${ASCVIZ_SANITIZE})
+endif()

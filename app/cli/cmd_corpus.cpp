@@ -1,11 +1,10 @@
-// batch, report (docs/cli.md): corpus-level AsC-Eval into a results database, and its statistics.
+// batch (docs/cli.md): corpus-level AsC-Eval into a results database.
 #include "commands.h"
 #include "common.h"
 
 #include "ascviz/batch/batch.h"
 #include "ascviz/base/error.h"
 #include "ascviz/base/resources.h"
-#include "ascviz/results/stats.h"
 
 #include <unistd.h>
 
@@ -189,84 +188,6 @@ int cmdBatch(Args& args)
                     " is consistent: continue with --resume");
     std::cerr << "batch: results in " << dbPath.string() << " (" << (sum.resumed + sum.stored) << "/" << sum.total
               << " snippets)\n";
-    return 0;
-}
-
-int cmdReport(Args& args)
-{
-    const fs::path dbPath = args.require("--db");
-    const bool asJson = args.flag("--json");
-    const auto csvDir = args.value("--csv");
-    const auto out = args.value("--out");
-    const int resamples = args.intValue("--resamples", 500);
-    const auto seedArg = args.value("--seed");
-    args.finish();
-    if (asJson && csvDir)
-        throw UsageError("--json and --csv are exclusive");
-    if (resamples < 1)
-        throw UsageError("--resamples must be >= 1");
-    BootstrapOptions bo;
-    bo.resamples = resamples;
-    if (seedArg) {
-        try {
-            std::size_t pos = 0;
-            bo.seed = std::stoull(*seedArg, &pos);
-            if (pos != seedArg->size())
-                throw std::invalid_argument("trailing");
-        } catch (const std::exception&) {
-            throw UsageError("--seed expects a non-negative integer, got '" + *seedArg + "'");
-        }
-    }
-
-    const auto db = ResultsDb::open(dbPath);
-    const CorpusStats s = computeStats(db, bo);
-    if (s.counts.ok == 0)
-        std::cerr << "report: " << dbPath.string() << " holds no successfully evaluated snippet\n";
-    if (s.run.status != "complete")
-        std::cerr << "report: the run is " << s.run.status << " (" << s.counts.snippets << " of " << s.run.planned
-                  << " snippets); continue it with `batch --resume`\n";
-
-    if (csvDir) {
-        const auto files = writeCsvReport(s, db, *csvDir);
-        for (const auto& f : files)
-            std::cerr << "report: wrote " << f.string() << '\n';
-        return 0;
-    }
-    if (asJson) {
-        writeJson(statsToJson(s), out);
-        return 0;
-    }
-    std::ostringstream t;
-    t << "model: " << s.run.modelName << " (" << s.run.modelDir << ")\n"
-      << "corpus: " << s.run.corpusPath << "; " << s.counts.ok << " snippets evaluated, " << s.counts.errors
-      << " errors; aggregation " << s.run.aggregation << "\n"
-      << "compute dtype: " << s.run.dtype << "; categories: " << s.categoryTable << "\n"
-      << "Global AsC-Eval: " << (s.globalAscEval ? fmt(*s.globalAscEval) : std::string("n/a"))
-      << " (Table I: mean of the categorized concepts' bootstrapped medians; " << s.resamples << " resamples, seed "
-      << s.seed << ")\n"
-      << "mean over all concepts (not Table I): "
-      << (s.globalAllConcepts ? fmt(*s.globalAllConcepts) : std::string("n/a")) << "\n\n";
-    auto table = [&](const char* title, const std::map<std::string, BootstrapResult>& m) {
-        char buf[256];
-        std::snprintf(buf, sizeof buf, "%-28s %7s %7s %17s %8s  %s\n", title, "median", "se", "95% CI", "n", "flag");
-        t << buf;
-        for (const auto& [name, r] : m) {
-            std::snprintf(buf, sizeof buf, "%-28s %7.3f %7.3f   [%5.3f, %5.3f] %8lld  %s\n", name.c_str(), r.median,
-                          r.se, r.lo, r.hi, static_cast<long long>(r.n), toString(thresholdFlag(r.median)).c_str());
-            t << buf;
-        }
-        t << '\n';
-    };
-    table("category (Table I)", s.categories);
-    table("category, nodes pooled", s.categoriesPooled);
-    table("concept", s.concepts);
-    if (out) {
-        std::ofstream f(*out, std::ios::binary);
-        if (!(f << t.str()))
-            throw InputError("cannot write " + *out);
-    } else {
-        std::cout << t.str();
-    }
     return 0;
 }
 

@@ -13,6 +13,6 @@ int cmdParse(Args& args);    // cmd_syntax.cpp
 int cmdEval(Args& args);     // cmd_syntax.cpp
 int cmdRender(Args& args);   // cmd_syntax.cpp
 int cmdBatch(Args& args);    // cmd_corpus.cpp
-int cmdReport(Args& args);   // cmd_corpus.cpp
+int cmdReport(Args& args);   // cmd_report.cpp (torch-free)
 
 } // namespace ascviz::cli

@@ -1,4 +1,5 @@
 // The batch runner end to end with the tiny fixture model: DB contents, cancel + resume, report numbers.
+#include "testdata.h"
 #include "ascviz/batch/batch.h"
 #include "ascviz/base/error.h"
 #include "ascviz/results/stats.h"
@@ -24,8 +25,8 @@ fs::path tempDir()
     return dir;
 }
 
-fs::path dataDir() { return fs::path(std::getenv("ASCVIZ_TEST_DATA")); }
-fs::path resources() { return fs::path(std::getenv("ASCVIZ_RESOURCES")); }
+fs::path dataDir() { return testdata::dataDir(); }
+fs::path resources() { return testdata::resourcesDir(); }
 
 std::vector<std::string> dump(const ResultsDb& db, const std::string& sql)
 {

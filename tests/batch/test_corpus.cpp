@@ -1,4 +1,5 @@
 // Corpus readers: JSON Lines, CSV (RFC 4180), folders; malformed entries reported with their location.
+#include "testdata.h"
 #include "ascviz/results/corpus.h"
 #include "ascviz/base/error.h"
 
@@ -183,9 +184,7 @@ TEST(ReadCorpus, FormatByExtensionAndFingerprint)
 
 TEST(ReadCorpus, BundledSampleCorpusReadsCleanly)
 {
-    const char* res = std::getenv("ASCVIZ_RESOURCES");
-    ASSERT_NE(res, nullptr);
-    const auto c = readCorpus(fs::path(res) / "corpus" / "stdlib-functions.jsonl");
+    const auto c = readCorpus(testdata::resourcesDir() / "corpus" / "stdlib-functions.jsonl");
     EXPECT_EQ(c.entries.size(), 600u);
     EXPECT_TRUE(c.issues.empty());
     EXPECT_EQ(c.entries[0].id, "stdlib-0000");

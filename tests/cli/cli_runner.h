@@ -1,5 +1,6 @@
 // Runs ascviz-cli as a child process and captures exit status, stdout and stderr.
 #pragma once
+#include "testdata.h"
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -59,10 +60,6 @@ inline Result run(const std::string& args, const std::string& stdinText = {})
     return r;
 }
 
-inline std::string dataDir()
-{
-    const char* d = std::getenv("ASCVIZ_TEST_DATA");
-    return d ? d : "";
-}
+inline std::string dataDir() { return ascviz::testdata::dataDir().string(); }
 
 } // namespace clitest

@@ -14,8 +14,7 @@ namespace {
 
 std::string tinyModel()
 {
-    const char* data = std::getenv("ASCVIZ_TEST_DATA");
-    return std::string("'") + (data ? data : "tests/data") + "/fixtures/models/tiny-gpt2'";
+    return "'" + ascviz::testdata::fixtureModel("tiny-gpt2").string() + "'";
 }
 
 TEST(CliModel, ScorePrintsTokensWithNtp)
@@ -92,7 +91,7 @@ TEST(CliModel, SeededSamplingIsReproducible)
 std::filesystem::path tinyWithEos(const std::string& name, int eos)
 {
     namespace fs = std::filesystem;
-    const fs::path src = fs::path(std::getenv("ASCVIZ_TEST_DATA")) / "fixtures/models/tiny-gpt2";
+    const fs::path src = ascviz::testdata::fixtureModel("tiny-gpt2");
     const fs::path dst = clitest::tempDir() / name;
     fs::create_directories(dst);
     for (const auto& e : fs::directory_iterator(src)) {
@@ -148,7 +147,7 @@ TEST(CliModel, ModelFromTheHuggingFaceCache)
     namespace fs = std::filesystem;
     const fs::path hub = clitest::tempDir() / "hub";
     const fs::path repo = hub / "models--acme--tiny-gpt2";
-    const fs::path src = fs::path(std::getenv("ASCVIZ_TEST_DATA")) / "fixtures/models/tiny-gpt2";
+    const fs::path src = ascviz::testdata::fixtureModel("tiny-gpt2");
     // The hub's layout: files are symlinks into blobs/; refs/main names the snapshot.
     fs::create_directories(repo / "blobs");
     fs::create_directories(repo / "snapshots/0a1b2c");
