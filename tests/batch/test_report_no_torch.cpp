@@ -5,6 +5,7 @@
 #include "ascviz/results/resultsdb.h"
 #include "ascviz/syntax/language.h"
 #include "commands.h"
+#include "eval_test_util.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -16,26 +17,6 @@
 using namespace ascviz;
 namespace fs = std::filesystem;
 
-namespace {
-
-ScoredText pieces(const std::vector<std::pair<std::string, double>>& ps)
-{
-    ScoredText s;
-    s.model = "hand-made";
-    for (const auto& [piece, ntp] : ps) {
-        ScoredToken t;
-        t.start = s.text.size();
-        s.text += piece;
-        t.end = s.text.size();
-        t.ntp = ntp;
-        s.tokens.push_back(t);
-    }
-    s.promptBytes = s.text.size();
-    s.promptTokens = s.tokens.size();
-    return s;
-}
-
-} // namespace
 
 TEST(ReportWithoutTorch, ReportsAHandMadeResultsDatabase)
 {
@@ -54,11 +35,11 @@ TEST(ReportWithoutTorch, ReportsAHandMadeResultsDatabase)
     run.language = language;
     {
         auto db = ResultsDb::create(dir / "r.db", run);
-        const std::vector<std::vector<std::pair<std::string, double>>> snippets = {
+        const std::vector<std::vector<std::pair<std::string, std::optional<double>>>> snippets = {
             {{"for", 0.9}, {" x", 0.5}, {" in", 0.8}, {" y", 0.4}, {":", 0.7}, {" pass", 0.6}},
             {{"while", 0.2}, {" x", 0.3}, {":", 0.9}, {" pass", 0.1}}};
         for (std::size_t i = 0; i < snippets.size(); ++i) {
-            const EvalResult r = evaluate(pieces(snippets[i]), language, Aggregation::Median, cats);
+            const EvalResult r = evaluate(evaltest::scoredFromPieces(snippets[i]), language, Aggregation::Median, cats);
             SnippetMeta m;
             m.index = static_cast<int64_t>(i);
             m.id = "s" + std::to_string(i);
