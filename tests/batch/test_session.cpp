@@ -20,7 +20,10 @@ std::filesystem::path tempFile(const std::string& name)
     return dir / name;
 }
 
-void writeText(const std::filesystem::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
+void writeText(const std::filesystem::path& p, const std::string& text)
+{
+    std::ofstream(p, std::ios::binary) << text;
+}
 
 std::string readText(const std::filesystem::path& p)
 {
@@ -136,10 +139,12 @@ TEST(Session, MalformedFilesAreRefused)
         {"newer", R"({"format": "ascviz-session", "version": 99, "prompt": "x", "result": {"text": "a"}})", "newer"},
         {"noprompt", R"({"format": "ascviz-session", "result": {"text": "a"}})", "\"prompt\""},
         {"noresult", R"({"format": "ascviz-session", "prompt": "x"})", "\"result\""},
-        {"span", R"({"format": "ascviz-session", "prompt": "x", "result": {"text": "ab", "tokens": [{"id": 1, "start": 0, "end": 9}]}})",
+        {"span",
+         R"({"format": "ascviz-session", "prompt": "x", "result": {"text": "ab", "tokens": [{"id": 1, "start": 0, "end": 9}]}})",
          "outside the text"},
         {"wrongtype", R"({"format": "ascviz-session", "prompt": 5, "result": {"text": "a"}})", "wrong type"},
-        {"tokensnotarray", R"({"format": "ascviz-session", "prompt": "x", "result": {"text": "a", "tokens": 3}})", "array"},
+        {"tokensnotarray", R"({"format": "ascviz-session", "prompt": "x", "result": {"text": "a", "tokens": 3}})",
+         "array"},
     };
     for (const Case& c : cases) {
         const auto file = tempFile(std::string(c.name) + ".ascviz");

@@ -3,6 +3,7 @@
 // memory shared by both pages while they work at the same time.
 #include "uitest_util.h"
 
+#include "common/textpos.h"
 #include "mainwindow.h"
 #include "pages/batch/batchpage.h"
 #include "pages/interactive/interactiveengine.h"
@@ -11,7 +12,6 @@
 #include "services/jobtracker.h"
 #include "services/modelservice.h"
 #include "services/resultstore.h"
-#include "common/textpos.h"
 
 #include "ascviz/syntax/language.h"
 
@@ -83,7 +83,8 @@ void TestPages::exportMenuFollowsCurrentPage()
         QVERIFY(!w.exportAction(k)->isEnabled()); // nothing shown yet
     // A result on the Interactive page enables its exports (not CSV).
     QSignalSpy shown(w.interactivePage(), &InteractivePage::resultShown);
-    w.interactivePage()->engine()->analyze(uitest::tokenizedText("x = 1\n"), AnalysisOrigin::Scored, QStringLiteral("x = 1\n"));
+    w.interactivePage()->engine()->analyze(uitest::tokenizedText("x = 1\n"), AnalysisOrigin::Scored,
+                                           QStringLiteral("x = 1\n"));
     QVERIFY(shown.wait(20000));
     Q_EMIT w.exportMenu()->aboutToShow();
     QVERIFY(w.exportAction(ExportKind::Svg)->isEnabled());
@@ -154,7 +155,9 @@ void TestPages::jobTrackerFailureAndLanes()
     QString message;
     JobTracker::Callbacks cb;
     cb.failed = [&](const QString& m) { message = m; };
-    jobs.start(QStringLiteral("boom"), QStringLiteral("a"), [](JobContext&) { throw std::runtime_error("it broke"); }, nullptr, cb);
+    jobs.start(
+        QStringLiteral("boom"), QStringLiteral("a"), [](JobContext&) { throw std::runtime_error("it broke"); }, nullptr,
+        cb);
     QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 10000);
     QCOMPARE(message, QStringLiteral("it broke"));
 
@@ -167,17 +170,19 @@ void TestPages::jobTrackerFailureAndLanes()
     for (int i = 0; i < 3; ++i) {
         JobTracker::Callbacks c;
         c.finished = [&order, i] { order << i; };
-        jobs.start(QStringLiteral("step"), QStringLiteral("serial"),
-                   [&](JobContext&) {
-                       maxRunning = std::max(maxRunning.load(), ++running);
-                       std::this_thread::sleep_for(std::chrono::milliseconds(20));
-                       --running;
-                   },
-                   nullptr, c);
+        jobs.start(
+            QStringLiteral("step"), QStringLiteral("serial"),
+            [&](JobContext&) {
+                maxRunning = std::max(maxRunning.load(), ++running);
+                std::this_thread::sleep_for(std::chrono::milliseconds(20));
+                --running;
+            },
+            nullptr, c);
     }
     JobTracker::Callbacks g;
     g.finished = [&] { goneCalled = true; };
-    jobs.start(QStringLiteral("orphan"), QStringLiteral("serial"), [](JobContext&) {}, gone, g);
+    jobs.start(
+        QStringLiteral("orphan"), QStringLiteral("serial"), [](JobContext&) {}, gone, g);
     delete gone;
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 4, 10000);
     QCOMPARE(maxRunning.load(), 1);
@@ -252,9 +257,12 @@ void TestPages::oneModelForBothPages()
     const QString corpus = dir.filePath(QStringLiteral("c.jsonl"));
     {
         std::ofstream out(corpus.toStdString());
-        out << R"({"id": "a", "code": "def f(x):\n    return x + 1\n"})" << "\n"
-            << R"({"id": "b", "code": "for i in range(3):\n    print(i)\n"})" << "\n"
-            << R"({"id": "c", "code": "class A:\n    pass\n"})" << "\n";
+        out << R"({"id": "a", "code": "def f(x):\n    return x + 1\n"})"
+            << "\n"
+            << R"({"id": "b", "code": "for i in range(3):\n    print(i)\n"})"
+            << "\n"
+            << R"({"id": "c", "code": "class A:\n    pass\n"})"
+            << "\n";
     }
     BatchPage* batch = w.batchPage();
     QCOMPARE(batch->modelDir(), toQString(model->info().dir.string())); // the form follows the shared model
@@ -290,7 +298,8 @@ void TestPages::reloadRefusedWhileBatchHoldsModel()
         QSignalSpy failed(&models, &ModelService::loadFailed);
         QVERIFY(!models.loadModel(uitest::tinyModelQ()));
         QCOMPARE(failed.count(), 1);
-        QVERIFY2(failed.first().at(1).toString().contains(QLatin1String("A batch run")), qPrintable(failed.first().at(1).toString()));
+        QVERIFY2(failed.first().at(1).toString().contains(QLatin1String("A batch run")),
+                 qPrintable(failed.first().at(1).toString()));
         QCOMPARE(models.model(), before);
     }
     QVERIFY(!models.isHeld());

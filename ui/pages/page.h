@@ -68,6 +68,9 @@ public:
 
 QString exportKindName(ExportKind kind); // "svg", "png", "json", "csv"
 
-inline QString Page::suggestedExportName(ExportKind kind) const { return QStringLiteral("export.") + exportKindName(kind); }
+inline QString Page::suggestedExportName(ExportKind kind) const
+{
+    return QStringLiteral("export.") + exportKindName(kind);
+}
 
 } // namespace ascviz::ui

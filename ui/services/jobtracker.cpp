@@ -17,7 +17,9 @@ void JobContext::setProgress(double fraction, const QString& text)
         m_report(fraction, text);
 }
 
-JobTracker::JobTracker(QObject* parent) : QObject(parent) {}
+JobTracker::JobTracker(QObject* parent) : QObject(parent)
+{
+}
 
 JobTracker::~JobTracker()
 {
@@ -37,10 +39,13 @@ QThreadPool* JobTracker::pool(const QString& lane)
     return p;
 }
 
-void JobTracker::setLaneLimit(const QString& lane, int maxConcurrent) { pool(lane)->setMaxThreadCount(std::max(1, maxConcurrent)); }
+void JobTracker::setLaneLimit(const QString& lane, int maxConcurrent)
+{
+    pool(lane)->setMaxThreadCount(std::max(1, maxConcurrent));
+}
 
-quint64 JobTracker::start(const QString& title, const QString& lane, std::function<void(JobContext&)> work, QObject* context,
-                          Callbacks callbacks)
+quint64 JobTracker::start(const QString& title, const QString& lane, std::function<void(JobContext&)> work,
+                          QObject* context, Callbacks callbacks)
 {
     const quint64 id = ++m_counter;
     Job job;
@@ -132,8 +137,14 @@ int JobTracker::runningCount(const QString& lane) const
     return n;
 }
 
-QString JobTracker::title(quint64 id) const { return m_jobs.value(id).title; }
-double JobTracker::progress(quint64 id) const { return m_jobs.contains(id) ? m_jobs.value(id).progress : -1.0; }
+QString JobTracker::title(quint64 id) const
+{
+    return m_jobs.value(id).title;
+}
+double JobTracker::progress(quint64 id) const
+{
+    return m_jobs.contains(id) ? m_jobs.value(id).progress : -1.0;
+}
 
 void JobTracker::waitForDone()
 {

@@ -42,8 +42,8 @@ class JobTracker : public QObject {
 public:
     // GUI-thread callbacks of one job; each is called only while `context` (given to start) still exists.
     struct Callbacks {
-        std::function<void()> finished;                   // the function returned (also after a cancel)
-        std::function<void(const QString&)> failed;       // it threw; the message
+        std::function<void()> finished;             // the function returned (also after a cancel)
+        std::function<void(const QString&)> failed; // it threw; the message
         std::function<void(double, const QString&)> progress;
     };
 

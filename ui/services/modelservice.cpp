@@ -16,7 +16,10 @@ ModelService::ModelService(JobTracker* jobs, QObject* parent)
 {
 }
 
-ModelService::~ModelService() { *m_alive = false; }
+ModelService::~ModelService()
+{
+    *m_alive = false;
+}
 
 std::optional<ModelInfo> ModelService::modelInfo() const
 {

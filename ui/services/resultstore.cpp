@@ -38,8 +38,9 @@ void ResultStore::openBatchSet(const QString& path)
     JobTracker::Callbacks cb;
     cb.finished = [this, path, out] { onLoaded(path, *out, QString()); };
     cb.failed = [this, path](const QString& error) { onLoaded(path, nullptr, error); };
-    m_jobs->start(tr("Reading %1").arg(QFileInfo(path).fileName()), QStringLiteral("results"),
-                  [path, out](JobContext&) { *out = loadResultSet(path); }, this, std::move(cb));
+    m_jobs->start(
+        tr("Reading %1").arg(QFileInfo(path).fileName()), QStringLiteral("results"),
+        [path, out](JobContext&) { *out = loadResultSet(path); }, this, std::move(cb));
 }
 
 void ResultStore::onLoaded(const QString& path, BatchResultPtr set, const QString& error)
@@ -54,7 +55,9 @@ void ResultStore::onLoaded(const QString& path, BatchResultPtr set, const QStrin
     if (index >= 0) {
         m_sets[static_cast<std::size_t>(index)] = set;
     } else {
-        const auto rank = [this](const BatchResultPtr& s) { return m_order.indexOf(QFileInfo(s->path).absoluteFilePath()); };
+        const auto rank = [this](const BatchResultPtr& s) {
+            return m_order.indexOf(QFileInfo(s->path).absoluteFilePath());
+        };
         const int mine = m_order.indexOf(canon);
         auto it = m_sets.begin();
         while (it != m_sets.end() && rank(*it) < mine)

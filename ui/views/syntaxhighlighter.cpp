@@ -27,7 +27,10 @@ QStringList toList(const std::vector<std::string>& v)
 }
 
 // Whether `text` has `what` at `i`.
-bool at(const QString& text, int i, const QString& what) { return !what.isEmpty() && QStringView(text).mid(i).startsWith(what); }
+bool at(const QString& text, int i, const QString& what)
+{
+    return !what.isEmpty() && QStringView(text).mid(i).startsWith(what);
+}
 } // namespace
 
 SyntaxHighlighter::SyntaxHighlighter(QTextDocument* doc) : QSyntaxHighlighter(doc)
@@ -110,7 +113,8 @@ void SyntaxHighlighter::highlightBlock(const QString& text)
         for (int k = 0; k < m_blockComments.size() && !matched; ++k)
             if (at(text, i, m_blockComments[k].first)) {
                 const int start = i;
-                i = continueUntil(i + int(m_blockComments[k].first.size()), m_blockComments[k].second, m_comment, kBlockBase + k);
+                i = continueUntil(i + int(m_blockComments[k].first.size()), m_blockComments[k].second, m_comment,
+                                  kBlockBase + k);
                 setFormat(start, (i < 0 ? n : i) - start, m_comment);
                 matched = true;
             }

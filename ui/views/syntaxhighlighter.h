@@ -30,8 +30,8 @@ private:
     };
     QVector<Rule> m_rules;
     QString m_lineComment;
-    QStringList m_strings;          // one-line delimiters
-    QStringList m_multiline;        // self-closing multi-line delimiters; block state 1 + index
+    QStringList m_strings;                            // one-line delimiters
+    QStringList m_multiline;                          // self-closing multi-line delimiters; block state 1 + index
     QVector<QPair<QString, QString>> m_blockComments; // block state kBlockBase + index
     QTextCharFormat m_string;
     QTextCharFormat m_comment;

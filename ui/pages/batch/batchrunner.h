@@ -50,8 +50,8 @@ struct BatchOutcome {
 
 // Runs `job` with `model` on the calling (worker) thread; never throws. `progress` is called on that
 // thread, throttled (at most every 100 ms, plus the first, the last and pause changes).
-BatchOutcome runBatchJob(const LanguageModel& model, const BatchJob& job, JobContext& ctx, const std::atomic<bool>* pause,
-                         const std::function<void(const BatchProgressInfo&)>& progress);
+BatchOutcome runBatchJob(const LanguageModel& model, const BatchJob& job, JobContext& ctx,
+                         const std::atomic<bool>* pause, const std::function<void(const BatchProgressInfo&)>& progress);
 
 } // namespace ascviz::ui
 
