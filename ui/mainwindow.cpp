@@ -1,10 +1,13 @@
 #include "mainwindow.h"
 
-#include "analysis.h"
-#include "batchtab.h"
-#include "interactivetab.h"
-#include "modelcontroller.h"
-#include "textpos.h"
+#include "common/analysis.h"
+#include "pages/batch/batchpage.h"
+#include "pages/interactive/interactivepage.h"
+#include "pages/page.h"
+#include "services/jobtracker.h"
+#include "services/modelservice.h"
+#include "services/resultstore.h"
+#include "common/textpos.h"
 
 #include "ascviz/base/hfcache.h"
 #include "ascviz/base/resources.h"
@@ -84,7 +87,9 @@ void MessageBanner::showMessage(const QString& text, bool offerOpenModel)
 
 QString MessageBanner::text() const { return m_label->text(); }
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_controller(new ModelController(this))
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent), m_jobs(new JobTracker(this)), m_models(new ModelService(m_jobs, this)),
+      m_results(new ResultStore(m_jobs, this))
 {
     setWindowTitle(QStringLiteral("AsC-Viz"));
     auto* central = new QWidget(this);
@@ -96,55 +101,63 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_controller(new 
     v->addWidget(m_banner);
 
     m_tabs = new QTabWidget(central);
-    m_interactive = new InteractiveTab(m_controller, m_tabs);
-    m_batch = new BatchTab(m_tabs);
-    m_tabs->addTab(m_interactive, tr("Interactive"));
-    m_tabs->addTab(m_batch, tr("Batch"));
+    m_interactive = new InteractivePage(m_models, m_results, m_tabs);
+    m_batch = new BatchPage(m_models, m_results, m_tabs);
+    addPage(m_interactive);
+    addPage(m_batch);
     v->addWidget(m_tabs, 1);
     setCentralWidget(central);
 
     connect(m_banner, &MessageBanner::openModelRequested, this, &MainWindow::openModelFolder);
-    connect(m_interactive, &InteractiveTab::errorOccurred, this, &MainWindow::showError);
-    connect(m_interactive, &InteractiveTab::statusMessage, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
-    connect(m_batch, &BatchTab::openSnippetRequested, this, &MainWindow::openSnippet);
+    connect(m_interactive, &InteractivePage::errorOccurred, this, &MainWindow::showError);
+    connect(m_interactive, &InteractivePage::statusMessage, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
+    connect(m_batch, &BatchPage::openSnippetRequested, this, &MainWindow::openSnippet);
 
-    connect(m_controller, &ModelController::loadStarted, this, [this](const QString& dir) {
+    connect(m_models, &ModelService::loadStarted, this, [this](const QString& dir) {
         m_loadTimer.start();
         m_progress->setValue(0);
         m_progress->setFormat(tr("Loading %1… %p%").arg(QFileInfo(dir).fileName()));
         m_progress->show();
         updateModelPanel();
     });
-    connect(m_controller, &ModelController::loadProgress, this, [this](double f) {
+    connect(m_models, &ModelService::loadProgress, this, [this](double f) {
         m_progress->setValue(int(std::lround(f * 1000)));
         QString eta;
         if (f > 0.02 && f < 1.0) {
             const double remaining = double(m_loadTimer.elapsed()) / 1000.0 * (1.0 - f) / f;
             eta = tr(", about %1 s left").arg(int(std::ceil(remaining)));
         }
-        m_progress->setFormat(tr("Loading %1… %p%%2").arg(QFileInfo(m_controller->loadingDir()).fileName(), eta));
+        m_progress->setFormat(tr("Loading %1… %p%%2").arg(QFileInfo(m_models->loadingDir()).fileName(), eta));
     });
-    connect(m_controller, &ModelController::modelLoaded, this, [this] {
+    connect(m_models, &ModelService::modelLoaded, this, [this] {
         m_progress->hide();
         m_banner->hide();
-        if (const auto info = m_controller->modelInfo()) {
+        if (const auto info = m_models->modelInfo()) {
             rememberRecent(toQString(info->dir.string()));
             statusBar()->showMessage(tr("Loaded %1").arg(toQString(info->name)), 8000);
         }
         updateModelPanel();
+        for (Page* p : std::as_const(m_pages))
+            p->onModelChanged();
         if (m_hasPendingSnippet) {
             m_hasPendingSnippet = false;
-            m_interactive->scoreCode(m_pendingSnippet);
+            for (Page* p : std::as_const(m_pages))
+                if (p->inspectCode(m_pendingSnippet))
+                    break;
         }
     });
-    connect(m_controller, &ModelController::loadFailed, this, &MainWindow::onLoadFailed);
+    connect(m_models, &ModelService::loadFailed, this, &MainWindow::onLoadFailed);
 
     buildMenus();
     updateModelPanel();
     resize(1400, 900);
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    // Pages first (they cancel their jobs), then the services they use; the tracker waits for the jobs.
+    delete takeCentralWidget();
+}
 
 QWidget* MainWindow::buildModelPanel()
 {
@@ -165,7 +178,7 @@ QWidget* MainWindow::buildModelPanel()
     m_dtypeBox->setToolTip(tr("Compute precision. NtP follows the method in float32 (the default); half precision "
                               "is faster on a GPU and differs by up to ~1e-2 (README)."));
     connect(m_dtypeBox, &QComboBox::currentTextChanged, this, [this](const QString& dtype) {
-        const auto info = m_controller->modelInfo();
+        const auto info = m_models->modelInfo();
         if (!info || toQString(info->dtype) == dtype)
             return;
         LoadOptions o = m_loadOptions;
@@ -201,20 +214,32 @@ void MainWindow::buildMenus()
     file->addAction(tr("&Open session…"), QKeySequence::Open, this, &MainWindow::openSession);
     file->addAction(tr("&Save session…"), QKeySequence::Save, this, &MainWindow::saveSession);
     file->addSeparator();
-    QMenu* exp = file->addMenu(tr("&Export"));
-    exp->addAction(tr("Current view as &SVG…"), this, [this] { exportCurrent(QStringLiteral("svg")); });
-    exp->addAction(tr("Current view as &PNG…"), this, [this] { exportCurrent(QStringLiteral("png")); });
-    exp->addAction(tr("Result as &JSON…"), this, [this] { exportCurrent(QStringLiteral("json")); });
+    m_exportMenu = file->addMenu(tr("&Export"));
+    const std::pair<ExportKind, QString> kinds[] = {{ExportKind::Svg, tr("Current view as &SVG…")},
+                                                    {ExportKind::Png, tr("Current view as &PNG…")},
+                                                    {ExportKind::Json, tr("Result as &JSON…")},
+                                                    {ExportKind::Csv, tr("Current table as &CSV…")}};
+    for (const auto& [kind, text] : kinds) {
+        QAction* a = m_exportMenu->addAction(text, this, [this, k = kind] { exportCurrent(k); });
+        m_exportActions.push_back({kind, a});
+    }
+    connect(m_exportMenu, &QMenu::aboutToShow, this, &MainWindow::updateExportActions);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
-    QMenu* view = menuBar()->addMenu(tr("&View"));
-    view->addAction(tr("&Sequence"), QKeySequence(Qt::CTRL | Qt::Key_1), this,
-                    [this] { m_tabs->setCurrentWidget(m_interactive); m_interactive->showView(InteractiveTab::View::Sequence); });
-    view->addAction(tr("AST &partial"), QKeySequence(Qt::CTRL | Qt::Key_2), this,
-                    [this] { m_tabs->setCurrentWidget(m_interactive); m_interactive->showView(InteractiveTab::View::Partial); });
-    view->addAction(tr("AST &complete"), QKeySequence(Qt::CTRL | Qt::Key_3), this,
-                    [this] { m_tabs->setCurrentWidget(m_interactive); m_interactive->showView(InteractiveTab::View::Complete); });
+    // Each page's own menu; its actions bring the page to the front.
+    for (Page* page : std::as_const(m_pages)) {
+        const QList<QAction*> actions = page->menuActions();
+        if (actions.isEmpty())
+            continue;
+        QMenu* menu = menuBar()->addMenu(page->menuTitle());
+        for (QAction* a : actions) {
+            menu->addAction(a);
+            connect(a, &QAction::triggered, this, [this, page] { m_tabs->setCurrentWidget(page->widget()); });
+        }
+    }
+    connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::updateExportActions);
+    updateExportActions();
     rebuildRecentMenu();
 }
 
@@ -244,7 +269,7 @@ void MainWindow::loadModel(const QString& dirOrDefault, const LoadOptions& optsI
             return;
         }
     }
-    m_controller->loadModel(QDir::cleanPath(dir), opts);
+    m_models->loadModel(QDir::cleanPath(dir), opts);
 }
 
 void MainWindow::openModelFolder()
@@ -257,13 +282,13 @@ void MainWindow::openModelFolder()
 void MainWindow::onLoadFailed(const QString& dir, const QString& message)
 {
     m_progress->hide();
-    if (const auto info = m_controller->modelInfo()) { // the precision shown is the loaded model's
+    if (const auto info = m_models->modelInfo()) { // the precision shown is the loaded model's
         const QSignalBlocker block(m_dtypeBox);
         m_dtypeBox->setCurrentText(toQString(info->dtype));
     }
     QString text = tr("<b>Could not load the model</b> from <code>%1</code>: %2").arg(dir.toHtmlEscaped(), message.toHtmlEscaped());
-    if (m_controller->hasModel())
-        text += QStringLiteral("<br>") + tr("Still using %1.").arg(toQString(m_controller->modelInfo()->name).toHtmlEscaped());
+    if (m_models->hasModel())
+        text += QStringLiteral("<br>") + tr("Still using %1.").arg(toQString(m_models->modelInfo()->name).toHtmlEscaped());
     else
         text += QStringLiteral("<br>") + tr("Choose a folder with config.json, the weights and tokenizer.json.");
     m_banner->showMessage(text, true);
@@ -274,9 +299,9 @@ void MainWindow::onLoadFailed(const QString& dir, const QString& message)
 
 void MainWindow::updateModelPanel()
 {
-    const auto info = m_controller->modelInfo();
+    const auto info = m_models->modelInfo();
     if (!info) {
-        m_modelLabel->setText(m_controller->isLoading() ? tr("<span style='color:#666'>loading…</span>")
+        m_modelLabel->setText(m_models->isLoading() ? tr("<span style='color:#666'>loading…</span>")
                                                         : tr("<span style='color:#666'>none loaded</span>"));
         return;
     }
@@ -351,24 +376,65 @@ void MainWindow::showError(const QString& message)
     m_banner->showMessage(message.toHtmlEscaped(), false);
 }
 
+void MainWindow::addPage(Page* page)
+{
+    m_pages << page;
+    m_tabs->addTab(page->widget(), page->title());
+}
+
+Page* MainWindow::currentPage() const
+{
+    for (Page* p : m_pages)
+        if (p->widget() == m_tabs->currentWidget())
+            return p;
+    return nullptr;
+}
+
+Page* MainWindow::sessionPage() const
+{
+    if (Page* cur = currentPage(); cur && cur->hasSession())
+        return cur;
+    for (Page* p : m_pages)
+        if (p->hasSession())
+            return p;
+    return nullptr;
+}
+
+QAction* MainWindow::exportAction(ExportKind kind) const
+{
+    for (const auto& [k, a] : m_exportActions)
+        if (k == kind)
+            return a;
+    return nullptr;
+}
+
+void MainWindow::updateExportActions()
+{
+    Page* page = currentPage();
+    for (const auto& [kind, action] : std::as_const(m_exportActions))
+        action->setEnabled(page && page->canExport(kind));
+}
+
 void MainWindow::openSession()
 {
+    Page* page = sessionPage();
+    if (!page)
+        return;
     const QString f = QFileDialog::getOpenFileName(this, tr("Open session"), QString(), tr("AsC-Viz session (*.ascviz);;All files (*)"));
     if (f.isEmpty())
         return;
     QString error;
-    if (!m_interactive->openSession(f, &error))
+    if (!page->restoreSession(f, &error))
         showError(tr("Could not open the session: %1").arg(error));
     else
-        m_tabs->setCurrentWidget(m_interactive);
+        m_tabs->setCurrentWidget(page->widget());
 }
 
 void MainWindow::saveSession()
 {
-    if (!m_interactive->shown()) {
-        showError(tr("There is no result to save yet: generate or score first."));
+    Page* page = sessionPage();
+    if (!page)
         return;
-    }
     QString f = QFileDialog::getSaveFileName(this, tr("Save session"), QStringLiteral("session.ascviz"),
                                              tr("AsC-Viz session (*.ascviz)"));
     if (f.isEmpty())
@@ -376,33 +442,26 @@ void MainWindow::saveSession()
     if (!f.endsWith(QLatin1String(".ascviz")))
         f += QLatin1String(".ascviz");
     QString error;
-    if (!m_interactive->saveSession(f, &error))
+    if (!page->saveSession(f, &error))
         showError(tr("Could not save the session: %1").arg(error));
     else
         statusBar()->showMessage(tr("Saved %1").arg(f), 8000);
 }
 
-void MainWindow::exportCurrent(const QString& kind)
+void MainWindow::exportCurrent(ExportKind kind)
 {
-    if (!m_interactive->shown()) {
-        showError(tr("There is no result to export yet: generate or score first."));
+    Page* page = currentPage();
+    if (!page || !page->canExport(kind)) {
+        showError(tr("There is nothing to export here yet."));
         return;
     }
-    const auto view = m_interactive->currentView();
-    const QString base = kind == QLatin1String("json") ? QStringLiteral("result") : InteractiveTab::viewName(view);
-    const QString filter = kind == QLatin1String("svg") ? tr("SVG (*.svg)") : kind == QLatin1String("png") ? tr("PNG (*.png)") : tr("JSON (*.json)");
-    QString f = QFileDialog::getSaveFileName(this, tr("Export"), base + QLatin1Char('.') + kind, filter);
+    const QString ext = exportKindName(kind);
+    QString f = QFileDialog::getSaveFileName(this, tr("Export"), page->suggestedExportName(kind),
+                                             tr("%1 (*.%2)").arg(ext.toUpper(), ext));
     if (f.isEmpty())
         return;
     QString error;
-    bool ok = false;
-    if (kind == QLatin1String("svg"))
-        ok = m_interactive->exportSvg(f, view, &error);
-    else if (kind == QLatin1String("png"))
-        ok = m_interactive->exportPng(f, view, &error);
-    else
-        ok = m_interactive->exportJson(f, &error);
-    if (!ok)
+    if (!page->exportTo(kind, f, &error))
         showError(tr("Export failed: %1").arg(error));
     else
         statusBar()->showMessage(tr("Exported %1").arg(f), 8000);
@@ -410,16 +469,23 @@ void MainWindow::exportCurrent(const QString& kind)
 
 void MainWindow::openSnippet(const QString& code, const QString& modelDir)
 {
-    m_tabs->setCurrentWidget(m_interactive);
-    const auto info = m_controller->modelInfo();
+    // The first page that inspects code (the Interactive page) shows it.
+    Page* target = nullptr;
+    for (Page* p : std::as_const(m_pages))
+        if (p->canInspectCode())
+            target = target ? target : p;
+    if (!target)
+        return;
+    m_tabs->setCurrentWidget(target->widget());
+    const auto info = m_models->modelInfo();
     const bool sameModel = modelDir.isEmpty() ||
                            (info && QFileInfo(toQString(info->dir.string())).canonicalFilePath() == QFileInfo(modelDir).canonicalFilePath());
     if (sameModel && info) {
-        m_interactive->scoreCode(code);
+        target->inspectCode(code);
         return;
     }
     // Load the snippet's model first; score when it is in.
-    m_interactive->setPrompt(code);
+    target->setCode(code);
     m_pendingSnippet = code;
     m_hasPendingSnippet = true;
     loadModel(modelDir.isEmpty() ? QStringLiteral("default") : modelDir);

@@ -15,9 +15,13 @@ class QToolButton;
 
 namespace ascviz::ui {
 
-class BatchTab;
-class InteractiveTab;
-class ModelController;
+class BatchPage;
+class InteractivePage;
+class JobTracker;
+class ModelService;
+class Page;
+class ResultStore;
+enum class ExportKind;
 
 // A dismissible message bar over the tabs (errors the user can act on, e.g. a model that failed to load).
 class MessageBanner : public QWidget {
@@ -34,8 +38,9 @@ private:
     QPushButton* m_open;
 };
 
-// The main window: the model panel (loaded model, loading progress, open/recent), the Interactive and
-// Batch tabs, menus for sessions and exports.
+// The main window: the model panel (loaded model, loading progress, open/recent), one tab per Page, menus
+// for sessions and exports that ask the current page. It owns the shared services: the JobTracker, the
+// ModelService (the one model in memory) and the ResultStore.
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
@@ -43,9 +48,17 @@ public:
     ~MainWindow() override;
 
     QTabWidget* tabs() const { return m_tabs; }
-    InteractiveTab* interactiveTab() const { return m_interactive; }
-    BatchTab* batchTab() const { return m_batch; }
-    ModelController* controller() const { return m_controller; }
+    const QList<Page*>& pages() const { return m_pages; }
+    Page* currentPage() const;
+    // The built-in pages (for the scripted run and tests).
+    InteractivePage* interactivePage() const { return m_interactive; }
+    BatchPage* batchPage() const { return m_batch; }
+    JobTracker* jobs() const { return m_jobs; }
+    ModelService* modelService() const { return m_models; }
+    ResultStore* results() const { return m_results; }
+    // File › Export: one action per kind, enabled when the current page can export it.
+    QMenu* exportMenu() const { return m_exportMenu; }
+    QAction* exportAction(ExportKind kind) const;
 
     // Loads a model folder in the background ("default" = the bundled model).
     void loadModel(const QString& dirOrDefault, const LoadOptions& opts = {});
@@ -71,14 +84,22 @@ private:
     void rememberRecent(const QString& dir);
     void rebuildRecentMenu();
     void rebuildHubMenu();
-    void exportCurrent(const QString& kind);
+    void addPage(Page* page);
+    void updateExportActions();
+    void exportCurrent(ExportKind kind);
+    Page* sessionPage() const; // the current page when it keeps sessions, else the first that does
     void onLoadFailed(const QString& dir, const QString& message);
     void openSnippet(const QString& code, const QString& modelDir);
 
-    ModelController* m_controller;
+    JobTracker* m_jobs;
+    ModelService* m_models;
+    ResultStore* m_results;
+    QList<Page*> m_pages;
+    QMenu* m_exportMenu = nullptr;
+    QList<QPair<ExportKind, QAction*>> m_exportActions;
     QTabWidget* m_tabs = nullptr;
-    InteractiveTab* m_interactive = nullptr;
-    BatchTab* m_batch = nullptr;
+    InteractivePage* m_interactive = nullptr;
+    BatchPage* m_batch = nullptr;
     MessageBanner* m_banner = nullptr;
     QLabel* m_modelLabel = nullptr;
     QProgressBar* m_progress = nullptr;

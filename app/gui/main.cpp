@@ -1,9 +1,9 @@
 // ascviz: the AsC-Viz desktop application. Only wiring: parse the command line, show the main window,
 // start loading the model, and run a scripted session when asked (--prompt-file/--screenshot/--quit).
-#include "appidentity.h"
-#include "commandline.h"
+#include "common/appidentity.h"
+#include "common/commandline.h"
 #include "mainwindow.h"
-#include "modelcontroller.h"
+#include "services/modelservice.h"
 
 #include <QApplication>
 

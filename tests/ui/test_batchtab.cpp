@@ -1,9 +1,11 @@
 // The Batch tab offscreen: a real run with the tiny fixture model on the worker thread, tables and chart
 // series, pause/cancel/resume, opening two DBs for a model comparison, snippet opening and exports.
-#include "batchcharts.h"
-#include "batchmodels.h"
-#include "appidentity.h"
-#include "batchtab.h"
+#include "views/batchcharts.h"
+#include "models/batchmodels.h"
+#include "common/appidentity.h"
+#include "pages/batch/batchpage.h"
+#include "services/modelservice.h"
+#include "services/resultstore.h"
 
 #include "ascviz/batch/batch.h"
 
@@ -40,6 +42,12 @@ template <class T> QList<T*> seriesOf(QChart* chart, const char* objectName = nu
     return out;
 }
 
+// The services a page needs (the main window owns them in the application).
+struct Services {
+    ModelService models;
+    ResultStore results{models.jobs()};
+};
+
 } // namespace
 
 class TestBatchTab : public QObject {
@@ -49,15 +57,16 @@ private Q_SLOTS:
 
     void runShowsTablesAndCharts()
     {
-        BatchTab tab;
+        Services services;
+        BatchPage tab(&services.models, &services.results);
         tab.resize(1400, 900);
         tab.setCorpusPath(sample());
         tab.setModelDir(tinyModel());
         const QString db = m_dir.filePath(QStringLiteral("gui.db"));
         tab.setDbPath(db);
         tab.setLimit(6);
-        QSignalSpy finished(&tab, &BatchTab::runFinished);
-        QSignalSpy loaded(&tab, &BatchTab::resultsLoaded);
+        QSignalSpy finished(&tab, &BatchPage::runFinished);
+        QSignalSpy loaded(&tab, &BatchPage::resultsLoaded);
         QSignalSpy progress(tab.progressBar(), &QProgressBar::valueChanged);
         tab.start();
         QVERIFY(tab.isRunning());
@@ -122,7 +131,7 @@ private Q_SLOTS:
         QCOMPARE(boxes.first()->count(), 1);
 
         // Clicking a snippet asks to open its code with the run's model.
-        QSignalSpy open(&tab, &BatchTab::openSnippetRequested);
+        QSignalSpy open(&tab, &BatchPage::openSnippetRequested);
         tab.openSnippet(2);
         QCOMPARE(open.count(), 1);
         const auto corpus = readCorpus(sample().toStdString());
@@ -160,14 +169,15 @@ private Q_SLOTS:
 
     void cancelPauseAndResume()
     {
-        BatchTab tab;
+        Services services;
+        BatchPage tab(&services.models, &services.results);
         tab.setCorpusPath(sample());
         tab.setModelDir(tinyModel());
         const QString db = m_dir.filePath(QStringLiteral("cancel.db"));
         tab.setDbPath(db);
         tab.setLimit(40);
-        QSignalSpy finished(&tab, &BatchTab::runFinished);
-        QSignalSpy loaded(&tab, &BatchTab::resultsLoaded);
+        QSignalSpy finished(&tab, &BatchPage::runFinished);
+        QSignalSpy loaded(&tab, &BatchPage::resultsLoaded);
         bool cancelled = false;
         connect(tab.progressBar(), &QProgressBar::valueChanged, &tab, [&](int v) {
             if (v >= 3 && !cancelled) {
@@ -209,14 +219,15 @@ private Q_SLOTS:
 
     void chosenPrecisionIsUsedAndRecorded()
     {
-        BatchTab tab;
+        Services services;
+        BatchPage tab(&services.models, &services.results);
         tab.setCorpusPath(sample());
         tab.setModelDir(tinyModel());
         const QString db = m_dir.filePath(QStringLiteral("bf16.db"));
         tab.setDbPath(db);
         tab.setLimit(2);
         tab.setPrecision(QStringLiteral("bfloat16"));
-        QSignalSpy finished(&tab, &BatchTab::runFinished);
+        QSignalSpy finished(&tab, &BatchPage::runFinished);
         tab.start();
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
         QVERIFY2(finished.first().at(0).toBool(), qPrintable(finished.first().at(1).toString()));
@@ -228,7 +239,8 @@ private Q_SLOTS:
     void defaultResultsFolder()
     {
         setApplicationIdentity();
-        BatchTab tab;
+        Services services;
+        BatchPage tab(&services.models, &services.results);
         tab.setModelDir(QStringLiteral("/models/acme-coder"));
         const QString suggested = tab.suggestDbPath();
         QVERIFY2(suggested.startsWith(userDataDir() + QStringLiteral("/results/acme-coder-")), qPrintable(suggested));
@@ -251,9 +263,11 @@ private Q_SLOTS:
         runBatch(*LanguageModel::load(data(QStringLiteral("fixtures/models/tiny-gpt_neo")).toStdString(), lo), corpus,
                  b.toStdString(), opts);
 
-        BatchTab tab;
+        Services services;
+
+        BatchPage tab(&services.models, &services.results);
         tab.resize(1400, 900);
-        QSignalSpy loaded(&tab, &BatchTab::resultsLoaded);
+        QSignalSpy loaded(&tab, &BatchPage::resultsLoaded);
         tab.openResults(a);
         tab.openResults(b);
         QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 2, 60000);

@@ -3,12 +3,13 @@
 // usable.
 #include "uitest_util.h"
 
-#include "astview.h"
-#include "interactivetab.h"
+#include "views/astview.h"
+#include "pages/interactive/interactivepage.h"
 #include "mainwindow.h"
-#include "modelcontroller.h"
-#include "sequenceview.h"
-#include "textpos.h"
+#include "pages/interactive/interactiveengine.h"
+#include "services/modelservice.h"
+#include "views/sequenceview.h"
+#include "common/textpos.h"
 
 #include "ascviz/render/layout.h"
 #include "ascviz/model/model.h"
@@ -53,7 +54,7 @@ void TestInteractive::initTestCase()
 
 bool TestInteractive::loadTiny(MainWindow& w)
 {
-    QSignalSpy loaded(w.controller(), &ModelController::modelLoaded);
+    QSignalSpy loaded(w.modelService(), &ModelService::modelLoaded);
     w.loadModel(uitest::tinyModelQ());
     return loaded.wait(60000);
 }
@@ -64,7 +65,7 @@ void TestInteractive::generateStreamsAndShows()
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     QVERIFY(loadTiny(w));
-    InteractiveTab* tab = w.interactiveTab();
+    InteractivePage* tab = w.interactivePage();
     QVERIFY(tab->generateButton()->isEnabled());
 
     tab->editor()->setFocus();
@@ -75,8 +76,8 @@ void TestInteractive::generateStreamsAndShows()
     tab->maxNewTokensBox()->setValue(6);
     QCOMPARE(tab->decodingBox()->currentIndex(), 0); // greedy
 
-    QSignalSpy streamed(w.controller(), &ModelController::tokenStreamed);
-    QSignalSpy shown(tab, &InteractiveTab::resultShown);
+    QSignalSpy streamed(tab->engine(), &InteractiveEngine::tokenStreamed);
+    QSignalSpy shown(tab, &InteractivePage::resultShown);
     QTest::mouseClick(tab->generateButton(), Qt::LeftButton);
     QVERIFY(!tab->generateButton()->isEnabled() || shown.count() > 0);
     QVERIFY(shown.wait(60000));
@@ -119,19 +120,19 @@ void TestInteractive::stopMidway()
     MainWindow w;
     w.show();
     QVERIFY(loadTiny(w));
-    InteractiveTab* tab = w.interactiveTab();
+    InteractivePage* tab = w.interactivePage();
     tab->setPrompt(QStringLiteral("def f(x):\n"));
     const int maxTokens = 100;
     tab->maxNewTokensBox()->setValue(maxTokens);
 
     int streamedCount = 0;
-    connect(w.controller(), &ModelController::tokenStreamed, tab, [&](quint64, const QString&, double, int) {
+    connect(tab->engine(), &InteractiveEngine::tokenStreamed, tab, [&](quint64, const QString&, double, int) {
         if (++streamedCount == 1) {
             QVERIFY(tab->stopButton()->isEnabled());
             QTest::mouseClick(tab->stopButton(), Qt::LeftButton);
         }
     });
-    QSignalSpy shown(tab, &InteractiveTab::resultShown);
+    QSignalSpy shown(tab, &InteractivePage::resultShown);
     QTest::mouseClick(tab->generateButton(), Qt::LeftButton);
     QVERIFY(shown.wait(60000));
     const AnalysisPtr a = tab->shown();
@@ -151,17 +152,17 @@ void TestInteractive::stopMidway()
              int(visibleNodes(*a->eval, ascviz::AstView::Complete).size()));
     QVERIFY(tab->generateButton()->isEnabled());
     QVERIFY(!tab->stopButton()->isEnabled());
-    QCOMPARE(int(w.controller()->phase()), int(ModelController::Phase::Idle));
+    QCOMPARE(int(tab->engine()->phase()), int(InteractiveEngine::Phase::Idle));
 }
 
 void TestInteractive::scoreMatchesModel()
 {
     MainWindow w;
     QVERIFY(loadTiny(w));
-    InteractiveTab* tab = w.interactiveTab();
+    InteractivePage* tab = w.interactivePage();
     const std::string code = "def 计算(值):\n    return 值 * 2  # 🙂\n";
     tab->setPrompt(toQString(code));
-    QSignalSpy shown(tab, &InteractiveTab::resultShown);
+    QSignalSpy shown(tab, &InteractivePage::resultShown);
     QTest::mouseClick(tab->scoreButton(), Qt::LeftButton);
     QVERIFY(shown.wait(60000));
     const AnalysisPtr a = tab->shown();
@@ -207,7 +208,7 @@ void TestInteractive::badModelFolderKeepsWorking()
         std::ofstream cfg((dir + QStringLiteral("/config.json")).toStdString());
         cfg << (kind == QLatin1String("badconfig") ? "{ this is not json" : R"({"model_type": "frobnicator", "vocab_size": 10})");
     }
-    QSignalSpy failed(w.controller(), &ModelController::loadFailed);
+    QSignalSpy failed(w.modelService(), &ModelService::loadFailed);
     w.loadModel(dir);
     QVERIFY(failed.wait(60000));
     QVERIFY(w.isBannerVisible());
@@ -216,10 +217,10 @@ void TestInteractive::badModelFolderKeepsWorking()
     QCOMPARE(w.modelText(), before);
 
     // Still usable: generate with the previously loaded model.
-    InteractiveTab* tab = w.interactiveTab();
+    InteractivePage* tab = w.interactivePage();
     tab->setPrompt(QStringLiteral("x = "));
     tab->maxNewTokensBox()->setValue(3);
-    QSignalSpy shown(tab, &InteractiveTab::resultShown);
+    QSignalSpy shown(tab, &InteractivePage::resultShown);
     QTest::mouseClick(tab->generateButton(), Qt::LeftButton);
     QVERIFY(shown.wait(60000));
     QCOMPARE(tab->shown()->eval->scored.model, std::string("tiny-gpt2"));
@@ -252,14 +253,14 @@ void TestInteractive::immediateEosSaysWhy()
 
     MainWindow w;
     w.show();
-    QSignalSpy loaded(w.controller(), &ModelController::modelLoaded);
+    QSignalSpy loaded(w.modelService(), &ModelService::modelLoaded);
     w.loadModel(QString::fromStdString(dir.string()));
     QVERIFY(loaded.wait(60000));
-    InteractiveTab* tab = w.interactiveTab();
+    InteractivePage* tab = w.interactivePage();
     tab->setPrompt(QString::fromStdString(prompt));
     tab->maxNewTokensBox()->setValue(5);
-    QSignalSpy shown(tab, &InteractiveTab::resultShown);
-    QSignalSpy status(tab, &InteractiveTab::statusMessage);
+    QSignalSpy shown(tab, &InteractivePage::resultShown);
+    QSignalSpy status(tab, &InteractivePage::statusMessage);
     QTest::mouseClick(tab->generateButton(), Qt::LeftButton);
     QVERIFY(shown.wait(60000));
     QCOMPARE(tab->shown()->generatedTokens(), 0);

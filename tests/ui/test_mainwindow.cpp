@@ -2,14 +2,14 @@
 // command line, and the scripted run that saves a screenshot.
 #include "uitest_util.h"
 
-#include "batchtab.h"
-#include "commandline.h"
-#include "interactivetab.h"
+#include "pages/batch/batchpage.h"
+#include "common/commandline.h"
+#include "pages/interactive/interactivepage.h"
 #include "mainwindow.h"
-#include "modelcontroller.h"
-#include "sequenceview.h"
-#include "session.h"
-#include "textpos.h"
+#include "services/modelservice.h"
+#include "views/sequenceview.h"
+#include "common/session.h"
+#include "common/textpos.h"
 
 #include "ascviz/model/model.h"
 
@@ -56,11 +56,11 @@ void TestMainWindow::showsModelAfterLoad()
 {
     MainWindow w;
     w.show();
-    QSignalSpy started(w.controller(), &ModelController::loadStarted);
-    QSignalSpy loaded(w.controller(), &ModelController::modelLoaded);
+    QSignalSpy started(w.modelService(), &ModelService::loadStarted);
+    QSignalSpy loaded(w.modelService(), &ModelService::modelLoaded);
     w.loadModel(uitest::tinyModelQ());
     QCOMPARE(started.count(), 1);
-    QVERIFY(w.controller()->isLoading());
+    QVERIFY(w.modelService()->isLoading());
     QVERIFY(loaded.wait(60000));
     const auto info = LanguageModel::load(uitest::tinyModel())->info();
     QVERIFY(info.parameters > 0);
@@ -72,14 +72,14 @@ void TestMainWindow::showsModelAfterLoad()
     QVERIFY(text.contains(toQString(info.dtype)));
     QVERIFY(!w.isBannerVisible());
     QCOMPARE(w.recentModels().value(0), QDir::cleanPath(uitest::tinyModelQ()));
-    QVERIFY(w.interactiveTab()->generateButton()->isEnabled());
+    QVERIFY(w.interactivePage()->generateButton()->isEnabled());
 
     // Precision: float32 by default; choosing bfloat16 reloads the model in bfloat16.
     QCOMPARE(w.precisionBox()->currentText(), QStringLiteral("float32"));
-    QCOMPARE(toQString(w.controller()->modelInfo()->dtype), QStringLiteral("float32"));
+    QCOMPARE(toQString(w.modelService()->modelInfo()->dtype), QStringLiteral("float32"));
     w.precisionBox()->setCurrentText(QStringLiteral("bfloat16"));
     QVERIFY(loaded.wait(60000));
-    QCOMPARE(toQString(w.controller()->modelInfo()->dtype), QStringLiteral("bfloat16"));
+    QCOMPARE(toQString(w.modelService()->modelInfo()->dtype), QStringLiteral("bfloat16"));
     QVERIFY2(w.modelText().contains(QLatin1String("bfloat16")), qPrintable(w.modelText()));
 }
 
@@ -103,13 +103,13 @@ void TestMainWindow::modelsFromTheHuggingFaceCache()
     const auto actions = menu->actions();
     QCOMPARE(actions.size(), 1);
     QCOMPARE(actions.first()->text(), QStringLiteral("acme/tiny-gpt2"));
-    QSignalSpy loaded(w.controller(), &ModelController::modelLoaded);
+    QSignalSpy loaded(w.modelService(), &ModelService::modelLoaded);
     actions.first()->trigger();
     QVERIFY(loaded.wait(60000));
     QVERIFY2(w.modelText().contains(QLatin1String("acme/tiny-gpt2")), qPrintable(w.modelText()));
 
     // ORG/NAME given directly (as --model does), and one that is not cached: a banner naming the folder.
-    QSignalSpy failed(w.controller(), &ModelController::loadFailed);
+    QSignalSpy failed(w.modelService(), &ModelService::loadFailed);
     w.loadModel(QStringLiteral("acme/absent"));
     QVERIFY(w.isBannerVisible());
     QVERIFY2(w.bannerText().contains(QLatin1String("models--acme--absent")), qPrintable(w.bannerText()));
@@ -126,8 +126,8 @@ void TestMainWindow::modelsFromTheHuggingFaceCache()
 void TestMainWindow::noModelYet()
 {
     MainWindow w;
-    QVERIFY(!w.interactiveTab()->generateButton()->isEnabled());
-    QVERIFY(!w.interactiveTab()->scoreButton()->isEnabled());
+    QVERIFY(!w.interactivePage()->generateButton()->isEnabled());
+    QVERIFY(!w.interactivePage()->scoreButton()->isEnabled());
     QVERIFY(w.modelText().contains(QStringLiteral("none")));
     QCOMPARE(w.tabs()->count(), 2);
     QCOMPARE(w.tabs()->tabText(0), QStringLiteral("Interactive"));
@@ -137,19 +137,19 @@ void TestMainWindow::noModelYet()
 void TestMainWindow::openSnippetFromBatch()
 {
     MainWindow w;
-    QSignalSpy shown(w.interactiveTab(), &InteractiveTab::resultShown);
+    QSignalSpy shown(w.interactivePage(), &InteractivePage::resultShown);
     w.tabs()->setCurrentIndex(1);
     // The snippet's model is not loaded yet: it is loaded first, then the code is scored.
     const QString code = QStringLiteral("for i in range(3):\n    print(i)\n");
-    Q_EMIT w.batchTab()->openSnippetRequested(code, uitest::tinyModelQ());
+    Q_EMIT w.batchPage()->openSnippetRequested(code, uitest::tinyModelQ());
     QVERIFY(shown.wait(60000));
-    QCOMPARE(w.tabs()->currentWidget(), static_cast<QWidget*>(w.interactiveTab()));
-    QCOMPARE(w.interactiveTab()->shown()->eval->scored.text, toUtf8(code));
-    QCOMPARE(w.interactiveTab()->shown()->eval->scored.model, std::string("tiny-gpt2"));
+    QCOMPARE(w.tabs()->currentWidget(), static_cast<QWidget*>(w.interactivePage()));
+    QCOMPARE(w.interactivePage()->shown()->eval->scored.text, toUtf8(code));
+    QCOMPARE(w.interactivePage()->shown()->eval->scored.model, std::string("tiny-gpt2"));
     // Same model: scored at once.
-    Q_EMIT w.batchTab()->openSnippetRequested(QStringLiteral("x = 1\n"), uitest::tinyModelQ());
+    Q_EMIT w.batchPage()->openSnippetRequested(QStringLiteral("x = 1\n"), uitest::tinyModelQ());
     QVERIFY(shown.wait(60000));
-    QCOMPARE(w.interactiveTab()->shown()->eval->scored.text, std::string("x = 1\n"));
+    QCOMPARE(w.interactivePage()->shown()->eval->scored.text, std::string("x = 1\n"));
 }
 
 void TestMainWindow::commandLine_data()
@@ -241,8 +241,8 @@ void TestMainWindow::scriptedScreenshot()
     const QImage img(shot);
     QVERIFY(!img.isNull());
     QCOMPARE(img.size(), w.grab().size());
-    QCOMPARE(int(w.interactiveTab()->currentView()), int(InteractiveTab::View::Complete));
-    const AnalysisPtr a = w.interactiveTab()->shown();
+    QCOMPARE(int(w.interactivePage()->currentView()), int(InteractivePage::View::Complete));
+    const AnalysisPtr a = w.interactivePage()->shown();
     QVERIFY(a && a->generatedTokens() >= 1 && a->generatedTokens() <= 5);
 
     // A model that cannot be loaded ends a --quit run with exit code 1.
@@ -261,7 +261,7 @@ void TestMainWindow::scriptedSession()
 {
     // --open-session restores the views from the file alone (the model may still be loading).
     QTemporaryDir dir;
-    SessionData data;
+    ui::SessionData data;
     data.scored = uitest::tokenizedText("def f(x):\n    return x * 2\n", 15);
     data.prompt = toQString(data.scored.text.substr(0, 15));
     data.aggregation = Aggregation::Min;
@@ -285,13 +285,13 @@ void TestMainWindow::scriptedSession()
     QVERIFY(finished.wait(60000));
     QCOMPARE(finished.first().first().toInt(), 0);
     QVERIFY(!QImage(shot).isNull());
-    const AnalysisPtr a = w.interactiveTab()->shown();
+    const AnalysisPtr a = w.interactivePage()->shown();
     QVERIFY(a);
     QCOMPARE(a->eval->scored.text, data.scored.text);
     QCOMPARE(int(a->eval->aggregation), int(Aggregation::Min));
-    QCOMPARE(int(w.interactiveTab()->currentView()), int(InteractiveTab::View::Partial));
-    QCOMPARE(w.interactiveTab()->prompt(), data.prompt);
-    QVERIFY(!w.controller()->hasModel());
+    QCOMPARE(int(w.interactivePage()->currentView()), int(InteractivePage::View::Partial));
+    QCOMPARE(w.interactivePage()->prompt(), data.prompt);
+    QVERIFY(!w.modelService()->hasModel());
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -3,14 +3,15 @@
 // category settings, item models, exports and sessions. No model is needed: scores are given.
 #include "uitest_util.h"
 
-#include "astview.h"
-#include "detailspanel.h"
-#include "interactivetab.h"
-#include "modelcontroller.h"
-#include "resultmodels.h"
-#include "sequenceview.h"
-#include "session.h"
-#include "textpos.h"
+#include "views/astview.h"
+#include "views/detailspanel.h"
+#include "pages/interactive/interactivepage.h"
+#include "pages/interactive/interactiveengine.h"
+#include "services/modelservice.h"
+#include "models/resultmodels.h"
+#include "views/sequenceview.h"
+#include "common/session.h"
+#include "common/textpos.h"
 
 #include "ascviz/eval/evaljson.h"
 #include "ascviz/render/svg.h"
@@ -42,13 +43,14 @@ const std::string kUnicode = "def 计算(值):\n    s = \"héllo 🙂 世界\"\n
 const std::string kBroken = "def f(x:\n    return x +\n";
 
 struct Fixture {
-    ModelController controller;
-    InteractiveTab tab{&controller};
+    ModelService models;
+    InteractivePage tab{&models};
+    InteractiveEngine& controller = *tab.engine();
     Fixture() { tab.resize(1200, 700); }
 
     AnalysisPtr show(ScoredText s, AnalysisOrigin origin = AnalysisOrigin::Scored)
     {
-        QSignalSpy spy(&tab, &InteractiveTab::resultShown);
+        QSignalSpy spy(&tab, &InteractivePage::resultShown);
         const QString prompt = toQString(s.text.substr(0, s.promptBytes));
         controller.analyze(std::move(s), origin, prompt);
         if (!spy.wait(20000))
@@ -247,7 +249,7 @@ void TestViews::fitButtonFitsTheWholeTree()
     Fixture f;
     f.tab.show();
     QVERIFY(QTest::qWaitForWindowExposed(&f.tab));
-    f.tab.showView(InteractiveTab::View::Complete);
+    f.tab.showView(InteractivePage::View::Complete);
     QVERIFY(f.show(uitest::tokenizedText(code)));
     ui::AstView* v = f.tab.astView(Kind::Complete);
     QTRY_VERIFY(v->isVisible());
@@ -333,7 +335,7 @@ void TestViews::mouseClicksSelect()
     const AnalysisPtr a = f.show(uitest::tokenizedText(kCode));
     QVERIFY(a);
     // Click an AST node in the partial view.
-    f.tab.showView(InteractiveTab::View::Partial);
+    f.tab.showView(InteractivePage::View::Partial);
     ui::AstView* v = f.tab.astView(Kind::Partial);
     QTRY_VERIFY(v->isVisible());
     AstNodeItem* target = nullptr;
@@ -350,7 +352,7 @@ void TestViews::mouseClicksSelect()
     QCOMPARE(f.tab.sequenceView()->highlightedTokens(), QVector<int>(toks.begin(), toks.end()));
 
     // Click a token in the sequence view.
-    f.tab.showView(InteractiveTab::View::Sequence);
+    f.tab.showView(InteractivePage::View::Sequence);
     SequenceView* s = f.tab.sequenceView();
     QTRY_VERIFY(s->isVisible());
     const int token = 2;
@@ -369,7 +371,7 @@ void TestViews::aggregationSwitch()
     QVERIFY(a);
     QCOMPARE(int(a->eval->aggregation), int(Aggregation::Median));
     for (Aggregation agg : {Aggregation::Mean, Aggregation::Max, Aggregation::Min, Aggregation::Median}) {
-        QSignalSpy spy(&f.tab, &InteractiveTab::resultShown);
+        QSignalSpy spy(&f.tab, &InteractivePage::resultShown);
         QComboBox* box = f.tab.aggregationBox();
         box->setCurrentIndex(box->findData(int(agg)));
         QVERIFY(spy.wait(20000));
@@ -402,7 +404,7 @@ void TestViews::categoryFile()
     out.write(R"({"language": "python", "categories": {"Names": ["identifier"], "Flow": ["return_statement"]}})");
     out.close();
 
-    QSignalSpy spy(&f.tab, &InteractiveTab::resultShown);
+    QSignalSpy spy(&f.tab, &InteractivePage::resultShown);
     QString error;
     QVERIFY2(f.controller.setCategoryFile(file, &error), qPrintable(error));
     QVERIFY(spy.wait(20000));
@@ -472,17 +474,17 @@ void TestViews::exports()
     QVERIFY(a);
     QTemporaryDir dir;
     QString error;
-    for (auto v : {InteractiveTab::View::Sequence, InteractiveTab::View::Partial, InteractiveTab::View::Complete}) {
-        const QString name = InteractiveTab::viewName(v);
+    for (auto v : {InteractivePage::View::Sequence, InteractivePage::View::Partial, InteractivePage::View::Complete}) {
+        const QString name = InteractivePage::viewName(v);
         const QString svg = dir.filePath(name + QStringLiteral(".svg"));
         QVERIFY2(f.tab.exportSvg(svg, v, &error), qPrintable(error));
         QFile in(svg);
         QVERIFY(in.open(QIODevice::ReadOnly));
         const QByteArray bytes = in.readAll();
         QVERIFY(bytes.contains("<svg"));
-        const std::string expected = v == InteractiveTab::View::Sequence
+        const std::string expected = v == InteractivePage::View::Sequence
                                          ? renderSequenceSvg(*a->eval)
-                                         : renderAstSvg(*a->eval, v == InteractiveTab::View::Partial ? Kind::Partial : Kind::Complete);
+                                         : renderAstSvg(*a->eval, v == InteractivePage::View::Partial ? Kind::Partial : Kind::Complete);
         QCOMPARE(bytes.toStdString(), expected);
 
         const QString png = dir.filePath(name + QStringLiteral(".png"));
@@ -500,7 +502,7 @@ void TestViews::exports()
     QCOMPARE(std::size_t(j["tokens"].size()), a->eval->scored.tokens.size());
     QCOMPARE(std::size_t(j["nodes"].size()), a->eval->tree.nodes().size());
     QVERIFY(j["summary"].contains("asc_eval"));
-    QVERIFY(!f.tab.exportSvg(QStringLiteral("/nonexistent-dir/x.svg"), InteractiveTab::View::Sequence, &error));
+    QVERIFY(!f.tab.exportSvg(QStringLiteral("/nonexistent-dir/x.svg"), InteractivePage::View::Sequence, &error));
     QVERIFY(error.contains(QStringLiteral("/nonexistent-dir/x.svg")));
 }
 
@@ -514,16 +516,16 @@ void TestViews::sessionRoundTrip()
         Fixture f;
         before = f.show(uitest::tokenizedText(kUnicode, promptBytes), AnalysisOrigin::Generated);
         QVERIFY(before);
-        QSignalSpy spy(&f.tab, &InteractiveTab::resultShown);
+        QSignalSpy spy(&f.tab, &InteractivePage::resultShown);
         f.tab.aggregationBox()->setCurrentIndex(f.tab.aggregationBox()->findData(int(Aggregation::Max)));
         QVERIFY(spy.wait(20000));
         before = f.tab.shown();
-        f.tab.showView(InteractiveTab::View::Complete);
+        f.tab.showView(InteractivePage::View::Complete);
         QString error;
         QVERIFY2(f.tab.saveSession(file, &error), qPrintable(error));
     }
     Fixture g;
-    QSignalSpy spy(&g.tab, &InteractiveTab::resultShown);
+    QSignalSpy spy(&g.tab, &InteractivePage::resultShown);
     QString error;
     QVERIFY2(g.tab.openSession(file, &error), qPrintable(error));
     QVERIFY(spy.wait(20000));
@@ -551,7 +553,7 @@ void TestViews::sessionRoundTrip()
         QCOMPARE(after->eval->nodes[i].value, before->eval->nodes[i].value);
     QCOMPARE(g.tab.prompt(), toQString(kUnicode.substr(0, promptBytes)));
     QCOMPARE(int(after->origin), int(AnalysisOrigin::Generated));
-    QCOMPARE(int(g.tab.currentView()), int(InteractiveTab::View::Complete));
+    QCOMPARE(int(g.tab.currentView()), int(InteractivePage::View::Complete));
     QCOMPARE(g.tab.sequenceView()->tokenCount(), int(s0.tokens.size()));
 }
 

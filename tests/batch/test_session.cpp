@@ -1,0 +1,162 @@
+// Session files (core): a round trip keeps every field, the file is the documented JSON, and malformed
+// files are refused with a message naming what is wrong.
+#include "ascviz/base/error.h"
+#include "ascviz/results/session.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+using namespace ascviz;
+
+namespace {
+
+std::filesystem::path tempFile(const std::string& name)
+{
+    const auto dir = std::filesystem::temp_directory_path() / "ascviz-test-session";
+    std::filesystem::create_directories(dir);
+    return dir / name;
+}
+
+void writeText(const std::filesystem::path& p, const std::string& text)
+{
+    std::ofstream(p, std::ios::binary) << text;
+}
+
+std::string readText(const std::filesystem::path& p)
+{
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+SessionData sample()
+{
+    SessionData s;
+    s.prompt = "def f(x):\n";
+    s.aggregation = Aggregation::Max;
+    s.categoryFile = "/tmp/cats.json";
+    s.generation.maxNewTokens = 12;
+    s.generation.greedy = false;
+    s.generation.temperature = 0.7;
+    s.generation.topP = 0.9;
+    s.generation.topK = 5;
+    s.generation.seed = 42;
+    s.view = "partial";
+    s.origin = SessionOrigin::Generated;
+    s.cancelled = true;
+    s.modelName = "tiny-gpt2";
+    s.modelDir = "/models/tiny-gpt2";
+    s.architecture = "gpt2";
+    s.scored.model = "tiny-gpt2";
+    s.scored.text = "def f(x):\n    return 值\n";
+    s.scored.promptBytes = 10;
+    s.scored.promptTokens = 2;
+    ScoredToken a;
+    a.id = 3;
+    a.start = 0;
+    a.end = 3;
+    a.top = {{3, "def", 0.5}, {7, "x", 0.25}};
+    ScoredToken b;
+    b.id = 9;
+    b.start = 3;
+    b.end = s.scored.text.size();
+    b.ntp = 0.125;
+    b.generated = true;
+    s.scored.tokens = {a, b};
+    return s;
+}
+
+} // namespace
+
+TEST(Session, RoundTripKeepsEveryField)
+{
+    const auto file = tempFile("round.ascviz");
+    const SessionData s = sample();
+    writeSessionFile(file, s);
+    const SessionData r = readSessionFile(file);
+    EXPECT_EQ(r.prompt, s.prompt);
+    EXPECT_EQ(r.aggregation, Aggregation::Max);
+    EXPECT_EQ(r.categoryFile, s.categoryFile);
+    EXPECT_EQ(r.generation.maxNewTokens, 12);
+    EXPECT_FALSE(r.generation.greedy);
+    EXPECT_DOUBLE_EQ(r.generation.temperature, 0.7);
+    EXPECT_DOUBLE_EQ(r.generation.topP, 0.9);
+    EXPECT_EQ(r.generation.topK, 5);
+    EXPECT_EQ(r.generation.seed, 42u);
+    EXPECT_EQ(r.view, "partial");
+    EXPECT_EQ(r.origin, SessionOrigin::Generated);
+    EXPECT_TRUE(r.cancelled);
+    EXPECT_EQ(r.modelName, s.modelName);
+    EXPECT_EQ(r.modelDir, s.modelDir);
+    EXPECT_EQ(r.architecture, s.architecture);
+    EXPECT_EQ(r.scored.text, s.scored.text);
+    EXPECT_EQ(r.scored.promptBytes, 10u);
+    EXPECT_EQ(r.scored.promptTokens, 2u);
+    ASSERT_EQ(r.scored.tokens.size(), 2u);
+    EXPECT_FALSE(r.scored.tokens[0].ntp.has_value());
+    EXPECT_EQ(r.scored.tokens[1].ntp, 0.125);
+    EXPECT_TRUE(r.scored.tokens[1].generated);
+    ASSERT_EQ(r.scored.tokens[0].top.size(), 2u);
+    EXPECT_EQ(r.scored.tokens[0].top[1].text, "x");
+    // Writing what was read gives the same bytes (the format is stable).
+    const auto again = tempFile("again.ascviz");
+    writeSessionFile(again, r);
+    EXPECT_EQ(readText(again), readText(file));
+    const auto j = nlohmann::json::parse(readText(file));
+    EXPECT_EQ(j["format"], "ascviz-session");
+    EXPECT_EQ(j["version"], kSessionVersion);
+    EXPECT_EQ(j["settings"]["aggregation"], "max");
+    EXPECT_EQ(j["result"]["origin"], "generated");
+}
+
+TEST(Session, DefaultsForMissingOptionalFields)
+{
+    const auto file = tempFile("minimal.ascviz");
+    writeText(file, R"({"format": "ascviz-session", "prompt": "x", "result": {"text": "ab"}})");
+    const SessionData r = readSessionFile(file);
+    EXPECT_EQ(r.prompt, "x");
+    EXPECT_EQ(r.view, "sequence");
+    EXPECT_EQ(r.aggregation, Aggregation::Median);
+    EXPECT_EQ(r.origin, SessionOrigin::Scored);
+    EXPECT_TRUE(r.scored.tokens.empty());
+    EXPECT_EQ(r.scored.promptBytes, 2u);
+}
+
+TEST(Session, MalformedFilesAreRefused)
+{
+    struct Case {
+        const char* name;
+        std::string text;
+        std::string expected;
+    };
+    const Case cases[] = {
+        {"notjson", "{ this is not json", "not valid JSON"},
+        {"noformat", R"({"prompt": "x", "result": {"text": "a"}})", "not an AsC-Viz session file"},
+        {"newer", R"({"format": "ascviz-session", "version": 99, "prompt": "x", "result": {"text": "a"}})", "newer"},
+        {"noprompt", R"({"format": "ascviz-session", "result": {"text": "a"}})", "\"prompt\""},
+        {"noresult", R"({"format": "ascviz-session", "prompt": "x"})", "\"result\""},
+        {"span",
+         R"({"format": "ascviz-session", "prompt": "x", "result": {"text": "ab", "tokens": [{"id": 1, "start": 0, "end": 9}]}})",
+         "outside the text"},
+        {"wrongtype", R"({"format": "ascviz-session", "prompt": 5, "result": {"text": "a"}})", "wrong type"},
+        {"tokensnotarray", R"({"format": "ascviz-session", "prompt": "x", "result": {"text": "a", "tokens": 3}})",
+         "array"},
+    };
+    for (const Case& c : cases) {
+        const auto file = tempFile(std::string(c.name) + ".ascviz");
+        writeText(file, c.text);
+        try {
+            readSessionFile(file);
+            ADD_FAILURE() << c.name << ": accepted";
+        } catch (const InputError& e) {
+            const std::string what = e.what();
+            EXPECT_NE(what.find(c.expected), std::string::npos) << c.name << ": " << what;
+        }
+    }
+    EXPECT_THROW(readSessionFile(tempFile("does-not-exist.ascviz")), Error);
+    EXPECT_THROW(writeSessionFile("/nonexistent-dir/x.ascviz", sample()), InputError);
+}

@@ -1,0 +1,312 @@
+// The architecture of the GUI: pages enumerated by the main window (one tab each; File › Export asks the
+// current page), the job tracker (progress, cancel, failure), the language chooser, and one model in
+// memory shared by both pages while they work at the same time.
+#include "uitest_util.h"
+
+#include "common/textpos.h"
+#include "mainwindow.h"
+#include "pages/batch/batchpage.h"
+#include "pages/interactive/interactiveengine.h"
+#include "pages/interactive/interactivepage.h"
+#include "pages/page.h"
+#include "services/jobtracker.h"
+#include "services/modelservice.h"
+#include "services/resultstore.h"
+
+#include "ascviz/syntax/language.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QFile>
+#include <QMenu>
+#include <QPlainTextEdit>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <atomic>
+#include <fstream>
+#include <thread>
+
+using namespace ascviz;
+using namespace ascviz::ui;
+
+class TestPages : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void mainWindowEnumeratesPages();
+    void exportMenuFollowsCurrentPage();
+    void jobTrackerProgressAndCancel();
+    void jobTrackerFailureAndLanes();
+    void languageChooser();
+    void oneModelForBothPages();
+    void reloadRefusedWhileBatchHoldsModel();
+};
+
+void TestPages::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("AsC-Viz-tests"));
+    QCoreApplication::setApplicationName(QStringLiteral("test_ui_pages"));
+}
+
+void TestPages::mainWindowEnumeratesPages()
+{
+    MainWindow w;
+    QCOMPARE(w.pages().size(), 2);
+    QCOMPARE(w.tabs()->count(), w.pages().size());
+    for (int i = 0; i < w.pages().size(); ++i) {
+        QCOMPARE(w.tabs()->widget(i), w.pages()[i]->widget());
+        QCOMPARE(w.tabs()->tabText(i), w.pages()[i]->title());
+    }
+    QCOMPARE(w.pages()[0], static_cast<Page*>(w.interactivePage()));
+    QCOMPARE(w.pages()[1], static_cast<Page*>(w.batchPage()));
+    w.tabs()->setCurrentIndex(1);
+    QCOMPARE(w.currentPage(), static_cast<Page*>(w.batchPage()));
+    // The Interactive page's menu (View) is in the menu bar; its actions bring the page to the front.
+    const QList<QAction*> views = w.interactivePage()->menuActions();
+    QCOMPARE(views.size(), 3);
+    views[2]->trigger();
+    QCOMPARE(w.currentPage(), static_cast<Page*>(w.interactivePage()));
+    QCOMPARE(int(w.interactivePage()->currentView()), int(InteractivePage::View::Complete));
+}
+
+void TestPages::exportMenuFollowsCurrentPage()
+{
+    MainWindow w;
+    w.show();
+    QVERIFY(w.exportMenu());
+    for (ExportKind k : {ExportKind::Svg, ExportKind::Png, ExportKind::Json, ExportKind::Csv})
+        QVERIFY(!w.exportAction(k)->isEnabled()); // nothing shown yet
+    // A result on the Interactive page enables its exports (not CSV).
+    QSignalSpy shown(w.interactivePage(), &InteractivePage::resultShown);
+    w.interactivePage()->engine()->analyze(uitest::tokenizedText("x = 1\n"), AnalysisOrigin::Scored,
+                                           QStringLiteral("x = 1\n"));
+    QVERIFY(shown.wait(20000));
+    Q_EMIT w.exportMenu()->aboutToShow();
+    QVERIFY(w.exportAction(ExportKind::Svg)->isEnabled());
+    QVERIFY(w.exportAction(ExportKind::Png)->isEnabled());
+    QVERIFY(w.exportAction(ExportKind::Json)->isEnabled());
+    QVERIFY(!w.exportAction(ExportKind::Csv)->isEnabled());
+    // The Batch page without results: nothing to export; the menu follows the tab at once.
+    w.tabs()->setCurrentIndex(1);
+    for (ExportKind k : {ExportKind::Svg, ExportKind::Png, ExportKind::Json, ExportKind::Csv})
+        QVERIFY(!w.exportAction(k)->isEnabled());
+    w.tabs()->setCurrentIndex(0);
+    QVERIFY(w.exportAction(ExportKind::Json)->isEnabled());
+    // exportTo through the interface writes the file.
+    QTemporaryDir dir;
+    QString error;
+    const QString json = dir.filePath(QStringLiteral("r.json"));
+    QVERIFY2(w.currentPage()->exportTo(ExportKind::Json, json, &error), qPrintable(error));
+    QVERIFY(QFile::exists(json));
+    QVERIFY(!w.currentPage()->exportTo(ExportKind::Csv, dir.filePath(QStringLiteral("t.csv")), &error));
+}
+
+void TestPages::jobTrackerProgressAndCancel()
+{
+    JobTracker jobs;
+    QObject context;
+    QSignalSpy started(&jobs, &JobTracker::jobStarted);
+    QSignalSpy progress(&jobs, &JobTracker::jobProgress);
+    QSignalSpy finished(&jobs, &JobTracker::jobFinished);
+    std::atomic<bool> reached{false};
+    QList<double> seen;
+    bool done = false;
+    JobTracker::Callbacks cb;
+    cb.progress = [&](double f, const QString&) { seen << f; };
+    cb.finished = [&] { done = true; };
+    const quint64 id = jobs.start(
+        QStringLiteral("count"), QStringLiteral("test"),
+        [&reached](JobContext& ctx) {
+            for (int i = 1; i <= 4; ++i)
+                ctx.setProgress(i / 4.0);
+            reached = true;
+            while (!ctx.isCancelled()) // runs until cancelled
+                std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        },
+        &context, cb);
+    QVERIFY(id != 0);
+    QCOMPARE(started.count(), 1);
+    QVERIFY(jobs.isRunning(id));
+    QCOMPARE(jobs.runningCount(), 1);
+    QCOMPARE(jobs.title(id), QStringLiteral("count"));
+    QTRY_VERIFY_WITH_TIMEOUT(reached.load(), 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(progress.count(), 4, 10000);
+    QCOMPARE(seen, QList<double>({0.25, 0.5, 0.75, 1.0}));
+    QCOMPARE(jobs.progress(id), 1.0);
+    QVERIFY(!done);
+    jobs.cancel(id);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 10000);
+    QCOMPARE(finished.first().at(0).toULongLong(), id);
+    QVERIFY(finished.first().at(1).toBool()); // cancelled
+    QVERIFY(done);
+    QVERIFY(!jobs.isRunning(id));
+    QCOMPARE(jobs.runningCount(), 0);
+}
+
+void TestPages::jobTrackerFailureAndLanes()
+{
+    JobTracker jobs;
+    QSignalSpy failed(&jobs, &JobTracker::jobFailed);
+    QString message;
+    JobTracker::Callbacks cb;
+    cb.failed = [&](const QString& m) { message = m; };
+    jobs.start(
+        QStringLiteral("boom"), QStringLiteral("a"), [](JobContext&) { throw std::runtime_error("it broke"); }, nullptr,
+        cb);
+    QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 10000);
+    QCOMPARE(message, QStringLiteral("it broke"));
+
+    // One lane runs its jobs one at a time, in order; a callback whose context is gone is not called.
+    std::atomic<int> running{0}, maxRunning{0};
+    QList<int> order;
+    QSignalSpy finished(&jobs, &JobTracker::jobFinished);
+    auto* gone = new QObject;
+    bool goneCalled = false;
+    for (int i = 0; i < 3; ++i) {
+        JobTracker::Callbacks c;
+        c.finished = [&order, i] { order << i; };
+        jobs.start(
+            QStringLiteral("step"), QStringLiteral("serial"),
+            [&](JobContext&) {
+                maxRunning = std::max(maxRunning.load(), ++running);
+                std::this_thread::sleep_for(std::chrono::milliseconds(20));
+                --running;
+            },
+            nullptr, c);
+    }
+    JobTracker::Callbacks g;
+    g.finished = [&] { goneCalled = true; };
+    jobs.start(
+        QStringLiteral("orphan"), QStringLiteral("serial"), [](JobContext&) {}, gone, g);
+    delete gone;
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 4, 10000);
+    QCOMPARE(maxRunning.load(), 1);
+    QCOMPARE(order, QList<int>({0, 1, 2}));
+    QVERIFY(!goneCalled);
+}
+
+void TestPages::languageChooser()
+{
+    const auto& registry = LanguageRegistry::instance();
+    ModelService models;
+    InteractivePage page(&models);
+    QComboBox* box = page.languageBox();
+    QCOMPARE(box->count(), int(registry.languages().size()));
+    for (int i = 0; i < box->count(); ++i)
+        QCOMPARE(box->itemData(i).toString(), toQString(registry.languages()[std::size_t(i)].id));
+    const LanguageInfo& def = registry.defaultLanguage();
+    QCOMPARE(page.language(), toQString(def.id));
+    QCOMPARE(page.engine()->language(), toQString(def.id));
+    QCOMPARE(page.editor()->placeholderText(), toQString(def.placeholder)); // from the descriptor
+
+    // A result, then choosing the language (again, through the box) re-parses it with that language.
+    QSignalSpy shown(&page, &InteractivePage::resultShown);
+    page.engine()->analyze(uitest::tokenizedText("def f(x):\n    return x\n"), AnalysisOrigin::Scored, QString());
+    QVERIFY(shown.wait(20000));
+    QCOMPARE(page.shown()->eval->tree.language(), def.id);
+    // Switch to another registered language when there is one; else re-select the same through the engine.
+    const LanguageInfo* other = nullptr;
+    for (const auto& l : registry.languages())
+        if (l.id != def.id)
+            other = &l;
+    if (other) {
+        page.setLanguage(toQString(other->id));
+        QVERIFY(shown.wait(20000));
+        QCOMPARE(page.shown()->eval->tree.language(), other->id);
+        QCOMPARE(page.editor()->placeholderText(), toQString(other->placeholder));
+        page.setLanguage(toQString(def.id));
+        QVERIFY(shown.wait(20000));
+    } else {
+        // Only one language: an unknown id is refused and nothing changes.
+        QString error;
+        QVERIFY(!page.engine()->setLanguage(QStringLiteral("no-such-language"), &error));
+        QVERIFY2(error.contains(QLatin1String("no-such-language")), qPrintable(error));
+        QCOMPARE(page.engine()->language(), toQString(def.id));
+    }
+
+    // Opening a file: its extension chooses the language and the text goes into the editor.
+    QTemporaryDir dir;
+    const QString file = dir.filePath(QStringLiteral("snippet") + toQString(def.extensions.front()));
+    std::ofstream(file.toStdString()) << "x = 1\n";
+    QString error;
+    QVERIFY2(page.openPromptFile(file, &error), qPrintable(error));
+    QCOMPARE(page.prompt(), QStringLiteral("x = 1\n"));
+    QCOMPARE(page.language(), toQString(def.id));
+    QVERIFY(!page.openPromptFile(dir.filePath(QStringLiteral("missing.txt")), &error));
+}
+
+// One model in memory while both pages work: the Batch page's run uses the ModelService's model (the same
+// object the Interactive page scores with), both at the same time, and nothing loads a second model.
+void TestPages::oneModelForBothPages()
+{
+    MainWindow w;
+    QSignalSpy loaded(w.modelService(), &ModelService::modelLoaded);
+    w.loadModel(uitest::tinyModelQ());
+    QVERIFY(loaded.wait(60000));
+    QCOMPARE(w.modelService()->loadCount(), 1);
+    const LanguageModel* model = w.modelService()->model().get();
+    QVERIFY(model);
+
+    // A 3-snippet corpus.
+    QTemporaryDir dir;
+    const QString corpus = dir.filePath(QStringLiteral("c.jsonl"));
+    {
+        std::ofstream out(corpus.toStdString());
+        out << R"({"id": "a", "code": "def f(x):\n    return x + 1\n"})"
+            << "\n"
+            << R"({"id": "b", "code": "for i in range(3):\n    print(i)\n"})"
+            << "\n"
+            << R"({"id": "c", "code": "class A:\n    pass\n"})"
+            << "\n";
+    }
+    BatchPage* batch = w.batchPage();
+    QCOMPARE(batch->modelDir(), toQString(model->info().dir.string())); // the form follows the shared model
+    batch->setCorpusPath(corpus);
+    batch->setDbPath(dir.filePath(QStringLiteral("r.db")));
+    QSignalSpy finished(batch, &BatchPage::runFinished);
+    QSignalSpy shown(w.interactivePage(), &InteractivePage::resultShown);
+    batch->start();
+    QVERIFY(batch->isRunning());
+    QVERIFY(w.modelService()->isHeld()); // the run holds the model
+    // The Interactive page scores while the batch runs (the model is safe for concurrent use).
+    w.interactivePage()->scoreCode(QStringLiteral("y = 2\n"));
+    QVERIFY(shown.wait(60000));
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
+    QVERIFY2(finished.first().at(0).toBool(), qPrintable(finished.first().at(1).toString()));
+    QCOMPARE(ResultsDb::open(dir.filePath(QStringLiteral("r.db")).toStdString()).counts().snippets, 3);
+    QCOMPARE(w.interactivePage()->engine()->lastModelUsed(), model);
+    QCOMPARE(w.interactivePage()->shown()->eval->scored.model, std::string("tiny-gpt2"));
+    QCOMPARE(w.modelService()->model().get(), model);
+    QCOMPARE(w.modelService()->loadCount(), 1); // no second model was ever loaded
+    QTRY_VERIFY_WITH_TIMEOUT(!w.modelService()->isHeld(), 10000);
+}
+
+void TestPages::reloadRefusedWhileBatchHoldsModel()
+{
+    ModelService models;
+    QSignalSpy loaded(&models, &ModelService::modelLoaded);
+    QVERIFY(models.loadModel(uitest::tinyModelQ()));
+    QVERIFY(loaded.wait(60000));
+    const auto before = models.model();
+    {
+        const auto hold = models.hold(QStringLiteral("A batch run"));
+        QSignalSpy failed(&models, &ModelService::loadFailed);
+        QVERIFY(!models.loadModel(uitest::tinyModelQ()));
+        QCOMPARE(failed.count(), 1);
+        QVERIFY2(failed.first().at(1).toString().contains(QLatin1String("A batch run")),
+                 qPrintable(failed.first().at(1).toString()));
+        QCOMPARE(models.model(), before);
+    }
+    QVERIFY(!models.isHeld());
+    QVERIFY(models.loadModel(uitest::tinyModelQ()));
+    QVERIFY(loaded.wait(60000));
+    QCOMPARE(models.loadCount(), 2);
+}
+
+QTEST_MAIN(TestPages)
+#include "test_pages.moc"

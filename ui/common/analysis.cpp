@@ -1,0 +1,52 @@
+#include "common/analysis.h"
+
+#include <QLocale>
+
+namespace ascviz::ui {
+
+QColor textColorOn(const QColor& background)
+{
+    // Relative luminance (sRGB approximation) against a mid threshold.
+    const double l = 0.2126 * background.redF() + 0.7152 * background.greenF() + 0.0722 * background.blueF();
+    return l < 0.5 ? QColor(Qt::white) : QColor(0x20, 0x20, 0x20);
+}
+
+QString formatParameters(long long n)
+{
+    if (n <= 0)
+        return QStringLiteral("?");
+    const double d = double(n);
+    if (d >= 1e9)
+        return QStringLiteral("%1 B").arg(d / 1e9, 0, 'f', d >= 1e10 ? 1 : 2);
+    if (d >= 1e6)
+        return QStringLiteral("%1 M").arg(d / 1e6, 0, 'f', d >= 1e8 ? 0 : 1);
+    if (d >= 1e3)
+        return QStringLiteral("%1 K").arg(d / 1e3, 0, 'f', d >= 1e5 ? 0 : 1);
+    return QString::number(n);
+}
+
+QString formatValue(std::optional<double> v)
+{
+    return v ? QString::number(*v, 'f', 3) : QStringLiteral("n/a");
+}
+
+QString visibleTokenText(const QString& s)
+{
+    QString out;
+    out.reserve(s.size());
+    for (const QChar c : s) {
+        if (c == QLatin1Char(' '))
+            out += QChar(0x00B7);
+        else if (c == QLatin1Char('\n'))
+            out += QChar(0x21B5);
+        else if (c == QLatin1Char('\t'))
+            out += QChar(0x2192);
+        else if (c == QLatin1Char('\r'))
+            out += QStringLiteral("\\r");
+        else
+            out += c;
+    }
+    return out;
+}
+
+} // namespace ascviz::ui

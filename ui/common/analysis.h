@@ -1,0 +1,50 @@
+// The immutable result the Interactive tab shows: one evaluated text with its AST layouts. Built off the
+// GUI thread by InteractiveEngine, handed over as std::shared_ptr<const Analysis>, never changed afterwards.
+#pragma once
+#include "ascviz/eval/eval.h"
+#include "ascviz/render/layout.h"
+#include "ascviz/model/model.h"
+
+#include <QColor>
+#include <QString>
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace ascviz::ui {
+
+enum class AnalysisOrigin { Generated, Scored, Session };
+
+struct Analysis {
+    std::shared_ptr<const EvalResult> eval;
+    // Graphviz layouts of both AST views (null with layoutError set when Graphviz failed).
+    std::shared_ptr<const GraphLayout> partial;
+    std::shared_ptr<const GraphLayout> complete;
+    QString layoutError;
+
+    AnalysisOrigin origin = AnalysisOrigin::Scored;
+    bool cancelled = false; // generation stopped by the user: the completion is what came so far
+    QString prompt;         // the editor text the job started from
+    QString categoryFile;   // empty = the bundled table
+    GenerationOptions generation;
+
+    const GraphLayout* layout(AstView v) const { return v == AstView::Partial ? partial.get() : complete.get(); }
+    int generatedTokens() const;
+};
+
+using AnalysisPtr = std::shared_ptr<const Analysis>;
+
+inline QColor toQColor(Rgb c) { return QColor(c.r, c.g, c.b); }
+inline QColor ascQColor(std::optional<double> v) { return toQColor(ascColor(v)); }
+// Black or white, whichever reads better on `background`.
+QColor textColorOn(const QColor& background);
+
+// "12.3 M" / "1.35 B" / "950 K" style parameter count.
+QString formatParameters(long long n);
+// NtP / AsC-Eval value with three decimals, "n/a" for none.
+QString formatValue(std::optional<double> v);
+// A token's text made visible for tables and tooltips (space as ·, newline as ↵, tab as →).
+QString visibleTokenText(const QString& s);
+
+} // namespace ascviz::ui

@@ -1,0 +1,265 @@
+#include "common/commandline.h"
+
+#include "pages/interactive/interactivepage.h"
+#include "mainwindow.h"
+#include "common/languages.h"
+#include "pages/interactive/interactiveengine.h"
+#include "services/modelservice.h"
+#include "common/textpos.h"
+
+#include "ascviz/eval/eval.h"
+#include "ascviz/base/utf8.h"
+
+#include <QComboBox>
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QTimer>
+
+#include <cstdio>
+
+namespace ascviz::ui {
+
+QString versionString() { return QStringLiteral(ASCVIZ_VERSION); }
+
+ParseResult parseGuiCommandLine(const QStringList& args, GuiOptions* out, QString* message)
+{
+    QCommandLineParser p;
+    p.setApplicationDescription(QStringLiteral("AsC-Viz: syntax-grounded explanations of code LLMs."));
+    const auto help = p.addHelpOption();
+    const auto version = p.addVersionOption();
+    const QCommandLineOption model(QStringLiteral("model"), QStringLiteral("Model folder; ORG/NAME for a model in the local Hugging Face cache; 'default' for the bundled model."),
+                                   QStringLiteral("DIR|ORG/NAME"), QStringLiteral("default"));
+    const QCommandLineOption device(QStringLiteral("device"), QStringLiteral("auto, cpu or cuda."), QStringLiteral("DEVICE"), QStringLiteral("auto"));
+    const QCommandLineOption dtype(QStringLiteral("dtype"), QStringLiteral("auto, float32, float16 or bfloat16."), QStringLiteral("DTYPE"),
+                                   QStringLiteral("auto"));
+    const QCommandLineOption promptFile(QStringLiteral("prompt-file"), QStringLiteral("Put this file's text in the prompt editor."),
+                                       QStringLiteral("FILE"));
+    const QCommandLineOption session(QStringLiteral("open-session"),
+                                     QStringLiteral("Open an .ascviz session file (no model run needed)."), QStringLiteral("FILE"));
+    const QCommandLineOption generate(QStringLiteral("generate"), QStringLiteral("Generate a completion of the prompt (else it is scored)."));
+    const QCommandLineOption greedy(QStringLiteral("greedy"), QStringLiteral("Greedy decoding (the default)."));
+    const QCommandLineOption maxNew(QStringLiteral("max-new-tokens"), QStringLiteral("Tokens to generate (default 64)."), QStringLiteral("N"),
+                                    QStringLiteral("64"));
+    const QCommandLineOption temperature(QStringLiteral("temperature"), QStringLiteral("Sample with this temperature."), QStringLiteral("T"));
+    const QCommandLineOption topP(QStringLiteral("top-p"), QStringLiteral("Nucleus sampling threshold."), QStringLiteral("P"));
+    const QCommandLineOption topK(QStringLiteral("top-k"), QStringLiteral("Sample among the K most likely tokens."), QStringLiteral("K"));
+    const QCommandLineOption seed(QStringLiteral("seed"), QStringLiteral("Sampling seed."), QStringLiteral("S"));
+    const QCommandLineOption view(QStringLiteral("view"), QStringLiteral("sequence, partial or complete."), QStringLiteral("VIEW"));
+    const QCommandLineOption aggregation(QStringLiteral("aggregation"), QStringLiteral("median, mean, max or min."), QStringLiteral("THETA"));
+    const QCommandLineOption selectNode(QStringLiteral("select-node"), QStringLiteral("Select this AST node id after the result is shown."),
+                                        QStringLiteral("ID"));
+    const QCommandLineOption selectToken(QStringLiteral("select-token"), QStringLiteral("Select this token index after the result is shown."),
+                                         QStringLiteral("I"));
+    const QCommandLineOption screenshot(QStringLiteral("screenshot"), QStringLiteral("Save a PNG of the window once the result is shown."),
+                                        QStringLiteral("OUT.png"));
+    const QCommandLineOption quit(QStringLiteral("quit"), QStringLiteral("Exit when done (after the screenshot)."));
+    p.addOptions({model, device, dtype, promptFile, session, generate, greedy, maxNew, temperature, topP, topK, seed, view,
+                  aggregation, selectNode, selectToken, screenshot, quit});
+
+    if (!p.parse(args)) {
+        *message = p.errorText();
+        return ParseResult::Error;
+    }
+    if (p.isSet(help)) {
+        *message = p.helpText();
+        return ParseResult::Help;
+    }
+    if (p.isSet(version)) {
+        *message = QCoreApplication::applicationName() + QLatin1Char(' ') + QCoreApplication::applicationVersion();
+        return ParseResult::Version;
+    }
+    if (!p.positionalArguments().isEmpty()) {
+        *message = QStringLiteral("unexpected argument: %1").arg(p.positionalArguments().first());
+        return ParseResult::Error;
+    }
+
+    GuiOptions o;
+    o.model = p.value(model);
+    o.device = p.value(device);
+    if (o.device != QLatin1String("auto") && o.device != QLatin1String("cpu") && o.device != QLatin1String("cuda")) {
+        *message = QStringLiteral("--device must be auto, cpu or cuda");
+        return ParseResult::Error;
+    }
+    o.dtype = p.value(dtype);
+    if (!QStringList{QStringLiteral("auto"), QStringLiteral("float32"), QStringLiteral("float16"), QStringLiteral("bfloat16")}.contains(o.dtype)) {
+        *message = QStringLiteral("--dtype must be auto, float32, float16 or bfloat16");
+        return ParseResult::Error;
+    }
+    o.promptFile = p.value(promptFile);
+    o.session = p.value(session);
+    o.generate = p.isSet(generate);
+    o.screenshot = p.value(screenshot);
+    o.quit = p.isSet(quit);
+
+    auto intOf = [&](const QCommandLineOption& opt, int lo, int hi, int* v) {
+        if (!p.isSet(opt))
+            return true;
+        bool ok = false;
+        const int x = p.value(opt).toInt(&ok);
+        if (!ok || x < lo || x > hi) {
+            *message = QStringLiteral("--%1 must be an integer in [%2, %3]").arg(opt.names().first()).arg(lo).arg(hi);
+            return false;
+        }
+        *v = x;
+        return true;
+    };
+    auto doubleOf = [&](const QCommandLineOption& opt, double lo, double hi, double* v) {
+        if (!p.isSet(opt))
+            return true;
+        bool ok = false;
+        const double x = p.value(opt).toDouble(&ok);
+        if (!ok || x < lo || x > hi) {
+            *message = QStringLiteral("--%1 must be a number in [%2, %3]").arg(opt.names().first()).arg(lo).arg(hi);
+            return false;
+        }
+        *v = x;
+        return true;
+    };
+    int seedValue = 0;
+    if (!intOf(maxNew, 1, 1 << 20, &o.generation.maxNewTokens) || !doubleOf(temperature, 1e-3, 100.0, &o.generation.temperature) ||
+        !doubleOf(topP, 1e-6, 1.0, &o.generation.topP) || !intOf(topK, 0, 1 << 30, &o.generation.topK) ||
+        !intOf(seed, 0, std::numeric_limits<int>::max(), &seedValue) || !intOf(selectNode, 0, std::numeric_limits<int>::max(), &o.selectNode) ||
+        !intOf(selectToken, 0, std::numeric_limits<int>::max(), &o.selectToken))
+        return ParseResult::Error;
+    o.generation.seed = uint64_t(seedValue);
+    const bool sampling = p.isSet(temperature) || p.isSet(topP) || p.isSet(topK) || p.isSet(seed);
+    if (sampling && p.isSet(greedy)) {
+        *message = QStringLiteral("--greedy cannot be combined with --temperature/--top-p/--top-k/--seed");
+        return ParseResult::Error;
+    }
+    o.generation.greedy = !sampling;
+    if (p.isSet(view)) {
+        InteractivePage::View v;
+        if (!InteractivePage::parseView(p.value(view), &v)) {
+            *message = QStringLiteral("--view must be sequence, partial or complete");
+            return ParseResult::Error;
+        }
+        o.view = p.value(view);
+    }
+    if (p.isSet(aggregation)) {
+        try {
+            parseAggregation(toUtf8(p.value(aggregation)));
+        } catch (const std::exception&) {
+            *message = QStringLiteral("--aggregation must be median, mean, max or min");
+            return ParseResult::Error;
+        }
+        o.aggregation = p.value(aggregation);
+    }
+    if (!o.promptFile.isEmpty() && !o.session.isEmpty()) {
+        *message = QStringLiteral("--prompt-file and --open-session cannot be combined");
+        return ParseResult::Error;
+    }
+    if (o.generate && o.promptFile.isEmpty()) {
+        *message = QStringLiteral("--generate needs --prompt-file");
+        return ParseResult::Error;
+    }
+    *out = o;
+    return ParseResult::Ok;
+}
+
+AutoRun::AutoRun(MainWindow* window, GuiOptions options, QObject* parent)
+    : QObject(parent), m_window(window), m_opts(std::move(options))
+{
+}
+
+void AutoRun::fail(const QString& message)
+{
+    if (m_done)
+        return;
+    std::fprintf(stderr, "ascviz: %s\n", message.toLocal8Bit().constData());
+    if (m_opts.quit) {
+        m_done = true;
+        Q_EMIT finished(1);
+    }
+}
+
+void AutoRun::start()
+{
+    MainWindow* w = m_window;
+    InteractivePage* tab = w->interactivePage();
+    ModelService* models = w->modelService();
+    InteractiveEngine* c = tab->engine();
+    if (!m_opts.aggregation.isEmpty()) {
+        const Aggregation a = parseAggregation(toUtf8(m_opts.aggregation));
+        tab->aggregationBox()->setCurrentIndex(tab->aggregationBox()->findData(int(a)));
+    }
+    tab->setGenerationOptions(m_opts.generation);
+    if (!m_opts.promptFile.isEmpty()) {
+        try {
+            m_prompt = toQString(readUtf8File(toUtf8(m_opts.promptFile)));
+        } catch (const std::exception& e) {
+            fail(toQString(e.what()));
+            return;
+        }
+        if (const QString lang = languageForFile(m_opts.promptFile); !lang.isEmpty())
+            tab->setLanguage(lang); // the file's extension chooses the language
+        tab->setPrompt(m_prompt);
+    }
+    connect(tab, &InteractivePage::resultShown, this, &AutoRun::onResult);
+    connect(c, &InteractiveEngine::jobFailed, this, [this](quint64, const QString& m) { fail(m); });
+    connect(models, &ModelService::loadFailed, this, [this](const QString& dir, const QString& m) {
+        fail(QStringLiteral("cannot load the model from %1: %2").arg(dir, m));
+    });
+    connect(models, &ModelService::modelLoaded, this, &AutoRun::onModelLoaded);
+
+    if (!m_opts.session.isEmpty()) {
+        QString error;
+        if (!tab->openSession(m_opts.session, &error))
+            fail(error);
+        return;
+    }
+    if (m_prompt.isEmpty() && (m_opts.quit || !m_opts.screenshot.isEmpty())) {
+        // Nothing to run: finish once the model is in.
+        connect(models, &ModelService::modelLoaded, this, &AutoRun::finish);
+    }
+}
+
+void AutoRun::onModelLoaded()
+{
+    if (m_started || m_prompt.isEmpty())
+        return;
+    m_started = true;
+    InteractivePage* tab = m_window->interactivePage();
+    if (m_opts.generate)
+        tab->generate();
+    else
+        tab->score();
+}
+
+void AutoRun::onResult()
+{
+    if (m_done)
+        return;
+    InteractivePage* tab = m_window->interactivePage();
+    if (!m_opts.view.isEmpty()) {
+        InteractivePage::View v;
+        if (InteractivePage::parseView(m_opts.view, &v))
+            tab->showView(v);
+    }
+    if (m_opts.selectNode >= 0)
+        tab->selectNode(m_opts.selectNode);
+    else if (m_opts.selectToken >= 0)
+        tab->selectToken(m_opts.selectToken);
+    // Let the views lay out and paint before grabbing.
+    QTimer::singleShot(400, this, &AutoRun::finish);
+}
+
+void AutoRun::finish()
+{
+    if (m_done || !m_window)
+        return;
+    if (!m_opts.screenshot.isEmpty()) {
+        const QPixmap shot = m_window->grab();
+        if (shot.isNull() || !shot.save(m_opts.screenshot, "PNG")) {
+            fail(QStringLiteral("cannot write the screenshot %1").arg(m_opts.screenshot));
+            return;
+        }
+        std::fprintf(stderr, "ascviz: saved %s\n", m_opts.screenshot.toLocal8Bit().constData());
+    }
+    if (m_opts.quit) {
+        m_done = true;
+        Q_EMIT finished(0);
+    }
+}
+
+} // namespace ascviz::ui

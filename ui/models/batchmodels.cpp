@@ -1,0 +1,371 @@
+#include "models/batchmodels.h"
+
+#include "common/textpos.h"
+
+#include <QBrush>
+#include <QColor>
+#include <QFile>
+#include <QFont>
+#include <QSaveFile>
+
+#include <cmath>
+#include <set>
+
+namespace ascviz::ui {
+
+namespace {
+
+QString num(double v, int prec = 3) { return QString::number(v, 'f', prec); }
+
+QColor flagColor(double median)
+{
+    switch (thresholdFlag(median)) {
+    case ThresholdFlag::Confident: return QColor(0xd9, 0xf2, 0xdc);
+    case ThresholdFlag::Erroneous: return QColor(0xfb, 0xdd, 0xdb);
+    case ThresholdFlag::Neutral: break;
+    }
+    return QColor(0xfd, 0xf3, 0xd6);
+}
+
+QString flagText(double median)
+{
+    switch (thresholdFlag(median)) {
+    case ThresholdFlag::Confident: return QObject::tr("confident (≥ 0.6)");
+    case ThresholdFlag::Erroneous: return QObject::tr("erroneous (< 0.5)");
+    case ThresholdFlag::Neutral: break;
+    }
+    return QObject::tr("between 0.5 and 0.6");
+}
+
+} // namespace
+
+// ---------------------------------------------------------------- StatsTableModel
+
+StatsTableModel::StatsTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void StatsTableModel::setResultSet(BatchResultPtr set)
+{
+    beginResetModel();
+    m_set = std::move(set);
+    m_rows.clear();
+    if (m_set) {
+        const auto& s = m_set->stats;
+        for (const auto& [name, r] : s.categories)
+            m_rows.push_back({true, toQString(name), toQString(name), r});
+        for (const auto& [name, r] : s.concepts) {
+            const auto c = s.categoryOf.find(name);
+            m_rows.push_back({false, toQString(name), c == s.categoryOf.end() ? QString() : toQString(c->second), r});
+        }
+    }
+    endResetModel();
+}
+
+int StatsTableModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
+}
+
+int StatsTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+QVariant StatsTableModel::data(const QModelIndex& index, int role) const
+{
+    if (!index.isValid() || index.row() >= rowCount())
+        return {};
+    const Row& row = m_rows[static_cast<std::size_t>(index.row())];
+    const auto& r = row.r;
+    if (role == FlagRole)
+        return QString::fromStdString(toString(thresholdFlag(r.median)));
+    if (role == Qt::BackgroundRole && index.column() == Flag)
+        return QBrush(flagColor(r.median));
+    if (role == Qt::TextAlignmentRole && index.column() >= Median && index.column() <= N)
+        return int(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == Qt::FontRole && row.category) {
+        QFont f;
+        f.setBold(true);
+        return f;
+    }
+    if (role == Qt::ToolTipRole && index.column() == Median)
+        return tr("Bootstrapped median of %1 pooled node values (%2 resamples)").arg(r.n).arg(m_set->stats.resamples);
+    const bool display = role == Qt::DisplayRole;
+    const bool sort = role == Qt::UserRole;
+    if (!display && !sort)
+        return {};
+    switch (index.column()) {
+    case Kind: return row.category ? tr("category") : tr("concept");
+    case Name: return row.name;
+    case Category: return row.categoryName;
+    case Median: return display ? QVariant(num(r.median)) : QVariant(r.median);
+    case SE: return display ? QVariant(num(r.se)) : QVariant(r.se);
+    case CiLow: return display ? QVariant(num(r.lo)) : QVariant(r.lo);
+    case CiHigh: return display ? QVariant(num(r.hi)) : QVariant(r.hi);
+    case N: return QVariant::fromValue<qlonglong>(r.n);
+    case Flag: return display ? QVariant(flagText(r.median)) : QVariant(r.median);
+    default: return {};
+    }
+}
+
+QVariant StatsTableModel::headerData(int section, Qt::Orientation o, int role) const
+{
+    if (o != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractTableModel::headerData(section, o, role);
+    static const char* names[] = {"Kind", "Name", "Category", "Median", "SE", "95% CI low", "95% CI high", "n",
+                                  "Threshold"};
+    return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
+}
+
+StatsFilterProxy::StatsFilterProxy(QObject* parent) : QSortFilterProxyModel(parent)
+{
+    setSortRole(Qt::UserRole);
+    setFilterKeyColumn(StatsTableModel::Name);
+    setFilterCaseSensitivity(Qt::CaseInsensitive);
+}
+
+void StatsFilterProxy::setKinds(Kinds k)
+{
+    m_kinds = k;
+    invalidateFilter();
+}
+
+bool StatsFilterProxy::filterAcceptsRow(int row, const QModelIndex& parent) const
+{
+    if (m_kinds != Kinds::All) {
+        const QString kind = sourceModel()->index(row, StatsTableModel::Kind, parent).data().toString();
+        const bool isCategory = kind == StatsTableModel::tr("category");
+        if ((m_kinds == Kinds::Categories) != isCategory)
+            return false;
+    }
+    return QSortFilterProxyModel::filterAcceptsRow(row, parent);
+}
+
+// ---------------------------------------------------------------- ComparisonTableModel
+
+ComparisonTableModel::ComparisonTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void ComparisonTableModel::setResultSets(std::vector<BatchResultPtr> sets)
+{
+    beginResetModel();
+    m_sets = std::move(sets);
+    m_rows.clear();
+    const std::size_t n = m_sets.size();
+    {
+        Row g{Kind::Global, tr("Global AsC-Eval"), std::vector<std::optional<BootstrapResult>>(n)};
+        for (std::size_t k = 0; k < n; ++k) {
+            if (const auto& v = m_sets[k]->stats.globalAscEval) {
+                BootstrapResult r;
+                r.median = *v;
+                r.n = static_cast<int64_t>(m_sets[k]->stats.concepts.size());
+                g.values[k] = r;
+            }
+        }
+        m_rows.push_back(std::move(g));
+    }
+    auto addRows = [&](Kind kind, auto member) {
+        std::set<std::string> names;
+        for (const auto& s : m_sets)
+            for (const auto& [name, r] : s->stats.*member)
+                names.insert(name);
+        for (const auto& name : names) {
+            Row row{kind, toQString(name), std::vector<std::optional<BootstrapResult>>(n)};
+            for (std::size_t k = 0; k < n; ++k) {
+                const auto& m = m_sets[k]->stats.*member;
+                if (auto it = m.find(name); it != m.end())
+                    row.values[k] = it->second;
+            }
+            m_rows.push_back(std::move(row));
+        }
+    };
+    addRows(Kind::Category, &CorpusStats::categories);
+    addRows(Kind::Concept, &CorpusStats::concepts);
+    for (auto& row : m_rows) {
+        double best = -1;
+        int bestCount = 0;
+        for (std::size_t k = 0; k < n; ++k) {
+            if (!row.values[k])
+                continue;
+            if (row.values[k]->median > best) {
+                best = row.values[k]->median;
+                row.best = static_cast<int>(k);
+                bestCount = 1;
+            } else if (row.values[k]->median == best) {
+                ++bestCount;
+            }
+        }
+        if (n < 2 || bestCount != 1)
+            row.best = -1; // nothing to compare, or a tie
+    }
+    endResetModel();
+}
+
+int ComparisonTableModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
+}
+
+int ComparisonTableModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : 2 + static_cast<int>(m_sets.size());
+}
+
+QVariant ComparisonTableModel::data(const QModelIndex& index, int role) const
+{
+    if (!index.isValid() || index.row() >= rowCount())
+        return {};
+    const Row& row = m_rows[static_cast<std::size_t>(index.row())];
+    const int col = index.column();
+    if (col < 2) {
+        if (role == Qt::DisplayRole || role == Qt::UserRole) {
+            if (col == 1)
+                return row.name;
+            return row.kind == Kind::Global ? tr("global") : row.kind == Kind::Category ? tr("category") : tr("concept");
+        }
+        if (role == Qt::FontRole && row.kind != Kind::Concept) {
+            QFont f;
+            f.setBold(true);
+            return f;
+        }
+        return {};
+    }
+    const int k = col - 2;
+    const auto& v = row.values[static_cast<std::size_t>(k)];
+    const bool best = row.best == k;
+    switch (role) {
+    case Qt::DisplayRole:
+        if (!v)
+            return QStringLiteral("—");
+        if (row.kind == Kind::Global)
+            return num(v->median) + (best ? QStringLiteral(" ★") : QString());
+        return num(v->median) + QStringLiteral(" ± ") + num(v->se) + (best ? QStringLiteral(" ★") : QString());
+    case Qt::UserRole: return v ? QVariant(v->median) : QVariant();
+    case BestRole: return best;
+    case Qt::FontRole:
+        if (best) {
+            QFont f;
+            f.setBold(true);
+            return f;
+        }
+        return {};
+    case Qt::BackgroundRole: return v ? QVariant(QBrush(flagColor(v->median))) : QVariant();
+    case Qt::TextAlignmentRole: return int(Qt::AlignRight | Qt::AlignVCenter);
+    case Qt::ToolTipRole:
+        if (v && row.kind != Kind::Global)
+            return tr("median %1, SE %2, 95% CI [%3, %4], n = %5")
+                .arg(num(v->median), num(v->se), num(v->lo), num(v->hi))
+                .arg(v->n);
+        return {};
+    default: return {};
+    }
+}
+
+QVariant ComparisonTableModel::headerData(int section, Qt::Orientation o, int role) const
+{
+    if (o != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractTableModel::headerData(section, o, role);
+    if (section == 0)
+        return tr("Kind");
+    if (section == 1)
+        return tr("Concept / category");
+    const int k = section - 2;
+    return k >= 0 && k < modelCount() ? m_sets[static_cast<std::size_t>(k)]->label : QVariant();
+}
+
+// ---------------------------------------------------------------- SnippetTableModel
+
+SnippetTableModel::SnippetTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void SnippetTableModel::setResultSet(BatchResultPtr set)
+{
+    beginResetModel();
+    m_set = std::move(set);
+    endResetModel();
+}
+
+const SnippetRow* SnippetTableModel::snippet(int row) const
+{
+    if (!m_set || row < 0 || row >= static_cast<int>(m_set->snippets.size()))
+        return nullptr;
+    return &m_set->snippets[static_cast<std::size_t>(row)];
+}
+
+int SnippetTableModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() || !m_set ? 0 : static_cast<int>(m_set->snippets.size());
+}
+
+int SnippetTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+QVariant SnippetTableModel::data(const QModelIndex& index, int role) const
+{
+    const SnippetRow* s = index.isValid() ? snippet(index.row()) : nullptr;
+    if (!s)
+        return {};
+    if (role == Qt::ToolTipRole)
+        return s->message.empty() ? tr("Click to open this snippet in the Interactive tab")
+                                  : toQString(s->message);
+    if (role == Qt::ForegroundRole && !s->ok)
+        return QBrush(QColor(0xb0, 0x20, 0x20));
+    if (role == Qt::TextAlignmentRole && index.column() != Id && index.column() != Status)
+        return int(Qt::AlignRight | Qt::AlignVCenter);
+    const bool display = role == Qt::DisplayRole;
+    if (!display && role != Qt::UserRole)
+        return {};
+    auto opt = [&](const std::optional<double>& v) -> QVariant {
+        if (!v)
+            return display ? QVariant(QStringLiteral("n/a")) : QVariant(-1.0);
+        return display ? QVariant(num(*v)) : QVariant(*v);
+    };
+    switch (index.column()) {
+    case Index: return QVariant::fromValue<qlonglong>(s->index);
+    case Id: return toQString(s->id);
+    case Status: return s->ok ? tr("ok") : tr("error");
+    case AscEval: return opt(s->ascEval);
+    case CrossEntropy: return opt(s->crossEntropy);
+    case Tokens: return s->tokens;
+    case AstNodes: return s->astNodes;
+    case AstLevels: return s->astLevels;
+    case Cyclomatic: return s->cyclomatic;
+    case Windowed: return display ? QVariant(s->windowed ? tr("yes") : QString()) : QVariant(s->windowed ? 1 : 0);
+    default: return {};
+    }
+}
+
+QVariant SnippetTableModel::headerData(int section, Qt::Orientation o, int role) const
+{
+    if (o != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractTableModel::headerData(section, o, role);
+    static const char* names[] = {"#", "Id", "Status", "AsC-Eval", "Cross-entropy", "Tokens", "AST nodes",
+                                  "AST levels", "Cyclomatic", "Windowed"};
+    return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
+}
+
+// ---------------------------------------------------------------- CSV
+
+bool writeModelCsv(const QAbstractItemModel* model, const QString& file, QString* error)
+{
+    auto field = [](QString s) {
+        if (s.contains(QLatin1Char(',')) || s.contains(QLatin1Char('"')) || s.contains(QLatin1Char('\n')) ||
+            s.contains(QLatin1Char('\r'))) {
+            s.replace(QStringLiteral("\""), QStringLiteral("\"\""));
+            return QStringLiteral("\"") + s + QStringLiteral("\"");
+        }
+        return s;
+    };
+    QString out;
+    const int cols = model->columnCount();
+    for (int c = 0; c < cols; ++c)
+        out += (c ? QStringLiteral(",") : QString()) + field(model->headerData(c, Qt::Horizontal).toString());
+    out += QStringLiteral("\r\n");
+    for (int r = 0; r < model->rowCount(); ++r) {
+        for (int c = 0; c < cols; ++c)
+            out += (c ? QStringLiteral(",") : QString()) + field(model->index(r, c).data().toString());
+        out += QStringLiteral("\r\n");
+    }
+    QSaveFile f(file);
+    if (!f.open(QIODevice::WriteOnly) || f.write(out.toUtf8()) < 0 || !f.commit()) {
+        if (error)
+            *error = QObject::tr("Cannot write %1: %2").arg(file, f.errorString());
+        return false;
+    }
+    return true;
+}
+
+} // namespace ascviz::ui

@@ -1,0 +1,103 @@
+// Table models of the Batch tab (over BatchResultSet): statistics of one run, the model comparison
+// (paper Table I layout) and the snippets of one run. Numeric columns return the raw number for
+// Qt::UserRole (the proxies sort by it); display text is formatted.
+#pragma once
+#include "common/batchresults.h"
+
+#include <QAbstractTableModel>
+#include <QSortFilterProxyModel>
+
+namespace ascviz::ui {
+
+// Rows: every category, then every concept, of one result set.
+class StatsTableModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { Kind, Name, Category, Median, SE, CiLow, CiHigh, N, Flag, ColumnCount };
+    static constexpr int FlagRole = Qt::UserRole + 1; // "confident" | "neutral" | "erroneous"
+
+    explicit StatsTableModel(QObject* parent = nullptr);
+    void setResultSet(BatchResultPtr set);
+    BatchResultPtr resultSet() const { return m_set; }
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
+
+private:
+    struct Row {
+        bool category = false;
+        QString name, categoryName;
+        BootstrapResult r;
+    };
+    BatchResultPtr m_set;
+    std::vector<Row> m_rows;
+};
+
+// Filters StatsTableModel rows by kind (all / categories / concepts) and by a name substring.
+class StatsFilterProxy : public QSortFilterProxyModel {
+    Q_OBJECT
+public:
+    enum class Kinds { All, Categories, Concepts };
+    explicit StatsFilterProxy(QObject* parent = nullptr);
+    void setKinds(Kinds k);
+    Kinds kinds() const { return m_kinds; }
+
+protected:
+    bool filterAcceptsRow(int row, const QModelIndex& parent) const override;
+
+private:
+    Kinds m_kinds = Kinds::All;
+};
+
+// Rows: Global AsC-Eval, every category, every concept (union over the sets); columns: kind, name, one per
+// model. Each cell shows the bootstrapped median ± SE; the best (highest) median of a row is marked.
+class ComparisonTableModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    static constexpr int BestRole = Qt::UserRole + 1; // bool: the best value of its row
+    explicit ComparisonTableModel(QObject* parent = nullptr);
+    void setResultSets(std::vector<BatchResultPtr> sets);
+    int modelCount() const { return static_cast<int>(m_sets.size()); }
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
+
+private:
+    enum class Kind { Global, Category, Concept };
+    struct Row {
+        Kind kind;
+        QString name;
+        std::vector<std::optional<BootstrapResult>> values; // per set
+        int best = -1;
+    };
+    std::vector<BatchResultPtr> m_sets;
+    std::vector<Row> m_rows;
+};
+
+class SnippetTableModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { Index, Id, Status, AscEval, CrossEntropy, Tokens, AstNodes, AstLevels, Cyclomatic, Windowed,
+                  ColumnCount };
+    explicit SnippetTableModel(QObject* parent = nullptr);
+    void setResultSet(BatchResultPtr set);
+    BatchResultPtr resultSet() const { return m_set; }
+    const SnippetRow* snippet(int row) const;
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
+
+private:
+    BatchResultPtr m_set;
+};
+
+// Writes a model (as shown: through any proxy) as RFC 4180 CSV with a header row; false + error on failure.
+bool writeModelCsv(const QAbstractItemModel* model, const QString& file, QString* error = nullptr);
+
+} // namespace ascviz::ui

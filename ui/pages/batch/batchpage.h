@@ -1,0 +1,173 @@
+#pragma once
+#include "common/batchresults.h"
+#include "pages/batch/batchrunner.h"
+#include "pages/page.h"
+
+#include <QStringList>
+#include <QWidget>
+
+#include <atomic>
+#include <memory>
+#include <vector>
+
+class QChart;
+class QChartView;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QProgressBar;
+class QPushButton;
+class QSortFilterProxyModel;
+class QSpinBox;
+class QTabWidget;
+class QTableView;
+
+namespace ascviz::ui {
+
+class ModelService;
+class ResultStore;
+class StatsTableModel;
+class StatsFilterProxy;
+class ComparisonTableModel;
+class SnippetTableModel;
+
+// The Batch page: corpus-level AsC-Eval runs, results tables, charts, model comparison.
+// A run is a JobTracker job over the ModelService's model (the one model of the application; a run whose
+// model folder or precision differs from the loaded model first asks the service to load it, which
+// replaces the model every page uses). While a run holds the model, loading another one is refused.
+// Results databases live in the shared ResultStore: the charts and the comparison table show all of them,
+// the statistics and snippet tables the one chosen in "Show".
+class BatchPage : public QWidget, public Page {
+    Q_OBJECT
+public:
+    BatchPage(ModelService* models, ResultStore* results, QWidget* parent = nullptr);
+    ~BatchPage() override;
+
+    // --- the run form (what the widgets hold)
+    void setCorpusPath(const QString& path);
+    void setModelDir(const QString& dir);
+    void setDbPath(const QString& path);
+    void setLimit(int limit); // 0 = all
+    void setPrecision(const QString& dtype); // float32 (default), float16, bfloat16
+    void setLanguage(const QString& id);     // a registry id
+    QString language() const;
+    QComboBox* languageBox() const { return m_language; }
+    QString corpusPath() const;
+    QString modelDir() const;
+    QString dbPath() const;
+
+    // --- actions (the buttons)
+    void start();  // a new run into dbPath() (refused when the file exists)
+    void pause();  // the runner waits after the current snippet
+    void resume(); // un-pauses, or continues an interrupted run in dbPath()
+    void cancel(); // stops after the current snippet; the DB stays resumable
+    bool isRunning() const { return m_running; }
+    bool isPaused() const;
+    // A new results file for the current model: <user data>/AsC-Viz/results/<model>-<date-time>.db.
+    QString suggestDbPath() const;
+    // Whether Resume is enabled: while paused, or when dbPath() holds a run that did not complete.
+    bool canResume() const;
+
+    // Adds (or reloads) a results DB, read off the GUI thread; resultsLoaded() tells when it is in.
+    void openResults(const QString& path);
+    void removeResults(int index);
+    const std::vector<BatchResultPtr>& resultSets() const;
+    int currentSet() const;
+    void setCurrentSet(int index);
+
+    // --- views (for tests and exports)
+    StatsTableModel* statsModel() const { return m_statsModel; }
+    StatsFilterProxy* statsProxy() const { return m_statsProxy; }
+    ComparisonTableModel* comparisonModel() const { return m_compareModel; }
+    SnippetTableModel* snippetModel() const { return m_snippetModel; }
+    QTableView* snippetView() const { return m_snippetView; }
+    QChart* categoryChart() const;
+    QChart* distributionChart() const;
+    QChartView* categoryChartView() const { return m_categoryView; }
+    QChartView* distributionChartView() const { return m_distributionView; }
+    QTabWidget* resultTabs() const { return m_resultTabs; }
+    QProgressBar* progressBar() const { return m_progress; }
+    QString statusText() const;
+
+    bool exportChartSvg(QChartView* view, const QString& file, QString* error = nullptr);
+    // Writes the table shown in the current results tab (through its proxy) as CSV.
+    bool exportCurrentTableCsv(const QString& file, QString* error = nullptr);
+
+    // Emits openSnippetRequested for row `row` of the snippet table's source model.
+    void openSnippet(int row);
+
+    // --- Page
+    QString title() const override { return tr("Batch"); }
+    QWidget* widget() override { return this; }
+    QList<QAction*> menuActions() override;
+    bool canExport(ExportKind kind) const override;
+    QString suggestedExportName(ExportKind kind) const override;
+    bool exportTo(ExportKind kind, const QString& path, QString* error) override;
+    void onModelChanged() override;
+
+Q_SIGNALS:
+    // The user asked to inspect one snippet of a results database in the Interactive tab.
+    void openSnippetRequested(const QString& code, const QString& modelDir);
+    // A run ended (ok = no error; a cancelled run is ok).
+    void runFinished(bool ok, const QString& message);
+    // A results DB was read (after a run, or openResults); ok = false with a message on failure.
+    void resultsLoaded(const QString& path, bool ok, const QString& message);
+
+private:
+    static bool storedRunIncomplete(const QString& db);
+    void buildUi();
+    void launch(bool resume);
+    void onProgress(const BatchProgressInfo& p);
+    void onFinished(const BatchOutcome& o);
+    void runJob(const BatchJob& job);
+    void onLoaded(const QString& path, bool ok, const QString& error, int index);
+    void syncShowBox(int current);
+    void refreshViews();
+    void updateButtons();
+    void setStatus(const QString& text, bool error = false);
+
+    // run form
+    QLineEdit* m_corpus = nullptr;
+    QLineEdit* m_model = nullptr;
+    QLineEdit* m_db = nullptr;
+    QSpinBox* m_limit = nullptr;
+    QComboBox* m_language = nullptr;
+    QComboBox* m_aggregation = nullptr;
+    QComboBox* m_device = nullptr;
+    QComboBox* m_dtype = nullptr;
+    QPushButton* m_start = nullptr;
+    QPushButton* m_pause = nullptr;
+    QPushButton* m_cancel = nullptr;
+    QPushButton* m_resume = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QLabel* m_status = nullptr;
+    QPlainTextEdit* m_issues = nullptr;
+    // results
+    QComboBox* m_show = nullptr;
+    QComboBox* m_kinds = nullptr;
+    QLineEdit* m_filter = nullptr;
+    QTabWidget* m_resultTabs = nullptr;
+    QTableView* m_statsView = nullptr;
+    QTableView* m_compareView = nullptr;
+    QTableView* m_snippetView = nullptr;
+    QChartView* m_categoryView = nullptr;
+    QChartView* m_distributionView = nullptr;
+    StatsTableModel* m_statsModel = nullptr;
+    StatsFilterProxy* m_statsProxy = nullptr;
+    ComparisonTableModel* m_compareModel = nullptr;
+    SnippetTableModel* m_snippetModel = nullptr;
+    QSortFilterProxyModel* m_snippetProxy = nullptr;
+    QSortFilterProxyModel* m_compareProxy = nullptr;
+
+    ModelService* m_models;
+    ResultStore* m_results;
+    quint64 m_runJob = 0;          // the JobTracker job of the run (0 when none)
+    bool m_cancelRequested = false;
+    bool m_waitingForModel = false; // the run waits for the model it asked the service to load
+    BatchJob m_pendingJob;
+    std::shared_ptr<std::atomic<bool>> m_pauseFlag = std::make_shared<std::atomic<bool>>(false);
+    bool m_running = false;
+};
+
+} // namespace ascviz::ui

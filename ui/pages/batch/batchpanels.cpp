@@ -1,0 +1,287 @@
+#include "pages/batch/batchpage.h"
+
+#include "common/appidentity.h"
+
+#include "views/batchcharts.h"
+#include "models/batchmodels.h"
+#include "common/languages.h"
+#include "common/textpos.h"
+
+#include "ascviz/base/hfcache.h"
+#include "ascviz/base/resources.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPainter>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QTableView>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+
+namespace ascviz::ui {
+
+namespace {
+
+QString safe(const std::function<std::filesystem::path()>& f)
+{
+    try {
+        return toQString(f().string());
+    } catch (const std::exception&) {
+        return {};
+    }
+}
+
+QTableView* makeTable(QWidget* parent)
+{
+    auto* v = new QTableView(parent);
+    v->setSortingEnabled(true);
+    v->setSelectionBehavior(QAbstractItemView::SelectRows);
+    v->setSelectionMode(QAbstractItemView::SingleSelection);
+    v->setAlternatingRowColors(true);
+    v->verticalHeader()->setVisible(false);
+    v->verticalHeader()->setDefaultSectionSize(22);
+    v->horizontalHeader()->setStretchLastSection(true);
+    v->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    return v;
+}
+
+} // namespace
+
+void BatchPage::buildUi()
+{
+    // ---- run form
+    auto* runBox = new QGroupBox(tr("Run"), this);
+    auto* form = new QFormLayout;
+    auto row = [&](QLineEdit*& edit, const QString& label, const QString& placeholder,
+                   std::initializer_list<std::pair<QString, std::function<void()>>> buttons) {
+        edit = new QLineEdit(runBox);
+        edit->setPlaceholderText(placeholder);
+        auto* h = new QHBoxLayout;
+        h->addWidget(edit, 1);
+        for (const auto& [text, fn] : buttons) {
+            auto* b = new QToolButton(runBox);
+            b->setText(text);
+            connect(b, &QToolButton::clicked, this, fn);
+            h->addWidget(b);
+        }
+        form->addRow(label, h);
+    };
+    row(m_corpus, tr("Corpus"), tr("JSON Lines / CSV file or a folder of %1 files").arg(extensionList()),
+        {{tr("File…"),
+          [this] {
+              const QString f = QFileDialog::getOpenFileName(this, tr("Corpus file"), QFileInfo(m_corpus->text()).path(),
+                                                             tr("Corpus (*.jsonl *.ndjson *.json *.csv);;All files (*)"));
+              if (!f.isEmpty())
+                  m_corpus->setText(f);
+          }},
+         {tr("Folder…"),
+          [this] {
+              const QString d = QFileDialog::getExistingDirectory(this, tr("Folder of source files"), m_corpus->text());
+              if (!d.isEmpty())
+                  m_corpus->setText(d);
+          }},
+         {tr("Sample"), [this] { m_corpus->setText(safe([] { return sampleCorpus(); })); }}});
+    row(m_model, tr("Model"), tr("Hugging Face model folder"),
+        {{tr("Folder…"),
+          [this] {
+              const QString d = QFileDialog::getExistingDirectory(this, tr("Model folder"), m_model->text());
+              if (!d.isEmpty())
+                  m_model->setText(d);
+          }},
+         {tr("Bundled"), [this] { m_model->setText(safe([] { return defaultModelDir(); })); }}});
+    row(m_db, tr("Results DB"), tr("SQLite file written by the run"),
+        {{tr("Save as…"), [this] {
+              const QString f = QFileDialog::getSaveFileName(this, tr("Results database"), m_db->text(),
+                                                             tr("Results (*.db *.sqlite);;All files (*)"), nullptr,
+                                                             QFileDialog::DontConfirmOverwrite);
+              if (!f.isEmpty())
+                  m_db->setText(f);
+          }},
+         {tr("New name"), [this] { m_db->setText(suggestDbPath()); }}});
+    auto* opts = new QHBoxLayout;
+    m_limit = new QSpinBox(runBox);
+    m_limit->setRange(0, 10'000'000);
+    m_limit->setSpecialValueText(tr("all"));
+    m_limit->setToolTip(tr("Evaluate only the first N snippets (0 = all)"));
+    m_language = new QComboBox(runBox);
+    fillLanguageBox(m_language);
+    m_language->setToolTip(tr("The language of the corpus snippets (parsed with its grammar and categories)"));
+    opts->addWidget(new QLabel(tr("Language"), runBox));
+    opts->addWidget(m_language);
+    opts->addSpacing(12);
+    m_aggregation = new QComboBox(runBox);
+    m_aggregation->addItems({QStringLiteral("median"), QStringLiteral("mean"), QStringLiteral("max"), QStringLiteral("min")});
+    m_aggregation->setToolTip(tr("Aggregation θ of a node's token NtP values"));
+    m_device = new QComboBox(runBox);
+    m_device->addItems({QStringLiteral("auto"), QStringLiteral("cpu"), QStringLiteral("cuda")});
+    opts->addWidget(new QLabel(tr("Limit"), runBox));
+    opts->addWidget(m_limit);
+    opts->addSpacing(12);
+    opts->addWidget(new QLabel(tr("Aggregation"), runBox));
+    opts->addWidget(m_aggregation);
+    opts->addSpacing(12);
+    opts->addWidget(new QLabel(tr("Device"), runBox));
+    opts->addWidget(m_device);
+    m_dtype = new QComboBox(runBox);
+    m_dtype->addItems({QStringLiteral("float32"), QStringLiteral("float16"), QStringLiteral("bfloat16")});
+    m_dtype->setToolTip(tr("Compute precision: float32 follows the method; half precision is faster on a GPU"));
+    opts->addSpacing(12);
+    opts->addWidget(new QLabel(tr("Precision"), runBox));
+    opts->addWidget(m_dtype);
+    opts->addStretch(1);
+    form->addRow(QString(), opts);
+
+    auto* controls = new QHBoxLayout;
+    m_start = new QPushButton(tr("Start"), runBox);
+    m_pause = new QPushButton(tr("Pause"), runBox);
+    m_cancel = new QPushButton(tr("Cancel"), runBox);
+    m_resume = new QPushButton(tr("Resume"), runBox);
+    m_start->setToolTip(tr("Evaluate the corpus into a new results database"));
+    m_resume->setToolTip(tr("Continue a paused run, or an interrupted run stored in the results DB"));
+    m_progress = new QProgressBar(runBox);
+    m_progress->setRange(0, 1);
+    m_progress->setValue(0);
+    m_progress->setFormat(QStringLiteral("%v / %m"));
+    m_status = new QLabel(runBox);
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_status->setWordWrap(true);
+    for (auto* b : {m_start, m_pause, m_cancel, m_resume})
+        controls->addWidget(b);
+    controls->addWidget(m_progress, 1);
+    connect(m_start, &QPushButton::clicked, this, &BatchPage::start);
+    connect(m_pause, &QPushButton::clicked, this, &BatchPage::pause);
+    connect(m_cancel, &QPushButton::clicked, this, &BatchPage::cancel);
+    connect(m_resume, &QPushButton::clicked, this, &BatchPage::resume);
+    connect(m_db, &QLineEdit::textChanged, this, &BatchPage::updateButtons);
+    m_issues = new QPlainTextEdit(runBox);
+    m_issues->setReadOnly(true);
+    m_issues->setMaximumHeight(60);
+    m_issues->setPlaceholderText(tr("Skipped corpus entries are listed here"));
+    m_issues->hide();
+
+    auto* runLayout = new QVBoxLayout(runBox);
+    runLayout->addLayout(form);
+    runLayout->addLayout(controls);
+    runLayout->addWidget(m_status);
+    runLayout->addWidget(m_issues);
+
+    // ---- results bar
+    auto* resBar = new QHBoxLayout;
+    auto* open = new QPushButton(tr("Open results…"), this);
+    open->setToolTip(tr("Open one or more results databases to compare models"));
+    connect(open, &QPushButton::clicked, this, [this] {
+        const QStringList files = QFileDialog::getOpenFileNames(this, tr("Open results databases"), QFileInfo(m_db->text()).path(),
+                                                                tr("Results (*.db *.sqlite);;All files (*)"));
+        for (const auto& f : files)
+            openResults(f);
+    });
+    m_show = new QComboBox(this);
+    m_show->setMinimumContentsLength(24);
+    m_show->setToolTip(tr("The results shown in the statistics and snippet tables"));
+    connect(m_show, &QComboBox::currentIndexChanged, this, [this](int) { refreshViews(); });
+    auto* remove = new QPushButton(tr("Close"), this);
+    connect(remove, &QPushButton::clicked, this, [this] { removeResults(currentSet()); });
+    auto* exportChart = new QPushButton(tr("Export chart SVG…"), this);
+    connect(exportChart, &QPushButton::clicked, this, [this] {
+        QChartView* view = m_resultTabs->currentWidget() == m_distributionView ? m_distributionView : m_categoryView;
+        const QString f = QFileDialog::getSaveFileName(this, tr("Export chart"), QString(), tr("SVG (*.svg)"));
+        QString err;
+        if (!f.isEmpty() && !exportChartSvg(view, f, &err))
+            setStatus(err, true);
+    });
+    auto* exportTable = new QPushButton(tr("Export table CSV…"), this);
+    connect(exportTable, &QPushButton::clicked, this, [this] {
+        const QString f = QFileDialog::getSaveFileName(this, tr("Export table"), QString(), tr("CSV (*.csv)"));
+        QString err;
+        if (!f.isEmpty() && !exportCurrentTableCsv(f, &err))
+            setStatus(err, true);
+    });
+    resBar->addWidget(open);
+    resBar->addWidget(new QLabel(tr("Show"), this));
+    resBar->addWidget(m_show, 1);
+    resBar->addWidget(remove);
+    resBar->addStretch(1);
+    resBar->addWidget(exportChart);
+    resBar->addWidget(exportTable);
+
+    // ---- results tabs
+    m_resultTabs = new QTabWidget(this);
+    // statistics
+    auto* statsPage = new QWidget(m_resultTabs);
+    auto* statsLayout = new QVBoxLayout(statsPage);
+    auto* filterRow = new QHBoxLayout;
+    m_kinds = new QComboBox(statsPage);
+    m_kinds->addItems({tr("Categories and concepts"), tr("Categories"), tr("Concepts")});
+    m_filter = new QLineEdit(statsPage);
+    m_filter->setPlaceholderText(tr("Filter by name"));
+    m_filter->setClearButtonEnabled(true);
+    filterRow->addWidget(m_kinds);
+    filterRow->addWidget(m_filter, 1);
+    m_statsModel = new StatsTableModel(this);
+    m_statsProxy = new StatsFilterProxy(this);
+    m_statsProxy->setSourceModel(m_statsModel);
+    m_statsView = makeTable(statsPage);
+    m_statsView->setModel(m_statsProxy);
+    m_statsView->sortByColumn(StatsTableModel::Median, Qt::DescendingOrder);
+    connect(m_kinds, &QComboBox::currentIndexChanged, this,
+            [this](int i) { m_statsProxy->setKinds(static_cast<StatsFilterProxy::Kinds>(i)); });
+    connect(m_filter, &QLineEdit::textChanged, m_statsProxy, &QSortFilterProxyModel::setFilterFixedString);
+    statsLayout->addLayout(filterRow);
+    statsLayout->addWidget(m_statsView);
+    m_resultTabs->addTab(statsPage, tr("Statistics"));
+    // charts
+    m_categoryView = new QChartView(new QChart, m_resultTabs);
+    m_categoryView->setRenderHint(QPainter::Antialiasing);
+    m_resultTabs->addTab(m_categoryView, tr("Categories chart"));
+    m_distributionView = new QChartView(new QChart, m_resultTabs);
+    m_distributionView->setRenderHint(QPainter::Antialiasing);
+    m_resultTabs->addTab(m_distributionView, tr("Distribution"));
+    // comparison
+    m_compareModel = new ComparisonTableModel(this);
+    m_compareProxy = new QSortFilterProxyModel(this);
+    m_compareProxy->setSourceModel(m_compareModel);
+    m_compareProxy->setSortRole(Qt::UserRole);
+    m_compareView = makeTable(m_resultTabs);
+    m_compareView->setModel(m_compareProxy);
+    m_compareView->setSortingEnabled(false); // keep Table I's order: global, categories, concepts
+    m_compareView->horizontalHeader()->setStretchLastSection(false);
+    m_resultTabs->addTab(m_compareView, tr("Compare models"));
+    // snippets
+    m_snippetModel = new SnippetTableModel(this);
+    m_snippetProxy = new QSortFilterProxyModel(this);
+    m_snippetProxy->setSourceModel(m_snippetModel);
+    m_snippetProxy->setSortRole(Qt::UserRole);
+    m_snippetView = makeTable(m_resultTabs);
+    m_snippetView->setModel(m_snippetProxy);
+    m_snippetView->sortByColumn(SnippetTableModel::Index, Qt::AscendingOrder);
+    m_snippetView->setToolTip(tr("Click a snippet to open it in the Interactive tab"));
+    connect(m_snippetView, &QTableView::clicked, this,
+            [this](const QModelIndex& i) { openSnippet(m_snippetProxy->mapToSource(i).row()); });
+    m_resultTabs->addTab(m_snippetView, tr("Snippets"));
+
+    auto* top = new QVBoxLayout(this);
+    top->addWidget(runBox);
+    top->addLayout(resBar);
+    top->addWidget(m_resultTabs, 1);
+
+    m_corpus->setText(safe([] { return sampleCorpus(); }));
+    m_model->setText(safe([] { return defaultModelDir(); }));
+    m_db->setText(suggestDbPath());
+    refreshViews();
+}
+
+} // namespace ascviz::ui

@@ -1,0 +1,272 @@
+#include "pages/interactive/interactivepage.h"
+
+#include "views/astview.h"
+#include "views/detailspanel.h"
+#include "views/legendwidget.h"
+#include "pages/interactive/interactiveengine.h"
+#include "services/modelservice.h"
+#include "services/resultstore.h"
+#include "common/languages.h"
+#include "views/syntaxhighlighter.h"
+#include "views/sequenceview.h"
+#include "common/session.h"
+#include "common/textpos.h"
+
+#include "ascviz/eval/evaljson.h"
+#include "ascviz/render/svg.h"
+#include "ascviz/syntax/language.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFontDatabase>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include <cmath>
+#include <fstream>
+
+namespace ascviz::ui {
+
+namespace {
+
+bool writeBytes(const QString& path, const std::string& bytes, QString* error)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
+        if (error)
+            *error = QObject::tr("cannot write %1: %2").arg(path, f.errorString());
+        return false;
+    }
+    if (f.write(bytes.data(), qint64(bytes.size())) != qint64(bytes.size())) {
+        if (error)
+            *error = QObject::tr("failed writing %1: %2").arg(path, f.errorString());
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
+void InteractivePage::setCategoryLabel()
+{
+    const QString f = m_engine->categoryFile();
+    const QString lang = m_engine->language();
+    const LanguageInfo* info = findLanguage(lang);
+    const QString name = info ? toQString(info->name) : lang;
+    m_categoryLabel->setText(f.isEmpty() ? tr("bundled (%1)").arg(lang) : QFileInfo(f).fileName());
+    m_categoryLabel->setToolTip(f.isEmpty() ? tr("The bundled %1 category table").arg(name) : f);
+}
+
+void InteractivePage::chooseCategoryFile()
+{
+    const QString f = QFileDialog::getOpenFileName(this, tr("Category file"), QString(), tr("JSON (*.json);;All files (*)"));
+    if (f.isEmpty())
+        return;
+    QString error;
+    if (!m_engine->setCategoryFile(f, &error))
+        Q_EMIT errorOccurred(tr("Could not use the category file: %1").arg(error));
+    setCategoryLabel();
+}
+
+void InteractivePage::resetCategoryFile()
+{
+    QString error;
+    if (!m_engine->setCategoryFile(QString(), &error))
+        Q_EMIT errorOccurred(error);
+    setCategoryLabel();
+}
+
+bool InteractivePage::exportSvg(const QString& path, View v, QString* error) const
+{
+    if (!m_shown) {
+        if (error)
+            *error = tr("There is no result to export yet.");
+        return false;
+    }
+    try {
+        const std::string svg = v == View::Sequence ? renderSequenceSvg(*m_shown->eval)
+                                                    : renderAstSvg(*m_shown->eval, v == View::Partial ? ascviz::AstView::Partial
+                                                                                                      : ascviz::AstView::Complete);
+        return writeBytes(path, svg, error);
+    } catch (const std::exception& e) {
+        if (error)
+            *error = toQString(e.what());
+        return false;
+    }
+}
+
+bool InteractivePage::exportPng(const QString& path, View v, QString* error) const
+{
+    if (!m_shown) {
+        if (error)
+            *error = tr("There is no result to export yet.");
+        return false;
+    }
+    const QImage img = v == View::Sequence ? m_sequence->renderImage(2.0)
+                                           : astView(v == View::Partial ? ascviz::AstView::Partial : ascviz::AstView::Complete)->renderImage(2.0);
+    if (img.isNull() || !img.save(path, "PNG")) {
+        if (error)
+            *error = tr("cannot write %1").arg(path);
+        return false;
+    }
+    return true;
+}
+
+bool InteractivePage::exportJson(const QString& path, QString* error) const
+{
+    if (!m_shown) {
+        if (error)
+            *error = tr("There is no result to export yet.");
+        return false;
+    }
+    const std::string text = evalResultJson(*m_shown->eval).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    return writeBytes(path, text, error);
+}
+
+bool InteractivePage::saveSession(const QString& path, QString* error) const
+{
+    if (!m_shown) {
+        if (error)
+            *error = tr("There is no result to save yet.");
+        return false;
+    }
+    SessionData s;
+    s.prompt = m_shown->prompt;
+    s.aggregation = m_shown->eval->aggregation;
+    s.categoryFile = m_shown->categoryFile;
+    s.generation = m_shown->generation;
+    s.view = viewName(currentView());
+    s.origin = m_shown->origin;
+    s.cancelled = m_shown->cancelled;
+    s.scored = m_shown->eval->scored;
+    s.modelName = toQString(m_shown->eval->scored.model);
+    if (const auto info = m_engine->models()->modelInfo(); info && info->name == m_shown->eval->scored.model) {
+        s.modelDir = toQString(info->dir.string());
+        s.architecture = toQString(info->architecture);
+    }
+    try {
+        writeSessionFile(path, s);
+    } catch (const std::exception& e) {
+        if (error)
+            *error = toQString(e.what());
+        return false;
+    }
+    return true;
+}
+
+bool InteractivePage::openSession(const QString& path, QString* error)
+{
+    SessionData s;
+    try {
+        s = readSessionFile(path);
+    } catch (const std::exception& e) {
+        if (error)
+            *error = toQString(e.what());
+        return false;
+    }
+    setPrompt(s.prompt);
+    setGenerationOptions(s.generation);
+    QString catError;
+    if (!m_engine->setCategoryFile(s.categoryFile, &catError)) {
+        m_engine->setCategoryFile(QString());
+        Q_EMIT errorOccurred(tr("The session's category file could not be used (%1); the bundled table is used instead.")
+                                 .arg(catError));
+    }
+    setCategoryLabel();
+    {
+        const QSignalBlocker block(m_aggregation);
+        m_aggregation->setCurrentIndex(m_aggregation->findData(int(s.aggregation)));
+    }
+    m_engine->setAggregation(s.aggregation);
+    m_pendingView = s.view;
+    m_engine->analyze(std::move(s.scored), s.origin, s.prompt, s.generation, s.cancelled);
+    return true;
+}
+
+// ---------------------------------------------------------------- language
+
+QString InteractivePage::language() const { return m_languageBox->currentData().toString(); }
+
+void InteractivePage::setLanguage(const QString& id) { selectLanguage(m_languageBox, id); }
+
+void InteractivePage::applyLanguage()
+{
+    const QString id = language();
+    const LanguageInfo* info = findLanguage(id);
+    QString error;
+    if (!info || !m_engine->setLanguage(id, &error)) {
+        Q_EMIT errorOccurred(tr("Cannot use the language %1: %2").arg(id, error));
+        return;
+    }
+    m_highlighter->setRules(info->highlight);
+    m_editor->setPlaceholderText(toQString(info->placeholder));
+    setCategoryLabel();
+}
+
+bool InteractivePage::openPromptFile(const QString& path, QString* error)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) {
+        if (error)
+            *error = tr("cannot read %1: %2").arg(path, f.errorString());
+        return false;
+    }
+    const QString lang = languageForFile(path);
+    if (!lang.isEmpty())
+        setLanguage(lang);
+    setPrompt(QString::fromUtf8(f.readAll()));
+    return true;
+}
+
+// ---------------------------------------------------------------- Page
+
+QList<QAction*> InteractivePage::menuActions()
+{
+    if (m_menuActions.isEmpty()) {
+        const std::pair<View, QString> views[] = {
+            {View::Sequence, tr("&Sequence")}, {View::Partial, tr("AST &partial")}, {View::Complete, tr("AST &complete")}};
+        for (const auto& [view, text] : views) {
+            auto* a = new QAction(text, this);
+            a->setShortcut(QKeySequence(Qt::CTRL | (Qt::Key_1 + int(view))));
+            connect(a, &QAction::triggered, this, [this, v = view] { showView(v); });
+            m_menuActions << a;
+        }
+    }
+    return m_menuActions;
+}
+
+bool InteractivePage::canExport(ExportKind kind) const { return m_shown && kind != ExportKind::Csv; }
+
+QString InteractivePage::suggestedExportName(ExportKind kind) const
+{
+    return (kind == ExportKind::Json ? QStringLiteral("result") : viewName(currentView())) + QLatin1Char('.') + exportKindName(kind);
+}
+
+bool InteractivePage::exportTo(ExportKind kind, const QString& path, QString* error)
+{
+    switch (kind) {
+    case ExportKind::Svg: return exportSvg(path, currentView(), error);
+    case ExportKind::Png: return exportPng(path, currentView(), error);
+    case ExportKind::Json: return exportJson(path, error);
+    case ExportKind::Csv: break;
+    }
+    if (error)
+        *error = tr("The Interactive page has no table to export.");
+    return false;
+}
+
+} // namespace ascviz::ui

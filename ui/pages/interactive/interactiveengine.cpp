@@ -1,0 +1,280 @@
+#include "pages/interactive/interactiveengine.h"
+
+#include "common/textpos.h"
+#include "services/jobtracker.h"
+#include "services/modelservice.h"
+
+#include "ascviz/base/error.h"
+#include "ascviz/syntax/language.h"
+
+#include <QCoreApplication>
+#include <QPointer>
+#include <QSemaphore>
+
+#include <atomic>
+
+namespace ascviz::ui {
+
+namespace {
+const QString kModelLane = QStringLiteral("interactive");
+const QString kAnalysisLane = QStringLiteral("analysis"); // Graphviz is not re-entrant: one at a time
+
+QString defaultLanguageId()
+{
+    try {
+        return toQString(LanguageRegistry::instance().defaultLanguage().id);
+    } catch (const std::exception&) {
+        return {};
+    }
+}
+} // namespace
+
+struct InteractiveEngine::JobState {
+    CancelFlag cancel{false};
+    QSemaphore delivered; // one release per streamed token that reached the GUI thread
+};
+
+int Analysis::generatedTokens() const
+{
+    if (!eval)
+        return 0;
+    int n = 0;
+    for (const auto& t : eval->scored.tokens)
+        n += t.generated ? 1 : 0;
+    return n;
+}
+
+InteractiveEngine::InteractiveEngine(ModelService* models, QObject* parent) : QObject(parent), m_models(models)
+{
+    m_language = defaultLanguageId();
+    // The bundled table; a broken installation shows up as an error when the first result is analysed.
+    try {
+        m_categories = std::make_shared<const CategoryMap>(CategoryMap::forLanguage(toUtf8(m_language)));
+    } catch (const std::exception&) {
+        m_categories = std::make_shared<const CategoryMap>();
+    }
+}
+
+InteractiveEngine::~InteractiveEngine()
+{
+    if (m_jobState)
+        m_jobState->cancel = true;
+    // Jobs hold only shared state and report through callbacks guarded by `this`; the tracker (owned by the
+    // model service) waits for them.
+    if (m_trackerJob)
+        m_models->jobs()->cancel(m_trackerJob);
+}
+
+bool InteractiveEngine::hasModel() const { return m_models->hasModel(); }
+
+const LanguageInfo& InteractiveEngine::languageInfo() const
+{
+    return LanguageRegistry::instance().get(toUtf8(m_language));
+}
+
+bool InteractiveEngine::setLanguage(const QString& id, QString* error)
+{
+    if (id == m_language)
+        return true;
+    try {
+        const LanguageInfo& info = LanguageRegistry::instance().get(toUtf8(id));
+        if (m_categoryFile.isEmpty())
+            m_categories = std::make_shared<const CategoryMap>(CategoryMap::forLanguage(info.id));
+    } catch (const std::exception& e) {
+        if (error)
+            *error = toQString(e.what());
+        return false;
+    }
+    m_language = id;
+    reanalyzeCurrent(false);
+    return true;
+}
+
+std::shared_ptr<InteractiveEngine::JobState> InteractiveEngine::beginJob(std::optional<Phase> phase)
+{
+    // Supersede the job in flight: its cancel flag is set and its results are dropped (job id differs).
+    if (m_jobState)
+        m_jobState->cancel = true;
+    m_jobState = std::make_shared<JobState>();
+    m_job = ++m_jobCounter;
+    if (phase)
+        setPhase(*phase);
+    Q_EMIT jobStarted(m_job);
+    return m_jobState;
+}
+
+void InteractiveEngine::setPhase(Phase p)
+{
+    if (m_phase == p)
+        return;
+    m_phase = p;
+    Q_EMIT phaseChanged(p);
+}
+
+void InteractiveEngine::setAggregation(Aggregation a)
+{
+    if (a == m_aggregation)
+        return;
+    m_aggregation = a;
+    reanalyzeCurrent(true);
+}
+
+bool InteractiveEngine::setCategoryFile(const QString& file, QString* error)
+{
+    try {
+        auto map = file.isEmpty() ? CategoryMap::forLanguage(toUtf8(m_language))
+                                  : CategoryMap::fromFile(std::filesystem::path(toUtf8(file)));
+        m_categories = std::make_shared<const CategoryMap>(std::move(map));
+    } catch (const std::exception& e) {
+        if (error)
+            *error = toQString(e.what());
+        return false;
+    }
+    m_categoryFile = file;
+    reanalyzeCurrent(false);
+    return true;
+}
+
+void InteractiveEngine::reanalyzeCurrent(bool reaggregateOnly)
+{
+    // A generation/scoring in flight picks up the new settings when its analysis starts.
+    if (m_phase == Phase::Generating || m_phase == Phase::Scoring || !m_current || !m_current->eval)
+        return;
+    const AnalysisPtr cur = m_current;
+    beginJob(std::nullopt);
+    startAnalysis(m_job, cur->eval, cur->eval->scored, cur->origin, cur->prompt, cur->generation, cur->cancelled,
+                  reaggregateOnly);
+}
+
+quint64 InteractiveEngine::generate(const QString& prompt, const GenerationOptions& opts)
+{
+    return runModelJob(Phase::Generating, prompt, opts);
+}
+
+quint64 InteractiveEngine::score(const QString& code) { return runModelJob(Phase::Scoring, code, GenerationOptions{}); }
+
+quint64 InteractiveEngine::runModelJob(Phase phase, const QString& prompt, const GenerationOptions& opts)
+{
+    const std::shared_ptr<const LanguageModel> model = m_models->model(); // shared: a reload cannot free it
+    if (!model)
+        return 0;
+    const auto state = beginJob(phase);
+    const quint64 job = m_job;
+    m_lastModel = model.get();
+    const bool generating = phase == Phase::Generating;
+    const std::string text = toUtf8(prompt);
+    auto result = std::make_shared<ScoredText>();
+    auto cancelled = std::make_shared<bool>(false);
+    QPointer<InteractiveEngine> guard(this);
+
+    auto work = [guard, job, state, model, text, opts, generating, result, cancelled](JobContext&) {
+        if (state->cancel.load())
+            throw Cancelled();
+        if (!generating) {
+            *result = model->score(text);
+            return;
+        }
+        auto onToken = [&](const StreamedToken& t) {
+            const QString piece = toQString(t.piece);
+            const double ntp = t.ntp;
+            const int index = t.index;
+            QMetaObject::invokeMethod(
+                QCoreApplication::instance(),
+                [guard, job, state, piece, ntp, index]() {
+                    if (guard && guard->m_job == job && guard->m_phase == Phase::Generating)
+                        Q_EMIT guard->tokenStreamed(job, piece, ntp, index);
+                    state->delivered.release();
+                },
+                Qt::QueuedConnection);
+            // Back-pressure: wait until the GUI has shown this token (never forever: a cancel ends it).
+            while (!state->delivered.tryAcquire(1, 20)) {
+                if (state->cancel.load())
+                    return;
+            }
+        };
+        *result = model->generate(text, opts, onToken, &state->cancel);
+        *cancelled = state->cancel.load();
+    };
+    JobTracker::Callbacks cb;
+    cb.finished = [this, job, result, prompt, opts, generating, cancelled] {
+        if (m_job != job)
+            return;
+        startAnalysis(job, nullptr, std::move(*result), generating ? AnalysisOrigin::Generated : AnalysisOrigin::Scored,
+                      prompt, generating ? opts : GenerationOptions{}, *cancelled, false);
+    };
+    cb.failed = [this, job](const QString& message) {
+        if (m_job != job)
+            return;
+        setPhase(Phase::Idle);
+        Q_EMIT jobFailed(job, message);
+    };
+    m_trackerJob = m_models->jobs()->start(generating ? tr("Generating") : tr("Scoring"), kModelLane, std::move(work), this,
+                                           std::move(cb));
+    return job;
+}
+
+quint64 InteractiveEngine::analyze(ScoredText scored, AnalysisOrigin origin, const QString& prompt,
+                                   const GenerationOptions& gen, bool cancelled)
+{
+    beginJob(std::nullopt);
+    return startAnalysis(m_job, nullptr, std::move(scored), origin, prompt, gen, cancelled, false);
+}
+
+void InteractiveEngine::stop()
+{
+    if (m_jobState && m_phase == Phase::Generating)
+        m_jobState->cancel = true;
+}
+
+quint64 InteractiveEngine::startAnalysis(quint64 job, std::shared_ptr<const EvalResult> base, ScoredText scored,
+                                         AnalysisOrigin origin, const QString& prompt, const GenerationOptions& gen,
+                                         bool cancelled, bool reaggregateOnly)
+{
+    setPhase(Phase::Analyzing);
+    const Aggregation agg = m_aggregation;
+    const std::shared_ptr<const CategoryMap> cats = m_categories;
+    const std::string language = toUtf8(m_language);
+    auto input = std::make_shared<ScoredText>(std::move(scored));
+    auto a = std::make_shared<Analysis>();
+    a->origin = origin;
+    a->cancelled = cancelled;
+    a->prompt = prompt;
+    a->categoryFile = m_categoryFile;
+    a->generation = gen;
+    auto work = [a, base, input, agg, cats, language, reaggregateOnly](JobContext&) {
+        std::shared_ptr<EvalResult> r;
+        if (reaggregateOnly && base) {
+            r = std::make_shared<EvalResult>(*base);
+            reaggregate(*r, agg);
+        } else {
+            r = std::make_shared<EvalResult>(evaluate(*input, language, agg, *cats));
+        }
+        a->eval = r;
+        try {
+            a->partial = std::make_shared<const GraphLayout>(layoutAst(*r, AstView::Partial));
+            a->complete = std::make_shared<const GraphLayout>(layoutAst(*r, AstView::Complete));
+        } catch (const std::exception& e) {
+            a->partial.reset();
+            a->complete.reset();
+            a->layoutError = toQString(e.what());
+        }
+    };
+    JobTracker::Callbacks cb;
+    cb.finished = [this, job, a] {
+        if (m_job != job)
+            return; // superseded
+        setPhase(Phase::Idle);
+        m_current = a;
+        Q_EMIT analysisReady(job);
+    };
+    cb.failed = [this, job](const QString& message) {
+        if (m_job != job)
+            return;
+        setPhase(Phase::Idle);
+        Q_EMIT jobFailed(job, message);
+    };
+    m_models->jobs()->start(tr("Analysing"), kAnalysisLane, std::move(work), this, std::move(cb));
+    return job;
+}
+
+} // namespace ascviz::ui

@@ -1,0 +1,358 @@
+#include "pages/interactive/interactivepage.h"
+
+#include "views/astview.h"
+#include "views/detailspanel.h"
+#include "views/legendwidget.h"
+#include "pages/interactive/interactiveengine.h"
+#include "services/modelservice.h"
+#include "services/resultstore.h"
+#include "common/languages.h"
+#include "views/syntaxhighlighter.h"
+#include "views/sequenceview.h"
+#include "common/session.h"
+#include "common/textpos.h"
+
+#include "ascviz/eval/evaljson.h"
+#include "ascviz/render/svg.h"
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFontDatabase>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include <cmath>
+#include <fstream>
+
+namespace ascviz::ui {
+
+InteractivePage::InteractivePage(ModelService* models, ResultStore* results, QWidget* parent)
+    : QWidget(parent), m_engine(new InteractiveEngine(models, this)), m_results(results)
+{
+    auto* split = new QSplitter(Qt::Horizontal, this);
+    split->setChildrenCollapsible(false);
+    QWidget* controls = buildControls();
+    QWidget* views = buildViews();
+    m_details = new DetailsPanel(this);
+    split->addWidget(controls);
+    split->addWidget(views);
+    split->addWidget(m_details);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 6);
+    split->setStretchFactor(2, 3);
+    split->setSizes({380, 700, 320});
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(split);
+
+    connect(m_engine, &InteractiveEngine::jobStarted, this, &InteractivePage::onJobStarted);
+    connect(m_engine, &InteractiveEngine::tokenStreamed, this, &InteractivePage::onToken);
+    connect(m_engine, &InteractiveEngine::analysisReady, this, &InteractivePage::onAnalysisReady);
+    connect(m_engine, &InteractiveEngine::jobFailed, this, &InteractivePage::onJobFailed);
+    connect(m_engine, &InteractiveEngine::phaseChanged, this, &InteractivePage::updateButtons);
+    connect(models, &ModelService::modelLoaded, this, &InteractivePage::updateButtons);
+    connect(models, &ModelService::loadStarted, this, &InteractivePage::updateButtons);
+    connect(models, &ModelService::loadFailed, this, &InteractivePage::updateButtons);
+
+    connect(m_sequence, &SequenceView::tokenClicked, this, [this](int t) { t < 0 ? clearSelection() : selectToken(t); });
+    for (AstView* v : {m_partial, m_complete})
+        connect(v, &AstView::nodeClicked, this, [this](int n) { n < 0 ? clearSelection() : selectNode(n); });
+    connect(m_details, &DetailsPanel::nodeActivated, this, [this](int n) {
+        selectNode(n);
+        if (AstView* v = astView(currentView() == View::Complete ? ascviz::AstView::Complete : ascviz::AstView::Partial))
+            v->centerOnNode(n);
+    });
+    connect(m_details, &DetailsPanel::tokenActivated, this, [this](int t) {
+        selectToken(t);
+        m_sequence->ensureHighlightVisible();
+    });
+    applyLanguage();
+    updateButtons();
+}
+
+AstView* InteractivePage::astView(ascviz::AstView v) const { return v == ascviz::AstView::Partial ? m_partial : m_complete; }
+
+GenerationOptions InteractivePage::generationOptions() const
+{
+    GenerationOptions g;
+    g.maxNewTokens = m_maxTokens->value();
+    g.greedy = m_decoding->currentIndex() == 0;
+    g.temperature = m_temperature->value();
+    g.topP = m_topP->value();
+    g.topK = m_topK->value();
+    g.seed = uint64_t(m_seed->value());
+    return g;
+}
+
+void InteractivePage::setGenerationOptions(const GenerationOptions& g)
+{
+    m_maxTokens->setValue(g.maxNewTokens);
+    m_decoding->setCurrentIndex(g.greedy ? 0 : 1);
+    m_temperature->setValue(g.temperature);
+    m_topP->setValue(g.topP);
+    m_topK->setValue(g.topK);
+    m_seed->setValue(int(std::min<uint64_t>(g.seed, uint64_t(std::numeric_limits<int>::max()))));
+}
+
+void InteractivePage::setPrompt(const QString& text) { m_editor->setPlainText(text); }
+QString InteractivePage::prompt() const { return m_editor->toPlainText(); }
+
+InteractivePage::View InteractivePage::currentView() const { return View(m_views->currentIndex()); }
+void InteractivePage::showView(View v) { m_views->setCurrentIndex(int(v)); }
+
+bool InteractivePage::parseView(const QString& name, View* out)
+{
+    if (name == QLatin1String("sequence"))
+        *out = View::Sequence;
+    else if (name == QLatin1String("partial"))
+        *out = View::Partial;
+    else if (name == QLatin1String("complete"))
+        *out = View::Complete;
+    else
+        return false;
+    return true;
+}
+
+QString InteractivePage::viewName(View v)
+{
+    switch (v) {
+    case View::Sequence: return QStringLiteral("sequence");
+    case View::Partial: return QStringLiteral("partial");
+    case View::Complete: return QStringLiteral("complete");
+    }
+    return QStringLiteral("sequence");
+}
+
+void InteractivePage::updateButtons()
+{
+    const auto phase = m_engine->phase();
+    const bool running = phase == InteractiveEngine::Phase::Generating || phase == InteractiveEngine::Phase::Scoring;
+    const bool model = m_engine->models()->hasModel();
+    m_generate->setEnabled(model && !running);
+    m_score->setEnabled(model && !running);
+    m_stop->setEnabled(phase == InteractiveEngine::Phase::Generating);
+    switch (phase) {
+    case InteractiveEngine::Phase::Generating:
+        m_status->setText(tr("Generating… %n token(s)", nullptr, m_streamed));
+        break;
+    case InteractiveEngine::Phase::Scoring: m_status->setText(tr("Scoring…")); break;
+    case InteractiveEngine::Phase::Analyzing: m_status->setText(tr("Parsing, aligning and laying out…")); break;
+    case InteractiveEngine::Phase::Idle:
+        if (!model)
+            m_status->setText(m_engine->models()->isLoading() ? tr("Waiting for the model to load…")
+                                                        : tr("No model loaded: open a model folder."));
+        else if (m_status->text().endsWith(QChar(0x2026)) || m_status->text().startsWith(tr("No model")) ||
+                 m_status->text().startsWith(tr("Waiting")))
+            m_status->clear();
+        break;
+    }
+}
+
+void InteractivePage::generate()
+{
+    if (!m_engine->models()->hasModel()) {
+        Q_EMIT errorOccurred(tr("No model is loaded. Open a model folder first."));
+        return;
+    }
+    m_engine->generate(prompt(), generationOptions());
+}
+
+void InteractivePage::score()
+{
+    if (!m_engine->models()->hasModel()) {
+        Q_EMIT errorOccurred(tr("No model is loaded. Open a model folder first."));
+        return;
+    }
+    if (prompt().isEmpty()) {
+        Q_EMIT errorOccurred(tr("The editor is empty: there is nothing to score."));
+        return;
+    }
+    m_engine->score(prompt());
+}
+
+void InteractivePage::stop() { m_engine->stop(); }
+
+void InteractivePage::scoreCode(const QString& code)
+{
+    setPrompt(code);
+    score();
+}
+
+void InteractivePage::onJobStarted(quint64)
+{
+    m_streamed = 0;
+    if (m_engine->phase() == InteractiveEngine::Phase::Generating) {
+        clearSelection();
+        m_sequence->beginStreaming(prompt());
+        showView(View::Sequence);
+    }
+    updateButtons();
+}
+
+void InteractivePage::onToken(quint64, const QString& piece, double, int index)
+{
+    m_streamed = index + 1;
+    m_sequence->appendStreamed(piece);
+    updateButtons();
+}
+
+void InteractivePage::onJobFailed(quint64, const QString& message)
+{
+    m_status->setText(tr("Failed: %1").arg(message));
+    if (m_shown)
+        m_sequence->setAnalysis(m_shown); // leave streaming mode; the last result stays
+    Q_EMIT errorOccurred(message);
+    updateButtons();
+}
+
+void InteractivePage::onAnalysisReady(quint64)
+{
+    const AnalysisPtr a = m_engine->current();
+    const bool sameText = m_shown && a && m_shown->eval->scored.text == a->eval->scored.text;
+    m_shown = a;
+    if (!sameText) {
+        m_selectedNode = -1;
+        m_selectedToken = -1;
+    }
+    m_sequence->setAnalysis(a);
+    m_partial->setAnalysis(a);
+    m_complete->setAnalysis(a);
+    applySelection();
+    updateSummary();
+    if (m_results)
+        m_results->setInteractiveResult(a);
+    if (!m_pendingView.isEmpty()) {
+        View v;
+        if (parseView(m_pendingView, &v))
+            showView(v);
+        m_pendingView.clear();
+    }
+    QString status = resultStatus(*a);
+    if (!a->layoutError.isEmpty())
+        status += QLatin1Char(' ') + tr("AST layout failed: %1").arg(a->layoutError);
+    m_status->setText(status);
+    updateButtons();
+    Q_EMIT statusMessage(status);
+    Q_EMIT resultShown();
+}
+
+QString InteractivePage::resultStatus(const Analysis& a)
+{
+    const int n = a.generatedTokens();
+    if (a.origin != AnalysisOrigin::Generated)
+        return tr("Scored %n token(s).", nullptr, int(a.eval->scored.tokens.size()));
+    if (a.cancelled)
+        return tr("Stopped after %n generated token(s).", nullptr, n);
+    switch (a.eval->scored.stop) {
+    case StopReason::Eos:
+        if (n == 0)
+            return tr("Nothing generated: the model's first choice was end-of-text (the prompt reads as finished). "
+                      "Try sampling, or a prompt that ends mid-statement.");
+        return tr("Generated %n token(s); the model then chose the end-of-text token.", nullptr, n);
+    case StopReason::Context:
+        return tr("Generated %n token(s); stopped because the model's context is full.", nullptr, n);
+    case StopReason::Length:
+        return tr("Generated %n token(s) (the maximum asked for).", nullptr, n);
+    case StopReason::Cancelled:
+        return tr("Stopped after %n generated token(s).", nullptr, n);
+    case StopReason::None:
+        break;
+    }
+    return tr("Generated %n token(s).", nullptr, n);
+}
+
+void InteractivePage::updateSummary()
+{
+    if (!m_shown || !m_shown->eval) {
+        m_summary->setText(tr("<span style='color:#666'>No result yet.</span>"));
+        return;
+    }
+    const EvalResult& r = *m_shown->eval;
+    const QColor c = ascQColor(r.features.ascEval);
+    const double ce = r.scored.crossEntropy();
+    const int generated = m_shown->generatedTokens();
+    QString s = tr("AsC-Eval <span style='background-color:%1; color:%2'>&nbsp;%3&nbsp;</span>")
+                    .arg(c.name(), textColorOn(c).name(), formatValue(r.features.ascEval));
+    s += QStringLiteral(" &nbsp;·&nbsp; ") + tr("CE %1").arg(std::isnan(ce) ? QStringLiteral("n/a") : QString::number(ce, 'f', 3));
+    s += QStringLiteral(" &nbsp;·&nbsp; ") + tr("%1 tokens (%2 generated)").arg(r.scored.tokens.size()).arg(generated);
+    s += QStringLiteral(" &nbsp;·&nbsp; ") + tr("%1 AST nodes, %2 levels").arg(r.features.astNodes).arg(r.features.astLevels);
+    s += QStringLiteral(" &nbsp;·&nbsp; θ = %1").arg(toQString(toString(r.aggregation)));
+    if (!r.scored.model.empty())
+        s += QStringLiteral(" &nbsp;·&nbsp; <i>%1</i>").arg(toQString(r.scored.model).toHtmlEscaped());
+    m_summary->setText(s);
+}
+
+void InteractivePage::selectNode(int node)
+{
+    if (!m_shown || node < 0 || std::size_t(node) >= m_shown->eval->tree.nodes().size()) {
+        clearSelection();
+        return;
+    }
+    m_selectedNode = node;
+    m_selectedToken = -1;
+    applySelection();
+}
+
+void InteractivePage::selectToken(int token)
+{
+    if (!m_shown || token < 0 || std::size_t(token) >= m_shown->eval->scored.tokens.size()) {
+        clearSelection();
+        return;
+    }
+    m_selectedToken = token;
+    m_selectedNode = -1;
+    applySelection();
+}
+
+void InteractivePage::clearSelection()
+{
+    m_selectedNode = -1;
+    m_selectedToken = -1;
+    applySelection();
+}
+
+void InteractivePage::applySelection()
+{
+    if (!m_shown) {
+        m_sequence->setHighlightedTokens({});
+        m_partial->setHighlightedNodes({});
+        m_complete->setHighlightedNodes({});
+        m_details->showSummary(nullptr);
+        return;
+    }
+    const EvalResult& r = *m_shown->eval;
+    if (m_selectedNode >= 0) {
+        const auto& toks = r.nodes[std::size_t(m_selectedNode)].tokens;
+        m_sequence->setHighlightedTokens(QVector<int>(toks.begin(), toks.end()));
+        m_partial->setHighlightedNodes({m_selectedNode});
+        m_complete->setHighlightedNodes({m_selectedNode});
+        m_details->showNode(m_shown, m_selectedNode);
+    } else if (m_selectedToken >= 0) {
+        m_sequence->setHighlightedTokens({m_selectedToken});
+        const auto& nodes = r.nodesOfToken[std::size_t(m_selectedToken)];
+        const QVector<int> ns(nodes.begin(), nodes.end());
+        m_partial->setHighlightedNodes(ns);
+        m_complete->setHighlightedNodes(ns);
+        m_details->showToken(m_shown, m_selectedToken);
+    } else {
+        m_sequence->setHighlightedTokens({});
+        m_partial->setHighlightedNodes({});
+        m_complete->setHighlightedNodes({});
+        m_details->showSummary(m_shown);
+    }
+}
+
+} // namespace ascviz::ui

@@ -1,0 +1,167 @@
+// The Interactive tab: prompt editor and generation controls on the left, the three views (sequence,
+// AST partial, AST complete) in the middle, the details panel on the right. All model work runs in
+// InteractiveEngine's jobs; this widget only shows immutable results.
+#pragma once
+#include "common/analysis.h"
+#include "pages/page.h"
+
+#include <QWidget>
+
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QPushButton;
+class QSpinBox;
+class QTabWidget;
+
+namespace ascviz::ui {
+
+class AstView;
+class DetailsPanel;
+class LegendWidget;
+class InteractiveEngine;
+class ModelService;
+class ResultStore;
+class SyntaxHighlighter;
+class SequenceView;
+struct SessionData;
+
+class InteractivePage : public QWidget, public Page {
+    Q_OBJECT
+public:
+    enum class View { Sequence = 0, Partial = 1, Complete = 2 };
+    // `results` (optional) receives every result shown, for other pages.
+    explicit InteractivePage(ModelService* models, ResultStore* results = nullptr, QWidget* parent = nullptr);
+
+    // Widgets (for the main window's actions and for tests).
+    QPlainTextEdit* editor() const { return m_editor; }
+    QPushButton* generateButton() const { return m_generate; }
+    QPushButton* stopButton() const { return m_stop; }
+    QPushButton* scoreButton() const { return m_score; }
+    QSpinBox* maxNewTokensBox() const { return m_maxTokens; }
+    QComboBox* decodingBox() const { return m_decoding; }
+    QComboBox* aggregationBox() const { return m_aggregation; }
+    SequenceView* sequenceView() const { return m_sequence; }
+    AstView* astView(ascviz::AstView v) const;
+    DetailsPanel* details() const { return m_details; }
+    QLabel* statusLabel() const { return m_status; }
+    InteractiveEngine* engine() const { return m_engine; }
+    // The language chooser (registry languages; the default at first).
+    QComboBox* languageBox() const { return m_languageBox; }
+    QString language() const;
+    void setLanguage(const QString& id);
+    // Puts a source file in the editor; its extension chooses the language when a registered one claims it.
+    bool openPromptFile(const QString& path, QString* error = nullptr);
+
+    GenerationOptions generationOptions() const;
+    void setGenerationOptions(const GenerationOptions& g);
+    void setPrompt(const QString& text);
+    QString prompt() const;
+
+    View currentView() const;
+    void showView(View v);
+    static bool parseView(const QString& name, View* out);
+    static QString viewName(View v);
+
+    // The result the views show (null before the first one).
+    AnalysisPtr shown() const { return m_shown; }
+
+    // Linked selection.
+    void selectNode(int node);
+    void selectToken(int token);
+    void clearSelection();
+    int selectedNode() const { return m_selectedNode; }
+    int selectedToken() const { return m_selectedToken; }
+
+    // Exports of the shown result; false with a message on failure.
+    bool exportSvg(const QString& path, View v, QString* error = nullptr) const;
+    bool exportPng(const QString& path, View v, QString* error = nullptr) const;
+    bool exportJson(const QString& path, QString* error = nullptr) const;
+    bool saveSession(const QString& path, QString* error = nullptr) const override;
+    bool openSession(const QString& path, QString* error = nullptr);
+
+    // --- Page
+    QString title() const override { return tr("Interactive"); }
+    QWidget* widget() override { return this; }
+    QString menuTitle() const override { return tr("&View"); }
+    QList<QAction*> menuActions() override;
+    bool canExport(ExportKind kind) const override;
+    QString suggestedExportName(ExportKind kind) const override;
+    bool exportTo(ExportKind kind, const QString& path, QString* error) override;
+    bool hasSession() const override { return true; }
+    bool restoreSession(const QString& path, QString* error) override { return openSession(path, error); }
+    void onModelChanged() override { updateButtons(); }
+    bool canInspectCode() const override { return true; }
+    void setCode(const QString& code) override { setPrompt(code); }
+    bool inspectCode(const QString& code) override
+    {
+        scoreCode(code);
+        return true;
+    }
+
+public Q_SLOTS:
+    void generate();
+    void score();
+    void stop();
+    // Puts `code` in the editor and scores it (the Batch tab's "open snippet").
+    void scoreCode(const QString& code);
+    void chooseCategoryFile();
+    void resetCategoryFile();
+
+Q_SIGNALS:
+    // The views show a new result (after generation, scoring, a settings change or opening a session).
+    void resultShown();
+    void errorOccurred(const QString& message);
+    void statusMessage(const QString& message);
+
+private:
+    QWidget* buildControls();
+    QWidget* buildViews();
+    QWidget* buildAstPage(AstView* view);
+    void updateButtons();
+    void onAnalysisReady(quint64 job);
+    void onJobStarted(quint64 job);
+    void onToken(quint64 job, const QString& piece, double ntp, int index);
+    void onJobFailed(quint64 job, const QString& message);
+    void updateSummary();
+    static QString resultStatus(const Analysis& a);
+    void applySelection();
+    void setCategoryLabel();
+    void applyLanguage();
+
+    InteractiveEngine* m_engine;
+    ResultStore* m_results;
+    SyntaxHighlighter* m_highlighter = nullptr;
+    QComboBox* m_languageBox = nullptr;
+    QList<QAction*> m_menuActions;
+    QPlainTextEdit* m_editor = nullptr;
+    QSpinBox* m_maxTokens = nullptr;
+    QComboBox* m_decoding = nullptr;
+    QDoubleSpinBox* m_temperature = nullptr;
+    QDoubleSpinBox* m_topP = nullptr;
+    QSpinBox* m_topK = nullptr;
+    QSpinBox* m_seed = nullptr;
+    QComboBox* m_aggregation = nullptr;
+    QLineEdit* m_categoryLabel = nullptr;
+    QPushButton* m_generate = nullptr;
+    QPushButton* m_stop = nullptr;
+    QPushButton* m_score = nullptr;
+    QLabel* m_status = nullptr;
+    QLabel* m_summary = nullptr;
+    QTabWidget* m_views = nullptr;
+    SequenceView* m_sequence = nullptr;
+    AstView* m_partial = nullptr;
+    AstView* m_complete = nullptr;
+    LegendWidget* m_legend = nullptr;
+    DetailsPanel* m_details = nullptr;
+
+    AnalysisPtr m_shown;
+    int m_selectedNode = -1;
+    int m_selectedToken = -1;
+    int m_streamed = 0;
+    QString m_pendingView; // a view requested by a session being opened
+};
+
+} // namespace ascviz::ui

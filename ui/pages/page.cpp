@@ -1,0 +1,20 @@
+#include "pages/page.h"
+
+namespace ascviz::ui {
+
+QString exportKindName(ExportKind kind)
+{
+    switch (kind) {
+    case ExportKind::Svg:
+        return QStringLiteral("svg");
+    case ExportKind::Png:
+        return QStringLiteral("png");
+    case ExportKind::Json:
+        return QStringLiteral("json");
+    case ExportKind::Csv:
+        return QStringLiteral("csv");
+    }
+    return QStringLiteral("dat");
+}
+
+} // namespace ascviz::ui

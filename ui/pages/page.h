@@ -1,0 +1,76 @@
+// A page of the main window (Interactive, Batch; later Study, Analysis). The main window holds a list of
+// pages and enumerates them: one tab per page, the page's own menu, and File › Export / sessions that ask
+// the current page. Pages share the services (ModelService, JobTracker, ResultStore) given at construction
+// and never call each other; cross-page requests go through signals the main window connects.
+#pragma once
+#include <QList>
+#include <QString>
+
+class QAction;
+class QWidget;
+
+namespace ascviz::ui {
+
+enum class ExportKind { Svg, Png, Json, Csv };
+
+class Page {
+public:
+    virtual ~Page() = default;
+
+    virtual QString title() const = 0;
+    virtual QWidget* widget() = 0;
+    // Actions of the page's own menu, titled menuTitle(); empty = no menu.
+    virtual QString menuTitle() const { return title(); }
+    virtual QList<QAction*> menuActions() { return {}; }
+
+    // Exports of what the page shows. canExport decides whether File › Export's item is enabled.
+    virtual bool canExport(ExportKind) const { return false; }
+    // The file name offered in the save dialog (without folder), e.g. "sequence.svg".
+    virtual QString suggestedExportName(ExportKind kind) const;
+    virtual bool exportTo(ExportKind, const QString& path, QString* error)
+    {
+        Q_UNUSED(path);
+        if (error)
+            *error = QStringLiteral("this page has nothing to export");
+        return false;
+    }
+
+    // Session files: whether the page keeps state in one, and saving / restoring it.
+    virtual bool hasSession() const { return false; }
+    virtual bool saveSession(const QString& path, QString* error) const
+    {
+        Q_UNUSED(path);
+        if (error)
+            *error = QStringLiteral("this page keeps no session");
+        return false;
+    }
+    virtual bool restoreSession(const QString& path, QString* error)
+    {
+        Q_UNUSED(path);
+        if (error)
+            *error = QStringLiteral("this page keeps no session");
+        return false;
+    }
+
+    // Code from elsewhere (a batch snippet): whether this page shows code, putting it in place, and
+    // putting it in place and evaluating it with the current model.
+    virtual bool canInspectCode() const { return false; }
+    virtual void setCode(const QString& code) { Q_UNUSED(code); }
+    virtual bool inspectCode(const QString& code)
+    {
+        Q_UNUSED(code);
+        return false;
+    }
+
+    // The shared model changed (loaded or replaced).
+    virtual void onModelChanged() {}
+};
+
+QString exportKindName(ExportKind kind); // "svg", "png", "json", "csv"
+
+inline QString Page::suggestedExportName(ExportKind kind) const
+{
+    return QStringLiteral("export.") + exportKindName(kind);
+}
+
+} // namespace ascviz::ui

@@ -1,0 +1,49 @@
+// The result sets every page can see: the Interactive page's shown result (one evaluated text) and the
+// open batch results databases (read off the GUI thread through the JobTracker, kept in the order they
+// were asked for, with unique labels). Pages publish into it and follow its signals; a future Study or
+// Analysis page reads the same sets.
+#pragma once
+#include "common/analysis.h"
+#include "common/batchresults.h"
+
+#include <QObject>
+#include <QStringList>
+
+#include <vector>
+
+namespace ascviz::ui {
+
+class JobTracker;
+
+class ResultStore : public QObject {
+    Q_OBJECT
+public:
+    explicit ResultStore(JobTracker* jobs, QObject* parent = nullptr);
+
+    // --- interactive
+    AnalysisPtr interactiveResult() const { return m_interactive; }
+    void setInteractiveResult(AnalysisPtr a);
+
+    // --- batch result databases
+    const std::vector<BatchResultPtr>& batchSets() const { return m_sets; }
+    // Adds (or reloads, when already open) a results DB; batchSetLoaded tells when it is in.
+    void openBatchSet(const QString& path);
+    void removeBatchSet(int index);
+    int indexOfBatchSet(const QString& path) const;
+
+Q_SIGNALS:
+    void interactiveResultChanged();
+    void batchSetsChanged();
+    // ok = false with a message when the file could not be read; index = its place in batchSets().
+    void batchSetLoaded(const QString& path, bool ok, const QString& message, int index);
+
+private:
+    void onLoaded(const QString& path, BatchResultPtr set, const QString& error);
+
+    JobTracker* m_jobs;
+    AnalysisPtr m_interactive;
+    std::vector<BatchResultPtr> m_sets;
+    QStringList m_order; // absolute paths, in the order openBatchSet was called
+};
+
+} // namespace ascviz::ui

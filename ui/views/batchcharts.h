@@ -1,0 +1,31 @@
+// Charts of the Batch tab (QtCharts): per-category AsC-Eval bars with 95% CI error bars (paper Fig. 3) and
+// the per-model distribution of snippet AsC-Eval values as box plots (paper Fig. 6); SVG export.
+#pragma once
+#include "common/batchresults.h"
+
+#include <QString>
+
+#include <vector>
+
+class QChart;
+class QChartView;
+class QWidget;
+
+namespace ascviz::ui {
+
+// Object names of the series the builders create (for tests and exports).
+inline constexpr const char* kBarSeriesName = "categoryBars";
+inline constexpr const char* kErrorBarName = "errorBar";
+inline constexpr const char* kThresholdName = "threshold";
+inline constexpr const char* kBoxSeriesName = "distribution";
+
+// Clears `chart` and draws one bar set per result set over the union of their categories (sorted), with an
+// I-beam QLineSeries per bar from the CI's low to high end, and dashed lines at 0.5 and 0.6.
+void buildCategoryChart(QChart* chart, const std::vector<BatchResultPtr>& sets);
+// Clears `chart` and draws one box (quartiles, Tukey whiskers) per result set over its snippets' AsC-Eval.
+void buildDistributionChart(QChart* chart, const std::vector<BatchResultPtr>& sets);
+
+// Renders a widget (e.g. a QChartView) into an SVG file with QSvgGenerator (vector output).
+bool exportWidgetSvg(QWidget* widget, const QString& file, const QString& title, QString* error = nullptr);
+
+} // namespace ascviz::ui

@@ -1,0 +1,89 @@
+#include "views/legendwidget.h"
+
+#include "common/analysis.h"
+
+#include <QLinearGradient>
+#include <QPainter>
+
+namespace ascviz::ui {
+
+LegendWidget::LegendWidget(Mode mode, QWidget* parent) : QWidget(parent), m_mode(mode)
+{
+    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+}
+
+void LegendWidget::setMode(Mode m)
+{
+    m_mode = m;
+    update();
+}
+
+QSize LegendWidget::sizeHint() const
+{
+    return {560, fontMetrics().height() * 2 + 14};
+}
+
+void LegendWidget::paintEvent(QPaintEvent*)
+{
+    QPainter p(this);
+    p.setRenderHint(QPainter::Antialiasing);
+    const QFontMetrics fm = fontMetrics();
+    const int barH = 12;
+    const int top = 4;
+    int x = 8;
+
+    const QString title = m_mode == Mode::Sequence ? tr("NtP") : tr("AsC-Eval");
+    p.setPen(palette().color(QPalette::WindowText));
+    p.drawText(QRect(x, top, fm.horizontalAdvance(title) + 4, barH), Qt::AlignVCenter | Qt::AlignLeft, title);
+    x += fm.horizontalAdvance(title) + 10;
+
+    // Colour bar sampled from the core scale so it matches the views exactly.
+    const int barW = 220;
+    QLinearGradient g(x, 0, x + barW, 0);
+    for (int i = 0; i <= 20; ++i) {
+        const double v = i / 20.0;
+        g.setColorAt(v, ascQColor(v));
+    }
+    const QRect bar(x, top, barW, barH);
+    p.fillRect(bar, g);
+    p.setPen(QColor(0x77, 0x77, 0x77));
+    p.setBrush(Qt::NoBrush);
+    p.drawRect(bar);
+    for (int i = 0; i <= 4; ++i) {
+        const double v = i / 4.0;
+        const int tx = x + int(v * barW);
+        p.drawLine(tx, top + barH, tx, top + barH + 3);
+        const QString label = QString::number(v, 'g', 2);
+        const int w = fm.horizontalAdvance(label);
+        p.setPen(palette().color(QPalette::WindowText));
+        p.drawText(QRect(tx - w / 2 - 2, top + barH + 3, w + 4, fm.height()), Qt::AlignCenter, label);
+        p.setPen(QColor(0x77, 0x77, 0x77));
+    }
+    x += barW + 18;
+
+    auto swatch = [&](const QColor& fill, const QPen& pen, const QString& text, bool bold = false, bool underline = false) {
+        const QRect r(x, top, 22, barH);
+        p.setPen(pen);
+        p.setBrush(fill);
+        p.drawRoundedRect(r, 2, 2);
+        QFont f = font();
+        f.setBold(bold);
+        f.setUnderline(underline);
+        p.setFont(f);
+        p.setPen(palette().color(QPalette::WindowText));
+        const int w = QFontMetrics(f).horizontalAdvance(text);
+        p.drawText(QRect(x + 27, top - 2, w + 4, barH + 4), Qt::AlignVCenter | Qt::AlignLeft, text);
+        p.setFont(font());
+        x += 27 + w + 16;
+    };
+    swatch(ascQColor(std::nullopt), QPen(QColor(0x77, 0x77, 0x77), 1), tr("n/a"));
+    if (m_mode == Mode::Ast) {
+        swatch(Qt::white, QPen(QColor(0xA0, 0, 0), 2, Qt::DashLine), tr("ERROR / MISSING"));
+        swatch(Qt::white, QPen(QColor(0x11, 0x11, 0x11), 3), tr("selected"));
+    } else {
+        swatch(QColor(0xEE, 0xEE, 0xEE), QPen(QColor(0x77, 0x77, 0x77), 1), tr("generated"), true, true);
+        swatch(Qt::white, QPen(QColor(0x11, 0x11, 0x11), 2), tr("selected"));
+    }
+}
+
+} // namespace ascviz::ui
