@@ -1,5 +1,5 @@
 // One generic decoder-only transformer (torch). Every supported architecture is an ArchSpec plus a
-// weight-name table (architectures.cpp) that fills the canonical weights below; the math lives here once.
+// weight-name table (arch_weights.cpp) that fills the canonical weights below; the math lives here once.
 // Immutable after loading; forward() is const and may run on several threads at once (each with its own
 // KvCache).
 #pragma once
@@ -48,7 +48,8 @@ struct KvCache {
     int64_t capacity = 0;
 };
 
-// Maps the checkpoint's tensors to canonical weights (per-architecture table in architectures.cpp).
+// Maps the checkpoint's tensors to canonical weights (the model_type registry in architectures.cpp picks the
+// weight table of arch_weights.cpp).
 DecoderWeights loadDecoderWeights(WeightStore& store, const ArchSpec& spec);
 
 class Decoder {
