@@ -81,8 +81,10 @@ private:
     // Teacher-forced predictions of every position of every sequence. Sequences longer than the context are
     // cut into windows of `context` tokens overlapping by half a context; each window predicts only the
     // positions no earlier window predicted, so every such position has at least half a context of history.
-    // All windows of all sequences are batched together (right padding, sorted by length).
-    std::vector<Preds> predict(const std::vector<std::vector<int32_t>>& seqs, int topK) const;
+    // All windows of all sequences are batched together (right padding, sorted by length). `observer` (may be
+    // null) receives the intermediates of every forward pass (ScoreOptions::observer).
+    std::vector<Preds> predict(const std::vector<std::vector<int32_t>>& seqs, int topK,
+                               IntermediateObserver* observer = nullptr) const;
 
     // generation.cpp
     // Spans of generated tokens from incremental decoding in context (fallback for tokenizers whose

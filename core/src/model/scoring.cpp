@@ -3,12 +3,104 @@
 #include "language_model_impl.h"
 
 #include "ascviz/base/error.h"
+#include "ascviz/model/observer.h"
 
 #include <c10/core/InferenceMode.h>
 
 #include <algorithm>
+#include <span>
 
 namespace ascviz::model {
+namespace {
+
+// An IntermediateObserver behind the decoder's ForwardObserver for one scoring call: wants() is asked once per
+// name and layer up front; each forward pass's batch tensors are cut into the rows of their sequences (real
+// positions only, no padding) and copied to the CPU in float32.
+class SequenceObserver final : public ForwardObserver {
+public:
+    struct Row {
+        std::size_t sequence;
+        int64_t position, length; // ids [position, position + length) of the sequence
+    };
+
+    SequenceObserver(IntermediateObserver& target, int layers) : m_target(target)
+    {
+        m_embeddings = target.wants(intermediate::kEmbeddings, -1);
+        for (int l = 0; l < layers; ++l) {
+            m_attention.push_back(target.wants(intermediate::kAttention, l));
+            m_hidden.push_back(target.wants(intermediate::kHidden, l));
+        }
+        m_finalNorm = target.wants(intermediate::kFinalNorm, -1);
+        m_logits = target.wants(intermediate::kLogits, -1);
+    }
+
+    bool wantsAnything() const
+    {
+        const auto any = [](const std::vector<bool>& v) { return std::find(v.begin(), v.end(), true) != v.end(); };
+        return m_embeddings || m_finalNorm || m_logits || any(m_attention) || any(m_hidden);
+    }
+
+    // The rows of the next forward pass, in batch order.
+    void setRows(std::vector<Row> rows) { m_rows = std::move(rows); }
+
+    bool wants(std::string_view name, int layer) const override
+    {
+        const auto perLayer = [&](const std::vector<bool>& v) {
+            return layer >= 0 && static_cast<std::size_t>(layer) < v.size() && v[static_cast<std::size_t>(layer)];
+        };
+        if (name == intermediate::kEmbeddings)
+            return layer == -1 && m_embeddings;
+        if (name == intermediate::kAttention)
+            return perLayer(m_attention);
+        if (name == intermediate::kHidden)
+            return perLayer(m_hidden);
+        if (name == intermediate::kFinalNorm)
+            return layer == -1 && m_finalNorm;
+        return false;
+    }
+
+    // value [B, T, ...], or [B, heads, T, T] for attention (two position dimensions).
+    void observe(std::string_view name, int layer, const at::Tensor& value) override
+    {
+        const bool attention = name == intermediate::kAttention;
+        for (std::size_t k = 0; k < m_rows.size(); ++k) {
+            const int64_t n = m_rows[k].length;
+            const at::Tensor row = value[static_cast<int64_t>(k)];
+            deliver(name, layer, m_rows[k], attention ? row.narrow(1, 0, n).narrow(2, 0, n) : row.narrow(0, 0, n));
+        }
+    }
+
+    // The logits of each row from the final hidden states [B, T, hidden], one row at a time.
+    void observeLogits(const Decoder& decoder, const at::Tensor& hidden)
+    {
+        if (!m_logits)
+            return;
+        for (std::size_t k = 0; k < m_rows.size(); ++k)
+            deliver(intermediate::kLogits, -1, m_rows[k],
+                    decoder.logits(hidden[static_cast<int64_t>(k)].narrow(0, 0, m_rows[k].length)));
+    }
+
+private:
+    void deliver(std::string_view name, int layer, const Row& row, const at::Tensor& value)
+    {
+        const at::Tensor c = value.to(at::kCPU, at::kFloat).contiguous();
+        Intermediate out;
+        out.name = name;
+        out.layer = layer;
+        out.sequence = row.sequence;
+        out.position = row.position;
+        out.shape = c.sizes().vec();
+        out.data = std::span<const float>(c.data_ptr<float>(), static_cast<std::size_t>(c.numel()));
+        m_target.observe(out);
+    }
+
+    IntermediateObserver& m_target;
+    bool m_embeddings = false, m_finalNorm = false, m_logits = false;
+    std::vector<bool> m_attention, m_hidden; // per layer
+    std::vector<Row> m_rows;
+};
+
+} // namespace
 
 ScoredText TorchLanguageModel::score(std::string_view text, const ScoreOptions& opts) const
 {
@@ -30,7 +122,7 @@ std::vector<ScoredText> TorchLanguageModel::scoreBatch(const std::vector<std::st
         ids.insert(ids.end(), encs.back().ids.begin(), encs.back().ids.end());
         seqs.push_back(std::move(ids));
     }
-    const auto preds = predict(seqs, std::max(0, opts.topK));
+    const auto preds = predict(seqs, std::max(0, opts.topK), opts.observer);
     std::vector<ScoredText> out;
     for (std::size_t i = 0; i < texts.size(); ++i) {
         ScoredText s;
@@ -146,8 +238,15 @@ std::vector<Pred> TorchLanguageModel::predsFromHidden(const at::Tensor& rows, co
 // cut into windows of `context` tokens overlapping by half a context; each window predicts only the
 // positions no earlier window predicted, so every such position has at least half a context of history.
 // All windows of all sequences are batched together (right padding, sorted by length).
-std::vector<Preds> TorchLanguageModel::predict(const std::vector<std::vector<int32_t>>& seqs, int topK) const
+std::vector<Preds> TorchLanguageModel::predict(const std::vector<std::vector<int32_t>>& seqs, int topK,
+                                               IntermediateObserver* observer) const
 {
+    std::optional<SequenceObserver> watch;
+    if (observer) {
+        watch.emplace(*observer, static_cast<int>(m_dec->spec().layers));
+        if (!watch->wantsAnything())
+            watch.reset();
+    }
     struct Segment {
         std::size_t seq;
         int64_t start, end, from; // ids [start, end); predict positions [from, end)
@@ -194,7 +293,16 @@ std::vector<Preds> TorchLanguageModel::predict(const std::vector<std::vector<int
                 valid[static_cast<int64_t>(k)].narrow(0, 0, static_cast<int64_t>(rows[k].size())).fill_(true);
             valid = valid.to(m_dec->device());
         }
-        const at::Tensor h = m_dec->hidden(idTensor(rows, static_cast<std::size_t>(T)), valid, nullptr);
+        if (watch) {
+            std::vector<SequenceObserver::Row> rowInfo;
+            for (std::size_t k = i; k < j; ++k)
+                rowInfo.push_back({segs[k].seq, segs[k].start, segs[k].end - segs[k].start});
+            watch->setRows(std::move(rowInfo));
+        }
+        ForwardObserver* forward = watch ? &*watch : nullptr;
+        const at::Tensor h = m_dec->hidden(idTensor(rows, static_cast<std::size_t>(T)), valid, nullptr, forward);
+        if (watch)
+            watch->observeLogits(*m_dec, h);
         const at::Tensor flat = h.reshape({-1, h.size(-1)});
         std::vector<int64_t> rowIndex;
         std::vector<int32_t> targets;
