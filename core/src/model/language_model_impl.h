@@ -53,8 +53,8 @@ public:
     ScoredText score(std::string_view text, const ScoreOptions& opts) const override;
     std::vector<ScoredText> scoreBatch(const std::vector<std::string>& texts, const ScoreOptions& opts) const override;
     std::vector<float> logits(const std::vector<int32_t>& ids) const override;
-    std::vector<std::vector<std::optional<double>>> scoreIds(
-        const std::vector<std::vector<int32_t>>& seqs) const override;
+    std::vector<std::vector<std::optional<double>>>
+    scoreIds(const std::vector<std::vector<int32_t>>& seqs) const override;
 
     // generation.cpp
     ScoredText generate(std::string_view prompt, const GenerationOptions& opts, const TokenCallback& onToken,

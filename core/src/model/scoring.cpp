@@ -146,8 +146,8 @@ std::vector<float> TorchLanguageModel::logits(const std::vector<int32_t>& ids) c
     return std::vector<float>(l.data_ptr<float>(), l.data_ptr<float>() + l.numel());
 }
 
-std::vector<std::vector<std::optional<double>>> TorchLanguageModel::scoreIds(
-    const std::vector<std::vector<int32_t>>& seqs) const
+std::vector<std::vector<std::optional<double>>>
+TorchLanguageModel::scoreIds(const std::vector<std::vector<int32_t>>& seqs) const
 {
     c10::InferenceMode guard;
     const auto preds = predict(seqs, 0);
