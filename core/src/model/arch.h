@@ -1,6 +1,6 @@
 // The hyper-parameters of a decoder-only checkpoint, read from config.json into one architecture-neutral
 // description (torch-free). The generic decoder (decoder.h) runs any ArchSpec; what differs between
-// model types is only this description and the weight-name table (architectures.cpp).
+// model types is only this description and the weight-name table (arch_weights.cpp).
 #pragma once
 #include <cstdint>
 #include <string>

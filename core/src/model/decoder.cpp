@@ -1,6 +1,7 @@
 #include "decoder.h"
 
 #include "ascviz/base/error.h"
+#include "ascviz/model/observer.h"
 
 #include <torch/version.h>
 
@@ -153,7 +154,8 @@ at::Tensor Decoder::rotary(const at::Tensor& x, const at::Tensor& cos, const at:
 }
 
 at::Tensor Decoder::attention(int layer, const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin,
-                              const at::Tensor& mask, const at::Tensor& localMask, KvCache* cache, int64_t past) const
+                              const at::Tensor& mask, const at::Tensor& localMask, KvCache* cache, int64_t past,
+                              ForwardObserver* probsTo) const
 {
     const auto& lw = m_w.layers[static_cast<std::size_t>(layer)];
     const int64_t B = x.size(0), T = x.size(1);
@@ -183,8 +185,9 @@ at::Tensor Decoder::attention(int layer, const at::Tensor& x, const at::Tensor& 
     // HF is tested on the CPU in CI and was checked on CUDA on an H100. Decoding one token against the KV
     // cache uses the explicit path below: on the H100, SDPA's single-query decode took 47 ms/token (bundled
     // model) and 50 ms/token (qwen2.5-0.5B shape) in float16, the explicit path 3.1 and 16.9. Models whose
-    // HF code upcasts attention to fp32 keep the explicit path in half precision.
-    if (T > 1 && !(m_spec.attnFp32 && m_dtype != at::kFloat)) {
+    // HF code upcasts attention to fp32 keep the explicit path in half precision. So do layers whose attention
+    // probabilities are observed (SDPA does not return them).
+    if (T > 1 && !(m_spec.attnFp32 && m_dtype != at::kFloat) && !probsTo) {
         c10::optional<at::Tensor> am;
         if (m.defined())
             am = m;
@@ -204,7 +207,10 @@ at::Tensor Decoder::attention(int layer, const at::Tensor& x, const at::Tensor& 
         scores = scores.to(at::kFloat).view({B, nkv, rep, T, S});
         if (m.defined())
             scores = scores.masked_fill(m.unsqueeze(1).logical_not(), std::numeric_limits<float>::lowest());
-        const at::Tensor probs = at::softmax(scores, -1).to(v.scalar_type()).view({B, nkv, rep * T, S});
+        const at::Tensor probs32 = at::softmax(scores, -1);
+        if (probsTo)
+            probsTo->observe(intermediate::kAttention, layer, probs32.view({B, nh, T, S}));
+        const at::Tensor probs = probs32.to(v.scalar_type()).view({B, nkv, rep * T, S});
         out = at::matmul(probs, v).view({B, nh, T, hd});
     }
     return lw.o(out.transpose(1, 2).reshape({B, T, nh * hd}));
@@ -219,7 +225,8 @@ at::Tensor Decoder::mlp(const LayerWeights& lw, const at::Tensor& x) const
     return lw.down(activation(h.narrow(-1, 0, I)) * h.narrow(-1, I, I));
 }
 
-at::Tensor Decoder::hidden(const at::Tensor& ids, const at::Tensor& keyValid, KvCache* cache) const
+at::Tensor Decoder::hidden(const at::Tensor& ids, const at::Tensor& keyValid, KvCache* cache,
+                           ForwardObserver* observer) const
 {
     const int64_t T = ids.size(1);
     const int64_t past = cache ? cache->length : 0;
@@ -235,6 +242,8 @@ at::Tensor Decoder::hidden(const at::Tensor& ids, const at::Tensor& keyValid, Kv
     at::Tensor x = at::embedding(m_w.tokenEmbedding, ids);
     if (m_w.positionEmbedding.defined())
         x = x + at::embedding(m_w.positionEmbedding, positions);
+    if (observer && observer->wants(intermediate::kEmbeddings, -1))
+        observer->observe(intermediate::kEmbeddings, -1, x);
 
     at::Tensor cos, sin;
     if (m_spec.rope != RopeKind::None) {
@@ -286,7 +295,9 @@ at::Tensor Decoder::hidden(const at::Tensor& ids, const at::Tensor& keyValid, Kv
     for (int64_t l = 0; l < m_spec.layers; ++l) {
         const auto& lw = m_w.layers[static_cast<std::size_t>(l)];
         const at::Tensor h = norm(lw.ln1, x);
-        const at::Tensor a = attention(static_cast<int>(l), h, cos, sin, mask, localMask, cache, past);
+        const int layer = static_cast<int>(l);
+        ForwardObserver* probsTo = observer && observer->wants(intermediate::kAttention, layer) ? observer : nullptr;
+        const at::Tensor a = attention(layer, h, cos, sin, mask, localMask, cache, past, probsTo);
         switch (m_spec.residual) {
         case Residual::Sequential:
             x = x + a;
@@ -299,10 +310,15 @@ at::Tensor Decoder::hidden(const at::Tensor& ids, const at::Tensor& keyValid, Kv
             x = mlp(lw, norm(lw.ln2, x)) + a + x;
             break;
         }
+        if (observer && observer->wants(intermediate::kHidden, layer))
+            observer->observe(intermediate::kHidden, layer, x);
     }
     if (cache)
         cache->length = S;
-    return norm(m_w.finalNorm, x);
+    at::Tensor out = norm(m_w.finalNorm, x);
+    if (observer && observer->wants(intermediate::kFinalNorm, -1))
+        observer->observe(intermediate::kFinalNorm, -1, out);
+    return out;
 }
 
 at::Tensor Decoder::logits(const at::Tensor& hidden) const

@@ -1,5 +1,5 @@
 // One generic decoder-only transformer (torch). Every supported architecture is an ArchSpec plus a
-// weight-name table (architectures.cpp) that fills the canonical weights below; the math lives here once.
+// weight-name table (arch_weights.cpp) that fills the canonical weights below; the math lives here once.
 // Immutable after loading; forward() is const and may run on several threads at once (each with its own
 // KvCache).
 #pragma once
@@ -9,6 +9,7 @@
 #include <ATen/ATen.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ascviz::model {
@@ -48,7 +49,19 @@ struct KvCache {
     int64_t capacity = 0;
 };
 
-// Maps the checkpoint's tensors to canonical weights (per-architecture table in architectures.cpp).
+// Receives the named intermediates of one forward pass (the names of ascviz/model/observer.h) as tensors on the
+// device with the batch first: [B, T, hidden] in the compute dtype for embeddings, hidden and final_norm,
+// [B, heads, T, S] float32 for attention (S = past + T keys). Decoder::hidden() asks wants() once per name and
+// layer per pass, and computes nothing extra for what is not wanted. Logits are not part of hidden().
+class ForwardObserver {
+public:
+    virtual ~ForwardObserver() = default;
+    virtual bool wants(std::string_view name, int layer) const = 0;
+    virtual void observe(std::string_view name, int layer, const at::Tensor& value) = 0;
+};
+
+// Maps the checkpoint's tensors to canonical weights (the model_type registry in architectures.cpp picks the
+// weight table of arch_weights.cpp).
 DecoderWeights loadDecoderWeights(WeightStore& store, const ArchSpec& spec);
 
 class Decoder {
@@ -65,8 +78,9 @@ public:
     // ids [batch, T] (int64, on device). `keyValid` [batch, past + T] bool marks real (non-padding) keys, or is
     // undefined when every key is real. With a cache, the new keys/values are appended at cache->length
     // (which then grows by T); without one, past must be 0. Returns the final normed hidden states
-    // [batch, T, hidden] in the compute dtype.
-    at::Tensor hidden(const at::Tensor& ids, const at::Tensor& keyValid, KvCache* cache) const;
+    // [batch, T, hidden] in the compute dtype. `observer` (may be null) receives the intermediates it wants.
+    at::Tensor hidden(const at::Tensor& ids, const at::Tensor& keyValid, KvCache* cache,
+                      ForwardObserver* observer = nullptr) const;
     // Float32 logits [..., vocab] of hidden states.
     at::Tensor logits(const at::Tensor& hidden) const;
 
@@ -74,8 +88,10 @@ private:
     at::Tensor norm(const Norm& n, const at::Tensor& x) const;
     at::Tensor activation(const at::Tensor& x) const;
     at::Tensor rotary(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) const;
+    // `probsTo` (may be null) receives the layer's attention probabilities (explicit path).
     at::Tensor attention(int layer, const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin,
-                         const at::Tensor& mask, const at::Tensor& localMask, KvCache* cache, int64_t past) const;
+                         const at::Tensor& mask, const at::Tensor& localMask, KvCache* cache, int64_t past,
+                         ForwardObserver* probsTo) const;
     at::Tensor mlp(const LayerWeights& lw, const at::Tensor& x) const;
 
     ArchSpec m_spec;

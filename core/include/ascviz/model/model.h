@@ -2,6 +2,7 @@
 // so ui/ may include it.
 #pragma once
 #include "ascviz/base/scored.h"
+#include "ascviz/model/observer.h"
 #include "ascviz/tokenizer/tokenizer.h"
 
 #include <atomic>
@@ -44,6 +45,11 @@ struct ScoreOptions {
     int topK = 5; // alternatives recorded per token (0 = none)
     // Texts longer than the context are scored in windows of contextLength tokens that overlap by half a
     // context; every token after the first window is predicted with at least half a context of history.
+
+    // Receives the named intermediates (hidden states, attention, logits, ...) of the forward passes that score
+    // the texts (observer.h): one Intermediate per name, layer, text and window (a text of fewer than two ids,
+    // BOS included, needs no forward pass and has none). nullptr: none, at no cost.
+    IntermediateObserver* observer = nullptr;
 };
 
 struct GenerationOptions {

@@ -1,0 +1,158 @@
+// Loading a LanguageModel: the model folder and config.json, the device and compute dtype, a memory check,
+// the weights (safetensors or pytorch_model.bin, possibly sharded) and the tokenizer.
+#include "language_model_impl.h"
+
+#include "arch.h"
+#include "weights.h"
+
+#include "ascviz/base/error.h"
+#include "ascviz/base/hfcache.h"
+
+#include <ATen/Parallel.h>
+#include <c10/core/InferenceMode.h>
+#include <torch/cuda.h>
+#include <torch/version.h>
+
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+namespace fs = std::filesystem;
+
+namespace ascviz {
+namespace model {
+namespace {
+
+std::string dtypeName(at::ScalarType t)
+{
+    switch (t) {
+    case at::kFloat: return "float32";
+    case at::kHalf: return "float16";
+    case at::kBFloat16: return "bfloat16";
+    default: return std::string(c10::toString(t));
+    }
+}
+
+std::string gib(uint64_t bytes)
+{
+    std::ostringstream s;
+    s.precision(2);
+    s << std::fixed << static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0) << " GiB";
+    return s.str();
+}
+
+uint64_t availableCpuMemory()
+{
+    std::ifstream in("/proc/meminfo");
+    std::string key;
+    uint64_t kb = 0;
+    std::string unit;
+    while (in >> key >> kb >> unit)
+        if (key == "MemAvailable:")
+            return kb * 1024;
+    return 0; // unknown: no check
+}
+
+} // namespace
+} // namespace model
+
+std::unique_ptr<LanguageModel> LanguageModel::load(const fs::path& dirIn, const LoadOptions& opts)
+{
+    using namespace model;
+    const fs::path dir = dirIn;
+    std::error_code ec;
+    if (!fs::exists(dir, ec))
+        throw ModelError("model folder " + dir.string() + " does not exist");
+    if (!fs::is_directory(dir, ec))
+        throw ModelError(dir.string() + " is not a folder (a Hugging Face model folder with config.json is expected)");
+    const fs::path configPath = dir / "config.json";
+    if (!fs::exists(configPath, ec))
+        throw ModelError("no config.json in " + dir.string() + ": not a Hugging Face model folder");
+    const ArchSpec spec = readArchSpec(readJsonFile(configPath), configPath.string());
+
+    // Device and dtype.
+    const bool haveCuda = torch::cuda::is_available();
+    bool useCuda = false;
+    if (opts.device == "cuda") {
+        if (!haveCuda)
+            throw ModelError("--device cuda was asked for but CUDA is not available (libtorch " +
+                             std::string(TORCH_VERSION) + "); use --device cpu");
+        useCuda = true;
+    } else if (opts.device == "auto") {
+        useCuda = haveCuda;
+    } else if (opts.device != "cpu") {
+        throw ModelError("unknown device \"" + opts.device + "\" (auto, cpu or cuda)");
+    }
+    const at::Device device = useCuda ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU);
+    at::ScalarType dtype;
+    if (opts.dtype == "auto") // float32 everywhere (method.md §1); half precision only when asked for
+        dtype = at::kFloat;
+    else if (opts.dtype == "float32")
+        dtype = at::kFloat;
+    else if (opts.dtype == "float16")
+        dtype = at::kHalf;
+    else if (opts.dtype == "bfloat16")
+        dtype = at::kBFloat16;
+    else
+        throw ModelError("unknown dtype \"" + opts.dtype + "\" (auto, float32, float16 or bfloat16)");
+    if (!useCuda) {
+        at::set_num_threads(opts.threads > 0 ? opts.threads
+                                             : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+        if (dtype != at::kFloat) { // some CPU builds lack half-precision matrix products
+            try {
+                c10::InferenceMode guard;
+                const auto t = at::ones({2, 2}, at::TensorOptions().dtype(dtype));
+                (void)at::linear(t, t);
+            } catch (const c10::Error&) {
+                throw ModelError(dtypeName(dtype) + " is not supported on the CPU by this libtorch (" +
+                                 std::string(TORCH_VERSION) + "); use --dtype float32 or bfloat16");
+            }
+        }
+    }
+
+    c10::InferenceMode guard;
+    WeightStore store(dir, dtype, device);
+    const uint64_t need = store.computeBytes();
+    const uint64_t limit = opts.maxWeightBytes ? opts.maxWeightBytes : (useCuda ? 0 : availableCpuMemory());
+    if (limit && need > limit)
+        throw ModelError("the checkpoint in " + dir.string() + " needs " + gib(need) + " for its weights in " +
+                         dtypeName(dtype) + " but only " + gib(limit) + " are available on " +
+                         (useCuda ? "the GPU" : "the CPU") +
+                         (dtype == at::kFloat ? "; try --dtype bfloat16 or a smaller model" : "; try a smaller model"));
+    if (opts.progress) {
+        const double total = static_cast<double>(std::max<std::size_t>(1, 4 + 12 * static_cast<std::size_t>(spec.layers)));
+        store.onTake = [&](std::size_t n) { opts.progress(std::min(0.99, static_cast<double>(n) / total)); };
+    }
+    DecoderWeights weights;
+    try {
+        weights = loadDecoderWeights(store, spec);
+    } catch (const c10::Error& e) {
+        const std::string what = e.what_without_backtrace();
+        if (what.find("out of memory") != std::string::npos)
+            throw ModelError("out of memory on " + std::string(useCuda ? "the GPU" : "the CPU") + " while loading " +
+                             dir.string() + " in " + dtypeName(dtype) + "; try a smaller dtype or model");
+        throw ModelError("cannot load the weights of " + dir.string() + ": " + what);
+    }
+    auto decoder = std::make_unique<Decoder>(spec, std::move(weights), device, dtype);
+
+    ModelInfo info;
+    info.dir = fs::absolute(dir).lexically_normal();
+    info.name = modelNameFromDir(info.dir);
+    info.architecture = spec.modelType;
+    info.device = useCuda ? "cuda:0" : "cpu";
+    info.dtype = dtypeName(dtype);
+    info.parameters = decoder->parameterCount();
+    info.contextLength = spec.context;
+    info.vocabSize = spec.vocab;
+    info.layers = static_cast<int>(spec.layers);
+    info.hidden = static_cast<int>(spec.hidden);
+
+    auto tokenizer = Tokenizer::fromModelDir(dir);
+    if (opts.progress)
+        opts.progress(1.0);
+    return std::make_unique<TorchLanguageModel>(std::move(info), std::move(tokenizer), std::move(decoder));
+}
+
+} // namespace ascviz
