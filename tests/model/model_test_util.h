@@ -3,6 +3,7 @@
 #include "ascviz/model/model.h"
 
 #include "safetensors.h" // core/src/model, torch-free
+#include "testdata.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -14,23 +15,9 @@
 
 namespace modeltest {
 
-inline std::filesystem::path dataDir()
-{
-    const char* d = std::getenv("ASCVIZ_TEST_DATA");
-    if (!d)
-        throw std::runtime_error("ASCVIZ_TEST_DATA is not set");
-    return d;
-}
-
-inline std::filesystem::path resourcesDir()
-{
-    const char* d = std::getenv("ASCVIZ_RESOURCES");
-    if (!d)
-        throw std::runtime_error("ASCVIZ_RESOURCES is not set");
-    return d;
-}
-
-inline std::filesystem::path fixtureModel(const std::string& name) { return dataDir() / "fixtures" / "models" / name; }
+using ascviz::testdata::dataDir;
+using ascviz::testdata::fixtureModel;
+using ascviz::testdata::resourcesDir;
 
 inline nlohmann::json readJson(const std::filesystem::path& p)
 {

@@ -219,17 +219,18 @@ TEST_P(Conformance, GreedyMatchesReference)
 // float32 checkpoints: NtP within 1e-5, logits within 1e-4. The float16 checkpoint holds tiny-gpt2's weights
 // rounded to float16 (relative error ~5e-4 per weight) and is compared with the float32 reference, so it gets
 // looser tolerances; its greedy continuation still matches.
-const auto kFixtures = ::testing::Values(Fixture{"tiny-gpt2", "tiny-gpt2", 1e-5, 1e-4},
-                                         Fixture{"tiny-gpt_neo", "tiny-gpt_neo", 1e-5, 1e-4},
-                                         Fixture{"tiny-codegen", "tiny-codegen", 1e-5, 1e-4},
-                                         Fixture{"tiny-gpt_bigcode", "tiny-gpt_bigcode", 1e-5, 1e-4},
-                                         Fixture{"tiny-gpt_neox", "tiny-gpt_neox", 1e-5, 1e-4},
-                                         Fixture{"tiny-llama", "tiny-llama", 1e-5, 1e-4},
-                                         Fixture{"tiny-qwen2", "tiny-qwen2", 1e-5, 1e-4},
-                                         Fixture{"tiny-starcoder2", "tiny-starcoder2", 1e-5, 1e-4},
-                                         Fixture{"tiny-gpt2-sharded", "tiny-gpt2", 1e-5, 1e-4},
-                                         Fixture{"tiny-gpt2-bin", "tiny-gpt2", 1e-5, 1e-4},
-                                         Fixture{"tiny-gpt2-fp16", "tiny-gpt2", 1e-4, 0.05});
+// Every architecture index.json lists (tiny-<arch>), then the storage variants of tiny-gpt2's weights.
+std::vector<Fixture> fixtures()
+{
+    std::vector<Fixture> out;
+    for (const auto& arch : ascviz::testdata::fixtureArchitectures())
+        out.push_back({"tiny-" + arch, "tiny-" + arch, 1e-5, 1e-4});
+    out.push_back({"tiny-gpt2-sharded", "tiny-gpt2", 1e-5, 1e-4});
+    out.push_back({"tiny-gpt2-bin", "tiny-gpt2", 1e-5, 1e-4});
+    out.push_back({"tiny-gpt2-fp16", "tiny-gpt2", 1e-4, 0.05});
+    return out;
+}
+const auto kFixtures = ::testing::ValuesIn(fixtures());
 
 const auto kDevices = ::testing::Values(std::string("cpu"), std::string("cuda"));
 

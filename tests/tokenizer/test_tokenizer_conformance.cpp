@@ -33,7 +33,7 @@ TEST_P(Conformance, MatchesReferenceForEveryCase)
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, Conformance,
-                         ::testing::Values("gpt2", "qwen3", "llama2", "ascviz-code-bpe16k", "ascviz-code-bpe2k"),
+                         ::testing::ValuesIn(ascviz::testdata::fixtureTokenizerCases()),
                          [](const auto& info) {
                              std::string n = info.param;
                              for (auto& ch : n)

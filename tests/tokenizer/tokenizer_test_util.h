@@ -1,5 +1,7 @@
 // Shared helpers of the tokenizer tests: fixture paths and JSON loading.
 #pragma once
+#include "testdata.h"
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -9,16 +11,8 @@
 
 namespace toktest {
 
-inline std::filesystem::path dataDir()
-{
-    const char* d = std::getenv("ASCVIZ_TEST_DATA");
-    return d ? std::filesystem::path(d) : std::filesystem::path("tests/data");
-}
-
-inline std::filesystem::path fixtureTokenizer(const std::string& name)
-{
-    return dataDir() / "fixtures" / "tokenizers" / name / "tokenizer.json";
-}
+using ascviz::testdata::dataDir;
+using ascviz::testdata::fixtureTokenizer;
 
 inline nlohmann::json readJson(const std::filesystem::path& p)
 {

@@ -1,5 +1,6 @@
 // The Batch tab offscreen: a real run with the tiny fixture model on the worker thread, tables and chart
 // series, pause/cancel/resume, opening two DBs for a model comparison, snippet opening and exports.
+#include "testdata.h"
 #include "views/batchcharts.h"
 #include "models/batchmodels.h"
 #include "common/appidentity.h"
@@ -28,8 +29,14 @@ using namespace ascviz::ui;
 
 namespace {
 
-QString data(const QString& rel) { return QString::fromLocal8Bit(qgetenv("ASCVIZ_TEST_DATA")) + QLatin1Char('/') + rel; }
-QString res(const QString& rel) { return QString::fromLocal8Bit(qgetenv("ASCVIZ_RESOURCES")) + QLatin1Char('/') + rel; }
+QString data(const QString& rel)
+{
+    return QString::fromStdString((ascviz::testdata::dataDir() / rel.toStdString()).string());
+}
+QString res(const QString& rel)
+{
+    return QString::fromStdString((ascviz::testdata::resourcesDir() / rel.toStdString()).string());
+}
 QString tinyModel() { return data(QStringLiteral("fixtures/models/tiny-gpt2")); }
 QString sample() { return res(QStringLiteral("corpus/stdlib-functions.jsonl")); }
 

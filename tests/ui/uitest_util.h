@@ -2,6 +2,7 @@
 #pragma once
 #include "ascviz/base/scored.h"
 #include "ascviz/tokenizer/tokenizer.h"
+#include "testdata.h"
 
 #include <QByteArray>
 #include <QString>
@@ -13,11 +14,7 @@
 
 namespace uitest {
 
-inline std::filesystem::path testData()
-{
-    const char* d = std::getenv("ASCVIZ_TEST_DATA");
-    return d ? std::filesystem::path(d) : std::filesystem::path("tests/data");
-}
+inline std::filesystem::path testData() { return ascviz::testdata::dataDir(); }
 
 inline std::filesystem::path tinyModel(const std::string& arch = "gpt2")
 {
