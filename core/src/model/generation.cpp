@@ -37,7 +37,6 @@ public:
     }
 
 private:
-    static bool cont(unsigned char c) { return (c & 0xC0) == 0x80; }
     void emit(std::size_t from, std::size_t n, std::string_view chars)
     {
         const std::size_t s = m_text.size();
@@ -51,24 +50,13 @@ private:
         static const std::string_view kReplacement = "\xEF\xBF\xBD";
         while (m_resolved < m_raw.size()) {
             const std::size_t i = m_resolved;
-            const auto c = static_cast<unsigned char>(m_raw[i]);
-            std::size_t need = 0;
-            unsigned char lo = 0x80, hi = 0xBF; // allowed range of the second byte
-            if (c < 0x80) need = 1;
-            else if (c >= 0xC2 && c <= 0xDF) need = 2;
-            else if (c >= 0xE0 && c <= 0xEF) { need = 3; if (c == 0xE0) lo = 0xA0; if (c == 0xED) hi = 0x9F; }
-            else if (c >= 0xF0 && c <= 0xF4) { need = 4; if (c == 0xF0) lo = 0x90; if (c == 0xF4) hi = 0x8F; }
-            if (need == 0) { emit(i, 1, kReplacement); continue; }
-            if (need == 1) { emit(i, 1, m_raw.substr(i, 1)); continue; }
-            std::size_t k = 1;
-            bool bad = false;
-            for (; k < need && i + k < m_raw.size(); ++k) {
-                const auto d = static_cast<unsigned char>(m_raw[i + k]);
-                if (!cont(d) || (k == 1 && (d < lo || d > hi))) { bad = true; break; }
-            }
-            if (bad) { emit(i, k, kReplacement); continue; } // lead + valid continuations -> one U+FFFD
-            if (k < need) return;                              // unfinished: wait for more bytes
-            emit(i, need, m_raw.substr(i, need));
+            const Utf8Step st = decodeUtf8(m_raw, i); // base/utf8.h: maximal subpart -> one U+FFFD
+            if (st.status == Utf8Status::Truncated)
+                return; // unfinished: wait for more bytes
+            if (st.status == Utf8Status::Invalid)
+                emit(i, st.length, kReplacement);
+            else
+                emit(i, st.length, std::string_view(m_raw).substr(i, st.length));
         }
     }
 

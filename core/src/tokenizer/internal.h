@@ -4,6 +4,7 @@
 // normalized text, the [start, end) byte span of the original text it came from.
 #pragma once
 #include "ascviz/base/error.h"
+#include "ascviz/base/utf8.h"
 
 #include <array>
 #include <cstddef>
@@ -38,7 +39,7 @@ inline std::size_t utf8Len(unsigned char lead)
 }
 // Decodes the (valid) code point at byte i of s; *len receives its byte length.
 char32_t decodeUtf8(std::string_view s, std::size_t i, std::size_t* len);
-void appendUtf8(std::string& out, char32_t c);
+using ascviz::appendUtf8; // base/utf8.h
 std::string utf8(char32_t c);
 // Unicode White_Space (Rust's char::is_whitespace / regex \s).
 bool isWhiteSpace(char32_t c);

@@ -1,6 +1,8 @@
 // UTF-8 helpers, the ByteLevel table, PCRE2 patterns and NormStr (alignment-tracking string).
 #include "internal.h"
 
+#include "ascviz/base/utf8.h"
+
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 #include <utf8proc.h>
@@ -13,36 +15,12 @@
 namespace ascviz::tok {
 
 // ---------------------------------------------------------------------------------------------- UTF-8
+// Code points are decoded and encoded by base/utf8.h, the one codec (texts reach here validated).
 char32_t decodeUtf8(std::string_view s, std::size_t i, std::size_t* len)
 {
-    const auto b0 = static_cast<unsigned char>(s[i]);
-    const std::size_t n = std::min(utf8Len(b0), s.size() - i);
-    *len = n;
-    if (n == 1)
-        return b0;
-    char32_t c = b0 & (0x7F >> n);
-    for (std::size_t k = 1; k < n; ++k)
-        c = (c << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
-    return c;
-}
-
-void appendUtf8(std::string& out, char32_t c)
-{
-    if (c < 0x80) {
-        out.push_back(static_cast<char>(c));
-    } else if (c < 0x800) {
-        out.push_back(static_cast<char>(0xC0 | (c >> 6)));
-        out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-    } else if (c < 0x10000) {
-        out.push_back(static_cast<char>(0xE0 | (c >> 12)));
-        out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-        out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-    } else {
-        out.push_back(static_cast<char>(0xF0 | (c >> 18)));
-        out.push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
-        out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-        out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-    }
+    const Utf8Step st = ascviz::decodeUtf8(s, i);
+    *len = st.length;
+    return st.codePoint;
 }
 
 std::string utf8(char32_t c)
