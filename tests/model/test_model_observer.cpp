@@ -283,9 +283,17 @@ TEST_P(PerArch, OnlyWhatIsWanted)
     EXPECT_EQ(rec.seen[1].layer, last);
 }
 
+// Every architecture tests/data/fixtures/models/index.json lists.
+std::vector<std::string> fixtureFolders()
+{
+    std::vector<std::string> out;
+    for (const auto& arch : ascviz::testdata::fixtureArchitectures())
+        out.push_back("tiny-" + arch);
+    return out;
+}
+
 INSTANTIATE_TEST_SUITE_P(Fixtures, PerArch,
-                         ::testing::Values("tiny-gpt2", "tiny-gpt_neo", "tiny-codegen", "tiny-gpt_bigcode",
-                                           "tiny-gpt_neox", "tiny-llama", "tiny-qwen2", "tiny-starcoder2"),
+                         ::testing::ValuesIn(fixtureFolders()),
                          [](const auto& info) {
                              std::string n = info.param;
                              std::replace(n.begin(), n.end(), '-', '_');
