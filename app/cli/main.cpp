@@ -35,7 +35,7 @@ const char* kModelOptions =
     "                     ($HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub; offline);\n"
     "                     default = the bundled ascviz-tiny-code (the default)\n"
     "  --device D         auto (CUDA when available), cpu or cuda\n"
-    "  --dtype T          auto, float32, float16 or bfloat16 (auto: float32 on the CPU, float16 on CUDA)\n"
+    "  --dtype T          auto, float32, float16 or bfloat16 (auto: float32 on every device)\n"
     "  --threads N        CPU threads for libtorch (0 = all cores)\n";
 
 const char* kEvalOptions =
@@ -107,7 +107,7 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "  --batch-size B     snippets scored together in one padded batch (default 1; larger is faster on a\n"
           "                     GPU, gives the same NtP)\n"
           "  --aggregation A    median (default), mean, max or min\n"
-          "  --language L       a language of the registry (resources/languages); default: the file's\n                     extension's language, else the registry's default\n"
+          "  --language L       a language of the registry (resources/languages); default: the registry's default\n"
           "  --extensions E     file extensions read from a corpus folder, comma-separated (default: the language's)\n"
           "  --quiet            no progress line\n",
           true}},
