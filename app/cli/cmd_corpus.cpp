@@ -8,7 +8,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -107,9 +109,12 @@ int cmdBatch(Args& args)
     CorpusReadOptions ro; // no --extensions: the language's own (its registry descriptor)
     ro.language = language;
     std::stringstream ss(exts);
-    for (std::string e; std::getline(ss, e, ',');)
-        if (!e.empty())
-            ro.extensions.push_back(e[0] == '.' ? e : "." + e);
+    for (std::string e; std::getline(ss, e, ',');) {
+        if (e.empty())
+            continue;
+        std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        ro.extensions.push_back(e[0] == '.' ? e : "." + e);
+    }
     const fs::path corpusPath = corpusArg == "default" ? sampleCorpus() : fs::path(corpusArg);
     const Corpus corpus = readCorpus(corpusPath, ro);
     printIssues(corpus);

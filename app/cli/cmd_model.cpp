@@ -15,7 +15,7 @@ nlohmann::json numberOrNull(double v) { return std::isfinite(v) ? nlohmann::json
 
 } // namespace
 
-// score --model DIR --text-file F [--top-k K] [--out FILE]
+// score --model DIR --text-file F [--out FILE]
 // {"model", "tokens":[{"id","start","end","ntp"}], "cross_entropy"}
 int cmdScore(Args& args)
 {

@@ -144,6 +144,26 @@ TEST(Folder, RecursiveByExtensionSortedSkippingHiddenAndNonUtf8)
     EXPECT_NE(c.issues[0].message.find("UTF-8"), std::string::npos);
 }
 
+TEST(Folder, ExtensionsMatchCaseInsensitivelyAndDefaultToTheLanguages)
+{
+    const fs::path root = tempDir() / "cased";
+    writeFile(root / "Upper.PY", "x = 1\n");
+    writeFile(root / "lower.py", "y = 2\n");
+    writeFile(root / "other.txt", "z\n");
+    const auto c = readCorpus(root); // no extensions: the default language's (registry)
+    ASSERT_EQ(c.entries.size(), 2u);
+    EXPECT_EQ(c.entries[0].id, "Upper.PY");
+    EXPECT_EQ(c.entries[1].id, "lower.py");
+    CorpusReadOptions txt;
+    txt.extensions = {".txt"};
+    const auto t = readCorpus(root, txt);
+    ASSERT_EQ(t.entries.size(), 1u);
+    EXPECT_EQ(t.entries[0].id, "other.txt");
+    CorpusReadOptions unknown;
+    unknown.language = "no-such-language";
+    EXPECT_THROW(readCorpus(root, unknown), InputError);
+}
+
 TEST(ReadCorpus, EmptyCorpusIsAClearInputError)
 {
     const auto empty = writeFile(tempDir() / "empty.jsonl", "");

@@ -4,8 +4,7 @@ made with `transformers` at test time, each with reference NtP and greedy ids fr
 
     make_cases.py --out DIR --tokenizer tokenizer.json
 
-Writes DIR/<variant>/ (a checkpoint folder as save_pretrained leaves it, plus reference.json in the format of
-tests/data/fixtures/models/*/reference.json) and DIR/manifest.json:
+Writes DIR/<variant>/ (a checkpoint folder as save_pretrained leaves it, plus reference.json holding, per text, its input ids, NtP, the top-5 ids and logits, and the greedy ids) and DIR/manifest.json:
     {"transformers": str, "torch": str, "variants": [{"name", "expect": "match" | "refuse", "error": str}]}
 "refuse" variants are configurations the runtime does not implement: loading them must be a ModelError whose
 message contains "error" (the config key and value), never different numbers.

@@ -332,7 +332,9 @@ Corpus readFolder(const fs::path& root, const CorpusReadOptions& opts)
         }
         if (!it->is_regular_file(ec))
             continue;
-        const std::string ext = p.extension().string();
+        std::string ext = p.extension().string(); // case-insensitive, as the language registry matches files
+        std::transform(ext.begin(), ext.end(), ext.begin(),
+                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
         if (std::find(opts.extensions.begin(), opts.extensions.end(), ext) != opts.extensions.end())
             files.push_back(p);
     }

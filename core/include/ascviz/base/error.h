@@ -9,8 +9,8 @@
 
 namespace ascviz {
 
-// Where an error was found, for tools that point at it (the GUI's "open file at offset", the CLI's JSON
-// errors). what() already names the place in words; this is the same information, structured.
+// Where an error was found, for callers that point at it (e.g. a file at an offset). what() already names the
+// place in words; this is the same information, structured.
 struct ErrorContext {
     ErrorContext() = default;
     explicit ErrorContext(std::string file, std::optional<std::size_t> offset = {}, std::optional<std::size_t> lineNo = {})

@@ -19,7 +19,7 @@ namespace ascviz {
 
 struct LoadOptions {
     std::string device = "auto"; // auto | cpu | cuda
-    std::string dtype = "auto";  // auto (float16 on GPU, float32 on CPU) | float32 | float16 | bfloat16
+    std::string dtype = "auto";  // auto (= float32 on every device) | float32 | float16 | bfloat16
     int threads = 0;             // CPU intra-op threads; 0 = all cores
     // Refuse a checkpoint whose weights need more than this many bytes in the compute dtype; 0 = the memory
     // available on the device (MemAvailable on the CPU). A refusal is a ModelError saying what would help.

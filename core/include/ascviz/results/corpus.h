@@ -25,7 +25,7 @@ struct CorpusIssue {
 enum class CorpusFormat { JsonLines, Csv, Folder };
 
 struct CorpusReadOptions {
-    // Folder corpora: file extensions taken (case-sensitive, with the dot). Hidden files/folders are skipped.
+    // Folder corpora: file extensions taken (lower-case, with the dot; matched case-insensitively). Hidden files/folders are skipped.
     // Empty: the extensions of `language` in the language registry (syntax/language.h).
     std::vector<std::string> extensions;
     std::string language; // empty: the registry's default language
