@@ -93,9 +93,19 @@ int cmdReport(Args& args)
         }
         t << '\n';
     };
+    if (s.mixedLanguages)
+        t << "languages: " << s.languages.size() << " (concepts are <language>:<node type>; per-language tables below)\n\n";
     table("category (Table I)", s.categories);
     table("category, nodes pooled", s.categoriesPooled);
     table("concept", s.concepts);
+    if (s.mixedLanguages) {
+        for (const auto& l : s.languages) {
+            t << "== " << l.language << ": " << l.snippets << " snippets; Global AsC-Eval "
+              << (l.globalAscEval ? fmt(*l.globalAscEval) : std::string("n/a")) << "; categories: " << l.categoryTable
+              << "\n";
+            table(("category (" + l.language + ")").c_str(), l.categories);
+        }
+    }
     if (out) {
         std::ofstream f(*out, std::ios::binary);
         if (!(f << t.str()))

@@ -127,7 +127,7 @@ EvalInputs readEvalOptions(Args& args)
 EvalResult runEval(const EvalInputs& in, std::string* dtype = nullptr)
 {
     const CategoryMap categories =
-        in.categoriesFile ? CategoryMap::fromFile(*in.categoriesFile) : CategoryMap::forLanguage(in.language);
+        in.categoriesFile ? CategoryMap::fromFile(*in.categoriesFile, in.language) : CategoryMap::forLanguage(in.language);
     std::optional<std::string> text;
     if (in.textFile)
         text = readUtf8File(*in.textFile);
@@ -168,7 +168,36 @@ int cmdParse(Args& args)
     json nodes = json::array();
     for (const auto& n : tree.nodes())
         nodes.push_back(astNodeJson(n));
-    writeJson({{"language", language}, {"levels", tree.levels()}, {"nodes", std::move(nodes)}}, out);
+    warnSyntaxProblems(tree, file);
+    writeJson({{"language", language},
+               {"levels", tree.levels()},
+               {"syntax_errors", syntaxProblemsJson(tree)},
+               {"nodes", std::move(nodes)}},
+              out);
+    return 0;
+}
+
+int cmdNodeTypes(Args& args)
+{
+    const std::string language = languageOption(args, std::nullopt);
+    const auto out = args.value("--out");
+    args.finish();
+
+    const LanguageInfo& info = LanguageRegistry::instance().get(language);
+    const CategoryMap table = CategoryMap::forLanguage(language);
+    json named = json::array(), anonymous = json::array(), categories = json::object();
+    for (const auto& t : SyntaxTree::nodeTypes(language)) {
+        (t.named ? named : anonymous).push_back(t.name);
+        if (const auto c = table.categoryOf(t.name))
+            categories[t.name] = *c;
+    }
+    writeJson({{"language", language},
+               {"grammar", info.grammarDistribution + " " + info.grammarVersion},
+               {"named", std::move(named)},
+               {"anonymous", std::move(anonymous)},
+               {"categories", std::move(categories)},
+               {"decision_points", {{"types", info.decisionPoints}, {"tokens", info.decisionTokens}}}},
+              out);
     return 0;
 }
 
@@ -180,8 +209,10 @@ int cmdEval(Args& args)
 
     std::string dtype;
     const EvalResult r = runEval(in, &dtype);
+    warnSyntaxProblems(r.tree, in.textFile ? *in.textFile : *in.scoresFile);
     json j = evalResultJson(r);
     j["language"] = in.language;
+    j["syntax_errors"] = syntaxProblemsJson(r.tree);
     j["dtype"] = dtype.empty() ? json(nullptr) : json(dtype);
     json perCategory = json::object();
     for (const auto& [k, v] : r.features.perCategory)
@@ -208,6 +239,7 @@ int cmdRender(Args& args)
     }
 
     const EvalResult r = runEval(in);
+    warnSyntaxProblems(r.tree, in.textFile ? *in.textFile : *in.scoresFile);
     const std::string svg = view == "sequence" ? renderSequenceSvg(r)
                                                : renderAstSvg(r, view == "complete" ? AstView::Complete : AstView::Partial);
     std::ofstream f(svgFile, std::ios::binary);

@@ -21,6 +21,7 @@ const char* kUsage =
     "  generate --model M --prompt-file F --max-new-tokens N [--greedy | --temperature T --top-p P --top-k K --seed S]\n"
     "           [--ignore-eos]\n"
     "  parse    [--language L] --text-file F\n"
+    "  node-types [--language L]\n"
     "  eval     --model M --text-file F [--prompt-bytes N] [--aggregation median|mean|max|min]\n"
     "  render   --model M --text-file F --view complete|partial|sequence --svg OUT\n"
     "  batch    --model M --corpus FILE --db RESULTS [--limit N] [--resume] [--batch-size B]\n"
@@ -89,6 +90,13 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "  --text-file F      the code (UTF-8; '-' = stdin)\n"
           "  --out FILE         write the JSON there instead of stdout\n",
           false}},
+        {"node-types",
+         {"ascviz-cli node-types [--language L] [--out FILE]",
+          "  a grammar's visible node types (for writing category tables): {\"language\", \"grammar\", \"named\",\n"
+          "  \"anonymous\", \"categories\" (type -> category of the bundled table), \"decision_points\"}\n"
+          "  --language L       a language of the registry; default: the registry's default\n"
+          "  --out FILE         write the JSON there instead of stdout\n",
+          false}},
         {"eval",
          {"ascviz-cli eval (--model M | --scores F) --text-file F [--prompt-bytes N] [--aggregation A] [--out FILE]",
           nullptr, true}},
@@ -153,7 +161,7 @@ int main(int argc, char** argv)
     using namespace ascviz::cli;
     const std::map<std::string, std::function<int(Args&)>> commands = {
         {"--version", cmdVersion}, {"version", cmdVersion},   {"tokenize", cmdTokenize},
-        {"score", cmdScore},       {"generate", cmdGenerate}, {"parse", cmdParse},
+        {"score", cmdScore},       {"generate", cmdGenerate}, {"parse", cmdParse},  {"node-types", cmdNodeTypes},
         {"eval", cmdEval},         {"render", cmdRender},     {"batch", cmdBatch},
         {"report", cmdReport},
     };

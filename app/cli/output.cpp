@@ -34,13 +34,36 @@ std::string languageOption(Args& args, const std::optional<std::string>& file)
                 return l->id;
         return reg.defaultLanguage().id;
     }
-    if (!reg.find(*given)) {
+    const LanguageInfo* l = reg.lookup(*given); // the id, the name or an alias ("C++", "js")
+    if (!l) {
         std::string list;
-        for (const auto& l : reg.ids())
-            list += (list.empty() ? "" : ", ") + l;
-        throw UsageError("--language must be one of: " + list);
+        for (const auto& id : reg.ids())
+            list += (list.empty() ? "" : ", ") + id;
+        throw UsageError("--language must be one of: " + list + " (got '" + *given + "')");
     }
-    return *given;
+    return l->id;
+}
+
+nlohmann::json syntaxProblemsJson(const SyntaxTree& tree)
+{
+    auto out = nlohmann::json::array();
+    for (const auto& p : syntaxProblems(tree))
+        out.push_back({{"node", p.node}, {"what", p.what}, {"start", p.start}, {"end", p.end}, {"line", p.line},
+                       {"column", p.column}});
+    return out;
+}
+
+void warnSyntaxProblems(const SyntaxTree& tree, const std::string& what)
+{
+    const std::string d = describeSyntaxProblems(tree);
+    if (d.empty())
+        return;
+    std::string also;
+    for (const auto& id : languagesParsingCleanly(tree.text(), tree.language()))
+        also += (also.empty() ? "" : ", ") + id;
+    std::cerr << "ascviz-cli: warning: " << what << ": " << d
+              << (also.empty() ? std::string() : " (it parses without errors as " + also + "; see --language)")
+              << '\n';
 }
 
 } // namespace ascviz::cli

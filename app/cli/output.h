@@ -2,6 +2,8 @@
 #pragma once
 #include "args.h"
 
+#include "ascviz/syntax/syntax.h"
+
 #include <nlohmann/json.hpp>
 
 #include <optional>
@@ -15,5 +17,11 @@ void writeJson(const nlohmann::json& j, const std::optional<std::string>& outFil
 // --language, else the language of the file's extension (language registry), else the registry's default
 // (cli.md). Throws UsageError for a language that is not registered.
 std::string languageOption(Args& args, const std::optional<std::string>& file);
+
+// Syntax errors of a parsed text, for JSON output: [{"node", "what", "start", "end", "line", "column"}].
+nlohmann::json syntaxProblemsJson(const SyntaxTree& tree);
+// When the tree has ERROR/MISSING nodes, one warning line on stderr naming them and the languages under
+// which the text parses cleanly (never switching language on its own). `what` names the input.
+void warnSyntaxProblems(const SyntaxTree& tree, const std::string& what);
 
 } // namespace ascviz::cli

@@ -281,7 +281,7 @@ TEST_F(BatchRun, ReportNumbersEqualARecomputationFromTheDb)
 
     // CSV export: one row per concept / category / snippet plus a header.
     const auto files = writeCsvReport(stats, db, tempDir() / "csv");
-    ASSERT_EQ(files.size(), 3u);
+    ASSERT_EQ(files.size(), 4u);
     auto lines = [](const fs::path& f) {
         std::ifstream in(f);
         std::string l;
@@ -292,7 +292,14 @@ TEST_F(BatchRun, ReportNumbersEqualARecomputationFromTheDb)
     };
     EXPECT_EQ(lines(files[0]), stats.concepts.size() + 1);
     EXPECT_EQ(lines(files[1]), stats.categories.size() + 1);
-    EXPECT_GE(lines(files[2]), 21u); // codes are not in snippets.csv, ids are single-line
+    // languages.csv: per language, one global row + one row per category and per concept (one language here).
+    ASSERT_EQ(stats.languages.size(), 1u);
+    EXPECT_EQ(lines(files[2]), 1 + 1 + stats.languages[0].categories.size() + stats.languages[0].concepts.size());
+    EXPECT_GE(lines(files[3]), 21u); // codes are not in snippets.csv, ids are single-line
+    // One language: its Table I equals the whole run's.
+    EXPECT_FALSE(stats.mixedLanguages);
+    EXPECT_NEAR(*stats.languages[0].globalAscEval, *stats.globalAscEval, 1e-12);
+    EXPECT_EQ(j["languages"].size(), 1u);
 }
 
 TEST_F(BatchRun, PromptPrefixMarksGeneratedTokens)

@@ -78,7 +78,11 @@ void SyntaxHighlighter::highlightBlock(const QString& text)
         auto it = r.re.globalMatch(text);
         while (it.hasNext()) {
             const auto m = it.next();
-            const int g = r.group1 && m.capturedStart(1) >= 0 ? 1 : 0;
+            // The first capture group that matched (alternatives may each capture their own), else the match.
+            int g = 0;
+            for (int k = 1; r.group1 && k <= r.re.captureCount() && g == 0; ++k)
+                if (m.capturedStart(k) >= 0)
+                    g = k;
             setFormat(int(m.capturedStart(g)), int(m.capturedLength(g)), r.format);
         }
     }

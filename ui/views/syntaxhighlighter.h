@@ -26,7 +26,7 @@ private:
     struct Rule {
         QRegularExpression re;
         QTextCharFormat format;
-        bool group1 = false; // style capture group 1 when the expression has one
+        bool group1 = false; // style the first matching capture group when the expression has any
     };
     QVector<Rule> m_rules;
     QString m_lineComment;

@@ -5,6 +5,7 @@
 #include "ascviz/syntax/language.h"
 
 #include <algorithm>
+#include <map>
 #include <chrono>
 #include <optional>
 #include <thread>
@@ -98,6 +99,18 @@ std::string languageOf(const BatchOptions& opts)
     return opts.language.empty() ? LanguageRegistry::instance().defaultLanguage().id : opts.language;
 }
 
+// A corpus entry's language: its own (readCorpus fills it in), else the run's.
+std::string languageOf(const CorpusEntry& e, const BatchOptions& opts)
+{
+    return e.language.empty() ? languageOf(opts) : e.language;
+}
+
+void appendNote(std::string& note, const std::string& more)
+{
+    if (!more.empty())
+        note += (note.empty() ? "" : "; ") + more;
+}
+
 } // namespace
 
 EvalResult evaluateEntry(const LanguageModel& model, const CorpusEntry& entry, const BatchOptions& opts,
@@ -107,7 +120,7 @@ EvalResult evaluateEntry(const LanguageModel& model, const CorpusEntry& entry, c
     so.topK = 0;
     ScoredText s = model.score(entry.code, so);
     markPrompt(s, entry, note);
-    return evaluate(std::move(s), languageOf(opts), opts.aggregation, categories);
+    return evaluate(std::move(s), languageOf(entry, opts), opts.aggregation, categories);
 }
 
 BatchSummary runBatch(const LanguageModel& model, const Corpus& corpus, const fs::path& dbPath,
@@ -120,7 +133,13 @@ BatchSummary runBatch(const LanguageModel& model, const Corpus& corpus, const fs
     const int total = opts.limit > 0 ? std::min<int>(opts.limit, static_cast<int>(corpus.entries.size()))
                                      : static_cast<int>(corpus.entries.size());
     RunInfo want = requestedRun(model, corpus, opts, total);
-    const CategoryMap categories = CategoryMap::forLanguage(opts.language);
+    // Every language's category table, loaded (and checked against its grammar) before any work.
+    std::map<std::string, CategoryMap> categories;
+    for (int i = 0; i < total; ++i) {
+        const std::string lang = languageOf(corpus.entries[static_cast<std::size_t>(i)], opts);
+        if (!categories.count(lang))
+            categories.emplace(lang, CategoryMap::forLanguage(lang));
+    }
 
     std::error_code ec;
     std::optional<ResultsDb> db;
@@ -220,15 +239,19 @@ BatchSummary runBatch(const LanguageModel& model, const Corpus& corpus, const fs
             meta.location = e.location;
             meta.code = e.code;
             meta.promptBytes = e.code.size();
+            meta.language = languageOf(e, opts);
+            const CategoryMap& table = categories.at(meta.language);
             std::optional<EvalResult> result;
             try {
                 std::string note;
                 if (auto& pre = scored[k - g]) {
                     markPrompt(*pre, e, &note);
-                    result.emplace(evaluate(std::move(*pre), opts.language, opts.aggregation, categories));
+                    result.emplace(evaluate(std::move(*pre), meta.language, opts.aggregation, table));
                 } else {
-                    result.emplace(evaluateEntry(model, e, opts, categories, &note));
+                    result.emplace(evaluateEntry(model, e, opts, table, &note));
                 }
+                // Syntax errors are kept (their nodes are stored with error = 1) and named in the message.
+                appendNote(note, describeSyntaxProblems(result->tree));
                 meta.ok = true;
                 meta.message = note;
                 meta.promptBytes = result->scored.promptBytes;

@@ -13,7 +13,7 @@
 
 namespace ascviz {
 
-CategoryMap CategoryMap::fromFile(const std::filesystem::path& file)
+CategoryMap CategoryMap::fromFile(const std::filesystem::path& file, const std::string& language)
 {
     const std::string text = readUtf8File(file); // InputError when missing / not UTF-8
     const std::string where = "category file " + file.string();
@@ -31,6 +31,8 @@ CategoryMap CategoryMap::fromFile(const std::filesystem::path& file)
         throw InputError(where + ": expected \"categories\": {\"<category>\": [\"<node type>\", ...], ...}");
 
     CategoryMap m;
+    if (j.contains("language"))
+        m.m_language = j["language"].get<std::string>();
     for (const auto& [name, types] : j["categories"].items()) {
         if (name.empty())
             throw InputError(where + ": a category has an empty name");
@@ -47,6 +49,20 @@ CategoryMap CategoryMap::fromFile(const std::filesystem::path& file)
                                  name + "\"");
         }
     }
+    if (!language.empty()) {
+        const auto& info = LanguageRegistry::instance().get(language); // InputError for an unknown language
+        if (!m.m_language.empty() && m.m_language != language)
+            throw InputError(where + " is for language '" + m.m_language + "', not '" + language + "'");
+        const auto unknown = m.unknownTypes(language);
+        if (!unknown.empty()) {
+            std::string list;
+            for (const auto& t : unknown)
+                list += (list.empty() ? "\"" : ", \"") + t + "\"";
+            throw InputError(where + " names node types that the " + info.name + " grammar (" +
+                             info.grammarDistribution + " " + info.grammarVersion + ") does not have: " + list +
+                             " (ascviz-cli node-types --language " + language + " lists the grammar's types)");
+        }
+    }
     return m;
 }
 
@@ -56,7 +72,25 @@ CategoryMap CategoryMap::forLanguage(const std::string& language)
     std::error_code ec;
     if (!std::filesystem::exists(file, ec))
         throw InputError("no category table for language '" + language + "' (expected " + file.string() + ")");
-    return fromFile(file);
+    return fromFile(file, language);
+}
+
+std::vector<std::string> CategoryMap::types() const
+{
+    std::vector<std::string> out;
+    for (const auto& [type, cat] : m_byType)
+        out.push_back(type);
+    return out;
+}
+
+std::vector<std::string> CategoryMap::unknownTypes(const std::string& language) const
+{
+    const auto known = SyntaxTree::nodeTypes(language);
+    std::vector<std::string> out;
+    for (const auto& [type, cat] : m_byType)
+        if (std::none_of(known.begin(), known.end(), [&](const NodeType& t) { return t.name == type; }))
+            out.push_back(type);
+    return out;
 }
 
 std::optional<std::string> CategoryMap::categoryOf(const std::string& nodeType) const

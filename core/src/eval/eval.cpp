@@ -72,14 +72,18 @@ std::optional<double> aggregate(std::vector<double> values, Aggregation a)
 
 int cyclomaticComplexity(const SyntaxTree& tree)
 {
-    // McCabe: 1 + decision points (method.md §7), the named node types the language's descriptor lists
-    // under "decision_points" (resources/languages/<id>/language.json).
-    const auto& decisions = LanguageRegistry::instance().get(tree.language()).decisionPoints;
+    // McCabe: 1 + decision points (method.md §7): the named node types and the anonymous tokens that the
+    // language's descriptor lists under "decision_points" (resources/languages/<id>/language.json). A name
+    // in "types" never matches an anonymous keyword of the same spelling, nor a token a named node.
+    const auto& lang = LanguageRegistry::instance().get(tree.language());
+    const auto listed = [](const std::vector<std::string>& v, const std::string& t) {
+        return std::find(v.begin(), v.end(), t) != v.end();
+    };
     int n = 1;
     for (const auto& node : tree.nodes()) {
-        if (!node.named)
-            continue; // anonymous keywords such as `if` are not decision points themselves
-        if (std::find(decisions.begin(), decisions.end(), node.type) != decisions.end())
+        if (node.isMissing)
+            continue; // inserted by error recovery: not in the text
+        if (node.named ? listed(lang.decisionPoints, node.type) : listed(lang.decisionTokens, node.type))
             ++n;
     }
     return n;

@@ -87,15 +87,45 @@ std::string Corpus::fingerprint() const
         h ^= 0xFF; // separator, so ("ab","c") != ("a","bc")
         h *= 1099511628211ULL;
     };
+    // The language is mixed in only when it is not the default one, so corpora read before entries had
+    // languages keep their fingerprints (and their result databases stay resumable).
+    const std::string& fallback = LanguageRegistry::instance().defaultLanguage().id;
     for (const auto& e : entries) {
         mix(e.id);
         mix(e.code);
         mix(e.prompt.value_or(""));
+        if (!e.language.empty() && e.language != fallback)
+            mix("language=" + e.language);
     }
     char buf[17];
     std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
     return buf;
 }
+
+std::vector<std::string> Corpus::languages() const
+{
+    std::vector<std::string> out;
+    for (const auto& e : entries)
+        if (std::find(out.begin(), out.end(), e.language) == out.end())
+            out.push_back(e.language);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+namespace {
+// A `language` field / column value: the registry id it names, or an issue message.
+std::optional<std::string> entryLanguage(const std::string& value, std::string* problem)
+{
+    const auto& reg = LanguageRegistry::instance();
+    if (const LanguageInfo* l = reg.lookup(value))
+        return l->id;
+    std::string known;
+    for (const auto& id : reg.ids())
+        known += (known.empty() ? "" : ", ") + id;
+    *problem = "unknown language '" + value + "' (supported: " + known + "); skipped";
+    return std::nullopt;
+}
+} // namespace
 
 Corpus parseJsonLines(const std::string& text, const std::string& name)
 {
@@ -159,6 +189,19 @@ Corpus parseJsonLines(const std::string& text, const std::string& name)
                 continue;
             }
             e.prompt = pr->get<std::string>();
+        }
+        if (auto lg = j.find("language"); lg != j.end() && !lg->is_null()) {
+            if (!lg->is_string()) {
+                c.issues.push_back({where, "field \"language\" must be a string; skipped"});
+                continue;
+            }
+            std::string problem;
+            const auto id = entryLanguage(lg->get<std::string>(), &problem);
+            if (!id) {
+                c.issues.push_back({where, problem});
+                continue;
+            }
+            e.language = *id;
         }
         addEntry(c, seen, std::move(e));
     }
@@ -272,6 +315,7 @@ Corpus parseCsv(const std::string& text, const std::string& name)
         throw InputError("CSV corpus " + name + " has no `code` column in its header row");
     const auto idCol = column("id");
     const auto promptCol = column("prompt");
+    const auto languageCol = column("language");
     std::map<std::string, std::string> seen;
     for (std::size_t r = 1; r < records.size(); ++r) {
         auto& rec = records[r];
@@ -303,6 +347,15 @@ Corpus parseCsv(const std::string& text, const std::string& name)
         e.id = idCol && !rec.fields[*idCol].empty() ? rec.fields[*idCol] : "row-" + std::to_string(r);
         if (promptCol)
             e.prompt = rec.fields[*promptCol];
+        if (languageCol && !rec.fields[*languageCol].empty()) {
+            std::string problem;
+            const auto id = entryLanguage(rec.fields[*languageCol], &problem);
+            if (!id) {
+                c.issues.push_back({where, problem});
+                continue;
+            }
+            e.language = *id;
+        }
         addEntry(c, seen, std::move(e));
     }
     return c;
@@ -346,6 +399,10 @@ Corpus readFolder(const fs::path& root, const CorpusReadOptions& opts)
         CorpusEntry e;
         e.id = f.lexically_relative(root).generic_string();
         e.location = f.string();
+        if (!opts.language.empty())
+            e.language = LanguageRegistry::instance().get(opts.language).id; // the user's word wins
+        else if (const LanguageInfo* l = LanguageRegistry::instance().forFile(f))
+            e.language = l->id;
         try {
             e.code = readBytes(f);
         } catch (const InputError& err) {
@@ -369,10 +426,10 @@ Corpus readFolder(const fs::path& root, const CorpusReadOptions& opts)
 Corpus readCorpus(const fs::path& path, const CorpusReadOptions& request)
 {
     CorpusReadOptions opts = request;
-    if (opts.extensions.empty()) {
-        const auto& reg = LanguageRegistry::instance();
-        opts.extensions = (opts.language.empty() ? reg.defaultLanguage() : reg.get(opts.language)).extensions;
-    }
+    const auto& reg = LanguageRegistry::instance();
+    const std::string fallback = opts.language.empty() ? reg.defaultLanguage().id : reg.get(opts.language).id;
+    if (opts.extensions.empty())
+        opts.extensions = opts.language.empty() ? reg.allExtensions() : reg.get(opts.language).extensions;
     std::error_code ec;
     if (!fs::exists(path, ec))
         throw InputError("corpus not found: " + path.string());
@@ -387,6 +444,9 @@ Corpus readCorpus(const fs::path& path, const CorpusReadOptions& request)
         c = ext == ".csv" ? parseCsv(text, path.string()) : parseJsonLines(text, path.string());
     }
     c.source = ec ? path : abs;
+    for (auto& e : c.entries)
+        if (e.language.empty())
+            e.language = fallback;
     if (c.entries.empty()) {
         std::string msg = "empty corpus: no usable entry in " + path.string();
         if (c.format == CorpusFormat::Folder)

@@ -32,7 +32,9 @@ std::string isoTimestampUtc()
 
 namespace {
 
-constexpr int kSchemaVersion = 1;
+// 2: snippets.language (the snippet's language; mixed-language corpora). Version-1 files are read as
+// written (every snippet in the run's language) and upgraded in place when opened for writing.
+constexpr int kSchemaVersion = 2;
 
 const char* kSchema = R"sql(
 CREATE TABLE run (
@@ -59,7 +61,8 @@ CREATE TABLE snippets (
   cyclomatic INTEGER NOT NULL DEFAULT 0,
   windowed INTEGER NOT NULL DEFAULT 0,
   seconds REAL,
-  created TEXT NOT NULL);
+  created TEXT NOT NULL,
+  language TEXT);
 CREATE TABLE tokens (
   snippet INTEGER NOT NULL REFERENCES snippets(idx),
   idx INTEGER NOT NULL,
@@ -250,7 +253,10 @@ private:
 
 ResultsDb::ResultsDb(sqlite3* db, fs::path path) : m_db(db), m_path(std::move(path)) {}
 
-ResultsDb::ResultsDb(ResultsDb&& o) noexcept : m_db(std::exchange(o.m_db, nullptr)), m_path(std::move(o.m_path)) {}
+ResultsDb::ResultsDb(ResultsDb&& o) noexcept
+    : m_db(std::exchange(o.m_db, nullptr)), m_path(std::move(o.m_path)), m_schemaVersion(o.m_schemaVersion)
+{
+}
 
 ResultsDb& ResultsDb::operator=(ResultsDb&& o) noexcept
 {
@@ -258,6 +264,7 @@ ResultsDb& ResultsDb::operator=(ResultsDb&& o) noexcept
         sqlite3_close(m_db);
         m_db = std::exchange(o.m_db, nullptr);
         m_path = std::move(o.m_path);
+        m_schemaVersion = o.m_schemaVersion;
     }
     return *this;
 }
@@ -275,6 +282,7 @@ ResultsDb ResultsDb::create(const fs::path& path, const RunInfo& info)
                          path.parent_path().string() + " does not exist");
     sqlite3* h = openHandle(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX);
     ResultsDb db(h, path);
+    db.m_schemaVersion = kSchemaVersion;
     try {
         exec(h, "PRAGMA journal_mode=WAL", "results DB: WAL");
         exec(h, "PRAGMA synchronous=NORMAL", "results DB: synchronous");
@@ -307,13 +315,21 @@ ResultsDb ResultsDb::open(const fs::path& path, Mode mode)
     } catch (const Error&) {
         throw InputError(path.string() + " is not an AsC-Viz results database (no run table)");
     }
-    if (version != kSchemaVersion)
+    if (version != kSchemaVersion && version != 1)
         throw InputError(path.string() + ": unsupported results schema version " + std::to_string(version) +
-                         " (expected " + std::to_string(kSchemaVersion) + ")");
+                         " (this AsC-Viz reads versions 1 to " + std::to_string(kSchemaVersion) + ")");
     if (mode == Mode::ReadWrite) {
         exec(db.m_db, "PRAGMA journal_mode=WAL", "results DB: WAL");
         exec(db.m_db, "PRAGMA synchronous=NORMAL", "results DB: synchronous");
+        if (version == 1) {
+            Transaction tx(db.m_db);
+            exec(db.m_db, "ALTER TABLE snippets ADD COLUMN language TEXT", "results DB: upgrading to version 2");
+            exec(db.m_db, "UPDATE run SET schema_version = 2 WHERE one = 1", "results DB: upgrading to version 2");
+            tx.commit();
+            version = 2;
+        }
     }
+    db.m_schemaVersion = version;
     return db;
 }
 
@@ -321,9 +337,11 @@ void ResultsDb::writeSnippet(const SnippetMeta& m, const EvalResult* r)
 {
     Transaction tx(m_db);
     {
+        if (m_schemaVersion < 2)
+            throw Error("results DB " + m_path.string() + ": opened read-only as schema version 1");
         Stmt st(m_db, "INSERT INTO snippets (idx, id, location, code, prompt_bytes, status, message, cross_entropy, "
-                      "asc_eval, tokens, ast_nodes, ast_levels, cyclomatic, windowed, seconds, created) VALUES "
-                      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)");
+                      "asc_eval, tokens, ast_nodes, ast_levels, cyclomatic, windowed, seconds, created, language) "
+                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)");
         st.bind(1, m.index).bind(2, m.id).bind(3, m.location).bind(4, m.code);
         st.bind(5, static_cast<int64_t>(m.promptBytes)).bind(6, std::string(m.ok && r ? "ok" : "error"));
         if (m.message.empty())
@@ -343,6 +361,10 @@ void ResultsDb::writeSnippet(const SnippetMeta& m, const EvalResult* r)
             st.bind(10, int64_t{0}).bind(11, int64_t{0}).bind(12, int64_t{0}).bind(13, int64_t{0});
         }
         st.bind(14, int64_t{m.windowed ? 1 : 0}).bind(15, m.seconds).bind(16, isoTimestampUtc());
+        if (m.language.empty())
+            st.bindNull(17);
+        else
+            st.bind(17, m.language);
         const int rc = sqlite3_step(st.get());
         if (rc == SQLITE_CONSTRAINT_PRIMARYKEY || rc == SQLITE_CONSTRAINT_UNIQUE)
             throw Error("results DB: snippet " + std::to_string(m.index) + " ('" + m.id + "') is already stored");
@@ -469,8 +491,10 @@ TableCounts ResultsDb::counts() const
 std::vector<SnippetRow> ResultsDb::snippets() const
 {
     std::vector<SnippetRow> out;
-    Stmt st(m_db, "SELECT idx, id, location, status, message, cross_entropy, asc_eval, tokens, ast_nodes, "
-                  "ast_levels, cyclomatic, windowed, prompt_bytes, seconds FROM snippets ORDER BY idx");
+    const std::string sql = "SELECT idx, id, location, status, message, cross_entropy, asc_eval, tokens, ast_nodes, "
+                            "ast_levels, cyclomatic, windowed, prompt_bytes, seconds, " +
+                            languageColumn("") + " FROM snippets ORDER BY idx";
+    Stmt st(m_db, sql.c_str());
     while (st.step()) {
         SnippetRow r;
         r.index = st.i64(0);
@@ -487,6 +511,7 @@ std::vector<SnippetRow> ResultsDb::snippets() const
         r.windowed = st.i64(11) != 0;
         r.promptBytes = static_cast<std::size_t>(st.i64(12));
         r.seconds = st.dbl(13);
+        r.language = st.str(14);
         out.push_back(std::move(r));
     }
     return out;
@@ -501,19 +526,62 @@ std::string ResultsDb::snippetCode(int64_t index) const
     return st.str(0);
 }
 
+std::string ResultsDb::languageColumn(const std::string& alias) const
+{
+    // A snippet without a language of its own (schema 1, or written without one) is in the run's language.
+    const std::string col = alias.empty() ? "language" : alias + ".language";
+    return m_schemaVersion >= 2 ? "COALESCE(" + col + ", (SELECT language FROM run WHERE one = 1))"
+                                : std::string("(SELECT language FROM run WHERE one = 1)");
+}
+
+std::map<std::string, int64_t> ResultsDb::languages() const
+{
+    std::map<std::string, int64_t> out;
+    const std::string sql = "SELECT " + languageColumn("") + " AS lang, COUNT(*) FROM snippets WHERE status = 'ok' "
+                            "GROUP BY lang";
+    Stmt st(m_db, sql.c_str());
+    while (st.step())
+        out[st.str(0)] = st.i64(1);
+    return out;
+}
+
 ResultsDb::NodeValues ResultsDb::nodeValues(const CategoryMap* table) const
 {
+    NodeValueQuery q;
+    if (table)
+        q.table = [table](const std::string&) { return table; };
+    return nodeValues(q);
+}
+
+ResultsDb::NodeValues ResultsDb::nodeValues(const NodeValueQuery& q) const
+{
     NodeValues v;
-    Stmt st(m_db, "SELECT n.type, n.category, n.asc_eval FROM nodes n JOIN snippets s ON s.idx = n.snippet "
-                  "WHERE s.status = 'ok' AND n.asc_eval IS NOT NULL ORDER BY n.snippet, n.node");
+    std::string sql = "SELECT n.type, n.category, n.asc_eval, " + languageColumn("s") +
+                      " AS lang FROM nodes n JOIN snippets s ON s.idx = n.snippet "
+                      "WHERE s.status = 'ok' AND n.asc_eval IS NOT NULL";
+    if (q.language)
+        sql += " AND " + languageColumn("s") + " = ?1";
+    sql += " ORDER BY n.snippet, n.node";
+    Stmt st(m_db, sql.c_str());
+    if (q.language)
+        st.bind(1, *q.language);
+    std::string lastLang;
+    const CategoryMap* table = nullptr;
     while (st.step()) {
         std::string type = st.str(0);
         const double value = st.dbl(2);
+        const std::string lang = st.str(3);
+        if (q.table && (table == nullptr || lang != lastLang)) {
+            table = q.table(lang);
+            lastLang = lang;
+        }
         std::optional<std::string> category;
         if (table)
             category = table->categoryOf(type);
-        else if (!st.isNull(1))
+        else if (!q.table && !st.isNull(1))
             category = st.str(1);
+        if (q.qualifyConcepts)
+            type = lang + ":" + type;
         if (category) {
             std::string cat = std::move(*category);
             v.byCategory[cat].push_back(value);

@@ -198,16 +198,50 @@ CorpusStats computeStats(const ResultsDb& db, const BootstrapOptions& opts, cons
         }
     } snapshot(db);
     const RunInfo run = db.runInfo();
-    std::optional<CategoryMap> bundled;
-    std::string tableName = table ? std::string("given table") : std::string();
-    if (!table) {
-        bundled = CategoryMap::forLanguage(run.language);
-        table = &*bundled;
-        tableName = "resources/languages/" + run.language + "/" +
-                    LanguageRegistry::instance().get(run.language).categoryFile.filename().string();
+    const std::map<std::string, int64_t> langs = db.languages();
+    std::map<std::string, CategoryMap> bundled;
+    auto tableFor = [&](const std::string& lang) -> const CategoryMap* {
+        if (table)
+            return table;
+        auto it = bundled.find(lang);
+        if (it == bundled.end())
+            it = bundled.emplace(lang, CategoryMap::forLanguage(lang)).first; // InputError: unknown language
+        return &it->second;
+    };
+    auto tableName = [&](const std::string& lang) {
+        return table ? std::string("given table")
+                     : "resources/languages/" + lang + "/" +
+                           LanguageRegistry::instance().get(lang).categoryFile.filename().string();
+    };
+    ResultsDb::NodeValueQuery all;
+    all.table = tableFor;
+    all.qualifyConcepts = langs.size() > 1;
+    CorpusStats s = computeStats(db.nodeValues(all), opts);
+    s.mixedLanguages = all.qualifyConcepts;
+    if (table) {
+        s.categoryTable = tableName({});
+    } else {
+        for (const auto& [lang, n] : langs)
+            s.categoryTable += (s.categoryTable.empty() ? "" : ", ") + tableName(lang);
+        if (langs.empty())
+            s.categoryTable = tableName(run.language);
     }
-    CorpusStats s = computeStats(db.nodeValues(table), opts);
-    s.categoryTable = tableName;
+    for (const auto& [lang, n] : langs) {
+        ResultsDb::NodeValueQuery one;
+        one.language = lang;
+        one.table = tableFor;
+        const CorpusStats sub = computeStats(db.nodeValues(one), opts);
+        LanguageStats ls;
+        ls.language = lang;
+        ls.snippets = n;
+        ls.concepts = sub.concepts;
+        ls.categories = sub.categories;
+        ls.categoryConcepts = sub.categoryConcepts;
+        ls.categoryOf = sub.categoryOf;
+        ls.globalAscEval = sub.globalAscEval;
+        ls.categoryTable = tableName(lang);
+        s.languages.push_back(std::move(ls));
+    }
     s.run = run;
     s.counts = db.counts();
     for (const auto& row : db.snippets()) {
@@ -216,6 +250,7 @@ CorpusStats computeStats(const ResultsDb& db, const BootstrapOptions& opts, cons
         s.snippetIds.push_back(row.id);
         s.snippetAscEval.push_back(row.ascEval);
         s.snippetCrossEntropy.push_back(row.crossEntropy);
+        s.snippetLanguages.push_back(row.language);
     }
     return s;
 }
@@ -287,6 +322,31 @@ nlohmann::json statsToJson(const CorpusStats& s)
     for (const auto& [name, r] : s.categoriesPooled)
         pooled[name] = statJson(r);
     j["categories_pooled"] = std::move(pooled);
+    j["mixed_languages"] = s.mixedLanguages;
+    auto languages = nlohmann::json::object();
+    for (const auto& l : s.languages) {
+        nlohmann::json o;
+        o["snippets"] = l.snippets;
+        o["global_asc_eval"] = l.globalAscEval ? nlohmann::json(*l.globalAscEval) : nlohmann::json(nullptr);
+        o["category_table"] = l.categoryTable;
+        auto lc = nlohmann::json::object();
+        for (const auto& [name, r] : l.categories) {
+            auto c = statJson(r);
+            c["concepts"] = l.categoryConcepts.count(name) ? l.categoryConcepts.at(name) : 0;
+            lc[name] = std::move(c);
+        }
+        o["categories"] = std::move(lc);
+        auto lk = nlohmann::json::object();
+        for (const auto& [name, r] : l.concepts) {
+            auto c = statJson(r);
+            const auto cat = l.categoryOf.find(name);
+            c["category"] = cat == l.categoryOf.end() ? nlohmann::json(nullptr) : nlohmann::json(cat->second);
+            lk[name] = std::move(c);
+        }
+        o["concepts"] = std::move(lk);
+        languages[l.language] = std::move(o);
+    }
+    j["languages"] = std::move(languages);
     return j;
 }
 
@@ -348,12 +408,34 @@ std::vector<std::filesystem::path> writeCsvReport(const CorpusStats& s, const Re
             throw InputError("failed writing " + files.back().string());
     }
     {
+        auto out = open("languages.csv");
+        out << "language,kind,name,category,median,se,ci95_lo,ci95_hi,n,flag,snippets\r\n";
+        for (const auto& l : s.languages) {
+            const std::string lang = csvField(l.language);
+            out << lang << ",global,," << ',' << (l.globalAscEval ? num(*l.globalAscEval) : std::string()) << ",,,,,"
+                << (l.globalAscEval ? toString(thresholdFlag(*l.globalAscEval)) : std::string()) << ',' << l.snippets
+                << "\r\n";
+            for (const auto& [name, r] : l.categories)
+                out << lang << ",category," << csvField(name) << ",," << statRow(r) << ',' << l.snippets << "\r\n";
+            for (const auto& [name, r] : l.concepts) {
+                const auto c = l.categoryOf.find(name);
+                out << lang << ",concept," << csvField(name) << ','
+                    << (c == l.categoryOf.end() ? "" : csvField(c->second)) << ',' << statRow(r) << ',' << l.snippets
+                    << "\r\n";
+            }
+        }
+        if (!out)
+            throw InputError("failed writing " + files.back().string());
+    }
+    {
         auto out = open("snippets.csv");
-        out << "index,id,status,message,cross_entropy,asc_eval,tokens,ast_nodes,ast_levels,cyclomatic,windowed\r\n";
+        out << "index,id,status,message,cross_entropy,asc_eval,tokens,ast_nodes,ast_levels,cyclomatic,windowed,"
+               "language\r\n";
         for (const auto& r : db.snippets()) {
             out << r.index << ',' << csvField(r.id) << ',' << (r.ok ? "ok" : "error") << ',' << csvField(r.message)
                 << ',' << optNum(r.crossEntropy) << ',' << optNum(r.ascEval) << ',' << r.tokens << ',' << r.astNodes
-                << ',' << r.astLevels << ',' << r.cyclomatic << ',' << (r.windowed ? 1 : 0) << "\r\n";
+                << ',' << r.astLevels << ',' << r.cyclomatic << ',' << (r.windowed ? 1 : 0) << ','
+                << csvField(r.language) << "\r\n";
         }
         if (!out)
             throw InputError("failed writing " + files.back().string());

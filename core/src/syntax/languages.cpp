@@ -88,6 +88,8 @@ LanguageInfo readLanguageDescriptor(const fs::path& file)
         r.fail("missing \"grammar\": {\"distribution\", \"version\", \"sha256\", \"symbol\"}");
     l.grammarDistribution = r.str("distribution", true, &j["grammar"]);
     l.grammarVersion = r.str("version", true, &j["grammar"]);
+    for (auto a : r.strs("aliases"))
+        l.aliases.push_back(lower(std::move(a)));
     for (auto e : r.strs("extensions")) {
         if (e.empty() || e[0] != '.')
             r.fail("extension \"" + e + "\" must start with '.'");
@@ -98,8 +100,9 @@ LanguageInfo readLanguageDescriptor(const fs::path& file)
     if (j.contains("decision_points")) {
         const auto& d = j["decision_points"];
         if (!d.is_object())
-            r.fail("\"decision_points\" must be an object {\"types\": [...]}");
+            r.fail("\"decision_points\" must be an object {\"types\": [...], \"tokens\": [...]}");
         l.decisionPoints = r.strs("types", &d);
+        l.decisionTokens = r.strs("tokens", &d);
     }
     if (j.contains("highlight")) {
         const auto& h = j["highlight"];
@@ -184,6 +187,16 @@ const LanguageInfo& LanguageRegistry::get(std::string_view id) const
     for (const auto& l : m_languages)
         known += (known.empty() ? "" : ", ") + l.id;
     throw InputError("unknown language '" + std::string(id) + "' (supported: " + known + ")");
+}
+
+const LanguageInfo* LanguageRegistry::lookup(std::string_view name) const
+{
+    const std::string want = lower(std::string(name));
+    for (const auto& l : m_languages)
+        if (l.id == want || lower(l.name) == want ||
+            std::find(l.aliases.begin(), l.aliases.end(), want) != l.aliases.end())
+            return &l;
+    return nullptr;
 }
 
 const LanguageInfo* LanguageRegistry::forFile(const fs::path& file) const

@@ -53,15 +53,54 @@ std::vector<std::string> SyntaxTree::languages()
     return out;
 }
 
-SyntaxTree SyntaxTree::parse(const std::string& language, std::string_view text)
+namespace {
+const detail::CompiledGrammar& requireLanguage(const std::string& language)
 {
     const detail::CompiledGrammar* lang = findLanguage(language);
     if (!lang) {
         std::string known;
-        for (const auto& l : languages())
+        for (const auto& l : SyntaxTree::languages())
             known += (known.empty() ? "" : ", ") + l;
         throw InputError("unknown language '" + language + "' (supported: " + known + ")");
     }
+    return *lang;
+}
+} // namespace
+
+std::vector<NodeType> SyntaxTree::nodeTypes(const std::string& language)
+{
+    const TSLanguage* grammar = requireLanguage(language).grammar();
+    std::vector<NodeType> out;
+    const uint32_t count = ts_language_symbol_count(grammar);
+    for (uint32_t i = 0; i < count; ++i) {
+        const auto sym = static_cast<TSSymbol>(i);
+        const TSSymbolType kind = ts_language_symbol_type(grammar, sym);
+        if (kind == TSSymbolTypeAuxiliary || kind == TSSymbolTypeSupertype)
+            continue; // hidden rules and supertypes never appear as nodes
+        const char* name = ts_language_symbol_name(grammar, sym);
+        if (!name || !*name)
+            continue;
+        out.push_back({name, kind == TSSymbolTypeRegular});
+    }
+    out.push_back({"ERROR", true});
+    std::sort(out.begin(), out.end(), [](const NodeType& a, const NodeType& b) {
+        return a.name != b.name ? a.name < b.name : a.named > b.named;
+    });
+    out.erase(std::unique(out.begin(), out.end(),
+                          [](const NodeType& a, const NodeType& b) { return a.name == b.name && a.named == b.named; }),
+              out.end());
+    return out;
+}
+
+bool SyntaxTree::hasNodeType(const std::string& language, std::string_view type)
+{
+    const auto types = nodeTypes(language);
+    return std::any_of(types.begin(), types.end(), [&](const NodeType& t) { return t.name == type; });
+}
+
+SyntaxTree SyntaxTree::parse(const std::string& language, std::string_view text)
+{
+    const detail::CompiledGrammar* lang = &requireLanguage(language);
     if (auto bad = findInvalidUtf8(text))
         throw InputError("the code is not valid UTF-8 (first invalid byte at offset " + std::to_string(*bad) + ")",
                          ErrorContext{{}, *bad, {}});
@@ -140,6 +179,77 @@ int SyntaxTree::levels() const
 bool SyntaxTree::hasErrors() const
 {
     return std::any_of(m_nodes.begin(), m_nodes.end(), [](const AstNode& n) { return n.error(); });
+}
+
+std::vector<int> SyntaxTree::errorNodes() const
+{
+    std::vector<int> out;
+    for (const auto& n : m_nodes) {
+        if (!n.error())
+            continue;
+        bool inside = false; // under an ERROR already listed
+        for (int p = n.parent; p >= 0 && !inside; p = m_nodes[static_cast<std::size_t>(p)].parent)
+            inside = m_nodes[static_cast<std::size_t>(p)].isError;
+        if (!inside)
+            out.push_back(n.id);
+    }
+    return out;
+}
+
+std::vector<SyntaxProblem> syntaxProblems(const SyntaxTree& tree)
+{
+    std::vector<SyntaxProblem> out;
+    const std::string& text = tree.text();
+    // One forward pass over the text for line/column (problems come in pre-order, i.e. by start byte,
+    // except a MISSING node that may sit before an ERROR sibling's start: recount from 0 when going back).
+    std::size_t pos = 0;
+    int line = 1, column = 1;
+    for (int id : tree.errorNodes()) {
+        const AstNode& n = tree.nodes()[static_cast<std::size_t>(id)];
+        if (n.start < pos) {
+            pos = 0;
+            line = column = 1;
+        }
+        while (pos < n.start && pos < text.size()) {
+            const auto c = static_cast<unsigned char>(text[pos]);
+            if (c == '\n') {
+                ++line;
+                column = 1;
+            } else if ((c & 0xC0) != 0x80) {
+                ++column; // a code point starts here
+            }
+            ++pos;
+        }
+        SyntaxProblem p;
+        p.node = id;
+        p.what = n.isMissing ? "MISSING " + n.type : std::string("ERROR");
+        p.start = n.start;
+        p.end = n.end;
+        p.line = line;
+        p.column = column;
+        out.push_back(std::move(p));
+    }
+    return out;
+}
+
+std::string describeSyntaxProblems(const SyntaxTree& tree)
+{
+    const auto problems = syntaxProblems(tree);
+    if (problems.empty())
+        return {};
+    const auto& f = problems.front();
+    return std::to_string(problems.size()) + (problems.size() == 1 ? " syntax error" : " syntax errors") +
+           " parsing as " + tree.language() + "; first: " + f.what + " at line " + std::to_string(f.line) +
+           ", column " + std::to_string(f.column);
+}
+
+std::vector<std::string> languagesParsingCleanly(std::string_view text, const std::string& except)
+{
+    std::vector<std::string> out;
+    for (const auto& id : SyntaxTree::languages())
+        if (id != except && !SyntaxTree::parse(id, text).hasErrors())
+            out.push_back(id);
+    return out;
 }
 
 } // namespace ascviz

@@ -78,8 +78,19 @@ bool InteractiveEngine::setLanguage(const QString& id, QString* error)
         return true;
     try {
         const LanguageInfo& info = LanguageRegistry::instance().get(toUtf8(id));
-        if (m_categoryFile.isEmpty())
-            m_categories = std::make_shared<const CategoryMap>(CategoryMap::forLanguage(info.id));
+        // A category table belongs to one grammar: keep a chosen file only when it fits the new language,
+        // else go back to that language's bundled table.
+        std::optional<CategoryMap> map;
+        if (!m_categoryFile.isEmpty()) {
+            try {
+                map = CategoryMap::fromFile(std::filesystem::path(toUtf8(m_categoryFile)), info.id);
+            } catch (const InputError&) {
+                m_categoryFile.clear();
+            }
+        }
+        if (!map)
+            map = CategoryMap::forLanguage(info.id);
+        m_categories = std::make_shared<const CategoryMap>(std::move(*map));
     } catch (const std::exception& e) {
         if (error)
             *error = toQString(e.what());
@@ -123,7 +134,7 @@ bool InteractiveEngine::setCategoryFile(const QString& file, QString* error)
 {
     try {
         auto map = file.isEmpty() ? CategoryMap::forLanguage(toUtf8(m_language))
-                                  : CategoryMap::fromFile(std::filesystem::path(toUtf8(file)));
+                                  : CategoryMap::fromFile(std::filesystem::path(toUtf8(file)), toUtf8(m_language));
         m_categories = std::make_shared<const CategoryMap>(std::move(map));
     } catch (const std::exception& e) {
         if (error)

@@ -37,7 +37,7 @@ struct BatchProgress {
 
 struct BatchOptions {
     Aggregation aggregation = Aggregation::Median;
-    std::string language; // a registry id; empty = the registry's default language
+    std::string language; // entries without a language of their own (CorpusEntry::language); empty = the default
     int limit = 0;       // evaluate the first `limit` corpus entries (0 = all)
     bool resume = false; // continue an existing DB (else the DB must not exist)
     int batchSize = 1;   // snippets scored together with scoreBatch (1 = one by one)
@@ -70,7 +70,8 @@ struct BatchSummary {
 BatchSummary runBatch(const LanguageModel& model, const Corpus& corpus, const std::filesystem::path& db,
                       const BatchOptions& opts);
 
-// Evaluates one corpus entry exactly as runBatch does (no DB): score, prompt marking, evaluate().
+// Evaluates one corpus entry exactly as runBatch does (no DB): score, prompt marking, evaluate() in the
+// entry's language (else opts.language); `categories` is that language's table.
 EvalResult evaluateEntry(const LanguageModel& model, const CorpusEntry& entry, const BatchOptions& opts,
                          const CategoryMap& categories, std::string* note = nullptr);
 

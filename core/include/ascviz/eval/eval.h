@@ -19,13 +19,21 @@ std::string toString(Aggregation a);
 // node type -> category, loaded from a JSON resource per language (editable without recompiling).
 class CategoryMap {
 public:
-    static CategoryMap fromFile(const std::filesystem::path& file); // throws InputError
-    static CategoryMap forLanguage(const std::string& language);    // the registry descriptor's table
+    // Throws InputError when the file is missing or malformed. With a `language`, also when the file
+    // says it is for another language ("language" field) or names node types that language's grammar
+    // does not have (the message lists them).
+    static CategoryMap fromFile(const std::filesystem::path& file, const std::string& language = {});
+    static CategoryMap forLanguage(const std::string& language); // the registry descriptor's table, checked
     std::optional<std::string> categoryOf(const std::string& nodeType) const;
     std::vector<std::string> categories() const; // in file order
+    std::vector<std::string> types() const;      // every node type the table names, sorted
+    const std::string& language() const { return m_language; } // the file's "language" field ("" = none)
+    // The table's node types that the language's grammar does not have (sorted; empty = all known).
+    std::vector<std::string> unknownTypes(const std::string& language) const;
 private:
     std::map<std::string, std::string> m_byType;
     std::vector<std::string> m_categories;
+    std::string m_language;
 };
 
 struct NodeEval {

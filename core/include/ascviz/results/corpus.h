@@ -15,6 +15,9 @@ struct CorpusEntry {
     std::string code;                  // UTF-8
     std::optional<std::string> prompt; // optional `prompt` field (JSONL / CSV column)
     std::string location;              // "file:line" (JSONL, CSV: first line of the record) or the file path
+    // The entry's language (a registry id): its `language` field / column (the id, name or an alias), a
+    // folder file's extension, else — filled in by readCorpus — CorpusReadOptions::language or the default.
+    std::string language;
 };
 
 struct CorpusIssue {
@@ -26,9 +29,12 @@ enum class CorpusFormat { JsonLines, Csv, Folder };
 
 struct CorpusReadOptions {
     // Folder corpora: file extensions taken (lower-case, with the dot; matched case-insensitively). Hidden files/folders are skipped.
-    // Empty: the extensions of `language` in the language registry (syntax/language.h).
+    // Empty: the extensions of `language` in the language registry (syntax/language.h); with no
+    // language, every registered extension (a mixed-language folder; each file in its extension's language).
     std::vector<std::string> extensions;
-    std::string language; // empty: the registry's default language
+    // The language of entries that name none (no `language` field). In a folder corpus, every file's
+    // language when set; when empty, each file's extension decides. Empty: the registry's default language.
+    std::string language;
 };
 
 struct Corpus {
@@ -36,7 +42,9 @@ struct Corpus {
     CorpusFormat format = CorpusFormat::JsonLines;
     std::vector<CorpusEntry> entries; // in file order (folders: sorted relative paths)
     std::vector<CorpusIssue> issues;  // skipped entries with reasons
-    // FNV-1a 64 over every entry's id and code, in order: identifies the corpus content for --resume.
+    std::vector<std::string> languages() const; // the entries' distinct languages, sorted
+    // FNV-1a 64 over every entry's id and code (and language, when it is not the registry's default), in
+    // order: identifies the corpus content for --resume.
     std::string fingerprint() const;
 };
 

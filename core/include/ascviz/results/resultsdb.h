@@ -1,11 +1,12 @@
-// The results database of a batch run (one SQLite file per run, WAL mode). Schema (version 1):
+// The results database of a batch run (one SQLite file per run, WAL mode). Schema (version 2):
 //
 //   run      one row: model_name, model_dir, architecture, device, dtype, parameters, context_length,
 //            vocab_size, corpus_path, corpus_format, corpus_fingerprint, corpus_entries, language,
 //            aggregation, planned, status (running|complete|cancelled), created, updated, version
 //   snippets idx (PRIMARY KEY, position in the corpus), id (UNIQUE), location, code, prompt_bytes, status
 //            ('ok'|'error'), message, cross_entropy, asc_eval, tokens, ast_nodes, ast_levels, cyclomatic,
-//            windowed (1: longer than the model context, scored in overlapping windows), seconds, created
+//            windowed (1: longer than the model context, scored in overlapping windows), seconds, created,
+//            language (the snippet's registry id; NULL = the run's language; added in version 2)
 //   tokens   (snippet, idx) PRIMARY KEY, id, start_byte, end_byte, ntp (NULL: unscored), generated
 //   nodes    (snippet, node) PRIMARY KEY, type, named, category, depth, parent, start_byte, end_byte, error,
 //            asc_eval (NULL: no scored token aligned)
@@ -63,6 +64,7 @@ struct SnippetMeta {
     std::string message; // error text (status error) or a note (e.g. prompt not a prefix)
     bool windowed = false;
     double seconds = 0;
+    std::string language; // the snippet's language ("" = the run's)
 };
 
 struct SnippetRow {
@@ -80,6 +82,7 @@ struct SnippetRow {
     bool windowed = false;
     std::size_t promptBytes = 0;
     double seconds = 0;
+    std::string language; // the snippet's language (the run's for schema-1 files)
 };
 
 struct TableCounts {
@@ -124,6 +127,16 @@ public:
     };
     // Categories by `table` when given (node type -> category), else the category column the run stored.
     NodeValues nodeValues(const CategoryMap* table = nullptr) const;
+    struct NodeValueQuery {
+        std::optional<std::string> language; // only snippets in this language
+        // The category table for a snippet language (null result: no categories); unset: the stored column.
+        std::function<const CategoryMap*(const std::string& language)> table;
+        bool qualifyConcepts = false; // concept keys "<language>:<type>" (mixed-language corpora)
+    };
+    NodeValues nodeValues(const NodeValueQuery& query) const;
+    // Snippet languages of the status-ok snippets with their counts.
+    std::map<std::string, int64_t> languages() const;
+    int schemaVersion() const { return m_schemaVersion; }
 
     // Low-level: runs `sql` and calls `row` with each row's columns as text (NULL -> nullopt).
     void query(const std::string& sql,
@@ -131,8 +144,10 @@ public:
 
 private:
     ResultsDb(sqlite3* db, std::filesystem::path path);
+    std::string languageColumn(const std::string& tableAlias) const; // SQL for a snippet's language
     sqlite3* m_db = nullptr;
     std::filesystem::path m_path;
+    int m_schemaVersion = 0;
 };
 
 // The AsC-Viz version compiled into core (for RunInfo::version).

@@ -59,6 +59,18 @@ uint64_t groupSeed(uint64_t seed, const std::string& name);
 // - Global AsC-Eval: the mean of the bootstrapped medians of the CATEGORIZED concepts only (concepts absent
 //   from the corpus are left out).
 // Beside them, named as such: each category's pooled-nodes bootstrap, and the mean over every concept.
+// Table I restricted to the snippets of one language, under that language's category table.
+struct LanguageStats {
+    std::string language;
+    int64_t snippets = 0; // status ok
+    std::map<std::string, BootstrapResult> concepts;
+    std::map<std::string, BootstrapResult> categories;
+    std::map<std::string, int> categoryConcepts;
+    std::map<std::string, std::string> categoryOf;
+    std::optional<double> globalAscEval;
+    std::string categoryTable;
+};
+
 struct CorpusStats {
     RunInfo run;
     TableCounts counts;
@@ -71,27 +83,37 @@ struct CorpusStats {
     std::map<std::string, std::string> categoryOf;           // node type -> category (present concepts)
     std::optional<double> globalAscEval;                     // Table I: mean over categorized concepts
     std::optional<double> globalAllConcepts;                 // mean of every concept's median (not Table I)
-    std::string categoryTable;                               // the category table the values used
+    std::string categoryTable;                               // the category table(s) the values used
+    // Mixed-language results: concepts are keyed "<language>:<node type>" (a Java `if_statement` and a
+    // Python one are different concepts), each categorized by its own language's table; categories and the
+    // global value pool those concepts as Table I does.
+    bool mixedLanguages = false;
+    std::vector<LanguageStats> languages; // one per snippet language (also for a one-language run), by id
     // Per-snippet data (status ok), parallel vectors in index order: for distribution charts.
     std::vector<std::string> snippetIds;
     std::vector<std::optional<double>> snippetAscEval;
     std::vector<std::optional<double>> snippetCrossEntropy;
+    std::vector<std::string> snippetLanguages;
 };
 
 // Statistics of a results database (status ok snippets only). Categories come from `table` (by node type),
 // not from the category column stored by the run, so a database made under an older table is reported
-// under the current one without a re-run; null = the bundled table of the run's language.
+// under the current one without a re-run; null = each snippet language's bundled table. With snippets of
+// several languages the concepts are qualified by language (CorpusStats::mixedLanguages).
 CorpusStats computeStats(const ResultsDb& db, const BootstrapOptions& opts = {}, const CategoryMap* table = nullptr);
 CorpusStats computeStats(const ResultsDb::NodeValues& values, const BootstrapOptions& opts = {});
 
 // The report JSON (docs/cli.md): {"model", "snippets", "global_asc_eval", "concepts": {type: {"median", "se",
 // "ci95": [lo, hi], "n", "flag", "category"}}, "categories": {name: {same + "concepts"}}} plus run details,
-// "dtype", "category_rule", "category_table", "global_asc_eval_all_concepts" and "categories_pooled".
+// "dtype", "category_rule", "category_table", "global_asc_eval_all_concepts", "categories_pooled",
+// "mixed_languages" and "languages": {id: {"snippets", "global_asc_eval", "category_table", "categories",
+// "concepts"}}.
 nlohmann::json statsToJson(const CorpusStats& s);
 
 // RFC 4180 field quoting (quotes when the field holds ',', '"', CR or LF).
 std::string csvField(const std::string& s);
-// Writes concepts.csv, categories.csv and snippets.csv into `dir` (created when missing); returns the files.
+// Writes concepts.csv, categories.csv, languages.csv and snippets.csv into `dir` (created when missing);
+// returns the files.
 std::vector<std::filesystem::path> writeCsvReport(const CorpusStats& s, const ResultsDb& db,
                                                   const std::filesystem::path& dir);
 

@@ -12,7 +12,8 @@
 namespace ascviz {
 
 // Lexical rules for editor highlighting (the GUI's highlighter applies them; core only carries them).
-// Regular expressions are ECMAScript/PCRE-compatible; capture group 1, when present, is what gets styled.
+// Regular expressions are ECMAScript/PCRE-compatible; the first capture group that matched, when the expression
+// has groups, is what gets styled (alternatives may each capture their own), else the whole match.
 struct HighlightRules {
     std::vector<std::string> keywords, constants, builtins;
     std::string number;     // regex; empty = none
@@ -29,9 +30,11 @@ struct LanguageInfo {
     std::string name; // "Python": what the GUI shows
     bool isDefault = false;
     std::string grammarDistribution, grammarVersion; // the pinned PyPI sdist (for --version and reports)
+    std::vector<std::string> aliases;                // other names a corpus may use ("c++", "js"), lower-case
     std::vector<std::string> extensions;             // ".py": lower-case, with the dot
     std::filesystem::path categoryFile;              // the bundled category table
     std::vector<std::string> decisionPoints;         // named node types that add 1 to McCabe complexity
+    std::vector<std::string> decisionTokens;         // anonymous tokens that add 1 ("&&", "case")
     HighlightRules highlight;
     std::string placeholder; // editor hint text
     std::filesystem::path folder;
@@ -51,6 +54,9 @@ public:
     const LanguageInfo* find(std::string_view id) const;
     // Throws InputError "unknown language 'x' (supported: a, b)".
     const LanguageInfo& get(std::string_view id) const;
+    // A language by what a corpus or user may call it: its id, its display name or an alias, case-insensitive
+    // ("Java", "C++", "js"); nullptr when none.
+    const LanguageInfo* lookup(std::string_view name) const;
     // The language whose extensions include the file's (case-insensitive); nullptr when none.
     const LanguageInfo* forFile(const std::filesystem::path& file) const;
     // The descriptor marked "default": true, else the first by id.

@@ -24,11 +24,23 @@ struct AstNode {
     bool error() const { return isError || isMissing; }
 };
 
+// One visible node type of a grammar: a named rule ("identifier") or an anonymous token ("]", "else").
+// A name may exist both ways (Python's `lambda` rule and `lambda` keyword).
+struct NodeType {
+    std::string name;
+    bool named = false;
+};
+
 class SyntaxTree {
 public:
     // Throws InputError for an unknown language or invalid UTF-8.
     static SyntaxTree parse(const std::string& language, std::string_view text);
     static std::vector<std::string> languages();
+    // Every visible node type of a compiled grammar, sorted by name then named-first, without duplicates
+    // (ERROR included). Throws InputError for an unknown language.
+    static std::vector<NodeType> nodeTypes(const std::string& language);
+    // Whether the grammar has a visible node type of that name (named or anonymous).
+    static bool hasNodeType(const std::string& language, std::string_view type);
 
     const std::vector<AstNode>& nodes() const { return m_nodes; }
     const std::string& text() const { return m_text; }
@@ -36,11 +48,29 @@ public:
     std::string_view nodeText(const AstNode& n) const { return std::string_view(m_text).substr(n.start, n.end - n.start); }
     int levels() const; // max depth + 1
     bool hasErrors() const;
+    // The outermost ERROR nodes and every MISSING node, in pre-order (an ERROR inside an ERROR is left out).
+    std::vector<int> errorNodes() const;
 
 private:
     std::string m_language;
     std::string m_text;
     std::vector<AstNode> m_nodes;
 };
+
+// Where a syntax error sits: 1-based line, 1-based column in code points, and the byte span.
+struct SyntaxProblem {
+    int node = 0;
+    std::string what; // "ERROR" or "MISSING <type>"
+    std::size_t start = 0, end = 0;
+    int line = 1, column = 1;
+};
+std::vector<SyntaxProblem> syntaxProblems(const SyntaxTree& tree);
+// One line for a user: "<n> syntax error(s) parsing as <language>; first: <what> at line L, column C".
+// Empty when the tree has none.
+std::string describeSyntaxProblems(const SyntaxTree& tree);
+
+// The compiled languages (other than `except`) whose grammar parses `text` without ERROR or MISSING nodes.
+// For messages only ("it parses cleanly as ..."): nothing picks a language from content.
+std::vector<std::string> languagesParsingCleanly(std::string_view text, const std::string& except = {});
 
 } // namespace ascviz
