@@ -22,6 +22,7 @@ const char* kUsage =
     "           [--ignore-eos]\n"
     "  parse    [--language L] --text-file F\n"
     "  node-types [--language L]\n"
+    "  extract  --language L --node-types T[,T] --source P[,P] --out FILE [--sample N --seed S]\n"
     "  eval     --model M --text-file F [--prompt-bytes N] [--aggregation median|mean|max|min]\n"
     "  render   --model M --text-file F --view complete|partial|sequence --svg OUT\n"
     "  batch    --model M --corpus FILE --db RESULTS [--limit N] [--resume] [--batch-size B]\n"
@@ -97,6 +98,19 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "  --language L       a language of the registry; default: the registry's default\n"
           "  --out FILE         write the JSON there instead of stdout\n",
           false}},
+        {"extract",
+         {"ascviz-cli extract --language L --node-types T[,T...] --source P[,P...] --out FILE [options]",
+          "  cuts a JSON Lines corpus {\"id\", \"language\", \"source\", \"line\", [\"licence\"], \"code\"} out of source\n"
+          "  files: every node of the types given that parses alone without syntax errors and fits the limits\n"
+          "  --source P,...      files, or folders (their files with the language's extensions, recursively)\n"
+          "  --node-types T,...  e.g. java: method_declaration,constructor_declaration; cpp: function_definition\n"
+          "  --min-lines N / --max-lines N / --max-bytes N   limits (default 3 / 40 / 4000)\n"
+          "  --sample N --seed S N snippets drawn reproducibly (Fisher-Yates on mt19937_64(S)); 0 = all (default)\n"
+          "  --root DIR          paths in \"source\" are relative to DIR (default: the first source's folder)\n"
+          "  --id-prefix P       ids P-0000, P-0001, ... (default: the language)\n"
+          "  --licence TEXT      recorded in every entry\n"
+          "  --prompts           add \"prompt\": the code cut after a line drawn from mt19937_64(S + index)\n",
+          false}},
         {"eval",
          {"ascviz-cli eval (--model M | --scores F) --text-file F [--prompt-bytes N] [--aggregation A] [--out FILE]",
           nullptr, true}},
@@ -161,7 +175,7 @@ int main(int argc, char** argv)
     using namespace ascviz::cli;
     const std::map<std::string, std::function<int(Args&)>> commands = {
         {"--version", cmdVersion}, {"version", cmdVersion},   {"tokenize", cmdTokenize},
-        {"score", cmdScore},       {"generate", cmdGenerate}, {"parse", cmdParse},  {"node-types", cmdNodeTypes},
+        {"score", cmdScore},       {"generate", cmdGenerate}, {"parse", cmdParse},  {"node-types", cmdNodeTypes}, {"extract", cmdExtract},
         {"eval", cmdEval},         {"render", cmdRender},     {"batch", cmdBatch},
         {"report", cmdReport},
     };
