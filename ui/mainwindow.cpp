@@ -467,7 +467,7 @@ void MainWindow::exportCurrent(ExportKind kind)
         statusBar()->showMessage(tr("Exported %1").arg(f), 8000);
 }
 
-void MainWindow::openSnippet(const QString& code, const QString& modelDir)
+void MainWindow::openSnippet(const QString& code, const QString& modelDir, const QString& language)
 {
     // The first page that inspects code (the Interactive page) shows it.
     Page* target = nullptr;
@@ -477,6 +477,7 @@ void MainWindow::openSnippet(const QString& code, const QString& modelDir)
     if (!target)
         return;
     m_tabs->setCurrentWidget(target->widget());
+    target->setCodeLanguage(language);
     const auto info = m_models->modelInfo();
     const bool sameModel = modelDir.isEmpty() ||
                            (info && QFileInfo(toQString(info->dir.string())).canonicalFilePath() == QFileInfo(modelDir).canonicalFilePath());

@@ -89,7 +89,7 @@ private:
     void exportCurrent(ExportKind kind);
     Page* sessionPage() const; // the current page when it keeps sessions, else the first that does
     void onLoadFailed(const QString& dir, const QString& message);
-    void openSnippet(const QString& code, const QString& modelDir);
+    void openSnippet(const QString& code, const QString& modelDir, const QString& language = {});
 
     JobTracker* m_jobs;
     ModelService* m_models;

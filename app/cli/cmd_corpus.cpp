@@ -5,6 +5,7 @@
 #include "ascviz/batch/batch.h"
 #include "ascviz/base/error.h"
 #include "ascviz/base/resources.h"
+#include "ascviz/syntax/language.h"
 
 #include <unistd.h>
 
@@ -91,7 +92,7 @@ int cmdBatch(Args& args)
     const bool resume = args.flag("--resume");
     const int batchSize = args.intValue("--batch-size", 1);
     const Aggregation aggregation = aggregationOption(args);
-    const std::string language = languageOption(args, std::nullopt);
+    const std::string language = languageOptionOrEmpty(args); // "": each snippet's own (field, extension)
     const std::string exts = args.valueOr("--extensions", "");
     const bool quiet = args.flag("--quiet");
     LoadOptions lo = loadOptions(args);
@@ -115,11 +116,25 @@ int cmdBatch(Args& args)
         std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
         ro.extensions.push_back(e[0] == '.' ? e : "." + e);
     }
-    const fs::path corpusPath = corpusArg == "default" ? sampleCorpus() : fs::path(corpusArg);
+    // "default": the bundled sample corpus of --language (else of the default language).
+    const auto& reg = LanguageRegistry::instance();
+    const LanguageInfo& sampleOf = language.empty() ? reg.defaultLanguage() : reg.get(language);
+    const fs::path corpusPath = corpusArg != "default"       ? fs::path(corpusArg)
+                                : sampleOf.sampleCorpus.empty() ? sampleCorpus()
+                                                                : sampleOf.sampleCorpus;
     const Corpus corpus = readCorpus(corpusPath, ro);
     printIssues(corpus);
     std::cerr << "corpus: " << corpus.entries.size() << " snippets from " << corpus.source.string()
               << (corpus.issues.empty() ? "" : " (" + std::to_string(corpus.issues.size()) + " skipped)") << '\n';
+    {
+        std::map<std::string, int> perLanguage;
+        for (const auto& e : corpus.entries)
+            ++perLanguage[e.language];
+        std::cerr << "languages:";
+        for (const auto& [l, n] : perLanguage)
+            std::cerr << ' ' << l << ' ' << n;
+        std::cerr << '\n';
+    }
 
     const fs::path modelDir = resolveModelDir(modelArg);
     const bool tty = isatty(STDERR_FILENO) != 0;

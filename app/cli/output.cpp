@@ -23,6 +23,13 @@ void writeJson(const nlohmann::json& j, const std::optional<std::string>& outFil
     }
 }
 
+std::string languageOptionOrEmpty(Args& args)
+{
+    if (!args.value("--language"))
+        return {};
+    return languageOption(args, std::nullopt);
+}
+
 // --language, else the language of the file's extension, else the registry's default (cli.md).
 std::string languageOption(Args& args, const std::optional<std::string>& file)
 {

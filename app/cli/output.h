@@ -17,6 +17,8 @@ void writeJson(const nlohmann::json& j, const std::optional<std::string>& outFil
 // --language, else the language of the file's extension (language registry), else the registry's default
 // (cli.md). Throws UsageError for a language that is not registered.
 std::string languageOption(Args& args, const std::optional<std::string>& file);
+// --language when given (checked, as its registry id), else "" (batch: each snippet's own language).
+std::string languageOptionOrEmpty(Args& args);
 
 // Syntax errors of a parsed text, for JSON output: [{"node", "what", "start", "end", "line", "column"}].
 nlohmann::json syntaxProblemsJson(const SyntaxTree& tree);

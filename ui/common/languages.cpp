@@ -2,6 +2,7 @@
 
 #include "common/textpos.h"
 
+#include "ascviz/base/resources.h"
 #include "ascviz/syntax/language.h"
 
 #include <QComboBox>
@@ -43,6 +44,19 @@ const LanguageInfo* findLanguage(const QString& id)
 {
     const LanguageRegistry* r = registry();
     return r ? r->find(toUtf8(id)) : nullptr;
+}
+
+QString sampleCorpusFor(const QString& id)
+{
+    const LanguageRegistry* r = registry();
+    const LanguageInfo* l = !r ? nullptr : id.isEmpty() ? &r->defaultLanguage() : r->find(toUtf8(id));
+    if (l && !l->sampleCorpus.empty())
+        return toQString(l->sampleCorpus.string());
+    try {
+        return toQString(sampleCorpus().string());
+    } catch (const std::exception&) {
+        return {};
+    }
 }
 
 QString languageForFile(const QString& path)

@@ -24,6 +24,8 @@ void fillLanguageBox(QComboBox* box);
 bool selectLanguage(QComboBox* box, const QString& id);
 // "*.py *.pyw" for every registered language (or one), for file dialogs.
 QString extensionPatterns(const QString& id = {});
+// The bundled sample corpus of language `id` ("" = the default language's); else the Python sample.
+QString sampleCorpusFor(const QString& id);
 // ".py" / ".py, .java": for user-facing text.
 QString extensionList(const QString& id = {});
 

@@ -45,16 +45,34 @@ StatsTableModel::StatsTableModel(QObject* parent) : QAbstractTableModel(parent) 
 
 void StatsTableModel::setResultSet(BatchResultPtr set)
 {
-    beginResetModel();
     m_set = std::move(set);
+    rebuild();
+}
+
+void StatsTableModel::setLanguage(const QString& id)
+{
+    m_language = id;
+    rebuild();
+}
+
+void StatsTableModel::rebuild()
+{
+    beginResetModel();
     m_rows.clear();
     if (m_set) {
         const auto& s = m_set->stats;
-        for (const auto& [name, r] : s.categories)
+        const LanguageStats* one = nullptr;
+        for (const auto& l : s.languages)
+            if (!m_language.isEmpty() && toQString(l.language) == m_language)
+                one = &l;
+        const auto& categories = one ? one->categories : s.categories;
+        const auto& concepts = one ? one->concepts : s.concepts;
+        const auto& categoryOf = one ? one->categoryOf : s.categoryOf;
+        for (const auto& [name, r] : categories)
             m_rows.push_back({true, toQString(name), toQString(name), r});
-        for (const auto& [name, r] : s.concepts) {
-            const auto c = s.categoryOf.find(name);
-            m_rows.push_back({false, toQString(name), c == s.categoryOf.end() ? QString() : toQString(c->second), r});
+        for (const auto& [name, r] : concepts) {
+            const auto c = categoryOf.find(name);
+            m_rows.push_back({false, toQString(name), c == categoryOf.end() ? QString() : toQString(c->second), r});
         }
     }
     endResetModel();
@@ -316,6 +334,7 @@ QVariant SnippetTableModel::data(const QModelIndex& index, int role) const
     switch (index.column()) {
     case Index: return QVariant::fromValue<qlonglong>(s->index);
     case Id: return toQString(s->id);
+    case Language: return toQString(s->language);
     case Status: return s->ok ? tr("ok") : tr("error");
     case AscEval: return opt(s->ascEval);
     case CrossEntropy: return opt(s->crossEntropy);
@@ -332,7 +351,7 @@ QVariant SnippetTableModel::headerData(int section, Qt::Orientation o, int role)
 {
     if (o != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, o, role);
-    static const char* names[] = {"#", "Id", "Status", "AsC-Eval", "Cross-entropy", "Tokens", "AST nodes",
+    static const char* names[] = {"#", "Id", "Language", "Status", "AsC-Eval", "Cross-entropy", "Tokens", "AST nodes",
                                   "AST levels", "Cyclomatic", "Windowed"};
     return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
 }

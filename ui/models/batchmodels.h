@@ -19,6 +19,9 @@ public:
     explicit StatsTableModel(QObject* parent = nullptr);
     void setResultSet(BatchResultPtr set);
     BatchResultPtr resultSet() const { return m_set; }
+    // "" = every snippet (the run's Table I); a language id = that language's snippets under its own table.
+    void setLanguage(const QString& id);
+    QString language() const { return m_language; }
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -26,6 +29,8 @@ public:
     QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
 
 private:
+    void rebuild();
+    QString m_language;
     struct Row {
         bool category = false;
         QString name, categoryName;
@@ -81,8 +86,8 @@ private:
 class SnippetTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Index, Id, Status, AscEval, CrossEntropy, Tokens, AstNodes, AstLevels, Cyclomatic, Windowed,
-                  ColumnCount };
+    enum Column { Index, Id, Language, Status, AscEval, CrossEntropy, Tokens, AstNodes, AstLevels, Cyclomatic,
+                  Windowed, ColumnCount };
     explicit SnippetTableModel(QObject* parent = nullptr);
     void setResultSet(BatchResultPtr set);
     BatchResultPtr resultSet() const { return m_set; }

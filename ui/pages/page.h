@@ -56,6 +56,8 @@ public:
     // putting it in place and evaluating it with the current model.
     virtual bool canInspectCode() const { return false; }
     virtual void setCode(const QString& code) { Q_UNUSED(code); }
+    // The registry language of code about to be set or inspected ("" = leave the page's choice).
+    virtual void setCodeLanguage(const QString& id) { Q_UNUSED(id); }
     virtual bool inspectCode(const QString& code)
     {
         Q_UNUSED(code);

@@ -97,6 +97,8 @@ LanguageInfo readLanguageDescriptor(const fs::path& file)
     }
     const std::string cats = r.str("categories", true);
     l.categoryFile = l.folder / cats;
+    if (const std::string sample = r.str("sample_corpus", false); !sample.empty())
+        l.sampleCorpus = (l.folder / sample).lexically_normal();
     if (j.contains("decision_points")) {
         const auto& d = j["decision_points"];
         if (!d.is_object())

@@ -12,10 +12,12 @@
 
 #include "ascviz/base/hfcache.h"
 #include "ascviz/base/resources.h"
+#include "ascviz/syntax/language.h"
 
 #include <QChart>
 #include <QChartView>
 #include <QComboBox>
+#include <QSignalBlocker>
 #include <QDateTime>
 #include <QDir>
 #include <QFileDialog>
@@ -358,6 +360,24 @@ void BatchPage::refreshViews()
     const auto& sets = m_results->batchSets();
     const BatchResultPtr set = cur >= 0 && cur < static_cast<int>(sets.size()) ? sets[static_cast<std::size_t>(cur)]
                                                                                   : nullptr;
+    {
+        // The language chooser of the statistics table: every snippet, then each language of the run.
+        const QString keep = m_statsLanguage->currentData().toString();
+        const QSignalBlocker block(m_statsLanguage);
+        m_statsLanguage->clear();
+        m_statsLanguage->addItem(tr("All languages"), QString());
+        if (set)
+            for (const auto& l : set->stats.languages) {
+                const LanguageInfo* info = findLanguage(toQString(l.language));
+                m_statsLanguage->addItem(QStringLiteral("%1 (%2)").arg(info ? toQString(info->name) : toQString(l.language))
+                                             .arg(l.snippets),
+                                         toQString(l.language));
+            }
+        const int at = m_statsLanguage->findData(keep);
+        m_statsLanguage->setCurrentIndex(at < 0 ? 0 : at);
+        m_statsLanguage->setEnabled(set && set->stats.languages.size() > 1);
+        m_statsModel->setLanguage(m_statsLanguage->currentData().toString());
+    }
     m_statsModel->setResultSet(set);
     m_snippetModel->setResultSet(set);
     m_compareModel->setResultSets(sets);
@@ -427,7 +447,7 @@ void BatchPage::openSnippet(int row)
         return;
     try {
         const auto db = ResultsDb::open(toUtf8(set->path));
-        Q_EMIT openSnippetRequested(toQString(db.snippetCode(s->index)), set->modelDir);
+        Q_EMIT openSnippetRequested(toQString(db.snippetCode(s->index)), set->modelDir, toQString(s->language));
     } catch (const std::exception& e) {
         setStatus(tr("Cannot read the snippet: %1").arg(toQString(e.what())), true);
     }

@@ -108,7 +108,7 @@ public:
 
 Q_SIGNALS:
     // The user asked to inspect one snippet of a results database in the Interactive tab.
-    void openSnippetRequested(const QString& code, const QString& modelDir);
+    void openSnippetRequested(const QString& code, const QString& modelDir, const QString& language = {});
     // A run ended (ok = no error; a cancelled run is ok).
     void runFinished(bool ok, const QString& message);
     // A results DB was read (after a run, or openResults); ok = false with a message on failure.
@@ -146,6 +146,7 @@ private:
     // results
     QComboBox* m_show = nullptr;
     QComboBox* m_kinds = nullptr;
+    QComboBox* m_statsLanguage = nullptr; // all / one language's statistics
     QLineEdit* m_filter = nullptr;
     QTabWidget* m_resultTabs = nullptr;
     QTableView* m_statsView = nullptr;

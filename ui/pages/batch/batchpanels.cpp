@@ -94,7 +94,7 @@ void BatchPage::buildUi()
               if (!d.isEmpty())
                   m_corpus->setText(d);
           }},
-         {tr("Sample"), [this] { m_corpus->setText(safe([] { return sampleCorpus(); })); }}});
+         {tr("Sample"), [this] { m_corpus->setText(sampleCorpusFor(language())); }}});
     row(m_model, tr("Model"), tr("Hugging Face model folder"),
         {{tr("Folder…"),
           [this] {
@@ -119,7 +119,11 @@ void BatchPage::buildUi()
     m_limit->setToolTip(tr("Evaluate only the first N snippets (0 = all)"));
     m_language = new QComboBox(runBox);
     fillLanguageBox(m_language);
-    m_language->setToolTip(tr("The language of the corpus snippets (parsed with its grammar and categories)"));
+    m_language->insertItem(0, tr("Per snippet"), QString());
+    m_language->setCurrentIndex(0);
+    m_language->setToolTip(tr("The language of the corpus snippets (parsed with its grammar and categories). Per "
+                              "snippet: a snippet's \"language\" field, a folder file's extension, else %1")
+                               .arg(defaultLanguageId()));
     opts->addWidget(new QLabel(tr("Language"), runBox));
     opts->addWidget(m_language);
     opts->addSpacing(12);
@@ -226,6 +230,9 @@ void BatchPage::buildUi()
     auto* filterRow = new QHBoxLayout;
     m_kinds = new QComboBox(statsPage);
     m_kinds->addItems({tr("Categories and concepts"), tr("Categories"), tr("Concepts")});
+    m_statsLanguage = new QComboBox(statsPage);
+    m_statsLanguage->setToolTip(tr("Statistics of every snippet, or of one language's snippets under its own table"));
+    filterRow->addWidget(m_statsLanguage);
     m_filter = new QLineEdit(statsPage);
     m_filter->setPlaceholderText(tr("Filter by name"));
     m_filter->setClearButtonEnabled(true);
@@ -240,6 +247,10 @@ void BatchPage::buildUi()
     connect(m_kinds, &QComboBox::currentIndexChanged, this,
             [this](int i) { m_statsProxy->setKinds(static_cast<StatsFilterProxy::Kinds>(i)); });
     connect(m_filter, &QLineEdit::textChanged, m_statsProxy, &QSortFilterProxyModel::setFilterFixedString);
+    connect(m_statsLanguage, &QComboBox::currentIndexChanged, this, [this](int) {
+        m_statsModel->setLanguage(m_statsLanguage->currentData().toString());
+        m_statsView->resizeColumnsToContents();
+    });
     statsLayout->addLayout(filterRow);
     statsLayout->addWidget(m_statsView);
     m_resultTabs->addTab(statsPage, tr("Statistics"));
@@ -278,7 +289,7 @@ void BatchPage::buildUi()
     top->addLayout(resBar);
     top->addWidget(m_resultTabs, 1);
 
-    m_corpus->setText(safe([] { return sampleCorpus(); }));
+    m_corpus->setText(sampleCorpusFor(language()));
     m_model->setText(safe([] { return defaultModelDir(); }));
     m_db->setText(suggestDbPath());
     refreshViews();

@@ -28,7 +28,9 @@ BatchOutcome runBatchJob(const LanguageModel& model, const BatchJob& job, JobCon
     out.modelDir = job.modelDir;
     try {
         ctx.setProgress(-1, tr("Reading corpus…"));
-        const Corpus corpus = readCorpus(toStd(job.corpus));
+        CorpusReadOptions ro; // "" = each snippet's own language (field or extension), else the default
+        ro.language = toStd(job.language);
+        const Corpus corpus = readCorpus(toStd(job.corpus), ro);
         for (const auto& i : corpus.issues)
             out.corpusIssues << toQString(i.location + ": " + i.message);
         if (!job.resume && QFileInfo::exists(job.db))

@@ -95,6 +95,11 @@ public:
     void onModelChanged() override { updateButtons(); }
     bool canInspectCode() const override { return true; }
     void setCode(const QString& code) override { setPrompt(code); }
+    void setCodeLanguage(const QString& id) override
+    {
+        if (!id.isEmpty())
+            setLanguage(id);
+    }
     bool inspectCode(const QString& code) override
     {
         scoreCode(code);

@@ -33,6 +33,7 @@ struct LanguageInfo {
     std::vector<std::string> aliases;                // other names a corpus may use ("c++", "js"), lower-case
     std::vector<std::string> extensions;             // ".py": lower-case, with the dot
     std::filesystem::path categoryFile;              // the bundled category table
+    std::filesystem::path sampleCorpus;              // the bundled sample corpus (empty: none)
     std::vector<std::string> decisionPoints;         // named node types that add 1 to McCabe complexity
     std::vector<std::string> decisionTokens;         // anonymous tokens that add 1 ("&&", "case")
     HighlightRules highlight;
