@@ -16,6 +16,7 @@
 #include <QBoxPlotSeries>
 #include <QChart>
 #include <QChartView>
+#include <QComboBox>
 #include <QFile>
 #include <QLineSeries>
 #include <QProgressBar>
@@ -340,6 +341,56 @@ private Q_SLOTS:
                 QVERIFY(tab.grab().save(QString::fromLocal8Bit(shots) + QStringLiteral("/batch-tab-compare-%1.png").arg(i)));
             }
         }
+    }
+
+    // A corpus of several languages with the default "Per snippet" language: each snippet is parsed in its
+    // own language, and the statistics table shows all of them or one language under its own table.
+    void mixedLanguageRunShowsEachLanguage()
+    {
+        const QString corpus = m_dir.filePath(QStringLiteral("mixed.jsonl"));
+        {
+            QFile f(corpus);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("{\"id\": \"p\", \"code\": \"def f(x):\\n    return x + 1\\n\"}\n"
+                    "{\"id\": \"j\", \"language\": \"java\", \"code\": \"int f(int x) {\\n    return x + 1;\\n}\\n\"}\n"
+                    "{\"id\": \"j2\", \"language\": \"Java\", \"code\": \"int g() {\\n    return 2;\\n}\\n\"}\n");
+        }
+        Services services;
+        BatchPage tab(&services.models, &services.results);
+        tab.setCorpusPath(corpus);
+        tab.setModelDir(tinyModel());
+        tab.setDbPath(m_dir.filePath(QStringLiteral("mixed.db")));
+        QCOMPARE(tab.language(), QString()); // "Per snippet"
+        QSignalSpy loaded(&tab, &BatchPage::resultsLoaded);
+        tab.start();
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 120000);
+        QCOMPARE(tab.snippetModel()->rowCount(), 3);
+        QCOMPARE(tab.snippetModel()->data(tab.snippetModel()->index(1, SnippetTableModel::Language)).toString(),
+                 QStringLiteral("java"));
+        QComboBox* box = tab.statsLanguageBox();
+        QCOMPARE(box->count(), 3); // all, java, python
+        QVERIFY(box->isEnabled());
+        const auto& stats = tab.resultSets().front()->stats;
+        QVERIFY(stats.mixedLanguages);
+        QCOMPARE(tab.statsModel()->rowCount(), int(stats.categories.size() + stats.concepts.size()));
+        box->setCurrentIndex(box->findData(QStringLiteral("java")));
+        const LanguageStats& java = stats.languages.at(0);
+        QCOMPARE(java.language, std::string("java"));
+        QCOMPARE(tab.statsModel()->rowCount(), int(java.categories.size() + java.concepts.size()));
+        bool sawReturn = false;
+        for (int r = 0; r < tab.statsModel()->rowCount(); ++r) {
+            const QString name = tab.statsModel()->data(tab.statsModel()->index(r, StatsTableModel::Name)).toString();
+            QVERIFY2(!name.contains(QLatin1Char(':')), qPrintable(name)); // unqualified within one language
+            sawReturn = sawReturn || name == QLatin1String("return_statement");
+        }
+        QVERIFY(sawReturn);
+        box->setCurrentIndex(0);
+        QCOMPARE(tab.statsModel()->rowCount(), int(stats.categories.size() + stats.concepts.size()));
+        // A Java snippet opens in Java.
+        QSignalSpy open(&tab, &BatchPage::openSnippetRequested);
+        tab.openSnippet(1);
+        QCOMPARE(open.count(), 1);
+        QCOMPARE(open.first().at(2).toString(), QStringLiteral("java"));
     }
 
 private:

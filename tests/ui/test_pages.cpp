@@ -238,6 +238,32 @@ void TestPages::languageChooser()
     QCOMPARE(page.prompt(), QStringLiteral("x = 1\n"));
     QCOMPARE(page.language(), toQString(def.id));
     QVERIFY(!page.openPromptFile(dir.filePath(QStringLiteral("missing.txt")), &error));
+
+    // Every registered language: a file of its extension selects it, with its own category table; a table
+    // chosen for one language is dropped (back to the bundled one) when the language changes to another.
+    for (const auto& l : registry.languages()) {
+        const QString f = dir.filePath(QStringLiteral("code") + toQString(l.extensions.front()));
+        std::ofstream(f.toStdString()) << "x\n";
+        QVERIFY2(page.openPromptFile(f, &error), qPrintable(error));
+        QCOMPARE(page.language(), toQString(l.id));
+        QCOMPARE(page.engine()->language(), toQString(l.id));
+        QCOMPARE(page.editor()->placeholderText(), toQString(l.placeholder));
+    }
+    if (other) {
+        page.setLanguage(toQString(def.id));
+        const QString table = dir.filePath(QStringLiteral("own.json"));
+        std::ofstream(table.toStdString()) << R"({"categories": {"Mine": ["identifier"]}})";
+        QVERIFY2(page.engine()->setCategoryFile(table, &error), qPrintable(error));
+        QCOMPARE(page.engine()->categoryFile(), table); // "identifier" exists in every grammar: kept
+        page.setLanguage(toQString(other->id));
+        QCOMPARE(page.engine()->categoryFile(), table);
+        const QString pyOnly = dir.filePath(QStringLiteral("py-only.json"));
+        std::ofstream(pyOnly.toStdString()) << R"({"language": ")" << def.id << R"(", "categories": {"X": ["identifier"]}})";
+        page.setLanguage(toQString(def.id));
+        QVERIFY2(page.engine()->setCategoryFile(pyOnly, &error), qPrintable(error));
+        page.setLanguage(toQString(other->id));
+        QCOMPARE(page.engine()->categoryFile(), QString()); // another language's table: back to the bundled one
+    }
 }
 
 // One model in memory while both pages work: the Batch page's run uses the ModelService's model (the same

@@ -78,6 +78,7 @@ public:
 
     // --- views (for tests and exports)
     StatsTableModel* statsModel() const { return m_statsModel; }
+    QComboBox* statsLanguageBox() const { return m_statsLanguage; }
     StatsFilterProxy* statsProxy() const { return m_statsProxy; }
     ComparisonTableModel* comparisonModel() const { return m_compareModel; }
     SnippetTableModel* snippetModel() const { return m_snippetModel; }
