@@ -23,11 +23,25 @@ void writeJson(const nlohmann::json& j, const std::optional<std::string>& outFil
     }
 }
 
+namespace {
+std::string checkedLanguage(const std::string& given)
+{
+    const auto& reg = LanguageRegistry::instance();
+    const LanguageInfo* l = reg.lookup(given); // the id, the name or an alias ("C++", "js")
+    if (!l) {
+        std::string list;
+        for (const auto& id : reg.ids())
+            list += (list.empty() ? "" : ", ") + id;
+        throw UsageError("--language must be one of: " + list + " (got '" + given + "')");
+    }
+    return l->id;
+}
+} // namespace
+
 std::string languageOptionOrEmpty(Args& args)
 {
-    if (!args.value("--language"))
-        return {};
-    return languageOption(args, std::nullopt);
+    const auto given = args.value("--language"); // an option is consumed once
+    return given ? checkedLanguage(*given) : std::string();
 }
 
 // --language, else the language of the file's extension, else the registry's default (cli.md).
@@ -41,14 +55,7 @@ std::string languageOption(Args& args, const std::optional<std::string>& file)
                 return l->id;
         return reg.defaultLanguage().id;
     }
-    const LanguageInfo* l = reg.lookup(*given); // the id, the name or an alias ("C++", "js")
-    if (!l) {
-        std::string list;
-        for (const auto& id : reg.ids())
-            list += (list.empty() ? "" : ", ") + id;
-        throw UsageError("--language must be one of: " + list + " (got '" + *given + "')");
-    }
-    return l->id;
+    return checkedLanguage(*given);
 }
 
 nlohmann::json syntaxProblemsJson(const SyntaxTree& tree)

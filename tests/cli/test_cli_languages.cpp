@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 
@@ -174,4 +175,74 @@ TEST(CliLanguages, MixedLanguageBatchReportsEachLanguage)
     EXPECT_NE(all.find(",java\r\n"), std::string::npos) << all;
     const auto text = clitest::run("report --db " + q(db));
     EXPECT_NE(text.out.find("== java: 1 snippets"), std::string::npos) << text.out;
+}
+
+// For each language: eval with the bundled model, then every node value recomputed from the JSON alone
+// (the median of its aligned tokens' NtP), the categories from the language's table, the complexity.
+TEST(CliLanguages, EvalNodeValuesAreRecomputableFromTheJsonInEveryLanguage)
+{
+    const struct {
+        const char* file;
+        const char* code;
+        const char* ifCategoryType; // a node whose category is checked: Decision
+        int cyclomatic;
+    } cases[] = {
+        {"m.java", "int sign(int x) {\n    // 符号 🎉\n    if (x > 0 && x < 100) {\n        return 1;\n    } else {\n        return -1;\n    }\n}\n",
+         "if_statement", 3},
+        {"m.js", "function sign(x) {\n  // 符号 🎉\n  if (x > 0 || x === -0) {\n    return 1;\n  }\n  return x < 0 ? -1 : 0;\n}\n",
+         "if_statement", 4},
+        {"m.cpp", "int sign(int x) {\n    // 符号 🎉\n    switch (x) {\n    case 0: return 0;\n    default: return x > 0 ? 1 : -1;\n    }\n}\n",
+         "switch_statement", 3},
+    };
+    for (const auto& c : cases) {
+        const auto f = clitest::writeTemp(c.file, c.code);
+        const json j = jsonOf(clitest::run("eval --model default --text-file " + q(f)));
+        ASSERT_TRUE(j.contains("nodes")) << c.file;
+        const json table = jsonOf(clitest::run("node-types --language " + j["language"].get<std::string>()));
+        const auto& tokens = j["tokens"];
+        int withValue = 0;
+        bool sawDecision = false;
+        for (const auto& n : j["nodes"]) {
+            std::vector<double> v;
+            for (const auto& ti : n["tokens"])
+                if (!tokens[ti.get<std::size_t>()]["ntp"].is_null())
+                    v.push_back(tokens[ti.get<std::size_t>()]["ntp"].get<double>());
+            std::sort(v.begin(), v.end());
+            if (v.empty()) {
+                EXPECT_TRUE(n["asc_eval"].is_null()) << c.file;
+                continue;
+            }
+            const double m = v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+            EXPECT_NEAR(n["asc_eval"].get<double>(), m, 1e-9) << c.file << " node " << n["id"];
+            ++withValue;
+            const std::string type = n["type"];
+            const json expected = table["categories"].contains(type) ? table["categories"][type] : json(nullptr);
+            EXPECT_EQ(n["category"], expected) << c.file << ": " << type;
+            sawDecision = sawDecision || (type == c.ifCategoryType && n["category"] == "Decision");
+        }
+        EXPECT_GT(withValue, 10) << c.file;
+        EXPECT_TRUE(sawDecision) << c.file;
+        EXPECT_EQ(j["summary"]["cyclomatic"], c.cyclomatic) << c.file;
+        EXPECT_TRUE(j["syntax_errors"].empty()) << c.file;
+    }
+}
+
+TEST(CliLanguages, BatchOverALanguagesSampleCorpus)
+{
+    for (const char* lang : {"java", "javascript", "cpp"}) {
+        const auto db = clitest::tempDir() / (std::string("sample-") + lang + ".db");
+        std::filesystem::remove(db);
+        const auto b = clitest::run(std::string("batch --model default --quiet --corpus default --language ") + lang +
+                                    " --limit 4 --db " + q(db));
+        ASSERT_EQ(b.status, 0) << b.err;
+        EXPECT_NE(b.err.find(std::string(lang) + "-functions.jsonl"), std::string::npos) << b.err;
+        const json j = jsonOf(clitest::run("report --db " + q(db) + " --json"));
+        EXPECT_EQ(j["snippets"], 4) << lang;
+        EXPECT_FALSE(j["mixed_languages"].get<bool>());
+        EXPECT_EQ(j["languages"].size(), 1u);
+        EXPECT_TRUE(j["languages"].contains(lang));
+        EXPECT_EQ(j["category_table"], std::string("resources/languages/") + lang + "/categories.json");
+        EXPECT_TRUE(j["categories"].contains("Scope")) << lang;
+        EXPECT_TRUE(j["global_asc_eval"].is_number()) << lang;
+    }
 }
