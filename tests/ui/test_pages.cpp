@@ -23,6 +23,7 @@
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTabWidget>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -248,6 +249,9 @@ void TestPages::languageChooser()
         QCOMPARE(page.language(), toQString(l.id));
         QCOMPARE(page.engine()->language(), toQString(l.id));
         QCOMPARE(page.editor()->placeholderText(), toQString(l.placeholder));
+        // The descriptor's highlighting expressions are valid for Qt (an invalid one would be dropped).
+        for (const std::string& re : {l.highlight.number, l.highlight.annotation, l.highlight.definition})
+            QVERIFY2(re.empty() || QRegularExpression(toQString(re)).isValid(), re.c_str());
     }
     if (other) {
         page.setLanguage(toQString(def.id));
