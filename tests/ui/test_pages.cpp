@@ -8,6 +8,7 @@
 #include "pages/batch/batchpage.h"
 #include "pages/interactive/interactiveengine.h"
 #include "pages/interactive/interactivepage.h"
+#include "views/detailspanel.h"
 #include "pages/page.h"
 #include "services/jobtracker.h"
 #include "services/modelservice.h"
@@ -220,6 +221,12 @@ void TestPages::languageChooser()
         QVERIFY(shown.wait(20000));
         QCOMPARE(page.shown()->eval->tree.language(), other->id);
         QCOMPARE(page.editor()->placeholderText(), toQString(other->placeholder));
+        // Python code parsed as another language: the details name the errors and the clean language.
+        QVERIFY(page.shown()->eval->tree.hasErrors());
+        const QString details = page.details()->headerText();
+        QVERIFY2(details.contains(QStringLiteral("parsing as %1").arg(toQString(other->id))), qPrintable(details));
+        QVERIFY2(details.contains(QStringLiteral("parses without errors as: %1").arg(toQString(def.id))),
+                 qPrintable(details));
         page.setLanguage(toQString(def.id));
         QVERIFY(shown.wait(20000));
     } else {

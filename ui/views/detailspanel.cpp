@@ -98,8 +98,16 @@ void DetailsPanel::showSummary(AnalysisPtr a)
     html += row(tr("AST"), tr("%1 nodes, %2 levels").arg(f.astNodes).arg(f.astLevels));
     html += row(tr("cyclomatic"), QString::number(f.cyclomatic));
     html += row(tr("aggregation"), toQString(toString(r.aggregation)));
-    if (r.tree.hasErrors())
-        html += row(tr("syntax"), QStringLiteral("<span style='color:#a00000'>%1</span>").arg(tr("has ERROR/MISSING nodes")));
+    if (r.tree.hasErrors()) {
+        // Where the errors are and, when the code parses cleanly in another language, which (never switched).
+        QString text = toQString(describeSyntaxProblems(r.tree)).toHtmlEscaped();
+        QStringList clean;
+        for (const auto& id : languagesParsingCleanly(r.tree.text(), r.tree.language()))
+            clean << toQString(id);
+        if (!clean.isEmpty())
+            text += QStringLiteral("<br>") + tr("parses without errors as: %1").arg(clean.join(QStringLiteral(", ")));
+        html += row(tr("syntax"), QStringLiteral("<span style='color:#a00000'>%1</span>").arg(text));
+    }
     if (a->cancelled)
         html += row(tr("generation"), tr("stopped by the user"));
     html += QStringLiteral("</table>");
