@@ -27,6 +27,14 @@ std::optional<std::string> Args::value(const std::string& name)
     return std::nullopt;
 }
 
+std::optional<std::string> Args::subcommand()
+{
+    if (m_tokens.empty() || m_used[0] || m_tokens[0].rfind("--", 0) == 0)
+        return std::nullopt;
+    m_used[0] = true;
+    return m_tokens[0];
+}
+
 std::string Args::require(const std::string& name)
 {
     if (auto v = value(name))

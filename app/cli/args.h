@@ -24,6 +24,8 @@ public:
     int intValue(const std::string& name, int fallback);
     double doubleValue(const std::string& name, double fallback);
     bool flag(const std::string& name); // "--name" with no value
+    // The first argument when it is not an option (a subcommand: `analyze causal`); consumed. nullopt otherwise.
+    std::optional<std::string> subcommand();
     // Throws UsageError naming the first argument no option consumed.
     void finish() const;
 

@@ -11,7 +11,8 @@ int cmdScore(Args& args);    // cmd_model.cpp
 int cmdGenerate(Args& args); // cmd_model.cpp
 int cmdParse(Args& args);
 int cmdNodeTypes(Args& args); // cmd_syntax.cpp
-int cmdExtract(Args& args);   // cmd_extract.cpp    // cmd_syntax.cpp
+int cmdExtract(Args& args);   // cmd_extract.cpp
+int cmdAnalyze(Args& args);   // cmd_analyze.cpp (torch-free)    // cmd_syntax.cpp
 int cmdEval(Args& args);     // cmd_syntax.cpp
 int cmdRender(Args& args);   // cmd_syntax.cpp
 int cmdBatch(Args& args);    // cmd_corpus.cpp

@@ -27,6 +27,8 @@ const char* kUsage =
     "  render   --model M --text-file F --view complete|partial|sequence --svg OUT\n"
     "  batch    --model M --corpus FILE --db RESULTS [--limit N] [--resume] [--batch-size B]\n"
     "  report   --db RESULTS [--json | --csv DIR]\n"
+    "  analyze  causal --db RESULTS [--by global|category|concept] | perplexed --db RESULTS [--min-count K]\n"
+    "           | heatmap --db A.db[,B.db...] --svg OUT [--latex OUT]\n"
     "common options: --model DIR|ORG/NAME|default, --device auto|cpu|cuda, --dtype auto|float32|float16|bfloat16,\n"
     "                --threads N, --out FILE; text files must be UTF-8 ('-' = stdin)\n"
     "exit status: 0 success, 2 usage error, 1 any other failure (one line on stderr)\n";
@@ -111,6 +113,19 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "  --licence TEXT      recorded in every entry\n"
           "  --prompts           add \"prompt\": the code cut after a line drawn from mt19937_64(S + index)\n",
           false}},
+        {"analyze",
+         {"ascviz-cli analyze causal|perplexed|heatmap --db RESULTS[,...] [options]",
+          "  causal     AsC-Causal (method.md 7): rho of T = AsC-Eval with Y = cross-entropy and the confounders,\n"
+          "             the effect of T by OLS back-door adjustment (se, 95% CI), refutations\n"
+          "    --by global|category|concept   T per category / concept too (absent: excluded); default global\n"
+          "    --min-snippets N   groups with fewer snippets get rho only (default 10)   --seed S   refutation draws\n"
+          "    --json             the JSON of docs/cli.md (default: a text table)   --latex FILE   Table II (booktabs)\n"
+          "  perplexed  PERPLEXED (method.md 10): CE per token text and AST label, worst and best, calls, ERROR\n"
+          "    --min-count K (default 5)   --top N (default 20)   --json\n"
+          "  heatmap    categories x result databases, coloured by the bootstrapped median\n"
+          "    --db A.db,B.db   --names N1,N2   --svg FILE   --latex FILE (the comparison, Table I layout)\n"
+          "  --out FILE         write the JSON / text there instead of stdout\n",
+          false}},
         {"eval",
          {"ascviz-cli eval (--model M | --scores F) --text-file F [--prompt-bytes N] [--aggregation A] [--out FILE]",
           nullptr, true}},
@@ -175,7 +190,7 @@ int main(int argc, char** argv)
     using namespace ascviz::cli;
     const std::map<std::string, std::function<int(Args&)>> commands = {
         {"--version", cmdVersion}, {"version", cmdVersion},   {"tokenize", cmdTokenize},
-        {"score", cmdScore},       {"generate", cmdGenerate}, {"parse", cmdParse},  {"node-types", cmdNodeTypes}, {"extract", cmdExtract},
+        {"score", cmdScore},       {"generate", cmdGenerate}, {"parse", cmdParse},  {"node-types", cmdNodeTypes}, {"extract", cmdExtract}, {"analyze", cmdAnalyze},
         {"eval", cmdEval},         {"render", cmdRender},     {"batch", cmdBatch},
         {"report", cmdReport},
     };

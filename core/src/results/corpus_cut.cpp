@@ -14,54 +14,6 @@ namespace ascviz {
 namespace fs = std::filesystem;
 namespace {
 
-bool isOneOf(const std::string& s, std::initializer_list<const char*> list)
-{
-    return std::any_of(list.begin(), list.end(), [&](const char* x) { return s == x; });
-}
-
-bool isName(const std::string& type)
-{
-    return isOneOf(type, {"identifier", "property_identifier", "field_identifier", "qualified_identifier",
-                          "destructor_name", "operator_name", "private_property_identifier"});
-}
-
-// The function's name. C++: the name inside its function_declarator (looking through pointer/reference
-// declarators), never the return type (`std::string A::f()` is named A::f). Otherwise the first name-like
-// child (Java methods, JS declarations and methods). An anonymous JS function takes the name it is bound to
-// (`var f = function`, `pp.parseX = function`, `{key: function}`).
-std::string functionName(const SyntaxTree& t, const AstNode& fn)
-{
-    const auto& nodes = t.nodes();
-    std::vector<int> frontier = fn.children;
-    while (!frontier.empty()) {
-        std::vector<int> next;
-        for (int id : frontier) {
-            const AstNode& c = nodes[static_cast<std::size_t>(id)];
-            if (c.type == "function_declarator") {
-                for (int k : c.children)
-                    if (isName(nodes[static_cast<std::size_t>(k)].type))
-                        return std::string(t.nodeText(nodes[static_cast<std::size_t>(k)]));
-            }
-            if (isOneOf(c.type, {"pointer_declarator", "reference_declarator", "parenthesized_declarator"}))
-                next.insert(next.end(), c.children.begin(), c.children.end());
-        }
-        frontier = std::move(next);
-    }
-    for (int id : fn.children)
-        if (isName(nodes[static_cast<std::size_t>(id)].type))
-            return std::string(t.nodeText(nodes[static_cast<std::size_t>(id)]));
-    if (fn.parent >= 0) {
-        const AstNode& p = nodes[static_cast<std::size_t>(fn.parent)];
-        if (isOneOf(p.type, {"variable_declarator", "assignment_expression", "pair", "field_definition"}) &&
-            !p.children.empty() && p.children.front() != fn.id) {
-            std::string bound(t.nodeText(nodes[static_cast<std::size_t>(p.children.front())]));
-            if (bound.size() <= 80 && bound.find('\n') == std::string::npos)
-                return bound;
-        }
-    }
-    return "anonymous";
-}
-
 int lineOf(const std::string& text, std::size_t pos)
 {
     return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(pos), '\n'));
@@ -110,7 +62,7 @@ std::vector<CutSnippet> cutSnippets(const std::string& text, const std::string& 
         if (opts.requireClean && SyntaxTree::parse(opts.language, code).hasErrors())
             continue;
         CutSnippet s;
-        s.name = functionName(tree, n);
+        s.name = definitionName(tree, n);
         s.source = relPath + "::" + s.name;
         s.code = std::move(code);
         s.line = lineOf(text, n.start);

@@ -106,6 +106,15 @@ LanguageInfo readLanguageDescriptor(const fs::path& file)
         l.decisionPoints = r.strs("types", &d);
         l.decisionTokens = r.strs("tokens", &d);
     }
+    if (j.contains("calls")) {
+        const auto& c = j["calls"];
+        if (!c.is_object())
+            r.fail("\"calls\" must be an object {\"types\", \"arguments\", \"definitions\", \"builtins\"}");
+        l.calls.types = r.strs("types", &c);
+        l.calls.arguments = r.strs("arguments", &c);
+        l.calls.definitions = r.strs("definitions", &c);
+        l.calls.builtins = r.strs("builtins", &c);
+    }
     if (j.contains("highlight")) {
         const auto& h = j["highlight"];
         if (!h.is_object())

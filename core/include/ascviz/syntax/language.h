@@ -36,6 +36,11 @@ struct LanguageInfo {
     std::filesystem::path sampleCorpus;              // the bundled sample corpus (empty: none)
     std::vector<std::string> decisionPoints;         // named node types that add 1 to McCabe complexity
     std::vector<std::string> decisionTokens;         // anonymous tokens that add 1 ("&&", "case")
+    // PERPLEXED's call analysis (method.md §10): call node types, their argument node types, definition node
+    // types (a call is internal when the snippet defines its callee), builtins left out.
+    struct Calls {
+        std::vector<std::string> types, arguments, definitions, builtins;
+    } calls;
     HighlightRules highlight;
     std::string placeholder; // editor hint text
     std::filesystem::path folder;

@@ -57,6 +57,13 @@ private:
     std::vector<AstNode> m_nodes;
 };
 
+// The name a definition node (function, method, class) introduces: C++ the name inside its
+// function_declarator (never the return type: `std::string A::f()` is A::f); otherwise the first name-like
+// child; an anonymous JavaScript function the name it is bound to (`var f = function`). "anonymous" when none.
+std::string definitionName(const SyntaxTree& tree, const AstNode& node);
+// Whether a node type is a name: identifier, property_identifier, field_identifier, qualified_identifier, ...
+bool isNameNode(const std::string& type);
+
 // Where a syntax error sits: 1-based line, 1-based column in code points, and the byte span.
 struct SyntaxProblem {
     int node = 0;

@@ -1,0 +1,28 @@
+// Paper-ready tables (LaTeX, booktabs) of the corpus analyses: the model comparison in Table I's layout and
+// AsC-Causal in Table II's. Also the heat map's data from result sets.
+#pragma once
+#include "ascviz/analysis/causal.h"
+#include "ascviz/render/heatmap.h"
+#include "ascviz/results/stats.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ascviz {
+
+// LaTeX special characters escaped (\ & % $ # _ { } ~ ^).
+std::string latexEscape(const std::string& s);
+
+// Rows: Global AsC-Eval, then every category (union over the sets); a column per set with "median ± se";
+// the best median of a row in bold. Needs \usepackage{booktabs}.
+std::string comparisonLatex(const std::vector<std::pair<std::string, const CorpusStats*>>& sets);
+
+// Rows: global, then each group; columns n, ρ(T,Y), ρ(T,Z_k), the effect (se) and its 95 % interval.
+std::string causalLatex(const CausalReport& r);
+
+// The heat map's rows ("Global", then the categories, union in name order) and one column per set.
+std::pair<std::vector<std::string>, std::vector<HeatmapColumn>>
+heatmapData(const std::vector<std::pair<std::string, const CorpusStats*>>& sets);
+
+} // namespace ascviz

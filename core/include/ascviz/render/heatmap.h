@@ -1,0 +1,21 @@
+// The global heat map (ASTrust): categories (rows) × result sets (columns, one per model), each cell
+// coloured by its bootstrapped median on the AsC-Eval scale of the other views (red 0 → white 0.5 → blue 1,
+// grey n/a) with the value printed. Plain data in, a standalone SVG out.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ascviz {
+
+struct HeatmapColumn {
+    std::string name;                                // the model (column header)
+    std::map<std::string, std::optional<double>> values; // row name -> value (absent / nullopt: n/a)
+};
+
+// `rows` in display order (e.g. "Global", then the categories). Throws InputError when there is no column.
+std::string renderHeatmapSvg(const std::vector<std::string>& rows, const std::vector<HeatmapColumn>& columns,
+                             const std::string& title = "AsC-Eval by category");
+
+} // namespace ascviz

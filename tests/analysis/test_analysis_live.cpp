@@ -1,0 +1,85 @@
+// Live conformance of AsC-Causal: the same results database analysed by AsC-Viz and by statsmodels
+// (tests/live/causal_reference.py, reading the SQLite file on its own) agree to 1e-9: ρ, the OLS effect of T,
+// its standard error and its 95 % interval, globally and for three concepts.
+#include "testdata.h"
+
+#include "ascviz/analysis/causal.h"
+#include "ascviz/batch/batch.h"
+#include "ascviz/results/corpus.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using namespace ascviz;
+
+#ifndef ASCVIZ_LIVE_PYTHON
+#define ASCVIZ_LIVE_PYTHON ""
+#endif
+#ifndef ASCVIZ_CAUSAL_REFERENCE
+#define ASCVIZ_CAUSAL_REFERENCE ""
+#endif
+
+TEST(CausalLive, MatchesStatsmodelsOnTheSameDatabase)
+{
+    const fs::path dir = fs::temp_directory_path() / ("ascviz-causal-live-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    struct Cleanup {
+        fs::path d;
+        ~Cleanup()
+        {
+            std::error_code ec;
+            fs::remove_all(d, ec);
+        }
+    } cleanup{dir};
+
+    // 60 functions of the sample corpus scored by the tiny fixture model.
+    Corpus corpus = readCorpus(testdata::resourcesDir() / "corpus" / "stdlib-functions.jsonl");
+    auto model = LanguageModel::load((testdata::dataDir() / "fixtures" / "models" / "tiny-gpt2").string());
+    BatchOptions bo;
+    bo.limit = 60;
+    const fs::path db = dir / "r.db";
+    runBatch(*model, corpus, db, bo);
+
+    const std::vector<std::string> concepts = {"identifier", "return_statement", "if_statement"};
+    std::string cmd = std::string("'") + ASCVIZ_LIVE_PYTHON + "' '" + ASCVIZ_CAUSAL_REFERENCE + "' '" + db.string() +
+                      "' '" + (dir / "ref.json").string() + "'";
+    for (const auto& c : concepts)
+        cmd += " " + c;
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    std::ifstream in(dir / "ref.json");
+    const auto ref = nlohmann::json::parse(in);
+
+    const auto dbh = ResultsDb::open(db);
+    const CausalReport global = analyzeCausal(dbh, CausalBy::Global);
+    const CausalReport byConcept = analyzeCausal(dbh, CausalBy::Concept);
+    auto check = [](const CausalEstimate& e, const nlohmann::json& r, const std::string& what) {
+        ASSERT_TRUE(e.hasEffect) << what << ": " << e.note;
+        EXPECT_EQ(e.n, r["n"].get<int>()) << what;
+        EXPECT_NEAR(*e.rhoOutcome, r["rho"]["treatment"].get<double>(), 1e-9) << what;
+        for (const auto& [name, v] : e.rhoConfounders) {
+            if (r["rho"][name].is_null())
+                EXPECT_FALSE(v.has_value()) << what << " " << name;
+            else
+                EXPECT_NEAR(*v, r["rho"][name].get<double>(), 1e-9) << what << " " << name;
+        }
+        const double scale = std::max(1.0, std::fabs(r["ate"]["estimate"].get<double>()));
+        EXPECT_NEAR(e.effect, r["ate"]["estimate"].get<double>(), 1e-9 * scale) << what;
+        EXPECT_NEAR(e.se, r["ate"]["se"].get<double>(), 1e-9 * scale) << what;
+        EXPECT_NEAR(e.lo, r["ate"]["ci95"][0].get<double>(), 1e-9 * scale) << what;
+        EXPECT_NEAR(e.hi, r["ate"]["ci95"][1].get<double>(), 1e-9 * scale) << what;
+        ASSERT_TRUE(e.placebo.has_value());
+        EXPECT_LT(std::fabs(*e.placebo), std::fabs(e.effect) + 4 * e.se) << what; // placebo within noise
+    };
+    check(global.global, ref["global"], "global");
+    for (const auto& c : concepts) {
+        ASSERT_TRUE(byConcept.groups.count(c)) << c;
+        check(byConcept.groups.at(c), ref["by"][c], c);
+    }
+}
