@@ -13,7 +13,8 @@ import sqlite3
 import sys
 
 import numpy as np
-import statsmodels.api as sm
+from statsmodels.regression.linear_model import OLS
+from statsmodels.tools.tools import add_constant
 
 CONFOUNDERS = ["tokens", "ast_nodes", "ast_levels", "cyclomatic"]
 
@@ -26,8 +27,8 @@ def analyse(t, y, z):
     for k, name in enumerate(CONFOUNDERS):
         out["rho"][name] = float(np.corrcoef(t, z[:, k])[0, 1]) if np.ptp(z[:, k]) > 0 else None
     keep = [k for k in range(len(CONFOUNDERS)) if np.ptp(z[:, k]) > 0]
-    x = sm.add_constant(np.column_stack([t] + [z[:, k] for k in keep]), has_constant="add")
-    fit = sm.OLS(y, x).fit()
+    x = add_constant(np.column_stack([t] + [z[:, k] for k in keep]), has_constant="add")
+    fit = OLS(y, x).fit()
     lo, hi = fit.conf_int(alpha=0.05)[1]
     out["ate"] = {"estimate": float(fit.params[1]), "se": float(fit.bse[1]), "ci95": [float(lo), float(hi)]}
     return out
