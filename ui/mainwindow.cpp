@@ -1,6 +1,7 @@
 #include "mainwindow.h"
 
 #include "common/analysis.h"
+#include "pages/analysis/analysispage.h"
 #include "pages/batch/batchpage.h"
 #include "pages/interactive/interactivepage.h"
 #include "pages/page.h"
@@ -103,8 +104,10 @@ MainWindow::MainWindow(QWidget* parent)
     m_tabs = new QTabWidget(central);
     m_interactive = new InteractivePage(m_models, m_results, m_tabs);
     m_batch = new BatchPage(m_models, m_results, m_tabs);
+    m_analysis = new AnalysisPage(m_models, m_results, m_tabs);
     addPage(m_interactive);
     addPage(m_batch);
+    addPage(m_analysis);
     v->addWidget(m_tabs, 1);
     setCentralWidget(central);
 

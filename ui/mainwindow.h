@@ -16,6 +16,7 @@ class QToolButton;
 namespace ascviz::ui {
 
 class BatchPage;
+class AnalysisPage;
 class InteractivePage;
 class JobTracker;
 class ModelService;
@@ -53,6 +54,7 @@ public:
     // The built-in pages (for the scripted run and tests).
     InteractivePage* interactivePage() const { return m_interactive; }
     BatchPage* batchPage() const { return m_batch; }
+    AnalysisPage* analysisPage() const { return m_analysis; }
     JobTracker* jobs() const { return m_jobs; }
     ModelService* modelService() const { return m_models; }
     ResultStore* results() const { return m_results; }
@@ -100,6 +102,7 @@ private:
     QTabWidget* m_tabs = nullptr;
     InteractivePage* m_interactive = nullptr;
     BatchPage* m_batch = nullptr;
+    AnalysisPage* m_analysis = nullptr;
     MessageBanner* m_banner = nullptr;
     QLabel* m_modelLabel = nullptr;
     QProgressBar* m_progress = nullptr;

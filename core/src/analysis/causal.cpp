@@ -202,7 +202,8 @@ CausalRows causalRows(const ResultsDb& db, CausalBy by, const std::string& group
     return rowsFor(loadSnippets(db, group.empty() ? CausalBy::Global : by), by, group);
 }
 
-CausalReport analyzeCausal(const ResultsDb& db, CausalBy by, const CausalOptions& opts)
+CausalReport analyzeCausal(const ResultsDb& db, CausalBy by, const CausalOptions& opts,
+                           std::map<std::string, CausalRows>* rowsOut)
 {
     const auto data = loadSnippets(db, by);
     if (data.empty())
@@ -213,14 +214,23 @@ CausalReport analyzeCausal(const ResultsDb& db, CausalBy by, const CausalOptions
     for (const auto& d : data)
         languages.insert(d.language);
     r.mixedLanguages = languages.size() > 1;
-    r.global = estimateCausal(rowsFor(data, CausalBy::Global, {}), opts, "global");
+    {
+        CausalRows g = rowsFor(data, CausalBy::Global, {});
+        r.global = estimateCausal(g, opts, "global");
+        if (rowsOut)
+            (*rowsOut)[""] = std::move(g);
+    }
     if (by != CausalBy::Global) {
         std::set<std::string> keys;
         for (const auto& d : data)
             for (const auto& [k, v] : by == CausalBy::Category ? d.byCategory : d.byConcept)
                 keys.insert(k);
-        for (const auto& k : keys)
-            r.groups.emplace(k, estimateCausal(rowsFor(data, by, k), opts, k));
+        for (const auto& k : keys) {
+            CausalRows g = rowsFor(data, by, k);
+            r.groups.emplace(k, estimateCausal(g, opts, k));
+            if (rowsOut)
+                (*rowsOut)[k] = std::move(g);
+        }
     }
     return r;
 }

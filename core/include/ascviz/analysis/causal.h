@@ -58,7 +58,9 @@ struct CausalReport {
 // Status-ok snippets with a cross-entropy. Per category / concept, T is the mean of the snippet's node
 // values in it; snippets without such a node are excluded (not counted as 0). Categories come from each
 // snippet language's bundled table, as in the report.
-CausalReport analyzeCausal(const ResultsDb& db, CausalBy by, const CausalOptions& opts = {});
+// `rows`, when given, receives each analysis' rows ("" = global; then the group keys) for plots.
+CausalReport analyzeCausal(const ResultsDb& db, CausalBy by, const CausalOptions& opts = {},
+                           std::map<std::string, CausalRows>* rows = nullptr);
 // The rows analyzeCausal uses for one group ("" = global), for tests and external checks.
 CausalRows causalRows(const ResultsDb& db, CausalBy by, const std::string& group);
 

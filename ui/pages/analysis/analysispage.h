@@ -1,0 +1,95 @@
+// The Analysis page: the corpus analyses of the seed papers over the open results databases (the
+// ResultStore's batch sets, shared with the Batch page): AsC-Causal (Table II: ρ, the back-door effect of
+// AsC-Eval on cross-entropy, refutations, a T-vs-CE scatter), PERPLEXED (worst/best tokens and AST labels,
+// internal vs external calls) and the global heat map (categories × models). Computations run as jobs.
+#pragma once
+#include "pages/page.h"
+
+#include "ascviz/analysis/causal.h"
+#include "ascviz/analysis/perplexed.h"
+
+#include <QWidget>
+
+#include <map>
+#include <memory>
+
+class QChartView;
+class QComboBox;
+class QLabel;
+class QPushButton;
+class QSpinBox;
+class QSvgWidget;
+class QTabWidget;
+class QTableView;
+class QSortFilterProxyModel;
+
+namespace ascviz::ui {
+
+class CausalTableModel;
+class CeTableModel;
+class ModelService;
+class ResultStore;
+
+class AnalysisPage : public QWidget, public Page {
+    Q_OBJECT
+public:
+    AnalysisPage(ModelService* models, ResultStore* results, QWidget* parent = nullptr);
+    ~AnalysisPage() override;
+
+    QString title() const override { return tr("Analysis"); }
+    QWidget* widget() override { return this; }
+    QList<QAction*> menuActions() override;
+    bool canExport(ExportKind kind) const override;
+    QString suggestedExportName(ExportKind kind) const override;
+    bool exportTo(ExportKind kind, const QString& path, QString* error) override;
+
+    // --- for scripts and tests
+    void setCurrentSet(int index);
+    void setBy(CausalBy by);
+    void analyse(); // the current set; analysisFinished when done
+    bool isRunning() const { return m_job != 0; }
+    CausalTableModel* causalModel() const { return m_causalModel; }
+    CeTableModel* ceModel(int which) const { return m_ceModels[which]; } // 0 worst tokens, 1 best tokens, 2 worst labels, 3 best labels
+    QTabWidget* tabs() const { return m_tabs; }
+    QChartView* scatterView() const { return m_scatter; }
+    QString heatmapSvg() const { return m_heatmapSvg; }
+    QString callsText() const;
+    void selectCausalRow(int row); // shows that row's scatter
+    bool exportLatex(const QString& path, QString* error);
+
+Q_SIGNALS:
+    void analysisFinished(bool ok, const QString& message);
+
+private:
+    void buildUi();
+    void refreshSets();
+    void refreshHeatmap();
+    void showScatter(const QString& key);
+    void setStatus(const QString& text, bool error = false);
+
+    ModelService* m_models;
+    ResultStore* m_results;
+    QComboBox* m_set = nullptr;
+    QComboBox* m_by = nullptr;
+    QSpinBox* m_minSnippets = nullptr;
+    QPushButton* m_run = nullptr;
+    QPushButton* m_cancel = nullptr;
+    QLabel* m_status = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    CausalTableModel* m_causalModel = nullptr;
+    QSortFilterProxyModel* m_causalProxy = nullptr;
+    QTableView* m_causalView = nullptr;
+    QChartView* m_scatter = nullptr;
+    CeTableModel* m_ceModels[4] = {};
+    QLabel* m_calls = nullptr;
+    QSvgWidget* m_heatmap = nullptr;
+    QString m_heatmapSvg;
+    QList<QAction*> m_actions;
+    quint64 m_job = 0;
+    std::shared_ptr<const CausalReport> m_causal;
+    std::shared_ptr<const std::map<std::string, CausalRows>> m_rows;
+    std::shared_ptr<const PerplexedReport> m_perplexed;
+    QString m_analysedLabel;
+};
+
+} // namespace ascviz::ui
