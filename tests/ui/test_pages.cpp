@@ -7,6 +7,7 @@
 #include "mainwindow.h"
 #include "pages/batch/batchpage.h"
 #include "pages/interactive/interactiveengine.h"
+#include "pages/analysis/analysispage.h"
 #include "pages/interactive/interactivepage.h"
 #include "views/detailspanel.h"
 #include "pages/page.h"
@@ -58,7 +59,7 @@ void TestPages::initTestCase()
 void TestPages::mainWindowEnumeratesPages()
 {
     MainWindow w;
-    QCOMPARE(w.pages().size(), 2);
+    QCOMPARE(w.pages().size(), 3);
     QCOMPARE(w.tabs()->count(), w.pages().size());
     for (int i = 0; i < w.pages().size(); ++i) {
         QCOMPARE(w.tabs()->widget(i), w.pages()[i]->widget());
@@ -66,6 +67,7 @@ void TestPages::mainWindowEnumeratesPages()
     }
     QCOMPARE(w.pages()[0], static_cast<Page*>(w.interactivePage()));
     QCOMPARE(w.pages()[1], static_cast<Page*>(w.batchPage()));
+    QCOMPARE(w.pages()[2], static_cast<Page*>(w.analysisPage()));
     w.tabs()->setCurrentIndex(1);
     QCOMPARE(w.currentPage(), static_cast<Page*>(w.batchPage()));
     // The Interactive page's menu (View) is in the menu bar; its actions bring the page to the front.
