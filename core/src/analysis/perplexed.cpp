@@ -161,7 +161,7 @@ PerplexedReport analyzePerplexed(const ResultsDb& db, const PerplexedOptions& op
             bool isInternal = defined.count(callee) > 0 || defined.count(last) > 0;
             if (!isInternal)
                 for (const auto& d : defined) // a definition A::f defines f
-                    if (d.size() > last.size() && d.compare(d.size() - last.size(), last.size(), last) == 0 &&
+                    if (d.size() >= last.size() + 2 && d.compare(d.size() - last.size(), last.size(), last) == 0 &&
                         d.compare(d.size() - last.size() - 2, 2, "::") == 0)
                         isInternal = true;
             auto& sink = isInternal ? internal : external;
