@@ -1,0 +1,113 @@
+// ascviz-cli analyze (docs/cli.md): causal (text, JSON contract, LaTeX), perplexed, heatmap, usage errors.
+#include "cli_runner.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+using nlohmann::json;
+
+namespace {
+std::string q(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
+
+const std::filesystem::path& resultsDb()
+{
+    static const std::filesystem::path db = [] {
+        const auto p = clitest::tempDir() / "analyze.db";
+        std::filesystem::remove(p);
+        const auto r = clitest::run("batch --model default --quiet --corpus default --limit 16 --db " + q(p));
+        EXPECT_EQ(r.status, 0) << r.err;
+        return p;
+    }();
+    return db;
+}
+
+std::string slurp(const std::filesystem::path& p)
+{
+    std::ifstream in(p);
+    return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+} // namespace
+
+TEST(CliAnalyze, CausalJsonFollowsTheContract)
+{
+    const auto r = clitest::run("analyze causal --db " + q(resultsDb()) + " --by category --json");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json j = json::parse(r.out);
+    EXPECT_EQ(j["n"], 16);
+    EXPECT_EQ(j["treatment"], "asc_eval");
+    EXPECT_EQ(j["outcome"], "cross_entropy");
+    EXPECT_EQ(j["confounders"], json({"tokens", "ast_nodes", "ast_levels", "cyclomatic"}));
+    for (const char* k : {"treatment", "tokens", "ast_nodes", "ast_levels", "cyclomatic"})
+        EXPECT_TRUE(j["rho"].contains(k)) << k;
+    ASSERT_TRUE(j["ate"].is_object()) << j.dump();
+    const double est = j["ate"]["estimate"], lo = j["ate"]["ci95"][0], hi = j["ate"]["ci95"][1];
+    EXPECT_LT(lo, est);
+    EXPECT_GT(hi, est);
+    EXPECT_GT(j["ate"]["se"].get<double>(), 0);
+    for (const char* k : {"placebo", "random_common_cause", "data_subset"})
+        EXPECT_TRUE(j["refutations"][k].contains("estimate")) << k;
+    EXPECT_TRUE(j["by"].contains("Natural Language"));
+    EXPECT_EQ(j["by"]["Natural Language"]["n"], 16);
+    // Seeded: the same refutations twice; another seed, another placebo.
+    const json again = json::parse(clitest::run("analyze causal --db " + q(resultsDb()) + " --json").out);
+    EXPECT_EQ(again["refutations"], j["refutations"]);
+    const json other = json::parse(clitest::run("analyze causal --db " + q(resultsDb()) + " --json --seed 5").out);
+    EXPECT_NE(other["refutations"]["placebo"], j["refutations"]["placebo"]);
+    EXPECT_EQ(other["ate"], j["ate"]);
+}
+
+TEST(CliAnalyze, CausalTextAndLatex)
+{
+    const auto tex = clitest::tempDir() / "t2.tex";
+    const auto r = clitest::run("analyze causal --db " + q(resultsDb()) + " --by concept --latex " + q(tex));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("global"), std::string::npos);
+    EXPECT_NE(r.out.find("identifier"), std::string::npos);
+    const std::string t = slurp(tex);
+    EXPECT_NE(t.find("\\begin{tabular}"), std::string::npos);
+    EXPECT_NE(t.find("Global AsC-Eval & 16 &"), std::string::npos) << t;
+}
+
+TEST(CliAnalyze, PerplexedJson)
+{
+    const auto r = clitest::run("analyze perplexed --db " + q(resultsDb()) + " --json --min-count 3 --top 5");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json j = json::parse(r.out);
+    ASSERT_TRUE(j["tokens"]["worst"].is_array());
+    EXPECT_LE(j["tokens"]["worst"].size(), 5u);
+    for (const auto& t : j["tokens"]["worst"]) {
+        EXPECT_GE(t["count"].get<int>(), 3);
+        EXPECT_TRUE(t.contains("text") && t.contains("mean_ce") && t.contains("std_ce"));
+    }
+    // Worst first, best first.
+    const auto& w = j["tokens"]["worst"];
+    for (std::size_t i = 1; i < w.size(); ++i)
+        EXPECT_GE(w[i - 1]["mean_ce"].get<double>(), w[i]["mean_ce"].get<double>());
+    EXPECT_TRUE(j["labels"]["worst"][0]["label"].get<std::string>().find(" -> ") != std::string::npos);
+    for (const char* k : {"internal", "external"})
+        EXPECT_TRUE(j["calls"][k].contains("mean_ce") && j["calls"][k].contains("count")) << k;
+}
+
+TEST(CliAnalyze, HeatmapAndUsageErrors)
+{
+    const auto svg = clitest::tempDir() / "heat.svg";
+    const auto tex = clitest::tempDir() / "t1.tex";
+    const auto r = clitest::run("analyze heatmap --db " + q(resultsDb()) + "," + q(resultsDb()) +
+                                " --names one,two --svg " + q(svg) + " --latex " + q(tex));
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::string s = slurp(svg);
+    EXPECT_NE(s.find("data-row=\"Global\" data-column=\"1\""), std::string::npos);
+    EXPECT_NE(s.find(">two<"), std::string::npos);
+    EXPECT_NE(slurp(tex).find("Category & one & two"), std::string::npos);
+
+    EXPECT_EQ(clitest::run("analyze").status, 2);
+    EXPECT_EQ(clitest::run("analyze bogus --db x").status, 2);
+    EXPECT_EQ(clitest::run("analyze causal --db " + q(resultsDb()) + " --by nodes").status, 2);
+    EXPECT_EQ(clitest::run("analyze heatmap --db " + q(resultsDb())).status, 2); // no output asked
+    EXPECT_EQ(clitest::run("analyze heatmap --db a.db,b.db --names x --svg o.svg").status, 2);
+    const auto missing = clitest::run("analyze causal --db /nonexistent.db");
+    EXPECT_EQ(missing.status, 1);
+    EXPECT_NE(missing.err.find("not found"), std::string::npos) << missing.err;
+}
