@@ -64,6 +64,24 @@ int Args::intValue(const std::string& name, int fallback)
     }
 }
 
+uint64_t Args::uint64Value(const std::string& name, uint64_t fallback)
+{
+    auto v = value(name);
+    if (!v)
+        return fallback;
+    try {
+        std::size_t pos = 0;
+        if (v->empty() || (*v)[0] == '-')
+            throw std::invalid_argument("negative");
+        const uint64_t x = std::stoull(*v, &pos);
+        if (pos != v->size())
+            throw std::invalid_argument("trailing");
+        return x;
+    } catch (const std::exception&) {
+        throw UsageError(name + " expects a non-negative integer, got '" + *v + "'");
+    }
+}
+
 double Args::doubleValue(const std::string& name, double fallback)
 {
     auto v = value(name);

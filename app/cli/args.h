@@ -1,6 +1,7 @@
 // Minimal command-line option parsing for ascviz-cli: every option a command reads is consumed, and
 // finish() reports what was left over, so a typo is a usage error (exit 2), never silently ignored.
 #pragma once
+#include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -23,6 +24,7 @@ public:
     std::string valueOr(const std::string& name, const std::string& fallback);
     int intValue(const std::string& name, int fallback);
     double doubleValue(const std::string& name, double fallback);
+    uint64_t uint64Value(const std::string& name, uint64_t fallback); // a non-negative integer (seeds)
     bool flag(const std::string& name); // "--name" with no value
     // The first argument when it is not an option (a subcommand: `analyze causal`); consumed. nullopt otherwise.
     std::optional<std::string> subcommand();

@@ -21,12 +21,6 @@ namespace ascviz::cli {
 namespace fs = std::filesystem;
 namespace {
 
-std::string fmt(double v, const char* f = "%.3f")
-{
-    char buf[48];
-    std::snprintf(buf, sizeof buf, f, v);
-    return buf;
-}
 std::string fmtOpt(const std::optional<double>& v, const char* f = "%.3f") { return v ? fmt(*v, f) : std::string("n/a"); }
 
 void writeText(const std::string& text, const std::optional<std::string>& out)
@@ -48,22 +42,6 @@ std::vector<std::string> splitList(const std::string& s)
         if (!item.empty())
             out.push_back(item);
     return out;
-}
-
-uint64_t seedOption(Args& args, uint64_t fallback)
-{
-    const auto v = args.value("--seed");
-    if (!v)
-        return fallback;
-    try {
-        std::size_t pos = 0;
-        const uint64_t s = std::stoull(*v, &pos);
-        if (pos != v->size())
-            throw std::invalid_argument("trailing");
-        return s;
-    } catch (const std::exception&) {
-        throw UsageError("--seed expects a non-negative integer, got '" + *v + "'");
-    }
 }
 
 std::string causalText(const CausalReport& r)
@@ -146,7 +124,7 @@ int cmdAnalyze(Args& args)
             }
         }();
         CausalOptions opts;
-        opts.seed = seedOption(args, opts.seed);
+        opts.seed = args.uint64Value("--seed", opts.seed);
         opts.minSnippets = args.intValue("--min-snippets", opts.minSnippets);
         const bool asJson = args.flag("--json");
         const auto latex = args.value("--latex");

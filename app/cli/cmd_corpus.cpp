@@ -1,6 +1,7 @@
 // batch (docs/cli.md): corpus-level AsC-Eval into a results database.
 #include "commands.h"
 #include "common.h"
+#include "output.h"
 
 #include "ascviz/batch/batch.h"
 #include "ascviz/base/error.h"
@@ -74,12 +75,6 @@ void printIssues(const Corpus& c)
         std::cerr << "corpus: ... and " << (c.issues.size() - shown) << " more skipped entries\n";
 }
 
-std::string fmt(double v, const char* f = "%.3f")
-{
-    char buf[48];
-    std::snprintf(buf, sizeof buf, f, v);
-    return buf;
-}
 
 } // namespace
 

@@ -17,16 +17,6 @@ namespace ascviz::cli {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-std::string fmt(double v, const char* f = "%.3f")
-{
-    char buf[48];
-    std::snprintf(buf, sizeof buf, f, v);
-    return buf;
-}
-
-} // namespace
 
 int cmdReport(Args& args)
 {
@@ -35,24 +25,14 @@ int cmdReport(Args& args)
     const auto csvDir = args.value("--csv");
     const auto out = args.value("--out");
     const int resamples = args.intValue("--resamples", 500);
-    const auto seedArg = args.value("--seed");
+    BootstrapOptions bo;
+    bo.resamples = resamples;
+    bo.seed = args.uint64Value("--seed", bo.seed);
     args.finish();
     if (asJson && csvDir)
         throw UsageError("--json and --csv are exclusive");
     if (resamples < 1)
         throw UsageError("--resamples must be >= 1");
-    BootstrapOptions bo;
-    bo.resamples = resamples;
-    if (seedArg) {
-        try {
-            std::size_t pos = 0;
-            bo.seed = std::stoull(*seedArg, &pos);
-            if (pos != seedArg->size())
-                throw std::invalid_argument("trailing");
-        } catch (const std::exception&) {
-            throw UsageError("--seed expects a non-negative integer, got '" + *seedArg + "'");
-        }
-    }
 
     const auto db = ResultsDb::open(dbPath);
     const CorpusStats s = computeStats(db, bo);

@@ -3,10 +3,18 @@
 #include "ascviz/base/error.h"
 #include "ascviz/syntax/language.h"
 
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 
 namespace ascviz::cli {
+
+std::string fmt(double v, const char* format)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, format, v);
+    return buf;
+}
 
 void writeJson(const nlohmann::json& j, const std::optional<std::string>& outFile)
 {

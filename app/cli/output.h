@@ -11,6 +11,9 @@
 
 namespace ascviz::cli {
 
+// printf-formatted number for text reports ("%.3f" by default).
+std::string fmt(double v, const char* format = "%.3f");
+
 // Writes JSON to --out FILE (when given) or stdout, followed by a newline.
 void writeJson(const nlohmann::json& j, const std::optional<std::string>& outFile);
 

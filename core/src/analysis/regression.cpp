@@ -131,9 +131,8 @@ double betaContinuedFraction(double a, double b, double x)
         d = tiny;
     d = 1 / d;
     double h = d;
-    for (int m = 1; m <= 10000; ++m) {
-        const double m2 = 2.0 * m;
-        double aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
+    // One step of the recurrence with coefficient aa; returns the factor applied to h.
+    auto step = [&](double aa) {
         d = 1 + aa * d;
         if (std::fabs(d) < tiny)
             d = tiny;
@@ -142,16 +141,12 @@ double betaContinuedFraction(double a, double b, double x)
             c = tiny;
         d = 1 / d;
         h *= d * c;
-        aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
-        d = 1 + aa * d;
-        if (std::fabs(d) < tiny)
-            d = tiny;
-        c = 1 + aa / c;
-        if (std::fabs(c) < tiny)
-            c = tiny;
-        d = 1 / d;
-        const double del = d * c;
-        h *= del;
+        return d * c;
+    };
+    for (int m = 1; m <= 10000; ++m) {
+        const double m2 = 2.0 * m;
+        step(m * (b - m) * x / ((a + m2 - 1) * (a + m2)));
+        const double del = step(-(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1)));
         if (std::fabs(del - 1) < 1e-16)
             break;
     }

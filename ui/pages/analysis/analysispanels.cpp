@@ -2,6 +2,7 @@
 #include "pages/analysis/analysispage.h"
 
 #include "models/analysismodels.h"
+#include "views/tableview.h"
 
 #include <QChart>
 #include <QChartView>
@@ -21,26 +22,6 @@
 #include <QVBoxLayout>
 
 namespace ascviz::ui {
-namespace {
-QTableView* makeTable(QWidget* parent, QAbstractItemModel* model)
-{
-    auto* proxy = new QSortFilterProxyModel(parent);
-    proxy->setSourceModel(model);
-    proxy->setSortRole(Qt::UserRole);
-    auto* v = new QTableView(parent);
-    v->setModel(proxy);
-    v->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder); // the model's order until a header is clicked
-    v->setSortingEnabled(true);
-    v->setSelectionBehavior(QAbstractItemView::SelectRows);
-    v->setSelectionMode(QAbstractItemView::SingleSelection);
-    v->setAlternatingRowColors(true);
-    v->verticalHeader()->setVisible(false);
-    v->verticalHeader()->setDefaultSectionSize(22);
-    v->horizontalHeader()->setStretchLastSection(true);
-    v->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    return v;
-}
-} // namespace
 
 void AnalysisPage::buildUi()
 {
@@ -79,7 +60,7 @@ void AnalysisPage::buildUi()
     // Causal: the Table II rows, and the scatter of the selected row.
     auto* causal = new QSplitter(Qt::Vertical, m_tabs);
     m_causalModel = new CausalTableModel(this);
-    m_causalView = makeTable(causal, m_causalModel);
+    m_causalView = makeSortedResultTable(causal, m_causalModel);
     m_causalProxy = qobject_cast<QSortFilterProxyModel*>(m_causalView->model());
     m_scatter = new QChartView(new QChart, causal);
     m_scatter->setRenderHint(QPainter::Antialiasing);
@@ -95,7 +76,7 @@ void AnalysisPage::buildUi()
         m_ceModels[i] = new CeTableModel(i < 2 ? tr("Token") : tr("Label (parent -> type)"), i < 2, this);
         auto* box = new QGroupBox(titles[i], perplexed);
         auto* l = new QVBoxLayout(box);
-        auto* v = makeTable(box, m_ceModels[i]);
+        auto* v = makeSortedResultTable(box, m_ceModels[i]);
         l->addWidget(v);
         grid->addWidget(box, i / 2, i % 2);
     }

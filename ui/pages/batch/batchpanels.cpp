@@ -5,6 +5,7 @@
 #include "views/batchcharts.h"
 #include "models/batchmodels.h"
 #include "common/languages.h"
+#include "views/tableview.h"
 #include "common/textpos.h"
 
 #include "ascviz/base/hfcache.h"
@@ -45,19 +46,6 @@ QString safe(const std::function<std::filesystem::path()>& f)
     }
 }
 
-QTableView* makeTable(QWidget* parent)
-{
-    auto* v = new QTableView(parent);
-    v->setSortingEnabled(true);
-    v->setSelectionBehavior(QAbstractItemView::SelectRows);
-    v->setSelectionMode(QAbstractItemView::SingleSelection);
-    v->setAlternatingRowColors(true);
-    v->verticalHeader()->setVisible(false);
-    v->verticalHeader()->setDefaultSectionSize(22);
-    v->horizontalHeader()->setStretchLastSection(true);
-    v->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    return v;
-}
 
 } // namespace
 
@@ -241,7 +229,7 @@ void BatchPage::buildUi()
     m_statsModel = new StatsTableModel(this);
     m_statsProxy = new StatsFilterProxy(this);
     m_statsProxy->setSourceModel(m_statsModel);
-    m_statsView = makeTable(statsPage);
+    m_statsView = makeResultTable(statsPage);
     m_statsView->setModel(m_statsProxy);
     m_statsView->sortByColumn(StatsTableModel::Median, Qt::DescendingOrder);
     connect(m_kinds, &QComboBox::currentIndexChanged, this,
@@ -266,7 +254,7 @@ void BatchPage::buildUi()
     m_compareProxy = new QSortFilterProxyModel(this);
     m_compareProxy->setSourceModel(m_compareModel);
     m_compareProxy->setSortRole(Qt::UserRole);
-    m_compareView = makeTable(m_resultTabs);
+    m_compareView = makeResultTable(m_resultTabs);
     m_compareView->setModel(m_compareProxy);
     m_compareView->setSortingEnabled(false); // keep Table I's order: global, categories, concepts
     m_compareView->horizontalHeader()->setStretchLastSection(false);
@@ -276,7 +264,7 @@ void BatchPage::buildUi()
     m_snippetProxy = new QSortFilterProxyModel(this);
     m_snippetProxy->setSourceModel(m_snippetModel);
     m_snippetProxy->setSortRole(Qt::UserRole);
-    m_snippetView = makeTable(m_resultTabs);
+    m_snippetView = makeResultTable(m_resultTabs);
     m_snippetView->setModel(m_snippetProxy);
     m_snippetView->sortByColumn(SnippetTableModel::Index, Qt::AscendingOrder);
     m_snippetView->setToolTip(tr("Click a snippet to open it in the Interactive tab"));
