@@ -130,7 +130,7 @@ case "$mode" in
       configure_and_build "$t" "$dir" "$gui" ON
       echo "setup: testing the $t LibTorch build ($("$dir/app/ascviz-cli" --version | sed -n 2p))" >&2
       (cd "$dir" && ctest --output-on-failure -j "$jobs" --timeout 900) || status=1
-      grep -h -e "^live conformance" -e "^tokenizer differential (" "$dir/Testing/Temporary/LastTest.log" >&2 || true
+      grep -h -e "^live conformance" -e "^tokenizer differential (" -e "^causal conformance (" "$dir/Testing/Temporary/LastTest.log" >&2 || true
       echo "setup: $t LibTorch build and tests took $((SECONDS - start)) s" >&2
     done
     exit $status

@@ -13,6 +13,7 @@ import sqlite3
 import sys
 
 import numpy as np
+import statsmodels
 from statsmodels.regression.linear_model import OLS
 from statsmodels.tools.tools import add_constant
 
@@ -40,7 +41,7 @@ def main():
     rows = con.execute(
         "SELECT idx, asc_eval, cross_entropy, tokens, ast_nodes, ast_levels, cyclomatic FROM snippets "
         "WHERE status = 'ok' AND asc_eval IS NOT NULL AND cross_entropy IS NOT NULL ORDER BY idx").fetchall()
-    result = {"global": analyse([r[1] for r in rows], [r[2] for r in rows], [r[3:] for r in rows]), "by": {}}
+    result = {"statsmodels": statsmodels.__version__, "global": analyse([r[1] for r in rows], [r[2] for r in rows], [r[3:] for r in rows]), "by": {}}
     for concept in concepts:
         means = dict(con.execute(
             "SELECT n.snippet, AVG(n.asc_eval) FROM nodes n JOIN snippets s ON s.idx = n.snippet "
