@@ -22,6 +22,9 @@ struct Analysis {
     std::shared_ptr<const GraphLayout> partial;
     std::shared_ptr<const GraphLayout> complete;
     QString layoutError;
+    // When the tree has syntax errors: where the first one is and the languages the text parses cleanly as
+    // (computed with the result, off the GUI thread: it parses the text with every other grammar).
+    QString syntaxNote;
 
     AnalysisOrigin origin = AnalysisOrigin::Scored;
     bool cancelled = false; // generation stopped by the user: the completion is what came so far

@@ -99,13 +99,10 @@ void DetailsPanel::showSummary(AnalysisPtr a)
     html += row(tr("cyclomatic"), QString::number(f.cyclomatic));
     html += row(tr("aggregation"), toQString(toString(r.aggregation)));
     if (r.tree.hasErrors()) {
-        // Where the errors are and, when the code parses cleanly in another language, which (never switched).
-        QString text = toQString(describeSyntaxProblems(r.tree)).toHtmlEscaped();
-        QStringList clean;
-        for (const auto& id : languagesParsingCleanly(r.tree.text(), r.tree.language()))
-            clean << toQString(id);
-        if (!clean.isEmpty())
-            text += QStringLiteral("<br>") + tr("parses without errors as: %1").arg(clean.join(QStringLiteral(", ")));
+        // Where the errors are and which languages the code parses cleanly as (never switched); computed
+        // with the result, off the GUI thread.
+        const QString text = a->syntaxNote.isEmpty() ? toQString(describeSyntaxProblems(r.tree)).toHtmlEscaped()
+                                                      : a->syntaxNote;
         html += row(tr("syntax"), QStringLiteral("<span style='color:#a00000'>%1</span>").arg(text));
     }
     if (a->cancelled)

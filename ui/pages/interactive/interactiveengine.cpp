@@ -10,6 +10,7 @@
 #include <QCoreApplication>
 #include <QPointer>
 #include <QSemaphore>
+#include <QStringList>
 
 #include <atomic>
 
@@ -261,6 +262,15 @@ quint64 InteractiveEngine::startAnalysis(quint64 job, std::shared_ptr<const Eval
             r = std::make_shared<EvalResult>(evaluate(*input, language, agg, *cats));
         }
         a->eval = r;
+        if (r->tree.hasErrors()) {
+            a->syntaxNote = toQString(describeSyntaxProblems(r->tree)).toHtmlEscaped();
+            QStringList clean;
+            for (const auto& id : languagesParsingCleanly(r->tree.text(), r->tree.language()))
+                clean << toQString(id);
+            if (!clean.isEmpty())
+                a->syntaxNote += QStringLiteral("<br>") +
+                                 tr("parses without errors as: %1").arg(clean.join(QStringLiteral(", ")));
+        }
         try {
             a->partial = std::make_shared<const GraphLayout>(layoutAst(*r, AstView::Partial));
             a->complete = std::make_shared<const GraphLayout>(layoutAst(*r, AstView::Complete));
