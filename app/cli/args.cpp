@@ -35,6 +35,39 @@ std::optional<std::string> Args::subcommand()
     return m_tokens[0];
 }
 
+std::vector<std::string> Args::values(const std::string& name, bool dashValues)
+{
+    std::vector<std::string> out;
+    const std::string prefix = name + "=";
+    for (std::size_t i = 0; i < m_tokens.size(); ++i) {
+        if (m_used[i])
+            continue;
+        if (m_tokens[i] == name) {
+            if (i + 1 >= m_tokens.size() || m_used[i + 1] ||
+                (!dashValues && m_tokens[i + 1].rfind("--", 0) == 0 && m_tokens[i + 1].size() > 2))
+                throw UsageError(name + " needs a value");
+            m_used[i] = m_used[i + 1] = true;
+            out.push_back(m_tokens[i + 1]);
+            ++i;
+        } else if (m_tokens[i].rfind(prefix, 0) == 0) {
+            m_used[i] = true;
+            out.push_back(m_tokens[i].substr(prefix.size()));
+        }
+    }
+    return out;
+}
+
+std::vector<std::string> Args::positionals()
+{
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < m_tokens.size(); ++i)
+        if (!m_used[i] && (m_tokens[i].rfind("--", 0) != 0 || m_tokens[i] == "-")) {
+            m_used[i] = true;
+            out.push_back(m_tokens[i]);
+        }
+    return out;
+}
+
 std::string Args::require(const std::string& name)
 {
     if (auto v = value(name))

@@ -28,6 +28,12 @@ public:
     bool flag(const std::string& name); // "--name" with no value
     // The first argument when it is not an option (a subcommand: `analyze causal`); consumed. nullopt otherwise.
     std::optional<std::string> subcommand();
+    // Every "--name VALUE" / "--name=VALUE", in order (a repeatable option). With dashValues, a VALUE that
+    // starts with "--" is taken too (`--sbatch-extra --account=x`).
+    std::vector<std::string> values(const std::string& name, bool dashValues = false);
+    // The arguments no option consumed that are not options themselves (file lists: `merge A.db B.db`);
+    // consumed. Call after reading every option.
+    std::vector<std::string> positionals();
     // Throws UsageError naming the first argument no option consumed.
     void finish() const;
 

@@ -75,33 +75,10 @@ void printIssues(const Corpus& c)
         std::cerr << "corpus: ... and " << (c.issues.size() - shown) << " more skipped entries\n";
 }
 
-
 } // namespace
 
-int cmdBatch(Args& args)
+Corpus readCorpusOption(const std::string& corpusArg, const std::string& language, const std::string& exts)
 {
-    const std::string modelArg = args.valueOr("--model", "default");
-    const std::string corpusArg = args.require("--corpus");
-    const fs::path dbPath = args.require("--db");
-    const int limit = args.intValue("--limit", 0);
-    const bool resume = args.flag("--resume");
-    const int batchSize = args.intValue("--batch-size", 1);
-    const Aggregation aggregation = aggregationOption(args);
-    const std::string language = languageOptionOrEmpty(args); // "": each snippet's own (field, extension)
-    const std::string exts = args.valueOr("--extensions", "");
-    const bool quiet = args.flag("--quiet");
-    LoadOptions lo = loadOptions(args);
-    args.finish();
-    if (limit < 0)
-        throw UsageError("--limit must be >= 0 (0 = all)");
-    if (batchSize < 1)
-        throw UsageError("--batch-size must be >= 1");
-
-    // Cheap checks first: the DB and the corpus, before loading the model.
-    std::error_code ec;
-    if (!resume && fs::exists(dbPath, ec))
-        throw InputError("results database " + dbPath.string() +
-                         " already exists; use --resume to continue it or choose another --db");
     CorpusReadOptions ro; // no --extensions: the language's own (its registry descriptor)
     ro.language = language;
     std::stringstream ss(exts);
@@ -117,19 +94,54 @@ int cmdBatch(Args& args)
     const fs::path corpusPath = corpusArg != "default"       ? fs::path(corpusArg)
                                 : sampleOf.sampleCorpus.empty() ? sampleCorpus()
                                                                 : sampleOf.sampleCorpus;
-    const Corpus corpus = readCorpus(corpusPath, ro);
+    Corpus corpus = readCorpus(corpusPath, ro);
     printIssues(corpus);
     std::cerr << "corpus: " << corpus.entries.size() << " snippets from " << corpus.source.string()
               << (corpus.issues.empty() ? "" : " (" + std::to_string(corpus.issues.size()) + " skipped)") << '\n';
-    {
-        std::map<std::string, int> perLanguage;
-        for (const auto& e : corpus.entries)
-            ++perLanguage[e.language];
-        std::cerr << "languages:";
-        for (const auto& [l, n] : perLanguage)
-            std::cerr << ' ' << l << ' ' << n;
-        std::cerr << '\n';
+    std::map<std::string, int> perLanguage;
+    for (const auto& e : corpus.entries)
+        ++perLanguage[e.language];
+    std::cerr << "languages:";
+    for (const auto& [l, n] : perLanguage)
+        std::cerr << ' ' << l << ' ' << n;
+    std::cerr << '\n';
+    return corpus;
+}
+
+int cmdBatch(Args& args)
+{
+    const std::string modelArg = args.valueOr("--model", "default");
+    const std::string corpusArg = args.require("--corpus");
+    const fs::path dbPath = args.require("--db");
+    const int limit = args.intValue("--limit", 0);
+    const bool resume = args.flag("--resume");
+    const int batchSize = args.intValue("--batch-size", 1);
+    const auto shardArg = args.value("--shard");
+    const Aggregation aggregation = aggregationOption(args);
+    const std::string language = languageOptionOrEmpty(args); // "": each snippet's own (field, extension)
+    const std::string exts = args.valueOr("--extensions", "");
+    const bool quiet = args.flag("--quiet");
+    LoadOptions lo = loadOptions(args);
+    args.finish();
+    if (limit < 0)
+        throw UsageError("--limit must be >= 0 (0 = all)");
+    if (batchSize < 1)
+        throw UsageError("--batch-size must be >= 1");
+    ShardSpec shard;
+    if (shardArg) {
+        try {
+            shard = parseShard(*shardArg);
+        } catch (const InputError& e) {
+            throw UsageError(std::string("--shard: ") + e.what());
+        }
     }
+
+    // Cheap checks first: the DB and the corpus, before loading the model.
+    std::error_code ec;
+    if (!resume && fs::exists(dbPath, ec))
+        throw InputError("results database " + dbPath.string() +
+                         " already exists; use --resume to continue it or choose another --db");
+    const Corpus corpus = readCorpusOption(corpusArg, language, exts);
 
     const fs::path modelDir = resolveModelDir(modelArg);
     const bool tty = isatty(STDERR_FILENO) != 0;
@@ -153,6 +165,7 @@ int cmdBatch(Args& args)
     opts.limit = limit;
     opts.resume = resume;
     opts.batchSize = batchSize;
+    opts.shard = shard;
     opts.cancel = &g_cancel;
     opts.modelDir = modelDir.string();
     using Clock = std::chrono::steady_clock;
@@ -202,7 +215,7 @@ int cmdBatch(Args& args)
                     std::to_string(sum.total) + " snippets; " + dbPath.string() +
                     " is consistent: continue with --resume");
     std::cerr << "batch: results in " << dbPath.string() << " (" << (sum.resumed + sum.stored) << "/" << sum.total
-              << " snippets)\n";
+              << " snippets" << (shard.whole() ? "" : " of shard " + shard.toString()) << ")\n";
     return 0;
 }
 

@@ -17,5 +17,7 @@ int cmdEval(Args& args);     // cmd_syntax.cpp
 int cmdRender(Args& args);   // cmd_syntax.cpp
 int cmdBatch(Args& args);    // cmd_corpus.cpp
 int cmdReport(Args& args);   // cmd_report.cpp (torch-free)
+int cmdMerge(Args& args);    // cmd_cluster.cpp
+int cmdSlurm(Args& args);    // cmd_cluster.cpp
 
 } // namespace ascviz::cli

@@ -4,6 +4,7 @@
 #include "output.h"
 
 #include "ascviz/model/model.h"
+#include "ascviz/results/corpus.h"
 
 #include <memory>
 #include <optional>
@@ -16,6 +17,11 @@ namespace ascviz::cli {
 std::unique_ptr<LanguageModel> loadModel(Args& args);
 // The common model options without loading (for commands that load later or several times).
 LoadOptions loadOptions(Args& args);
+
+// Reads --corpus as batch does: a file or folder, or "default" (the bundled sample of `language`, else of
+// the default language); `language` "" = each entry's own; `exts` a comma list for folders ("" = the
+// registry's). Skipped entries and per-language counts are reported on stderr.
+Corpus readCorpusOption(const std::string& corpusArg, const std::string& language, const std::string& exts);
 
 // JSON of a scored token list, per docs/cli.md: {"id","start","end","ntp"[, "generated"]}.
 nlohmann::json tokensJson(const ScoredText& s, bool withGenerated);

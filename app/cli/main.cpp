@@ -25,7 +25,10 @@ const char* kUsage =
     "  extract  --language L --node-types T[,T] --source P[,P] --out FILE [--sample N --seed S]\n"
     "  eval     --model M --text-file F [--prompt-bytes N] [--aggregation median|mean|max|min]\n"
     "  render   --model M --text-file F --view complete|partial|sequence --svg OUT\n"
-    "  batch    --model M --corpus FILE --db RESULTS [--limit N] [--resume] [--batch-size B]\n"
+    "  batch    --model M --corpus FILE --db RESULTS [--limit N] [--resume] [--batch-size B] [--shard I/N]\n"
+    "  merge    --out ALL.db SHARD.db...\n"
+    "  slurm    submit --model M --corpus C --shards N --out DIR [--partition P] [--gres G] [--time T]\n"
+    "           [--sbatch-extra LINE] [--dry-run] | status DIR [--watch S] | resume DIR\n"
     "  report   --db RESULTS [--json | --csv DIR]\n"
     "  analyze  causal --db RESULTS [--by global|category|concept] | perplexed --db RESULTS [--min-count K]\n"
     "           | heatmap --db A.db[,B.db...] --svg OUT [--latex OUT]\n"
@@ -146,8 +149,33 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "  --aggregation A    median (default), mean, max or min\n"
           "  --language L       a language of the registry (resources/languages); default: the registry's default\n"
           "  --extensions E     file extensions read from a corpus folder, comma-separated (default: the language's)\n"
+          "  --shard I/N        only shard I (0-based) of N: snippet k of the run (file order, after --limit) is\n"
+          "                     in shard k mod N; the database records the shard (merge joins them)\n"
           "  --quiet            no progress line\n",
           true}},
+        {"merge",
+         {"ascviz-cli merge --out ALL.db SHARD.db... [--quiet]",
+          "  joins the shard databases of one run (batch --shard I/N, every I of N once) into one results database\n"
+          "  equal to a single-machine run; refuses (exit 1, nothing written) missing, duplicate or incomplete\n"
+          "  shards, and shards of another corpus, model, language, aggregation or size\n"
+          "  --out ALL.db       the merged database (must not exist)\n",
+          false}},
+        {"slurm",
+         {"ascviz-cli slurm submit|status|resume ...",
+          "  submit --model M --corpus C --shards N --out DIR [options]   writes DIR/batch.sbatch (an array job,\n"
+          "         one task per shard: batch --resume --shard I/N) and DIR/merge.sbatch, submits both with sbatch\n"
+          "         (merge: --dependency=afterok:<array>) and prints {\"array_job\", \"merge_job\", \"dir\"}\n"
+          "    --partition P  --gres G (e.g. gpu:1)  --time T   #SBATCH lines; absent: the site's defaults\n"
+          "    --sbatch-extra LINE   one more sbatch option per use (--sbatch-extra --account=abc)\n"
+          "    --dry-run      write the scripts only\n"
+          "    batch options passed to every shard: --language --extensions --limit --batch-size --aggregation\n"
+          "    --device --dtype --threads\n"
+          "  status DIR [--watch S] [--no-queue] [--out FILE]   per-shard progress from the shard databases and\n"
+          "         squeue: {\"shards\":[{\"shard\",\"done\",\"planned\",\"status\"}], ...}; --watch repeats every S s\n"
+          "         until merged or nothing queued\n"
+          "  resume DIR [--dry-run]   after cancelled, failed or timed-out tasks: resubmits the shards that are\n"
+          "         neither complete nor queued, and a new merge job (afterok on every shard task still queued)\n",
+          false}},
         {"report",
          {"ascviz-cli report --db RESULTS [--json | --csv DIR] [--resamples N] [--seed S] [--out FILE]",
           "  corpus statistics: bootstrapped medians per concept and category, Global AsC-Eval\n"
@@ -192,7 +220,7 @@ int main(int argc, char** argv)
         {"--version", cmdVersion}, {"version", cmdVersion},   {"tokenize", cmdTokenize},
         {"score", cmdScore},       {"generate", cmdGenerate}, {"parse", cmdParse},  {"node-types", cmdNodeTypes}, {"extract", cmdExtract}, {"analyze", cmdAnalyze},
         {"eval", cmdEval},         {"render", cmdRender},     {"batch", cmdBatch},
-        {"report", cmdReport},
+        {"report", cmdReport},     {"merge", cmdMerge},       {"slurm", cmdSlurm},
     };
     if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
         (argc < 2 ? std::cerr : std::cout) << kUsage;

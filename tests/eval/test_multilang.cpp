@@ -439,6 +439,8 @@ TEST(Languages, SchemaOneDatabasesReadAsTheRunsLanguageAndUpgradeOnWrite)
         auto db = ResultsDb::create(dir / "r.db", runInfo("java"));
         writeEvaluated(db, 0, "java", "class A { }", 0.5, false);
         db.query("ALTER TABLE snippets DROP COLUMN language", [](const auto&) {});
+        for (const char* c : {"shard_index", "shard_count", "run_planned"}) // added in version 3
+            db.query(std::string("ALTER TABLE run DROP COLUMN ") + c, [](const auto&) {});
         db.query("UPDATE run SET schema_version = 1", [](const auto&) {});
     }
     {
@@ -451,7 +453,8 @@ TEST(Languages, SchemaOneDatabasesReadAsTheRunsLanguageAndUpgradeOnWrite)
     }
     {
         auto db = ResultsDb::open(dir / "r.db", ResultsDb::Mode::ReadWrite);
-        EXPECT_EQ(db.schemaVersion(), 2);
+        EXPECT_EQ(db.schemaVersion(), 3);
+        EXPECT_EQ(db.runInfo().shardCount, 1);
         writeEvaluated(db, 1, "cpp", "int x;", 0.5);
         EXPECT_EQ(db.languages(), (std::map<std::string, int64_t>{{"cpp", 1}, {"java", 1}}));
     }

@@ -47,7 +47,7 @@ bool isWindowed(const LanguageModel& model, const ScoredText& s)
     return ctx > 0 && static_cast<int64_t>(s.tokens.size()) + extra > ctx;
 }
 
-RunInfo requestedRun(const LanguageModel& model, const Corpus& corpus, const BatchOptions& opts, int total)
+RunInfo requestedRun(const LanguageModel& model, const Corpus& corpus, const BatchOptions& opts, int runTotal)
 {
     const auto& mi = model.info();
     RunInfo r;
@@ -68,7 +68,10 @@ RunInfo requestedRun(const LanguageModel& model, const Corpus& corpus, const Bat
     r.corpusEntries = static_cast<int64_t>(corpus.entries.size());
     r.language = opts.language;
     r.aggregation = toString(opts.aggregation);
-    r.planned = total;
+    r.planned = opts.shard.planned(runTotal);
+    r.runPlanned = runTotal;
+    r.shardIndex = opts.shard.index;
+    r.shardCount = opts.shard.count;
     r.status = "running";
     r.version = ascvizVersion();
     return r;
@@ -89,6 +92,11 @@ void checkResumable(const RunInfo& have, const RunInfo& want, const fs::path& db
     cmp("corpus content (fingerprint)", have.corpusFingerprint, want.corpusFingerprint);
     cmp("aggregation", have.aggregation, want.aggregation);
     cmp("language", have.language, want.language);
+    cmp("shard", ShardSpec{have.shardIndex, have.shardCount}.toString(),
+        ShardSpec{want.shardIndex, want.shardCount}.toString());
+    // A whole run may be resumed with another --limit; a shard's slice depends on the run's size.
+    if (have.shardCount > 1 || want.shardCount > 1)
+        cmp("run size (--limit)", std::to_string(have.runPlanned), std::to_string(want.runPlanned));
     if (!diff.empty())
         throw InputError("cannot resume " + db.string() + ": " + diff +
                          " (use the same model, corpus and options, or a new --db)");
@@ -130,12 +138,20 @@ BatchSummary runBatch(const LanguageModel& model, const Corpus& corpus, const fs
     opts.language = languageOf(request);
     if (corpus.entries.empty())
         throw InputError("empty corpus: nothing to evaluate");
-    const int total = opts.limit > 0 ? std::min<int>(opts.limit, static_cast<int>(corpus.entries.size()))
-                                     : static_cast<int>(corpus.entries.size());
-    RunInfo want = requestedRun(model, corpus, opts, total);
+    if (opts.shard.count < 1 || opts.shard.index < 0 || opts.shard.index >= opts.shard.count)
+        throw InputError("shard " + opts.shard.toString() + " is not I/N with 0 <= I < N");
+    const int runTotal = opts.limit > 0 ? std::min<int>(opts.limit, static_cast<int>(corpus.entries.size()))
+                                        : static_cast<int>(corpus.entries.size());
+    RunInfo want = requestedRun(model, corpus, opts, runTotal);
+    // The corpus positions this call evaluates (all of the run, or its shard).
+    std::vector<int> mine;
+    for (int i = 0; i < runTotal; ++i)
+        if (opts.shard.contains(i))
+            mine.push_back(i);
+    const int total = static_cast<int>(mine.size());
     // Every language's category table, loaded (and checked against its grammar) before any work.
     std::map<std::string, CategoryMap> categories;
-    for (int i = 0; i < total; ++i) {
+    for (int i : mine) {
         const std::string lang = languageOf(corpus.entries[static_cast<std::size_t>(i)], opts);
         if (!categories.count(lang))
             categories.emplace(lang, CategoryMap::forLanguage(lang));
@@ -158,8 +174,8 @@ BatchSummary runBatch(const LanguageModel& model, const Corpus& corpus, const fs
     BatchSummary sum;
     sum.db = dbPath;
     sum.total = total;
-    for (int64_t i : done)
-        if (i < total)
+    for (int i : mine)
+        if (done.count(i))
             ++sum.resumed;
 
     BatchProgress prog;
@@ -196,7 +212,7 @@ BatchSummary runBatch(const LanguageModel& model, const Corpus& corpus, const fs
     };
 
     std::vector<int> pending;
-    for (int i = 0; i < total; ++i)
+    for (int i : mine)
         if (!done.count(i))
             pending.push_back(i);
 
@@ -288,8 +304,8 @@ BatchSummary runBatch(const LanguageModel& model, const Corpus& corpus, const fs
 
     const std::set<int64_t> after = db->doneIndices();
     int have = 0;
-    for (int64_t i : after)
-        if (i < total)
+    for (int i : mine)
+        if (after.count(i))
             ++have;
     sum.complete = have == total;
     want.status = sum.complete ? "complete" : (sum.cancelled ? "cancelled" : "running");

@@ -34,7 +34,9 @@ namespace {
 
 // 2: snippets.language (the snippet's language; mixed-language corpora). Version-1 files are read as
 // written (every snippet in the run's language) and upgraded in place when opened for writing.
-constexpr int kSchemaVersion = 2;
+// 3: run.shard_index, run.shard_count, run.run_planned (a shard of a run: batch --shard I/N). Older files
+// read as whole runs (shard 0 of 1) and are upgraded in place when opened for writing.
+constexpr int kSchemaVersion = 3;
 
 const char* kSchema = R"sql(
 CREATE TABLE run (
@@ -44,7 +46,8 @@ CREATE TABLE run (
   parameters INTEGER, context_length INTEGER, vocab_size INTEGER,
   corpus_path TEXT NOT NULL, corpus_format TEXT, corpus_fingerprint TEXT NOT NULL, corpus_entries INTEGER,
   language TEXT NOT NULL, aggregation TEXT NOT NULL, planned INTEGER, status TEXT NOT NULL,
-  created TEXT NOT NULL, updated TEXT NOT NULL, version TEXT NOT NULL);
+  created TEXT NOT NULL, updated TEXT NOT NULL, version TEXT NOT NULL,
+  shard_index INTEGER NOT NULL DEFAULT 0, shard_count INTEGER NOT NULL DEFAULT 1, run_planned INTEGER);
 CREATE TABLE snippets (
   idx INTEGER PRIMARY KEY,
   id TEXT NOT NULL UNIQUE,
@@ -196,13 +199,13 @@ void writeRunRow(sqlite3* db, const RunInfo& r, bool insert)
     const char* sql = insert
         ? "INSERT INTO run (one, schema_version, model_name, model_dir, architecture, device, dtype, parameters, "
           "context_length, vocab_size, corpus_path, corpus_format, corpus_fingerprint, corpus_entries, language, "
-          "aggregation, planned, status, created, updated, version) VALUES "
-          "(1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)"
+          "aggregation, planned, status, created, updated, version, shard_index, shard_count, run_planned) VALUES "
+          "(1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)"
         : "UPDATE run SET schema_version = ?1, model_name = ?2, model_dir = ?3, architecture = ?4, device = ?5, "
           "dtype = ?6, parameters = ?7, context_length = ?8, vocab_size = ?9, corpus_path = ?10, "
           "corpus_format = ?11, corpus_fingerprint = ?12, corpus_entries = ?13, language = ?14, "
-          "aggregation = ?15, planned = ?16, status = ?17, created = ?18, updated = ?19, version = ?20 "
-          "WHERE one = 1";
+          "aggregation = ?15, planned = ?16, status = ?17, created = ?18, updated = ?19, version = ?20, "
+          "shard_index = ?21, shard_count = ?22, run_planned = ?23 WHERE one = 1";
     Stmt st(db, sql);
     st.bind(1, int64_t{kSchemaVersion})
         .bind(2, r.modelName)
@@ -223,7 +226,10 @@ void writeRunRow(sqlite3* db, const RunInfo& r, bool insert)
         .bind(17, r.status)
         .bind(18, r.created.empty() ? isoTimestampUtc() : r.created)
         .bind(19, r.updated.empty() ? isoTimestampUtc() : r.updated)
-        .bind(20, r.version.empty() ? ascvizVersion() : r.version);
+        .bind(20, r.version.empty() ? ascvizVersion() : r.version)
+        .bind(21, int64_t{r.shardIndex})
+        .bind(22, int64_t{r.shardCount})
+        .bind(23, r.runPlanned > 0 ? r.runPlanned : r.planned);
     st.run();
 }
 
@@ -315,18 +321,26 @@ ResultsDb ResultsDb::open(const fs::path& path, Mode mode)
     } catch (const Error&) {
         throw InputError(path.string() + " is not an AsC-Viz results database (no run table)");
     }
-    if (version != kSchemaVersion && version != 1)
+    if (version < 1 || version > kSchemaVersion)
         throw InputError(path.string() + ": unsupported results schema version " + std::to_string(version) +
-                         " (this AsC-Viz reads versions 1 to " + std::to_string(kSchemaVersion) + ")");
+                         " (this AsC-Viz reads versions 1 to " + std::to_string(kSchemaVersion) +
+                         "; a newer AsC-Viz wrote it)");
     if (mode == Mode::ReadWrite) {
         exec(db.m_db, "PRAGMA journal_mode=WAL", "results DB: WAL");
         exec(db.m_db, "PRAGMA synchronous=NORMAL", "results DB: synchronous");
-        if (version == 1) {
+        if (version < kSchemaVersion) {
+            const std::string what = "results DB: upgrading to version " + std::to_string(kSchemaVersion);
             Transaction tx(db.m_db);
-            exec(db.m_db, "ALTER TABLE snippets ADD COLUMN language TEXT", "results DB: upgrading to version 2");
-            exec(db.m_db, "UPDATE run SET schema_version = 2 WHERE one = 1", "results DB: upgrading to version 2");
+            if (version < 2)
+                exec(db.m_db, "ALTER TABLE snippets ADD COLUMN language TEXT", what);
+            exec(db.m_db, "ALTER TABLE run ADD COLUMN shard_index INTEGER NOT NULL DEFAULT 0", what);
+            exec(db.m_db, "ALTER TABLE run ADD COLUMN shard_count INTEGER NOT NULL DEFAULT 1", what);
+            exec(db.m_db, "ALTER TABLE run ADD COLUMN run_planned INTEGER", what);
+            exec(db.m_db, "UPDATE run SET run_planned = planned WHERE one = 1", what);
+            exec(db.m_db, ("UPDATE run SET schema_version = " + std::to_string(kSchemaVersion) + " WHERE one = 1").c_str(),
+                 what);
             tx.commit();
-            version = 2;
+            version = kSchemaVersion;
         }
     }
     db.m_schemaVersion = version;
@@ -337,8 +351,9 @@ void ResultsDb::writeSnippet(const SnippetMeta& m, const EvalResult* r)
 {
     Transaction tx(m_db);
     {
-        if (m_schemaVersion < 2)
-            throw Error("results DB " + m_path.string() + ": opened read-only as schema version 1");
+        if (m_schemaVersion < kSchemaVersion)
+            throw Error("results DB " + m_path.string() + ": opened read-only as schema version " +
+                        std::to_string(m_schemaVersion));
         Stmt st(m_db, "INSERT INTO snippets (idx, id, location, code, prompt_bytes, status, message, cross_entropy, "
                       "asc_eval, tokens, ast_nodes, ast_levels, cyclomatic, windowed, seconds, created, language) "
                       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)");
@@ -424,11 +439,48 @@ void ResultsDb::updateRun(const RunInfo& info)
     writeRunRow(m_db, r, false);
 }
 
+void ResultsDb::copySnippetsFrom(const fs::path& other)
+{
+    const ResultsDb src = open(other); // validates the file and tells its schema
+    const bool hasLanguage = src.schemaVersion() >= 2;
+    {
+        Stmt at(m_db, "ATTACH DATABASE ?1 AS src");
+        at.bind(1, other.string());
+        at.step();
+    }
+    try {
+        Transaction tx(m_db);
+        const std::string cols = "idx, id, location, code, prompt_bytes, status, message, cross_entropy, asc_eval, "
+                                 "tokens, ast_nodes, ast_levels, cyclomatic, windowed, seconds, created";
+        const std::string snippets = "INSERT INTO main.snippets (" + cols + ", language) SELECT " + cols + ", " +
+                                     (hasLanguage ? "language" : "NULL") + " FROM src.snippets ORDER BY idx";
+        exec(m_db, snippets.c_str(), "results DB: copying snippets from " + other.string());
+        exec(m_db,
+             "INSERT INTO main.tokens (snippet, idx, id, start_byte, end_byte, ntp, generated) SELECT snippet, idx, "
+             "id, start_byte, end_byte, ntp, generated FROM src.tokens ORDER BY snippet, idx",
+             "results DB: copying tokens from " + other.string());
+        exec(m_db,
+             "INSERT INTO main.nodes (snippet, node, type, named, category, depth, parent, start_byte, end_byte, "
+             "error, asc_eval) SELECT snippet, node, type, named, category, depth, parent, start_byte, end_byte, "
+             "error, asc_eval FROM src.nodes ORDER BY snippet, node",
+             "results DB: copying nodes from " + other.string());
+        tx.commit();
+    } catch (...) {
+        sqlite3_exec(m_db, "DETACH DATABASE src", nullptr, nullptr, nullptr);
+        throw;
+    }
+    exec(m_db, "DETACH DATABASE src", "results DB: detach");
+}
+
 RunInfo ResultsDb::runInfo() const
 {
-    Stmt st(m_db, "SELECT model_name, model_dir, architecture, device, dtype, parameters, context_length, "
-                  "vocab_size, corpus_path, corpus_format, corpus_fingerprint, corpus_entries, language, aggregation, "
-                  "planned, status, created, updated, version FROM run WHERE one = 1");
+    const std::string sql = std::string("SELECT model_name, model_dir, architecture, device, dtype, parameters, "
+                                        "context_length, vocab_size, corpus_path, corpus_format, corpus_fingerprint, "
+                                        "corpus_entries, language, aggregation, planned, status, created, updated, "
+                                        "version") +
+                            (m_schemaVersion >= 3 ? ", shard_index, shard_count, run_planned" : "") +
+                            " FROM run WHERE one = 1";
+    Stmt st(m_db, sql.c_str());
     if (!st.step())
         throw InputError(m_path.string() + ": the run row is missing");
     RunInfo r;
@@ -451,6 +503,13 @@ RunInfo ResultsDb::runInfo() const
     r.created = st.str(16);
     r.updated = st.str(17);
     r.version = st.str(18);
+    if (m_schemaVersion >= 3) {
+        r.shardIndex = static_cast<int>(st.i64(19));
+        r.shardCount = static_cast<int>(st.i64(20));
+        r.runPlanned = st.isNull(21) ? r.planned : st.i64(21);
+    } else {
+        r.runPlanned = r.planned;
+    }
     return r;
 }
 

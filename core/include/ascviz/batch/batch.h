@@ -13,6 +13,7 @@
 #include "ascviz/eval/eval.h"
 #include "ascviz/model/model.h"
 #include "ascviz/results/resultsdb.h"
+#include "ascviz/results/shards.h"
 
 #include <atomic>
 #include <filesystem>
@@ -41,6 +42,7 @@ struct BatchOptions {
     int limit = 0;       // evaluate the first `limit` corpus entries (0 = all)
     bool resume = false; // continue an existing DB (else the DB must not exist)
     int batchSize = 1;   // snippets scored together with scoreBatch (1 = one by one)
+    ShardSpec shard;     // evaluate only this shard of the run (shards.h: snippet k is in shard k mod N)
     // Polled between snippets: cancel returns cleanly (the DB holds every finished snippet and is
     // resumable); while pause is true the runner waits.
     const std::atomic<bool>* cancel = nullptr;
@@ -53,7 +55,7 @@ struct BatchOptions {
 
 struct BatchSummary {
     std::filesystem::path db;
-    int total = 0;      // planned
+    int total = 0;      // planned (of this shard, for a sharded run)
     int stored = 0;     // stored by this call
     int resumed = 0;    // already in the DB before this call
     int errors = 0;     // status error among those stored by this call

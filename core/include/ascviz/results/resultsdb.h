@@ -1,8 +1,10 @@
-// The results database of a batch run (one SQLite file per run, WAL mode). Schema (version 2):
+// The results database of a batch run (one SQLite file per run, WAL mode). Schema (version 3):
 //
 //   run      one row: model_name, model_dir, architecture, device, dtype, parameters, context_length,
 //            vocab_size, corpus_path, corpus_format, corpus_fingerprint, corpus_entries, language,
-//            aggregation, planned, status (running|complete|cancelled), created, updated, version
+//            aggregation, planned, status (running|complete|cancelled), created, updated, version,
+//            shard_index, shard_count (a shard of a run, batch --shard I/N; 0 and 1 for a whole run),
+//            run_planned (snippets of the whole run; = planned for a whole run) — added in version 3
 //   snippets idx (PRIMARY KEY, position in the corpus), id (UNIQUE), location, code, prompt_bytes, status
 //            ('ok'|'error'), message, cross_entropy, asc_eval, tokens, ast_nodes, ast_levels, cyclomatic,
 //            windowed (1: longer than the model context, scored in overlapping windows), seconds, created,
@@ -52,6 +54,9 @@ struct RunInfo {
     std::string created;         // ISO 8601 UTC
     std::string updated;
     std::string version;         // AsC-Viz version that wrote the run
+    int shardIndex = 0;          // this file holds shard shardIndex of shardCount (batch --shard I/N)
+    int shardCount = 1;
+    int64_t runPlanned = 0;      // snippets of the whole run (all shards); 0 when written: = planned
 };
 
 struct SnippetMeta {
@@ -111,6 +116,9 @@ public:
     // Throws Error when the snippet index or id is already stored.
     void writeSnippet(const SnippetMeta& meta, const EvalResult* result);
     void updateRun(const RunInfo& info); // rewrites the run row (status, planned, updated ...)
+    // Copies every snippet of another results database with its tokens and nodes, in one transaction
+    // (shards.h: merge). Throws Error, copying nothing, when an index or id is already stored here.
+    void copySnippetsFrom(const std::filesystem::path& other);
 
     // --- reading
     RunInfo runInfo() const;
