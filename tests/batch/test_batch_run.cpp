@@ -18,11 +18,8 @@ namespace {
 
 fs::path tempDir()
 {
-    static const fs::path dir = [] {
-        std::string tmpl = (fs::temp_directory_path() / "ascviz-batch-test-XXXXXX").string();
-        return fs::path(mkdtemp(tmpl.data()));
-    }();
-    return dir;
+    static const testdata::TempDir dir("ascviz-batch-test"); // removed at exit
+    return dir.path();
 }
 
 fs::path dataDir() { return testdata::dataDir(); }

@@ -27,13 +27,11 @@ inline std::string readAll(const std::filesystem::path& p)
     return ss.str();
 }
 
+// One folder per test program, removed at exit.
 inline std::filesystem::path tempDir()
 {
-    static const std::filesystem::path dir = [] {
-        std::string tmpl = (std::filesystem::temp_directory_path() / "ascviz-cli-test-XXXXXX").string();
-        return std::filesystem::path(mkdtemp(tmpl.data()));
-    }();
-    return dir;
+    static const ascviz::testdata::TempDir dir("ascviz-cli-test");
+    return dir.path();
 }
 
 inline std::filesystem::path writeTemp(const std::string& name, const std::string& content)

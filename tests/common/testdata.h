@@ -13,7 +13,38 @@
 #include <string>
 #include <vector>
 
+#include <stdlib.h>
+
 namespace ascviz::testdata {
+
+// A fresh folder under the system temp folder, removed with everything in it when the object goes
+// (a failed assertion included; a static one at exit). ASCVIZ_KEEP_TEST_TMP=1 keeps it for debugging.
+class TempDir {
+public:
+    explicit TempDir(const std::string& prefix = "ascviz-test")
+    {
+        std::string tmpl = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
+        if (!mkdtemp(tmpl.data()))
+            throw std::runtime_error("cannot create a temporary folder " + tmpl);
+        m_path = tmpl;
+    }
+    ~TempDir()
+    {
+        const char* keep = std::getenv("ASCVIZ_KEEP_TEST_TMP");
+        if (keep && *keep && std::string(keep) != "0")
+            return;
+        std::error_code ec;
+        std::filesystem::remove_all(m_path, ec);
+    }
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    const std::filesystem::path& path() const { return m_path; }
+    std::filesystem::path operator/(const std::string& name) const { return m_path / name; }
+    operator const std::filesystem::path&() const { return m_path; }
+
+private:
+    std::filesystem::path m_path;
+};
 
 inline std::filesystem::path envDir(const char* name)
 {
