@@ -38,6 +38,10 @@ APT_PACKAGES=(
   # (priority 100 vs the reference BLAS's 10) and makes CPU scoring ~5x faster (ascviz-bench-model).
   libopenblas0-pthread
 )
+# The test command also runs the scale-out test on a one-machine Slurm (tests/cluster, packaging/slurm-local.sh).
+if [ "$mode" = test ]; then
+  APT_PACKAGES+=(slurmctld slurmd slurm-client munge)
+fi
 
 as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
@@ -76,7 +80,7 @@ pytorch_package() {
   "$venv/bin/python" -c 'import os, torch; print(os.path.dirname(torch.__file__))'
 }
 
-# configure_and_build <torch> <build dir> <gui ON|OFF> <tests ON|OFF>
+# configure_and_build <torch> <build dir> <gui ON|OFF> <tests ON|OFF> [<slurm test ON|OFF>]
 configure_and_build() {
   local torch="$1" dir="$2" gui="$3" tests="$4"
   local torch_args=(-DASCVIZ_TORCH_PACKAGE=)
@@ -94,7 +98,7 @@ configure_and_build() {
     fi
   fi
   cmake -S "$here" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DASCVIZ_BUILD_GUI="$gui" -DASCVIZ_BUILD_TESTS="$tests" \
-    "${torch_args[@]}" "${live_args[@]}" -Wno-dev --log-level=WARNING >/dev/null
+    -DASCVIZ_SLURM_TESTS="${5:-OFF}" "${torch_args[@]}" "${live_args[@]}" -Wno-dev --log-level=WARNING >/dev/null
   echo "setup: building in $dir ($torch LibTorch, $jobs jobs)" >&2
   cmake --build "$dir" -j "$jobs" -- --no-print-directory -s
 }
@@ -122,12 +126,13 @@ case "$mode" in
     [ -z "$torch" ] && builds=(system pytorch)
     status=0
     for t in "${builds[@]}"; do
-      # The GUI and its tests once (on the first build); core, CLI, model and eval tests on every build.
+      # The GUI and its tests, and the Slurm test, once (on the first build); core, CLI, model and eval
+      # tests on every build.
       gui=OFF
       [ "$t" = "${builds[0]}" ] && gui=ON
       dir="$(build_dir "$t")"
       start=$SECONDS
-      configure_and_build "$t" "$dir" "$gui" ON
+      configure_and_build "$t" "$dir" "$gui" ON "$gui"
       echo "setup: testing the $t LibTorch build ($("$dir/app/ascviz-cli" --version | sed -n 2p))" >&2
       (cd "$dir" && ctest --output-on-failure -j "$jobs" --timeout 900) || status=1
       grep -h -e "^live conformance" -e "^tokenizer differential (" -e "^causal conformance (" "$dir/Testing/Temporary/LastTest.log" >&2 || true

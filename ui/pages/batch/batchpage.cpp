@@ -1,4 +1,5 @@
 #include "pages/batch/batchpage.h"
+#include "pages/cluster/clusterrunview.h"
 
 #include "common/appidentity.h"
 
@@ -31,6 +32,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QVBoxLayout>
 #include <QTabWidget>
 #include <QTableView>
 
@@ -323,6 +325,26 @@ void BatchPage::onFinished(const BatchOutcome& o)
 }
 
 void BatchPage::openResults(const QString& path) { m_results->openBatchSet(path); }
+
+bool BatchPage::openClusterRun(const QString& dir, QString* error)
+{
+    if (!m_clusterView) {
+        m_clusterWindow = new QWidget(this, Qt::Window);
+        m_clusterWindow->setWindowTitle(tr("Cluster run"));
+        m_clusterView = new ClusterRunView(m_clusterWindow);
+        auto* layout = new QVBoxLayout(m_clusterWindow);
+        layout->setContentsMargins(0, 0, 0, 0);
+        layout->addWidget(m_clusterView);
+        m_clusterWindow->resize(640, 420);
+        connect(m_clusterView, &ClusterRunView::openResultsRequested, this, &BatchPage::openResults);
+    }
+    if (!m_clusterView->openRunFolder(dir, error))
+        return false;
+    m_clusterWindow->setWindowTitle(tr("Cluster run — %1").arg(dir));
+    m_clusterWindow->show();
+    m_clusterWindow->raise();
+    return true;
+}
 
 void BatchPage::onLoaded(const QString& path, bool ok, const QString& error, int index)
 {

@@ -31,6 +31,7 @@ class StatsTableModel;
 class StatsFilterProxy;
 class ComparisonTableModel;
 class SnippetTableModel;
+class ClusterRunView;
 
 // The Batch page: corpus-level AsC-Eval runs, results tables, charts, model comparison.
 // A run is a JobTracker job over the ModelService's model (the one model of the application; a run whose
@@ -72,6 +73,10 @@ public:
     // Adds (or reloads) a results DB, read off the GUI thread; resultsLoaded() tells when it is in.
     void openResults(const QString& path);
     void removeResults(int index);
+    // Watches a Slurm run folder (ascviz-cli slurm submit) in a window of its own, live; its merged
+    // results open here. False with a message when DIR is not a run folder.
+    bool openClusterRun(const QString& dir, QString* error = nullptr);
+    ClusterRunView* clusterRunView() const { return m_clusterView; } // null until a run folder was opened
     const std::vector<BatchResultPtr>& resultSets() const;
     int currentSet() const;
     void setCurrentSet(int index);
@@ -161,6 +166,8 @@ private:
     SnippetTableModel* m_snippetModel = nullptr;
     QSortFilterProxyModel* m_snippetProxy = nullptr;
     QSortFilterProxyModel* m_compareProxy = nullptr;
+    QWidget* m_clusterWindow = nullptr;
+    ClusterRunView* m_clusterView = nullptr;
 
     ModelService* m_models;
     ResultStore* m_results;

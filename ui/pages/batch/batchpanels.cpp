@@ -181,6 +181,14 @@ void BatchPage::buildUi()
         for (const auto& f : files)
             openResults(f);
     });
+    auto* openCluster = new QPushButton(tr("Open cluster run…"), this);
+    openCluster->setToolTip(tr("Watch a Slurm run folder (ascviz-cli slurm submit): per-shard progress, live"));
+    connect(openCluster, &QPushButton::clicked, this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a Slurm run folder"));
+        QString err;
+        if (!dir.isEmpty() && !openClusterRun(dir, &err))
+            setStatus(err, true);
+    });
     m_show = new QComboBox(this);
     m_show->setMinimumContentsLength(24);
     m_show->setToolTip(tr("The results shown in the statistics and snippet tables"));
@@ -203,6 +211,7 @@ void BatchPage::buildUi()
             setStatus(err, true);
     });
     resBar->addWidget(open);
+    resBar->addWidget(openCluster);
     resBar->addWidget(new QLabel(tr("Show"), this));
     resBar->addWidget(m_show, 1);
     resBar->addWidget(remove);
