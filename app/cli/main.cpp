@@ -2,6 +2,7 @@
 // with a one-line reason on stderr.
 #include "commands.h"
 
+#include <csignal>
 #include <cstring>
 #include <exception>
 #include <functional>
@@ -216,6 +217,9 @@ void printCommandHelp(const std::string& name)
 int main(int argc, char** argv)
 {
     using namespace ascviz::cli;
+    // A file size limit (ulimit -f) makes a write fail with EFBIG, reported with advice, instead of killing
+    // the process with SIGXFSZ halfway through a write.
+    std::signal(SIGXFSZ, SIG_IGN);
     const std::map<std::string, std::function<int(Args&)>> commands = {
         {"--version", cmdVersion}, {"version", cmdVersion},   {"tokenize", cmdTokenize},
         {"score", cmdScore},       {"generate", cmdGenerate}, {"parse", cmdParse},  {"node-types", cmdNodeTypes}, {"extract", cmdExtract}, {"analyze", cmdAnalyze},

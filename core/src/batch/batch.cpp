@@ -4,7 +4,13 @@
 #include "ascviz/base/error.h"
 #include "ascviz/syntax/language.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <map>
 #include <chrono>
 #include <optional>
@@ -119,6 +125,39 @@ void appendNote(std::string& note, const std::string& more)
         note += (note.empty() ? "" : "; ") + more;
 }
 
+// One writer per results database: an exclusive flock(2) on the file for the whole run, so a second batch
+// on the same file fails at once with a message instead of racing for the same snippets. flock locks are
+// independent of SQLite's POSIX locks; the descriptor stays open until the run's connection has closed
+// (closing any descriptor of the file would drop SQLite's POSIX locks).
+class RunLock {
+public:
+    explicit RunLock(const fs::path& db)
+    {
+        m_fd = ::open(db.c_str(), O_RDONLY | O_CLOEXEC);
+        if (m_fd < 0)
+            return; // SQLite reports what is wrong with the file
+        if (::flock(m_fd, LOCK_EX | LOCK_NB) != 0) {
+            const int err = errno;
+            ::close(m_fd);
+            m_fd = -1;
+            if (err == EWOULDBLOCK)
+                throw InputError("results database " + db.string() +
+                                 " is being written by another batch run; wait for it to end (or stop it), then "
+                                 "continue with --resume — or choose another --db");
+        }
+    }
+    ~RunLock()
+    {
+        if (m_fd >= 0)
+            ::close(m_fd);
+    }
+    RunLock(const RunLock&) = delete;
+    RunLock& operator=(const RunLock&) = delete;
+
+private:
+    int m_fd = -1;
+};
+
 } // namespace
 
 EvalResult evaluateEntry(const LanguageModel& model, const CorpusEntry& entry, const BatchOptions& opts,
@@ -158,9 +197,11 @@ BatchSummary runBatch(const LanguageModel& model, const Corpus& corpus, const fs
     }
 
     std::error_code ec;
+    std::optional<RunLock> lock; // declared before the DB: released after its connection closed
     std::optional<ResultsDb> db;
     std::set<int64_t> done;
     if (opts.resume && fs::exists(dbPath, ec)) {
+        lock.emplace(dbPath);
         db.emplace(ResultsDb::open(dbPath, ResultsDb::Mode::ReadWrite));
         const RunInfo have = db->runInfo();
         checkResumable(have, want, dbPath);
@@ -169,6 +210,7 @@ BatchSummary runBatch(const LanguageModel& model, const Corpus& corpus, const fs
         db->updateRun(want);
     } else {
         db.emplace(ResultsDb::create(dbPath, want));
+        lock.emplace(dbPath);
     }
 
     BatchSummary sum;

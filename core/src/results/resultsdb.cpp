@@ -7,7 +7,12 @@
 
 #include <sqlite3.h>
 
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <ctime>
 #include <utility>
 
@@ -91,18 +96,55 @@ CREATE TABLE nodes (
 CREATE INDEX nodes_by_type ON nodes(type);
 )sql";
 
+// What the user can do about a failed SQLite call (its extended result code): every snippet stored before
+// is kept (one transaction per snippet), so each case ends in --resume.
+std::string advice(int code, const std::string& file)
+{
+    const std::string f = file.empty() ? std::string("the results database") : file;
+    switch (code & 0xff) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+        return " (" + f + " is in use by another process, e.g. another batch on the same file: wait for it to end, "
+               "then continue with --resume)";
+    case SQLITE_FULL:
+        return " (the disk or the file size limit is full: free space, then continue with --resume; every snippet "
+               "stored so far is kept)";
+    case SQLITE_IOERR:
+        return " (writing " + f + " failed — a full disk, a file size limit or a failing device: fix it, then continue "
+               "with --resume; every snippet stored so far is kept)";
+    case SQLITE_READONLY:
+    case SQLITE_CANTOPEN:
+    case SQLITE_PERM:
+        return " (" + f + " or its folder is not writable (the write-ahead log lives beside it): make both writable, "
+               "or copy the file to a writable folder and continue there with --resume)";
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+        return " (" + f + " is damaged or not a results database)";
+    default:
+        return {};
+    }
+}
+
+std::string dbFile(sqlite3* db)
+{
+    const char* f = db ? sqlite3_db_filename(db, "main") : nullptr;
+    return f ? f : "";
+}
+
 [[noreturn]] void fail(sqlite3* db, const std::string& what)
 {
-    throw Error(what + ": " + (db ? sqlite3_errmsg(db) : "out of memory"));
+    if (!db)
+        throw Error(what + ": out of memory");
+    throw Error(what + ": " + sqlite3_errmsg(db) + advice(sqlite3_extended_errcode(db), dbFile(db)));
 }
 
 void exec(sqlite3* db, const char* sql, const std::string& what)
 {
     char* err = nullptr;
-    if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+    if (const int rc = sqlite3_exec(db, sql, nullptr, nullptr, &err); rc != SQLITE_OK) {
         std::string msg = err ? err : sqlite3_errmsg(db);
         sqlite3_free(err);
-        throw Error(what + ": " + msg);
+        throw Error(what + ": " + msg + advice(sqlite3_extended_errcode(db), dbFile(db)));
     }
 }
 
@@ -180,14 +222,31 @@ private:
     sqlite3_stmt* m_st = nullptr;
 };
 
-sqlite3* openHandle(const fs::path& path, int flags)
+// A path as a file: URI (RFC 3986 percent-encoding of everything but unreserved characters and '/').
+std::string uriPath(const fs::path& p)
+{
+    static const char* hex = "0123456789ABCDEF";
+    std::string out;
+    for (unsigned char c : p.string()) {
+        if (std::isalnum(c) || c == '/' || c == '-' || c == '.' || c == '_' || c == '~') {
+            out += static_cast<char>(c);
+        } else {
+            out += '%';
+            out += hex[c >> 4];
+            out += hex[c & 15];
+        }
+    }
+    return out;
+}
+
+sqlite3* openHandle(const std::string& name, int flags)
 {
     sqlite3* db = nullptr;
-    const int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
+    const int rc = sqlite3_open_v2(name.c_str(), &db, flags, nullptr);
     if (rc != SQLITE_OK) {
         std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
         sqlite3_close(db);
-        throw InputError("cannot open results database " + path.string() + ": " + msg);
+        throw InputError("cannot open results database " + name + ": " + msg);
     }
     sqlite3_busy_timeout(db, 5000);
     sqlite3_extended_result_codes(db, 1);
@@ -286,23 +345,37 @@ ResultsDb ResultsDb::create(const fs::path& path, const RunInfo& info)
     if (path.has_parent_path() && !fs::is_directory(path.parent_path(), ec))
         throw InputError("cannot create results database " + path.string() + ": folder " +
                          path.parent_path().string() + " does not exist");
-    sqlite3* h = openHandle(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX);
-    ResultsDb db(h, path);
-    db.m_schemaVersion = kSchemaVersion;
+    // Built under a temporary name and linked into place once the schema and the run row are committed:
+    // a process killed meanwhile leaves no half-made file at `path` that a later --resume would trip on.
+    const fs::path tmp = path.string() + ".creating-" + std::to_string(::getpid());
+    auto removeTmp = [&] {
+        for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+            fs::remove(tmp.string() + suffix, ec);
+    };
+    removeTmp();
     try {
+        sqlite3* h = openHandle(tmp.string(), SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX);
+        ResultsDb building(h, tmp);
         exec(h, "PRAGMA journal_mode=WAL", "results DB: WAL");
-        exec(h, "PRAGMA synchronous=NORMAL", "results DB: synchronous");
         Transaction tx(h);
         exec(h, kSchema, "results DB: schema");
         writeRunRow(h, info, true);
         tx.commit();
     } catch (...) {
-        db = ResultsDb(nullptr, {});
-        fs::remove(path, ec);
-        fs::remove(path.string() + "-wal", ec);
-        fs::remove(path.string() + "-shm", ec);
+        removeTmp();
         throw;
     }
+    // link(2) never replaces a file that appeared at `path` meanwhile.
+    if (::link(tmp.c_str(), path.c_str()) != 0) {
+        const int err = errno;
+        removeTmp();
+        throw InputError("cannot create results database " + path.string() + ": " + std::strerror(err));
+    }
+    removeTmp();
+    sqlite3* h = openHandle(path.string(), SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX);
+    ResultsDb db(h, path);
+    db.m_schemaVersion = kSchemaVersion;
+    exec(h, "PRAGMA synchronous=NORMAL", "results DB: synchronous");
     return db;
 }
 
@@ -311,15 +384,26 @@ ResultsDb ResultsDb::open(const fs::path& path, Mode mode)
     std::error_code ec;
     if (!fs::is_regular_file(path, ec))
         throw InputError("results database not found: " + path.string());
-    const int flags = (mode == Mode::ReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX;
-    ResultsDb db(openHandle(path, flags), path);
+    int flags = (mode == Mode::ReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX;
+    std::string name = path.string();
+    // Reading results in a folder we cannot write (an archive, a read-only share): SQLite cannot make the
+    // WAL's shared-memory file there, so the file is opened as immutable (nobody of ours can write it).
+    const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+    if (mode == Mode::ReadOnly && ::access(dir.c_str(), W_OK) != 0 && !fs::exists(path.string() + "-wal", ec)) {
+        name = "file:" + uriPath(fs::absolute(path, ec)) + "?immutable=1";
+        flags |= SQLITE_OPEN_URI;
+    }
+    ResultsDb db(openHandle(name, flags), path);
     int version = -1;
     try {
         Stmt st(db.m_db, "SELECT schema_version FROM run WHERE one = 1");
         if (st.step())
             version = static_cast<int>(st.i64(0));
-    } catch (const Error&) {
-        throw InputError(path.string() + " is not an AsC-Viz results database (no run table)");
+    } catch (const Error& e) {
+        const int code = sqlite3_extended_errcode(db.m_db) & 0xff;
+        if (code == SQLITE_ERROR || code == SQLITE_NOTADB)
+            throw InputError(path.string() + " is not an AsC-Viz results database (no run table)");
+        throw InputError(std::string("cannot read results database ") + path.string() + ": " + e.what());
     }
     if (version < 1 || version > kSchemaVersion)
         throw InputError(path.string() + ": unsupported results schema version " + std::to_string(version) +
