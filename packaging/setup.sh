@@ -134,8 +134,19 @@ case "$mode" in
       start=$SECONDS
       configure_and_build "$t" "$dir" "$gui" ON "$gui"
       echo "setup: testing the $t LibTorch build ($("$dir/app/ascviz-cli" --version | sed -n 2p))" >&2
-      (cd "$dir" && ctest --output-on-failure -j "$jobs" --timeout 900) || status=1
-      grep -h -e "^live conformance" -e "^tokenizer differential (" -e "^causal conformance (" "$dir/Testing/Temporary/LastTest.log" >&2 || true
+      # The tests run with a temporary folder of their own, which must be empty afterwards: every test
+      # removes what it made (also when it fails).
+      test_tmp="$(mktemp -d "${TMPDIR:-/tmp}/ascviz-ctest-XXXXXX")"
+      (cd "$dir" && TMPDIR="$test_tmp" ctest --output-on-failure -j "$jobs" --timeout 900) || status=1
+      grep -h -e "^live conformance" -e "^tokenizer differential (" -e "^causal conformance (" -e "^batch faults:" \
+        "$dir/Testing/Temporary/LastTest.log" >&2 || true
+      left="$(find "$test_tmp" -mindepth 1 -maxdepth 1 -name 'ascviz-*' | head -20)"
+      if [ -n "$left" ]; then
+        echo "setup: tests left temporary folders behind:" >&2
+        echo "$left" >&2
+        status=1
+      fi
+      rm -rf "$test_tmp"
       echo "setup: $t LibTorch build and tests took $((SECONDS - start)) s" >&2
     done
     exit $status

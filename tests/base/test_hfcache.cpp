@@ -1,4 +1,5 @@
 // The Hugging Face hub cache lookup (--model ORG/NAME) on hand-made cache folders.
+#include "testdata.h"
 #include "ascviz/base/error.h"
 #include "ascviz/base/hfcache.h"
 #include "ascviz/base/resources.h"
@@ -17,13 +18,7 @@ using namespace ascviz;
 
 namespace {
 
-fs::path freshDir(const std::string& name)
-{
-    const fs::path d = fs::temp_directory_path() / ("ascviz-hfcache-" + name + "-" + std::to_string(::getpid()));
-    fs::remove_all(d);
-    fs::create_directories(d);
-    return d;
-}
+fs::path freshDir(const std::string& name) { return ascviz::testdata::freshTempDir(name); } // removed at exit
 
 void makeSnapshot(const fs::path& cache, const std::string& folder, const std::string& commit)
 {

@@ -1,4 +1,5 @@
 // The one UTF-8 codec (base/utf8.h) and the structured context of errors (base/error.h).
+#include "testdata.h"
 #include "ascviz/base/error.h"
 #include "ascviz/base/utf8.h"
 
@@ -72,7 +73,7 @@ TEST(Utf8, FindInvalidPointsAtTheFirstBadByte)
 
 TEST(ErrorContext, ReadUtf8FileCarriesPathAndOffset)
 {
-    const auto file = std::filesystem::temp_directory_path() / ("ascviz-utf8-" + std::to_string(::getpid()) + ".py");
+    const auto file = ascviz::testdata::processTempDir() / "bad-utf8.py";
     {
         std::ofstream(file, std::ios::binary) << "x = 1\n\xFF\n";
     }

@@ -15,10 +15,7 @@ namespace {
 
 fs::path tempDir()
 {
-    static const fs::path dir = [] {
-        std::string tmpl = (fs::temp_directory_path() / "ascviz-corpus-test-XXXXXX").string();
-        return fs::path(mkdtemp(tmpl.data()));
-    }();
+    static const fs::path dir = ascviz::testdata::freshTempDir("corpus"); // removed at exit
     return dir;
 }
 

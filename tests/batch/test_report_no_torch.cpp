@@ -1,6 +1,7 @@
 // `report` over a results database, linked without the model runtime: this executable links only the
 // torch-free CLI part (ascviz_cli_results → the results room); ctest report_links_no_torch checks that no
 // LibTorch library is loaded by it.
+#include "testdata.h"
 #include "ascviz/eval/eval.h"
 #include "ascviz/results/resultsdb.h"
 #include "ascviz/syntax/language.h"
@@ -20,9 +21,7 @@ namespace fs = std::filesystem;
 
 TEST(ReportWithoutTorch, ReportsAHandMadeResultsDatabase)
 {
-    const fs::path dir = fs::temp_directory_path() / ("ascviz-report-" + std::to_string(::getpid()));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
+    const fs::path dir = ascviz::testdata::freshTempDir("report"); // removed at exit
     const std::string language = LanguageRegistry::instance().defaultLanguage().id;
     const CategoryMap cats = CategoryMap::forLanguage(language);
     RunInfo run;

@@ -1,4 +1,5 @@
 // Results database without a model: creation rules, error rows, duplicate protection, bad files.
+#include "testdata.h"
 #include "ascviz/base/error.h"
 #include "ascviz/results/resultsdb.h"
 
@@ -13,10 +14,7 @@ namespace fs = std::filesystem;
 namespace {
 fs::path tempDir()
 {
-    static const fs::path dir = [] {
-        std::string tmpl = (fs::temp_directory_path() / "ascviz-db-test-XXXXXX").string();
-        return fs::path(mkdtemp(tmpl.data()));
-    }();
+    static const fs::path dir = ascviz::testdata::freshTempDir("db"); // removed at exit
     return dir;
 }
 RunInfo info()

@@ -1,5 +1,6 @@
 // Session files (core): a round trip keeps every field, the file is the documented JSON, and malformed
 // files are refused with a message naming what is wrong.
+#include "testdata.h"
 #include "ascviz/base/error.h"
 #include "ascviz/results/session.h"
 
@@ -15,7 +16,7 @@ namespace {
 
 std::filesystem::path tempFile(const std::string& name)
 {
-    const auto dir = std::filesystem::temp_directory_path() / "ascviz-test-session";
+    const auto dir = ascviz::testdata::processTempDir() / "session"; // removed at exit
     std::filesystem::create_directories(dir);
     return dir / name;
 }

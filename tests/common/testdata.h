@@ -54,6 +54,23 @@ inline std::filesystem::path envDir(const char* name)
     return d;
 }
 
+// One temporary folder per test program, removed at exit (failed tests included): helpers make their
+// folders inside it.
+inline const std::filesystem::path& processTempDir()
+{
+    static const TempDir dir("ascviz-test");
+    return dir.path();
+}
+
+// A new empty folder processTempDir()/name.
+inline std::filesystem::path freshTempDir(const std::string& name)
+{
+    const std::filesystem::path d = processTempDir() / name;
+    std::filesystem::remove_all(d);
+    std::filesystem::create_directories(d);
+    return d;
+}
+
 // tests/data
 inline std::filesystem::path dataDir() { return envDir("ASCVIZ_TEST_DATA"); }
 // resources/ (the bundled model, language descriptors, sample corpus)

@@ -1,4 +1,5 @@
 // The language registry (syntax/language.h): the bundled descriptors and the rules a descriptor obeys.
+#include "testdata.h"
 #include "ascviz/base/error.h"
 #include "ascviz/eval/eval.h"
 #include "ascviz/syntax/language.h"
@@ -15,13 +16,7 @@ using namespace ascviz;
 
 namespace {
 
-fs::path freshDir(const std::string& name)
-{
-    const fs::path d = fs::temp_directory_path() / ("ascviz-lang-" + name + "-" + std::to_string(::getpid()));
-    fs::remove_all(d);
-    fs::create_directories(d);
-    return d;
-}
+fs::path freshDir(const std::string& name) { return ascviz::testdata::freshTempDir(name); } // removed at exit
 
 void writeDescriptor(const fs::path& root, const std::string& folder, const std::string& json)
 {

@@ -1,5 +1,6 @@
 // Languages beyond Python (issue 16): every bundled language's grammar, category table, decision points,
 // byte offsets on non-ASCII text, syntax-error reports, mixed-language corpora and per-language statistics.
+#include "testdata.h"
 #include "ascviz/base/error.h"
 #include "ascviz/eval/eval.h"
 #include "ascviz/results/corpus.h"
@@ -22,13 +23,7 @@ using namespace ascviz;
 
 namespace {
 
-fs::path freshDir(const std::string& name)
-{
-    const fs::path d = fs::temp_directory_path() / ("ascviz-multilang-" + name + "-" + std::to_string(::getpid()));
-    fs::remove_all(d);
-    fs::create_directories(d);
-    return d;
-}
+fs::path freshDir(const std::string& name) { return ascviz::testdata::freshTempDir(name); } // removed at exit
 
 const AstNode* firstOfType(const SyntaxTree& t, const std::string& type)
 {

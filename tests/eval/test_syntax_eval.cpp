@@ -1,5 +1,6 @@
 // Parsing, alignment δ, aggregation θ, categories and snippet features (method.md §2–5, §7), checked
 // against hand-computed values.
+#include "testdata.h"
 #include "ascviz/base/error.h"
 #include "ascviz/eval/eval.h"
 #include "ascviz/syntax/syntax.h"
@@ -54,8 +55,7 @@ ScoredText paperExample()
 std::filesystem::path tempFile(const std::string& name, const std::string& content)
 {
     static const std::filesystem::path dir = [] {
-        std::string tmpl = (std::filesystem::temp_directory_path() / "ascviz-eval-test-XXXXXX").string();
-        return std::filesystem::path(mkdtemp(tmpl.data()));
+        return ascviz::testdata::freshTempDir("eval"); // removed at exit
     }();
     const auto p = dir / name;
     std::ofstream(p, std::ios::binary) << content;

@@ -1,5 +1,6 @@
 // Runtime behaviour on the tiny fixtures, id level: batching, long-text windows, KV cache vs recomputation,
 // seeded sampling, cancellation, and load errors.
+#include "testdata.h"
 #include "model_test_util.h"
 
 #include "ascviz/base/error.h"
@@ -205,10 +206,7 @@ TEST(Generation, StopsAtTheContext)
 
 fs::path tempModelDir(const std::string& name)
 {
-    const fs::path d = fs::temp_directory_path() / ("ascviz-model-test-" + std::to_string(::getpid())) / name;
-    fs::remove_all(d);
-    fs::create_directories(d);
-    return d;
+    return ascviz::testdata::freshTempDir(name); // removed at exit
 }
 
 fs::path copyOf(const std::string& model, const std::string& name)

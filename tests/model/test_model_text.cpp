@@ -1,5 +1,6 @@
 // The text path (tokenizer + model): the bundled model against its Hugging Face reference, byte spans of
 // scored and generated tokens, streaming, cancellation, and scoring from BOS.
+#include "testdata.h"
 #include "model_test_util.h"
 
 #include "ascviz/base/error.h"
@@ -244,9 +245,7 @@ TEST(Generate, EmptyPromptStartsFromEndOfText)
 // With a tokenizer that adds BOS, the first text token is scored from BOS.
 TEST(Score, ScoresTheFirstTokenFromBos)
 {
-    const fs::path d = fs::temp_directory_path() / ("ascviz-model-bos-" + std::to_string(::getpid()));
-    fs::remove_all(d);
-    fs::create_directories(d);
+    const fs::path d = ascviz::testdata::freshTempDir("bos"); // removed at exit
     for (const auto& e : fs::directory_iterator(fixtureModel("tiny-llama")))
         fs::copy_file(e.path(), d / e.path().filename());
     auto cfg = readJson(fixtureModel("tiny-llama") / "tokenizer_config.json");

@@ -1,5 +1,6 @@
 // Components that the fixtures do not exercise, on small hand-written tokenizer.json files. Expected values
 // follow the documented behaviour (and unit tests) of Hugging Face tokenizers.
+#include "testdata.h"
 #include "ascviz/base/error.h"
 #include "ascviz/tokenizer/tokenizer.h"
 #include "tokenizer_test_util.h"
@@ -16,7 +17,7 @@ using Offsets = std::vector<std::pair<std::size_t, std::size_t>>;
 
 std::shared_ptr<const ascviz::Tokenizer> build(const json& j, const std::string& name)
 {
-    const auto dir = std::filesystem::temp_directory_path() / ("ascviz-tok-test-" + name);
+    const auto dir = ascviz::testdata::processTempDir() / ("tok-" + name); // removed at exit
     std::filesystem::create_directories(dir);
     const auto file = dir / "tokenizer.json";
     std::ofstream(file, std::ios::binary) << j.dump();
@@ -223,7 +224,7 @@ TEST(TokenizerComponents, UnsupportedComponentsAreNamed)
     j["model"]["dropout"] = 0.1;
     expectNamed(j, "u6", "dropout");
     // malformed JSON
-    const auto dir = std::filesystem::temp_directory_path() / "ascviz-tok-test-malformed";
+    const auto dir = ascviz::testdata::processTempDir() / "tok-malformed";
     std::filesystem::create_directories(dir);
     std::ofstream(dir / "tokenizer.json") << "{ not json";
     EXPECT_THROW((void)ascviz::Tokenizer::fromFile(dir / "tokenizer.json"), ascviz::TokenizerError);

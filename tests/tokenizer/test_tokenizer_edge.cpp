@@ -1,5 +1,6 @@
 // Edge cases: invalid input, huge inputs, concurrency, caching, special tokens, errors, and the tiny-model
 // tokenizers.
+#include "testdata.h"
 #include "ascviz/base/error.h"
 #include "ascviz/base/resources.h"
 #include "ascviz/tokenizer/tokenizer.h"
@@ -216,7 +217,7 @@ TEST(TokenizerEdge, MissingFilesGiveClearErrors)
         EXPECT_NE(std::string(e.what()).find("/nonexistent/dir/tokenizer.json"), std::string::npos);
     }
     EXPECT_THROW((void)Tokenizer::fromModelDir("/nonexistent/model"), ascviz::ModelError);
-    const auto empty = std::filesystem::temp_directory_path() / "ascviz-tok-empty-dir";
+    const auto empty = ascviz::testdata::processTempDir() / "tok-empty-dir";
     std::filesystem::create_directories(empty);
     try {
         (void)Tokenizer::fromModelDir(empty);
