@@ -17,5 +17,6 @@ int cmdEval(Args& args);     // cmd_syntax.cpp
 int cmdRender(Args& args);   // cmd_syntax.cpp
 int cmdBatch(Args& args);    // cmd_corpus.cpp
 int cmdReport(Args& args);   // cmd_report.cpp (torch-free)
+int cmdStudy(Args& args);    // cmd_study.cpp (init|render|report|export)
 
 } // namespace ascviz::cli

@@ -248,6 +248,37 @@ std::vector<StudyParticipant> assignTrials(int samples, const std::vector<std::s
     return out;
 }
 
+std::vector<std::size_t> drawSamples(std::size_t available, int n, uint64_t seed)
+{
+    if (n <= 0 || std::size_t(n) > available)
+        throw InputError("cannot draw " + std::to_string(n) + " samples from " + std::to_string(available) + " entries");
+    std::vector<std::size_t> idx(available);
+    for (std::size_t i = 0; i < available; ++i)
+        idx[i] = i;
+    seededShuffle(idx, seed);
+    idx.resize(std::size_t(n));
+    std::sort(idx.begin(), idx.end());
+    return idx;
+}
+
+void applyPrompt(ScoredText& s, const std::optional<std::string>& prompt)
+{
+    s.promptBytes = s.text.size();
+    s.promptTokens = s.tokens.size();
+    if (!prompt || prompt->size() >= s.text.size() || s.text.compare(0, prompt->size(), *prompt) != 0) {
+        for (auto& t : s.tokens)
+            t.generated = false;
+        return;
+    }
+    s.promptBytes = prompt->size();
+    s.promptTokens = 0;
+    for (auto& t : s.tokens) {
+        t.generated = t.start >= s.promptBytes;
+        if (!t.generated)
+            ++s.promptTokens;
+    }
+}
+
 StudySample makeStudySample(const std::string& id, const std::string& language, ScoredText scored, Aggregation a)
 {
     StudySample s;
