@@ -187,8 +187,9 @@ void TrialScreen::showTrial(int index, int count, const StudyTrial& trial, const
         m_ast = new AstView(trial.condition == "S2" ? ascviz::AstView::Partial : ascviz::AstView::Complete, m_viewBox);
         m_ast->setObjectName(QStringLiteral("trialAst"));
         static_cast<QVBoxLayout*>(m_viewBox->layout())->replaceWidget(old, m_ast);
-        old->deleteLater();
         old->hide();
+        old->deleteLater();
+        m_ast->setVisible(true);
         m_ast->setAnalysis(a);
     } else {
         m_ast->setAnalysis(nullptr);
