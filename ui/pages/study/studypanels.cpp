@@ -9,6 +9,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
+#include <QGridLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -76,13 +77,15 @@ QWidget* StudyPage::buildDesignBox()
     form->addRow(tr("Seed"), m_seed);
 
     auto* conds = new QWidget(box);
-    auto* cl = new QHBoxLayout(conds);
+    auto* cl = new QGridLayout(conds);
     cl->setContentsMargins(0, 0, 0, 0);
+    int ci = 0;
     for (const auto& c : studyConditionNames()) {
         auto* b = new QCheckBox(QStringLiteral("%1 (%2)").arg(toQString(c), toQString(conditionDescription(c))), conds);
         b->setChecked(true);
         m_conditions.insert(toQString(c), b);
-        cl->addWidget(b);
+        cl->addWidget(b, ci / 2, ci % 2);
+        ++ci;
     }
     form->addRow(tr("Conditions"), conds);
 
