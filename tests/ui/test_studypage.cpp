@@ -392,6 +392,10 @@ void TestStudyPage::createStudyWithTheModel()
     page.participantsBox()->setValue(3);
     page.conditionBox(QStringLiteral("S3"))->setChecked(false); // C, S1, S2
     page.pointsBox()->setCurrentIndex(1);                         // 4 points
+    // The Interactive result is one of the samples (its evaluation as it is, no model run for it).
+    const auto interactive = studytest::handSamples(1)[0];
+    sv.results.setInteractiveResult(studySampleAnalysis(interactive));
+    page.includeInteractiveBox()->setChecked(true);
     QCOMPARE(page.labelsEdit()->text().split(QLatin1Char(',')).size(), 4);
     QString err;
     QSignalSpy created(&page, &StudyPage::studyCreated);
@@ -403,6 +407,10 @@ void TestStudyPage::createStudyWithTheModel()
     QCOMPARE(created.count(), 1);
     QVERIFY(page.study());
     QCOMPARE(int(page.study()->samples.size()), 6);
+    QCOMPARE(page.study()->samples[0].id, std::string("interactive"));
+    QCOMPARE(page.study()->samples[0].eval->scored.text, interactive.eval->scored.text);
+    QCOMPARE(page.study()->samples[0].eval->nodes[0].value, interactive.eval->nodes[0].value);
+    page.includeInteractiveBox()->setChecked(false);
     QCOMPARE(page.study()->conditions, (std::vector<std::string>{"C", "S1", "S2"}));
     QCOMPARE(page.study()->questions[0].points(), 4);
     QCOMPARE(page.study()->model, std::string("tiny-gpt2"));

@@ -179,8 +179,12 @@ void TrialScreen::showTrial(int index, int count, const StudyTrial& trial, const
     m_sequence->setVisible(seq);
     m_ast->setVisible(ast);
     m_legend->setMode(seq ? LegendWidget::Mode::Sequence : LegendWidget::Mode::Ast);
-    if (ast) // the code on the left (two fifths), the tree on the right
-        m_split->setSizes({std::max(1, m_split->width()) * 2 / 5, std::max(1, m_split->width()) * 3 / 5});
+    // With an AST view, the code keeps the width of its longest line (up to 560 px) on the left.
+    int codeWidth = 0;
+    const QFontMetrics fm(m_code->font());
+    for (const QString& line : m_code->toPlainText().split(QLatin1Char('\n')))
+        codeWidth = std::max(codeWidth, fm.horizontalAdvance(line));
+    m_code->parentWidget()->setMinimumWidth(ast ? std::clamp(codeWidth + 36, 200, 560) : 0);
     m_sequence->setAnalysis(seq ? a : nullptr);
     if (ast) {
         auto* old = m_ast;
