@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 
@@ -90,6 +91,9 @@ TEST(StudyResponses, RefusesAnotherStudysFile)
         db.startParticipant("P01", false);
         db.recordAnswer("P01", 0, "useful", 4, 1.0);
     }
+    std::ifstream in(dir / "r.sqlite", std::ios::binary);
+    const std::string before((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ASSERT_FALSE(before.empty());
     try {
         ResponsesDb::open(dir / "r.sqlite", b);
         FAIL();
@@ -98,6 +102,9 @@ TEST(StudyResponses, RefusesAnotherStudysFile)
                   std::string::npos)
             << e.what();
     }
+    std::ifstream again(dir / "r.sqlite", std::ios::binary);
+    EXPECT_EQ(std::string((std::istreambuf_iterator<char>(again)), std::istreambuf_iterator<char>()), before)
+        << "the refused file was changed";
     auto db = ResponsesDb::open(dir / "r.sqlite", a); // untouched
     EXPECT_EQ(db.rows().size(), 1u);
     std::ofstream(dir / "notes.txt") << "not a database";

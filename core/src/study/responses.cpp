@@ -193,8 +193,8 @@ ResponsesDb ResponsesDb::open(const fs::path& path, const Study& study)
         SQLITE_OK)
         throw InputError("cannot open the responses file " + path.string());
     sqlite3_busy_timeout(impl->db, 5000);
-    impl->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;");
     if (!exists) {
+        impl->exec("PRAGMA journal_mode=WAL");
         impl->exec("BEGIN");
         impl->exec(kSchema);
         Stmt st(impl->db, "INSERT INTO study VALUES (1, 'ascviz-responses', ?, ?, ?, ?, ?, ?)");
@@ -207,11 +207,22 @@ ResponsesDb ResponsesDb::open(const fs::path& path, const Study& study)
         st.step();
         impl->exec("COMMIT");
     }
-    impl->readDesign();
+    // Checked before anything is written: another file (a results database, another study's responses)
+    // is left exactly as it was.
+    try {
+        impl->readDesign();
+    } catch (const json::exception& e) {
+        throw InputError("responses file " + path.string() + ": malformed design record: " + e.what());
+    } catch (const InputError&) {
+        throw;
+    } catch (const Error&) {
+        throw InputError(path.string() + " is not an AsC-Viz responses file; not overwritten");
+    }
     if (impl->studyId != study.id || impl->fingerprint != study.fingerprint())
         throw InputError("the responses file " + path.string() + " belongs to study '" + impl->studyId + "' (fingerprint " +
                          impl->fingerprint + "), not to study '" + study.id + "' (fingerprint " + study.fingerprint() +
                          "); choose another responses file");
+    impl->exec("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;");
     return ResponsesDb(std::move(impl));
 }
 
