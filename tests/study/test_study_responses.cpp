@@ -50,6 +50,7 @@ TEST(StudyResponses, AnswersAreKeptAndResumeAtTheFirstOpenTrial)
         db.completeTrial("P01", 0, 6.0, "hard, \"really\"");
         db.recordAnswer("P01", 1, "useful", 1, 1.0);
         db.recordAnswer("P01", 1, "useful", 3, 2.0); // changed: the later answer replaces it
+        db.saveCommentDraft("P01", 1, "half typ");
         EXPECT_THROW(db.recordAnswer("P01", 1, "useful", 6, 1.0), InputError);
         EXPECT_THROW(db.recordAnswer("P01", 1, "nice", 1, 1.0), InputError);
         EXPECT_THROW(db.recordAnswer("P09", 1, "useful", 1, 1.0), InputError);
@@ -58,6 +59,7 @@ TEST(StudyResponses, AnswersAreKeptAndResumeAtTheFirstOpenTrial)
     EXPECT_EQ(db.firstOpenTrial("P01"), 1);
     EXPECT_EQ(db.answers("P01", 1), (std::map<std::string, int>{{"useful", 3}}));
     EXPECT_EQ(db.comment("P01", 0), "hard, \"really\"");
+    EXPECT_EQ(db.comment("P01", 1), "half typ"); // the draft of the open trial survives
     // The same id again: refused unless resuming.
     try {
         db.startParticipant("P01", false);

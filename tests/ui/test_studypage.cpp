@@ -222,6 +222,10 @@ void TestStudyPage::closedMidSessionResumes()
         const int a = 2;
         QTest::mouseClick(w->screen()->choiceButton(QStringLiteral("useful"), a), Qt::LeftButton);
         expected.push_back({"P02", 1, "useful", a});
+        // A comment typed but not sent with Next: kept when the field loses focus.
+        w->screen()->commentEdit()->setFocus();
+        QTest::keyClicks(w->screen()->commentEdit(), QStringLiteral("unclear tree"));
+        QMetaObject::invokeMethod(w->screen()->commentEdit(), "editingFinished");
         delete w;
     }
     QCOMPARE(page.participantsTable()->item(1, 1)->text(), QStringLiteral("1 / 4"));
@@ -233,6 +237,7 @@ void TestStudyPage::closedMidSessionResumes()
     QCOMPARE(w->currentTrial(), 1);
     QCOMPARE(w->screen()->answer(QStringLiteral("useful")), 2); // the answer given before is shown
     QCOMPARE(w->screen()->answer(QStringLiteral("readable")), 0);
+    QCOMPARE(w->screen()->comment(), QStringLiteral("unclear tree"));
     for (int t = 1; t < 4; ++t) {
         auto g = answerTrial(w, s, t, 1);
         if (t == 1)

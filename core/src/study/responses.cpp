@@ -35,6 +35,9 @@ CREATE TABLE trials (
   sample TEXT NOT NULL, condition TEXT NOT NULL, seconds REAL NOT NULL, comment TEXT NOT NULL DEFAULT '',
   completed TEXT NOT NULL,
   PRIMARY KEY (participant, trial)) WITHOUT ROWID;
+CREATE TABLE comment_drafts (
+  participant TEXT NOT NULL REFERENCES participants(id), trial INTEGER NOT NULL, comment TEXT NOT NULL,
+  PRIMARY KEY (participant, trial)) WITHOUT ROWID;
 )sql";
 
 // The part of the study a responses file keeps: enough for reports and exports without the study file.
@@ -359,11 +362,25 @@ std::map<std::string, int> ResponsesDb::answers(const std::string& participant, 
     return out;
 }
 
+void ResponsesDb::saveCommentDraft(const std::string& participant, int trial, const std::string& comment)
+{
+    m->trial(participant, trial); // throws for a trial outside the design
+    if (!hasParticipant(participant))
+        throw InputError("participant " + participant + " has not been started");
+    Stmt st(m->db, "INSERT OR REPLACE INTO comment_drafts VALUES (?, ?, ?)");
+    st.bind(1, participant).bind(2, trial).bind(3, comment);
+    st.step();
+}
+
 std::string ResponsesDb::comment(const std::string& participant, int trial) const
 {
     Stmt st(m->db, "SELECT comment FROM trials WHERE participant = ? AND trial = ?");
     st.bind(1, participant).bind(2, trial);
-    return st.step() ? st.text(0) : std::string();
+    if (st.step())
+        return st.text(0);
+    Stmt d(m->db, "SELECT comment FROM comment_drafts WHERE participant = ? AND trial = ?");
+    d.bind(1, participant).bind(2, trial);
+    return d.step() ? d.text(0) : std::string();
 }
 
 int ResponsesDb::firstOpenTrial(const std::string& participant) const

@@ -37,6 +37,15 @@ ParticipantWindow::ParticipantWindow(std::shared_ptr<const Study> study, Respons
     l->addWidget(m_screen);
     connect(m_screen, &TrialScreen::answered, this, &ParticipantWindow::onAnswered);
     connect(m_screen, &TrialScreen::nextClicked, this, &ParticipantWindow::onNext);
+    connect(m_screen, &TrialScreen::commentEdited, this, [this](const QString& text) {
+        if (isDone())
+            return;
+        try {
+            m_db->saveCommentDraft(toUtf8(m_participant), m_trial, toUtf8(text));
+        } catch (const std::exception& e) {
+            m_screen->setError(tr("Your comment could not be saved (%1).").arg(toQString(e.what())));
+        }
+    });
     auto* exit = new QShortcut(QKeySequence(toQString(m_study->exitKey)), this);
     exit->setContext(Qt::WindowShortcut);
     connect(exit, &QShortcut::activated, this, &QWidget::close);
@@ -66,7 +75,7 @@ void ParticipantWindow::showCurrent()
     QMap<QString, int> given;
     for (const auto& [q, a] : m_db->answers(pid, m_trial))
         given.insert(toQString(q), a);
-    m_screen->showTrial(m_trial, trialCount(), trial, given);
+    m_screen->showTrial(m_trial, trialCount(), trial, given, toQString(m_db->comment(pid, m_trial)));
     m_timer.start();
 }
 

@@ -22,13 +22,14 @@
 #include <QRadioButton>
 #include <QSplitter>
 #include <QStackedWidget>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <algorithm>
 
 namespace ascviz::ui {
 
-AnalysisPtr studySampleAnalysis(const StudySample& sample)
+AnalysisPtr studySampleAnalysis(const StudySample& sample, bool layouts)
 {
     auto eval = std::make_shared<EvalResult>(*sample.eval);
     eval->scored.model.clear(); // the model is not named to participants
@@ -36,6 +37,8 @@ AnalysisPtr studySampleAnalysis(const StudySample& sample)
         t.top.clear();
     auto a = std::make_shared<Analysis>();
     a->eval = eval;
+    if (!layouts)
+        return a;
     try {
         a->partial = std::make_shared<const GraphLayout>(layoutAst(*eval, ascviz::AstView::Partial));
         a->complete = std::make_shared<const GraphLayout>(layoutAst(*eval, ascviz::AstView::Complete));
@@ -101,6 +104,17 @@ TrialScreen::TrialScreen(std::shared_ptr<const Study> study, QWidget* parent) : 
     m_comment->setObjectName(QStringLiteral("trialComment"));
     m_comment->setPlaceholderText(tr("Comment (optional)"));
     m_comment->setVisible(m_study->allowComments);
+    m_commentTimer = new QTimer(this);
+    m_commentTimer->setSingleShot(true);
+    m_commentTimer->setInterval(600);
+    connect(m_comment, &QLineEdit::textEdited, m_commentTimer, qOverload<>(&QTimer::start));
+    connect(m_commentTimer, &QTimer::timeout, this, [this] { Q_EMIT commentEdited(m_comment->text()); });
+    connect(m_comment, &QLineEdit::editingFinished, this, [this] {
+        if (m_commentTimer->isActive()) {
+            m_commentTimer->stop();
+            Q_EMIT commentEdited(m_comment->text());
+        }
+    });
     tl->addWidget(m_comment);
     auto* bottom = new QHBoxLayout;
     m_error = new QLabel(m_trialPage);
@@ -161,7 +175,8 @@ void TrialScreen::showTrial(int index, int count, const StudyTrial& trial, const
     m_error->clear();
     const StudySample& sample = m_study->samples.at(std::size_t(trial.sample));
     m_condition = toQString(trial.condition);
-    const AnalysisPtr a = studySampleAnalysis(sample);
+    const bool needsTree = trial.condition == "S2" || trial.condition == "S3";
+    const AnalysisPtr a = studySampleAnalysis(sample, needsTree);
     m_code->setPlainText(toQString(sample.eval->scored.text));
     if (const auto* lang = LanguageRegistry::instance().find(sample.language)) {
         if (!m_code->document()->findChild<SyntaxHighlighter*>()) {
@@ -207,6 +222,7 @@ void TrialScreen::showTrial(int index, int count, const StudyTrial& trial, const
         if (const int v = answers.value(it.key(), 0); v > 0 && g->button(v))
             g->button(v)->setChecked(true);
     }
+    m_commentTimer->stop();
     m_comment->setText(comment);
     updateNext();
 }

@@ -30,8 +30,8 @@ class LegendWidget;
 class SequenceView;
 
 // The Analysis the views of a sample show: the stored evaluation with the model's name removed, and
-// the AST layouts (Graphviz; computed here, on the calling thread: study snippets are small).
-AnalysisPtr studySampleAnalysis(const StudySample& sample);
+// (with `layouts`) the AST layouts (Graphviz; computed here, on the calling thread: study snippets are small).
+AnalysisPtr studySampleAnalysis(const StudySample& sample, bool layouts = true);
 
 class TrialScreen : public QWidget {
     Q_OBJECT
@@ -60,6 +60,7 @@ public:
 
 Q_SIGNALS:
     void answered(const QString& question, int point);
+    void commentEdited(const QString& text); // after a pause in typing or when the field loses focus
     void nextClicked();
 
 protected:
@@ -85,6 +86,7 @@ private:
     QWidget* m_viewBox;
     QMap<QString, QButtonGroup*> m_groups;
     QLineEdit* m_comment;
+    class QTimer* m_commentTimer;
     QLabel* m_error;
     QPushButton* m_next;
 };

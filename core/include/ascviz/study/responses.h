@@ -56,6 +56,9 @@ public:
     void completeTrial(const std::string& participant, int trial, double seconds, const std::string& comment);
     // The answers given so far in a trial (question -> answer).
     std::map<std::string, int> answers(const std::string& participant, int trial) const;
+    // The comment of a trial as it is being typed (own transaction), so that an interruption keeps it too.
+    void saveCommentDraft(const std::string& participant, int trial, const std::string& comment);
+    // The completed trial's comment, else the draft ("" when none).
     std::string comment(const std::string& participant, int trial) const;
     // The first trial not completed; = the number of trials when the participant is done.
     int firstOpenTrial(const std::string& participant) const;
