@@ -371,6 +371,8 @@ void TestStudyPage::reportChartAndSvg()
         QVERIFY(QTest::qWaitForWindowExposed(&page));
         page.grab().save(QString::fromLocal8Bit(shots) + QStringLiteral("/study-page.png"));
         page.chart()->grab().save(QString::fromLocal8Bit(shots) + QStringLiteral("/study-chart.png"));
+        QFile::remove(QString::fromLocal8Bit(shots) + QStringLiteral("/study-chart.svg"));
+        QFile::copy(svg, QString::fromLocal8Bit(shots) + QStringLiteral("/study-chart.svg"));
     }
 }
 

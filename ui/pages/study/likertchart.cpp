@@ -39,9 +39,10 @@ void LikertChart::setReport(std::optional<StudyReport> report)
 
 QSize LikertChart::sizeHint() const
 {
-    const int rows = m_report ? int(m_report->conditions.size() * m_report->questions.size()) : 4;
-    const int groups = m_report ? int(m_report->questions.size()) : 1;
-    return {760, 60 + rows * 26 + groups * 24 + 50};
+    // The height paint() uses: a title per question, a bar per condition, the axis and the legend.
+    const int conditions = m_report ? int(m_report->conditions.size()) : 4;
+    const int questions = m_report ? int(m_report->questions.size()) : 1;
+    return {900, 10 + questions * (22 + conditions * 26) + 24 + 30};
 }
 
 void LikertChart::paintEvent(QPaintEvent*)
@@ -140,7 +141,7 @@ bool LikertChart::exportSvg(const QString& path, QString* error) const
             *error = tr("there is no report to export");
         return false;
     }
-    const QSize size = sizeHint().expandedTo(QSize(760, 200));
+    const QSize size = sizeHint();
     QSvgGenerator gen;
     gen.setFileName(path);
     gen.setSize(size);
