@@ -113,8 +113,7 @@ int studyInit(Args& args)
     std::cerr << "study: wrote " << out.string() << " (study '" << study.id << "', " << study.samples.size()
               << " samples, " << study.participants.size() << " participants)\n";
     if (participants % int(d.conditions.size()) != 0)
-        std::cerr << "study: note: " << participants << " participants is not a multiple of the "
-                  << d.conditions.size()
+        std::cerr << "study: note: " << participants << " participants is not a multiple of the " << d.conditions.size()
                   << " conditions; each participant is balanced, but the last group does not show every sample under "
                      "every condition\n";
     writeJson(assignmentJson(study), std::nullopt);
@@ -150,15 +149,19 @@ int studyRender(Args& args)
     if (!p)
         throw InputError("study '" + s.id + "' has no participant '" + participant + "'");
     if (trial >= int(p->trials.size()))
-        throw InputError("participant " + participant + " has " + std::to_string(p->trials.size()) +
-                         " trials (0.." + std::to_string(p->trials.size() - 1) + "); no trial " + std::to_string(trial));
+        throw InputError("participant " + participant + " has " + std::to_string(p->trials.size()) + " trials (0.." +
+                         std::to_string(p->trials.size() - 1) + "); no trial " + std::to_string(trial));
     const fs::path gui = guiExecutable();
     if (access(gui.c_str(), X_OK) != 0)
         throw InputError("study render needs the GUI executable " + gui.string() +
                          " (built with ASCVIZ_BUILD_GUI=ON; or set ASCVIZ_GUI)");
     const std::string trialText = std::to_string(trial);
-    std::vector<std::string> argv = {gui.string(), "--render-study-trial", study, "--participant", participant,
-                                     "--trial", trialText, "--png", png, "--size", size};
+    std::vector<std::string> argv = {gui.string(), "--render-study-trial",
+                                     study,        "--participant",
+                                     participant,  "--trial",
+                                     trialText,    "--png",
+                                     png,          "--size",
+                                     size};
     const pid_t pid = fork();
     if (pid < 0)
         throw InputError("cannot start " + gui.string());
@@ -202,8 +205,8 @@ Answers readAnswers(const fs::path& responses, const std::optional<std::string>&
         const auto db = ResponsesDb::openExisting(responses);
         if (study && (study->id != db.studyId() || study->fingerprint() != db.fingerprint()))
             throw InputError("the responses file " + responses.string() + " belongs to study '" + db.studyId() +
-                             "' (fingerprint " + db.fingerprint() + "), not to study '" + study->id + "' (fingerprint " +
-                             study->fingerprint() + ")");
+                             "' (fingerprint " + db.fingerprint() + "), not to study '" + study->id +
+                             "' (fingerprint " + study->fingerprint() + ")");
         a.conditions = db.conditions();
         a.questions = db.questions();
         a.rows = db.rows();

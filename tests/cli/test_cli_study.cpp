@@ -15,12 +15,15 @@
 #include <set>
 #include <sstream>
 
-using nlohmann::json;
 using ascviz::testdata::TempDir;
+using nlohmann::json;
 
 namespace {
 
-std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
+std::string quoted(const std::filesystem::path& p)
+{
+    return "'" + p.string() + "'";
+}
 
 // One study made once for the whole suite (the model runs once).
 struct Made {
@@ -34,7 +37,8 @@ Made& made()
     static Made m;
     static const bool once = [] {
         m.study = m.dir / "s.json";
-        m.init = clitest::run("study init --corpus default --samples 8 --participants 4 --seed 11 --out " + quoted(m.study));
+        m.init =
+            clitest::run("study init --corpus default --samples 8 --participants 4 --seed 11 --out " + quoted(m.study));
         return true;
     }();
     (void)once;
@@ -206,7 +210,8 @@ TEST(CliStudy, RenderWritesWhatTheParticipantSees)
     const auto& m = made();
     ASSERT_EQ(m.init.status, 0);
     const auto png = m.dir / "trial.png";
-    auto r = clitest::run("study render --study " + quoted(m.study) + " --participant P02 --trial 3 --png " + quoted(png));
+    auto r =
+        clitest::run("study render --study " + quoted(m.study) + " --participant P02 --trial 3 --png " + quoted(png));
     ASSERT_EQ(r.status, 0) << r.err;
     const std::string data = clitest::readAll(png);
     ASSERT_GT(data.size(), 1000u);

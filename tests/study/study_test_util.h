@@ -41,8 +41,8 @@ inline std::vector<ascviz::StudySample> handSamples(int n)
     for (int i = 0; i < n; ++i) {
         const std::string code = "def f" + std::to_string(i) + "(x):\n    if x > " + std::to_string(i) +
                                  ":\n        return x * 2\n    return x\n";
-        out.push_back(ascviz::makeStudySample("s" + std::to_string(i), "python", handScored(code),
-                                              ascviz::Aggregation::Median));
+        out.push_back(
+            ascviz::makeStudySample("s" + std::to_string(i), "python", handScored(code), ascviz::Aggregation::Median));
     }
     return out;
 }

@@ -58,7 +58,10 @@ struct Given {
     int answer;
 };
 
-QString q(const std::string& s) { return QString::fromStdString(s); }
+QString q(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
 
 // Answers trial `t` of the window: the first question by keyboard (focus + Space), the others by mouse.
 std::vector<Given> answerTrial(ParticipantWindow* w, const Study& s, int t, int salt)
@@ -336,9 +339,12 @@ void TestStudyPage::reportChartAndSvg()
         for (const auto& p : s.participants) {
             db.startParticipant(p.id, false);
             for (int t = 0; t < int(p.trials.size()); ++t) {
-                const int bias = p.trials[std::size_t(t)].condition == "S3" ? 2 : p.trials[std::size_t(t)].condition == "C" ? -1 : 0;
+                const int bias = p.trials[std::size_t(t)].condition == "S3"  ? 2
+                                 : p.trials[std::size_t(t)].condition == "C" ? -1
+                                                                             : 0;
                 for (std::size_t qi = 0; qi < s.questions.size(); ++qi)
-                    db.recordAnswer(p.id, t, s.questions[qi].id, std::clamp(3 + bias + (t + int(qi)) % 3 - 1, 1, 5), 2.0);
+                    db.recordAnswer(p.id, t, s.questions[qi].id, std::clamp(3 + bias + (t + int(qi)) % 3 - 1, 1, 5),
+                                    2.0);
                 db.completeTrial(p.id, t, 3.0, "");
             }
         }
@@ -384,7 +390,8 @@ void TestStudyPage::createStudyWithTheModel()
         std::ofstream c(dir / "corpus.jsonl");
         for (int i = 0; i < 120; ++i)
             c << nlohmann::json{{"id", "f" + std::to_string(i)},
-                                {"code", "def f" + std::to_string(i) + "(x):\n    return x + " + std::to_string(i) + "\n"}}
+                                {"code",
+                                 "def f" + std::to_string(i) + "(x):\n    return x + " + std::to_string(i) + "\n"}}
                      .dump()
               << '\n';
     }
@@ -398,7 +405,7 @@ void TestStudyPage::createStudyWithTheModel()
     page.samplesBox()->setValue(6);
     page.participantsBox()->setValue(3);
     page.conditionBox(QStringLiteral("S3"))->setChecked(false); // C, S1, S2
-    page.pointsBox()->setCurrentIndex(1);                         // 4 points
+    page.pointsBox()->setCurrentIndex(1);                       // 4 points
     // The Interactive result is one of the samples (its evaluation as it is, no model run for it).
     const auto interactive = studytest::handSamples(1)[0];
     sv.results.setInteractiveResult(studySampleAnalysis(interactive));

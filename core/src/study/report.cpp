@@ -96,7 +96,10 @@ const QuestionReport& StudyReport::at(const std::string& condition, const std::s
     return byCondition.at(condition).at(question);
 }
 
-bool isAgreement(int answer, int points) { return 2 * answer > points + 1; }
+bool isAgreement(int answer, int points)
+{
+    return 2 * answer > points + 1;
+}
 
 StudyReport computeStudyReport(const std::vector<std::string>& conditions, const std::vector<StudyQuestion>& questions,
                                const std::vector<ResponseRow>& rows)
@@ -176,13 +179,15 @@ std::vector<ResponseRow> parseResponsesCsv(const std::string& text, const std::s
 {
     const auto recs = csvRecords(text);
     if (recs.empty())
-        throw InputError(name + ": empty; expected the header participant,trial,sample,condition,question,answer,seconds");
+        throw InputError(name +
+                         ": empty; expected the header participant,trial,sample,condition,question,answer,seconds");
     std::map<std::string, std::size_t> col;
     for (std::size_t i = 0; i < recs[0].second.size(); ++i)
         col[recs[0].second[i]] = i;
     for (const char* c : kColumns)
         if (!col.count(c))
-            throw InputError(name + ": no column '" + c + "' (expected participant,trial,sample,condition,question,answer,seconds)");
+            throw InputError(name + ": no column '" + c +
+                             "' (expected participant,trial,sample,condition,question,answer,seconds)");
     std::vector<ResponseRow> rows;
     for (std::size_t i = 1; i < recs.size(); ++i) {
         const auto& [line, f] = recs[i];
@@ -213,7 +218,10 @@ std::vector<ResponseRow> parseResponsesCsv(const std::string& text, const std::s
     return rows;
 }
 
-std::vector<ResponseRow> readResponsesCsv(const fs::path& file) { return parseResponsesCsv(readUtf8File(file), file.string()); }
+std::vector<ResponseRow> readResponsesCsv(const fs::path& file)
+{
+    return parseResponsesCsv(readUtf8File(file), file.string());
+}
 
 fs::path writeStudyReportCsv(const StudyReport& r, const fs::path& dir)
 {

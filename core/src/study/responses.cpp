@@ -56,7 +56,10 @@ json designJson(const Study& s)
             trials.push_back({{"sample", t.sample}, {"condition", t.condition}});
         participants.push_back({{"id", p.id}, {"trials", std::move(trials)}});
     }
-    return {{"id", s.id}, {"conditions", s.conditions}, {"questions", questions}, {"samples", samples},
+    return {{"id", s.id},
+            {"conditions", s.conditions},
+            {"questions", questions},
+            {"samples", samples},
             {"participants", participants}};
 }
 
@@ -151,8 +154,9 @@ struct ResponsesDb::Impl {
         if (!st.step() || st.text(0) != "ascviz-responses")
             throw InputError(path.string() + " is not an AsC-Viz responses file");
         if (st.integer(1) > kResponsesSchemaVersion)
-            throw InputError("responses file " + path.string() + " has schema version " + std::to_string(st.integer(1)) +
-                             ", newer than this AsC-Viz reads (version " + std::to_string(kResponsesSchemaVersion) + ")");
+            throw InputError("responses file " + path.string() + " has schema version " +
+                             std::to_string(st.integer(1)) + ", newer than this AsC-Viz reads (version " +
+                             std::to_string(kResponsesSchemaVersion) + ")");
         studyId = st.text(2);
         fingerprint = st.text(3);
         const json d = json::parse(st.text(4));
@@ -171,7 +175,9 @@ struct ResponsesDb::Impl {
     }
 };
 
-ResponsesDb::ResponsesDb(std::unique_ptr<Impl> impl) : m(std::move(impl)) {}
+ResponsesDb::ResponsesDb(std::unique_ptr<Impl> impl) : m(std::move(impl))
+{
+}
 ResponsesDb::ResponsesDb(ResponsesDb&&) noexcept = default;
 ResponsesDb& ResponsesDb::operator=(ResponsesDb&&) noexcept = default;
 ResponsesDb::~ResponsesDb() = default;
@@ -222,9 +228,9 @@ ResponsesDb ResponsesDb::open(const fs::path& path, const Study& study)
         throw InputError(path.string() + " is not an AsC-Viz responses file; not overwritten");
     }
     if (impl->studyId != study.id || impl->fingerprint != study.fingerprint())
-        throw InputError("the responses file " + path.string() + " belongs to study '" + impl->studyId + "' (fingerprint " +
-                         impl->fingerprint + "), not to study '" + study.id + "' (fingerprint " + study.fingerprint() +
-                         "); choose another responses file");
+        throw InputError("the responses file " + path.string() + " belongs to study '" + impl->studyId +
+                         "' (fingerprint " + impl->fingerprint + "), not to study '" + study.id + "' (fingerprint " +
+                         study.fingerprint() + "); choose another responses file");
     impl->exec("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;");
     return ResponsesDb(std::move(impl));
 }
@@ -251,11 +257,26 @@ ResponsesDb ResponsesDb::openExisting(const fs::path& path)
     return ResponsesDb(std::move(impl));
 }
 
-const fs::path& ResponsesDb::path() const { return m->path; }
-std::string ResponsesDb::studyId() const { return m->studyId; }
-std::string ResponsesDb::fingerprint() const { return m->fingerprint; }
-std::vector<std::string> ResponsesDb::conditions() const { return m->conditions; }
-std::vector<StudyQuestion> ResponsesDb::questions() const { return m->questions; }
+const fs::path& ResponsesDb::path() const
+{
+    return m->path;
+}
+std::string ResponsesDb::studyId() const
+{
+    return m->studyId;
+}
+std::string ResponsesDb::fingerprint() const
+{
+    return m->fingerprint;
+}
+std::vector<std::string> ResponsesDb::conditions() const
+{
+    return m->conditions;
+}
+std::vector<StudyQuestion> ResponsesDb::questions() const
+{
+    return m->questions;
+}
 
 bool ResponsesDb::hasParticipant(const std::string& id) const
 {
@@ -304,7 +325,8 @@ void ResponsesDb::recordAnswer(const std::string& participant, int trial, const 
                                double seconds)
 {
     const StudyTrial& t = m->trial(participant, trial);
-    const auto q = std::find_if(m->questions.begin(), m->questions.end(), [&](const auto& x) { return x.id == question; });
+    const auto q =
+        std::find_if(m->questions.begin(), m->questions.end(), [&](const auto& x) { return x.id == question; });
     if (q == m->questions.end())
         throw InputError("study '" + m->studyId + "' has no question '" + question + "'");
     if (answer < 1 || answer > q->points())
@@ -330,7 +352,8 @@ void ResponsesDb::completeTrial(const std::string& participant, int trial, doubl
     const auto given = answers(participant, trial);
     for (const auto& q : m->questions)
         if (!given.count(q.id))
-            throw InputError("trial " + std::to_string(trial) + " of " + participant + " has no answer to '" + q.id + "'");
+            throw InputError("trial " + std::to_string(trial) + " of " + participant + " has no answer to '" + q.id +
+                             "'");
     m->exec("BEGIN IMMEDIATE");
     try {
         Stmt st(m->db, "INSERT OR REPLACE INTO trials VALUES (?, ?, ?, ?, ?, ?, ?)");

@@ -2,8 +2,8 @@
 
 #include "common/textpos.h"
 
-#include <QPainter>
 #include <QPaintEvent>
+#include <QPainter>
 #include <QSvgGenerator>
 
 #include <algorithm>
@@ -119,7 +119,8 @@ void LikertChart::paint(QPainter& p, const QRectF& r) const
     for (int pct : {-100, -50, 50, 100}) {
         const double x = centre + pct / 100.0 * halfW;
         p.drawLine(QPointF(x, y), QPointF(x, y + 4));
-        p.drawText(QRectF(x - 30, y + 4, 60, 16), Qt::AlignHCenter | Qt::AlignTop, QStringLiteral("%1%").arg(std::abs(pct)));
+        p.drawText(QRectF(x - 30, y + 4, 60, 16), Qt::AlignHCenter | Qt::AlignTop,
+                   QStringLiteral("%1%").arg(std::abs(pct)));
     }
     y += 24;
     const StudyQuestion& q0 = rep.questions.front();

@@ -61,7 +61,10 @@ int ParticipantWindow::trialCount() const
     return p ? int(p->trials.size()) : 0;
 }
 
-double ParticipantWindow::elapsed() const { return double(m_timer.elapsed()) / 1000.0; }
+double ParticipantWindow::elapsed() const
+{
+    return double(m_timer.elapsed()) / 1000.0;
+}
 
 void ParticipantWindow::showCurrent()
 {
@@ -85,7 +88,8 @@ void ParticipantWindow::onAnswered(const QString& question, int point)
         m_db->recordAnswer(toUtf8(m_participant), m_trial, toUtf8(question), point, elapsed());
         m_screen->setError({});
     } catch (const std::exception& e) {
-        m_screen->setError(tr("Your answer could not be saved (%1). Please tell the researcher.").arg(toQString(e.what())));
+        m_screen->setError(
+            tr("Your answer could not be saved (%1). Please tell the researcher.").arg(toQString(e.what())));
     }
 }
 
@@ -96,7 +100,8 @@ void ParticipantWindow::onNext()
     try {
         m_db->completeTrial(toUtf8(m_participant), m_trial, elapsed(), toUtf8(m_screen->comment().trimmed()));
     } catch (const std::exception& e) {
-        m_screen->setError(tr("This trial could not be saved (%1). Please tell the researcher.").arg(toQString(e.what())));
+        m_screen->setError(
+            tr("This trial could not be saved (%1). Please tell the researcher.").arg(toQString(e.what())));
         return;
     }
     Q_EMIT trialCompleted(m_trial);

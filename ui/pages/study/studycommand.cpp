@@ -63,7 +63,8 @@ int runStudyCommand(int argc, char** argv)
         return usage("--participant ID is required");
     const auto* p = study->participant(opt["--participant"]);
     if (!p) {
-        std::fprintf(stderr, "ascviz: study '%s' has no participant '%s'\n", study->id.c_str(), opt["--participant"].c_str());
+        std::fprintf(stderr, "ascviz: study '%s' has no participant '%s'\n", study->id.c_str(),
+                     opt["--participant"].c_str());
         return 1;
     }
     if (render) {

@@ -16,8 +16,8 @@
 #include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
-#include <QFileDialog>
 #include <QDir>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QInputDialog>
 #include <QLabel>
@@ -56,7 +56,10 @@ QList<QAction*> StudyPage::menuActions()
     return {open, start};
 }
 
-const std::optional<StudyReport>& StudyPage::report() const { return m_report; }
+const std::optional<StudyReport>& StudyPage::report() const
+{
+    return m_report;
+}
 
 void StudyPage::setStatus(const QString& text, bool error)
 {
@@ -140,7 +143,8 @@ bool StudyPage::createStudy(const QString& path, QString* error)
             const Corpus corpus = readCorpus(corpusPath);
             if (std::size_t(fromCorpus) > corpus.entries.size())
                 throw InputError("the corpus " + corpusPath + " has " + std::to_string(corpus.entries.size()) +
-                                 " usable entries, fewer than the " + std::to_string(fromCorpus) + " samples asked for");
+                                 " usable entries, fewer than the " + std::to_string(fromCorpus) +
+                                 " samples asked for");
             const auto picked = drawSamples(corpus.entries.size(), fromCorpus, d.seed);
             for (std::size_t i = 0; i < picked.size(); ++i) {
                 if (ctx.isCancelled())
@@ -228,19 +232,20 @@ bool StudyPage::openStudy(const QString& path, QString* error)
         setStatus(err, true);
     }
     m_start->setEnabled(true);
-    m_studyInfo->setText(tr("<b>%1</b> (%2): %3 samples, conditions %4, %5 questions, %6 participants.<br>"
-                            "Model (not shown to participants): %7. Exit key in participant mode: <code>%8</code>.")
-                             .arg(toQString(m_study->id).toHtmlEscaped(), path.toHtmlEscaped())
-                             .arg(m_study->samples.size())
-                             .arg(toQString([&] {
-                                      std::string c;
-                                      for (const auto& x : m_study->conditions)
-                                          c += (c.empty() ? "" : ", ") + x;
-                                      return c;
-                                  }()))
-                             .arg(m_study->questions.size())
-                             .arg(m_study->participants.size())
-                             .arg(toQString(m_study->model).toHtmlEscaped(), toQString(m_study->exitKey).toHtmlEscaped()));
+    m_studyInfo->setText(
+        tr("<b>%1</b> (%2): %3 samples, conditions %4, %5 questions, %6 participants.<br>"
+           "Model (not shown to participants): %7. Exit key in participant mode: <code>%8</code>.")
+            .arg(toQString(m_study->id).toHtmlEscaped(), path.toHtmlEscaped())
+            .arg(m_study->samples.size())
+            .arg(toQString([&] {
+                std::string c;
+                for (const auto& x : m_study->conditions)
+                    c += (c.empty() ? "" : ", ") + x;
+                return c;
+            }()))
+            .arg(m_study->questions.size())
+            .arg(m_study->participants.size())
+            .arg(toQString(m_study->model).toHtmlEscaped(), toQString(m_study->exitKey).toHtmlEscaped()));
     refresh();
     Q_EMIT studyOpened();
     return true;
@@ -265,41 +270,6 @@ bool StudyPage::setResponsesFile(const QString& path, QString* error)
     m_responsesPath = path;
     refresh();
     return true;
-}
-
-void StudyPage::refresh()
-{
-    m_table->setRowCount(0);
-    m_rows.clear();
-    m_report.reset();
-    if (!m_study) {
-        m_chart->setReport(std::nullopt);
-        return;
-    }
-    std::vector<ParticipantProgress> progress;
-    try {
-        if (!m_responsesPath.isEmpty() && QFileInfo::exists(m_responsesPath)) {
-            const auto db = ResponsesDb::openExisting(toUtf8(m_responsesPath));
-            progress = db.progress();
-            m_rows = db.rows();
-        } else {
-            for (const auto& p : m_study->participants)
-                progress.push_back({p.id, int(p.trials.size()), 0, false, {}});
-        }
-        m_report = computeStudyReport(m_study->conditions, m_study->questions, m_rows);
-    } catch (const std::exception& e) {
-        setStatus(toQString(e.what()), true);
-    }
-    m_table->setRowCount(int(progress.size()));
-    for (int i = 0; i < int(progress.size()); ++i) {
-        const auto& p = progress[std::size_t(i)];
-        m_table->setItem(i, 0, new QTableWidgetItem(toQString(p.id)));
-        m_table->setItem(i, 1, new QTableWidgetItem(QStringLiteral("%1 / %2").arg(p.completed).arg(p.trials)));
-        m_table->setItem(i, 2, new QTableWidgetItem(!p.started                 ? tr("not started")
-                                                    : p.completed >= p.trials ? tr("done")
-                                                                               : tr("in progress")));
-    }
-    m_chart->setReport(m_report);
 }
 
 ParticipantWindow* StudyPage::startParticipant(const QString& id, bool resume, bool fullScreen, QString* error)
@@ -330,9 +300,9 @@ ParticipantWindow* StudyPage::startParticipant(const QString& id, bool resume, b
 
 void StudyPage::onCreateClicked()
 {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Create study"), QStringLiteral("study.json"),
-                                                      tr("Study files (*.json)"), nullptr,
-                                                      QFileDialog::DontConfirmOverwrite);
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Create study"), QStringLiteral("study.json"), tr("Study files (*.json)"),
+                                     nullptr, QFileDialog::DontConfirmOverwrite);
     if (path.isEmpty())
         return;
     QString err;
@@ -352,9 +322,9 @@ void StudyPage::onOpenStudyClicked()
 
 void StudyPage::onOpenResponsesClicked()
 {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Responses file"), m_responsesPath,
-                                                      tr("Responses (*.sqlite)"), nullptr,
-                                                      QFileDialog::DontConfirmOverwrite);
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Responses file"), m_responsesPath, tr("Responses (*.sqlite)"), nullptr,
+                                     QFileDialog::DontConfirmOverwrite);
     if (path.isEmpty())
         return;
     QString err;
@@ -388,12 +358,13 @@ void StudyPage::onStartClicked()
             if (db.hasParticipant(toUtf8(id))) {
                 const int open = db.firstOpenTrial(toUtf8(id));
                 const int total = int(m_study->participant(toUtf8(id))->trials.size());
-                if (QMessageBox::question(this, tr("Start participant"),
-                                          tr("%1 has responses already (%2 of %3 trials completed). Resume at the first "
-                                             "open trial?")
-                                              .arg(id)
-                                              .arg(open)
-                                              .arg(total)) != QMessageBox::Yes)
+                if (QMessageBox::question(
+                        this, tr("Start participant"),
+                        tr("%1 has responses already (%2 of %3 trials completed). Resume at the first "
+                           "open trial?")
+                            .arg(id)
+                            .arg(open)
+                            .arg(total)) != QMessageBox::Yes)
                     return;
                 resume = true;
             }
@@ -407,77 +378,6 @@ void StudyPage::onStartClicked()
         setStatus(err, true);
     else
         setStatus(tr("Participant %1 is running; %2 ends participant mode.").arg(id, toQString(m_study->exitKey)));
-}
-
-bool StudyPage::canExport(ExportKind kind) const
-{
-    return m_report && (kind == ExportKind::Svg || kind == ExportKind::Csv || kind == ExportKind::Json);
-}
-
-QString StudyPage::suggestedExportName(ExportKind kind) const
-{
-    switch (kind) {
-    case ExportKind::Svg: return QStringLiteral("study-report.svg");
-    case ExportKind::Csv: return QStringLiteral("study-answers.csv");
-    case ExportKind::Json: return QStringLiteral("study-report.json");
-    default: return Page::suggestedExportName(kind);
-    }
-}
-
-bool StudyPage::exportTo(ExportKind kind, const QString& path, QString* error)
-{
-    switch (kind) {
-    case ExportKind::Svg: return m_chart->exportSvg(path, error);
-    case ExportKind::Csv: return exportAnswersCsv(path, error);
-    case ExportKind::Json: return exportReportJson(path, error);
-    default:
-        if (error)
-            *error = tr("the Study page exports SVG, CSV and JSON");
-        return false;
-    }
-}
-
-void StudyPage::exportWithDialog(ExportKind kind)
-{
-    if (!canExport(kind))
-        return;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export"), suggestedExportName(kind));
-    if (path.isEmpty())
-        return;
-    QString err;
-    if (!exportTo(kind, path, &err))
-        setStatus(err, true);
-    else
-        setStatus(tr("Wrote %1.").arg(path));
-}
-
-bool StudyPage::exportAnswersCsv(const QString& path, QString* error) const
-{
-    try {
-        writeResponsesCsv(toUtf8(path), m_rows);
-        return true;
-    } catch (const std::exception& e) {
-        if (error)
-            *error = toQString(e.what());
-        return false;
-    }
-}
-
-bool StudyPage::exportReportJson(const QString& path, QString* error) const
-{
-    if (!m_report) {
-        if (error)
-            *error = tr("there is no report");
-        return false;
-    }
-    std::ofstream out(toUtf8(path), std::ios::binary | std::ios::trunc);
-    out << studyReportJson(*m_report).dump(2) << '\n';
-    if (!out) {
-        if (error)
-            *error = tr("cannot write %1").arg(path);
-        return false;
-    }
-    return true;
 }
 
 } // namespace ascviz::ui

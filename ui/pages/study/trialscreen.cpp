@@ -48,7 +48,8 @@ AnalysisPtr studySampleAnalysis(const StudySample& sample, bool layouts)
     return a;
 }
 
-TrialScreen::TrialScreen(std::shared_ptr<const Study> study, QWidget* parent) : QWidget(parent), m_study(std::move(study))
+TrialScreen::TrialScreen(std::shared_ptr<const Study> study, QWidget* parent)
+    : QWidget(parent), m_study(std::move(study))
 {
     auto* outer = new QVBoxLayout(this);
     auto* top = new QHBoxLayout;
@@ -235,7 +236,10 @@ void TrialScreen::showDone()
     m_stack->setCurrentWidget(m_donePage);
 }
 
-void TrialScreen::setError(const QString& message) { m_error->setText(message); }
+void TrialScreen::setError(const QString& message)
+{
+    m_error->setText(message);
+}
 
 QWidget* TrialScreen::conditionView() const
 {
@@ -252,7 +256,10 @@ int TrialScreen::answer(const QString& question) const
     return g && g->checkedId() > 0 ? g->checkedId() : 0;
 }
 
-QString TrialScreen::comment() const { return m_comment->text(); }
+QString TrialScreen::comment() const
+{
+    return m_comment->text();
+}
 
 bool TrialScreen::allAnswered() const
 {
@@ -268,7 +275,10 @@ QAbstractButton* TrialScreen::choiceButton(const QString& question, int point) c
     return g ? g->button(point) : nullptr;
 }
 
-void TrialScreen::updateNext() { m_next->setEnabled(allAnswered()); }
+void TrialScreen::updateNext()
+{
+    m_next->setEnabled(allAnswered());
+}
 
 void TrialScreen::keyPressEvent(QKeyEvent* e)
 {

@@ -20,8 +20,8 @@ struct ResponseRow {
     std::string sample; // the sample's id
     std::string condition;
     std::string question;
-    int answer = 0;      // 1..points (1 = the scale's first label)
-    double seconds = 0;  // time on the trial when the answer was given (the whole trial once it was completed)
+    int answer = 0;     // 1..points (1 = the scale's first label)
+    double seconds = 0; // time on the trial when the answer was given (the whole trial once it was completed)
 };
 
 struct QuestionReport {

@@ -36,8 +36,8 @@ std::vector<std::string> defaultLikertLabels(int points);
 std::vector<StudyQuestion> defaultStudyQuestions(int points = 5);
 
 struct StudySample {
-    std::string id;       // the corpus entry's id
-    std::string language; // a language of the registry
+    std::string id;                         // the corpus entry's id
+    std::string language;                   // a language of the registry
     std::shared_ptr<const EvalResult> eval; // the stored evaluation (the text is eval->scored.text)
 };
 
@@ -47,13 +47,13 @@ struct StudyTrial {
 };
 
 struct StudyParticipant {
-    std::string id; // "P01", ...
+    std::string id;                 // "P01", ...
     std::vector<StudyTrial> trials; // in presentation order
 };
 
 struct Study {
-    std::string id;    // a name; identifies the study in its responses files
-    std::string title; // for the researcher (never shown to participants)
+    std::string id;      // a name; identifies the study in its responses files
+    std::string title;   // for the researcher (never shown to participants)
     std::string created; // ISO UTC time
     std::string model;   // the model that computed the evaluations (never shown to participants)
     std::string source;  // where the samples came from (corpus path, "interactive", ...)
