@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <set>
@@ -200,4 +201,48 @@ TEST(StudyDesign, ChecksQuestionsAndSamples)
     EXPECT_EQ(s.id.rfind("study-", 0), 0u); // an id made from the fingerprint
     EXPECT_EQ(s.questions[0].points(), 4);
     EXPECT_EQ(s.participants.size(), 4u);
+}
+
+TEST(StudyAssignment, ParticipantsNotAMultipleOfConditionsAreEachBalanced)
+{
+    const auto ps = assignTrials(8, studyConditionNames(), 5, 9);
+    ASSERT_EQ(ps.size(), 5u);
+    for (const auto& p : ps) {
+        std::map<std::string, int> perCondition;
+        for (const auto& t : p.trials)
+            ++perCondition[t.condition];
+        for (const auto& c : studyConditionNames())
+            EXPECT_EQ(perCondition[c], 2) << p.id << " " << c;
+    }
+    // P05 starts the second group: it rotates like P01.
+    std::map<int, std::string> first, fifth;
+    for (const auto& t : ps[0].trials)
+        first[t.sample] = t.condition;
+    for (const auto& t : ps[4].trials)
+        fifth[t.sample] = t.condition;
+    EXPECT_EQ(first, fifth);
+}
+
+TEST(StudySamples, DrawnReproduciblyAndPromptsFlagTheCompletion)
+{
+    const auto a = drawSamples(100, 10, 5);
+    EXPECT_EQ(a, drawSamples(100, 10, 5));
+    EXPECT_NE(a, drawSamples(100, 10, 6));
+    ASSERT_EQ(a.size(), 10u);
+    EXPECT_TRUE(std::is_sorted(a.begin(), a.end()));
+    EXPECT_EQ(std::set<std::size_t>(a.begin(), a.end()).size(), 10u);
+    EXPECT_THROW(drawSamples(5, 6, 1), InputError);
+    EXPECT_THROW(drawSamples(5, 0, 1), InputError);
+
+    ScoredText s = studytest::handScored("def f(x):\n    return x\n");
+    applyPrompt(s, std::string("def f(x):\n"));
+    EXPECT_EQ(s.promptBytes, 10u);
+    for (const auto& t : s.tokens)
+        EXPECT_EQ(t.generated, t.start >= 10) << t.start;
+    EXPECT_EQ(s.promptTokens,
+              std::size_t(std::count_if(s.tokens.begin(), s.tokens.end(), [](const auto& t) { return !t.generated; })));
+    applyPrompt(s, std::string("class X"));
+    EXPECT_EQ(s.promptBytes, s.text.size());
+    for (const auto& t : s.tokens)
+        EXPECT_FALSE(t.generated);
 }
