@@ -5,6 +5,7 @@
 #include "pages/batch/batchpage.h"
 #include "pages/interactive/interactivepage.h"
 #include "pages/page.h"
+#include "pages/study/studypage.h"
 #include "services/jobtracker.h"
 #include "services/modelservice.h"
 #include "services/resultstore.h"
@@ -108,6 +109,8 @@ MainWindow::MainWindow(QWidget* parent)
     addPage(m_interactive);
     addPage(m_batch);
     addPage(m_analysis);
+    m_study = new StudyPage(m_models, m_results, m_tabs);
+    addPage(m_study);
     v->addWidget(m_tabs, 1);
     setCentralWidget(central);
 

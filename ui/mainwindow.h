@@ -17,6 +17,7 @@ namespace ascviz::ui {
 
 class BatchPage;
 class AnalysisPage;
+class StudyPage;
 class InteractivePage;
 class JobTracker;
 class ModelService;
@@ -55,6 +56,7 @@ public:
     InteractivePage* interactivePage() const { return m_interactive; }
     BatchPage* batchPage() const { return m_batch; }
     AnalysisPage* analysisPage() const { return m_analysis; }
+    StudyPage* studyPage() const { return m_study; }
     JobTracker* jobs() const { return m_jobs; }
     ModelService* modelService() const { return m_models; }
     ResultStore* results() const { return m_results; }
@@ -103,6 +105,7 @@ private:
     InteractivePage* m_interactive = nullptr;
     BatchPage* m_batch = nullptr;
     AnalysisPage* m_analysis = nullptr;
+    StudyPage* m_study = nullptr;
     MessageBanner* m_banner = nullptr;
     QLabel* m_modelLabel = nullptr;
     QProgressBar* m_progress = nullptr;

@@ -19,5 +19,6 @@ int cmdBatch(Args& args);    // cmd_corpus.cpp
 int cmdReport(Args& args);   // cmd_report.cpp (torch-free)
 int cmdMerge(Args& args);    // cmd_cluster.cpp
 int cmdSlurm(Args& args);    // cmd_cluster.cpp
+int cmdStudy(Args& args);    // cmd_study.cpp (init|render|report|export)
 
 } // namespace ascviz::cli

@@ -33,6 +33,9 @@ const char* kUsage =
     "  report   --db RESULTS [--json | --csv DIR]\n"
     "  analyze  causal --db RESULTS [--by global|category|concept] | perplexed --db RESULTS [--min-count K]\n"
     "           | heatmap --db A.db[,B.db...] --svg OUT [--latex OUT]\n"
+    "  study    init --corpus FILE --samples N --participants P --out STUDY.json [--conditions C,S1,S2,S3] [--seed S]\n"
+    "           | render --study STUDY.json --participant ID --trial K --png OUT\n"
+    "           | report --responses FILE [--json | --csv DIR] | export --responses FILE --csv OUT\n"
     "common options: --model DIR|ORG/NAME|default, --device auto|cpu|cuda, --dtype auto|float32|float16|bfloat16,\n"
     "                --threads N, --out FILE; text files must be UTF-8 ('-' = stdin)\n"
     "exit status: 0 success, 2 usage error, 1 any other failure (one line on stderr)\n";
@@ -130,6 +133,23 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "    --db A.db,B.db   --names N1,N2   --svg FILE   --latex FILE (the comparison, Table I layout)\n"
           "  --out FILE         write the JSON / text there instead of stdout\n",
           false}},
+        {"study",
+         {"ascviz-cli study init|render|report|export [options]",
+          "  user studies of the explanations (method.md 9; docs/study.md)\n"
+          "  init     --corpus FILE|DIR|default --samples N --participants P --out STUDY.json [--conditions C,S1,S2,S3]\n"
+          "           [--seed S] [--points 4|5] [--labels L1,L2,...] [--id NAME] [--title T] [--aggregation A]\n"
+          "           [--language L] [--model M]: draws N samples (seeded), evaluates them with the model and stores\n"
+          "           the evaluations in the study file with a counterbalanced trial order per participant (N must\n"
+          "           be a multiple of the number of conditions); prints the assignment JSON\n"
+          "  render   --study STUDY.json --participant ID --trial K --png OUT [--size WxH]: what that participant\n"
+          "           sees in trial K (0-based) as PNG (drawn by the ascviz GUI executable next to ascviz-cli,\n"
+          "           or $ASCVIZ_GUI; offscreen)\n"
+          "  report   --responses FILE [--study STUDY.json] [--json | --csv DIR] [--out FILE]: per condition and\n"
+          "           question n, the Likert distribution and % agreement (answers above the midpoint); FILE is\n"
+          "           a responses file (SQLite) or its CSV export (which needs --study for the scales)\n"
+          "  export   --responses FILE --csv OUT: one row per answer:\n"
+          "           participant,trial,sample,condition,question,answer,seconds\n",
+          true}},
         {"eval",
          {"ascviz-cli eval (--model M | --scores F) --text-file F [--prompt-bytes N] [--aggregation A] [--out FILE]",
           nullptr, true}},
@@ -225,6 +245,7 @@ int main(int argc, char** argv)
         {"score", cmdScore},       {"generate", cmdGenerate}, {"parse", cmdParse},  {"node-types", cmdNodeTypes}, {"extract", cmdExtract}, {"analyze", cmdAnalyze},
         {"eval", cmdEval},         {"render", cmdRender},     {"batch", cmdBatch},
         {"report", cmdReport},     {"merge", cmdMerge},       {"slurm", cmdSlurm},
+        {"study", cmdStudy},
     };
     if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
         (argc < 2 ? std::cerr : std::cout) << kUsage;

@@ -3,6 +3,7 @@
 #include "common/appidentity.h"
 #include "common/commandline.h"
 #include "mainwindow.h"
+#include "pages/study/studycommand.h"
 #include "services/modelservice.h"
 
 #include <QApplication>
@@ -26,6 +27,8 @@ bool onlyInformation(int argc, char** argv)
 
 int main(int argc, char** argv)
 {
+    if (ascviz::ui::isStudyCommand(argc, argv)) // --render-study-trial / --run-study (docs/study.md)
+        return ascviz::ui::runStudyCommand(argc, argv);
     if (onlyInformation(argc, argv)) {
         QCoreApplication core(argc, argv);
         ascviz::ui::setApplicationIdentity();

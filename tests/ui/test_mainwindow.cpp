@@ -129,10 +129,11 @@ void TestMainWindow::noModelYet()
     QVERIFY(!w.interactivePage()->generateButton()->isEnabled());
     QVERIFY(!w.interactivePage()->scoreButton()->isEnabled());
     QVERIFY(w.modelText().contains(QStringLiteral("none")));
-    QCOMPARE(w.tabs()->count(), 3);
+    QCOMPARE(w.tabs()->count(), 4);
     QCOMPARE(w.tabs()->tabText(0), QStringLiteral("Interactive"));
     QCOMPARE(w.tabs()->tabText(1), QStringLiteral("Batch"));
     QCOMPARE(w.tabs()->tabText(2), QStringLiteral("Analysis"));
+    QCOMPARE(w.tabs()->tabText(3), QStringLiteral("Study"));
 }
 
 void TestMainWindow::openSnippetFromBatch()

@@ -8,6 +8,7 @@
 #include "pages/batch/batchpage.h"
 #include "pages/interactive/interactiveengine.h"
 #include "pages/analysis/analysispage.h"
+#include "pages/study/studypage.h"
 #include "pages/interactive/interactivepage.h"
 #include "views/detailspanel.h"
 #include "pages/page.h"
@@ -59,7 +60,7 @@ void TestPages::initTestCase()
 void TestPages::mainWindowEnumeratesPages()
 {
     MainWindow w;
-    QCOMPARE(w.pages().size(), 3);
+    QCOMPARE(w.pages().size(), 4);
     QCOMPARE(w.tabs()->count(), w.pages().size());
     for (int i = 0; i < w.pages().size(); ++i) {
         QCOMPARE(w.tabs()->widget(i), w.pages()[i]->widget());
@@ -68,6 +69,7 @@ void TestPages::mainWindowEnumeratesPages()
     QCOMPARE(w.pages()[0], static_cast<Page*>(w.interactivePage()));
     QCOMPARE(w.pages()[1], static_cast<Page*>(w.batchPage()));
     QCOMPARE(w.pages()[2], static_cast<Page*>(w.analysisPage()));
+    QCOMPARE(w.pages()[3], static_cast<Page*>(w.studyPage()));
     w.tabs()->setCurrentIndex(1);
     QCOMPARE(w.currentPage(), static_cast<Page*>(w.batchPage()));
     // The Interactive page's menu (View) is in the menu bar; its actions bring the page to the front.

@@ -55,6 +55,16 @@ ParseResult parseGuiCommandLine(const QStringList& args, GuiOptions* out, QStrin
     const QCommandLineOption quit(QStringLiteral("quit"), QStringLiteral("Exit when done (after the screenshot)."));
     p.addOptions({model, device, dtype, promptFile, session, generate, greedy, maxNew, temperature, topP, topK, seed, view,
                   aggregation, selectNode, selectToken, screenshot, quit});
+    // Listed for --help only: main() runs these study modes before this parser (pages/study/studycommand.h).
+    const QCommandLineOption runStudy(
+        QStringLiteral("run-study"),
+        QStringLiteral("Participant mode: STUDY.json --participant ID [--responses FILE] [--windowed] (must come first)."),
+        QStringLiteral("STUDY"));
+    const QCommandLineOption renderTrial(
+        QStringLiteral("render-study-trial"),
+        QStringLiteral("A trial as PNG: STUDY.json --participant ID --trial K --png OUT [--size WxH] (must come first)."),
+        QStringLiteral("STUDY"));
+    p.addOptions({runStudy, renderTrial});
 
     if (!p.parse(args)) {
         *message = p.errorText();

@@ -1,0 +1,120 @@
+// User studies of the explanations (method.md §9; docs/study.md): the design (samples, conditions,
+// questions with their Likert scales, participants), the counterbalanced assignment of trials, and the
+// study file ("format": "ascviz-study", "version": 1). The samples' evaluations (tokens, NtP, AST values)
+// are stored in the study file when it is created, so running a study needs no model and every
+// participant sees the same numbers. Plain C++, no Qt.
+#pragma once
+#include "ascviz/eval/eval.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ascviz {
+
+constexpr int kStudyVersion = 1;
+
+// The four conditions of the paper: C = code only, S1 = sequence view with NtP, S2 = AST partial,
+// S3 = AST complete.
+const std::vector<std::string>& studyConditionNames(); // {"C", "S1", "S2", "S3"}
+bool isStudyCondition(const std::string& name);
+std::string conditionDescription(const std::string& name); // "code only", "sequence view with NtP", ...
+
+struct StudyQuestion {
+    std::string id;                  // "useful", "readable", "complex" (the key in reports and CSV)
+    std::string text;                // what the participant reads
+    std::vector<std::string> labels; // one per scale point, lowest first; labels.size() = 4 or 5
+    int points() const { return int(labels.size()); }
+};
+// The default labels of a 4- or 5-point agreement scale.
+std::vector<std::string> defaultLikertLabels(int points);
+// The paper's three questions on a `points`-point scale.
+std::vector<StudyQuestion> defaultStudyQuestions(int points = 5);
+
+struct StudySample {
+    std::string id;                         // the corpus entry's id
+    std::string language;                   // a language of the registry
+    std::shared_ptr<const EvalResult> eval; // the stored evaluation (the text is eval->scored.text)
+};
+
+struct StudyTrial {
+    int sample = 0; // index into Study::samples
+    std::string condition;
+};
+
+struct StudyParticipant {
+    std::string id;                 // "P01", ...
+    std::vector<StudyTrial> trials; // in presentation order
+};
+
+struct Study {
+    std::string id;      // a name; identifies the study in its responses files
+    std::string title;   // for the researcher (never shown to participants)
+    std::string created; // ISO UTC time
+    std::string model;   // the model that computed the evaluations (never shown to participants)
+    std::string source;  // where the samples came from (corpus path, "interactive", ...)
+    uint64_t seed = 0;
+    Aggregation aggregation = Aggregation::Median;
+    std::vector<std::string> conditions;
+    std::vector<StudyQuestion> questions;
+    std::vector<StudySample> samples;
+    std::vector<StudyParticipant> participants;
+    std::string exitKey = "Ctrl+Shift+F12"; // ends participant mode (a Qt key sequence)
+    bool allowComments = true;
+
+    // FNV-1a 64 (hex) over the design: samples (id, text, tokens, NtP), conditions, questions, scales and
+    // the participants' trials. A responses file records it; another study's file is refused.
+    std::string fingerprint() const;
+    const StudyParticipant* participant(const std::string& id) const; // nullptr when absent
+    const StudyQuestion* question(const std::string& id) const;
+};
+
+// The counterbalanced assignment (docs/study.md): the samples are put in a seeded order (Fisher-Yates on
+// mt19937_64(seed)); participant p (0-based) shows the sample at position i under condition
+// (i + p) mod k, so each participant sees every condition samples/k times and, in every group of k
+// consecutive participants, each sample appears once under every condition (a Latin square). Each
+// participant's trials are then shuffled with mt19937_64(seed + 1 + p). Requires samples to be a positive
+// multiple of k (InputError otherwise) and at least one participant. Participant ids are P01, P02, ...
+std::vector<StudyParticipant> assignTrials(int samples, const std::vector<std::string>& conditions, int participants,
+                                           uint64_t seed);
+
+struct StudyDesign {
+    std::string id, title, model, source;
+    uint64_t seed = 0;
+    Aggregation aggregation = Aggregation::Median;
+    std::vector<std::string> conditions = studyConditionNames();
+    std::vector<StudyQuestion> questions = defaultStudyQuestions();
+    int participants = 4;
+};
+// Checks the design (conditions known and distinct, questions with 4 or 5 labels and distinct ids, samples
+// a multiple of the conditions) and assigns the trials. Throws InputError naming what is wrong.
+Study makeStudy(const StudyDesign& design, std::vector<StudySample> samples);
+
+// A sample from a scored text: evaluates it (categories of its language). `promptBytes` < text size
+// flags the tokens after it as generated.
+StudySample makeStudySample(const std::string& id, const std::string& language, ScoredText scored, Aggregation a);
+
+// Indices of `n` of `available` entries drawn reproducibly (Fisher-Yates on mt19937_64(seed)), in corpus
+// order. Throws InputError when n is not in 1..available.
+std::vector<std::size_t> drawSamples(std::size_t available, int n, uint64_t seed);
+// When `prompt` is a prefix of the text: its bytes are the prompt, the tokens from there on are flagged
+// generated (what a participant sees as the completion). Otherwise every token is prompt.
+void applyPrompt(ScoredText& s, const std::optional<std::string>& prompt);
+
+nlohmann::json studyToJson(const Study& s);
+// Throws InputError: not a study file, a newer version (naming both versions), a missing field, duplicate
+// participant ids, a trial naming a missing sample or an unknown condition, a stored evaluation that does
+// not match the text.
+Study studyFromJson(const nlohmann::json& j);
+// The assignment JSON of `study init` (docs/cli.md): {"study", "conditions", "samples", "participants"}.
+nlohmann::json assignmentJson(const Study& s);
+
+// Writes the study file; refuses (InputError) to overwrite an existing file unless `overwrite`.
+void writeStudyFile(const std::filesystem::path& path, const Study& s, bool overwrite = false);
+Study readStudyFile(const std::filesystem::path& path);
+
+} // namespace ascviz
