@@ -2,7 +2,7 @@
 // export (numbers recomputed here from the exported CSV), render (a PNG through the GUI executable), and
 // bad input (exit status and one-line messages; nothing overwritten).
 #include "cli_runner.h"
-#include "tempdir.h"
+#include "testdata.h"
 
 #include "ascviz/study/report.h"
 #include "ascviz/study/responses.h"

@@ -21,8 +21,10 @@ namespace ascviz::testdata {
 // (a failed assertion included; a static one at exit). ASCVIZ_KEEP_TEST_TMP=1 keeps it for debugging.
 class TempDir {
 public:
-    explicit TempDir(const std::string& prefix = "ascviz-test")
+    // The folder is named ascviz-<name>-XXXXXX ("ascviz-" is not repeated when `name` starts with it).
+    explicit TempDir(const std::string& name = "ascviz-test")
     {
+        const std::string prefix = name.rfind("ascviz", 0) == 0 ? name : "ascviz-" + name;
         std::string tmpl = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
         if (!mkdtemp(tmpl.data()))
             throw std::runtime_error("cannot create a temporary folder " + tmpl);

@@ -1,7 +1,7 @@
 // The study design: counterbalanced assignment (balance, reproducibility), the study file (round trip,
 // refusals of bad input, nothing overwritten).
 #include "study_test_util.h"
-#include "tempdir.h"
+#include "testdata.h"
 
 #include "ascviz/base/error.h"
 #include "ascviz/study/study.h"

@@ -1,7 +1,7 @@
 // The responses file (answers as given, resume, refusals) and the report, whose numbers are recomputed here
 // from the CSV export.
 #include "study_test_util.h"
-#include "tempdir.h"
+#include "testdata.h"
 
 #include "ascviz/base/error.h"
 #include "ascviz/study/report.h"

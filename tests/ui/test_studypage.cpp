@@ -5,7 +5,7 @@
 #include "uitest_util.h"
 
 #include "study_test_util.h"
-#include "tempdir.h"
+#include "testdata.h"
 
 #include "common/textpos.h"
 #include "pages/study/likertchart.h"
