@@ -6,7 +6,7 @@ namespace ascviz::cli {
 
 Args::Args(std::vector<std::string> tokens) : m_tokens(std::move(tokens)), m_used(m_tokens.size(), false) {}
 
-std::optional<std::string> Args::value(const std::string& name)
+std::optional<std::string> Args::take(const std::string& name, bool dashValues)
 {
     const std::string prefix = name + "=";
     for (std::size_t i = 0; i < m_tokens.size(); ++i) {
@@ -14,7 +14,7 @@ std::optional<std::string> Args::value(const std::string& name)
             continue;
         if (m_tokens[i] == name) {
             if (i + 1 >= m_tokens.size() || m_used[i + 1] ||
-                (m_tokens[i + 1].rfind("--", 0) == 0 && m_tokens[i + 1].size() > 2))
+                (!dashValues && m_tokens[i + 1].rfind("--", 0) == 0 && m_tokens[i + 1].size() > 2))
                 throw UsageError(name + " needs a value");
             m_used[i] = m_used[i + 1] = true;
             return m_tokens[i + 1];
@@ -27,6 +27,8 @@ std::optional<std::string> Args::value(const std::string& name)
     return std::nullopt;
 }
 
+std::optional<std::string> Args::value(const std::string& name) { return take(name, false); }
+
 std::optional<std::string> Args::subcommand()
 {
     if (m_tokens.empty() || m_used[0] || m_tokens[0].rfind("--", 0) == 0)
@@ -38,22 +40,8 @@ std::optional<std::string> Args::subcommand()
 std::vector<std::string> Args::values(const std::string& name, bool dashValues)
 {
     std::vector<std::string> out;
-    const std::string prefix = name + "=";
-    for (std::size_t i = 0; i < m_tokens.size(); ++i) {
-        if (m_used[i])
-            continue;
-        if (m_tokens[i] == name) {
-            if (i + 1 >= m_tokens.size() || m_used[i + 1] ||
-                (!dashValues && m_tokens[i + 1].rfind("--", 0) == 0 && m_tokens[i + 1].size() > 2))
-                throw UsageError(name + " needs a value");
-            m_used[i] = m_used[i + 1] = true;
-            out.push_back(m_tokens[i + 1]);
-            ++i;
-        } else if (m_tokens[i].rfind(prefix, 0) == 0) {
-            m_used[i] = true;
-            out.push_back(m_tokens[i].substr(prefix.size()));
-        }
-    }
+    while (auto v = take(name, dashValues))
+        out.push_back(std::move(*v));
     return out;
 }
 

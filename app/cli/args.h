@@ -38,6 +38,7 @@ public:
     void finish() const;
 
 private:
+    std::optional<std::string> take(const std::string& name, bool dashValues); // the first unused match
     std::vector<std::string> m_tokens;
     std::vector<bool> m_used;
 };

@@ -1,5 +1,6 @@
 // The batch runner end to end with the tiny fixture model: DB contents, cancel + resume, report numbers.
 #include "testdata.h"
+#include "dbcontent.h"
 #include "ascviz/batch/batch.h"
 #include "ascviz/base/error.h"
 #include "ascviz/results/stats.h"
@@ -25,17 +26,7 @@ fs::path tempDir()
 fs::path dataDir() { return testdata::dataDir(); }
 fs::path resources() { return testdata::resourcesDir(); }
 
-std::vector<std::string> dump(const ResultsDb& db, const std::string& sql)
-{
-    std::vector<std::string> rows;
-    db.query(sql, [&](const std::vector<std::optional<std::string>>& cols) {
-        std::string r;
-        for (const auto& c : cols)
-            r += (c ? *c : std::string("NULL")) + "\x1f";
-        rows.push_back(r);
-    });
-    return rows;
-}
+std::vector<std::string> dump(const ResultsDb& db, const std::string& sql) { return testdata::dumpRows(db, sql); }
 
 // Every table's content except timestamps and timings.
 struct DbContent {
@@ -43,11 +34,8 @@ struct DbContent {
 };
 DbContent content(const fs::path& p)
 {
-    const auto db = ResultsDb::open(p);
-    return {dump(db, "SELECT idx, id, location, code, prompt_bytes, status, message, cross_entropy, asc_eval, tokens, "
-                     "ast_nodes, ast_levels, cyclomatic, windowed FROM snippets ORDER BY idx"),
-            dump(db, "SELECT * FROM tokens ORDER BY snippet, idx"),
-            dump(db, "SELECT * FROM nodes ORDER BY snippet, node")};
+    auto c = testdata::dbContent(p);
+    return {std::move(c[0]), std::move(c[1]), std::move(c[2])};
 }
 
 class BatchRun : public ::testing::Test {

@@ -5,6 +5,7 @@
 // SQLite's integrity check, holds only whole snippets, and a resumed run ends equal to an uninterrupted one:
 // no snippet lost or duplicated.
 #include "cli_runner.h"
+#include "dbcontent.h"
 
 #include "ascviz/cluster/slurm.h" // runProgram
 #include "ascviz/results/resultsdb.h"
@@ -70,25 +71,9 @@ pid_t spawn(const std::vector<std::string>& argv, const fs::path& errFile)
     return rc == 0 ? pid : -1;
 }
 
-std::vector<std::string> dump(const ResultsDb& db, const std::string& sql)
-{
-    std::vector<std::string> rows;
-    db.query(sql, [&](const std::vector<std::optional<std::string>>& cols) {
-        std::string r;
-        for (const auto& c : cols)
-            r += (c ? *c : std::string("NULL")) + "\x1f";
-        rows.push_back(r);
-    });
-    return rows;
-}
 
-std::vector<std::vector<std::string>> content(const fs::path& p)
-{
-    const auto db = ResultsDb::open(p);
-    return {dump(db, "SELECT idx, id, location, code, prompt_bytes, status, message, cross_entropy, asc_eval, tokens, "
-                     "ast_nodes, ast_levels, cyclomatic, windowed, language FROM snippets ORDER BY idx"),
-            dump(db, "SELECT * FROM tokens ORDER BY snippet, idx"), dump(db, "SELECT * FROM nodes ORDER BY snippet, node")};
-}
+std::vector<std::vector<std::string>> content(const fs::path& p) { return testdata::dbContent(p); }
+std::vector<std::string> dump(const ResultsDb& db, const std::string& sql) { return testdata::dumpRows(db, sql); }
 
 std::string one(const ResultsDb& db, const std::string& sql)
 {

@@ -1,6 +1,7 @@
 // Shards of a batch run (batch --shard I/N) and their merge: the merged database equals a single run, and
 // every inconsistent set of shards is refused with nothing written.
 #include "testdata.h"
+#include "dbcontent.h"
 
 #include "ascviz/base/error.h"
 #include "ascviz/batch/batch.h"
@@ -16,26 +17,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<std::string> dump(const ResultsDb& db, const std::string& sql)
-{
-    std::vector<std::string> rows;
-    db.query(sql, [&](const std::vector<std::optional<std::string>>& cols) {
-        std::string r;
-        for (const auto& c : cols)
-            r += (c ? *c : std::string("NULL")) + "\x1f";
-        rows.push_back(r);
-    });
-    return rows;
-}
 
-// Every table's content except timestamps and timings.
-std::vector<std::vector<std::string>> content(const fs::path& p)
-{
-    const auto db = ResultsDb::open(p);
-    return {dump(db, "SELECT idx, id, location, code, prompt_bytes, status, message, cross_entropy, asc_eval, tokens, "
-                     "ast_nodes, ast_levels, cyclomatic, windowed, language FROM snippets ORDER BY idx"),
-            dump(db, "SELECT * FROM tokens ORDER BY snippet, idx"), dump(db, "SELECT * FROM nodes ORDER BY snippet, node")};
-}
+std::vector<std::vector<std::string>> content(const fs::path& p) { return testdata::dbContent(p); }
 
 std::string messageOf(const std::function<void()>& f)
 {

@@ -5,6 +5,7 @@
 // with scancel and requeued; `slurm resume` replaces the merge job whose afterok dependency the
 // cancellation broke; the merged database equals a single-machine `batch` of the same corpus.
 #include "testdata.h"
+#include "dbcontent.h"
 
 #include "ascviz/cluster/slurm.h"
 #include "ascviz/results/resultsdb.h"
@@ -23,25 +24,8 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-std::vector<std::string> dump(const ResultsDb& db, const std::string& sql)
-{
-    std::vector<std::string> rows;
-    db.query(sql, [&](const std::vector<std::optional<std::string>>& cols) {
-        std::string r;
-        for (const auto& c : cols)
-            r += (c ? *c : std::string("NULL")) + "\x1f";
-        rows.push_back(r);
-    });
-    return rows;
-}
 
-std::vector<std::vector<std::string>> content(const fs::path& p)
-{
-    const auto db = ResultsDb::open(p);
-    return {dump(db, "SELECT idx, id, location, code, prompt_bytes, status, message, cross_entropy, asc_eval, tokens, "
-                     "ast_nodes, ast_levels, cyclomatic, windowed, language FROM snippets ORDER BY idx"),
-            dump(db, "SELECT * FROM tokens ORDER BY snippet, idx"), dump(db, "SELECT * FROM nodes ORDER BY snippet, node")};
-}
+std::vector<std::vector<std::string>> content(const fs::path& p) { return testdata::dbContent(p); }
 
 ProgramResult cli(std::vector<std::string> args)
 {

@@ -1,5 +1,6 @@
 // Bootstrapped medians and corpus statistics (method.md §6).
 #include "ascviz/results/stats.h"
+#include "ascviz/base/csv.h"
 
 #include "ascviz/base/error.h"
 #include "ascviz/syntax/language.h"
@@ -348,20 +349,6 @@ nlohmann::json statsToJson(const CorpusStats& s)
     }
     j["languages"] = std::move(languages);
     return j;
-}
-
-std::string csvField(const std::string& s)
-{
-    if (s.find_first_of(",\"\r\n") == std::string::npos)
-        return s;
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"')
-            out += '"';
-        out += c;
-    }
-    out += '"';
-    return out;
 }
 
 std::vector<std::filesystem::path> writeCsvReport(const CorpusStats& s, const ResultsDb& db,

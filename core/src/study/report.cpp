@@ -1,5 +1,6 @@
 // The report of a study's answers and the CSV forms of answers and report (docs/study.md).
 #include "ascviz/study/report.h"
+#include "ascviz/base/csv.h"
 
 #include "ascviz/base/error.h"
 #include "ascviz/base/utf8.h"
@@ -16,19 +17,6 @@ namespace fs = std::filesystem;
 namespace {
 
 const char* kColumns[] = {"participant", "trial", "sample", "condition", "question", "answer", "seconds"};
-
-std::string csvField(const std::string& s)
-{
-    if (s.find_first_of(",\"\r\n") == std::string::npos)
-        return s;
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"')
-            out += '"';
-        out += c;
-    }
-    return out + "\"";
-}
 
 // RFC 4180 records with the line each starts on.
 std::vector<std::pair<std::size_t, std::vector<std::string>>> csvRecords(const std::string& text)
