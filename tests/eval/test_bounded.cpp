@@ -184,8 +184,9 @@ TEST(DeepNesting, TenAndHundredThousandLevelsOnAnEightMegabyteAndASmallStack)
                     const std::string json = evalResultJson(r).dump();
                     ASSERT_EQ(nlohmann::json::parse(json)["nodes"].size(), r.tree.nodes().size());
                     const auto clean = languagesParsingCleanly(r.tree.text(), "python"); // bounded: no crash
-                    if (r.tree.text().size() > limits::kMaxCleanParseHintBytes)
+                    if (r.tree.text().size() > limits::kMaxCleanParseHintBytes) {
                         EXPECT_TRUE(clean.empty());
+                    }
                 }
                 std::printf("[timing] depth %d on a %zu KiB stack: parse+eval+layout+SVG+JSON in %.2f s\n", depth,
                             stack >> 10, secondsSince(t0));
