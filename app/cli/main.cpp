@@ -174,7 +174,7 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "    --sbatch-extra LINE   one more sbatch option per use (--sbatch-extra --account=abc)\n"
           "    --dry-run      write the scripts only\n"
           "    batch options passed to every shard: --language --extensions --limit --batch-size --aggregation\n"
-          "    --device --dtype --threads\n"
+          "    --device --dtype --threads --max-text-bytes --max-ast-depth\n"
           "  status DIR [--watch S] [--no-queue] [--out FILE]   per-shard progress from the shard databases and\n"
           "         squeue: {\"shards\":[{\"shard\",\"done\",\"planned\",\"status\"}], ...}; --watch repeats every S s\n"
           "         until merged or nothing queued\n"
