@@ -121,6 +121,8 @@ int cmdBatch(Args& args)
     const std::string language = languageOptionOrEmpty(args); // "": each snippet's own (field, extension)
     const std::string exts = args.valueOr("--extensions", "");
     const bool quiet = args.flag("--quiet");
+    const std::size_t maxTextBytes = maxTextBytesOption(args);
+    const int maxAstDepth = maxAstDepthOption(args);
     LoadOptions lo = loadOptions(args);
     args.finish();
     if (limit < 0)
@@ -165,6 +167,8 @@ int cmdBatch(Args& args)
     opts.limit = limit;
     opts.resume = resume;
     opts.batchSize = batchSize;
+    opts.maxTextBytes = maxTextBytes;
+    opts.maxAstDepth = maxAstDepth;
     opts.shard = shard;
     opts.cancel = &g_cancel;
     opts.modelDir = modelDir.string();

@@ -3,6 +3,7 @@
 #include "common.h"
 
 #include "ascviz/base/error.h"
+#include "ascviz/base/limits.h"
 #include "ascviz/base/resources.h"
 #include "ascviz/base/utf8.h"
 
@@ -23,10 +24,12 @@ int cmdScore(Args& args)
     const auto load = loadOptions(args);
     const auto textFile = args.value("--text-file");
     const auto outFile = args.value("--out");
+    const std::size_t maxTextBytes = maxTextBytesOption(args);
     args.finish();
     if (!textFile)
         throw UsageError("missing required option --text-file");
     const std::string text = readUtf8File(*textFile);
+    limits::checkTextSize(text.size(), maxTextBytes, *textFile);
     const auto model = LanguageModel::load(dir, load);
     const ScoredText s = model->score(text);
     nlohmann::json j;

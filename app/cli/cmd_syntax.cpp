@@ -3,6 +3,7 @@
 #include "common.h"
 
 #include "ascviz/base/error.h"
+#include "ascviz/base/limits.h"
 #include "ascviz/eval/eval.h"
 #include "ascviz/eval/evaljson.h"
 #include "ascviz/render/svg.h"
@@ -85,6 +86,8 @@ struct EvalInputs {
     Aggregation aggregation = Aggregation::Median;
     std::string language;
     std::optional<std::string> categoriesFile;
+    std::size_t maxTextBytes = limits::kDefaultMaxTextBytes;
+    int maxAstDepth = limits::kDefaultMaxAstDepth;
 };
 
 // Reads the options shared by eval and render (the caller reads its own, then calls args.finish()).
@@ -120,6 +123,8 @@ EvalInputs readEvalOptions(Args& args)
     }
     in.language = languageOption(args, in.textFile);
     in.categoriesFile = args.value("--categories");
+    in.maxTextBytes = maxTextBytesOption(args);
+    in.maxAstDepth = maxAstDepthOption(args);
     return in;
 }
 
@@ -135,6 +140,7 @@ EvalResult runEval(const EvalInputs& in, std::string* dtype = nullptr)
     if (in.scoresFile) {
         scored = scoredFromJson(*in.scoresFile, text);
     } else {
+        limits::checkTextSize(text->size(), in.maxTextBytes, *in.textFile); // before loading the model
         auto model = LanguageModel::load(resolveModelDir(*in.modelDir), in.load);
         scored = model->score(*text);
         if (dtype)
@@ -152,7 +158,7 @@ EvalResult runEval(const EvalInputs& in, std::string* dtype = nullptr)
             scored.promptTokens += t.generated ? 0 : 1;
         }
     }
-    return evaluate(std::move(scored), in.language, in.aggregation, categories);
+    return evaluate(std::move(scored), in.language, in.aggregation, categories, in.maxAstDepth);
 }
 
 } // namespace
@@ -227,6 +233,8 @@ int cmdRender(Args& args)
     const EvalInputs in = readEvalOptions(args);
     const std::string view = args.require("--view");
     const std::string svgFile = args.require("--svg");
+    LayoutOptions layout;
+    layout.maxGraphvizNodes = static_cast<std::size_t>(args.uint64Value("--max-graphviz-nodes", layout.maxGraphvizNodes));
     if (view != "complete" && view != "partial" && view != "sequence")
         throw UsageError("--view must be complete, partial or sequence");
     args.finish();
@@ -241,7 +249,7 @@ int cmdRender(Args& args)
     const EvalResult r = runEval(in);
     warnSyntaxProblems(r.tree, in.textFile ? *in.textFile : *in.scoresFile);
     const std::string svg = view == "sequence" ? renderSequenceSvg(r)
-                                               : renderAstSvg(r, view == "complete" ? AstView::Complete : AstView::Partial);
+                                               : renderAstSvg(r, view == "complete" ? AstView::Complete : AstView::Partial, layout);
     std::ofstream f(svgFile, std::ios::binary);
     if (!f)
         throw InputError("cannot write " + svgFile);

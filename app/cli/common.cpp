@@ -1,6 +1,7 @@
 #include "common.h"
 
 #include "ascviz/base/error.h"
+#include "ascviz/base/limits.h"
 #include "ascviz/base/resources.h"
 
 #include <fstream>
@@ -28,6 +29,19 @@ std::unique_ptr<LanguageModel> loadModel(Args& args)
     const auto dir = resolveModelDir(args.valueOr("--model", "default"));
     auto opts = loadOptions(args);
     return LanguageModel::load(dir, opts);
+}
+
+std::size_t maxTextBytesOption(Args& args)
+{
+    return static_cast<std::size_t>(args.uint64Value(limits::kMaxTextBytesOption, limits::kDefaultMaxTextBytes));
+}
+
+int maxAstDepthOption(Args& args)
+{
+    const int n = args.intValue(limits::kMaxAstDepthOption, limits::kDefaultMaxAstDepth);
+    if (n < 0)
+        throw UsageError(std::string(limits::kMaxAstDepthOption) + " must be >= 0 (0 = no limit)");
+    return n;
 }
 
 nlohmann::json tokensJson(const ScoredText& s, bool withGenerated)

@@ -55,7 +55,9 @@ const char* kEvalOptions =
     "  --prompt-bytes N   the first N bytes are the prompt (the rest counts as generated)\n"
     "  --aggregation A    θ over a node's token NtPs: median (default), mean, max or min\n"
     "  --language L       a language of the registry (resources/languages); default: the file's\n                     extension's language, else the registry's default\n"
-    "  --categories F     a category table (JSON) instead of the language's own\n";
+    "  --categories F     a category table (JSON) instead of the language's own\n"
+    "  --max-text-bytes N the most bytes a model scores (default 32768; 0 = no limit): longer text is refused\n"
+    "  --max-ast-depth N  the deepest syntax tree evaluated, in levels (default 1000; 0 = no limit)\n";
 
 struct CommandHelp {
     const char* usage;
@@ -79,6 +81,7 @@ const std::map<std::string, CommandHelp>& commandHelp()
          {"ascviz-cli score --model M --text-file F [--out FILE]",
           "  teacher-forced NtP of every token: {\"model\", \"tokens\":[{\"id\",\"start\",\"end\",\"ntp\"}], \"cross_entropy\"}\n"
           "  --text-file F      the text (UTF-8; '-' = stdin)\n"
+          "  --max-text-bytes N the most bytes scored (default 32768; 0 = no limit): longer text is refused\n"
           "  --out FILE         write the JSON there instead of stdout\n",
           true}},
         {"generate",
@@ -172,6 +175,8 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "  --extensions E     file extensions read from a corpus folder, comma-separated (default: the language's)\n"
           "  --shard I/N        only shard I (0-based) of N: snippet k of the run (file order, after --limit) is\n"
           "                     in shard k mod N; the database records the shard (merge joins them)\n"
+          "  --max-text-bytes N longer snippets are stored as error rows, unscored (default 32768; 0 = no limit)\n"
+          "  --max-ast-depth N  deeper syntax trees are stored as error rows (default 1000 levels; 0 = no limit)\n"
           "  --quiet            no progress line\n",
           true}},
         {"merge",
@@ -190,7 +195,7 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "    --sbatch-extra LINE   one more sbatch option per use (--sbatch-extra --account=abc)\n"
           "    --dry-run      write the scripts only\n"
           "    batch options passed to every shard: --language --extensions --limit --batch-size --aggregation\n"
-          "    --device --dtype --threads\n"
+          "    --device --dtype --threads --max-text-bytes --max-ast-depth\n"
           "  status DIR [--watch S] [--no-queue] [--out FILE]   per-shard progress from the shard databases and\n"
           "         squeue: {\"shards\":[{\"shard\",\"done\",\"planned\",\"status\"}], ...}; --watch repeats every S s\n"
           "         until merged or nothing queued\n"
@@ -225,7 +230,9 @@ void printCommandHelp(const std::string& name)
     else
         std::cout << "  score + parse + align + aggregate (AsC-Eval per AST node)\n" << kEvalOptions;
     if (name == "render")
-        std::cout << "  --view V           complete, partial or sequence\n  --svg OUT          the SVG file to write\n";
+        std::cout << "  --view V           complete, partial or sequence\n  --svg OUT          the SVG file to write\n"
+                     "  --max-graphviz-nodes N  AST views with more shown nodes use a linear-time tree layout instead\n"
+                     "                     of Graphviz dot (default 1500; 0 = always Graphviz)\n";
     else if (name == "eval")
         std::cout << "  --out FILE         write the JSON there instead of stdout\n";
     if (h.modelOptions)

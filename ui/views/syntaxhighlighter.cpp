@@ -74,6 +74,10 @@ void SyntaxHighlighter::setRules(const HighlightRules& r)
 
 void SyntaxHighlighter::highlightBlock(const QString& text)
 {
+    // Bounded work (docs/limits.md): regular expressions over every line of a huge document would hold the
+    // GUI thread for seconds; such a text (far over the scoring limit) is shown plain.
+    if (document() && document()->characterCount() > kMaxHighlightedChars)
+        return;
     for (const Rule& r : std::as_const(m_rules)) {
         auto it = r.re.globalMatch(text);
         while (it.hasNext()) {

@@ -15,6 +15,8 @@ namespace ascviz::ui {
 class SyntaxHighlighter : public QSyntaxHighlighter {
     Q_OBJECT
 public:
+    // Documents longer than this (in QChars) are not highlighted: docs/limits.md.
+    static constexpr int kMaxHighlightedChars = 256 * 1024;
     explicit SyntaxHighlighter(QTextDocument* doc);
     // Replaces the rules and re-highlights the document.
     void setRules(const HighlightRules& rules);

@@ -163,11 +163,12 @@ private:
 EvalResult evaluateEntry(const LanguageModel& model, const CorpusEntry& entry, const BatchOptions& opts,
                          const CategoryMap& categories, std::string* note)
 {
+    limits::checkTextSize(entry.code.size(), opts.maxTextBytes, "the snippet");
     ScoreOptions so;
     so.topK = 0;
     ScoredText s = model.score(entry.code, so);
     markPrompt(s, entry, note);
-    return evaluate(std::move(s), languageOf(entry, opts), opts.aggregation, categories);
+    return evaluate(std::move(s), languageOf(entry, opts), opts.aggregation, categories, opts.maxAstDepth);
 }
 
 BatchSummary runBatch(const LanguageModel& model, const Corpus& corpus, const fs::path& dbPath,
@@ -268,7 +269,10 @@ BatchSummary runBatch(const LanguageModel& model, const Corpus& corpus, const fs
         const auto t0 = Clock::now();
         // Batched scoring when asked; a failing batch falls back to one by one so errors stay per snippet.
         std::vector<std::optional<ScoredText>> scored(gEnd - g);
-        if (gEnd - g > 1) {
+        bool withinLimit = true; // an over-limit snippet is refused one by one (evaluateEntry), never scored
+        for (std::size_t k = g; k < gEnd && opts.maxTextBytes > 0; ++k)
+            withinLimit = withinLimit && corpus.entries[static_cast<std::size_t>(pending[k])].code.size() <= opts.maxTextBytes;
+        if (gEnd - g > 1 && withinLimit) {
             try {
                 std::vector<std::string> texts;
                 for (std::size_t k = g; k < gEnd; ++k)
@@ -304,7 +308,7 @@ BatchSummary runBatch(const LanguageModel& model, const Corpus& corpus, const fs
                 std::string note;
                 if (auto& pre = scored[k - g]) {
                     markPrompt(*pre, e, &note);
-                    result.emplace(evaluate(std::move(*pre), meta.language, opts.aggregation, table));
+                    result.emplace(evaluate(std::move(*pre), meta.language, opts.aggregation, table, opts.maxAstDepth));
                 } else {
                     result.emplace(evaluateEntry(model, e, opts, table, &note));
                 }

@@ -163,7 +163,8 @@ void computeFeatures(EvalResult& r)
 
 } // namespace
 
-EvalResult evaluate(ScoredText scored, const std::string& language, Aggregation a, const CategoryMap& categories)
+EvalResult evaluate(ScoredText scored, const std::string& language, Aggregation a, const CategoryMap& categories,
+                    int maxAstDepth)
 {
     for (std::size_t i = 0; i < scored.tokens.size(); ++i) {
         const auto& t = scored.tokens[i];
@@ -174,6 +175,7 @@ EvalResult evaluate(ScoredText scored, const std::string& language, Aggregation 
     }
     EvalResult r;
     r.tree = SyntaxTree::parse(language, scored.text);
+    limits::checkAstDepth(r.tree.levels(), maxAstDepth);
     r.scored = std::move(scored);
     r.aggregation = a;
 

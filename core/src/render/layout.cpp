@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <sstream>
+#include <tuple>
 #include <unordered_map>
 
 namespace ascviz {
@@ -111,13 +112,113 @@ std::string inches(double points)
 
 } // namespace
 
-GraphLayout layoutAst(const EvalResult& r, AstView view)
+namespace {
+constexpr double kNodeSep = 0.12 * 72.0; // dot's nodesep and ranksep below, in points
+constexpr double kRankSep = 0.32 * 72.0;
+constexpr double kTreeMargin = 4.0;      // dot's bounding box pad
+} // namespace
+
+GraphLayout layoutAstTree(const EvalResult& r, AstView view)
+{
+    const auto& ast = r.tree.nodes();
+    const std::vector<int> visible = visibleNodes(r, view);
+    GraphLayout out;
+    out.engine = LayoutEngine::Tree;
+    if (visible.empty())
+        return out;
+    const std::size_t n = visible.size();
+    // Index k in `visible` (pre-order). parent: the nearest shown ancestor's index (-1 for a root).
+    std::vector<int> slot(ast.size(), -1);
+    for (std::size_t k = 0; k < n; ++k)
+        slot[static_cast<std::size_t>(visible[k])] = static_cast<int>(k);
+    std::vector<int> parent(n, -1), depth(n, 0), firstChild(n, -1), lastChild(n, -1);
+    std::vector<int> nearest(ast.size(), -1); // node id -> nearest shown node at or above it
+    for (const auto& a : ast) {               // ast is in pre-order: parents come first
+        const auto id = static_cast<std::size_t>(a.id);
+        nearest[id] = slot[id] >= 0 ? slot[id] : (a.parent >= 0 ? nearest[static_cast<std::size_t>(a.parent)] : -1);
+    }
+    std::vector<double> w(n), h(n), x(n, 0.0);
+    int maxDepth = 0;
+    out.nodes.resize(n);
+    for (std::size_t k = 0; k < n; ++k) {
+        const AstNode& a = ast[static_cast<std::size_t>(visible[k])];
+        const int p = a.parent >= 0 ? nearest[static_cast<std::size_t>(a.parent)] : -1;
+        parent[k] = p;
+        if (p >= 0) {
+            depth[k] = depth[static_cast<std::size_t>(p)] + 1;
+            if (firstChild[static_cast<std::size_t>(p)] < 0)
+                firstChild[static_cast<std::size_t>(p)] = static_cast<int>(k);
+            lastChild[static_cast<std::size_t>(p)] = static_cast<int>(k);
+            out.edges.push_back({visible[static_cast<std::size_t>(p)], a.id, {}});
+        }
+        maxDepth = std::max(maxDepth, depth[k]);
+        out.nodes[k].node = a.id;
+        out.nodes[k].label = nodeLabel(r, a.id, view);
+        std::tie(w[k], h[k]) = labelSize(out.nodes[k].label);
+    }
+    // Ranks: the tallest box of each depth, stacked with dot's rank separation.
+    std::vector<double> rankH(static_cast<std::size_t>(maxDepth) + 1, 0.0), rankY(rankH.size(), 0.0);
+    for (std::size_t k = 0; k < n; ++k)
+        rankH[static_cast<std::size_t>(depth[k])] = std::max(rankH[static_cast<std::size_t>(depth[k])], h[k]);
+    double y = kTreeMargin;
+    for (std::size_t d = 0; d < rankH.size(); ++d) {
+        rankY[d] = y + rankH[d] / 2;
+        y += rankH[d] + kRankSep;
+    }
+    // x in post-order (children before their parent; on one rank, left before right): leaves at the next free
+    // column, parents centred over their children, pushed right of the previous box on their rank.
+    std::vector<double> rankRight(rankH.size(), kTreeMargin - kNodeSep);
+    double nextLeft = kTreeMargin, right = kTreeMargin;
+    auto place = [&](std::size_t k) {
+        const auto d = static_cast<std::size_t>(depth[k]);
+        double left = firstChild[k] < 0 ? nextLeft
+                                        : (x[static_cast<std::size_t>(firstChild[k])] + x[static_cast<std::size_t>(lastChild[k])]) / 2 - w[k] / 2;
+        left = std::max(left, rankRight[d] + kNodeSep);
+        x[k] = left + w[k] / 2;
+        rankRight[d] = left + w[k];
+        if (firstChild[k] < 0)
+            nextLeft = left + w[k] + kNodeSep;
+        right = std::max(right, left + w[k]);
+    };
+    std::vector<std::size_t> open; // the current root-to-node path, as indices
+    for (std::size_t k = 0; k < n; ++k) {
+        while (!open.empty() && depth[open.back()] >= depth[k]) {
+            place(open.back());
+            open.pop_back();
+        }
+        open.push_back(k);
+    }
+    while (!open.empty()) {
+        place(open.back());
+        open.pop_back();
+    }
+    for (std::size_t k = 0; k < n; ++k) {
+        auto& ln = out.nodes[k];
+        ln.x = x[k];
+        ln.y = rankY[static_cast<std::size_t>(depth[k])];
+        ln.width = w[k];
+        ln.height = h[k];
+    }
+    out.width = right + kTreeMargin;
+    out.height = y - kRankSep + kTreeMargin;
+    for (auto& e : out.edges) {
+        const auto& a = out.nodes[static_cast<std::size_t>(slot[static_cast<std::size_t>(e.from)])];
+        const auto& b = out.nodes[static_cast<std::size_t>(slot[static_cast<std::size_t>(e.to)])];
+        const std::pair<double, double> p0{a.x, a.y + a.height / 2}, p3{b.x, b.y - b.height / 2};
+        e.points = {p0, p0, p3, p3};
+    }
+    return out;
+}
+
+GraphLayout layoutAst(const EvalResult& r, AstView view, const LayoutOptions& options)
 {
     const auto& ast = r.tree.nodes();
     const std::vector<int> visible = visibleNodes(r, view);
     GraphLayout out;
     if (visible.empty())
         return out;
+    if (options.maxGraphvizNodes > 0 && visible.size() > options.maxGraphvizNodes)
+        return layoutAstTree(r, view);
 
     std::vector<char> isVisible(ast.size(), 0);
     for (int id : visible)

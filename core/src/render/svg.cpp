@@ -97,9 +97,9 @@ std::string ceText(const ScoredText& st)
 
 } // namespace
 
-std::string renderAstSvg(const EvalResult& r, AstView view)
+std::string renderAstSvg(const EvalResult& r, AstView view, const LayoutOptions& options)
 {
-    const GraphLayout g = layoutAst(r, view);
+    const GraphLayout g = layoutAst(r, view, options);
     const auto& ast = r.tree.nodes();
     const double titleH = 46.0;
     const double contentW = std::max(g.width, kLegendMinWidth);
@@ -116,7 +116,10 @@ std::string renderAstSvg(const EvalResult& r, AstView view)
                    std::to_string(g.nodes.size()) + " of " + std::to_string(ast.size()) + " nodes shown \u00b7 " +
                    std::to_string(r.features.astLevels) + " levels \u00b7 cyclomatic " +
                    std::to_string(r.features.cyclomatic) + " \u00b7 " + std::to_string(r.features.tokens) +
-                   " tokens \u00b7 cross-entropy " + ceText(r.scored));
+                   " tokens \u00b7 cross-entropy " + ceText(r.scored) +
+                   (g.engine == LayoutEngine::Tree ? " \u00b7 tree layout (over " +
+                                                         std::to_string(options.maxGraphvizNodes) + " nodes for Graphviz)"
+                                                   : std::string()));
 
     s << "<g class=\"graph\" transform=\"translate(" << fmt(gx) << ' ' << fmt(gy) << ")\">\n";
     s << "<g class=\"edges\" fill=\"none\" stroke=\"#777777\" stroke-width=\"1\">\n";

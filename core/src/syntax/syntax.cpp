@@ -3,6 +3,7 @@
 #include "ascviz/syntax/syntax.h"
 
 #include "ascviz/base/error.h"
+#include "ascviz/base/limits.h"
 #include "ascviz/base/utf8.h"
 
 #include <tree_sitter/api.h>
@@ -301,6 +302,8 @@ std::string describeSyntaxProblems(const SyntaxTree& tree)
 std::vector<std::string> languagesParsingCleanly(std::string_view text, const std::string& except)
 {
     std::vector<std::string> out;
+    if (text.size() > limits::kMaxCleanParseHintBytes)
+        return out; // bounded work: see limits.h
     for (const auto& id : SyntaxTree::languages())
         if (id != except && !SyntaxTree::parse(id, text).hasErrors())
             out.push_back(id);

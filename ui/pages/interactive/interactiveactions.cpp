@@ -19,6 +19,8 @@
 #include <QAction>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include "ascviz/base/limits.h"
+
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -223,6 +225,17 @@ bool InteractivePage::openPromptFile(const QString& path, QString* error)
     if (!f.open(QIODevice::ReadOnly)) {
         if (error)
             *error = tr("cannot read %1: %2").arg(path, f.errorString());
+        return false;
+    }
+    // Bounded work (docs/limits.md): QPlainTextEdit holds the GUI thread ~0.5 s a megabyte; a model scores at
+    // most maxTextBytes anyway.
+    if (f.size() > kMaxEditorFileBytes) {
+        if (error)
+            *error = tr("%1 is %2, over the %3 bytes the editor opens (a model scores at most %4 bytes: "
+                        "--max-text-bytes)")
+                         .arg(QFileInfo(path).fileName(), toQString(limits::describeBytes(std::size_t(f.size()))))
+                         .arg(kMaxEditorFileBytes)
+                         .arg(qulonglong(m_engine->maxTextBytes()));
         return false;
     }
     const QString lang = languageForFile(path);

@@ -5,6 +5,7 @@
 #include "services/modelservice.h"
 
 #include "ascviz/base/error.h"
+#include "ascviz/base/limits.h"
 #include "ascviz/syntax/language.h"
 
 #include <QCoreApplication>
@@ -179,9 +180,11 @@ quint64 InteractiveEngine::runModelJob(Phase phase, const QString& prompt, const
     auto cancelled = std::make_shared<bool>(false);
     QPointer<InteractiveEngine> guard(this);
 
-    auto work = [guard, job, state, model, text, opts, generating, result, cancelled](JobContext&) {
+    const std::size_t maxTextBytes = m_maxTextBytes;
+    auto work = [guard, job, state, model, text, opts, generating, result, cancelled, maxTextBytes](JobContext&) {
         if (state->cancel.load())
             throw Cancelled();
+        limits::checkTextSize(text.size(), maxTextBytes, generating ? "the prompt" : "the code");
         if (!generating) {
             *result = model->score(text);
             return;

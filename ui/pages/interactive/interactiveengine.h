@@ -43,6 +43,10 @@ public:
     Aggregation aggregation() const { return m_aggregation; }
     // Re-aggregates the current result (off the GUI thread); a running generation picks it up when done.
     void setAggregation(Aggregation a);
+    // Bounded work (base/limits.h): a longer text is refused by the scoring/generation job with the limit's
+    // message (jobFailed), before the model runs; 0 = no limit.
+    std::size_t maxTextBytes() const { return m_maxTextBytes; }
+    void setMaxTextBytes(std::size_t bytes) { m_maxTextBytes = bytes; }
     QString categoryFile() const { return m_categoryFile; }
     // Loads a category table (empty = the language's bundled one) and re-evaluates the current result. On
     // a bad file returns false with a message and keeps the old table.
@@ -86,6 +90,7 @@ private:
     ModelService* m_models;
     QString m_language;
     Aggregation m_aggregation = Aggregation::Median;
+    std::size_t m_maxTextBytes = limits::kDefaultMaxTextBytes;
     QString m_categoryFile;
     std::shared_ptr<const CategoryMap> m_categories;
 

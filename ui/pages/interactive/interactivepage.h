@@ -53,7 +53,9 @@ public:
     QString language() const;
     void setLanguage(const QString& id);
     // Puts a source file in the editor; its extension chooses the language when a registered one claims it.
+    // Refuses (false, *error names the size and the limit) a file over kMaxEditorFileBytes (docs/limits.md).
     bool openPromptFile(const QString& path, QString* error = nullptr);
+    static constexpr qint64 kMaxEditorFileBytes = 512 * 1024;
 
     GenerationOptions generationOptions() const;
     void setGenerationOptions(const GenerationOptions& g);

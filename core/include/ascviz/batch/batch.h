@@ -10,6 +10,7 @@
 // snippets are stored with windowed = 1, never truncated.
 #pragma once
 #include "ascviz/results/corpus.h"
+#include "ascviz/base/limits.h"
 #include "ascviz/eval/eval.h"
 #include "ascviz/model/model.h"
 #include "ascviz/results/resultsdb.h"
@@ -43,6 +44,10 @@ struct BatchOptions {
     bool resume = false; // continue an existing DB (else the DB must not exist)
     int batchSize = 1;   // snippets scored together with scoreBatch (1 = one by one)
     ShardSpec shard;     // evaluate only this shard of the run (shards.h: snippet k is in shard k mod N)
+    // Bounded work (base/limits.h): a snippet over either limit is stored as an error row with the limit's
+    // message, without being scored (0 = no limit).
+    std::size_t maxTextBytes = limits::kDefaultMaxTextBytes;
+    int maxAstDepth = limits::kDefaultMaxAstDepth;
     // Polled between snippets: cancel returns cleanly (the DB holds every finished snippet and is
     // resumable); while pause is true the runner waits.
     const std::atomic<bool>* cancel = nullptr;

@@ -1,6 +1,7 @@
 // AsC-Eval (method.md §3–5, §7): alignment δ of tokens to AST nodes, aggregation θ, categories,
 // snippet features.
 #pragma once
+#include "ascviz/base/limits.h"
 #include "ascviz/base/scored.h"
 #include "ascviz/syntax/syntax.h"
 
@@ -75,7 +76,10 @@ struct EvalResult {
     std::vector<std::vector<int>> nodesOfToken;
 };
 
-EvalResult evaluate(ScoredText scored, const std::string& language, Aggregation a, const CategoryMap& categories);
+// Throws InputError (limits::checkAstDepth) when the syntax tree is deeper than maxAstDepth levels (0 = no
+// limit): the alignment stores tokens x depth indices (20,000 nested parentheses: 2.5 GB, minutes).
+EvalResult evaluate(ScoredText scored, const std::string& language, Aggregation a, const CategoryMap& categories,
+                    int maxAstDepth = limits::kDefaultMaxAstDepth);
 // Recompute values for another aggregation (cheap; alignment is kept).
 void reaggregate(EvalResult& r, Aggregation a);
 

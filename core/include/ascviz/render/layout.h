@@ -1,6 +1,7 @@
 // Graph layout of the AST views with Graphviz (dot), and SVG rendering of the three views
 // (method.md §8). Layout data is exposed so the GUI draws the same picture interactively.
 #pragma once
+#include "ascviz/base/limits.h"
 #include "ascviz/eval/eval.h"
 
 #include <string>
@@ -24,8 +25,11 @@ struct LayoutEdge {
     int from = 0, to = 0;                       // AST node ids
     std::vector<std::pair<double, double>> points; // spline control points, points, y down
 };
+enum class LayoutEngine { Graphviz, Tree };
+
 struct GraphLayout {
     double width = 0, height = 0;
+    LayoutEngine engine = LayoutEngine::Graphviz; // Tree: beyond LayoutOptions::maxGraphvizNodes
     std::vector<LayoutNode> nodes;
     std::vector<LayoutEdge> edges;
 };
@@ -36,9 +40,19 @@ std::vector<int> visibleNodes(const EvalResult& r, AstView view);
 // "type" ("MISSING type" for a MISSING node), then for terminals whose text differs from their type the
 // text (control characters as visible symbols, cut at 24 characters with "…"), then "0.63" or "n/a".
 std::string nodeLabel(const EvalResult& r, int node, AstView view);
-// Top-down dot layout, children in text order, boxes sized for their labels (10 pt sans). Points, y down,
-// origin at the top-left of the graph. Thread-safe (Graphviz calls are serialised). Throws Error when
-// Graphviz fails.
-GraphLayout layoutAst(const EvalResult& r, AstView view);
+struct LayoutOptions {
+    // Beyond this many shown nodes (0 = never) the linear-time tree layout replaces Graphviz, whose dot
+    // layout takes minutes and gigabytes on tens of thousands of nodes (docs/limits.md).
+    std::size_t maxGraphvizNodes = limits::kDefaultMaxGraphvizNodes;
+};
+
+// Top-down layout, children in text order, boxes sized for their labels (10 pt sans). Points, y down,
+// origin at the top-left of the graph. Graphviz dot up to options.maxGraphvizNodes shown nodes, else
+// layoutAstTree(). Thread-safe (Graphviz calls are serialised). Throws Error when Graphviz fails.
+GraphLayout layoutAst(const EvalResult& r, AstView view, const LayoutOptions& options = {});
+// The fallback: a layered tree layout in O(n) time and memory, no recursion. One rank per depth (the rank's
+// tallest box, dot's rank and node separations), leaves left to right in text order, each parent centred
+// over its children unless that would overlap its left neighbour on its rank; straight edges as cubics.
+GraphLayout layoutAstTree(const EvalResult& r, AstView view);
 
 } // namespace ascviz

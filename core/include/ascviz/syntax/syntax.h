@@ -77,7 +77,8 @@ std::vector<SyntaxProblem> syntaxProblems(const SyntaxTree& tree);
 std::string describeSyntaxProblems(const SyntaxTree& tree);
 
 // The compiled languages (other than `except`) whose grammar parses `text` without ERROR or MISSING nodes.
-// For messages only ("it parses cleanly as ..."): nothing picks a language from content.
+// For messages only ("it parses cleanly as ..."): nothing picks a language from content. Empty for a text over
+// limits::kMaxCleanParseHintBytes (64 KiB).
 std::vector<std::string> languagesParsingCleanly(std::string_view text, const std::string& except = {});
 
 } // namespace ascviz

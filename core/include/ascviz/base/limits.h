@@ -1,0 +1,39 @@
+// Bounded work (issue 17): the limits a user can understand, in one place. Each has a default chosen from
+// measurements (docs/limits.md) and an option that raises it; going past one fails fast with a one-line
+// message naming the size, the limit and the option, or degrades (the tree layout beyond Graphviz's).
+#pragma once
+#include <cstddef>
+#include <string>
+
+namespace ascviz::limits {
+
+// Text a model scores (score, eval, render, the Interactive tab, each batch snippet), in UTF-8 bytes. 32 KiB
+// is a large source file (~8,000 tokens): about 20 s of CPU for the bundled model on 2 cores, seconds on a
+// GPU; a megabyte would take hours. 0 = no limit.
+inline constexpr std::size_t kDefaultMaxTextBytes = 32 * 1024;
+inline constexpr const char* kMaxTextBytesOption = "--max-text-bytes";
+
+// Syntax tree depth (levels) for AsC-Eval: every token is aligned to each node enclosing it, so the work and
+// memory of the alignment grow with tokens x depth. Real code stays below 100 levels (CPython refuses 200
+// nested parentheses). 0 = no limit.
+inline constexpr int kDefaultMaxAstDepth = 1000;
+inline constexpr const char* kMaxAstDepthOption = "--max-ast-depth";
+
+// AST views: up to this many shown nodes Graphviz dot lays the tree out; beyond it a linear-time layered
+// tree layout (layout.h) draws the same picture style in well under a second.
+inline constexpr std::size_t kDefaultMaxGraphvizNodes = 1500;
+
+// The "it parses cleanly as <language>" hint after syntax errors parses the text with every other grammar;
+// tree-sitter's error recovery makes that minutes on megabytes of text (5 MB of Python as C++: > 60 s).
+// Longer texts get no hint.
+inline constexpr std::size_t kMaxCleanParseHintBytes = 64 * 1024;
+
+// "8,192 bytes" / "5.3 MB (5,567,398 bytes)".
+std::string describeBytes(std::size_t bytes);
+// Throws InputError "<what> is <size>, over the limit of <limit> bytes (<option> N raises it, 0 = no
+// limit)" when limit > 0 and bytes > limit.
+void checkTextSize(std::size_t bytes, std::size_t limit, const std::string& what = "the text");
+// Throws InputError when maxDepth > 0 and levels > maxDepth.
+void checkAstDepth(int levels, int maxDepth);
+
+} // namespace ascviz::limits

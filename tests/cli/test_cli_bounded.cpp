@@ -1,0 +1,107 @@
+// Bounded work from the command line (issue 17, docs/limits.md): over-limit texts and trees fail fast with exit 1
+// and a one-line message naming the size, the limit and the option; big trees render with the tree layout; the
+// batch runner stores an over-limit snippet as an error row; the options are in --help.
+#include "cli_runner.h"
+
+#include "ascviz/results/resultsdb.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <vector>
+
+namespace {
+
+std::string q(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
+
+std::filesystem::path emptyScores() { return clitest::writeTemp("empty.scores.json", R"({"model":"none","tokens":[]})"); }
+
+std::string paren(int depth) { return "x = " + std::string(static_cast<std::size_t>(depth), '(') + "1" + std::string(static_cast<std::size_t>(depth), ')') + "\n"; }
+
+double since(std::chrono::steady_clock::time_point t0)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+} // namespace
+
+TEST(CliBounded, TextOverTheLimitIsRefusedBeforeScoring)
+{
+    const auto f = clitest::writeTemp("big.py", std::string(33000, '#') + "\n");
+    const auto svg = clitest::tempDir() / "big.svg";
+    for (const std::string& cmd : std::vector<std::string>{"score --model default --text-file " + q(f),
+                                  "eval --model default --text-file " + q(f),
+                                  "render --model default --view complete --svg " + q(svg) + " --text-file " + q(f)}) {
+        const auto t0 = std::chrono::steady_clock::now();
+        const auto r = clitest::run(cmd);
+        std::printf("[timing] refused in %.2f s: %s\n", since(t0), cmd.substr(0, 6).c_str());
+        EXPECT_EQ(r.status, 1) << cmd << "\n" << r.err;
+        EXPECT_NE(r.err.find("big.py is 33,001 bytes, over the limit of 32,768 bytes"), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("--max-text-bytes N raises it"), std::string::npos) << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    }
+    EXPECT_FALSE(std::filesystem::exists(svg));
+    // Raised, the same text is scored.
+    const auto ok = clitest::run("score --model default --max-text-bytes 40000 --text-file " + q(f));
+    EXPECT_EQ(ok.status, 0) << ok.err;
+}
+
+TEST(CliBounded, DeepTreeRefusedThenAllowedWithZero)
+{
+    const auto f = clitest::writeTemp("deep.py", paren(10000));
+    const auto r = clitest::run("eval --scores " + q(emptyScores()) + " --text-file " + q(f));
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("the syntax tree is 10,00"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("levels deep, over the limit of 1,000 levels for AsC-Eval (--max-ast-depth N raises it"),
+              std::string::npos) << r.err;
+    const auto svg = clitest::tempDir() / "deep.svg";
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto ok = clitest::run("render --scores " + q(emptyScores()) + " --max-ast-depth 0 --view complete --svg " +
+                                 q(svg) + " --text-file " + q(f));
+    std::printf("[timing] render --view complete of 10,000 nested parentheses: %.2f s\n", since(t0));
+    ASSERT_EQ(ok.status, 0) << ok.err;
+    const std::string doc = clitest::readAll(svg);
+    EXPECT_NE(doc.find("30006 of 30006 nodes shown"), std::string::npos);
+    EXPECT_NE(doc.find("tree layout"), std::string::npos);
+    EXPECT_NE(doc.find("</svg>"), std::string::npos);
+}
+
+TEST(CliBounded, GraphvizNodeLimitOption)
+{
+    const auto f = clitest::writeTemp("small.py", "def f(a):\n    return a + 1\n");
+    const auto svg = clitest::tempDir() / "small.svg";
+    const std::string base = "render --scores " + q(emptyScores()) + " --view complete --svg " + q(svg) + " --text-file " + q(f);
+    ASSERT_EQ(clitest::run(base).status, 0);
+    EXPECT_EQ(clitest::readAll(svg).find("tree layout"), std::string::npos);
+    ASSERT_EQ(clitest::run(base + " --max-graphviz-nodes 5").status, 0);
+    EXPECT_NE(clitest::readAll(svg).find("tree layout (over 5 nodes for Graphviz)"), std::string::npos);
+}
+
+TEST(CliBounded, BatchStoresOverLimitSnippetAsErrorRow)
+{
+    const std::string big(300, 'x');
+    const auto corpus = clitest::writeTemp("corpus.jsonl", "{\"id\":\"small\",\"code\":\"def f():\\n    return 1\\n\"}\n"
+                                                           "{\"id\":\"big\",\"code\":\"" + big + "\"}\n");
+    const auto db = clitest::tempDir() / "run.db";
+    const auto r = clitest::run("batch --model default --quiet --max-text-bytes 200 --corpus " + q(corpus) + " --db " + q(db));
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto rows = ascviz::ResultsDb::open(db).snippets();
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_TRUE(rows[0].ok);
+    EXPECT_FALSE(rows[1].ok);
+    EXPECT_EQ(rows[1].message, "the snippet is 300 bytes, over the limit of 200 bytes for scoring with a model "
+                               "(--max-text-bytes N raises it, 0 = no limit)");
+}
+
+TEST(CliBounded, HelpNamesTheLimits)
+{
+    const auto render = clitest::run("render --help");
+    EXPECT_NE(render.out.find("--max-text-bytes N"), std::string::npos);
+    EXPECT_NE(render.out.find("--max-ast-depth N"), std::string::npos);
+    EXPECT_NE(render.out.find("--max-graphviz-nodes N"), std::string::npos);
+    EXPECT_NE(clitest::run("eval --help").out.find("--max-text-bytes N"), std::string::npos);
+    EXPECT_NE(clitest::run("score --help").out.find("--max-text-bytes N"), std::string::npos);
+    EXPECT_NE(clitest::run("batch --help").out.find("--max-ast-depth N"), std::string::npos);
+}

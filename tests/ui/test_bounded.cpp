@@ -1,0 +1,173 @@
+// Bounded work in the GUI (issue 17): the Interactive tab with a huge paste, a 5 MB file and 10,000-deep nesting
+// refuses or shows them with a message, and the GUI thread never stalls for more than a second meanwhile
+// (a 10 ms QTimer records the longest gap between its ticks).
+#include "uitest_util.h"
+
+#include "mainwindow.h"
+#include "pages/interactive/interactiveengine.h"
+#include "pages/interactive/interactivepage.h"
+#include "services/modelservice.h"
+
+#include "ascviz/base/limits.h"
+
+#include <QElapsedTimer>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTest>
+#include <QTimer>
+
+using namespace ascviz;
+using namespace ascviz::ui;
+
+namespace {
+
+// The longest time the GUI thread went without running its event loop while the meter lived.
+class StallMeter {
+public:
+    StallMeter()
+    {
+        m_clock.start();
+        m_timer.setInterval(10);
+        QObject::connect(&m_timer, &QTimer::timeout, [this] {
+            m_max = std::max(m_max, m_clock.restart());
+        });
+        m_timer.start();
+    }
+    qint64 longestMs()
+    {
+        m_max = std::max(m_max, m_clock.elapsed());
+        return m_max;
+    }
+
+private:
+    QTimer m_timer;
+    QElapsedTimer m_clock;
+    qint64 m_max = 0;
+};
+
+constexpr qint64 kMaxStallMs = 1000;
+
+QString fiveMegabytes()
+{
+    const QString unit = QStringLiteral("def f(a, b):\n    if a > b:\n        return [a, b]\n    return (a + b) * 2\n\n");
+    QString out;
+    out.reserve(5 * 1024 * 1024 + unit.size());
+    while (out.size() < 5 * 1024 * 1024)
+        out += unit;
+    return out;
+}
+
+} // namespace
+
+class TestBounded : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("AsC-Viz-tests"));
+        QCoreApplication::setApplicationName(QStringLiteral("test_ui_bounded"));
+    }
+
+    void hugeTextIsRefusedWithoutFreezing()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QSignalSpy loaded(w.modelService(), &ModelService::modelLoaded);
+        w.loadModel(uitest::tinyModelQ());
+        QVERIFY(loaded.wait(60000));
+        InteractivePage* tab = w.interactivePage();
+        QCOMPARE(tab->engine()->maxTextBytes(), limits::kDefaultMaxTextBytes);
+
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString big = dir.filePath(QStringLiteral("big.py"));
+        {
+            QFile f(big);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(fiveMegabytes().toUtf8());
+        }
+        StallMeter meter;
+        QElapsedTimer t;
+        t.start();
+        QString error;
+        QVERIFY(!tab->openPromptFile(big, &error)); // a 5 MB file opened: refused at once
+        QVERIFY2(error.contains(QStringLiteral("big.py is 5.2 MB")), qPrintable(error));
+        QVERIFY2(error.contains(QStringLiteral("over the 524288 bytes the editor opens")), qPrintable(error));
+        const qint64 openMs = t.elapsed();
+        // A paste of 200 KB (far over the scoring limit, under the editor's): shown, then refused by Score.
+        tab->setPrompt(fiveMegabytes().left(200 * 1024));
+        const qint64 setMs = t.elapsed() - openMs;
+        QSignalSpy failed(tab->engine(), &InteractiveEngine::jobFailed);
+        QTest::mouseClick(tab->scoreButton(), Qt::LeftButton);
+        QVERIFY(failed.wait(30000));
+        const QString message = failed.first().at(1).toString();
+        QVERIFY2(message.contains(QStringLiteral("the code is 204,800 bytes")), qPrintable(message));
+        QVERIFY2(message.contains(QStringLiteral("over the limit of 32,768 bytes")), qPrintable(message));
+        QTest::qWait(200);
+        const qint64 stall = meter.longestMs();
+        qInfo("5 MB file refused in %lld ms; 200 KB paste shown in %lld ms, Score refused; longest GUI stall %lld ms",
+              openMs, setMs, stall);
+        QVERIFY2(stall < kMaxStallMs, qPrintable(QStringLiteral("GUI stalled %1 ms").arg(stall)));
+    }
+
+    void deepNestingIsRefusedWithoutFreezing()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        InteractivePage* tab = w.interactivePage();
+        ScoredText s;
+        s.model = "none";
+        s.text = "x = " + std::string(10000, '(') + "1" + std::string(10000, ')') + "\n";
+        StallMeter meter;
+        tab->setPrompt(QString::fromStdString(s.text));
+        QSignalSpy failed(tab->engine(), &InteractiveEngine::jobFailed);
+        tab->engine()->analyze(s, AnalysisOrigin::Scored, QString::fromStdString(s.text), GenerationOptions{}, false);
+        QVERIFY(failed.wait(30000));
+        const QString message = failed.first().at(1).toString();
+        QVERIFY2(message.contains(QStringLiteral("levels deep, over the limit of 1,000 levels")), qPrintable(message));
+        QTest::qWait(100);
+        const qint64 stall = meter.longestMs();
+        qInfo("10,000-deep nesting: longest GUI stall %lld ms", stall);
+        QVERIFY2(stall < kMaxStallMs, qPrintable(QStringLiteral("GUI stalled %1 ms").arg(stall)));
+    }
+
+    void bigTreeShownWithoutFreezing()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        InteractivePage* tab = w.interactivePage();
+        ScoredText s; // 1,500 statements: 7,501 nodes, beyond Graphviz's limit (tree layout)
+        s.model = "none";
+        for (int i = 0; i < 1500; ++i) {
+            ScoredToken tok;
+            tok.id = 1;
+            tok.start = s.text.size();
+            s.text += "a = 1\n";
+            tok.end = s.text.size();
+            tok.ntp = 0.5;
+            s.tokens.push_back(tok);
+        }
+        s.promptBytes = s.text.size();
+        s.promptTokens = s.tokens.size();
+        StallMeter meter;
+        tab->setPrompt(QString::fromStdString(s.text));
+        QSignalSpy shown(tab, &InteractivePage::resultShown);
+        tab->engine()->analyze(s, AnalysisOrigin::Scored, QString::fromStdString(s.text), GenerationOptions{}, false);
+        QVERIFY(shown.wait(30000));
+        QTest::qWait(200);
+        const qint64 stall = meter.longestMs();
+        qInfo("7,501-node tree: longest GUI stall %lld ms", stall);
+        QVERIFY2(stall < kMaxStallMs, qPrintable(QStringLiteral("GUI stalled %1 ms").arg(stall)));
+    }
+};
+
+QTEST_MAIN(TestBounded)
+#include "test_bounded.moc"
