@@ -109,7 +109,11 @@ configure_and_build() {
   cmake --build "$dir" -j "$jobs" -- --no-print-directory -s
 }
 
-# The robustness checks of the test command (docs/robustness.md).
+# The robustness checks of the test command (docs/robustness.md). The sanitizers' run-time options: a leak
+# and any undefined behaviour fail the test that shows them.
+ASCVIZ_ASAN_OPTIONS="${ASCVIZ_ASAN_OPTIONS:-detect_leaks=1}"
+ASCVIZ_UBSAN_OPTIONS="${ASCVIZ_UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
+ASCVIZ_LSAN_OPTIONS="${ASCVIZ_LSAN_OPTIONS:-}"
 robustness() {
   local status=0 start=$SECONDS dir="$build_base-asan"
   # ASan + UBSan: core, the CLI and their tests (no GUI, no live tier, no Slurm), gcc, Debug at -O1.

@@ -20,7 +20,7 @@ CategoryMap CategoryMap::fromFile(const std::filesystem::path& file, const std::
     nlohmann::ordered_json j;
     try {
         j = nlohmann::ordered_json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) { // parse_error, or out_of_range for a number like 1e400
         throw InputError(where + " is not valid JSON: " + e.what());
     }
     if (!j.is_object())
