@@ -116,7 +116,8 @@ ASCVIZ_UBSAN_OPTIONS="${ASCVIZ_UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1
 ASCVIZ_LSAN_OPTIONS="${ASCVIZ_LSAN_OPTIONS:-}"
 robustness() {
   local status=0 start=$SECONDS dir="$build_base-asan"
-  # ASan + UBSan: core, the CLI and their tests (no GUI, no live tier, no Slurm), gcc, Debug at -O1.
+  # ASan + UBSan: core, the CLI and their tests (no GUI; not the live tier, Slurm or the slow CLI tests), gcc,
+  # Debug at -O1.
   # LeakSanitizer stays on: a leak is a finding. UBSan stops at the first report.
   cmake -S "$here" -B "$dir" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-O1 -g" -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
     -DASCVIZ_SANITIZE=address,undefined -DASCVIZ_BUILD_GUI=OFF -DASCVIZ_BUILD_TESTS=ON -DASCVIZ_BUILD_BENCH=OFF \
@@ -124,7 +125,7 @@ robustness() {
   echo "setup: building with ASan + UBSan in $dir ($jobs jobs)" >&2
   cmake --build "$dir" -j "$jobs" -- --no-print-directory -s
   (cd "$dir" && ASAN_OPTIONS="$ASCVIZ_ASAN_OPTIONS" UBSAN_OPTIONS="$ASCVIZ_UBSAN_OPTIONS" LSAN_OPTIONS="$ASCVIZ_LSAN_OPTIONS" \
-     ctest --output-on-failure -j "$jobs" --timeout 900 -LE 'live|slurm') || status=1
+     ctest --output-on-failure -j "$jobs" --timeout 900 -LE 'live|slurm|slow') || status=1
   echo "setup: the sanitizer build and tests took $((SECONDS - start)) s" >&2
 
   # libFuzzer (clang): build the fuzz targets, replay their regressions, fuzz each for a bounded time.
