@@ -10,6 +10,10 @@
 #            environment under ~/.cache/ascviz (or $XDG_CACHE_HOME/ascviz)   build folder: build-pytorch/
 #   unset    run: pytorch when nvidia-smi finds a GPU, else system;
 #            test: both — the full suite (GUI included) on system, then core, CLI, model and eval on pytorch.
+# test then runs the robustness checks (docs/robustness.md), unless ASCVIZ_ROBUSTNESS=0:
+#   sanitizers  core, the CLI and their tests built with ASan + UBSan (gcc, system LibTorch)  build-asan/
+#   fuzz        the libFuzzer targets (clang), their regression inputs replayed, then each fuzzed for
+#               ASCVIZ_FUZZ_SECONDS (default 20)                                           build-fuzz/
 # ASCVIZ_TORCH_PACKAGE=<site-packages>/torch uses an already installed PyTorch's LibTorch instead of the venv;
 # ASCVIZ_LIVE_PYTHON=<python with transformers, tokenizers, torch> likewise for the live conformance tests.
 set -euo pipefail
@@ -38,9 +42,11 @@ APT_PACKAGES=(
   # (priority 100 vs the reference BLAS's 10) and makes CPU scoring ~5x faster (ascviz-bench-model).
   libopenblas0-pthread
 )
-# The test command also runs the scale-out test on a one-machine Slurm (tests/cluster, packaging/slurm-local.sh).
+# The test command also runs the scale-out test on a one-machine Slurm (tests/cluster, packaging/slurm-local.sh)
+# and the fuzz targets (clang's libFuzzer).
 if [ "$mode" = test ]; then
   APT_PACKAGES+=(slurmctld slurmd slurm-client munge)
+  [ "${ASCVIZ_ROBUSTNESS:-1}" = 0 ] || APT_PACKAGES+=(clang libclang-rt-14-dev)
 fi
 
 as_root() {
@@ -103,6 +109,38 @@ configure_and_build() {
   cmake --build "$dir" -j "$jobs" -- --no-print-directory -s
 }
 
+# The robustness checks of the test command (docs/robustness.md). The sanitizers' run-time options: a leak
+# and any undefined behaviour fail the test that shows them.
+ASCVIZ_ASAN_OPTIONS="${ASCVIZ_ASAN_OPTIONS:-detect_leaks=1}"
+ASCVIZ_UBSAN_OPTIONS="${ASCVIZ_UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
+ASCVIZ_LSAN_OPTIONS="${ASCVIZ_LSAN_OPTIONS:-}"
+robustness() {
+  local status=0 start=$SECONDS dir="$build_base-asan"
+  # ASan + UBSan: core, the CLI and their tests (no GUI; not the live tier, Slurm or the slow CLI tests), gcc,
+  # Debug at -O1.
+  # LeakSanitizer stays on: a leak is a finding. UBSan stops at the first report.
+  cmake -S "$here" -B "$dir" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-O1 -g" -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
+    -DASCVIZ_SANITIZE=address,undefined -DASCVIZ_BUILD_GUI=OFF -DASCVIZ_BUILD_TESTS=ON -DASCVIZ_BUILD_BENCH=OFF \
+    -DASCVIZ_SLURM_TESTS=OFF -DASCVIZ_TORCH_PACKAGE= -DASCVIZ_LIVE_PYTHON= -Wno-dev --log-level=WARNING >/dev/null
+  echo "setup: building with ASan + UBSan in $dir ($jobs jobs)" >&2
+  cmake --build "$dir" -j "$jobs" -- --no-print-directory -s
+  (cd "$dir" && ASAN_OPTIONS="$ASCVIZ_ASAN_OPTIONS" UBSAN_OPTIONS="$ASCVIZ_UBSAN_OPTIONS" LSAN_OPTIONS="$ASCVIZ_LSAN_OPTIONS" \
+     ctest --output-on-failure -j "$jobs" --timeout 900 -LE 'live|slurm|slow') || status=1
+  echo "setup: the sanitizer build and tests took $((SECONDS - start)) s" >&2
+
+  # libFuzzer (clang): build the fuzz targets, replay their regressions, fuzz each for a bounded time.
+  start=$SECONDS
+  dir="$build_base-fuzz"
+  CC=clang CXX=clang++ cmake -S "$here" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DASCVIZ_FUZZ=ON \
+    -DASCVIZ_BUILD_GUI=OFF -DASCVIZ_BUILD_TESTS=OFF -DASCVIZ_BUILD_BENCH=OFF -DASCVIZ_TORCH_PACKAGE= \
+    -Wno-dev --log-level=WARNING >/dev/null
+  echo "setup: building the fuzz targets in $dir ($jobs jobs)" >&2
+  cmake --build "$dir" --target ascviz_fuzzers -j "$jobs" -- --no-print-directory -s
+  bash "$here/tests/fuzz/run.sh" "$dir" "${ASCVIZ_FUZZ_SECONDS:-20}" >&2 || status=1
+  echo "setup: the fuzz build and runs took $((SECONDS - start)) s" >&2
+  return $status
+}
+
 build_dir() { if [ "$1" = pytorch ]; then echo "$build_base-pytorch"; else echo "$build_base"; fi; }
 
 torch="${ASCVIZ_TORCH:-}"
@@ -149,6 +187,9 @@ case "$mode" in
       rm -rf "$test_tmp"
       echo "setup: $t LibTorch build and tests took $((SECONDS - start)) s" >&2
     done
+    if [ "${ASCVIZ_ROBUSTNESS:-1}" != 0 ]; then
+      robustness || status=1
+    fi
     exit $status
     ;;
 esac

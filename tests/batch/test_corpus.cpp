@@ -73,6 +73,18 @@ TEST(JsonLines, NonUtf8LineReportedAndSkipped)
     EXPECT_NE(c.issues[0].message.find("UTF-8"), std::string::npos);
 }
 
+// A fuzz finding (tests/fuzz/regressions/corpus_jsonl): a number beyond double's range made the JSON parser
+// throw out_of_range, which escaped the reader instead of becoming an issue for that line.
+TEST(JsonLines, NumberOutOfRangeIsAnIssueForItsLine)
+{
+    const auto c = parseJsonLines("{\"code\": \"x = 1\", \"n\": 1e400}\n{\"code\": \"y = 2\"}\n", "n.jsonl");
+    ASSERT_EQ(c.entries.size(), 1u);
+    EXPECT_EQ(c.entries[0].code, "y = 2");
+    ASSERT_EQ(c.issues.size(), 1u);
+    EXPECT_EQ(c.issues[0].location, "n.jsonl:1");
+    EXPECT_NE(c.issues[0].message.find("invalid JSON"), std::string::npos) << c.issues[0].message;
+}
+
 TEST(JsonLines, UnicodeCodeIsKept)
 {
     const auto c = parseJsonLines("{\"code\": \"名字 = '🙂'\"}\n", "x");

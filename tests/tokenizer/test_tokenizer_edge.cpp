@@ -256,3 +256,26 @@ TEST(TokenizerEdge, NfcAlignmentOfReorderedAndComposedMarks)
         EXPECT_EQ(enc.offsets, c.offsets);
     }
 }
+
+// tokenizer.json files the fuzz target refused to take quietly (tests/fuzz/regressions/tokenizer): each is a
+// TokenizerError now, not undefined behaviour, a 64 GB allocation or a JSON library exception.
+TEST(TokenizerEdge, MalformedTokenizerJsonIsTokenizerError)
+{
+    const std::pair<const char*, const char*> cases[] = {
+        {R"({"model":{"vocab":{"a":2147483647},"merges":[]}})", "beyond 16777215"},
+        {R"({"model":{"vocab":{"a":2000000000},"merges":[]}})", "beyond 16777215"},
+        {R"({"model":{"vocab":{"a":-5000000000},"merges":[]}})", "negative id"},
+        {R"({"model":{"type":1,"vocab":{},"merges":[]}})", "unexpected JSON structure"},
+    };
+    for (const auto& [json, message] : cases) {
+        try {
+            Tokenizer::fromJson(json, "t.json");
+            ADD_FAILURE() << json << " loaded";
+        } catch (const ascviz::TokenizerError& e) {
+            EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("t.json"), std::string::npos) << e.what();
+        }
+    }
+    const auto t = Tokenizer::fromJson(R"({"model":{"vocab":{"a":0,"b":1,"ab":2},"merges":["a b"]}})", "t.json");
+    EXPECT_EQ(t->encode("abab").ids, (std::vector<int32_t>{2, 2}));
+}

@@ -20,7 +20,7 @@ CategoryMap CategoryMap::fromFile(const std::filesystem::path& file, const std::
     nlohmann::ordered_json j;
     try {
         j = nlohmann::ordered_json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) { // parse_error, or out_of_range for a number like 1e400
         throw InputError(where + " is not valid JSON: " + e.what());
     }
     if (!j.is_object())
@@ -87,9 +87,11 @@ std::vector<std::string> CategoryMap::unknownTypes(const std::string& language) 
 {
     const auto known = SyntaxTree::nodeTypes(language);
     std::vector<std::string> out;
-    for (const auto& [type, cat] : m_byType)
+    for (const auto& entry : m_byType) { // not a structured binding: clang 14 (the fuzz build) cannot capture one
+        const std::string& type = entry.first;
         if (std::none_of(known.begin(), known.end(), [&](const NodeType& t) { return t.name == type; }))
             out.push_back(type);
+    }
     return out;
 }
 

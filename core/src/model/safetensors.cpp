@@ -63,19 +63,22 @@ std::string shapeString(const std::vector<int64_t>& shape)
     return s + "]";
 }
 
-SafetensorsFile::SafetensorsFile(const std::filesystem::path& path) : m_file(path)
+SafetensorsFile::SafetensorsFile(const std::filesystem::path& path)
+    : m_file(path), m_tensors(parseSafetensors(m_file.data(), m_file.size(), path.string()))
 {
-    const std::string name = path.string();
-    const std::size_t size = m_file.size();
+}
+
+std::map<std::string, TensorEntry> parseSafetensors(const unsigned char* data, std::size_t size, const std::string& name)
+{
     if (size < 8)
         throw ModelError(name + " is truncated or not a safetensors file (" + std::to_string(size) + " bytes)");
     uint64_t headerLen = 0;
     for (int i = 7; i >= 0; --i)
-        headerLen = (headerLen << 8) | m_file.data()[i]; // little-endian u64
+        headerLen = (headerLen << 8) | data[i]; // little-endian u64
     if (headerLen > size - 8)
         throw ModelError(name + " is truncated or corrupt: its header claims " + std::to_string(headerLen) +
                          " bytes but the file has only " + std::to_string(size - 8) + " after the length field");
-    const char* headerStart = reinterpret_cast<const char*>(m_file.data() + 8);
+    const char* headerStart = reinterpret_cast<const char*>(data + 8);
     nlohmann::json header;
     try {
         header = nlohmann::json::parse(headerStart, headerStart + headerLen);
@@ -86,6 +89,7 @@ SafetensorsFile::SafetensorsFile(const std::filesystem::path& path) : m_file(pat
         throw ModelError(name + " has a corrupt header (not a JSON object)");
     const std::size_t dataStart = 8 + headerLen;
     const std::size_t dataSize = size - dataStart;
+    std::map<std::string, TensorEntry> tensors;
     for (auto it = header.begin(); it != header.end(); ++it) {
         if (it.key() == "__metadata__")
             continue;
@@ -100,27 +104,58 @@ SafetensorsFile::SafetensorsFile(const std::filesystem::path& path) : m_file(pat
             const std::size_t elem = safetensorsElementSize(e.dtype);
             if (elem == 0)
                 throw ModelError(name + ": tensor " + it.key() + " has unsupported dtype " + e.dtype);
-            uint64_t numel = 1;
+            // numel · elem, refusing a product that does not fit (a wrapped product could match the bytes).
+            uint64_t needed = elem;
+            bool overflow = false;
             for (auto d : e.shape) {
                 if (d < 0)
                     throw ModelError(name + ": tensor " + it.key() + " has a negative dimension");
-                numel *= static_cast<uint64_t>(d);
+                overflow |= __builtin_mul_overflow(needed, static_cast<uint64_t>(d), &needed);
             }
             if (offs[1] < offs[0] || offs[1] > dataSize)
                 throw ModelError(name + " is truncated or corrupt: tensor " + it.key() + " spans bytes [" +
                                  std::to_string(offs[0]) + ", " + std::to_string(offs[1]) + ") but the data section has " +
                                  std::to_string(dataSize) + " bytes");
             e.bytes = static_cast<std::size_t>(offs[1] - offs[0]);
-            if (e.bytes != numel * elem)
+            if (overflow || e.bytes != needed)
                 throw ModelError(name + ": tensor " + it.key() + " of shape " + shapeString(e.shape) + " and dtype " +
-                                 e.dtype + " needs " + std::to_string(numel * elem) + " bytes but has " +
-                                 std::to_string(e.bytes));
-            e.data = m_file.data() + dataStart + offs[0];
+                                 e.dtype + " needs " + (overflow ? std::string("more than 2^64") : std::to_string(needed)) +
+                                 " bytes but has " + std::to_string(e.bytes));
+            e.data = data + dataStart + offs[0];
         } catch (const nlohmann::json::exception& ex) {
             throw ModelError(name + ": malformed header entry for tensor " + it.key() + ": " + ex.what());
         }
-        m_tensors.emplace(it.key(), std::move(e));
+        tensors.emplace(it.key(), std::move(e));
     }
+    return tensors;
+}
+
+ShardIndex parseShardIndex(std::string_view json, const std::string& name)
+{
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(json.begin(), json.end());
+    } catch (const nlohmann::json::exception& e) {
+        throw ModelError(name + " is not valid JSON: " + e.what());
+    }
+    if (!j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object())
+        throw ModelError(name + " has no weight_map");
+    ShardIndex index;
+    for (auto it = j["weight_map"].begin(); it != j["weight_map"].end(); ++it) {
+        if (!it.value().is_string())
+            throw ModelError(name + ": the weight_map entry of " + it.key() + " is not a file name");
+        const auto file = it.value().get<std::string>();
+        const std::filesystem::path p(file);
+        bool escapes = file.empty() || p.is_absolute() || p.has_root_path();
+        for (const auto& part : p)
+            escapes |= part == "..";
+        if (escapes)
+            throw ModelError(name + ": the weight_map entry of " + it.key() + " names '" + file +
+                             "', not a file inside the checkpoint folder");
+        index.weightMap.emplace(it.key(), file);
+        index.files.insert(file);
+    }
+    return index;
 }
 
 } // namespace ascviz::model

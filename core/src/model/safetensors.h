@@ -5,7 +5,9 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ascviz::model {
@@ -34,6 +36,21 @@ struct TensorEntry {
     const void* data = nullptr; // into the mapping
     std::size_t bytes = 0;
 };
+
+// The tensors of a whole safetensors file held in memory (8-byte little-endian header length, JSON header,
+// data); TensorEntry::data points into `data`. `name` names the file in errors. Throws ModelError for a
+// truncated or corrupt file, whatever the bytes; every entry's bytes lie inside the data section and match
+// its shape and dtype.
+std::map<std::string, TensorEntry> parseSafetensors(const unsigned char* data, std::size_t size, const std::string& name);
+
+// A shard index (model.safetensors.index.json, pytorch_model.bin.index.json): tensor name → shard file, and
+// the shard files. Throws ModelError naming `name` unless it is a JSON object with a weight_map object of
+// strings, each a relative file name inside the checkpoint folder (no absolute path, no "..").
+struct ShardIndex {
+    std::map<std::string, std::string> weightMap;
+    std::set<std::string> files;
+};
+ShardIndex parseShardIndex(std::string_view json, const std::string& name);
 
 // One .safetensors file: its mapping and its tensors by name.
 class SafetensorsFile {

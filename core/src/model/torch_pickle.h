@@ -1,8 +1,6 @@
-// Reads the state dict of a pytorch_model.bin written by torch.save (zip format, pickle protocol 2).
-// torch's own C++ unpickler turns collections.OrderedDict (what a state dict is) into None, so this is a
-// small unpickler for exactly what torch.save writes for a state dict: nested OrderedDicts/dicts of tensors
-// rebuilt with torch._utils._rebuild_tensor_v2 from persistent storages in data/<key>. Tensors that share a
-// storage (tied weights) share it here too.
+// Reads the state dict of a pytorch_model.bin written by torch.save (zip format, pickle protocol 2): the
+// pickle (data.pkl) is parsed torch-free by state_dict_pickle.h; this reads the zip and makes the tensors,
+// strided views of the storages in data/<key>. Tensors that share a storage (tied weights) share it here too.
 #pragma once
 #include <ATen/ATen.h>
 

@@ -5,6 +5,7 @@
 #include "torch_pickle.h"
 
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -56,32 +57,31 @@ WeightStore::WeightStore(const fs::path& dir, at::ScalarType dtype, at::Device d
             m_entries[name] = &entry;
     };
     auto shardsOf = [&](const fs::path& index) {
-        const auto j = readJsonFile(index);
-        if (!j.contains("weight_map") || !j["weight_map"].is_object())
-            throw ModelError(index.string() + " has no weight_map");
-        std::set<std::string> files;
-        for (auto it = j["weight_map"].begin(); it != j["weight_map"].end(); ++it)
-            files.insert(it.value().get<std::string>());
-        return std::make_pair(j["weight_map"], files);
+        std::ifstream in(index, std::ios::binary);
+        if (!in)
+            throw ModelError("cannot read " + index.string());
+        const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        return parseShardIndex(text, index.string());
     };
 
     if (fs::exists(dir / "model.safetensors")) {
         addSafetensors(dir / "model.safetensors");
         m_description = (dir / "model.safetensors").string();
     } else if (fs::exists(dir / "model.safetensors.index.json")) {
-        const auto [map, files] = shardsOf(dir / "model.safetensors.index.json");
+        const auto index = shardsOf(dir / "model.safetensors.index.json");
+        const auto& files = index.files;
         for (const auto& f : files)
             addSafetensors(dir / f);
-        for (auto it = map.begin(); it != map.end(); ++it)
-            if (!m_entries.count(it.key()))
-                throw ModelError("model.safetensors.index.json lists " + it.key() + " in " +
-                                 it.value().get<std::string>() + " but that file does not hold it");
+        for (const auto& [tensor, file] : index.weightMap)
+            if (!m_entries.count(tensor))
+                throw ModelError("model.safetensors.index.json lists " + tensor + " in " + file +
+                                 " but that file does not hold it");
         m_description = std::to_string(files.size()) + " safetensors shards in " + dir.string();
     } else if (fs::exists(dir / "pytorch_model.bin")) {
         m_pickled = loadPickle(dir / "pytorch_model.bin");
         m_description = (dir / "pytorch_model.bin").string();
     } else if (fs::exists(dir / "pytorch_model.bin.index.json")) {
-        const auto [map, files] = shardsOf(dir / "pytorch_model.bin.index.json");
+        const auto files = shardsOf(dir / "pytorch_model.bin.index.json").files;
         for (const auto& f : files) {
             if (!fs::exists(dir / f))
                 throw ModelError("weights file " + (dir / f).string() + " is missing");

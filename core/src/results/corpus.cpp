@@ -152,7 +152,7 @@ Corpus parseJsonLines(const std::string& text, const std::string& name)
         nlohmann::json j;
         try {
             j = nlohmann::json::parse(line);
-        } catch (const nlohmann::json::parse_error& e) {
+        } catch (const nlohmann::json::exception& e) { // parse_error, or out_of_range for a number like 1e400
             std::string msg = e.what();
             if (auto pos = msg.find("parse error"); pos != std::string::npos)
                 msg = msg.substr(pos);

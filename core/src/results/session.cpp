@@ -164,7 +164,7 @@ SessionData readSessionFile(const std::filesystem::path& path)
     json j;
     try {
         j = json::parse(text);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) { // parse_error, or out_of_range for a number like 1e400
         throw InputError("the session file " + file + " is not valid JSON: " + e.what());
     }
     try {

@@ -67,6 +67,8 @@ LanguageInfo readLanguageDescriptor(const fs::path& file)
         j = nlohmann::json::parse(text);
     } catch (const nlohmann::json::parse_error& e) {
         throw InputError(where + " is not valid JSON: " + e.what(), ErrorContext{file.string(), e.byte});
+    } catch (const nlohmann::json::exception& e) { // out_of_range for a number like 1e400
+        throw InputError(where + " is not valid JSON: " + e.what(), ErrorContext{file.string()});
     }
     if (!j.is_object())
         throw InputError(where + ": expected a JSON object", ErrorContext{file.string()});

@@ -34,6 +34,10 @@ std::string optString(const Json& j, const char* key)
 }
 } // namespace
 
+// The largest vocabulary id accepted: ids index a table (id → token), so an id of two billion in a
+// 50-byte tokenizer.json would allocate 64 GB (a fuzz finding). Real vocabularies stay far below (~260k).
+constexpr int64_t kMaxVocabId = (int64_t(1) << 24) - 1;
+
 BpeModel::BpeModel(const Json& model, bool byteLevel, bool cacheEnabled, std::size_t cacheCapacity)
     : m_byteLevel(byteLevel)
 {
@@ -55,9 +59,13 @@ BpeModel::BpeModel(const Json& model, bool byteLevel, bool cacheEnabled, std::si
     for (const auto& [tok, idj] : vocab.items()) {
         if (!idj.is_number_integer())
             throw TokenizerError("BPE vocab: id of '" + tok + "' is not an integer");
-        const auto id = idj.get<int32_t>();
-        if (id < 0)
+        if (idj.is_number_unsigned() ? idj.get<uint64_t>() > static_cast<uint64_t>(kMaxVocabId)
+                                     : idj.get<int64_t>() > kMaxVocabId)
+            throw TokenizerError("BPE vocab: id " + idj.dump() + " of '" + tok + "' is beyond " +
+                                 std::to_string(kMaxVocabId) + " (ids index a table)");
+        if (!idj.is_number_unsigned() && idj.get<int64_t>() < 0)
             throw TokenizerError("BPE vocab: negative id for '" + tok + "'");
+        const auto id = static_cast<int32_t>(idj.get<int64_t>());
         m_vocab.emplace(tok, id);
         maxId = std::max(maxId, id);
     }

@@ -102,25 +102,29 @@ std::optional<std::string> tokenContent(const Json& j)
 
 class TokenizerImpl final : public Tokenizer {
 public:
-    TokenizerImpl(const fs::path& file, const TokenizerOptions& options)
+    // `name` names the source in errors (the file, or what the caller holds in memory).
+    TokenizerImpl(const std::string& text, const std::string& name, const TokenizerOptions& options)
     {
-        if (!fs::exists(file))
-            throw InputError("tokenizer file not found: " + file.string());
         Json j;
         try {
-            j = Json::parse(readFile(file));
+            j = Json::parse(text);
         } catch (const nlohmann::json::exception& e) {
-            throw TokenizerError("malformed tokenizer file " + file.string() + ": " + e.what());
+            throw TokenizerError("malformed tokenizer file " + name + ": " + e.what());
         }
         try {
             load(j);
+            m_model = std::make_unique<BpeModel>(j["model"], m_byteLevel, options.cache, options.cacheCapacity);
         } catch (const TokenizerError& e) {
-            throw TokenizerError(file.string() + ": " + e.what());
+            throw TokenizerError(name + ": " + e.what());
         } catch (const nlohmann::json::exception& e) {
-            throw TokenizerError(file.string() + ": unexpected JSON structure: " + e.what());
+            throw TokenizerError(name + ": unexpected JSON structure: " + e.what());
         }
-        m_model = std::make_unique<BpeModel>(j["model"], m_byteLevel, options.cache, options.cacheCapacity);
         finishAdded();
+    }
+
+    TokenizerImpl(const fs::path& file, const TokenizerOptions& options)
+        : TokenizerImpl(readExisting(file), file.string(), options)
+    {
         const auto config = file.parent_path() / "tokenizer_config.json";
         if (fs::exists(config))
             loadConfig(config);
@@ -262,6 +266,13 @@ public:
     }
 
 private:
+    static std::string readExisting(const fs::path& file)
+    {
+        if (!fs::exists(file))
+            throw InputError("tokenizer file not found: " + file.string());
+        return readFile(file);
+    }
+
     void load(const Json& j)
     {
         if (!j.is_object() || !j.contains("model") || !j["model"].is_object())
@@ -474,6 +485,12 @@ std::shared_ptr<const Tokenizer> Tokenizer::fromFile(const std::filesystem::path
                                                      const TokenizerOptions& options)
 {
     return std::make_shared<const TokenizerImpl>(tokenizerJson, options);
+}
+
+std::shared_ptr<const Tokenizer> Tokenizer::fromJson(const std::string& json, const std::string& name,
+                                                     const TokenizerOptions& options)
+{
+    return std::make_shared<const TokenizerImpl>(json, name, options);
 }
 
 std::shared_ptr<const Tokenizer> Tokenizer::fromModelDir(const std::filesystem::path& dir)

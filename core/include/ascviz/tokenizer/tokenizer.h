@@ -39,6 +39,9 @@ public:
                                                      const TokenizerOptions& options);
     static std::shared_ptr<const Tokenizer> fromModelDir(const std::filesystem::path& dir,
                                                          const TokenizerOptions& options);
+    // The text of a tokenizer.json held in memory (no tokenizer_config.json); `name` names it in errors.
+    static std::shared_ptr<const Tokenizer> fromJson(const std::string& json, const std::string& name,
+                                                     const TokenizerOptions& options = {});
     // Errors: InputError when the file is missing/unreadable, ModelError when a model folder has no
     // tokenizer.json, TokenizerError for malformed JSON or a component that is not implemented (named).
 

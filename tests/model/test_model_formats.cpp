@@ -1,0 +1,103 @@
+// The torch-free checkpoint parsers (core/src/model/safetensors.h, state_dict_pickle.h): what they refuse,
+// with the message, for the inputs the fuzz targets and the review of the split found (tests/fuzz/regressions).
+#include "safetensors.h"
+#include "state_dict_pickle.h"
+
+#include "ascviz/base/error.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+using namespace ascviz;
+using namespace ascviz::model;
+
+namespace {
+
+std::string regression(const std::string& target, const std::string& name)
+{
+    std::ifstream in(std::string(ASCVIZ_FUZZ_DIR) + "/regressions/" + target + "/" + name, std::ios::binary);
+    EXPECT_TRUE(in.good()) << name;
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::string pickleError(const std::string& bytes)
+{
+    try {
+        parseStateDictPickle(bytes, "m.bin");
+    } catch (const ModelError& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+std::string safetensorsWith(const std::string& header, std::size_t dataBytes)
+{
+    std::string out(8, '\0');
+    uint64_t n = header.size();
+    for (int i = 0; i < 8; ++i)
+        out[static_cast<std::size_t>(i)] = static_cast<char>((n >> (8 * i)) & 0xff);
+    return out + header + std::string(dataBytes, '\0');
+}
+
+} // namespace
+
+TEST(PickleParser, ReadsAHandMadeStateDict)
+{
+    std::ifstream in(std::string(ASCVIZ_FUZZ_DIR) + "/corpus/pickle/handmade.pkl", std::ios::binary);
+    const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    const auto dict = parseStateDictPickle(bytes, "m.bin");
+    ASSERT_EQ(dict.size(), 1u);
+    const auto& w = dict.at("w");
+    EXPECT_EQ(w.storageKey, "0");
+    EXPECT_EQ(w.storageType, "torch.FloatStorage");
+    EXPECT_EQ(w.storageOffset, 1);
+    EXPECT_EQ(w.sizes, (std::vector<int64_t>{2, 3}));
+    EXPECT_EQ(w.strides, (std::vector<int64_t>{3, 1}));
+    EXPECT_NO_THROW(checkTensorInStorage(w, 7, "w", "m.bin"));
+    EXPECT_THROW(checkTensorInStorage(w, 6, "w", "m.bin"), ModelError);
+}
+
+TEST(PickleParser, RefusesWhatBrokeTheOldReader)
+{
+    EXPECT_NE(pickleError(regression("pickle", "fewer-strides-than-sizes.pkl")).find("2 sizes but 1 strides"), std::string::npos);
+    EXPECT_NE(pickleError(regression("pickle", "long1-of-9-bytes-shift-past-64.pkl")).find("an integer of 9 bytes"),
+              std::string::npos);
+    // No longer leaked or recursed into: a list holding itself, 100 000 nested lists (the root is a dict).
+    EXPECT_EQ(parseStateDictPickle(regression("pickle", "list-appended-to-itself-leaked.pkl"), "m.bin").size(), 0u);
+    EXPECT_EQ(parseStateDictPickle(regression("pickle", "nested-100k-lists-recursive-destruction.pkl"), "m.bin").size(), 0u);
+    // (2^62 - 1) * 4 overflows int64: refused, not wrapped into range.
+    const auto dict = parseStateDictPickle(regression("pickle", "stride-product-overflows-int64.pkl"), "m.bin");
+    ASSERT_EQ(dict.count("w"), 1u);
+    EXPECT_THROW(checkTensorInStorage(dict.at("w"), 1u << 20, "w", "m.bin"), ModelError);
+}
+
+TEST(SafetensorsParser, RefusesAShapeWhoseByteCountWraps)
+{
+    // 2^62 · 4 elements of 4 bytes is 2^66 bytes: wrapped to 0 in 64 bits it used to match an empty span.
+    const auto file = safetensorsWith(R"({"w":{"dtype":"F32","shape":[4611686018427387904,4],"data_offsets":[0,0]}})", 0);
+    try {
+        parseSafetensors(reinterpret_cast<const unsigned char*>(file.data()), file.size(), "m.safetensors");
+        FAIL() << "accepted";
+    } catch (const ModelError& e) {
+        EXPECT_NE(std::string(e.what()).find("more than 2^64"), std::string::npos) << e.what();
+    }
+    const auto ok = safetensorsWith(R"({"w":{"dtype":"F16","shape":[2,0,3],"data_offsets":[0,0]},"v":{"dtype":"I8","shape":[3],"data_offsets":[0,3]}})", 3);
+    const auto tensors = parseSafetensors(reinterpret_cast<const unsigned char*>(ok.data()), ok.size(), "m.safetensors");
+    EXPECT_EQ(tensors.size(), 2u);
+    EXPECT_EQ(tensors.at("v").bytes, 3u);
+}
+
+TEST(ShardIndex, ReadsFilesAndRefusesPathsOutsideTheFolder)
+{
+    const auto index = parseShardIndex(R"({"metadata":{},"weight_map":{"a":"m-1.safetensors","b":"m-2.safetensors","c":"m-1.safetensors"}})",
+                                       "index.json");
+    EXPECT_EQ(index.files, (std::set<std::string>{"m-1.safetensors", "m-2.safetensors"}));
+    EXPECT_EQ(index.weightMap.at("c"), "m-1.safetensors");
+    for (const char* bad : {R"({"weight_map":{"a":1}})", R"({"weight_map":{"a":"/etc/passwd"}})",
+                            R"({"weight_map":{"a":"../x.safetensors"}})", R"({"weight_map":[]})", "[1]", "{"})
+        EXPECT_THROW(parseShardIndex(bad, "index.json"), ModelError) << bad;
+}
