@@ -1,5 +1,6 @@
 // The responses file (SQLite): schema, one transaction per answer, resume (docs/study.md).
 #include "ascviz/study/responses.h"
+#include "ascviz/study/study.h"
 
 #include "ascviz/base/error.h"
 #include "ascviz/results/resultsdb.h"
@@ -49,13 +50,7 @@ json designJson(const Study& s)
     json samples = json::array();
     for (const auto& sm : s.samples)
         samples.push_back(sm.id);
-    json participants = json::array();
-    for (const auto& p : s.participants) {
-        json trials = json::array();
-        for (const auto& t : p.trials)
-            trials.push_back({{"sample", t.sample}, {"condition", t.condition}});
-        participants.push_back({{"id", p.id}, {"trials", std::move(trials)}});
-    }
+    json participants = assignmentJson(s).at("participants");
     return {{"id", s.id},
             {"conditions", s.conditions},
             {"questions", questions},

@@ -87,13 +87,7 @@ json studyToJson(const Study& s)
                            {"language", sm.language},
                            {"code", sm.eval->scored.text},
                            {"eval", evalResultJson(*sm.eval)}});
-    json participants = json::array();
-    for (const auto& p : s.participants) {
-        json trials = json::array();
-        for (const auto& t : p.trials)
-            trials.push_back({{"sample", t.sample}, {"condition", t.condition}});
-        participants.push_back({{"id", p.id}, {"trials", std::move(trials)}});
-    }
+    json participants = assignmentJson(s).at("participants");
     return json{{"format", "ascviz-study"},
                 {"version", kStudyVersion},
                 {"id", s.id},
@@ -199,7 +193,7 @@ Study studyFromJson(const json& j)
 
 json assignmentJson(const Study& s)
 {
-    json participants = json::array();
+    json participants = json::array(); // the one place the participants' trials become JSON
     for (const auto& p : s.participants) {
         json trials = json::array();
         for (const auto& t : p.trials)
