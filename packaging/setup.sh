@@ -178,6 +178,7 @@ case "$mode" in
       # The tests run with a temporary folder of their own, which must be empty afterwards: every test
       # removes what it made (also when it fails).
       test_tmp="$(mktemp -d "${TMPDIR:-/tmp}/ascviz-ctest-XXXXXX")"
+      chmod 1777 "$test_tmp" # like /tmp: the read-only fault test runs the CLI as another user
       (cd "$dir" && TMPDIR="$test_tmp" ctest --output-on-failure -j "$jobs" --timeout 900) || status=1
       grep -h -e "^live conformance" -e "^tokenizer differential (" -e "^causal conformance (" -e "^batch faults:" \
         "$dir/Testing/Temporary/LastTest.log" >&2 || true
