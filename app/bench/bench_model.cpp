@@ -6,6 +6,14 @@
 //   ascviz-bench-model [--models tiny,gpt-neo-125M,codegen-350M-mono,qwen2.5-coder-0.5B[,codegen-2B-mono]]
 //                      [--device auto|cpu|cuda] [--dtype auto|float32|float16|bfloat16] [--threads N]
 //                      [--batch B] [--seq T] [--new-tokens N] [--prompt P] [--no-reference] [--keep DIR]
+//   ascviz-bench-model --work score-loop|score-batch8|score-all|generate --model DIR --texts FILE.jsonl
+//                      --out RESULT.json [--threads N] [--device D] [--dtype T] [--new-tokens N] [--prompt P]
+// The --work form runs one piece of the work that app/bench/hf_compare.py also gives Hugging Face
+// transformers, so that the script can time this whole process beside HF and compare the results: each text
+// ({"code": ...} per line) is tokenized here; score-loop scores one text per call (a user's loop),
+// score-batch8 eight texts per call in file order, score-all every text in one call (the runtime packs them);
+// generate continues the first P ids of each text greedily for N new tokens (EOS not stopping it). RESULT
+// holds the ids and the NtPs (scoring) or the generated ids, for the script to compare.
 // Defaults are sized for a CPU run of a few minutes with an optimised BLAS (batch 2 x 128 tokens, 16 new
 // tokens after 32; Debian's libtorch uses whatever libblas.so.3 is selected: the netlib reference BLAS is
 // ~20x slower than OpenBLAS);
@@ -263,12 +271,80 @@ void bench(const std::string& name, const fs::path& dir, const Options& o)
     std::fflush(stdout);
 }
 
+std::vector<std::string> readTexts(const fs::path& file)
+{
+    std::ifstream in(file);
+    if (!in)
+        throw ascviz::Error("cannot read " + file.string());
+    std::vector<std::string> texts;
+    for (std::string line; std::getline(in, line);)
+        if (!line.empty())
+            texts.push_back(json::parse(line).at("code").get<std::string>());
+    if (texts.empty())
+        throw ascviz::Error(file.string() + " has no texts");
+    return texts;
+}
+
+// One piece of hf_compare.py's work (see the header); writes {"ids": [[...]], "ntp": [[...]]} for scoring
+// (ntp[i][0] is null) or {"prompt": [[...]], "generated": [[...]]} for generation.
+int runWork(const std::string& work, const fs::path& modelDir, const fs::path& textsFile, const fs::path& outFile,
+            const Options& o)
+{
+    auto m = ascviz::LanguageModel::load(modelDir, o.load);
+    const auto texts = readTexts(textsFile);
+    std::vector<std::vector<int32_t>> ids;
+    for (const auto& t : texts)
+        ids.push_back(m->tokenizer().encode(t, false).ids);
+    json out;
+    if (work == "generate") {
+        ascviz::GenerationOptions g;
+        g.maxNewTokens = o.newTokens;
+        g.stopAtEos = false;
+        g.topAlternatives = 0;
+        json prompts = json::array(), gen = json::array();
+        for (const auto& s : ids) {
+            if (s.empty())
+                continue;
+            std::vector<int32_t> p(s.begin(), s.begin() + std::min<std::size_t>(s.size(), static_cast<std::size_t>(o.prompt)));
+            gen.push_back(m->generateIds(p, g));
+            prompts.push_back(p);
+        }
+        out = {{"prompt", prompts}, {"generated", gen}};
+    } else {
+        std::size_t group = 0;
+        if (work == "score-loop")
+            group = 1;
+        else if (work == "score-batch8")
+            group = 8;
+        else if (work == "score-all")
+            group = ids.size();
+        else
+            throw ascviz::Error("unknown --work " + work + " (score-loop, score-batch8, score-all or generate)");
+        json ntp = json::array();
+        for (std::size_t g = 0; g < ids.size(); g += group) {
+            const std::vector<std::vector<int32_t>> part(ids.begin() + static_cast<std::ptrdiff_t>(g),
+                                                         ids.begin() + static_cast<std::ptrdiff_t>(std::min(ids.size(), g + group)));
+            for (const auto& row : m->scoreIds(part)) {
+                json r = json::array();
+                for (const auto& p : row)
+                    r.push_back(p ? json(*p) : json(nullptr));
+                ntp.push_back(std::move(r));
+            }
+        }
+        out = {{"ids", ids}, {"ntp", ntp}};
+    }
+    std::ofstream(outFile) << out.dump();
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
 {
     Options o;
     o.load.device = "auto";
+    std::string work;
+    fs::path workModel, workTexts, workOut;
     try {
         for (int i = 1; i < argc; ++i) {
             const std::string a = argv[i];
@@ -291,14 +367,25 @@ int main(int argc, char** argv)
             else if (a == "--prompt") o.prompt = std::stoi(next());
             else if (a == "--no-reference") o.reference = false;
             else if (a == "--keep") o.keep = next();
+            else if (a == "--work") work = next();
+            else if (a == "--model") workModel = next();
+            else if (a == "--texts") workTexts = next();
+            else if (a == "--out") workOut = next();
             else {
                 std::cerr << "usage: ascviz-bench-model [--models LIST] [--device D] [--dtype T] [--threads N] [--batch B]"
-                             " [--seq T] [--new-tokens N] [--prompt P] [--no-reference] [--keep DIR]\n";
+                             " [--seq T] [--new-tokens N] [--prompt P] [--no-reference] [--keep DIR]\n"
+                             "       ascviz-bench-model --work score-loop|score-batch8|score-all|generate --model DIR"
+                             " --texts FILE.jsonl --out RESULT.json [--threads N] [--new-tokens N] [--prompt P]\n";
                 return 2;
             }
         }
         if (o.batch < 1 || o.seq < 2 || o.prompt < 1)
             throw ascviz::Error("--batch, --seq and --prompt must be positive (seq >= 2)");
+        if (!work.empty()) {
+            if (workModel.empty() || workTexts.empty() || workOut.empty())
+                throw ascviz::Error("--work needs --model, --texts and --out");
+            return runWork(work, workModel == "default" ? ascviz::defaultModelDir() : workModel, workTexts, workOut, o);
+        }
         std::printf("libtorch %s, CUDA %s\n", ascviz::torchVersion().c_str(), ascviz::cudaAvailable() ? "available" : "not available");
         const fs::path work = o.keep.empty() ? fs::temp_directory_path() / ("ascviz-bench-model-" + std::to_string(::getpid()))
                                              : fs::path(o.keep);

@@ -48,6 +48,7 @@ protected:
         s_corpus = new Corpus(readCorpus(resources() / "corpus" / "stdlib-functions.jsonl"));
         BatchOptions opts;
         opts.limit = 20;
+        opts.batchSize = 1; // one by one: the reference of the batched tests below
         s_full = tempDir() / "full.db";
         s_summary = runBatch(*s_model, *s_corpus, s_full, opts);
     }
@@ -122,8 +123,10 @@ TEST_F(BatchRun, CancelledThenResumedEqualsUninterrupted)
 {
     const fs::path p = tempDir() / "resumed.db";
     std::atomic<bool> cancel{false};
+    // One by one, like s_full: the rows must be equal exactly, and a pack's float sums depend on its texts.
     BatchOptions opts;
     opts.limit = 20;
+    opts.batchSize = 1;
     opts.cancel = &cancel;
     int lastDone = 0;
     opts.progress = [&](const BatchProgress& pr) {
@@ -148,6 +151,7 @@ TEST_F(BatchRun, CancelledThenResumedEqualsUninterrupted)
     cancel = false;
     BatchOptions res;
     res.limit = 20;
+    res.batchSize = 1;
     res.resume = true;
     BatchProgress firstProgress;
     bool gotFirst = false;
@@ -319,20 +323,15 @@ TEST_F(BatchRun, PromptPrefixMarksGeneratedTokens)
     EXPECT_EQ(gen2[0], "0\x1f");
 }
 
-// Batched scoring (scoreBatch, --batch-size) stores the same rows as one-by-one scoring; NtP equal within
-// float tolerance (padding changes the order of float operations).
-TEST_F(BatchRun, BatchedScoringStoresTheSameRows)
+namespace {
+
+// The token rows of two results databases are the same (ids, spans) with NtP equal within 1e-4.
+void expectSameTokenRows(const fs::path& a_, const fs::path& b_)
 {
-    const fs::path p = tempDir() / "batched.db";
-    BatchOptions opts;
-    opts.limit = 20;
-    opts.batchSize = 4;
-    const auto sum = runBatch(*s_model, *s_corpus, p, opts);
-    EXPECT_EQ(sum.stored, 20);
-    const auto a = content(s_full), b = content(p);
+    const auto a = content(a_), b = content(b_);
     EXPECT_EQ(a.nodes.size(), b.nodes.size());
     ASSERT_EQ(a.tokens.size(), b.tokens.size());
-    const auto da = ResultsDb::open(s_full), db = ResultsDb::open(p);
+    const auto da = ResultsDb::open(a_), db = ResultsDb::open(b_);
     std::vector<std::pair<std::string, double>> ta, tb;
     auto collect = [](const ResultsDb& d, std::vector<std::pair<std::string, double>>& out) {
         d.query("SELECT snippet, idx, id, start_byte, end_byte, ntp FROM tokens ORDER BY snippet, idx",
@@ -348,4 +347,48 @@ TEST_F(BatchRun, BatchedScoringStoresTheSameRows)
         ASSERT_EQ(ta[i].first, tb[i].first);
         ASSERT_NEAR(ta[i].second, tb[i].second, 1e-4) << ta[i].first;
     }
+}
+
+} // namespace
+
+// Scoring ahead on its own thread while this one parses and stores (a model that leaves a core free: one CPU
+// thread on a machine with more cores) stores the same rows as taking turns (s_model uses every core), with
+// groups of three so that groups end inside the run.
+TEST_F(BatchRun, ScoringAheadStoresTheSameRows)
+{
+    LoadOptions o;
+    o.device = "cpu";
+    o.threads = 1;
+    const auto one = LanguageModel::load(dataDir() / "fixtures" / "models" / "tiny-gpt2", o);
+    EXPECT_EQ(one->info().threads, 1);
+    const fs::path p = tempDir() / "ahead.db";
+    BatchOptions opts;
+    opts.limit = 20;
+    opts.batchSize = 3;
+    int calls = 0, last = -1;
+    bool ordered = true;
+    opts.progress = [&](const BatchProgress& pr) {
+        ordered = ordered && pr.done >= last;
+        last = pr.done;
+        ++calls;
+    };
+    const auto sum = runBatch(*one, *s_corpus, p, opts);
+    EXPECT_EQ(sum.stored, 20);
+    EXPECT_TRUE(sum.complete);
+    EXPECT_TRUE(ordered);
+    EXPECT_EQ(calls, 21); // once at the start, then once per stored snippet
+    expectSameTokenRows(s_full, p);
+}
+
+// Batched scoring (scoreBatch, --batch-size) stores the same rows as one-by-one scoring; NtP equal within
+// float tolerance (packing or padding may change the order of float operations).
+TEST_F(BatchRun, BatchedScoringStoresTheSameRows)
+{
+    const fs::path p = tempDir() / "batched.db";
+    BatchOptions opts;
+    opts.limit = 20;
+    opts.batchSize = 4;
+    const auto sum = runBatch(*s_model, *s_corpus, p, opts);
+    EXPECT_EQ(sum.stored, 20);
+    expectSameTokenRows(s_full, p);
 }

@@ -56,6 +56,32 @@ TEST_P(PerArch, BatchScoringEqualsOneByOne)
     }
 }
 
+// On the CPU, scoreIds packs several sequences into one forward pass without padding (projections on all
+// rows, attention per sequence). Each sequence's NtP must equal a plain forward pass of that sequence alone
+// (logits()), for every architecture: rotary variants, grouped-query heads, GPT-Neo's local layers (window 8,
+// so most of these sequences are longer than the window), parallel residuals.
+TEST_P(PerArch, PackedScoringEqualsSingleSequencePasses)
+{
+    auto m = ascviz::LanguageModel::load(fixtureModel(GetParam()), cpuFloat32());
+    const auto a = referenceIds(GetParam(), 0), b = referenceIds(GetParam(), 1);
+    std::vector<int32_t> ab = a;
+    ab.insert(ab.end(), b.begin(), b.end());
+    ab.resize(std::min<std::size_t>(ab.size(), static_cast<std::size_t>(m->info().contextLength)));
+    const std::vector<std::vector<int32_t>> seqs = {b, {a[0], a[1]}, ab, a, std::vector<int32_t>(a.begin(), a.begin() + 9)};
+    const auto V = static_cast<std::size_t>(m->info().vocabSize);
+    const auto packed = m->scoreIds(seqs);
+    ASSERT_EQ(packed.size(), seqs.size());
+    for (std::size_t i = 0; i < seqs.size(); ++i) {
+        const auto logits = m->logits(seqs[i]);
+        ASSERT_EQ(packed[i].size(), seqs[i].size());
+        for (std::size_t j = 1; j < seqs[i].size(); ++j) {
+            ASSERT_TRUE(packed[i][j].has_value());
+            EXPECT_NEAR(*packed[i][j], std::exp(logProb(logits, j - 1, V, seqs[i][j])), 1e-6)
+                << GetParam() << " sequence " << i << " token " << j;
+        }
+    }
+}
+
 TEST_P(PerArch, KvCacheGenerationEqualsRecomputation)
 {
     auto m = ascviz::LanguageModel::load(fixtureModel(GetParam()), cpuFloat32());

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 
 namespace ascviz::model {
 
@@ -176,9 +177,17 @@ at::Tensor Decoder::attention(int layer, const at::Tensor& x, const at::Tensor& 
         v = cache->v[static_cast<std::size_t>(layer)].narrow(2, 0, S);
     }
     const at::Tensor& m = m_spec.window[static_cast<std::size_t>(layer)] > 0 ? localMask : mask; // [B|1, 1, T, S]
+    const at::Tensor out = attend(layer, q, k, v, m, false, probsTo);
+    return lw.o(out.transpose(1, 2).reshape({B, T, nh * hd}));
+}
+
+at::Tensor Decoder::attend(int layer, const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                           const at::Tensor& m, bool causal, ForwardObserver* probsTo) const
+{
+    const int64_t B = q.size(0), T = q.size(2), S = k.size(2);
+    const int64_t nh = m_spec.heads, nkv = m_spec.kvHeads, hd = m_spec.headDim;
     const double scale = m_spec.attnScale[static_cast<std::size_t>(layer)];
     const int64_t rep = nh / nkv;
-    at::Tensor out;
 #if TORCH_VERSION_MAJOR >= 2
     // libtorch 2.x: fused scaled-dot-product attention on every device (CPU and CUDA) for prefill and scoring
     // (T > 1), with the layer's own scale and grouped-query heads handled inside the kernel. Conformance with
@@ -191,29 +200,33 @@ at::Tensor Decoder::attention(int layer, const at::Tensor& x, const at::Tensor& 
         c10::optional<at::Tensor> am;
         if (m.defined())
             am = m;
-        out = at::scaled_dot_product_attention(q, k, v, am, 0.0, false, scale, /*enable_gqa=*/rep > 1);
-    } else
-#endif
-    {
-        at::Tensor qf = q, kf = k;
-        if (m_spec.attnFp32 && m_dtype != at::kFloat) {
-            qf = qf.to(at::kFloat);
-            kf = kf.to(at::kFloat);
-        }
-        // Grouped-query attention without copying keys: query heads g*rep .. g*rep+rep-1 share kv head g.
-        at::Tensor scores = at::matmul(qf.reshape({B, nkv, rep * T, hd}), kf.transpose(-1, -2));
-        if (scale != 1.0)
-            scores = scores * scale;
-        scores = scores.to(at::kFloat).view({B, nkv, rep, T, S});
-        if (m.defined())
-            scores = scores.masked_fill(m.unsqueeze(1).logical_not(), std::numeric_limits<float>::lowest());
-        const at::Tensor probs32 = at::softmax(scores, -1);
-        if (probsTo)
-            probsTo->observe(intermediate::kAttention, layer, probs32.view({B, nh, T, S}));
-        const at::Tensor probs = probs32.to(v.scalar_type()).view({B, nkv, rep * T, S});
-        out = at::matmul(probs, v).view({B, nh, T, hd});
+        return at::scaled_dot_product_attention(q, k, v, am, 0.0, causal && !m.defined(), scale,
+                                                /*enable_gqa=*/rep > 1);
     }
-    return lw.o(out.transpose(1, 2).reshape({B, T, nh * hd}));
+#endif
+    at::Tensor mask = m;
+    if (!mask.defined() && causal && T > 1) {
+        const auto longOpts = at::TensorOptions().dtype(at::kLong).device(m_device);
+        const at::Tensor pos = at::arange(0, T, longOpts);
+        mask = (pos.unsqueeze(1) >= pos.unsqueeze(0)).unsqueeze(0).unsqueeze(0); // [1, 1, T, T]
+    }
+    at::Tensor qf = q, kf = k;
+    if (m_spec.attnFp32 && m_dtype != at::kFloat) {
+        qf = qf.to(at::kFloat);
+        kf = kf.to(at::kFloat);
+    }
+    // Grouped-query attention without copying keys: query heads g*rep .. g*rep+rep-1 share kv head g.
+    at::Tensor scores = at::matmul(qf.reshape({B, nkv, rep * T, hd}), kf.transpose(-1, -2));
+    if (scale != 1.0)
+        scores = scores * scale;
+    scores = scores.to(at::kFloat).view({B, nkv, rep, T, S});
+    if (mask.defined())
+        scores = scores.masked_fill(mask.unsqueeze(1).logical_not(), std::numeric_limits<float>::lowest());
+    const at::Tensor probs32 = at::softmax(scores, -1);
+    if (probsTo)
+        probsTo->observe(intermediate::kAttention, layer, probs32.view({B, nh, T, S}));
+    const at::Tensor probs = probs32.to(v.scalar_type()).view({B, nkv, rep * T, S});
+    return at::matmul(probs, v).view({B, nh, T, hd});
 }
 
 at::Tensor Decoder::mlp(const LayerWeights& lw, const at::Tensor& x) const
@@ -223,6 +236,109 @@ at::Tensor Decoder::mlp(const LayerWeights& lw, const at::Tensor& x) const
         return lw.down(activation(h));
     const int64_t I = m_spec.intermediate;
     return lw.down(activation(h.narrow(-1, 0, I)) * h.narrow(-1, I, I));
+}
+
+std::pair<at::Tensor, at::Tensor> Decoder::ropeTables(const at::Tensor& positions) const
+{
+    at::Tensor cos, sin;
+    if (m_spec.rope != RopeKind::None) {
+        at::Tensor pos = positions.to(at::kFloat);
+        if (m_spec.ropeLinearFactor != 1.0)
+            pos = pos / m_spec.ropeLinearFactor;
+        const at::Tensor freqs = pos.unsqueeze(1) * m_invFreq.unsqueeze(0); // [T, rot/2]
+        if (m_spec.rope == RopeKind::NeoX) {
+            const at::Tensor emb = at::cat({freqs, freqs}, -1);
+            cos = emb.cos();
+            sin = emb.sin();
+        } else {
+            cos = freqs.cos().repeat_interleave(2, -1);
+            sin = freqs.sin().repeat_interleave(2, -1);
+        }
+        if (m_spec.ropeAttentionFactor != 1.0) {
+            cos = cos * m_spec.ropeAttentionFactor;
+            sin = sin * m_spec.ropeAttentionFactor;
+        }
+        cos = cos.to(m_dtype);
+        sin = sin.to(m_dtype);
+    }
+
+    return {cos, sin};
+}
+
+at::Tensor Decoder::residual(const LayerWeights& lw, const at::Tensor& x, const at::Tensor& h, const at::Tensor& a) const
+{
+    switch (m_spec.residual) {
+    case Residual::Sequential: {
+        const at::Tensor y = x + a;
+        return y + mlp(lw, norm(lw.ln2, y));
+    }
+    case Residual::ParallelSharedNorm:
+        return a + mlp(lw, h) + x;
+    case Residual::ParallelTwoNorms:
+        return mlp(lw, norm(lw.ln2, x)) + a + x;
+    }
+    return x;
+}
+
+at::Tensor Decoder::hiddenPacked(const at::Tensor& ids, const std::vector<int64_t>& lengths) const
+{
+    const int64_t N = ids.size(0);
+    const auto longOpts = at::TensorOptions().dtype(at::kLong).device(m_device);
+    std::vector<int64_t> pos;
+    pos.reserve(static_cast<std::size_t>(N));
+    for (const int64_t len : lengths) {
+        if (len > m_spec.context)
+            throw InputError("sequence of " + std::to_string(len) + " tokens exceeds the model's context of " +
+                             std::to_string(m_spec.context));
+        for (int64_t i = 0; i < len; ++i)
+            pos.push_back(i);
+    }
+    if (static_cast<int64_t>(pos.size()) != N)
+        throw Error("internal: packed lengths do not add up to the ids");
+    const at::Tensor positions = at::tensor(pos, at::kLong).to(m_device);
+    at::Tensor x = at::embedding(m_w.tokenEmbedding, ids); // [N, hidden]
+    if (m_w.positionEmbedding.defined())
+        x = x + at::embedding(m_w.positionEmbedding, positions);
+    const auto [cos, sin] = ropeTables(positions); // [N, rot]
+
+    // Local layers' window masks, one per distinct length longer than the window (shorter ones are causal).
+    const int64_t nh = m_spec.heads, nkv = m_spec.kvHeads, hd = m_spec.headDim;
+    std::map<std::pair<int64_t, int64_t>, at::Tensor> windowMasks; // (window, length) -> [1, 1, T, T]
+    auto windowMask = [&](int64_t window, int64_t T) {
+        auto& m = windowMasks[{window, T}];
+        if (!m.defined()) {
+            const at::Tensor p = at::arange(0, T, longOpts);
+            const at::Tensor diff = p.unsqueeze(1) - p.unsqueeze(0);
+            m = ((diff >= 0) & (diff < window)).unsqueeze(0).unsqueeze(0);
+        }
+        return m;
+    };
+    at::Tensor attn = at::empty({N, nh * hd}, x.options());
+    for (int64_t l = 0; l < m_spec.layers; ++l) {
+        const auto& lw = m_w.layers[static_cast<std::size_t>(l)];
+        const int layer = static_cast<int>(l);
+        const int64_t window = m_spec.window[static_cast<std::size_t>(l)];
+        const at::Tensor h = norm(lw.ln1, x);
+        const at::Tensor qkv = lw.qkv(h); // [N, (nh + 2 nkv) hd]
+        int64_t offset = 0;
+        for (const int64_t T : lengths) {
+            const at::Tensor rows = qkv.narrow(0, offset, T);
+            at::Tensor q = rows.narrow(-1, 0, nh * hd).view({1, T, nh, hd}).transpose(1, 2);
+            at::Tensor k = rows.narrow(-1, nh * hd, nkv * hd).view({1, T, nkv, hd}).transpose(1, 2);
+            const at::Tensor v = rows.narrow(-1, (nh + nkv) * hd, nkv * hd).view({1, T, nkv, hd}).transpose(1, 2);
+            if (m_spec.rope != RopeKind::None) {
+                const at::Tensor c = cos.narrow(0, offset, T), s = sin.narrow(0, offset, T);
+                q = rotary(q, c, s);
+                k = rotary(k, c, s);
+            }
+            const at::Tensor mask = window > 0 && T > window ? windowMask(window, T) : at::Tensor();
+            const at::Tensor out = attend(layer, q, k, v, mask, true, nullptr); // [1, nh, T, hd]
+            attn.narrow(0, offset, T).copy_(out.transpose(1, 2).reshape({T, nh * hd}));
+            offset += T;
+        }
+        x = residual(lw, x, h, lw.o(attn));
+    }
+    return norm(m_w.finalNorm, x);
 }
 
 at::Tensor Decoder::hidden(const at::Tensor& ids, const at::Tensor& keyValid, KvCache* cache,
@@ -245,27 +361,7 @@ at::Tensor Decoder::hidden(const at::Tensor& ids, const at::Tensor& keyValid, Kv
     if (observer && observer->wants(intermediate::kEmbeddings, -1))
         observer->observe(intermediate::kEmbeddings, -1, x);
 
-    at::Tensor cos, sin;
-    if (m_spec.rope != RopeKind::None) {
-        at::Tensor pos = positions.to(at::kFloat);
-        if (m_spec.ropeLinearFactor != 1.0)
-            pos = pos / m_spec.ropeLinearFactor;
-        const at::Tensor freqs = pos.unsqueeze(1) * m_invFreq.unsqueeze(0); // [T, rot/2]
-        if (m_spec.rope == RopeKind::NeoX) {
-            const at::Tensor emb = at::cat({freqs, freqs}, -1);
-            cos = emb.cos();
-            sin = emb.sin();
-        } else {
-            cos = freqs.cos().repeat_interleave(2, -1);
-            sin = freqs.sin().repeat_interleave(2, -1);
-        }
-        if (m_spec.ropeAttentionFactor != 1.0) {
-            cos = cos * m_spec.ropeAttentionFactor;
-            sin = sin * m_spec.ropeAttentionFactor;
-        }
-        cos = cos.to(m_dtype);
-        sin = sin.to(m_dtype);
-    }
+    const auto [cos, sin] = ropeTables(positions);
 
     // Masks [B|1, 1, T, S]: causal, padding, and for local layers the window. Undefined = attend to all.
     at::Tensor mask, localMask;
@@ -298,18 +394,7 @@ at::Tensor Decoder::hidden(const at::Tensor& ids, const at::Tensor& keyValid, Kv
         const int layer = static_cast<int>(l);
         ForwardObserver* probsTo = observer && observer->wants(intermediate::kAttention, layer) ? observer : nullptr;
         const at::Tensor a = attention(layer, h, cos, sin, mask, localMask, cache, past, probsTo);
-        switch (m_spec.residual) {
-        case Residual::Sequential:
-            x = x + a;
-            x = x + mlp(lw, norm(lw.ln2, x));
-            break;
-        case Residual::ParallelSharedNorm:
-            x = a + mlp(lw, h) + x;
-            break;
-        case Residual::ParallelTwoNorms:
-            x = mlp(lw, norm(lw.ln2, x)) + a + x;
-            break;
-        }
+        x = residual(lw, x, h, a);
         if (observer && observer->wants(intermediate::kHidden, layer))
             observer->observe(intermediate::kHidden, layer, x);
     }

@@ -81,6 +81,11 @@ public:
     // [batch, T, hidden] in the compute dtype. `observer` (may be null) receives the intermediates it wants.
     at::Tensor hidden(const at::Tensor& ids, const at::Tensor& keyValid, KvCache* cache,
                       ForwardObserver* observer = nullptr) const;
+    // Packed (variable-length) forward of several whole sequences without padding: `ids` [N] (int64, on device)
+    // holds the sequences one after another, `lengths` their sizes (summing to N); each starts at position 0.
+    // Token-wise work (embeddings, norms, projections, MLP) runs on all N rows at once; attention runs per
+    // sequence (causal, and windowed on local layers). Returns the final normed hidden states [N, hidden].
+    at::Tensor hiddenPacked(const at::Tensor& ids, const std::vector<int64_t>& lengths) const;
     // Float32 logits [..., vocab] of hidden states.
     at::Tensor logits(const at::Tensor& hidden) const;
 
@@ -93,6 +98,14 @@ private:
                          const at::Tensor& mask, const at::Tensor& localMask, KvCache* cache, int64_t past,
                          ForwardObserver* probsTo) const;
     at::Tensor mlp(const LayerWeights& lw, const at::Tensor& x) const;
+    // Rotary tables cos/sin [N, rotaryDim] in the compute dtype for positions [N] (undefined without rope).
+    std::pair<at::Tensor, at::Tensor> ropeTables(const at::Tensor& positions) const;
+    // Scaled-dot-product attention of q [B, heads, T, hd] over k, v [B, kvHeads, S, hd] with `mask`
+    // [B|1, 1, T, S] (undefined: `causal` says whether query i sees keys 0..i of S == T, else all keys).
+    at::Tensor attend(int layer, const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& mask,
+                      bool causal, ForwardObserver* probsTo) const;
+    // One layer's residual update from its attention output `a` and the normed input `h` of x.
+    at::Tensor residual(const LayerWeights& lw, const at::Tensor& x, const at::Tensor& h, const at::Tensor& a) const;
 
     ArchSpec m_spec;
     DecoderWeights m_w;

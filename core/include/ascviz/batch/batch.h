@@ -42,7 +42,7 @@ struct BatchOptions {
     std::string language; // entries without a language of their own (CorpusEntry::language); empty = the default
     int limit = 0;       // evaluate the first `limit` corpus entries (0 = all)
     bool resume = false; // continue an existing DB (else the DB must not exist)
-    int batchSize = 1;   // snippets scored together with scoreBatch (1 = one by one)
+    int batchSize = 1;   // snippets scored together with scoreBatch (1 = one by one, bit for bit reproducible)
     ShardSpec shard;     // evaluate only this shard of the run (shards.h: snippet k is in shard k mod N)
     // Bounded work (base/limits.h): a snippet over either limit is stored as an error row with the limit's
     // message, without being scored (0 = no limit).

@@ -39,6 +39,7 @@ struct ModelInfo {
     int64_t vocabSize = 0;
     int layers = 0;
     int hidden = 0;
+    int threads = 0;          // CPU intra-op threads the model computes with (0 on a GPU)
 };
 
 struct ScoreOptions {

@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""AsC-Viz beside Hugging Face transformers on the same work, in one run on one machine.
+
+For each piece of work the script runs `ascviz-bench-model --work ...` as a process (timed whole: start,
+model load, tokenization, the work, writing the result) and then gives transformers the same token ids
+(timed from `from_pretrained` to the last result; Python's start and imports are not counted), compares
+the results (NtP within --tolerance, generated ids equal) and prints the ratio HF time / AsC-Viz time.
+
+  python3 app/bench/hf_compare.py --bench BUILD/app/bench/ascviz-bench-model --model resources/models/ascviz-tiny-code \
+      --corpus corpus.jsonl [--limit 100] [--threads 2] [--work score-loop,score-batch8,score-all,generate]
+
+Pieces of work (the texts are the first --limit entries' "code"):
+  score-loop    one text per call (a user's loop); HF: model(ids) per text
+  score-batch8  eight texts per call in corpus order; HF: a right-padded batch of eight with an attention mask
+  score-all     every text in one call (AsC-Viz packs them by length); HF: its padded batches of eight
+  generate      greedy continuation of the first --prompt ids of the first --gen-limit texts for --new-tokens
+                tokens, EOS not stopping it; HF: model.generate(do_sample=False)
+The venv with torch and transformers is a test-only reference; the product never runs Python.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def run_ours(args, work, texts_file, out_file):
+    cmd = [args.bench, "--work", work, "--model", args.model, "--texts", texts_file, "--out", out_file,
+           "--threads", str(args.threads), "--device", "cpu", "--dtype", "float32",
+           "--new-tokens", str(args.new_tokens), "--prompt", str(args.prompt)]
+    t0 = time.perf_counter()
+    subprocess.run(cmd, check=True)
+    seconds = time.perf_counter() - t0
+    with open(out_file, encoding="utf-8") as f:
+        return seconds, json.load(f)
+
+
+def hf_ntp_rows(torch, logits, rows):
+    """NtP of every id of each row (None first) from logits [B, T, V]."""
+    out = []
+    lp = torch.log_softmax(logits.float(), -1)
+    for b, ids in enumerate(rows):
+        if len(ids) < 2:
+            out.append([None] * len(ids))
+            continue
+        tgt = torch.tensor(ids[1:]).view(-1, 1)
+        picked = lp[b, : len(ids) - 1].gather(1, tgt).exp().view(-1).tolist()
+        out.append([None] + picked)
+    return out
+
+
+def run_hf(args, work, ids, prompts, torch, AutoModelForCausalLM):
+    t0 = time.perf_counter()
+    model = AutoModelForCausalLM.from_pretrained(args.model, dtype=torch.float32).eval()
+    result = []
+    with torch.inference_mode():
+        if work == "generate":
+            for p in prompts:
+                x = torch.tensor([p])
+                g = model.generate(x, attention_mask=torch.ones_like(x), max_new_tokens=args.new_tokens,
+                                   min_new_tokens=None, do_sample=False, eos_token_id=None, pad_token_id=0)
+                result.append(g[0, len(p):].tolist())
+        elif work == "score-loop":
+            for s in ids:
+                if len(s) < 2:
+                    result.append([None] * len(s))
+                    continue
+                result += hf_ntp_rows(torch, model(torch.tensor([s])).logits, [s])
+        else:  # score-batch8 and score-all: HF's padded batches of eight
+            for g in range(0, len(ids), 8):
+                rows = ids[g: g + 8]
+                width = max(1, max(len(r) for r in rows))
+                x = torch.zeros((len(rows), width), dtype=torch.long)
+                mask = torch.zeros((len(rows), width), dtype=torch.long)
+                for i, r in enumerate(rows):
+                    x[i, : len(r)] = torch.tensor(r, dtype=torch.long)
+                    mask[i, : len(r)] = 1
+                result += hf_ntp_rows(torch, model(input_ids=x, attention_mask=mask).logits, rows)
+    return time.perf_counter() - t0, result
+
+
+def compare_ntp(ours, hf):
+    worst = 0.0
+    for a, b in zip(ours, hf, strict=True):
+        for x, y in zip(a, b, strict=True):
+            if (x is None) != (y is None):
+                return float("inf")
+            if x is not None:
+                worst = max(worst, abs(x - y))
+    return worst
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bench", required=True, help="the ascviz-bench-model executable")
+    ap.add_argument("--model", required=True, help="a Hugging Face checkpoint folder both sides load")
+    ap.add_argument("--corpus", required=True, help="JSONL with a \"code\" field per line")
+    ap.add_argument("--limit", type=int, default=100)
+    ap.add_argument("--threads", type=int, default=os.cpu_count())
+    ap.add_argument("--work", default="score-loop,score-batch8,score-all,generate")
+    ap.add_argument("--new-tokens", type=int, default=32)
+    ap.add_argument("--prompt", type=int, default=32)
+    ap.add_argument("--gen-limit", type=int, default=10)
+    ap.add_argument("--tolerance", type=float, default=1e-4)
+    ap.add_argument("--json", help="also write the table here")
+    args = ap.parse_args()
+
+    import torch  # imports are not timed (the issue's method)
+    import transformers
+    from transformers import AutoModelForCausalLM
+    transformers.logging.set_verbosity_error()
+    torch.set_num_threads(args.threads)
+
+    texts = []
+    with open(args.corpus, encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                texts.append(json.loads(line)["code"])
+            if len(texts) >= args.limit:
+                break
+    if not texts:
+        sys.exit("hf_compare: the corpus has no texts")
+    print(f"hf_compare: {len(texts)} texts, {args.threads} threads, torch {torch.__version__}, "
+          f"transformers {transformers.__version__}, model {args.model}", flush=True)
+    rows, failed = [], False
+    with tempfile.TemporaryDirectory(prefix="ascviz-hf-compare-") as tmp:
+        texts_file = os.path.join(tmp, "texts.jsonl")
+        with open(texts_file, "w", encoding="utf-8") as f:
+            for t in texts:
+                f.write(json.dumps({"code": t}) + "\n")
+        gen_file = os.path.join(tmp, "gen.jsonl")
+        with open(gen_file, "w", encoding="utf-8") as f:
+            for t in texts[: args.gen_limit]:
+                f.write(json.dumps({"code": t}) + "\n")
+        for work in [w for w in args.work.split(",") if w]:
+            src = gen_file if work == "generate" else texts_file
+            ours_s, ours = run_ours(args, work, src, os.path.join(tmp, work + ".json"))
+            if work == "generate":
+                hf_s, hf = run_hf(args, work, None, ours["prompt"], torch, AutoModelForCausalLM)
+                tokens = sum(len(g) for g in ours["generated"])
+                same = ours["generated"] == hf
+                check = "generated ids equal" if same else "GENERATED IDS DIFFER"
+                ok = same
+            else:
+                hf_s, hf = run_hf(args, work, ours["ids"], None, torch, AutoModelForCausalLM)
+                tokens = sum(len(s) for s in ours["ids"])
+                err = compare_ntp(ours["ntp"], hf)
+                ok = err <= args.tolerance
+                check = f"max |NtP diff| {err:.2e}" + ("" if ok else f" > {args.tolerance:g}")
+            failed |= not ok
+            row = {"work": work, "tokens": tokens, "ascviz_s": ours_s, "hf_s": hf_s, "ratio": hf_s / ours_s,
+                   "check": check}
+            rows.append(row)
+            unit = "tokens generated" if work == "generate" else "tokens scored"
+            print(f"{work:13s} {tokens:7d} {unit:16s} AsC-Viz {ours_s:7.2f} s ({tokens / ours_s:7.0f} tok/s)  "
+                  f"HF {hf_s:7.2f} s ({tokens / hf_s:7.0f} tok/s)  HF/AsC-Viz x{hf_s / ours_s:5.2f}  {check}",
+                  flush=True)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump({"threads": args.threads, "texts": len(texts), "rows": rows}, f, indent=1)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
