@@ -274,6 +274,27 @@ std::vector<Preds> TorchLanguageModel::predict(const std::vector<std::vector<int
             start += std::max<int64_t>(1, C / 2);
         }
     }
+    // Predictions of segs[i, j) from hidden rows `flat` [rows, hidden]; segment k's id at position p is in row
+    // rowOf(k) + (p - start).
+    auto predictSegments = [&](std::size_t i, std::size_t j, const at::Tensor& flat, auto rowOf) {
+        std::vector<int64_t> rowIndex;
+        std::vector<int32_t> targets;
+        for (std::size_t k = i; k < j; ++k) {
+            const auto& sg = segs[k];
+            for (int64_t p = sg.from; p < sg.end; ++p) {
+                rowIndex.push_back(rowOf(k) + (p - 1 - sg.start));
+                targets.push_back(seqs[sg.seq][static_cast<std::size_t>(p)]);
+            }
+        }
+        const at::Tensor idx = at::tensor(rowIndex, at::kLong).to(m_dec->device());
+        auto preds = predsFromHidden(flat.index_select(0, idx), targets, topK);
+        std::size_t q = 0;
+        for (std::size_t k = i; k < j; ++k) {
+            const auto& sg = segs[k];
+            for (int64_t p = sg.from; p < sg.end; ++p)
+                out[sg.seq][static_cast<std::size_t>(p)] = std::move(preds[q++]);
+        }
+    };
     if (!watch && !m_dec->device().is_cuda()) {
         // CPU: packed forward passes, no padding. The windows go in order into packs of up to kPackTokens ids
         // (a longer window alone); projections and MLP run on a pack's rows at once, attention per window.
@@ -297,25 +318,13 @@ std::vector<Preds> TorchLanguageModel::predict(const std::vector<std::vector<int
                 ++j;
             }
             const at::Tensor h = m_dec->hiddenPacked(at::tensor(packed, at::kLong).to(m_dec->device()), lengths);
-            std::vector<int64_t> rowIndex;
-            std::vector<int32_t> targets;
+            std::vector<int64_t> offsets; // of each window's first row in the pack
             int64_t offset = 0;
-            for (std::size_t k = i; k < j; ++k) {
-                const auto& sg = segs[k];
-                for (int64_t p = sg.from; p < sg.end; ++p) {
-                    rowIndex.push_back(offset + (p - 1 - sg.start));
-                    targets.push_back(seqs[sg.seq][static_cast<std::size_t>(p)]);
-                }
-                offset += sg.end - sg.start;
+            for (const int64_t len : lengths) {
+                offsets.push_back(offset);
+                offset += len;
             }
-            const at::Tensor idx = at::tensor(rowIndex, at::kLong).to(m_dec->device());
-            auto preds = predsFromHidden(h.index_select(0, idx), targets, topK);
-            std::size_t q = 0;
-            for (std::size_t k = i; k < j; ++k) {
-                const auto& sg = segs[k];
-                for (int64_t p = sg.from; p < sg.end; ++p)
-                    out[sg.seq][static_cast<std::size_t>(p)] = std::move(preds[q++]);
-            }
+            predictSegments(i, j, h, [&](std::size_t k) { return offsets[k - i]; });
             i = j;
         }
         return out;
@@ -357,24 +366,7 @@ std::vector<Preds> TorchLanguageModel::predict(const std::vector<std::vector<int
         const at::Tensor h = m_dec->hidden(idTensor(rows, static_cast<std::size_t>(T)), valid, nullptr, forward);
         if (watch)
             watch->observeLogits(*m_dec, h);
-        const at::Tensor flat = h.reshape({-1, h.size(-1)});
-        std::vector<int64_t> rowIndex;
-        std::vector<int32_t> targets;
-        for (std::size_t k = i; k < j; ++k) {
-            const auto& sg = segs[k];
-            for (int64_t p = sg.from; p < sg.end; ++p) {
-                rowIndex.push_back(static_cast<int64_t>(k - i) * T + (p - 1 - sg.start));
-                targets.push_back(seqs[sg.seq][static_cast<std::size_t>(p)]);
-            }
-        }
-        const at::Tensor idx = at::tensor(rowIndex, at::kLong).to(m_dec->device());
-        auto preds = predsFromHidden(flat.index_select(0, idx), targets, topK);
-        std::size_t q = 0;
-        for (std::size_t k = i; k < j; ++k) {
-            const auto& sg = segs[k];
-            for (int64_t p = sg.from; p < sg.end; ++p)
-                out[sg.seq][static_cast<std::size_t>(p)] = std::move(preds[q++]);
-        }
+        predictSegments(i, j, h.reshape({-1, h.size(-1)}), [&](std::size_t k) { return static_cast<int64_t>(k - i) * T; });
         i = j;
     }
     return out;
