@@ -164,11 +164,13 @@ EvalResult evaluateEntry(const LanguageModel& model, const CorpusEntry& entry, c
                          const CategoryMap& categories, std::string* note)
 {
     limits::checkTextSize(entry.code.size(), opts.maxTextBytes, "the snippet");
+    // The tree's limits before the model runs.
+    SyntaxTree tree = parseForEval(languageOf(entry, opts), entry.code, opts.maxAstDepth, opts.maxAstNodes);
     ScoreOptions so;
     so.topK = 0;
     ScoredText s = model.score(entry.code, so);
     markPrompt(s, entry, note);
-    return evaluate(std::move(s), languageOf(entry, opts), opts.aggregation, categories, opts.maxAstDepth);
+    return evaluate(std::move(s), std::move(tree), opts.aggregation, categories);
 }
 
 BatchSummary runBatch(const LanguageModel& model, const Corpus& corpus, const fs::path& dbPath,
@@ -269,9 +271,18 @@ BatchSummary runBatch(const LanguageModel& model, const Corpus& corpus, const fs
         const auto t0 = Clock::now();
         // Batched scoring when asked; a failing batch falls back to one by one so errors stay per snippet.
         std::vector<std::optional<ScoredText>> scored(gEnd - g);
+        std::vector<std::optional<SyntaxTree>> trees(gEnd - g);
         bool withinLimit = true; // an over-limit snippet is refused one by one (evaluateEntry), never scored
         for (std::size_t k = g; k < gEnd && opts.maxTextBytes > 0; ++k)
             withinLimit = withinLimit && corpus.entries[static_cast<std::size_t>(pending[k])].code.size() <= opts.maxTextBytes;
+        for (std::size_t k = g; k < gEnd && gEnd - g > 1 && withinLimit; ++k) {
+            const CorpusEntry& e = corpus.entries[static_cast<std::size_t>(pending[k])];
+            try { // the trees' limits too, before the model runs
+                trees[k - g].emplace(parseForEval(languageOf(e, opts), e.code, opts.maxAstDepth, opts.maxAstNodes));
+            } catch (const std::exception&) {
+                withinLimit = false;
+            }
+        }
         if (gEnd - g > 1 && withinLimit) {
             try {
                 std::vector<std::string> texts;
@@ -306,9 +317,9 @@ BatchSummary runBatch(const LanguageModel& model, const Corpus& corpus, const fs
             std::optional<EvalResult> result;
             try {
                 std::string note;
-                if (auto& pre = scored[k - g]) {
+                if (auto& pre = scored[k - g]; pre && trees[k - g]) {
                     markPrompt(*pre, e, &note);
-                    result.emplace(evaluate(std::move(*pre), meta.language, opts.aggregation, table, opts.maxAstDepth));
+                    result.emplace(evaluate(std::move(*pre), std::move(*trees[k - g]), opts.aggregation, table));
                 } else {
                     result.emplace(evaluateEntry(model, e, opts, table, &note));
                 }
