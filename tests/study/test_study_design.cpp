@@ -189,8 +189,8 @@ TEST(StudyFile, RefusesBadInputAndOverwritesNothing)
 
 TEST(StudyFile, ValuesOfTheWrongJsonTypeAreInputErrors)
 {
-    // Found by the study fuzz target (tests/fuzz/regressions/study/): a value of the wrong type read with a
-    // default threw the JSON library's type_error past the reader, which promises InputError for bad input.
+    // Found in review while writing the study fuzz target (tests/fuzz/regressions/study/): a value of the wrong
+    // type read with a default threw the JSON library's type_error past the reader, which promises InputError.
     const std::string q = R"("questions":[{"id":"q","text":"t","labels":["a","b","c","d"]}])";
     for (const std::string& text : std::vector<std::string>{R"({"format":"ascviz-study","version":"1"})",
                                     R"({"format":"ascviz-study","version":1,"id":"s","title":7,"conditions":["C"],"questions":[]})",
