@@ -97,7 +97,7 @@ int slurmSubmit(Args& args)
     if (limit > 0)
         run.batchOptions.insert(run.batchOptions.end(), {"--limit", std::to_string(limit)});
     for (const char* o : {"--batch-size", "--aggregation", "--device", "--dtype", "--threads", "--max-text-bytes",
-                          "--max-ast-depth"})
+                          "--max-ast-depth", "--max-ast-nodes"})
         if (const auto v = args.value(o))
             run.batchOptions.insert(run.batchOptions.end(), {o, *v});
     args.finish();

@@ -123,6 +123,7 @@ int cmdBatch(Args& args)
     const bool quiet = args.flag("--quiet");
     const std::size_t maxTextBytes = maxTextBytesOption(args);
     const int maxAstDepth = maxAstDepthOption(args);
+    const std::size_t maxAstNodes = maxAstNodesOption(args);
     LoadOptions lo = loadOptions(args);
     args.finish();
     if (limit < 0)
@@ -169,6 +170,7 @@ int cmdBatch(Args& args)
     opts.batchSize = batchSize;
     opts.maxTextBytes = maxTextBytes;
     opts.maxAstDepth = maxAstDepth;
+    opts.maxAstNodes = maxAstNodes;
     opts.shard = shard;
     opts.cancel = &g_cancel;
     opts.modelDir = modelDir.string();

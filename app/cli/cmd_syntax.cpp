@@ -88,6 +88,7 @@ struct EvalInputs {
     std::optional<std::string> categoriesFile;
     std::size_t maxTextBytes = limits::kDefaultMaxTextBytes;
     int maxAstDepth = limits::kDefaultMaxAstDepth;
+    std::size_t maxAstNodes = limits::kDefaultMaxAstNodes;
 };
 
 // Reads the options shared by eval and render (the caller reads its own, then calls args.finish()).
@@ -125,6 +126,7 @@ EvalInputs readEvalOptions(Args& args)
     in.categoriesFile = args.value("--categories");
     in.maxTextBytes = maxTextBytesOption(args);
     in.maxAstDepth = maxAstDepthOption(args);
+    in.maxAstNodes = maxAstNodesOption(args);
     return in;
 }
 
@@ -137,10 +139,14 @@ EvalResult runEval(const EvalInputs& in, std::string* dtype = nullptr)
     if (in.textFile)
         text = readUtf8File(*in.textFile);
     ScoredText scored;
+    std::optional<SyntaxTree> tree;
     if (in.scoresFile) {
         scored = scoredFromJson(*in.scoresFile, text);
     } else {
-        limits::checkTextSize(text->size(), in.maxTextBytes, *in.textFile); // before loading the model
+        // Bounded work, before loading the model: the text's size, then its tree's (parsing is cheap next to
+        // scoring: 32 KiB parse in milliseconds).
+        limits::checkTextSize(text->size(), in.maxTextBytes, *in.textFile);
+        tree = parseForEval(in.language, *text, in.maxAstDepth, in.maxAstNodes);
         auto model = LanguageModel::load(resolveModelDir(*in.modelDir), in.load);
         scored = model->score(*text);
         if (dtype)
@@ -158,7 +164,9 @@ EvalResult runEval(const EvalInputs& in, std::string* dtype = nullptr)
             scored.promptTokens += t.generated ? 0 : 1;
         }
     }
-    return evaluate(std::move(scored), in.language, in.aggregation, categories, in.maxAstDepth);
+    if (tree && tree->text() == scored.text)
+        return evaluate(std::move(scored), std::move(*tree), in.aggregation, categories);
+    return evaluate(std::move(scored), in.language, in.aggregation, categories, in.maxAstDepth, in.maxAstNodes);
 }
 
 } // namespace
@@ -167,10 +175,11 @@ int cmdParse(Args& args)
 {
     const std::string file = args.require("--text-file");
     const std::string language = languageOption(args, file);
+    const std::size_t maxAstNodes = maxAstNodesOption(args);
     const auto out = args.value("--out");
     args.finish();
 
-    const SyntaxTree tree = SyntaxTree::parse(language, readUtf8File(file));
+    const SyntaxTree tree = SyntaxTree::parse(language, readUtf8File(file), maxAstNodes);
     json nodes = json::array();
     for (const auto& n : tree.nodes())
         nodes.push_back(astNodeJson(n));

@@ -44,6 +44,11 @@ int maxAstDepthOption(Args& args)
     return n;
 }
 
+std::size_t maxAstNodesOption(Args& args)
+{
+    return static_cast<std::size_t>(args.uint64Value(limits::kMaxAstNodesOption, limits::kDefaultMaxAstNodes));
+}
+
 nlohmann::json tokensJson(const ScoredText& s, bool withGenerated)
 {
     auto arr = nlohmann::json::array();

@@ -23,10 +23,12 @@ LoadOptions loadOptions(Args& args);
 // registry's). Skipped entries and per-language counts are reported on stderr.
 Corpus readCorpusOption(const std::string& corpusArg, const std::string& language, const std::string& exts);
 
-// Bounded work (base/limits.h): --max-text-bytes N (bytes a model scores; 0 = no limit) and --max-ast-depth N
-// (syntax tree levels for AsC-Eval; 0 = no limit), with the defaults of limits.h.
+// Bounded work (base/limits.h): --max-text-bytes N (bytes a model scores; 0 = no limit), --max-ast-depth N
+// (syntax tree levels for AsC-Eval; 0 = no limit) and --max-ast-nodes N (syntax tree nodes; 0 = no limit),
+// with the defaults of limits.h.
 std::size_t maxTextBytesOption(Args& args);
 int maxAstDepthOption(Args& args);
+std::size_t maxAstNodesOption(Args& args);
 
 // JSON of a scored token list, per docs/cli.md: {"id","start","end","ntp"[, "generated"]}.
 nlohmann::json tokensJson(const ScoredText& s, bool withGenerated);

@@ -57,7 +57,9 @@ const char* kEvalOptions =
     "  --language L       a language of the registry (resources/languages); default: the file's\n                     extension's language, else the registry's default\n"
     "  --categories F     a category table (JSON) instead of the language's own\n"
     "  --max-text-bytes N the most bytes a model scores (default 32768; 0 = no limit): longer text is refused\n"
-    "  --max-ast-depth N  the deepest syntax tree evaluated, in levels (default 1000; 0 = no limit)\n";
+    "  --max-ast-depth N  the deepest syntax tree evaluated, in levels (default 1000; 0 = no limit)\n"
+    "  --max-ast-nodes N  the largest syntax tree evaluated, in nodes (default 200000; 0 = no limit)\n"
+    "                     (both checked right after parsing, before a model runs)\n";
 
 struct CommandHelp {
     const char* usage;
@@ -97,10 +99,11 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "  --out FILE         write the JSON there instead of stdout\n",
           true}},
         {"parse",
-         {"ascviz-cli parse [--language L] --text-file F [--out FILE]",
+         {"ascviz-cli parse [--language L] --text-file F [--max-ast-nodes N] [--out FILE]",
           "  the tree-sitter AST: {\"nodes\":[{\"id\",\"type\",\"named\",\"start\",\"end\",\"parent\",\"depth\",\"error\"}]}\n"
           "  --language L       a language of the registry (resources/languages); default: the file's\n                     extension's language, else the registry's default\n"
           "  --text-file F      the code (UTF-8; '-' = stdin)\n"
+          "  --max-ast-nodes N  larger syntax trees are refused (default 200000 nodes; 0 = no limit)\n"
           "  --out FILE         write the JSON there instead of stdout\n",
           false}},
         {"node-types",
@@ -179,6 +182,7 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "                     in shard k mod N; the database records the shard (merge joins them)\n"
           "  --max-text-bytes N longer snippets are stored as error rows, unscored (default 32768; 0 = no limit)\n"
           "  --max-ast-depth N  deeper syntax trees are stored as error rows (default 1000 levels; 0 = no limit)\n"
+          "  --max-ast-nodes N  larger syntax trees are stored as error rows (default 200000 nodes; 0 = no limit)\n"
           "  --quiet            no progress line\n",
           true}},
         {"merge",
@@ -197,7 +201,7 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "    --sbatch-extra LINE   one more sbatch option per use (--sbatch-extra --account=abc)\n"
           "    --dry-run      write the scripts only\n"
           "    batch options passed to every shard: --language --extensions --limit --batch-size --aggregation\n"
-          "    --device --dtype --threads --max-text-bytes --max-ast-depth\n"
+          "    --device --dtype --threads --max-text-bytes --max-ast-depth --max-ast-nodes\n"
           "  status DIR [--watch S] [--no-queue] [--out FILE]   per-shard progress from the shard databases and\n"
           "         squeue: {\"shards\":[{\"shard\",\"done\",\"planned\",\"status\"}], ...}; --watch repeats every S s\n"
           "         until merged or nothing queued\n"

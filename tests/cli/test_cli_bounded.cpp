@@ -68,6 +68,61 @@ TEST(CliBounded, DeepTreeRefusedThenAllowedWithZero)
     EXPECT_NE(doc.find("</svg>"), std::string::npos);
 }
 
+TEST(CliBounded, DeepTreeRefusedBeforeTheModelLoads)
+{
+    // The tree is checked right after parsing, before the model: a model folder that does not exist is never
+    // reached (were the model loaded first, the error would name the folder).
+    const auto f = clitest::writeTemp("deep.py", paren(2000));
+    const auto missing = clitest::tempDir() / "no-such-model";
+    const auto svg = clitest::tempDir() / "deep.svg";
+    for (const std::string& cmd : std::vector<std::string>{"eval --model " + q(missing) + " --text-file " + q(f),
+                                  "render --model " + q(missing) + " --view partial --svg " + q(svg) + " --text-file " + q(f)}) {
+        const auto r = clitest::run(cmd);
+        EXPECT_EQ(r.status, 1) << cmd << "\n" << r.err;
+        EXPECT_NE(r.err.find("levels deep, over the limit of 1,000 levels for AsC-Eval"), std::string::npos) << r.err;
+        EXPECT_EQ(r.err.find("no-such-model"), std::string::npos) << r.err;
+    }
+    // Within the limits, the same command reaches the model (and fails there).
+    const auto small = clitest::writeTemp("small.py", paren(3));
+    const auto r = clitest::run("eval --model " + q(missing) + " --text-file " + q(small));
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("no-such-model"), std::string::npos) << r.err;
+}
+
+TEST(CliBounded, TreeOverTheNodeLimitRefusedByParseEvalAndRender)
+{
+    // 5 MB of Python: ~900,000 nodes. parse and eval --scores used to copy the whole tree (parse: 10 s of CPU,
+    // 1.3 GB); now the count is checked first.
+    std::string code;
+    for (int i = 0; code.size() < 5'000'000; ++i)
+        code += "def f" + std::to_string(i) + "(a, b):\n    return [a * b + x for x in range(" + std::to_string(i) + ")]\n";
+    const auto big = clitest::writeTemp("big5mb.py", code);
+    const auto svg = clitest::tempDir() / "big.svg";
+    for (const std::string& cmd : std::vector<std::string>{"parse --text-file " + q(big),
+                                  "eval --scores " + q(emptyScores()) + " --text-file " + q(big),
+                                  "render --scores " + q(emptyScores()) + " --view complete --svg " + q(svg) +
+                                      " --text-file " + q(big)}) {
+        const auto t0 = std::chrono::steady_clock::now();
+        const auto r = clitest::run(cmd);
+        std::printf("[timing] 5 MB refused in %.2f s: %s\n", since(t0), cmd.substr(0, 6).c_str());
+        EXPECT_EQ(r.status, 1) << cmd << "\n" << r.err;
+        EXPECT_NE(r.err.find("nodes, over the limit of 200,000 nodes (--max-ast-nodes N raises it, 0 = no limit)"),
+                  std::string::npos) << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+        EXPECT_TRUE(r.out.empty());
+    }
+    EXPECT_FALSE(std::filesystem::exists(svg));
+    // The option: a small file under a tight limit is refused, and 0 lifts it.
+    const auto f = clitest::writeTemp("small.py", "def f(a):\n    return a + 1\n"); // 16 nodes
+    const auto tight = clitest::run("parse --max-ast-nodes 10 --text-file " + q(f));
+    EXPECT_EQ(tight.status, 1);
+    EXPECT_NE(tight.err.find("the syntax tree has 16 nodes, over the limit of 10 nodes"), std::string::npos) << tight.err;
+    EXPECT_EQ(clitest::run("parse --max-ast-nodes 16 --text-file " + q(f)).status, 0);
+    EXPECT_EQ(clitest::run("parse --max-ast-nodes 0 --text-file " + q(f)).status, 0);
+    EXPECT_EQ(clitest::run("eval --scores " + q(emptyScores()) + " --max-ast-nodes 10 --text-file " + q(f)).status, 1);
+    EXPECT_EQ(clitest::run("eval --scores " + q(emptyScores()) + " --max-ast-nodes 0 --text-file " + q(f)).status, 0);
+}
+
 TEST(CliBounded, GraphvizNodeLimitOption)
 {
     const auto f = clitest::writeTemp("small.py", "def f(a):\n    return a + 1\n");
@@ -95,6 +150,29 @@ TEST(CliBounded, BatchStoresOverLimitSnippetAsErrorRow)
                                "(--max-text-bytes N raises it, 0 = no limit)");
 }
 
+TEST(CliBounded, BatchStoresOverTheTreeLimitsSnippetsAsErrorRows)
+{
+    // Both with one-by-one and with batched scoring: the trees are checked before the model runs.
+    // small: 6 nodes, 4 levels; wide: 17 nodes, 5 levels; deep: 12 nodes, 6 levels.
+    const auto corpus = clitest::writeTemp("corpus.jsonl", "{\"id\":\"small\",\"code\":\"x = 1\\n\"}\n"
+                                                           "{\"id\":\"wide\",\"code\":\"y = [1, 2, 3, 4, 5]\\n\"}\n"
+                                                           "{\"id\":\"deep\",\"code\":\"x = ((1))\\n\"}\n");
+    for (const std::string batchSize : {"1", "3"}) {
+        const auto db = clitest::tempDir() / ("run" + batchSize + ".db");
+        const auto r = clitest::run("batch --model default --quiet --batch-size " + batchSize +
+                                    " --max-ast-nodes 14 --max-ast-depth 5 --corpus " + q(corpus) + " --db " + q(db));
+        ASSERT_EQ(r.status, 0) << r.err;
+        const auto rows = ascviz::ResultsDb::open(db).snippets();
+        ASSERT_EQ(rows.size(), 3u);
+        EXPECT_TRUE(rows[0].ok) << rows[0].message;
+        EXPECT_FALSE(rows[1].ok);
+        EXPECT_EQ(rows[1].message, "the syntax tree has 17 nodes, over the limit of 14 nodes (--max-ast-nodes N raises it, 0 = no limit)");
+        EXPECT_FALSE(rows[2].ok);
+        EXPECT_NE(rows[2].message.find("the syntax tree is 6 levels deep, over the limit of 5 levels for AsC-Eval"), std::string::npos)
+            << rows[2].message;
+    }
+}
+
 TEST(CliBounded, HelpNamesTheLimits)
 {
     const auto render = clitest::run("render --help");
@@ -104,4 +182,6 @@ TEST(CliBounded, HelpNamesTheLimits)
     EXPECT_NE(clitest::run("eval --help").out.find("--max-text-bytes N"), std::string::npos);
     EXPECT_NE(clitest::run("score --help").out.find("--max-text-bytes N"), std::string::npos);
     EXPECT_NE(clitest::run("batch --help").out.find("--max-ast-depth N"), std::string::npos);
+    for (const char* cmd : {"parse", "eval", "render", "batch"})
+        EXPECT_NE(clitest::run(std::string(cmd) + " --help").out.find("--max-ast-nodes N"), std::string::npos) << cmd;
 }

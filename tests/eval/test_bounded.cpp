@@ -120,6 +120,56 @@ TEST(Limits, AstDepthRefusedWithMessage)
     EXPECT_NO_THROW(evaluate(nested(10), "python", Aggregation::Median, CategoryMap::forLanguage("python"), 0));
 }
 
+TEST(Limits, AstNodesCountedBeforeTheCopyAndRefusedWithMessage)
+{
+    // tree-sitter's count of visible descendants, checked before the walk, is the walk's node count (named,
+    // anonymous, ERROR and MISSING nodes alike): a tree of exactly the limit passes, one more node does not.
+    for (const std::string& code : {std::string("def f(a):\n    return a + 1\n"), std::string("x = (1,\n"),
+                                    std::string("if x\n"), nested(50).text, wide(300).text}) {
+        const SyntaxTree t = SyntaxTree::parse("python", code, 0);
+        EXPECT_NO_THROW(SyntaxTree::parse("python", code, t.nodes().size())) << code;
+        EXPECT_THROW(SyntaxTree::parse("python", code, t.nodes().size() - 1), InputError) << code;
+    }
+    const std::string code = wide(300).text;
+    ASSERT_EQ(SyntaxTree::parse("python", code, 0).nodes().size(), 1501u);
+    try {
+        SyntaxTree::parse("python", code, 1000);
+        FAIL() << "no error";
+    } catch (const InputError& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  "the syntax tree has 1,501 nodes, over the limit of 1,000 nodes (--max-ast-nodes N raises it, 0 = no limit)");
+    }
+    // AsC-Eval applies it (0 = no limit) ...
+    const auto python = CategoryMap::forLanguage("python");
+    EXPECT_THROW(evaluate(wide(300), "python", Aggregation::Median, python, 1000, 1000), InputError);
+    EXPECT_EQ(evaluate(wide(300), "python", Aggregation::Median, python, 1000, 0).tree.nodes().size(), 1501u);
+    // ... and so does parseForEval, the check callers make before a model runs, with the depth limit.
+    EXPECT_THROW(parseForEval("python", wide(300).text, 1000, 1000), InputError);
+    EXPECT_THROW(parseForEval("python", nested(2000).text), InputError);
+    EXPECT_EQ(parseForEval("python", nested(2000).text, 0).levels(), SyntaxTree::parse("python", nested(2000).text).levels());
+    // A tree is evaluated only with the text it was parsed from.
+    EXPECT_THROW(evaluate(wide(2), parseForEval("python", wide(3).text), Aggregation::Median, python), InputError);
+    EXPECT_EQ(evaluate(wide(3), parseForEval("python", wide(3).text), Aggregation::Median, python).nodes.size(), 16u);
+}
+
+TEST(Limits, FiveMegabytesOfCodeRefusedBeforeTheTreeIsCopied)
+{
+    std::string code;
+    for (int i = 0; code.size() < 5'000'000; ++i)
+        code += "def f" + std::to_string(i) + "(a, b):\n    if a > b:\n        return a * b + " + std::to_string(i) +
+                "\n    return [x for x in range(a)]\n";
+    const auto t0 = Clock::now();
+    try {
+        SyntaxTree::parse("python", code);
+        FAIL() << "no error";
+    } catch (const InputError& e) {
+        const std::string m = e.what();
+        EXPECT_EQ(m.rfind("the syntax tree has ", 0), 0u) << m;
+        EXPECT_NE(m.find("nodes, over the limit of 200,000 nodes (--max-ast-nodes N raises it"), std::string::npos) << m;
+        std::printf("[timing] %zu bytes of Python refused in %.2f s: %s\n", code.size(), secondsSince(t0), m.c_str());
+    }
+}
+
 TEST(TreeLayout, SmallTreesStayOnGraphviz)
 {
     const EvalResult r = evaluate(wide(3), "python", Aggregation::Median, CategoryMap::forLanguage("python"));
@@ -176,7 +226,7 @@ TEST(DeepNesting, TenAndHundredThousandLevelsOnAnEightMegabyteAndASmallStack)
                     if (depth > 10000 && open == '[')
                         continue;
                     const EvalResult r = evaluate(nested(depth, open, close), "python", Aggregation::Median,
-                                                  CategoryMap::forLanguage("python"), 0);
+                                                  CategoryMap::forLanguage("python"), 0, 0);
                     ASSERT_GT(r.tree.levels(), depth);
                     const std::string svg = renderAstSvg(r, AstView::Complete);
                     ASSERT_NE(svg.find("id=\"node-" + std::to_string(r.tree.nodes().size() - 1) + "\""), std::string::npos);

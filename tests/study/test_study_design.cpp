@@ -187,6 +187,40 @@ TEST(StudyFile, RefusesBadInputAndOverwritesNothing)
     EXPECT_EQ(readText(dir / "taken.json"), "keep me");
 }
 
+TEST(StudyFile, ValuesOfTheWrongJsonTypeAreInputErrors)
+{
+    // Found in review while writing the study fuzz target (tests/fuzz/regressions/study/): a value of the wrong
+    // type read with a default threw the JSON library's type_error past the reader, which promises InputError.
+    const std::string q = R"("questions":[{"id":"q","text":"t","labels":["a","b","c","d"]}])";
+    for (const std::string& text : std::vector<std::string>{R"({"format":"ascviz-study","version":"1"})",
+                                    R"({"format":"ascviz-study","version":1,"id":"s","title":7,"conditions":["C"],"questions":[]})",
+                                    R"({"format":"ascviz-study","version":1,"id":"s","conditions":["C"],)" + q +
+                                        R"(,"participant_mode":5})",
+                                    R"({"format":"ascviz-study","version":1,"id":"s","conditions":["C"],)" + q +
+                                        R"(,"samples":[{"id":"a","language":"python","code":"x = 1
+","eval":3}]})"}) {
+        try {
+            studyFromText(text, "bad.json");
+            ADD_FAILURE() << "no error for " << text;
+        } catch (const InputError& e) {
+            EXPECT_NE(std::string(e.what()).find("bad.json: study file: a value has the wrong type"), std::string::npos)
+                << e.what();
+        }
+    }
+    // The same mutations of a real study file.
+    const auto good = studyToJson(studytest::handStudy(4, 4));
+    for (const auto& [key, value] : std::vector<std::pair<std::string, nlohmann::json>>{
+             {"title", 7}, {"seed", "x"}, {"aggregation", 3}, {"participant_mode", 5}, {"created", false}}) {
+        auto bad = good;
+        bad[key] = value;
+        EXPECT_THROW(studyFromJson(bad), InputError) << key;
+    }
+    auto badEval = good;
+    badEval["samples"][0]["eval"]["prompt_bytes"] = "x";
+    EXPECT_THROW(studyFromJson(badEval), InputError);
+    EXPECT_EQ(studyFromJson(good).fingerprint(), studytest::handStudy(4, 4).fingerprint());
+}
+
 TEST(StudyDesign, ChecksQuestionsAndSamples)
 {
     StudyDesign d;

@@ -44,4 +44,12 @@ void checkAstDepth(int levels, int maxDepth)
                      " levels for AsC-Eval (" + kMaxAstDepthOption + " N raises it, 0 = no limit)");
 }
 
+void checkAstNodes(std::size_t nodes, std::size_t maxNodes)
+{
+    if (maxNodes == 0 || nodes <= maxNodes)
+        return;
+    throw InputError("the syntax tree has " + grouped(nodes) + " nodes, over the limit of " + grouped(maxNodes) +
+                     " nodes (" + kMaxAstNodesOption + " N raises it, 0 = no limit)");
+}
+
 } // namespace ascviz::limits

@@ -168,11 +168,13 @@ EvalResult evaluateEntry(const LanguageModel& model, const CorpusEntry& entry, c
                          const CategoryMap& categories, std::string* note)
 {
     limits::checkTextSize(entry.code.size(), opts.maxTextBytes, "the snippet");
+    // The tree's limits before the model runs.
+    SyntaxTree tree = parseForEval(languageOf(entry, opts), entry.code, opts.maxAstDepth, opts.maxAstNodes);
     ScoreOptions so;
     so.topK = 0;
     ScoredText s = model.score(entry.code, so);
     markPrompt(s, entry, note);
-    return evaluate(std::move(s), languageOf(entry, opts), opts.aggregation, categories, opts.maxAstDepth);
+    return evaluate(std::move(s), std::move(tree), opts.aggregation, categories);
 }
 
 BatchSummary runBatch(const LanguageModel& model, const Corpus& corpus, const fs::path& dbPath,
@@ -283,7 +285,8 @@ BatchSummary runBatch(const LanguageModel& model, const Corpus& corpus, const fs
     struct ScoredGroup {
         std::size_t begin = 0, end = 0; // positions in `pending`
         std::vector<std::optional<ScoredText>> texts;
-        double seconds = 0; // scoring time of the group
+        std::vector<std::optional<SyntaxTree>> trees; // parsed before scoring, within the tree limits
+        double seconds = 0; // parsing and scoring time of the group
     };
     const std::size_t group = static_cast<std::size_t>(std::max(1, opts.batchSize));
     std::mutex mu;
@@ -310,16 +313,24 @@ BatchSummary runBatch(const LanguageModel& model, const Corpus& corpus, const fs
                 sg.begin = g;
                 sg.end = std::min(pending.size(), g + group);
                 sg.texts.resize(sg.end - g);
+                sg.trees.resize(sg.end - g);
                 const auto t0 = Clock::now();
-                // An over-limit snippet is refused by evaluateEntry (never scored); a failing batch leaves every
+                // Each text is parsed first, so that one past a limit (size, tree nodes or depth) is never scored:
+                // the consumer's evaluateEntry refuses it with the limit's message. A failing batch leaves every
                 // text unscored, so that the consumer scores them one by one and errors stay per snippet.
                 std::vector<std::string> texts;
                 std::vector<std::size_t> slot;
                 for (std::size_t k = g; k < sg.end; ++k) {
-                    const std::string& code = corpus.entries[static_cast<std::size_t>(pending[k])].code;
-                    if (opts.maxTextBytes > 0 && code.size() > opts.maxTextBytes)
+                    const CorpusEntry& e = corpus.entries[static_cast<std::size_t>(pending[k])];
+                    if (opts.maxTextBytes > 0 && e.code.size() > opts.maxTextBytes)
                         continue;
-                    texts.push_back(code);
+                    try {
+                        sg.trees[k - g].emplace(
+                            parseForEval(languageOf(e, opts), e.code, opts.maxAstDepth, opts.maxAstNodes));
+                    } catch (const std::exception&) {
+                        continue;
+                    }
+                    texts.push_back(e.code);
                     slot.push_back(k - g);
                 }
                 if (!texts.empty()) {
@@ -404,11 +415,12 @@ BatchSummary runBatch(const LanguageModel& model, const Corpus& corpus, const fs
             const CategoryMap& table = categories.at(meta.language);
             std::optional<EvalResult> result;
             auto& pre = item.texts[k - item.begin];
+            auto& tree = item.trees[k - item.begin];
             try {
                 std::string note;
-                if (pre) {
+                if (pre && tree) {
                     markPrompt(*pre, e, &note);
-                    result.emplace(evaluate(std::move(*pre), meta.language, opts.aggregation, table, opts.maxAstDepth));
+                    result.emplace(evaluate(std::move(*pre), std::move(*tree), opts.aggregation, table));
                 } else {
                     result.emplace(evaluateEntry(model, e, opts, table, &note));
                 }

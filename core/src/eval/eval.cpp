@@ -163,9 +163,25 @@ void computeFeatures(EvalResult& r)
 
 } // namespace
 
-EvalResult evaluate(ScoredText scored, const std::string& language, Aggregation a, const CategoryMap& categories,
-                    int maxAstDepth)
+SyntaxTree parseForEval(const std::string& language, std::string_view text, int maxAstDepth, std::size_t maxAstNodes)
 {
+    SyntaxTree tree = SyntaxTree::parse(language, text, maxAstNodes);
+    limits::checkAstDepth(tree.levels(), maxAstDepth);
+    return tree;
+}
+
+EvalResult evaluate(ScoredText scored, const std::string& language, Aggregation a, const CategoryMap& categories,
+                    int maxAstDepth, std::size_t maxAstNodes)
+{
+    SyntaxTree tree = parseForEval(language, scored.text, maxAstDepth, maxAstNodes);
+    return evaluate(std::move(scored), std::move(tree), a, categories);
+}
+
+EvalResult evaluate(ScoredText scored, SyntaxTree tree, Aggregation a, const CategoryMap& categories)
+{
+    if (tree.text() != scored.text)
+        throw InputError("the syntax tree was parsed from another text than the scored one (" +
+                         std::to_string(tree.text().size()) + " vs " + std::to_string(scored.text.size()) + " bytes)");
     for (std::size_t i = 0; i < scored.tokens.size(); ++i) {
         const auto& t = scored.tokens[i];
         if (t.start > t.end || t.end > scored.text.size())
@@ -174,8 +190,7 @@ EvalResult evaluate(ScoredText scored, const std::string& language, Aggregation 
                              " bytes)");
     }
     EvalResult r;
-    r.tree = SyntaxTree::parse(language, scored.text);
-    limits::checkAstDepth(r.tree.levels(), maxAstDepth);
+    r.tree = std::move(tree);
     r.scored = std::move(scored);
     r.aggregation = a;
 

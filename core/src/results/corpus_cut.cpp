@@ -49,7 +49,8 @@ std::string dedented(const std::string& text, std::size_t start, std::size_t end
 std::vector<CutSnippet> cutSnippets(const std::string& text, const std::string& relPath, const CutOptions& opts)
 {
     std::vector<CutSnippet> out;
-    const SyntaxTree tree = SyntaxTree::parse(opts.language, text);
+    // A whole source file, walked once for its definitions (no AsC-Eval): no node limit.
+    const SyntaxTree tree = SyntaxTree::parse(opts.language, text, 0);
     for (const auto& n : tree.nodes()) {
         if (!n.named || n.error() || std::find(opts.nodeTypes.begin(), opts.nodeTypes.end(), n.type) == opts.nodeTypes.end())
             continue;

@@ -105,7 +105,9 @@ json studyToJson(const Study& s)
                 {"participants", std::move(participants)}};
 }
 
-Study studyFromJson(const json& j)
+namespace {
+
+Study studyFromJsonUnchecked(const json& j)
 {
     if (!j.is_object() || j.value("format", std::string()) != "ascviz-study")
         throw InputError("not an AsC-Viz study file (no \"format\": \"ascviz-study\")");
@@ -191,6 +193,21 @@ Study studyFromJson(const json& j)
     return s;
 }
 
+} // namespace
+
+Study studyFromJson(const json& j)
+{
+    // A value of the wrong JSON type read with a default (`j.value("version", 0)` of "1", a
+    // "participant_mode" that is not an object, ...) throws the JSON library's type_error: bad input like any
+    // other, an InputError (found in review while writing the study fuzz target; its replay of
+    // tests/fuzz/regressions/study/ aborted on them before this catch).
+    try {
+        return studyFromJsonUnchecked(j);
+    } catch (const json::exception& e) {
+        bad(std::string("a value has the wrong type: ") + e.what());
+    }
+}
+
 json assignmentJson(const Study& s)
 {
     json participants = json::array(); // the one place the participants' trials become JSON
@@ -228,8 +245,11 @@ void writeStudyFile(const fs::path& path, const Study& s, bool overwrite)
 
 Study readStudyFile(const fs::path& path)
 {
-    const std::string file = path.string();
-    const std::string text = readUtf8File(path);
+    return studyFromText(readUtf8File(path), path.string());
+}
+
+Study studyFromText(std::string_view text, const std::string& file)
+{
     json j;
     try {
         j = json::parse(text);

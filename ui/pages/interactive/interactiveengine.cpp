@@ -181,11 +181,15 @@ quint64 InteractiveEngine::runModelJob(Phase phase, const QString& prompt, const
     QPointer<InteractiveEngine> guard(this);
 
     const std::size_t maxTextBytes = m_maxTextBytes;
-    auto work = [guard, job, state, model, text, opts, generating, result, cancelled, maxTextBytes](JobContext&) {
+    const std::string language = toUtf8(m_language);
+    auto work = [guard, job, state, model, text, language, opts, generating, result, cancelled,
+                 maxTextBytes](JobContext&) {
         if (state->cancel.load())
             throw Cancelled();
         limits::checkTextSize(text.size(), maxTextBytes, generating ? "the prompt" : "the code");
         if (!generating) {
+            // The tree's limits (depth, nodes) before the model runs; the analysis parses again (milliseconds).
+            parseForEval(language, text);
             *result = model->score(text);
             return;
         }

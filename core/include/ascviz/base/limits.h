@@ -19,6 +19,14 @@ inline constexpr const char* kMaxTextBytesOption = "--max-text-bytes";
 inline constexpr int kDefaultMaxAstDepth = 1000;
 inline constexpr const char* kMaxAstDepthOption = "--max-ast-depth";
 
+// Syntax tree nodes (named, anonymous, ERROR and MISSING), checked right after tree-sitter has parsed and
+// before the tree is copied out of it: every later stage (the tree's own copy, the parse JSON, AsC-Eval, the
+// views) grows with the node count. 5 MB of Python is ~900,000 nodes (parse: 10 s of CPU and 1.3 GB);
+// 200,000 nodes is a source file of about 1 MB, some 25x what the default text limit lets a model score.
+// 0 = no limit.
+inline constexpr std::size_t kDefaultMaxAstNodes = 200'000;
+inline constexpr const char* kMaxAstNodesOption = "--max-ast-nodes";
+
 // AST views: up to this many shown nodes Graphviz dot lays the tree out; beyond it a linear-time layered
 // tree layout (layout.h) draws the same picture style in well under a second.
 inline constexpr std::size_t kDefaultMaxGraphvizNodes = 1500;
@@ -35,5 +43,8 @@ std::string describeBytes(std::size_t bytes);
 void checkTextSize(std::size_t bytes, std::size_t limit, const std::string& what = "the text");
 // Throws InputError when maxDepth > 0 and levels > maxDepth.
 void checkAstDepth(int levels, int maxDepth);
+// Throws InputError "the syntax tree has <n> nodes, over the limit of <limit> nodes (--max-ast-nodes N raises
+// it, 0 = no limit)" when maxNodes > 0 and nodes > maxNodes.
+void checkAstNodes(std::size_t nodes, std::size_t maxNodes);
 
 } // namespace ascviz::limits

@@ -44,10 +44,12 @@ struct BatchOptions {
     bool resume = false; // continue an existing DB (else the DB must not exist)
     int batchSize = 1;   // snippets scored together with scoreBatch (1 = one by one, bit for bit reproducible)
     ShardSpec shard;     // evaluate only this shard of the run (shards.h: snippet k is in shard k mod N)
-    // Bounded work (base/limits.h): a snippet over either limit is stored as an error row with the limit's
-    // message, without being scored (0 = no limit).
+    // Bounded work (base/limits.h): a snippet over any limit is stored as an error row with the limit's
+    // message, without being scored (0 = no limit): its size is checked first, then its tree (parsed before
+    // the model runs).
     std::size_t maxTextBytes = limits::kDefaultMaxTextBytes;
     int maxAstDepth = limits::kDefaultMaxAstDepth;
+    std::size_t maxAstNodes = limits::kDefaultMaxAstNodes;
     // Polled between snippets: cancel returns cleanly (the DB holds every finished snippet and is
     // resumable); while pause is true the runner waits.
     const std::atomic<bool>* cancel = nullptr;

@@ -76,10 +76,20 @@ struct EvalResult {
     std::vector<std::vector<int>> nodesOfToken;
 };
 
-// Throws InputError (limits::checkAstDepth) when the syntax tree is deeper than maxAstDepth levels (0 = no
-// limit): the alignment stores tokens x depth indices (20,000 nested parentheses: 2.5 GB, minutes).
+// Parses a text for AsC-Eval within the limits: throws InputError (limits::checkAstNodes) past maxAstNodes
+// nodes, before the tree is copied, and (limits::checkAstDepth) past maxAstDepth levels (0 = no limit): the
+// alignment stores tokens x depth indices (20,000 nested parentheses: 2.5 GB, minutes). Callers that score
+// the text with a model parse it first, so that a tree past a limit is refused before the model runs.
+SyntaxTree parseForEval(const std::string& language, std::string_view text,
+                        int maxAstDepth = limits::kDefaultMaxAstDepth,
+                        std::size_t maxAstNodes = limits::kDefaultMaxAstNodes);
+// AsC-Eval of a scored text over its tree (from parseForEval of the same text; InputError when the texts
+// differ).
+EvalResult evaluate(ScoredText scored, SyntaxTree tree, Aggregation a, const CategoryMap& categories);
+// The same, parsing the text with parseForEval.
 EvalResult evaluate(ScoredText scored, const std::string& language, Aggregation a, const CategoryMap& categories,
-                    int maxAstDepth = limits::kDefaultMaxAstDepth);
+                    int maxAstDepth = limits::kDefaultMaxAstDepth,
+                    std::size_t maxAstNodes = limits::kDefaultMaxAstNodes);
 // Recompute values for another aggregation (cheap; alignment is kept).
 void reaggregate(EvalResult& r, Aggregation a);
 

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ascviz {
@@ -116,5 +117,7 @@ nlohmann::json assignmentJson(const Study& s);
 // Writes the study file; refuses (InputError) to overwrite an existing file unless `overwrite`.
 void writeStudyFile(const std::filesystem::path& path, const Study& s, bool overwrite = false);
 Study readStudyFile(const std::filesystem::path& path);
+// readStudyFile of a file's text (`file` names it in messages): InputError for anything but a study file.
+Study studyFromText(std::string_view text, const std::string& file);
 
 } // namespace ascviz

@@ -1,6 +1,8 @@
 // tree-sitter parsing into an immutable AST with byte spans. tree-sitter handles are owned inside
 // syntax.cpp only; this header exposes plain data.
 #pragma once
+#include "ascviz/base/limits.h"
+
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -33,8 +35,10 @@ struct NodeType {
 
 class SyntaxTree {
 public:
-    // Throws InputError for an unknown language or invalid UTF-8.
-    static SyntaxTree parse(const std::string& language, std::string_view text);
+    // Throws InputError for an unknown language or invalid UTF-8, and (limits::checkAstNodes) when the tree
+    // has more than maxNodes nodes (0 = no limit): counted from tree-sitter's tree before anything is copied.
+    static SyntaxTree parse(const std::string& language, std::string_view text,
+                            std::size_t maxNodes = limits::kDefaultMaxAstNodes);
     static std::vector<std::string> languages();
     // Every visible node type of a compiled grammar, sorted by name then named-first, without duplicates
     // (ERROR included). Throws InputError for an unknown language.
