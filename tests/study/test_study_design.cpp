@@ -197,8 +197,7 @@ TEST(StudyFile, ValuesOfTheWrongJsonTypeAreInputErrors)
                                     R"({"format":"ascviz-study","version":1,"id":"s","conditions":["C"],)" + q +
                                         R"(,"participant_mode":5})",
                                     R"({"format":"ascviz-study","version":1,"id":"s","conditions":["C"],)" + q +
-                                        R"(,"samples":[{"id":"a","language":"python","code":"x = 1
-","eval":3}]})"}) {
+                                        R"(,"samples":[{"id":"a","language":"python","code":"x = 1\n","eval":3}]})"}) {
         try {
             studyFromText(text, "bad.json");
             ADD_FAILURE() << "no error for " << text;

@@ -203,7 +203,10 @@ void AutoRun::start()
         }
         if (const QString lang = languageForFile(m_opts.promptFile); !lang.isEmpty())
             tab->setLanguage(lang); // the file's extension chooses the language
-        tab->setPrompt(m_prompt);
+        if (!tab->setPrompt(m_prompt)) {
+            fail(tr("%1 is over the %2 bytes the editor holds").arg(m_opts.promptFile).arg(InteractivePage::kMaxEditorFileBytes));
+            return;
+        }
     }
     connect(tab, &InteractivePage::resultShown, this, &AutoRun::onResult);
     connect(c, &InteractiveEngine::jobFailed, this, [this](quint64, const QString& m) { fail(m); });

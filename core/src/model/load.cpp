@@ -131,7 +131,10 @@ std::unique_ptr<LanguageModel> LanguageModel::load(const fs::path& dirIn, const 
                          (dtype == at::kFloat ? "; try --dtype bfloat16 or a smaller model" : "; try a smaller model"));
     if (opts.progress) {
         const double total = static_cast<double>(std::max<std::size_t>(1, 4 + 12 * static_cast<std::size_t>(spec.layers)));
-        store.onTake = [&](std::size_t n) { opts.progress(std::min(0.99, static_cast<double>(n) / total)); };
+        // By value: the store calls this after this block has ended (ASan: stack-use-after-scope on `total`).
+        store.onTake = [progress = opts.progress, total](std::size_t n) {
+            progress(std::min(0.99, static_cast<double>(n) / total));
+        };
     }
     DecoderWeights weights;
     try {

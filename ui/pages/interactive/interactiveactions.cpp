@@ -1,4 +1,5 @@
 #include "pages/interactive/interactivepage.h"
+#include "pages/interactive/prompteditor.h"
 
 #include "views/astview.h"
 #include "views/detailspanel.h"

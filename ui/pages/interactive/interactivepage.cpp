@@ -4,6 +4,7 @@
 #include "views/detailspanel.h"
 #include "views/legendwidget.h"
 #include "pages/interactive/interactiveengine.h"
+#include "pages/interactive/prompteditor.h"
 #include "services/modelservice.h"
 #include "services/resultstore.h"
 #include "common/languages.h"
@@ -107,7 +108,19 @@ void InteractivePage::setGenerationOptions(const GenerationOptions& g)
     m_seed->setValue(int(std::min<uint64_t>(g.seed, uint64_t(std::numeric_limits<int>::max()))));
 }
 
-void InteractivePage::setPrompt(const QString& text) { m_editor->setPlainText(text); }
+bool InteractivePage::setPrompt(const QString& text)
+{
+    // Bounded work (docs/limits.md): the editor's limit for any text put there (a session, --prompt-file).
+    const qint64 bytes = text.toUtf8().size();
+    if (bytes > kMaxEditorFileBytes) {
+        Q_EMIT errorOccurred(PromptEditor::refusal(bytes, kMaxEditorFileBytes));
+        return false;
+    }
+    m_editor->setPlainText(text);
+    return true;
+}
+
+QPlainTextEdit* InteractivePage::editor() const { return m_editor; }
 QString InteractivePage::prompt() const { return m_editor->toPlainText(); }
 
 InteractivePage::View InteractivePage::currentView() const { return View(m_views->currentIndex()); }

@@ -23,6 +23,7 @@ class DetailsPanel;
 class LegendWidget;
 class InteractiveEngine;
 class ModelService;
+class PromptEditor;
 class ResultStore;
 class SyntaxHighlighter;
 class SequenceView;
@@ -36,7 +37,7 @@ public:
     explicit InteractivePage(ModelService* models, ResultStore* results = nullptr, QWidget* parent = nullptr);
 
     // Widgets (for the main window's actions and for tests).
-    QPlainTextEdit* editor() const { return m_editor; }
+    QPlainTextEdit* editor() const;
     QPushButton* generateButton() const { return m_generate; }
     QPushButton* stopButton() const { return m_stop; }
     QPushButton* scoreButton() const { return m_score; }
@@ -54,12 +55,15 @@ public:
     void setLanguage(const QString& id);
     // Puts a source file in the editor; its extension chooses the language when a registered one claims it.
     // Refuses (false, *error names the size and the limit) a file over kMaxEditorFileBytes (docs/limits.md).
+    // A file dropped on the editor comes here too; a paste or drop of text that would make the editor's text
+    // longer than kMaxEditorFileBytes is refused by the editor (PromptEditor) with errorOccurred.
     bool openPromptFile(const QString& path, QString* error = nullptr);
     static constexpr qint64 kMaxEditorFileBytes = 512 * 1024;
 
     GenerationOptions generationOptions() const;
     void setGenerationOptions(const GenerationOptions& g);
-    void setPrompt(const QString& text);
+    // Puts the text in the editor; refuses (false, errorOccurred) a text over kMaxEditorFileBytes.
+    bool setPrompt(const QString& text);
     QString prompt() const;
 
     View currentView() const;
@@ -143,7 +147,7 @@ private:
     SyntaxHighlighter* m_highlighter = nullptr;
     QComboBox* m_languageBox = nullptr;
     QList<QAction*> m_menuActions;
-    QPlainTextEdit* m_editor = nullptr;
+    PromptEditor* m_editor = nullptr;
     QSpinBox* m_maxTokens = nullptr;
     QComboBox* m_decoding = nullptr;
     QDoubleSpinBox* m_temperature = nullptr;

@@ -1,4 +1,5 @@
 #include "pages/interactive/interactivepage.h"
+#include "pages/interactive/prompteditor.h"
 
 #include "views/astview.h"
 #include "views/detailspanel.h"
@@ -77,7 +78,15 @@ QWidget* InteractivePage::buildControls()
     });
     head->addWidget(openFile);
     v->addLayout(head);
-    m_editor = new QPlainTextEdit(w);
+    m_editor = new PromptEditor(w);
+    // Bounded work (docs/limits.md): pastes and drops within the editor's file limit; a dropped file is opened.
+    m_editor->setMaxBytes(kMaxEditorFileBytes);
+    connect(m_editor, &PromptEditor::textRefused, this, &InteractivePage::errorOccurred);
+    connect(m_editor, &PromptEditor::fileDropped, this, [this](const QString& path) {
+        QString error;
+        if (!openPromptFile(path, &error))
+            Q_EMIT errorOccurred(error);
+    });
     QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
     mono.setPointSizeF(std::max(10.0, mono.pointSizeF()));
     m_editor->setFont(mono);

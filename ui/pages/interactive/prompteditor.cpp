@@ -1,0 +1,52 @@
+#include "pages/interactive/prompteditor.h"
+
+#include "ascviz/base/limits.h"
+
+#include <algorithm>
+
+#include <QMimeData>
+#include <QTextCursor>
+#include <QTextDocument>
+#include <QUrl>
+
+namespace ascviz::ui {
+
+PromptEditor::PromptEditor(QWidget* parent) : QPlainTextEdit(parent) {}
+
+QString PromptEditor::refusal(qint64 bytes, qint64 maxBytes)
+{
+    return tr("This text would make the code %1, over the %2 the editor holds; nothing was inserted")
+        .arg(QString::fromStdString(limits::describeBytes(std::size_t(bytes))),
+             QString::fromStdString(limits::describeBytes(std::size_t(maxBytes))));
+}
+
+bool PromptEditor::canInsertFromMimeData(const QMimeData* source) const
+{
+    return source->hasUrls() || QPlainTextEdit::canInsertFromMimeData(source);
+}
+
+void PromptEditor::insertFromMimeData(const QMimeData* source)
+{
+    if (source->hasUrls()) {
+        for (const QUrl& url : source->urls())
+            if (url.isLocalFile()) {
+                Q_EMIT fileDropped(url.toLocalFile()); // the page opens it within its file limit
+                return;
+            }
+    }
+    if (m_maxBytes > 0 && source->hasText()) {
+        // Checked before QPlainTextEdit lays anything out. The text that stays is counted in characters (at
+        // most its UTF-8 bytes, exact for ASCII): the editor holds at most maxBytes of it anyway.
+        const QTextCursor c = textCursor();
+        const qint64 kept =
+            std::max<qint64>(0, document()->characterCount() - 1 - (c.selectionEnd() - c.selectionStart()));
+        const qint64 after = kept + source->text().toUtf8().size();
+        if (after > m_maxBytes) {
+            Q_EMIT textRefused(refusal(after, m_maxBytes));
+            return;
+        }
+    }
+    QPlainTextEdit::insertFromMimeData(source);
+}
+
+} // namespace ascviz::ui

@@ -1,0 +1,32 @@
+// The Interactive tab's code editor: a QPlainTextEdit that refuses text it could not take without holding the
+// GUI thread for seconds (docs/limits.md: inserting 5 MB held it ~3 s inside QPlainTextEdit's own layout).
+// A paste or drop that would make the text longer than maxBytes() is refused whole, with textRefused(message);
+// a dropped local file goes to fileDropped(path), for the page to open within its file limit.
+#pragma once
+#include <QPlainTextEdit>
+
+namespace ascviz::ui {
+
+class PromptEditor : public QPlainTextEdit {
+    Q_OBJECT
+public:
+    explicit PromptEditor(QWidget* parent = nullptr);
+    // The most UTF-8 bytes the editor holds after a paste or drop (0 = no limit).
+    void setMaxBytes(qint64 bytes) { m_maxBytes = bytes; }
+    qint64 maxBytes() const { return m_maxBytes; }
+    // "This text would make the code 5.2 MB (5,242,880 bytes), over the 524,288 bytes the editor holds; …".
+    static QString refusal(qint64 bytes, qint64 maxBytes);
+
+Q_SIGNALS:
+    void textRefused(const QString& message);
+    void fileDropped(const QString& path);
+
+protected:
+    bool canInsertFromMimeData(const QMimeData* source) const override;
+    void insertFromMimeData(const QMimeData* source) override;
+
+private:
+    qint64 m_maxBytes = 0;
+};
+
+} // namespace ascviz::ui
