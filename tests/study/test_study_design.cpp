@@ -192,12 +192,12 @@ TEST(StudyFile, ValuesOfTheWrongJsonTypeAreInputErrors)
     // Found in review while writing the study fuzz target (tests/fuzz/regressions/study/): a value of the wrong
     // type read with a default threw the JSON library's type_error past the reader, which promises InputError.
     const std::string q = R"("questions":[{"id":"q","text":"t","labels":["a","b","c","d"]}])";
-    for (const std::string& text : std::vector<std::string>{R"({"format":"ascviz-study","version":"1"})",
-                                    R"({"format":"ascviz-study","version":1,"id":"s","title":7,"conditions":["C"],"questions":[]})",
-                                    R"({"format":"ascviz-study","version":1,"id":"s","conditions":["C"],)" + q +
-                                        R"(,"participant_mode":5})",
-                                    R"({"format":"ascviz-study","version":1,"id":"s","conditions":["C"],)" + q +
-                                        R"(,"samples":[{"id":"a","language":"python","code":"x = 1\n","eval":3}]})"}) {
+    for (const std::string& text : std::vector<std::string>{
+             R"({"format":"ascviz-study","version":"1"})",
+             R"({"format":"ascviz-study","version":1,"id":"s","title":7,"conditions":["C"],"questions":[]})",
+             R"({"format":"ascviz-study","version":1,"id":"s","conditions":["C"],)" + q + R"(,"participant_mode":5})",
+             R"({"format":"ascviz-study","version":1,"id":"s","conditions":["C"],)" + q +
+                 R"(,"samples":[{"id":"a","language":"python","code":"x = 1\n","eval":3}]})"}) {
         try {
             studyFromText(text, "bad.json");
             ADD_FAILURE() << "no error for " << text;
