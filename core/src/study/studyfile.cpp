@@ -253,7 +253,7 @@ Study studyFromText(std::string_view text, const std::string& file)
     json j;
     try {
         j = json::parse(text);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) { // parse_error, and out_of_range for a number beyond double (1e4000)
         throw InputError("the study file " + file + " is not valid JSON: " + e.what());
     }
     try {
