@@ -216,7 +216,7 @@ Study studyFromJsonUnchecked(const json& j)
 
 Study studyFromJson(const json& j)
 {
-    // A value of the wrong JSON type read with a default (`j.value("version", 0)` of "1", a
+    // A value of the wrong JSON type read with a default (`j.value("title", ...)` of 7, a
     // "participant_mode" that is not an object, ...) throws the JSON library's type_error: bad input like any
     // other, an InputError (found in review while writing the study fuzz target; its replay of
     // tests/fuzz/regressions/study/ aborted on them before this catch).
