@@ -76,7 +76,8 @@ TEST(CliBounded, DeepTreeRefusedBeforeTheModelLoads)
     const auto missing = clitest::tempDir() / "no-such-model";
     const auto svg = clitest::tempDir() / "deep.svg";
     for (const std::string& cmd : std::vector<std::string>{"eval --model " + q(missing) + " --text-file " + q(f),
-                                  "render --model " + q(missing) + " --view partial --svg " + q(svg) + " --text-file " + q(f)}) {
+                                                           "render --model " + q(missing) + " --view partial --svg " +
+                                                               q(svg) + " --text-file " + q(f)}) {
         const auto r = clitest::run(cmd);
         EXPECT_EQ(r.status, 1) << cmd << "\n" << r.err;
         EXPECT_NE(r.err.find("levels deep, over the limit of 1,000 levels for AsC-Eval"), std::string::npos) << r.err;
@@ -95,19 +96,20 @@ TEST(CliBounded, TreeOverTheNodeLimitRefusedByParseEvalAndRender)
     // 1.3 GB); now the count is checked first.
     std::string code;
     for (int i = 0; code.size() < 5'000'000; ++i)
-        code += "def f" + std::to_string(i) + "(a, b):\n    return [a * b + x for x in range(" + std::to_string(i) + ")]\n";
+        code +=
+            "def f" + std::to_string(i) + "(a, b):\n    return [a * b + x for x in range(" + std::to_string(i) + ")]\n";
     const auto big = clitest::writeTemp("big5mb.py", code);
     const auto svg = clitest::tempDir() / "big.svg";
-    for (const std::string& cmd : std::vector<std::string>{"parse --text-file " + q(big),
-                                  "eval --scores " + q(emptyScores()) + " --text-file " + q(big),
-                                  "render --scores " + q(emptyScores()) + " --view complete --svg " + q(svg) +
-                                      " --text-file " + q(big)}) {
+    for (const std::string& cmd : std::vector<std::string>{
+             "parse --text-file " + q(big), "eval --scores " + q(emptyScores()) + " --text-file " + q(big),
+             "render --scores " + q(emptyScores()) + " --view complete --svg " + q(svg) + " --text-file " + q(big)}) {
         const auto t0 = std::chrono::steady_clock::now();
         const auto r = clitest::run(cmd);
         std::printf("[timing] 5 MB refused in %.2f s: %s\n", since(t0), cmd.substr(0, 6).c_str());
         EXPECT_EQ(r.status, 1) << cmd << "\n" << r.err;
         EXPECT_NE(r.err.find("nodes, over the limit of 200,000 nodes (--max-ast-nodes N raises it, 0 = no limit)"),
-                  std::string::npos) << r.err;
+                  std::string::npos)
+            << r.err;
         EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
         EXPECT_TRUE(r.out.empty());
     }
@@ -116,7 +118,8 @@ TEST(CliBounded, TreeOverTheNodeLimitRefusedByParseEvalAndRender)
     const auto f = clitest::writeTemp("small.py", "def f(a):\n    return a + 1\n"); // 16 nodes
     const auto tight = clitest::run("parse --max-ast-nodes 10 --text-file " + q(f));
     EXPECT_EQ(tight.status, 1);
-    EXPECT_NE(tight.err.find("the syntax tree has 16 nodes, over the limit of 10 nodes"), std::string::npos) << tight.err;
+    EXPECT_NE(tight.err.find("the syntax tree has 16 nodes, over the limit of 10 nodes"), std::string::npos)
+        << tight.err;
     EXPECT_EQ(clitest::run("parse --max-ast-nodes 16 --text-file " + q(f)).status, 0);
     EXPECT_EQ(clitest::run("parse --max-ast-nodes 0 --text-file " + q(f)).status, 0);
     EXPECT_EQ(clitest::run("eval --scores " + q(emptyScores()) + " --max-ast-nodes 10 --text-file " + q(f)).status, 1);
@@ -166,9 +169,12 @@ TEST(CliBounded, BatchStoresOverTheTreeLimitsSnippetsAsErrorRows)
         ASSERT_EQ(rows.size(), 3u);
         EXPECT_TRUE(rows[0].ok) << rows[0].message;
         EXPECT_FALSE(rows[1].ok);
-        EXPECT_EQ(rows[1].message, "the syntax tree has 17 nodes, over the limit of 14 nodes (--max-ast-nodes N raises it, 0 = no limit)");
+        EXPECT_EQ(
+            rows[1].message,
+            "the syntax tree has 17 nodes, over the limit of 14 nodes (--max-ast-nodes N raises it, 0 = no limit)");
         EXPECT_FALSE(rows[2].ok);
-        EXPECT_NE(rows[2].message.find("the syntax tree is 6 levels deep, over the limit of 5 levels for AsC-Eval"), std::string::npos)
+        EXPECT_NE(rows[2].message.find("the syntax tree is 6 levels deep, over the limit of 5 levels for AsC-Eval"),
+                  std::string::npos)
             << rows[2].message;
     }
 }

@@ -136,8 +136,8 @@ TEST(Limits, AstNodesCountedBeforeTheCopyAndRefusedWithMessage)
         SyntaxTree::parse("python", code, 1000);
         FAIL() << "no error";
     } catch (const InputError& e) {
-        EXPECT_EQ(std::string(e.what()),
-                  "the syntax tree has 1,501 nodes, over the limit of 1,000 nodes (--max-ast-nodes N raises it, 0 = no limit)");
+        EXPECT_EQ(std::string(e.what()), "the syntax tree has 1,501 nodes, over the limit of 1,000 nodes "
+                                         "(--max-ast-nodes N raises it, 0 = no limit)");
     }
     // AsC-Eval applies it (0 = no limit) ...
     const auto python = CategoryMap::forLanguage("python");
@@ -146,7 +146,8 @@ TEST(Limits, AstNodesCountedBeforeTheCopyAndRefusedWithMessage)
     // ... and so does parseForEval, the check callers make before a model runs, with the depth limit.
     EXPECT_THROW(parseForEval("python", wide(300).text, 1000, 1000), InputError);
     EXPECT_THROW(parseForEval("python", nested(2000).text), InputError);
-    EXPECT_EQ(parseForEval("python", nested(2000).text, 0).levels(), SyntaxTree::parse("python", nested(2000).text).levels());
+    EXPECT_EQ(parseForEval("python", nested(2000).text, 0).levels(),
+              SyntaxTree::parse("python", nested(2000).text).levels());
     // A tree is evaluated only with the text it was parsed from.
     EXPECT_THROW(evaluate(wide(2), parseForEval("python", wide(3).text), Aggregation::Median, python), InputError);
     EXPECT_EQ(evaluate(wide(3), parseForEval("python", wide(3).text), Aggregation::Median, python).nodes.size(), 16u);
@@ -165,7 +166,8 @@ TEST(Limits, FiveMegabytesOfCodeRefusedBeforeTheTreeIsCopied)
     } catch (const InputError& e) {
         const std::string m = e.what();
         EXPECT_EQ(m.rfind("the syntax tree has ", 0), 0u) << m;
-        EXPECT_NE(m.find("nodes, over the limit of 200,000 nodes (--max-ast-nodes N raises it"), std::string::npos) << m;
+        EXPECT_NE(m.find("nodes, over the limit of 200,000 nodes (--max-ast-nodes N raises it"), std::string::npos)
+            << m;
         std::printf("[timing] %zu bytes of Python refused in %.2f s: %s\n", code.size(), secondsSince(t0), m.c_str());
     }
 }

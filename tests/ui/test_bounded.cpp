@@ -16,14 +16,14 @@
 #include <QFile>
 #include <QGuiApplication>
 #include <QMimeData>
-#include <QUrl>
-#include <QTemporaryDir>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
+#include <QUrl>
 
 using namespace ascviz;
 using namespace ascviz::ui;

@@ -204,7 +204,9 @@ void AutoRun::start()
         if (const QString lang = languageForFile(m_opts.promptFile); !lang.isEmpty())
             tab->setLanguage(lang); // the file's extension chooses the language
         if (!tab->setPrompt(m_prompt)) {
-            fail(tr("%1 is over the %2 bytes the editor holds").arg(m_opts.promptFile).arg(InteractivePage::kMaxEditorFileBytes));
+            fail(tr("%1 is over the %2 bytes the editor holds")
+                     .arg(m_opts.promptFile)
+                     .arg(InteractivePage::kMaxEditorFileBytes));
             return;
         }
     }

@@ -178,7 +178,9 @@ std::vector<ResponseRow> parseResponsesCsv(const std::string& text, const std::s
                              "' (expected participant,trial,sample,condition,question,answer,seconds)");
     std::vector<ResponseRow> rows;
     for (std::size_t i = 1; i < recs.size(); ++i) {
-        const auto& [line, f] = recs[i];
+        // Not a structured binding: clang 14 (the fuzz build's compiler) cannot capture one in the lambda below.
+        const auto& line = std::get<0>(recs[i]);
+        const auto& f = std::get<1>(recs[i]);
         const std::string where = name + ":" + std::to_string(line);
         auto get = [&](const char* c) -> const std::string& {
             const std::size_t k = col.at(c);

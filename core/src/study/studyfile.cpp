@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <fstream>
 #include <set>
+#include <type_traits>
+#include <utility>
 
 namespace ascviz {
 
@@ -27,11 +29,28 @@ template <class T> T field(const json& j, const char* key, const std::string& wh
 {
     if (!j.is_object() || !j.contains(key))
         bad("missing \"" + std::string(key) + "\" in " + where);
-    try {
-        return j.at(key).get<T>();
-    } catch (const json::exception&) {
-        bad("\"" + std::string(key) + "\" in " + where + " has the wrong type");
+    const json& v = j.at(key);
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+        // A JSON integer in T's range only: nlohmann's get<T>() of a float such as 5e19 converts it to T,
+        // undefined behaviour (found by the study fuzz target: a token id of 50777777777777777777).
+        if (v.is_number_unsigned() && std::in_range<T>(v.get<uint64_t>()))
+            return static_cast<T>(v.get<uint64_t>());
+        if (v.is_number_integer() && std::in_range<T>(v.get<int64_t>()))
+            return static_cast<T>(v.get<int64_t>());
+        bad("\"" + std::string(key) + "\" in " + where + " is not an integer in range");
+    } else {
+        try {
+            return v.get<T>();
+        } catch (const json::exception&) {
+            bad("\"" + std::string(key) + "\" in " + where + " has the wrong type");
+        }
     }
+}
+
+// An optional integer field (field's checks) or its default.
+template <class T> T integerOr(const json& j, const char* key, T fallback, const std::string& where)
+{
+    return j.is_object() && j.contains(key) ? field<T>(j, key, where) : fallback;
 }
 
 // The sample's evaluation from its stored JSON: the tree and alignment are recomputed from the text (the
@@ -42,8 +61,8 @@ std::shared_ptr<const EvalResult> evalFromJson(const std::string& code, const st
     ScoredText s;
     s.model = ej.value("model", std::string());
     s.text = code;
-    s.promptBytes = ej.value("prompt_bytes", code.size());
-    s.promptTokens = ej.value("prompt_tokens", std::size_t(0));
+    s.promptBytes = integerOr<std::size_t>(ej, "prompt_bytes", code.size(), where);
+    s.promptTokens = integerOr<std::size_t>(ej, "prompt_tokens", 0, where);
     const json tokens = ej.value("tokens", json::array());
     if (!tokens.is_array())
         bad(where + ": \"tokens\" must be an array");
@@ -111,7 +130,7 @@ Study studyFromJsonUnchecked(const json& j)
 {
     if (!j.is_object() || j.value("format", std::string()) != "ascviz-study")
         throw InputError("not an AsC-Viz study file (no \"format\": \"ascviz-study\")");
-    const int version = j.value("version", 0);
+    const int version = integerOr<int>(j, "version", 0, "the study");
     if (version > kStudyVersion)
         throw InputError("study file version " + std::to_string(version) +
                          " is newer than this AsC-Viz reads (version " + std::to_string(kStudyVersion) +
@@ -124,7 +143,7 @@ Study studyFromJsonUnchecked(const json& j)
     s.created = j.value("created", std::string());
     s.model = j.value("model", std::string());
     s.source = j.value("source", std::string());
-    s.seed = j.value("seed", uint64_t(0));
+    s.seed = integerOr<uint64_t>(j, "seed", 0, "the study");
     s.aggregation = parseAggregation(j.value("aggregation", std::string("median")));
     s.conditions = field<std::vector<std::string>>(j, "conditions", "the study");
     for (const json& qj : field<json>(j, "questions", "the study")) {
@@ -197,7 +216,7 @@ Study studyFromJsonUnchecked(const json& j)
 
 Study studyFromJson(const json& j)
 {
-    // A value of the wrong JSON type read with a default (`j.value("version", 0)` of "1", a
+    // A value of the wrong JSON type read with a default (`j.value("title", ...)` of 7, a
     // "participant_mode" that is not an object, ...) throws the JSON library's type_error: bad input like any
     // other, an InputError (found in review while writing the study fuzz target; its replay of
     // tests/fuzz/regressions/study/ aborted on them before this catch).
@@ -253,7 +272,7 @@ Study studyFromText(std::string_view text, const std::string& file)
     json j;
     try {
         j = json::parse(text);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) { // parse_error, and out_of_range for a number beyond double (1e4000)
         throw InputError("the study file " + file + " is not valid JSON: " + e.what());
     }
     try {

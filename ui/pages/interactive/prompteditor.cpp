@@ -11,7 +11,9 @@
 
 namespace ascviz::ui {
 
-PromptEditor::PromptEditor(QWidget* parent) : QPlainTextEdit(parent) {}
+PromptEditor::PromptEditor(QWidget* parent) : QPlainTextEdit(parent)
+{
+}
 
 QString PromptEditor::refusal(qint64 bytes, qint64 maxBytes)
 {
