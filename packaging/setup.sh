@@ -125,7 +125,7 @@ robustness() {
   if [ "${ASCVIZ_SANITIZER_TESTS:-1}" != 0 ]; then
   cmake -S "$here" -B "$dir" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-O1 -g1" -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" \
     -DASCVIZ_SANITIZE=address,undefined -DASCVIZ_BUILD_GUI=OFF -DASCVIZ_BUILD_TESTS=ON -DASCVIZ_BUILD_BENCH=OFF \
-    -DASCVIZ_SLURM_TESTS=OFF -DASCVIZ_TORCH_PACKAGE= -DASCVIZ_LIVE_PYTHON= -Wno-dev --log-level=WARNING >/dev/null
+    -DASCVIZ_SLOW_TESTS=OFF -DASCVIZ_SLURM_TESTS=OFF -DASCVIZ_TORCH_PACKAGE= -DASCVIZ_LIVE_PYTHON= -Wno-dev --log-level=WARNING >/dev/null
   echo "setup: building with ASan + UBSan in $dir ($jobs jobs)" >&2
   cmake --build "$dir" -j "$jobs" -- --no-print-directory -s
   # No LD_PRELOAD: the ASan runtime must come first in the executables' own link order (gcc puts libasan
