@@ -276,12 +276,13 @@ BatchSummary runBatch(const LanguageModel& model, const Corpus& corpus, const fs
     // (one transaction per snippet, as before). At most kAhead scored groups wait, so memory stays bounded and
     // a cancel or crash loses at most the groups scored but not stored (they are not in the DB and are redone
     // on resume). The two overlap when the model leaves a core free (a GPU, or fewer CPU threads than cores);
-    // when its threads use every core they take turns: measured on 2 cores with 2 threads, overlapping made
-    // the batch ~15 % slower, because the parser's thread stalls the model's parallel matrix products.
+    // when its threads use every core, this thread scores and stores in turn (no second thread): on 2 cores
+    // with 2 threads, overlapping made the batch ~15 % slower (the parser's thread stalls the model's parallel
+    // matrix products), and handing each group to a scoring thread that waited for its turn made the
+    // 600-function batch 43 % slower in wall time than scoring on this thread.
     constexpr std::size_t kAhead = 2;
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const bool overlap = model.info().threads == 0 || model.info().threads < cores;
-    bool consumerBusy = false;
     struct ScoredGroup {
         std::size_t begin = 0, end = 0; // positions in `pending`
         std::vector<std::optional<ScoredText>> texts;
@@ -289,79 +290,83 @@ BatchSummary runBatch(const LanguageModel& model, const Corpus& corpus, const fs
         double seconds = 0; // parsing and scoring time of the group
     };
     const std::size_t group = static_cast<std::size_t>(std::max(1, opts.batchSize));
+    // Parses and scores pending[g, g + group). Each text is parsed first, so that one past a limit (size, tree
+    // nodes or depth) is never scored: the consumer's evaluateEntry refuses it with the limit's message. A
+    // failing batch leaves every text unscored, so that the consumer scores them one by one and errors stay
+    // per snippet.
+    auto scoreGroup = [&](std::size_t g) {
+        ScoredGroup sg;
+        sg.begin = g;
+        sg.end = std::min(pending.size(), g + group);
+        sg.texts.resize(sg.end - g);
+        sg.trees.resize(sg.end - g);
+        const auto t0 = Clock::now();
+        std::vector<std::string> texts;
+        std::vector<std::size_t> slot;
+        for (std::size_t k = g; k < sg.end; ++k) {
+            const CorpusEntry& e = corpus.entries[static_cast<std::size_t>(pending[k])];
+            if (opts.maxTextBytes > 0 && e.code.size() > opts.maxTextBytes)
+                continue;
+            try {
+                sg.trees[k - g].emplace(parseForEval(languageOf(e, opts), e.code, opts.maxAstDepth, opts.maxAstNodes));
+            } catch (const std::exception&) {
+                continue;
+            }
+            texts.push_back(e.code);
+            slot.push_back(k - g);
+        }
+        if (!texts.empty()) {
+            try {
+                ScoreOptions so;
+                so.topK = 0;
+                auto res = model.scoreBatch(texts, so);
+                for (std::size_t k = 0; k < res.size() && k < slot.size(); ++k)
+                    sg.texts[slot[k]] = std::move(res[k]);
+            } catch (const std::exception&) {
+                for (auto& t : sg.texts)
+                    t.reset();
+            }
+        }
+        sg.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+        return sg;
+    };
     std::mutex mu;
     std::condition_variable cv;
     std::deque<ScoredGroup> ready;
     bool producerDone = false, stopProducer = false;
     std::exception_ptr producerError;
-    std::thread producer([&] {
-        try {
-            for (std::size_t g = 0; g < pending.size(); g += group) {
-                {
-                    std::unique_lock lk(mu);
-                    cv.wait(lk, [&] {
-                        return stopProducer || (overlap ? ready.size() < kAhead : (ready.empty() && !consumerBusy));
-                    });
-                    if (stopProducer)
+    std::thread producer;
+    if (overlap)
+        producer = std::thread([&] {
+            try {
+                for (std::size_t g = 0; g < pending.size(); g += group) {
+                    {
+                        std::unique_lock lk(mu);
+                        cv.wait(lk, [&] { return stopProducer || ready.size() < kAhead; });
+                        if (stopProducer)
+                            break;
+                    }
+                    while (opts.pause && opts.pause->load() && !cancelled() && !stopProducer)
+                        std::this_thread::sleep_for(std::chrono::milliseconds(30));
+                    if (cancelled() || stopProducer)
                         break;
-                }
-                while (opts.pause && opts.pause->load() && !cancelled() && !stopProducer)
-                    std::this_thread::sleep_for(std::chrono::milliseconds(30));
-                if (cancelled() || stopProducer)
-                    break;
-                ScoredGroup sg;
-                sg.begin = g;
-                sg.end = std::min(pending.size(), g + group);
-                sg.texts.resize(sg.end - g);
-                sg.trees.resize(sg.end - g);
-                const auto t0 = Clock::now();
-                // Each text is parsed first, so that one past a limit (size, tree nodes or depth) is never scored:
-                // the consumer's evaluateEntry refuses it with the limit's message. A failing batch leaves every
-                // text unscored, so that the consumer scores them one by one and errors stay per snippet.
-                std::vector<std::string> texts;
-                std::vector<std::size_t> slot;
-                for (std::size_t k = g; k < sg.end; ++k) {
-                    const CorpusEntry& e = corpus.entries[static_cast<std::size_t>(pending[k])];
-                    if (opts.maxTextBytes > 0 && e.code.size() > opts.maxTextBytes)
-                        continue;
-                    try {
-                        sg.trees[k - g].emplace(
-                            parseForEval(languageOf(e, opts), e.code, opts.maxAstDepth, opts.maxAstNodes));
-                    } catch (const std::exception&) {
-                        continue;
+                    ScoredGroup sg = scoreGroup(g);
+                    {
+                        std::lock_guard lk(mu);
+                        ready.push_back(std::move(sg));
                     }
-                    texts.push_back(e.code);
-                    slot.push_back(k - g);
+                    cv.notify_all();
                 }
-                if (!texts.empty()) {
-                    try {
-                        ScoreOptions so;
-                        so.topK = 0;
-                        auto res = model.scoreBatch(texts, so);
-                        for (std::size_t k = 0; k < res.size() && k < slot.size(); ++k)
-                            sg.texts[slot[k]] = std::move(res[k]);
-                    } catch (const std::exception&) {
-                        for (auto& t : sg.texts)
-                            t.reset();
-                    }
-                }
-                sg.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-                {
-                    std::lock_guard lk(mu);
-                    ready.push_back(std::move(sg));
-                }
-                cv.notify_all();
+            } catch (...) {
+                std::lock_guard lk(mu);
+                producerError = std::current_exception();
             }
-        } catch (...) {
-            std::lock_guard lk(mu);
-            producerError = std::current_exception();
-        }
-        {
-            std::lock_guard lk(mu);
-            producerDone = true;
-        }
-        cv.notify_all();
-    });
+            {
+                std::lock_guard lk(mu);
+                producerDone = true;
+            }
+            cv.notify_all();
+        });
     // The producer is stopped and joined however this thread leaves (a DB error propagates after the join).
     struct JoinProducer {
         std::mutex& mu;
@@ -380,10 +385,19 @@ BatchSummary runBatch(const LanguageModel& model, const Corpus& corpus, const fs
         }
     } joinProducer{mu, cv, stopProducer, producer};
 
-    std::size_t processed = 0;
+    std::size_t processed = 0, nextGroup = 0;
     for (;;) {
         ScoredGroup item;
-        {
+        if (!overlap) { // taking turns on this thread: score a group, then store it
+            if (nextGroup >= pending.size())
+                break;
+            if (!waitWhilePaused()) {
+                sum.cancelled = true;
+                break;
+            }
+            item = scoreGroup(nextGroup);
+            nextGroup += group;
+        } else {
             std::unique_lock lk(mu);
             cv.wait(lk, [&] { return !ready.empty() || producerDone; });
             if (ready.empty()) {
@@ -393,9 +407,9 @@ BatchSummary runBatch(const LanguageModel& model, const Corpus& corpus, const fs
             }
             item = std::move(ready.front());
             ready.pop_front();
-            consumerBusy = true;
+            lk.unlock();
+            cv.notify_all();
         }
-        cv.notify_all();
         const double scoreShare = item.seconds / static_cast<double>(std::max<std::size_t>(1, item.end - item.begin));
         for (std::size_t k = item.begin; k < item.end; ++k) {
             if (!waitWhilePaused()) {
@@ -454,11 +468,6 @@ BatchSummary runBatch(const LanguageModel& model, const Corpus& corpus, const fs
             }
             emit(e.id);
         }
-        {
-            std::lock_guard lk(mu);
-            consumerBusy = false;
-        }
-        cv.notify_all();
         if (sum.cancelled)
             break;
     }

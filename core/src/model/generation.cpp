@@ -5,6 +5,7 @@
 #include "ascviz/base/error.h"
 #include "ascviz/base/utf8.h"
 
+#include <ATen/Parallel.h>
 #include <c10/core/InferenceMode.h>
 
 #include <algorithm>
@@ -70,6 +71,7 @@ private:
 ScoredText TorchLanguageModel::generate(std::string_view prompt, const GenerationOptions& opts,
                                         const TokenCallback& onToken, const CancelFlag* cancel) const
 {
+    prepareThread();
     c10::InferenceMode guard;
     const Encoding enc = m_tok->encode(prompt, false);
     std::vector<int32_t> ids;
@@ -154,6 +156,7 @@ ScoredText TorchLanguageModel::generate(std::string_view prompt, const Generatio
 std::vector<int32_t> TorchLanguageModel::generateIds(const std::vector<int32_t>& promptIds,
                                                      const GenerationOptions& opts, const CancelFlag* cancel) const
 {
+    prepareThread();
     c10::InferenceMode guard;
     if (promptIds.empty())
         throw InputError("generateIds needs at least one prompt id");

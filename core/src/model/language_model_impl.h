@@ -7,6 +7,7 @@
 #include "decoder.h"
 
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -71,6 +72,11 @@ private:
     }
 
     bool isEos(int32_t id) const { return std::find(m_eos.begin(), m_eos.end(), id) != m_eos.end(); }
+
+    // Every public entry point starts with this: OpenMP keeps the thread count per calling thread, so a thread
+    // other than the loading one (the batch's scoring thread, the GUI's workers) would compute with every core
+    // instead of LoadOptions::threads. at::init_num_threads gives the calling thread the process's setting.
+    static void prepareThread() { at::init_num_threads(); }
 
     // scoring.cpp
     std::vector<Alternative> alternatives(const Pred& p) const;

@@ -5,6 +5,7 @@
 #include "ascviz/base/error.h"
 #include "ascviz/model/observer.h"
 
+#include <ATen/Parallel.h>
 #include <c10/core/InferenceMode.h>
 
 #include <algorithm>
@@ -116,6 +117,7 @@ ScoredText TorchLanguageModel::score(std::string_view text, const ScoreOptions& 
 std::vector<ScoredText> TorchLanguageModel::scoreBatch(const std::vector<std::string>& texts,
                                                        const ScoreOptions& opts) const
 {
+    prepareThread();
     c10::InferenceMode guard;
     std::vector<Encoding> encs;
     std::vector<std::vector<int32_t>> seqs;
@@ -144,6 +146,7 @@ std::vector<ScoredText> TorchLanguageModel::scoreBatch(const std::vector<std::st
 
 std::vector<float> TorchLanguageModel::logits(const std::vector<int32_t>& ids) const
 {
+    prepareThread();
     c10::InferenceMode guard;
     if (ids.empty())
         return {};
@@ -155,6 +158,7 @@ std::vector<float> TorchLanguageModel::logits(const std::vector<int32_t>& ids) c
 std::vector<std::vector<std::optional<double>>>
 TorchLanguageModel::scoreIds(const std::vector<std::vector<int32_t>>& seqs) const
 {
+    prepareThread();
     c10::InferenceMode guard;
     const auto preds = predict(seqs, 0);
     std::vector<std::vector<std::optional<double>>> out;
