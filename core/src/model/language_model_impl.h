@@ -81,6 +81,8 @@ private:
     // scoring.cpp
     std::vector<Alternative> alternatives(const Pred& p) const;
     void appendPromptTokens(ScoredText& s, const Encoding& enc, const Preds& preds, std::size_t prefix) const;
+    // `id`, or InputError when it is outside the vocabulary.
+    int32_t checkedId(int32_t id) const;
     at::Tensor idTensor(const std::vector<std::vector<int32_t>>& rows, std::size_t width) const;
     // NtP (+ top-k) of `targets` from hidden rows [N, hidden], in row chunks so that [chunk, vocab] stays small.
     std::vector<Pred> predsFromHidden(const at::Tensor& rows, const std::vector<int32_t>& targets, int topK) const;

@@ -196,17 +196,21 @@ void TorchLanguageModel::appendPromptTokens(ScoredText& s, const Encoding& enc, 
     }
 }
 
+int32_t TorchLanguageModel::checkedId(int32_t id) const
+{
+    if (id < 0 || id >= m_dec->spec().vocab)
+        throw InputError("token id " + std::to_string(id) + " is outside the vocabulary of " +
+                         std::to_string(m_dec->spec().vocab));
+    return id;
+}
+
 at::Tensor TorchLanguageModel::idTensor(const std::vector<std::vector<int32_t>>& rows, std::size_t width) const
 {
     at::Tensor t = at::zeros({static_cast<int64_t>(rows.size()), static_cast<int64_t>(width)}, at::kLong);
     auto a = t.accessor<int64_t, 2>();
     for (std::size_t i = 0; i < rows.size(); ++i)
         for (std::size_t j = 0; j < rows[i].size(); ++j) {
-            const int32_t id = rows[i][j];
-            if (id < 0 || id >= m_dec->spec().vocab)
-                throw InputError("token id " + std::to_string(id) + " is outside the vocabulary of " +
-                                 std::to_string(m_dec->spec().vocab));
-            a[static_cast<int64_t>(i)][static_cast<int64_t>(j)] = id;
+            a[static_cast<int64_t>(i)][static_cast<int64_t>(j)] = checkedId(rows[i][j]);
         }
     return t.to(m_dec->device());
 }
@@ -312,11 +316,7 @@ std::vector<Preds> TorchLanguageModel::predict(const std::vector<std::vector<int
                 const auto& sg = segs[j];
                 lengths.push_back(sg.end - sg.start);
                 for (int64_t p = sg.start; p < sg.end; ++p) {
-                    const int32_t id = seqs[sg.seq][static_cast<std::size_t>(p)];
-                    if (id < 0 || id >= m_dec->spec().vocab)
-                        throw InputError("token id " + std::to_string(id) + " is outside the vocabulary of " +
-                                         std::to_string(m_dec->spec().vocab));
-                    packed.push_back(id);
+                    packed.push_back(checkedId(seqs[sg.seq][static_cast<std::size_t>(p)]));
                 }
                 tokens += sg.end - sg.start;
                 ++j;
