@@ -1,6 +1,7 @@
 #include "mainwindow.h"
 
 #include "common/analysis.h"
+#include "common/textpos.h"
 #include "pages/analysis/analysispage.h"
 #include "pages/batch/batchpage.h"
 #include "pages/interactive/interactivepage.h"
@@ -9,14 +10,13 @@
 #include "services/jobtracker.h"
 #include "services/modelservice.h"
 #include "services/resultstore.h"
-#include "common/textpos.h"
 
 #include "ascviz/base/hfcache.h"
 #include "ascviz/base/resources.h"
 
 #include <QAction>
-#include <QComboBox>
 #include <QApplication>
+#include <QComboBox>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileDialog>
@@ -58,10 +58,12 @@ QString defaultModelPath()
 }
 } // namespace
 
-MessageBanner::MessageBanner(QWidget* parent) : QWidget(parent), m_label(new QLabel(this)), m_open(new QPushButton(tr("Open model folder…"), this))
+MessageBanner::MessageBanner(QWidget* parent)
+    : QWidget(parent), m_label(new QLabel(this)), m_open(new QPushButton(tr("Open model folder…"), this))
 {
     setAutoFillBackground(true);
-    setStyleSheet(QStringLiteral("ascviz--ui--MessageBanner { background:#fdecea; border:1px solid #e0a0a0; border-radius:3px; }"));
+    setStyleSheet(QStringLiteral(
+        "ascviz--ui--MessageBanner { background:#fdecea; border:1px solid #e0a0a0; border-radius:3px; }"));
     setAttribute(Qt::WA_StyledBackground);
     m_label->setWordWrap(true);
     m_label->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -87,7 +89,10 @@ void MessageBanner::showMessage(const QString& text, bool offerOpenModel)
     show();
 }
 
-QString MessageBanner::text() const { return m_label->text(); }
+QString MessageBanner::text() const
+{
+    return m_label->text();
+}
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), m_jobs(new JobTracker(this)), m_models(new ModelService(m_jobs, this)),
@@ -116,7 +121,8 @@ MainWindow::MainWindow(QWidget* parent)
 
     connect(m_banner, &MessageBanner::openModelRequested, this, &MainWindow::openModelFolder);
     connect(m_interactive, &InteractivePage::errorOccurred, this, &MainWindow::showError);
-    connect(m_interactive, &InteractivePage::statusMessage, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
+    connect(m_interactive, &InteractivePage::statusMessage, this,
+            [this](const QString& m) { statusBar()->showMessage(m, 8000); });
     connect(m_batch, &BatchPage::openSnippetRequested, this, &MainWindow::openSnippet);
 
     connect(m_models, &ModelService::loadStarted, this, [this](const QString& dir) {
@@ -292,9 +298,11 @@ void MainWindow::onLoadFailed(const QString& dir, const QString& message)
         const QSignalBlocker block(m_dtypeBox);
         m_dtypeBox->setCurrentText(toQString(info->dtype));
     }
-    QString text = tr("<b>Could not load the model</b> from <code>%1</code>: %2").arg(dir.toHtmlEscaped(), message.toHtmlEscaped());
+    QString text = tr("<b>Could not load the model</b> from <code>%1</code>: %2")
+                       .arg(dir.toHtmlEscaped(), message.toHtmlEscaped());
     if (m_models->hasModel())
-        text += QStringLiteral("<br>") + tr("Still using %1.").arg(toQString(m_models->modelInfo()->name).toHtmlEscaped());
+        text +=
+            QStringLiteral("<br>") + tr("Still using %1.").arg(toQString(m_models->modelInfo()->name).toHtmlEscaped());
     else
         text += QStringLiteral("<br>") + tr("Choose a folder with config.json, the weights and tokenizer.json.");
     m_banner->showMessage(text, true);
@@ -308,7 +316,7 @@ void MainWindow::updateModelPanel()
     const auto info = m_models->modelInfo();
     if (!info) {
         m_modelLabel->setText(m_models->isLoading() ? tr("<span style='color:#666'>loading…</span>")
-                                                        : tr("<span style='color:#666'>none loaded</span>"));
+                                                    : tr("<span style='color:#666'>none loaded</span>"));
         return;
     }
     QStringList parts;
@@ -325,9 +333,18 @@ void MainWindow::updateModelPanel()
     m_modelLabel->setToolTip(toQString(info->dir.string()));
 }
 
-QString MainWindow::modelText() const { return m_modelLabel->text(); }
-bool MainWindow::isBannerVisible() const { return !m_banner->isHidden(); }
-QString MainWindow::bannerText() const { return m_banner->text(); }
+QString MainWindow::modelText() const
+{
+    return m_modelLabel->text();
+}
+bool MainWindow::isBannerVisible() const
+{
+    return !m_banner->isHidden();
+}
+QString MainWindow::bannerText() const
+{
+    return m_banner->text();
+}
 
 QStringList MainWindow::recentModels() const
 {
@@ -426,7 +443,8 @@ void MainWindow::openSession()
     Page* page = sessionPage();
     if (!page)
         return;
-    const QString f = QFileDialog::getOpenFileName(this, tr("Open session"), QString(), tr("AsC-Viz session (*.ascviz);;All files (*)"));
+    const QString f = QFileDialog::getOpenFileName(this, tr("Open session"), QString(),
+                                                   tr("AsC-Viz session (*.ascviz);;All files (*)"));
     if (f.isEmpty())
         return;
     QString error;
@@ -485,8 +503,9 @@ void MainWindow::openSnippet(const QString& code, const QString& modelDir, const
     m_tabs->setCurrentWidget(target->widget());
     target->setCodeLanguage(language);
     const auto info = m_models->modelInfo();
-    const bool sameModel = modelDir.isEmpty() ||
-                           (info && QFileInfo(toQString(info->dir.string())).canonicalFilePath() == QFileInfo(modelDir).canonicalFilePath());
+    const bool sameModel =
+        modelDir.isEmpty() || (info && QFileInfo(toQString(info->dir.string())).canonicalFilePath() ==
+                                           QFileInfo(modelDir).canonicalFilePath());
     if (sameModel && info) {
         target->inspectCode(code);
         return;

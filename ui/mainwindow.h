@@ -114,7 +114,7 @@ private:
     LoadOptions m_loadOptions;       // device / dtype of the last load request
     QMenu* m_recentMenu = nullptr;
     QMenu* m_hubMenu = nullptr; // models in the local Hugging Face cache, listed when opened
-    QString m_pendingSnippet; // a Batch snippet to score once its model is loaded
+    QString m_pendingSnippet;   // a Batch snippet to score once its model is loaded
     bool m_hasPendingSnippet = false;
     QElapsedTimer m_loadTimer;
 };

@@ -19,8 +19,8 @@
 // ~20x slower than OpenBLAS);
 // use --batch 32 --seq 256 on a GPU to match the table in docs/performance.md.
 #include "ascviz/base/error.h"
-#include "ascviz/model/model.h"
 #include "ascviz/base/resources.h"
+#include "ascviz/model/model.h"
 
 #include <nlohmann/json.hpp>
 
@@ -54,7 +54,10 @@ struct Shape {
     std::vector<Tensor> tensors;
 };
 
-void add(std::vector<Tensor>& t, const std::string& n, std::vector<int64_t> s) { t.push_back({n, std::move(s)}); }
+void add(std::vector<Tensor>& t, const std::string& n, std::vector<int64_t> s)
+{
+    t.push_back({n, std::move(s)});
+}
 void addNorm(std::vector<Tensor>& t, const std::string& n, int64_t h, bool bias)
 {
     t.push_back({n + ".weight", {h}, 0, true});
@@ -66,10 +69,19 @@ Shape gptNeo125M()
 {
     Shape s{"gpt-neo-125M", {}, {}};
     const int64_t H = 768, L = 12, V = 50257, P = 2048;
-    s.config = {{"model_type", "gpt_neo"}, {"vocab_size", V}, {"hidden_size", H}, {"num_layers", L}, {"num_heads", 12},
-                {"max_position_embeddings", P}, {"attention_types", json::array({json::array({json::array({"global", "local"}), 6})})},
-                {"window_size", 256}, {"activation_function", "gelu_new"}, {"layer_norm_epsilon", 1e-5},
-                {"tie_word_embeddings", true}, {"eos_token_id", 50256}, {"bos_token_id", 50256}};
+    s.config = {{"model_type", "gpt_neo"},
+                {"vocab_size", V},
+                {"hidden_size", H},
+                {"num_layers", L},
+                {"num_heads", 12},
+                {"max_position_embeddings", P},
+                {"attention_types", json::array({json::array({json::array({"global", "local"}), 6})})},
+                {"window_size", 256},
+                {"activation_function", "gelu_new"},
+                {"layer_norm_epsilon", 1e-5},
+                {"tie_word_embeddings", true},
+                {"eos_token_id", 50256},
+                {"bos_token_id", 50256}};
     auto& t = s.tensors;
     add(t, "transformer.wte.weight", {V, H});
     add(t, "transformer.wpe.weight", {P, H});
@@ -94,9 +106,19 @@ Shape codegen(const std::string& name, int64_t H, int64_t L, int64_t heads, int6
 {
     Shape s{name, {}, {}};
     const int64_t V = 51200, P = 2048;
-    s.config = {{"model_type", "codegen"}, {"vocab_size", V}, {"n_embd", H}, {"n_layer", L}, {"n_head", heads},
-                {"rotary_dim", rot}, {"n_positions", P}, {"n_ctx", P}, {"activation_function", "gelu_new"},
-                {"layer_norm_epsilon", 1e-5}, {"tie_word_embeddings", false}, {"eos_token_id", 50256}, {"bos_token_id", 1}};
+    s.config = {{"model_type", "codegen"},
+                {"vocab_size", V},
+                {"n_embd", H},
+                {"n_layer", L},
+                {"n_head", heads},
+                {"rotary_dim", rot},
+                {"n_positions", P},
+                {"n_ctx", P},
+                {"activation_function", "gelu_new"},
+                {"layer_norm_epsilon", 1e-5},
+                {"tie_word_embeddings", false},
+                {"eos_token_id", 50256},
+                {"bos_token_id", 1}};
     auto& t = s.tensors;
     add(t, "transformer.wte.weight", {V, H});
     for (int64_t l = 0; l < L; ++l) {
@@ -119,10 +141,20 @@ Shape qwen05B()
 {
     Shape s{"qwen2.5-coder-0.5B", {}, {}};
     const int64_t H = 896, L = 24, V = 151936, I = 4864, heads = 14, kv = 2, hd = 64;
-    s.config = {{"model_type", "qwen2"}, {"vocab_size", V}, {"hidden_size", H}, {"num_hidden_layers", L},
-                {"num_attention_heads", heads}, {"num_key_value_heads", kv}, {"intermediate_size", I},
-                {"max_position_embeddings", 32768}, {"rope_theta", 1000000.0}, {"rms_norm_eps", 1e-6},
-                {"hidden_act", "silu"}, {"tie_word_embeddings", true}, {"eos_token_id", 151643}, {"bos_token_id", 151643}};
+    s.config = {{"model_type", "qwen2"},
+                {"vocab_size", V},
+                {"hidden_size", H},
+                {"num_hidden_layers", L},
+                {"num_attention_heads", heads},
+                {"num_key_value_heads", kv},
+                {"intermediate_size", I},
+                {"max_position_embeddings", 32768},
+                {"rope_theta", 1000000.0},
+                {"rms_norm_eps", 1e-6},
+                {"hidden_act", "silu"},
+                {"tie_word_embeddings", true},
+                {"eos_token_id", 151643},
+                {"bos_token_id", 151643}};
     auto& t = s.tensors;
     add(t, "model.embed_tokens.weight", {V, H});
     for (int64_t l = 0; l < L; ++l) {
@@ -305,7 +337,8 @@ int runWork(const std::string& work, const fs::path& modelDir, const fs::path& t
         for (const auto& s : ids) {
             if (s.empty())
                 continue;
-            std::vector<int32_t> p(s.begin(), s.begin() + std::min<std::size_t>(s.size(), static_cast<std::size_t>(o.prompt)));
+            std::vector<int32_t> p(s.begin(),
+                                   s.begin() + std::min<std::size_t>(s.size(), static_cast<std::size_t>(o.prompt)));
             gen.push_back(m->generateIds(p, g));
             prompts.push_back(p);
         }
@@ -322,8 +355,9 @@ int runWork(const std::string& work, const fs::path& modelDir, const fs::path& t
             throw ascviz::Error("unknown --work " + work + " (score-loop, score-batch8, score-all or generate)");
         json ntp = json::array();
         for (std::size_t g = 0; g < ids.size(); g += group) {
-            const std::vector<std::vector<int32_t>> part(ids.begin() + static_cast<std::ptrdiff_t>(g),
-                                                         ids.begin() + static_cast<std::ptrdiff_t>(std::min(ids.size(), g + group)));
+            const std::vector<std::vector<int32_t>> part(
+                ids.begin() + static_cast<std::ptrdiff_t>(g),
+                ids.begin() + static_cast<std::ptrdiff_t>(std::min(ids.size(), g + group)));
             for (const auto& row : m->scoreIds(part)) {
                 json r = json::array();
                 for (const auto& p : row)
@@ -358,24 +392,38 @@ int main(int argc, char** argv)
                 std::stringstream ss(next());
                 for (std::string m; std::getline(ss, m, ',');)
                     o.models.push_back(m);
-            } else if (a == "--device") o.load.device = next();
-            else if (a == "--dtype") o.load.dtype = next();
-            else if (a == "--threads") o.load.threads = std::stoi(next());
-            else if (a == "--batch") o.batch = std::stoi(next());
-            else if (a == "--seq") o.seq = std::stoi(next());
-            else if (a == "--new-tokens") o.newTokens = std::stoi(next());
-            else if (a == "--prompt") o.prompt = std::stoi(next());
-            else if (a == "--no-reference") o.reference = false;
-            else if (a == "--keep") o.keep = next();
-            else if (a == "--work") work = next();
-            else if (a == "--model") workModel = next();
-            else if (a == "--texts") workTexts = next();
-            else if (a == "--out") workOut = next();
+            } else if (a == "--device")
+                o.load.device = next();
+            else if (a == "--dtype")
+                o.load.dtype = next();
+            else if (a == "--threads")
+                o.load.threads = std::stoi(next());
+            else if (a == "--batch")
+                o.batch = std::stoi(next());
+            else if (a == "--seq")
+                o.seq = std::stoi(next());
+            else if (a == "--new-tokens")
+                o.newTokens = std::stoi(next());
+            else if (a == "--prompt")
+                o.prompt = std::stoi(next());
+            else if (a == "--no-reference")
+                o.reference = false;
+            else if (a == "--keep")
+                o.keep = next();
+            else if (a == "--work")
+                work = next();
+            else if (a == "--model")
+                workModel = next();
+            else if (a == "--texts")
+                workTexts = next();
+            else if (a == "--out")
+                workOut = next();
             else {
-                std::cerr << "usage: ascviz-bench-model [--models LIST] [--device D] [--dtype T] [--threads N] [--batch B]"
-                             " [--seq T] [--new-tokens N] [--prompt P] [--no-reference] [--keep DIR]\n"
-                             "       ascviz-bench-model --work score-loop|score-batch8|score-all|generate --model DIR"
-                             " --texts FILE.jsonl --out RESULT.json [--threads N] [--new-tokens N] [--prompt P]\n";
+                std::cerr
+                    << "usage: ascviz-bench-model [--models LIST] [--device D] [--dtype T] [--threads N] [--batch B]"
+                       " [--seq T] [--new-tokens N] [--prompt P] [--no-reference] [--keep DIR]\n"
+                       "       ascviz-bench-model --work score-loop|score-batch8|score-all|generate --model DIR"
+                       " --texts FILE.jsonl --out RESULT.json [--threads N] [--new-tokens N] [--prompt P]\n";
                 return 2;
             }
         }
@@ -386,20 +434,27 @@ int main(int argc, char** argv)
                 throw ascviz::Error("--work needs --model, --texts and --out");
             return runWork(work, workModel == "default" ? ascviz::defaultModelDir() : workModel, workTexts, workOut, o);
         }
-        std::printf("libtorch %s, CUDA %s\n", ascviz::torchVersion().c_str(), ascviz::cudaAvailable() ? "available" : "not available");
-        const fs::path work = o.keep.empty() ? fs::temp_directory_path() / ("ascviz-bench-model-" + std::to_string(::getpid()))
-                                             : fs::path(o.keep);
+        std::printf("libtorch %s, CUDA %s\n", ascviz::torchVersion().c_str(),
+                    ascviz::cudaAvailable() ? "available" : "not available");
+        const fs::path work = o.keep.empty()
+                                  ? fs::temp_directory_path() / ("ascviz-bench-model-" + std::to_string(::getpid()))
+                                  : fs::path(o.keep);
         for (const auto& name : o.models) {
             if (name == "tiny") {
                 bench("ascviz-tiny-code", ascviz::defaultModelDir(), o);
                 continue;
             }
             Shape s;
-            if (name == "gpt-neo-125M") s = gptNeo125M();
-            else if (name == "codegen-350M-mono") s = codegen(name, 1024, 20, 16, 32);
-            else if (name == "codegen-2B-mono") s = codegen(name, 2560, 32, 32, 64);
-            else if (name == "qwen2.5-coder-0.5B") s = qwen05B();
-            else throw ascviz::Error("unknown model shape " + name);
+            if (name == "gpt-neo-125M")
+                s = gptNeo125M();
+            else if (name == "codegen-350M-mono")
+                s = codegen(name, 1024, 20, 16, 32);
+            else if (name == "codegen-2B-mono")
+                s = codegen(name, 2560, 32, 32, 64);
+            else if (name == "qwen2.5-coder-0.5B")
+                s = qwen05B();
+            else
+                throw ascviz::Error("unknown model shape " + name);
             const fs::path dir = work / s.name;
             if (!fs::exists(dir / "model.safetensors")) {
                 const auto t0 = std::chrono::steady_clock::now();

@@ -77,8 +77,8 @@ int main(int argc, char** argv)
         if (files.empty())
             throw ascviz::InputError("no */tokenizer.json under " + dir.string());
         std::printf("text: %zu bytes of Python from %s\n", text.size(), ascviz::sampleCorpus().string().c_str());
-        std::printf("%-20s %8s %9s %14s %14s %14s %12s\n", "tokenizer", "load_s", "tokens", "cold_tok/s",
-                    "warm_tok/s", "nocache_tok/s", "100k_sp_ms");
+        std::printf("%-20s %8s %9s %14s %14s %14s %12s\n", "tokenizer", "load_s", "tokens", "cold_tok/s", "warm_tok/s",
+                    "nocache_tok/s", "100k_sp_ms");
         for (const auto& f : files) {
             auto t0 = std::chrono::steady_clock::now();
             const auto cached = ascviz::Tokenizer::fromFile(f);

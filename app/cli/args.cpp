@@ -4,7 +4,9 @@
 
 namespace ascviz::cli {
 
-Args::Args(std::vector<std::string> tokens) : m_tokens(std::move(tokens)), m_used(m_tokens.size(), false) {}
+Args::Args(std::vector<std::string> tokens) : m_tokens(std::move(tokens)), m_used(m_tokens.size(), false)
+{
+}
 
 std::optional<std::string> Args::take(const std::string& name, bool dashValues)
 {
@@ -27,7 +29,10 @@ std::optional<std::string> Args::take(const std::string& name, bool dashValues)
     return std::nullopt;
 }
 
-std::optional<std::string> Args::value(const std::string& name) { return take(name, false); }
+std::optional<std::string> Args::value(const std::string& name)
+{
+    return take(name, false);
+}
 
 std::optional<std::string> Args::subcommand()
 {

@@ -25,7 +25,7 @@ public:
     int intValue(const std::string& name, int fallback);
     double doubleValue(const std::string& name, double fallback);
     uint64_t uint64Value(const std::string& name, uint64_t fallback); // a non-negative integer (seeds)
-    bool flag(const std::string& name); // "--name" with no value
+    bool flag(const std::string& name);                               // "--name" with no value
     // The first argument when it is not an option (a subcommand: `analyze causal`); consumed. nullopt otherwise.
     std::optional<std::string> subcommand();
     // Every "--name VALUE" / "--name=VALUE", in order (a repeatable option). With dashValues, a VALUE that

@@ -21,7 +21,10 @@ namespace ascviz::cli {
 namespace fs = std::filesystem;
 namespace {
 
-std::string fmtOpt(const std::optional<double>& v, const char* f = "%.3f") { return v ? fmt(*v, f) : std::string("n/a"); }
+std::string fmtOpt(const std::optional<double>& v, const char* f = "%.3f")
+{
+    return v ? fmt(*v, f) : std::string("n/a");
+}
 
 void writeText(const std::string& text, const std::optional<std::string>& out)
 {
@@ -60,10 +63,10 @@ std::string causalText(const CausalReport& r)
             rz[k] = fmtOpt(e.rhoConfounders[k].second);
         const std::string eff = e.hasEffect ? fmt(e.effect) + " (" + fmt(e.se) + ")" : std::string("n/a");
         const std::string ci = e.hasEffect ? "[" + fmt(e.lo) + ", " + fmt(e.hi) + "]" : std::string();
-        std::snprintf(buf, sizeof buf, "%-28s %5d %7s %7s %7s %7s %7s %16s %18s %8s %8s %8s\n", name.substr(0, 28).c_str(),
-                      e.n, fmtOpt(e.rhoOutcome).c_str(), rz[0].c_str(), rz[1].c_str(), rz[2].c_str(), rz[3].c_str(),
-                      eff.c_str(), ci.c_str(), fmtOpt(e.placebo).c_str(), fmtOpt(e.randomCommonCause).c_str(),
-                      fmtOpt(e.dataSubset).c_str());
+        std::snprintf(buf, sizeof buf, "%-28s %5d %7s %7s %7s %7s %7s %16s %18s %8s %8s %8s\n",
+                      name.substr(0, 28).c_str(), e.n, fmtOpt(e.rhoOutcome).c_str(), rz[0].c_str(), rz[1].c_str(),
+                      rz[2].c_str(), rz[3].c_str(), eff.c_str(), ci.c_str(), fmtOpt(e.placebo).c_str(),
+                      fmtOpt(e.randomCommonCause).c_str(), fmtOpt(e.dataSubset).c_str());
         t << buf;
         if (!e.note.empty())
             t << "    (" << e.note << ")\n";

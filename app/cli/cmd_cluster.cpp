@@ -33,16 +33,16 @@ json statusJson(const SlurmRun& run, const SlurmRunStatus& st)
 {
     json shards = json::array();
     for (const auto& s : st.shards) {
-        json o = {{"shard", s.shard}, {"done", s.done}, {"planned", s.planned}, {"status", s.status},
-                  {"errors", s.errors}};
+        json o = {
+            {"shard", s.shard}, {"done", s.done}, {"planned", s.planned}, {"status", s.status}, {"errors", s.errors}};
         if (!s.job.empty())
             o["job"] = s.job;
         if (!s.jobState.empty())
             o["job_state"] = s.jobState;
         shards.push_back(o);
     }
-    json j = {{"dir", run.dir.string()}, {"shards", shards}, {"done", st.done}, {"planned", st.planned},
-              {"merged", st.merged}, {"queue_known", st.queueKnown}};
+    json j = {{"dir", run.dir.string()}, {"shards", shards},    {"done", st.done},
+              {"planned", st.planned},   {"merged", st.merged}, {"queue_known", st.queueKnown}};
     j["array_job"] = run.arrayJob.empty() ? json(nullptr) : json(run.arrayJob);
     j["merge_job"] = run.mergeJob.empty() ? json(nullptr) : json(run.mergeJob);
     if (!st.mergeState.empty())
@@ -167,8 +167,8 @@ int slurmStatus(Args& args)
         for (const auto& s : x.shards)
             if (s.status == "running" || s.status == "pending")
                 return true;
-        const bool mergeWaits = x.mergeState.rfind("PENDING", 0) == 0 &&
-                                x.mergeState.find("DependencyNeverSatisfied") == std::string::npos;
+        const bool mergeWaits =
+            x.mergeState.rfind("PENDING", 0) == 0 && x.mergeState.find("DependencyNeverSatisfied") == std::string::npos;
         return mergeWaits || x.mergeState.rfind("RUNNING", 0) == 0 || x.mergeState.rfind("COMPLETING", 0) == 0;
     };
     while (watch > 0 && !st.merged && active(st)) {

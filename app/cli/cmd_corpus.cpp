@@ -3,9 +3,9 @@
 #include "common.h"
 #include "output.h"
 
-#include "ascviz/batch/batch.h"
 #include "ascviz/base/error.h"
 #include "ascviz/base/resources.h"
+#include "ascviz/batch/batch.h"
 #include "ascviz/syntax/language.h"
 
 #include <unistd.h>
@@ -85,13 +85,14 @@ Corpus readCorpusOption(const std::string& corpusArg, const std::string& languag
     for (std::string e; std::getline(ss, e, ',');) {
         if (e.empty())
             continue;
-        std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        std::transform(e.begin(), e.end(), e.begin(),
+                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
         ro.extensions.push_back(e[0] == '.' ? e : "." + e);
     }
     // "default": the bundled sample corpus of --language (else of the default language).
     const auto& reg = LanguageRegistry::instance();
     const LanguageInfo& sampleOf = language.empty() ? reg.defaultLanguage() : reg.get(language);
-    const fs::path corpusPath = corpusArg != "default"       ? fs::path(corpusArg)
+    const fs::path corpusPath = corpusArg != "default"          ? fs::path(corpusArg)
                                 : sampleOf.sampleCorpus.empty() ? sampleCorpus()
                                                                 : sampleOf.sampleCorpus;
     Corpus corpus = readCorpus(corpusPath, ro);

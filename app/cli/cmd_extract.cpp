@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
-#include <random>
 #include <iostream>
+#include <random>
 #include <sstream>
 
 namespace ascviz::cli {
@@ -56,8 +56,8 @@ int cmdExtract(Args& args)
     std::vector<std::filesystem::path> paths(sources.begin(), sources.end());
     const std::filesystem::path base = root ? std::filesystem::path(*root) : paths.front().parent_path();
     std::vector<std::string> skipped;
-    const auto snippets = cutCorpus(paths, base, opts, static_cast<std::size_t>(sample),
-                                    static_cast<uint64_t>(seed), &skipped);
+    const auto snippets =
+        cutCorpus(paths, base, opts, static_cast<std::size_t>(sample), static_cast<uint64_t>(seed), &skipped);
     for (const auto& s : skipped)
         std::cerr << "extract: skipped " << s << '\n';
     if (snippets.empty())

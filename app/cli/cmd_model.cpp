@@ -12,7 +12,10 @@
 namespace ascviz::cli {
 namespace {
 
-nlohmann::json numberOrNull(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+nlohmann::json numberOrNull(double v)
+{
+    return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
+}
 
 } // namespace
 
@@ -44,7 +47,8 @@ int cmdScore(Args& args)
 
 // generate --model DIR --prompt-file F --max-new-tokens N [--greedy | --temperature T --top-p P --top-k K
 //          --seed S] [--ignore-eos] [--out FILE]
-// {"model", "text", "prompt_tokens", "prompt_bytes", "tokens":[{"id","start","end","ntp","generated"}], "cross_entropy",
+// {"model", "text", "prompt_tokens", "prompt_bytes", "tokens":[{"id","start","end","ntp","generated"}],
+// "cross_entropy",
 //  "stop": "eos"|"length"|"cancelled"|"context"}
 int cmdGenerate(Args& args)
 {

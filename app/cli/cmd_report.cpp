@@ -17,7 +17,6 @@ namespace ascviz::cli {
 
 namespace fs = std::filesystem;
 
-
 int cmdReport(Args& args)
 {
     const fs::path dbPath = args.require("--db");
@@ -74,7 +73,8 @@ int cmdReport(Args& args)
         t << '\n';
     };
     if (s.mixedLanguages)
-        t << "languages: " << s.languages.size() << " (concepts are <language>:<node type>; per-language tables below)\n\n";
+        t << "languages: " << s.languages.size()
+          << " (concepts are <language>:<node type>; per-language tables below)\n\n";
     table("category (Table I)", s.categories);
     table("category, nodes pooled", s.categoriesPooled);
     table("concept", s.concepts);

@@ -4,17 +4,17 @@
 
 #include "ascviz/base/error.h"
 #include "ascviz/base/limits.h"
+#include "ascviz/base/resources.h"
+#include "ascviz/base/utf8.h"
 #include "ascviz/eval/eval.h"
 #include "ascviz/eval/evaljson.h"
 #include "ascviz/render/svg.h"
-#include "ascviz/base/resources.h"
 #include "ascviz/syntax/language.h"
 #include "ascviz/syntax/syntax.h"
-#include "ascviz/base/utf8.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -23,8 +23,6 @@ namespace ascviz::cli {
 using nlohmann::json;
 
 namespace {
-
-
 
 // A `score`/`generate` JSON ({"model", "tokens": [{"id","start","end","ntp"[,"generated"]}][, "text"]}) as a
 // ScoredText over `text` (or over its own "text" when no text file was given).
@@ -133,8 +131,8 @@ EvalInputs readEvalOptions(Args& args)
 // `dtype` (when given) receives the compute dtype of the scores: the model's, or the scores file's "dtype".
 EvalResult runEval(const EvalInputs& in, std::string* dtype = nullptr)
 {
-    const CategoryMap categories =
-        in.categoriesFile ? CategoryMap::fromFile(*in.categoriesFile, in.language) : CategoryMap::forLanguage(in.language);
+    const CategoryMap categories = in.categoriesFile ? CategoryMap::fromFile(*in.categoriesFile, in.language)
+                                                     : CategoryMap::forLanguage(in.language);
     std::optional<std::string> text;
     if (in.textFile)
         text = readUtf8File(*in.textFile);
@@ -243,7 +241,8 @@ int cmdRender(Args& args)
     const std::string view = args.require("--view");
     const std::string svgFile = args.require("--svg");
     LayoutOptions layout;
-    layout.maxGraphvizNodes = static_cast<std::size_t>(args.uint64Value("--max-graphviz-nodes", layout.maxGraphvizNodes));
+    layout.maxGraphvizNodes =
+        static_cast<std::size_t>(args.uint64Value("--max-graphviz-nodes", layout.maxGraphvizNodes));
     if (view != "complete" && view != "partial" && view != "sequence")
         throw UsageError("--view must be complete, partial or sequence");
     args.finish();
@@ -257,8 +256,9 @@ int cmdRender(Args& args)
 
     const EvalResult r = runEval(in);
     warnSyntaxProblems(r.tree, in.textFile ? *in.textFile : *in.scoresFile);
-    const std::string svg = view == "sequence" ? renderSequenceSvg(r)
-                                               : renderAstSvg(r, view == "complete" ? AstView::Complete : AstView::Partial, layout);
+    const std::string svg = view == "sequence"
+                                ? renderSequenceSvg(r)
+                                : renderAstSvg(r, view == "complete" ? AstView::Complete : AstView::Partial, layout);
     std::ofstream f(svgFile, std::ios::binary);
     if (!f)
         throw InputError("cannot write " + svgFile);

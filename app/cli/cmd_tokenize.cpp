@@ -5,8 +5,8 @@
 
 #include "ascviz/base/error.h"
 #include "ascviz/base/resources.h"
-#include "ascviz/tokenizer/tokenizer.h"
 #include "ascviz/base/utf8.h"
+#include "ascviz/tokenizer/tokenizer.h"
 
 namespace ascviz::cli {
 

@@ -62,6 +62,4 @@ nlohmann::json tokensJson(const ScoredText& s, bool withGenerated)
     return arr;
 }
 
-
-
 } // namespace ascviz::cli

@@ -7,8 +7,8 @@
 #include "ascviz/results/corpus.h"
 
 #include <memory>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 namespace ascviz::cli {

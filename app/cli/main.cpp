@@ -19,7 +19,8 @@ const char* kUsage =
     "  --version                                   version, libtorch version and build, CUDA availability\n"
     "  tokenize (--tokenizer FILE | --model M) --text-file F\n"
     "  score    --model M --text-file F\n"
-    "  generate --model M --prompt-file F --max-new-tokens N [--greedy | --temperature T --top-p P --top-k K --seed S]\n"
+    "  generate --model M --prompt-file F --max-new-tokens N [--greedy | --temperature T --top-p P --top-k K --seed "
+    "S]\n"
     "           [--ignore-eos]\n"
     "  parse    [--language L] --text-file F\n"
     "  node-types [--language L]\n"
@@ -54,7 +55,8 @@ const char* kEvalOptions =
     "  --scores F         score JSON (from score/generate) instead of running a model\n"
     "  --prompt-bytes N   the first N bytes are the prompt (the rest counts as generated)\n"
     "  --aggregation A    θ over a node's token NtPs: median (default), mean, max or min\n"
-    "  --language L       a language of the registry (resources/languages); default: the file's\n                     extension's language, else the registry's default\n"
+    "  --language L       a language of the registry (resources/languages); default: the file's\n                     "
+    "extension's language, else the registry's default\n"
     "  --categories F     a category table (JSON) instead of the language's own\n"
     "  --max-text-bytes N the most bytes a model scores (default 32768; 0 = no limit): longer text is refused\n"
     "  --max-ast-depth N  the deepest syntax tree evaluated, in levels (default 1000; 0 = no limit)\n"
@@ -70,7 +72,9 @@ struct CommandHelp {
 const std::map<std::string, CommandHelp>& commandHelp()
 {
     static const std::map<std::string, CommandHelp> help = {
-        {"--version", {"ascviz-cli --version", "  prints the version, the LibTorch version and build, and whether CUDA is available\n", false}},
+        {"--version",
+         {"ascviz-cli --version",
+          "  prints the version, the LibTorch version and build, and whether CUDA is available\n", false}},
         {"tokenize",
          {"ascviz-cli tokenize (--tokenizer tokenizer.json | --model M) --text-file F [--out FILE]",
           "  encodes without special tokens: {\"ids\", \"offsets\" (UTF-8 bytes), \"tokens\", \"decoded\"}\n"
@@ -81,7 +85,8 @@ const std::map<std::string, CommandHelp>& commandHelp()
           false}},
         {"score",
          {"ascviz-cli score --model M --text-file F [--out FILE]",
-          "  teacher-forced NtP of every token: {\"model\", \"tokens\":[{\"id\",\"start\",\"end\",\"ntp\"}], \"cross_entropy\"}\n"
+          "  teacher-forced NtP of every token: {\"model\", \"tokens\":[{\"id\",\"start\",\"end\",\"ntp\"}], "
+          "\"cross_entropy\"}\n"
           "  --text-file F      the text (UTF-8; '-' = stdin)\n"
           "  --max-text-bytes N the most bytes scored (default 32768; 0 = no limit): longer text is refused\n"
           "  --out FILE         write the JSON there instead of stdout\n",
@@ -89,8 +94,10 @@ const std::map<std::string, CommandHelp>& commandHelp()
         {"generate",
          {"ascviz-cli generate --model M --prompt-file F [--max-new-tokens N] [--greedy | --temperature T --top-p P\n"
           "                    --top-k K --seed S] [--ignore-eos] [--out FILE]",
-          "  completes a prompt: {\"text\", \"prompt_tokens\", \"tokens\":[{..., \"generated\"}], \"stop\"}; \"stop\" says why\n"
-          "  it stopped: eos (the model ended the text), length (N tokens), cancelled, context (the model's context is full)\n"
+          "  completes a prompt: {\"text\", \"prompt_tokens\", \"tokens\":[{..., \"generated\"}], \"stop\"}; \"stop\" "
+          "says why\n"
+          "  it stopped: eos (the model ended the text), length (N tokens), cancelled, context (the model's context is "
+          "full)\n"
           "  --prompt-file F    the prompt (UTF-8; '-' = stdin)\n"
           "  --max-new-tokens N tokens to generate at most (default 64)\n"
           "  --greedy           the most probable token each step (the default when no sampling option is given)\n"
@@ -100,8 +107,10 @@ const std::map<std::string, CommandHelp>& commandHelp()
           true}},
         {"parse",
          {"ascviz-cli parse [--language L] --text-file F [--max-ast-nodes N] [--out FILE]",
-          "  the tree-sitter AST: {\"nodes\":[{\"id\",\"type\",\"named\",\"start\",\"end\",\"parent\",\"depth\",\"error\"}]}\n"
-          "  --language L       a language of the registry (resources/languages); default: the file's\n                     extension's language, else the registry's default\n"
+          "  the tree-sitter AST: "
+          "{\"nodes\":[{\"id\",\"type\",\"named\",\"start\",\"end\",\"parent\",\"depth\",\"error\"}]}\n"
+          "  --language L       a language of the registry (resources/languages); default: the file's\n                "
+          "     extension's language, else the registry's default\n"
           "  --text-file F      the code (UTF-8; '-' = stdin)\n"
           "  --max-ast-nodes N  larger syntax trees are refused (default 200000 nodes; 0 = no limit)\n"
           "  --out FILE         write the JSON there instead of stdout\n",
@@ -115,7 +124,8 @@ const std::map<std::string, CommandHelp>& commandHelp()
           false}},
         {"extract",
          {"ascviz-cli extract --language L --node-types T[,T...] --source P[,P...] --out FILE [options]",
-          "  cuts a JSON Lines corpus {\"id\", \"language\", \"source\", \"line\", [\"licence\"], \"code\"} out of source\n"
+          "  cuts a JSON Lines corpus {\"id\", \"language\", \"source\", \"line\", [\"licence\"], \"code\"} out of "
+          "source\n"
           "  files: every node of the types given that parses alone without syntax errors and fits the limits\n"
           "  --source P,...      files, or folders (their files with the language's extensions, recursively)\n"
           "  --node-types T,...  e.g. java: method_declaration,constructor_declaration; cpp: function_definition\n"
@@ -132,7 +142,8 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "             the effect of T by OLS back-door adjustment (se, 95% CI), refutations\n"
           "    --by global|category|concept   T per category / concept too (absent: excluded); default global\n"
           "    --min-snippets N   groups with fewer snippets get rho only (default 10)   --seed S   refutation draws\n"
-          "    --json             the JSON of docs/cli.md (default: a text table)   --latex FILE   Table II (booktabs)\n"
+          "    --json             the JSON of docs/cli.md (default: a text table)   --latex FILE   Table II "
+          "(booktabs)\n"
           "  perplexed  PERPLEXED (method.md 10): CE per token text and AST label, worst and best, calls, ERROR\n"
           "    --min-count K (default 5)   --top N (default 20)   --json\n"
           "  heatmap    categories x result databases, coloured by the bootstrapped median\n"
@@ -142,7 +153,8 @@ const std::map<std::string, CommandHelp>& commandHelp()
         {"study",
          {"ascviz-cli study init|render|report|export [options]",
           "  user studies of the explanations (method.md 9; docs/study.md)\n"
-          "  init     --corpus FILE|DIR|default --samples N --participants P --out STUDY.json [--conditions C,S1,S2,S3]\n"
+          "  init     --corpus FILE|DIR|default --samples N --participants P --out STUDY.json [--conditions "
+          "C,S1,S2,S3]\n"
           "           [--seed S] [--points 4|5] [--labels L1,L2,...] [--id NAME] [--title T] [--aggregation A]\n"
           "           [--language L] [--model M]: draws N samples (seeded), evaluates them with the model and stores\n"
           "           the evaluations in the study file with a counterbalanced trial order per participant (N must\n"
@@ -203,7 +215,8 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "    batch options passed to every shard: --language --extensions --limit --batch-size --aggregation\n"
           "    --device --dtype --threads --max-text-bytes --max-ast-depth --max-ast-nodes\n"
           "  status DIR [--watch S] [--no-queue] [--out FILE]   per-shard progress from the shard databases and\n"
-          "         squeue: {\"shards\":[{\"shard\",\"done\",\"planned\",\"status\"}], ...}; --watch repeats every S s\n"
+          "         squeue: {\"shards\":[{\"shard\",\"done\",\"planned\",\"status\"}], ...}; --watch repeats every S "
+          "s\n"
           "         until merged or nothing queued\n"
           "  resume DIR [--dry-run]   after cancelled, failed or timed-out tasks: resubmits the shards that are\n"
           "         neither complete nor queued, and a new merge job (afterok on every shard task still queued)\n",
@@ -254,11 +267,10 @@ int main(int argc, char** argv)
     // the process with SIGXFSZ halfway through a write.
     std::signal(SIGXFSZ, SIG_IGN);
     const std::map<std::string, std::function<int(Args&)>> commands = {
-        {"--version", cmdVersion}, {"version", cmdVersion},   {"tokenize", cmdTokenize},
-        {"score", cmdScore},       {"generate", cmdGenerate}, {"parse", cmdParse},  {"node-types", cmdNodeTypes}, {"extract", cmdExtract}, {"analyze", cmdAnalyze},
-        {"eval", cmdEval},         {"render", cmdRender},     {"batch", cmdBatch},
-        {"report", cmdReport},     {"merge", cmdMerge},       {"slurm", cmdSlurm},
-        {"study", cmdStudy},
+        {"--version", cmdVersion}, {"version", cmdVersion}, {"tokenize", cmdTokenize},    {"score", cmdScore},
+        {"generate", cmdGenerate}, {"parse", cmdParse},     {"node-types", cmdNodeTypes}, {"extract", cmdExtract},
+        {"analyze", cmdAnalyze},   {"eval", cmdEval},       {"render", cmdRender},        {"batch", cmdBatch},
+        {"report", cmdReport},     {"merge", cmdMerge},     {"slurm", cmdSlurm},          {"study", cmdStudy},
     };
     if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
         (argc < 2 ? std::cerr : std::cout) << kUsage;

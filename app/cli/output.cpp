@@ -70,7 +70,11 @@ nlohmann::json syntaxProblemsJson(const SyntaxTree& tree)
 {
     auto out = nlohmann::json::array();
     for (const auto& p : syntaxProblems(tree))
-        out.push_back({{"node", p.node}, {"what", p.what}, {"start", p.start}, {"end", p.end}, {"line", p.line},
+        out.push_back({{"node", p.node},
+                       {"what", p.what},
+                       {"start", p.start},
+                       {"end", p.end},
+                       {"line", p.line},
                        {"column", p.column}});
     return out;
 }
@@ -84,8 +88,7 @@ void warnSyntaxProblems(const SyntaxTree& tree, const std::string& what)
     for (const auto& id : languagesParsingCleanly(tree.text(), tree.language()))
         also += (also.empty() ? "" : ", ") + id;
     std::cerr << "ascviz-cli: warning: " << what << ": " << d
-              << (also.empty() ? std::string() : " (it parses without errors as " + also + "; see --language)")
-              << '\n';
+              << (also.empty() ? std::string() : " (it parses without errors as " + also + "; see --language)") << '\n';
 }
 
 } // namespace ascviz::cli

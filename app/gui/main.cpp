@@ -45,7 +45,8 @@ int main(int argc, char** argv)
     ascviz::ui::GuiOptions opts;
     QString message;
     switch (ascviz::ui::parseGuiCommandLine(QApplication::arguments(), &opts, &message)) {
-    case ascviz::ui::ParseResult::Ok: break;
+    case ascviz::ui::ParseResult::Ok:
+        break;
     case ascviz::ui::ParseResult::Help:
     case ascviz::ui::ParseResult::Version:
         std::fprintf(stdout, "%s\n", message.toLocal8Bit().constData());

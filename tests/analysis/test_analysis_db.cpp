@@ -63,7 +63,8 @@ ScoredText scored(const std::string& text, const std::vector<double>& ntps)
     return s;
 }
 
-void write(ResultsDb& db, int64_t idx, const std::string& lang, const std::string& code, const std::vector<double>& ntps)
+void write(ResultsDb& db, int64_t idx, const std::string& lang, const std::string& code,
+           const std::vector<double>& ntps)
 {
     const EvalResult r = evaluate(scored(code, ntps), lang, Aggregation::Median, CategoryMap::forLanguage(lang));
     SnippetMeta m;
@@ -143,7 +144,8 @@ TEST(PerplexedDb, TokensLabelsAndCallsByHand)
     TempDir dir("perplexed");
     // g is defined in the snippet (internal), h is not (external), len is a builtin (left out). `ah` is one
     // character longer than `h` (a regression: the "A::h defines h" check must not read before the name).
-    const std::string code = "def g(y):\n    return y\n\ndef ah():\n    return 1\n\ndef f(x):\n    return g(x) + h(x) + len(x)\n";
+    const std::string code =
+        "def g(y):\n    return y\n\ndef ah():\n    return 1\n\ndef f(x):\n    return g(x) + h(x) + len(x)\n";
     {
         auto db = ResultsDb::create(dir.path / "r.db", run("python"));
         write(db, 0, "python", code, {0.5});
@@ -202,9 +204,11 @@ TEST(PerplexedDb, CallsInOtherLanguagesAndErrorParentedTokens)
     TempDir dir("perplexed2");
     {
         auto db = ResultsDb::create(dir.path / "r.db", run("java"));
-        write(db, 0, "java", "class A {\n  int f(int x) { return g(x) + Math.abs(x); }\n  int g(int y) { return y; }\n}\n", {0.5});
+        write(db, 0, "java",
+              "class A {\n  int f(int x) { return g(x) + Math.abs(x); }\n  int g(int y) { return y; }\n}\n", {0.5});
         write(db, 1, "cpp", "int A::f(int x) { return g(x) + std::abs(x); }\nint A::g(int y) { return y; }\n", {0.5});
-        write(db, 2, "javascript", "function f(x) { return g(x) + Math.max(x); }\nfunction g(y) { return y; }\n", {0.5});
+        write(db, 2, "javascript", "function f(x) { return g(x) + Math.max(x); }\nfunction g(y) { return y; }\n",
+              {0.5});
         write(db, 3, "python", "def f(x)\n    return x +\n", {0.1}); // syntax errors
     }
     const auto db = ResultsDb::open(dir.path / "r.db");

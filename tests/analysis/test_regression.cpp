@@ -196,7 +196,7 @@ TEST(CausalEstimateTest, RecoversAKnownEffectAndTheRefutationsBehave)
     EXPECT_LT(e.lo, e.effect);
     EXPECT_GT(e.hi, e.effect);
     ASSERT_TRUE(e.placebo && e.randomCommonCause && e.dataSubset);
-    EXPECT_LT(std::fabs(*e.placebo), 4 * e.se);               // the effect vanishes
+    EXPECT_LT(std::fabs(*e.placebo), 4 * e.se);              // the effect vanishes
     EXPECT_NEAR(*e.randomCommonCause, e.effect, 0.5 * e.se); // stable
     EXPECT_NEAR(*e.dataSubset, e.effect, 4 * e.se);          // stable within noise
     EXPECT_EQ(e.rhoConfounders.size(), 4u);

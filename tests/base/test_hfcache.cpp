@@ -1,8 +1,8 @@
 // The Hugging Face hub cache lookup (--model ORG/NAME) on hand-made cache folders.
-#include "testdata.h"
 #include "ascviz/base/error.h"
 #include "ascviz/base/hfcache.h"
 #include "ascviz/base/resources.h"
+#include "testdata.h"
 
 #include <gtest/gtest.h>
 
@@ -18,7 +18,10 @@ using namespace ascviz;
 
 namespace {
 
-fs::path freshDir(const std::string& name) { return ascviz::testdata::freshTempDir(name); } // removed at exit
+fs::path freshDir(const std::string& name)
+{
+    return ascviz::testdata::freshTempDir(name);
+} // removed at exit
 
 void makeSnapshot(const fs::path& cache, const std::string& folder, const std::string& commit)
 {

@@ -1,7 +1,7 @@
 // The one UTF-8 codec (base/utf8.h) and the structured context of errors (base/error.h).
-#include "testdata.h"
 #include "ascviz/base/error.h"
 #include "ascviz/base/utf8.h"
+#include "testdata.h"
 
 #include <gtest/gtest.h>
 
@@ -27,11 +27,13 @@ TEST(Utf8, DecodesAsciiCjkAndEmojiWithTheirLengths)
 
 TEST(Utf8, RefusesOverlongsSurrogatesAndOutOfRangeByMaximalSubpart)
 {
-    EXPECT_EQ(decodeUtf8("\xC0\xAF", 0).status, Utf8Status::Invalid);     // overlong '/'
-    EXPECT_EQ(decodeUtf8("\xE0\x80\xAF", 0).status, Utf8Status::Invalid); // overlong, 3 bytes
-    EXPECT_EQ(decodeUtf8("\xED\xA0\x80", 0).status, Utf8Status::Invalid); // U+D800
+    EXPECT_EQ(decodeUtf8("\xC0\xAF", 0).status, Utf8Status::Invalid);         // overlong '/'
+    EXPECT_EQ(decodeUtf8("\xE0\x80\xAF", 0).status, Utf8Status::Invalid);     // overlong, 3 bytes
+    EXPECT_EQ(decodeUtf8("\xED\xA0\x80", 0).status, Utf8Status::Invalid);     // U+D800
     EXPECT_EQ(decodeUtf8("\xF4\x90\x80\x80", 0).status, Utf8Status::Invalid); // > U+10FFFF
-    const Utf8Step bad = decodeUtf8("\xE5\x87" "a", 0); // lead + one continuation, then ASCII
+    const Utf8Step bad = decodeUtf8("\xE5\x87"
+                                    "a",
+                                    0); // lead + one continuation, then ASCII
     EXPECT_EQ(bad.status, Utf8Status::Invalid);
     EXPECT_EQ(bad.length, 2u); // one U+FFFD replaces the maximal subpart
     const Utf8Step cut = decodeUtf8("\xF0\x9F\x98", 0);
@@ -58,7 +60,8 @@ TEST(Utf8, EncodesAndRoundTrips)
 
 TEST(Utf8, FloorFindsTheCodePointStart)
 {
-    const std::string s = "a\xF0\x9F\x98\x80" "b";
+    const std::string s = "a\xF0\x9F\x98\x80"
+                          "b";
     EXPECT_EQ(utf8Floor(s, 0), 0u);
     EXPECT_EQ(utf8Floor(s, 3), 1u);
     EXPECT_EQ(utf8Floor(s, 5), 5u);

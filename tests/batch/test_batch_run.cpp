@@ -1,10 +1,10 @@
 // The batch runner end to end with the tiny fixture model: DB contents, cancel + resume, report numbers.
-#include "testdata.h"
-#include "dbcontent.h"
-#include "ascviz/batch/batch.h"
 #include "ascviz/base/error.h"
+#include "ascviz/batch/batch.h"
 #include "ascviz/results/stats.h"
 #include "ascviz/syntax/syntax.h"
+#include "dbcontent.h"
+#include "testdata.h"
 
 #include <gtest/gtest.h>
 
@@ -23,10 +23,19 @@ fs::path tempDir()
     return dir.path();
 }
 
-fs::path dataDir() { return testdata::dataDir(); }
-fs::path resources() { return testdata::resourcesDir(); }
+fs::path dataDir()
+{
+    return testdata::dataDir();
+}
+fs::path resources()
+{
+    return testdata::resourcesDir();
+}
 
-std::vector<std::string> dump(const ResultsDb& db, const std::string& sql) { return testdata::dumpRows(db, sql); }
+std::vector<std::string> dump(const ResultsDb& db, const std::string& sql)
+{
+    return testdata::dumpRows(db, sql);
+}
 
 // Every table's content except timestamps and timings.
 struct DbContent {

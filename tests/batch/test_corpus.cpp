@@ -1,7 +1,7 @@
 // Corpus readers: JSON Lines, CSV (RFC 4180), folders; malformed entries reported with their location.
-#include "testdata.h"
-#include "ascviz/results/corpus.h"
 #include "ascviz/base/error.h"
+#include "ascviz/results/corpus.h"
+#include "testdata.h"
 
 #include <gtest/gtest.h>
 
@@ -40,9 +40,9 @@ TEST(JsonLines, CorruptLineReportedWithLineNumberAndSkipped)
                              "{\"id\": \"c\", \"code\": \"broken\n" // line 3: unterminated string
                              "\n"
                              "{\"code\": \"def f():\\n    return 1\\n\", \"prompt\": \"def f():\"}\r\n"
-                             "[1, 2]\n"                                 // line 6: not an object
-                             "{\"id\": \"e\"}\n"                        // line 7: no code
-                             "{\"id\": \"a\", \"code\": \"z = 3\"}\n"   // line 8: duplicate id
+                             "[1, 2]\n"                               // line 6: not an object
+                             "{\"id\": \"e\"}\n"                      // line 7: no code
+                             "{\"id\": \"a\", \"code\": \"z = 3\"}\n" // line 8: duplicate id
                              "{\"id\": 17, \"code\": \"w = 4\"}\n";
     const auto c = parseJsonLines(text, "mem.jsonl");
     ASSERT_EQ(c.entries.size(), 4u);

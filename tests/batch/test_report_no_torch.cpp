@@ -1,12 +1,12 @@
 // `report` over a results database, linked without the model runtime: this executable links only the
 // torch-free CLI part (ascviz_cli_results → the results room); ctest report_links_no_torch checks that no
 // LibTorch library is loaded by it.
-#include "testdata.h"
 #include "ascviz/eval/eval.h"
 #include "ascviz/results/resultsdb.h"
 #include "ascviz/syntax/language.h"
 #include "commands.h"
 #include "eval_test_util.h"
+#include "testdata.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -17,7 +17,6 @@
 
 using namespace ascviz;
 namespace fs = std::filesystem;
-
 
 TEST(ReportWithoutTorch, ReportsAHandMadeResultsDatabase)
 {

@@ -1,7 +1,7 @@
 // Results database without a model: creation rules, error rows, duplicate protection, bad files.
-#include "testdata.h"
 #include "ascviz/base/error.h"
 #include "ascviz/results/resultsdb.h"
+#include "testdata.h"
 
 #include <gtest/gtest.h>
 

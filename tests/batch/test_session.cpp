@@ -1,8 +1,8 @@
 // Session files (core): a round trip keeps every field, the file is the documented JSON, and malformed
 // files are refused with a message naming what is wrong.
-#include "testdata.h"
 #include "ascviz/base/error.h"
 #include "ascviz/results/session.h"
+#include "testdata.h"
 
 #include <gtest/gtest.h>
 

@@ -48,7 +48,10 @@ TEST(Bootstrap, IdenticalValues)
     EXPECT_EQ(r.n, 37);
 }
 
-TEST(Bootstrap, EmptyThrows) { EXPECT_THROW(bootstrapMedian({}), std::invalid_argument); }
+TEST(Bootstrap, EmptyThrows)
+{
+    EXPECT_THROW(bootstrapMedian({}), std::invalid_argument);
+}
 
 // Two values {0, 1}: a resample of two draws has median 0 (both 0, p = 1/4), 0.5 (p = 1/2) or 1 (p = 1/4).
 // So every resample median is one of those three, the median of medians is 0.5 (the middle half), the
@@ -106,7 +109,7 @@ TEST(Bootstrap, FollowsTheDocumentedAlgorithm)
     const auto r = bootstrapMedian(v, {500, seed});
     EXPECT_DOUBLE_EQ(r.median, (meds[249] + meds[250]) / 2);
     EXPECT_NEAR(r.se, std::sqrt(var / 500), 1e-12);
-    EXPECT_NEAR(r.lo, meds[12] + (meds[13] - meds[12]) * 0.475, 1e-12);  // 0.025 * 499 = 12.475
+    EXPECT_NEAR(r.lo, meds[12] + (meds[13] - meds[12]) * 0.475, 1e-12);    // 0.025 * 499 = 12.475
     EXPECT_NEAR(r.hi, meds[486] + (meds[487] - meds[486]) * 0.525, 1e-12); // 0.975 * 499 = 486.525
 }
 
@@ -194,10 +197,10 @@ TEST(CorpusStatsTest, TableIByHandWithTheBundledPythonTable)
     EXPECT_FALSE(table.categoryOf("raise_statement"));
 
     const std::map<std::string, std::vector<double>> nodes = {
-        {"if_statement", {0.9}}, {"elif", {0.3}},          {"else", {0.6, 0.6, 0.6}}, // Decision
-        {"try_statement", {0.5}}, {"except", {0.7}},        {"raise", {0.2}}, {"finally", {0.4}}, // Exceptions
-        {"identifier", {0.1}},                                                      // Natural Language
-        {"else_clause", {0.0}}, {"module", {1.0}}, {"ERROR", {0.0}},                // no category
+        {"if_statement", {0.9}},  {"elif", {0.3}},   {"else", {0.6, 0.6, 0.6}},                     // Decision
+        {"try_statement", {0.5}}, {"except", {0.7}}, {"raise", {0.2}},          {"finally", {0.4}}, // Exceptions
+        {"identifier", {0.1}},                                                                      // Natural Language
+        {"else_clause", {0.0}},   {"module", {1.0}}, {"ERROR", {0.0}},                              // no category
     };
     ResultsDb::NodeValues v;
     for (const auto& [type, vals] : nodes) {

@@ -48,8 +48,8 @@ inline Result run(const std::string& args, const std::string& stdinText = {})
     const auto base = tempDir() / ("run" + std::to_string(counter++));
     const auto inFile = base.string() + ".in", outFile = base.string() + ".out", errFile = base.string() + ".err";
     std::ofstream(inFile, std::ios::binary) << stdinText;
-    const std::string cmd = std::string("'") + ASCVIZ_CLI_PATH + "' " + args + " <'" + inFile + "' >'" + outFile +
-                            "' 2>'" + errFile + "'";
+    const std::string cmd =
+        std::string("'") + ASCVIZ_CLI_PATH + "' " + args + " <'" + inFile + "' >'" + outFile + "' 2>'" + errFile + "'";
     const int rc = std::system(cmd.c_str());
     Result r;
     r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
@@ -58,6 +58,9 @@ inline Result run(const std::string& args, const std::string& stdinText = {})
     return r;
 }
 
-inline std::string dataDir() { return ascviz::testdata::dataDir().string(); }
+inline std::string dataDir()
+{
+    return ascviz::testdata::dataDir().string();
+}
 
 } // namespace clitest

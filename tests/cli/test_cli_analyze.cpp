@@ -9,7 +9,10 @@
 using nlohmann::json;
 
 namespace {
-std::string q(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
+std::string q(const std::filesystem::path& p)
+{
+    return "'" + p.string() + "'";
+}
 
 const std::filesystem::path& resultsDb()
 {

@@ -30,7 +30,8 @@ TEST(CliBasic, VersionNamesTheLibTorchBuild)
     auto r = clitest::run("--version");
     ASSERT_EQ(r.status, 0) << r.err;
     const bool known = r.out.find("(system LibTorch") != std::string::npos ||
-                       r.out.find("(PyTorch wheel") != std::string::npos || r.out.find("(LibTorch /") != std::string::npos;
+                       r.out.find("(PyTorch wheel") != std::string::npos ||
+                       r.out.find("(LibTorch /") != std::string::npos;
     EXPECT_TRUE(known) << r.out;
     EXPECT_NE(r.out.find("CUDA "), std::string::npos) << r.out;
 }

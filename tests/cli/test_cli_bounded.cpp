@@ -14,11 +14,21 @@
 
 namespace {
 
-std::string q(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
+std::string q(const std::filesystem::path& p)
+{
+    return "'" + p.string() + "'";
+}
 
-std::filesystem::path emptyScores() { return clitest::writeTemp("empty.scores.json", R"({"model":"none","tokens":[]})"); }
+std::filesystem::path emptyScores()
+{
+    return clitest::writeTemp("empty.scores.json", R"({"model":"none","tokens":[]})");
+}
 
-std::string paren(int depth) { return "x = " + std::string(static_cast<std::size_t>(depth), '(') + "1" + std::string(static_cast<std::size_t>(depth), ')') + "\n"; }
+std::string paren(int depth)
+{
+    return "x = " + std::string(static_cast<std::size_t>(depth), '(') + "1" +
+           std::string(static_cast<std::size_t>(depth), ')') + "\n";
+}
 
 double since(std::chrono::steady_clock::time_point t0)
 {
@@ -31,9 +41,9 @@ TEST(CliBounded, TextOverTheLimitIsRefusedBeforeScoring)
 {
     const auto f = clitest::writeTemp("big.py", std::string(33000, '#') + "\n");
     const auto svg = clitest::tempDir() / "big.svg";
-    for (const std::string& cmd : std::vector<std::string>{"score --model default --text-file " + q(f),
-                                  "eval --model default --text-file " + q(f),
-                                  "render --model default --view complete --svg " + q(svg) + " --text-file " + q(f)}) {
+    for (const std::string& cmd : std::vector<std::string>{
+             "score --model default --text-file " + q(f), "eval --model default --text-file " + q(f),
+             "render --model default --view complete --svg " + q(svg) + " --text-file " + q(f)}) {
         const auto t0 = std::chrono::steady_clock::now();
         const auto r = clitest::run(cmd);
         std::printf("[timing] refused in %.2f s: %s\n", since(t0), cmd.substr(0, 6).c_str());
@@ -55,7 +65,8 @@ TEST(CliBounded, DeepTreeRefusedThenAllowedWithZero)
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.err.find("the syntax tree is 10,00"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("levels deep, over the limit of 1,000 levels for AsC-Eval (--max-ast-depth N raises it"),
-              std::string::npos) << r.err;
+              std::string::npos)
+        << r.err;
     const auto svg = clitest::tempDir() / "deep.svg";
     const auto t0 = std::chrono::steady_clock::now();
     const auto ok = clitest::run("render --scores " + q(emptyScores()) + " --max-ast-depth 0 --view complete --svg " +
@@ -130,7 +141,8 @@ TEST(CliBounded, GraphvizNodeLimitOption)
 {
     const auto f = clitest::writeTemp("small.py", "def f(a):\n    return a + 1\n");
     const auto svg = clitest::tempDir() / "small.svg";
-    const std::string base = "render --scores " + q(emptyScores()) + " --view complete --svg " + q(svg) + " --text-file " + q(f);
+    const std::string base =
+        "render --scores " + q(emptyScores()) + " --view complete --svg " + q(svg) + " --text-file " + q(f);
     ASSERT_EQ(clitest::run(base).status, 0);
     EXPECT_EQ(clitest::readAll(svg).find("tree layout"), std::string::npos);
     ASSERT_EQ(clitest::run(base + " --max-graphviz-nodes 5").status, 0);
@@ -140,10 +152,13 @@ TEST(CliBounded, GraphvizNodeLimitOption)
 TEST(CliBounded, BatchStoresOverLimitSnippetAsErrorRow)
 {
     const std::string big(300, 'x');
-    const auto corpus = clitest::writeTemp("corpus.jsonl", "{\"id\":\"small\",\"code\":\"def f():\\n    return 1\\n\"}\n"
-                                                           "{\"id\":\"big\",\"code\":\"" + big + "\"}\n");
+    const auto corpus =
+        clitest::writeTemp("corpus.jsonl", "{\"id\":\"small\",\"code\":\"def f():\\n    return 1\\n\"}\n"
+                                           "{\"id\":\"big\",\"code\":\"" +
+                                               big + "\"}\n");
     const auto db = clitest::tempDir() / "run.db";
-    const auto r = clitest::run("batch --model default --quiet --max-text-bytes 200 --corpus " + q(corpus) + " --db " + q(db));
+    const auto r =
+        clitest::run("batch --model default --quiet --max-text-bytes 200 --corpus " + q(corpus) + " --db " + q(db));
     ASSERT_EQ(r.status, 0) << r.err;
     const auto rows = ascviz::ResultsDb::open(db).snippets();
     ASSERT_EQ(rows.size(), 2u);

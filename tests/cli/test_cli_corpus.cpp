@@ -20,7 +20,10 @@ std::string q(const std::filesystem::path& p)
     s.push_back('\'');
     return s;
 }
-std::string tinyModel() { return q(clitest::dataDir() + "/fixtures/models/tiny-gpt2"); }
+std::string tinyModel()
+{
+    return q(clitest::dataDir() + "/fixtures/models/tiny-gpt2");
+}
 
 json reportJson(const std::filesystem::path& db)
 {
@@ -147,7 +150,8 @@ TEST(CliCorpus, BatchThenReportJsonCsvAndText)
 TEST(CliCorpus, ExistingDbNeedsResumeWhichContinues)
 {
     const auto db = clitest::tempDir() / "resume.db";
-    ASSERT_EQ(clitest::run("batch --model " + tinyModel() + " --corpus default --db " + q(db) + " --limit 3").status, 0);
+    ASSERT_EQ(clitest::run("batch --model " + tinyModel() + " --corpus default --db " + q(db) + " --limit 3").status,
+              0);
     auto again = clitest::run("batch --model " + tinyModel() + " --corpus default --db " + q(db) + " --limit 3");
     EXPECT_EQ(again.status, 1);
     EXPECT_NE(again.err.find("already exists"), std::string::npos) << again.err;
@@ -160,7 +164,8 @@ TEST(CliCorpus, ExistingDbNeedsResumeWhichContinues)
 
     // Another corpus cannot resume this DB.
     const auto other = clitest::writeTemp("other.jsonl", "{\"code\": \"x = 1\\n\"}\n");
-    auto mismatch = clitest::run("batch --model " + tinyModel() + " --corpus " + q(other) + " --db " + q(db) + " --resume");
+    auto mismatch =
+        clitest::run("batch --model " + tinyModel() + " --corpus " + q(other) + " --db " + q(db) + " --resume");
     EXPECT_EQ(mismatch.status, 1);
     EXPECT_NE(mismatch.err.find("cannot resume"), std::string::npos) << mismatch.err;
     EXPECT_EQ(reportJson(db)["snippets"], 8);
@@ -204,8 +209,10 @@ TEST(CliCorpus, InterruptedRunsResumeToTheSameCount)
         SCOPED_TRACE(sig == SIGINT ? "SIGINT" : "SIGKILL");
         const auto db = clitest::tempDir() / (std::string("killed-") + std::to_string(sig) + ".db");
         const auto err = clitest::tempDir() / (std::string("killed-") + std::to_string(sig) + ".err");
-        const std::vector<std::string> argv = {"batch", "--model", clitest::dataDir() + "/fixtures/models/tiny-gpt2",
-                                               "--corpus", "default", "--db", db.string(), "--limit", "60"};
+        const std::vector<std::string> argv = {
+            "batch",     "--model", clitest::dataDir() + "/fixtures/models/tiny-gpt2",
+            "--corpus",  "default", "--db",
+            db.string(), "--limit", "60"};
         const pid_t pid = spawn(argv, err);
         ASSERT_GT(pid, 0);
         ASSERT_TRUE(waitForProgress(err, 6, 60, pid)) << clitest::readAll(err);
@@ -224,7 +231,8 @@ TEST(CliCorpus, InterruptedRunsResumeToTheSameCount)
         const int partial = reportJson(db)["snippets"].get<int>();
         EXPECT_GE(partial, 6);
         EXPECT_LT(partial, 60);
-        auto r = clitest::run("batch --model " + tinyModel() + " --corpus default --db " + q(db) + " --limit 60 --resume");
+        auto r =
+            clitest::run("batch --model " + tinyModel() + " --corpus default --db " + q(db) + " --limit 60 --resume");
         ASSERT_EQ(r.status, 0) << r.err;
         EXPECT_NE(r.err.find("already in the DB"), std::string::npos) << r.err;
         const json j = reportJson(db);

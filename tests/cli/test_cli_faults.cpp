@@ -31,7 +31,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string tinyModel() { return (testdata::fixtureModel("tiny-gpt2")).string(); }
+std::string tinyModel()
+{
+    return (testdata::fixtureModel("tiny-gpt2")).string();
+}
 
 // A corpus of the first n entries of the bundled sample.
 fs::path corpusOf(const testdata::TempDir& tmp, int n)
@@ -47,8 +50,8 @@ fs::path corpusOf(const testdata::TempDir& tmp, int n)
 
 std::vector<std::string> batchArgs(const fs::path& corpus, const fs::path& db, bool resume)
 {
-    std::vector<std::string> a{ASCVIZ_CLI_PATH, "batch", "--model", tinyModel(), "--corpus", corpus.string(),
-                               "--db",           db.string(), "--quiet", "--threads", "1"};
+    std::vector<std::string> a{ASCVIZ_CLI_PATH, "batch",     "--model", tinyModel(), "--corpus", corpus.string(),
+                               "--db",          db.string(), "--quiet", "--threads", "1"};
     if (resume)
         a.push_back("--resume");
     return a;
@@ -72,9 +75,14 @@ pid_t spawn(const std::vector<std::string>& argv, const fs::path& errFile)
     return rc == 0 ? pid : -1;
 }
 
-
-std::vector<std::vector<std::string>> content(const fs::path& p) { return testdata::dbContent(p); }
-std::vector<std::string> dump(const ResultsDb& db, const std::string& sql) { return testdata::dumpRows(db, sql); }
+std::vector<std::vector<std::string>> content(const fs::path& p)
+{
+    return testdata::dbContent(p);
+}
+std::vector<std::string> dump(const ResultsDb& db, const std::string& sql)
+{
+    return testdata::dumpRows(db, sql);
+}
 
 std::string one(const ResultsDb& db, const std::string& sql)
 {
@@ -167,7 +175,8 @@ TEST_F(BatchFaults, SigkillAtRandomMomentsThenResumeLosesNothing)
             std::this_thread::sleep_for(std::chrono::milliseconds(5));
         ::kill(pid, SIGKILL);
         waitExit(pid);
-        t0 = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count());
+        t0 = static_cast<int>(
+            std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count());
     }
     std::mt19937 rng(20261123);
     // The window past start-up adapts to the build's speed: halved after a start that stored more than 40
@@ -201,8 +210,9 @@ TEST_F(BatchFaults, SigkillAtRandomMomentsThenResumeLosesNothing)
     finish(corpus, db, *s_tmp);
     EXPECT_EQ(checkConsistent(db), 2 * kSnippets);
     EXPECT_EQ(content(db), content(reference));
-    std::cout << "batch faults: " << kills << " SIGKILLs (delay after start:snippets stored)" << log << "; after --resume "
-              << 2 * kSnippets << "/" << 2 * kSnippets << " snippets, equal to the uninterrupted run: lost 0, duplicated 0\n";
+    std::cout << "batch faults: " << kills << " SIGKILLs (delay after start:snippets stored)" << log
+              << "; after --resume " << 2 * kSnippets << "/" << 2 * kSnippets
+              << " snippets, equal to the uninterrupted run: lost 0, duplicated 0\n";
 }
 
 TEST_F(BatchFaults, FullDiskStopsWithAdviceAndResumeCompletes)
@@ -302,7 +312,8 @@ TEST_F(BatchFaults, ReportsWhileARunWritesSeeConsistentSnapshots)
             std::this_thread::sleep_for(std::chrono::milliseconds(20));
             continue;
         }
-        const ProgramResult r = runProgram({ASCVIZ_CLI_PATH, "report", "--db", db.string(), "--json", "--resamples", "20"});
+        const ProgramResult r =
+            runProgram({ASCVIZ_CLI_PATH, "report", "--db", db.string(), "--json", "--resamples", "20"});
         if (r.exitCode != 0 && (r.err.find("the run row is missing") != std::string::npos ||
                                 r.err.find("not an AsC-Viz results database") != std::string::npos))
             continue; // the file exists a moment before its first transaction commits

@@ -13,7 +13,10 @@ using nlohmann::json;
 
 namespace {
 
-std::string q(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
+std::string q(const std::filesystem::path& p)
+{
+    return "'" + p.string() + "'";
+}
 
 json jsonOf(const clitest::Result& r)
 {
@@ -87,8 +90,8 @@ TEST(CliLanguages, NodeTypesListTheGrammarAndTheTable)
 
 TEST(CliLanguages, AForeignCategoryTableIsRefused)
 {
-    const auto table = clitest::writeTemp("java-table.json",
-                                          R"({"language": "java", "categories": {"Iterative": ["enhanced_for_statement"]}})");
+    const auto table = clitest::writeTemp(
+        "java-table.json", R"({"language": "java", "categories": {"Iterative": ["enhanced_for_statement"]}})");
     const auto code = clitest::writeTemp("x.py", "for x in y:\n    pass\n");
     const auto r = clitest::run("eval --model default --categories " + q(table) + " --text-file " + q(code));
     EXPECT_EQ(r.status, 1);
@@ -103,11 +106,13 @@ TEST(CliLanguages, ExtractCutsFunctionsThatParseAlone)
                                              "        return y + 1;\n    }\n\n    void tiny() {}\n\n"
                                              "    A(int z) {\n        this.z = z;\n        check(z);\n    }\n\n"
                                              "    String two() {\n        return \"二\";\n    }\n}\n";
-    std::ofstream(dir / "B.java") << "class B {\n    int one(int x) {\n        int y = x;\n        return y + 1;\n    }\n}\n";
+    std::ofstream(dir / "B.java")
+        << "class B {\n    int one(int x) {\n        int y = x;\n        return y + 1;\n    }\n}\n";
     std::ofstream(dir / "notes.txt") << "int f() {\n  return 1;\n}\n";
     const auto out = clitest::tempDir() / "cut.jsonl";
     const auto r = clitest::run("extract --language java --node-types method_declaration,constructor_declaration "
-                                "--source " + q(dir) + " --root " + q(dir) + " --licence MIT --prompts --out " + q(out));
+                                "--source " +
+                                q(dir) + " --root " + q(dir) + " --licence MIT --prompts --out " + q(out));
     ASSERT_EQ(r.status, 0) << r.err;
     std::ifstream in(out);
     std::vector<json> rows;
@@ -133,13 +138,16 @@ TEST(CliLanguages, ExtractCutsFunctionsThatParseAlone)
     const auto s2 = clitest::tempDir() / "s2.jsonl";
     for (const auto& o : {s1, s2})
         ASSERT_EQ(clitest::run("extract --language java --node-types method_declaration,constructor_declaration "
-                               "--source " + q(dir) + " --sample 1 --seed 5 --out " + q(o)).status, 0);
+                               "--source " +
+                               q(dir) + " --sample 1 --seed 5 --out " + q(o))
+                      .status,
+                  0);
     std::ifstream a(s1), b(s2);
     std::string la((std::istreambuf_iterator<char>(a)), {}), lb((std::istreambuf_iterator<char>(b)), {});
     EXPECT_EQ(la, lb);
     EXPECT_EQ(std::count(la.begin(), la.end(), '\n'), 1);
-    const auto none = clitest::run("extract --language java --node-types no_such_type --source " + q(dir) +
-                                   " --out " + q(s1));
+    const auto none =
+        clitest::run("extract --language java --node-types no_such_type --source " + q(dir) + " --out " + q(s1));
     EXPECT_EQ(none.status, 1);
     EXPECT_NE(none.err.find("no node type 'no_such_type'"), std::string::npos) << none.err;
 }
@@ -187,11 +195,17 @@ TEST(CliLanguages, EvalNodeValuesAreRecomputableFromTheJsonInEveryLanguage)
         const char* ifCategoryType; // a node whose category is checked: Decision
         int cyclomatic;
     } cases[] = {
-        {"m.java", "int sign(int x) {\n    // 符号 🎉\n    if (x > 0 && x < 100) {\n        return 1;\n    } else {\n        return -1;\n    }\n}\n",
+        {"m.java",
+         "int sign(int x) {\n    // 符号 🎉\n    if (x > 0 && x < 100) {\n        return 1;\n    } else {\n        "
+         "return -1;\n    }\n}\n",
          "if_statement", 3},
-        {"m.js", "function sign(x) {\n  // 符号 🎉\n  if (x > 0 || x === -0) {\n    return 1;\n  }\n  return x < 0 ? -1 : 0;\n}\n",
+        {"m.js",
+         "function sign(x) {\n  // 符号 🎉\n  if (x > 0 || x === -0) {\n    return 1;\n  }\n  return x < 0 ? -1 : "
+         "0;\n}\n",
          "if_statement", 4},
-        {"m.cpp", "int sign(int x) {\n    // 符号 🎉\n    switch (x) {\n    case 0: return 0;\n    default: return x > 0 ? 1 : -1;\n    }\n}\n",
+        {"m.cpp",
+         "int sign(int x) {\n    // 符号 🎉\n    switch (x) {\n    case 0: return 0;\n    default: return x > 0 ? 1 : "
+         "-1;\n    }\n}\n",
          "switch_statement", 3},
     };
     for (const auto& c : cases) {

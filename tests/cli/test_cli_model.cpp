@@ -56,7 +56,8 @@ TEST(CliModel, GenerateGreedyMarksGeneratedTokens)
 {
     const std::string prompt = "def fibonacci(n):\n";
     const auto file = clitest::writeTemp("prompt.py", prompt);
-    const auto r = clitest::run("generate --model default --prompt-file '" + file.string() + "' --max-new-tokens 12 --greedy");
+    const auto r =
+        clitest::run("generate --model default --prompt-file '" + file.string() + "' --max-new-tokens 12 --greedy");
     ASSERT_EQ(r.status, 0) << r.err;
     const auto j = nlohmann::json::parse(r.out);
     const std::string text = j.at("text");

@@ -13,7 +13,8 @@ using nlohmann::json;
 
 namespace {
 
-const std::string kUnicode = "def \xe5\x87\xbd\xe6\x95\xb0(\xcf\x80): return \"\xf0\x9f\x98\x80\"\n"; // def 函数(π): return "😀"
+const std::string kUnicode =
+    "def \xe5\x87\xbd\xe6\x95\xb0(\xcf\x80): return \"\xf0\x9f\x98\x80\"\n"; // def 函数(π): return "😀"
 const std::string kCode = "def add(a, b):\n    if a > b:\n        return a - b\n    return a + b\n";
 
 std::string q(const std::filesystem::path& p)
@@ -156,8 +157,8 @@ TEST(CliEval, ScoredWithTheBundledModel)
     const auto& nodes = j["nodes"];
     int withValue = 0, maxDepth = 0;
     for (const auto& n : nodes) {
-        for (const char* k : {"id", "type", "named", "start", "end", "parent", "depth", "error", "category",
-                              "asc_eval", "tokens"})
+        for (const char* k :
+             {"id", "type", "named", "start", "end", "parent", "depth", "error", "category", "asc_eval", "tokens"})
             ASSERT_TRUE(n.contains(k)) << k;
         std::vector<double> v;
         for (const auto& ti : n["tokens"]) {
@@ -231,7 +232,8 @@ TEST(CliEval, FromAScoresFile)
     EXPECT_EQ(j["model"], "hand");
 
     EXPECT_EQ(clitest::run("eval --scores " + q(sf) + " --model default --text-file " + q(f)).status, 2);
-    const auto badScores = clitest::writeTemp("bad-scores.json", "{\"tokens\": [{\"id\": 1, \"start\": 0, \"end\": 999}]}");
+    const auto badScores =
+        clitest::writeTemp("bad-scores.json", "{\"tokens\": [{\"id\": 1, \"start\": 0, \"end\": 999}]}");
     EXPECT_EQ(clitest::run("eval --scores " + q(badScores) + " --text-file " + q(f)).status, 1);
 }
 

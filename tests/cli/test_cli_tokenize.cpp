@@ -34,8 +34,9 @@ TEST(CliTokenize, ModelFolderAndOutFile)
     const auto& c = cases["cases"][0];
     const auto file = clitest::writeTemp("model-input.txt", c["text"].get<std::string>());
     const auto out = clitest::tempDir() / "tokens.json";
-    const auto r = clitest::run("tokenize --model '" + clitest::dataDir() + "/fixtures/models/tiny-gpt2' --text-file '" +
-                                file.string() + "' --out '" + out.string() + "'");
+    const auto r =
+        clitest::run("tokenize --model '" + clitest::dataDir() + "/fixtures/models/tiny-gpt2' --text-file '" +
+                     file.string() + "' --out '" + out.string() + "'");
     ASSERT_EQ(r.status, 0) << r.err;
     const auto j = nlohmann::json::parse(clitest::readAll(out));
     EXPECT_EQ(j["ids"], c["ids"]);
@@ -64,7 +65,8 @@ TEST(CliTokenize, NonUtf8FileIsOneLineError)
 
 TEST(CliTokenize, MissingTextFileIsUsageError)
 {
-    const auto r = clitest::run("tokenize --tokenizer '" + clitest::dataDir() + "/fixtures/tokenizers/gpt2/tokenizer.json'");
+    const auto r =
+        clitest::run("tokenize --tokenizer '" + clitest::dataDir() + "/fixtures/tokenizers/gpt2/tokenizer.json'");
     EXPECT_EQ(r.status, 2);
     EXPECT_NE(r.err.find("--text-file"), std::string::npos) << r.err;
 }

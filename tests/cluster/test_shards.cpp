@@ -1,7 +1,7 @@
 // Shards of a batch run (batch --shard I/N) and their merge: the merged database equals a single run, and
 // every inconsistent set of shards is refused with nothing written.
-#include "testdata.h"
 #include "dbcontent.h"
+#include "testdata.h"
 
 #include "ascviz/base/error.h"
 #include "ascviz/batch/batch.h"
@@ -17,8 +17,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-
-std::vector<std::vector<std::string>> content(const fs::path& p) { return testdata::dbContent(p); }
+std::vector<std::vector<std::string>> content(const fs::path& p)
+{
+    return testdata::dbContent(p);
+}
 
 std::string messageOf(const std::function<void()>& f)
 {
@@ -172,7 +174,8 @@ TEST_F(Shards, MergeRefusesMissingDuplicateAndForeignShardsWritingNothing)
     };
     runBatch(*s_model, *s_corpus, path("partial-1.db"), opts);
     m = messageOf([&] { mergeShards(out, {shard(0), path("partial-1.db"), shard(2)}); });
-    EXPECT_NE(m.find("shard 1/3 (" + path("partial-1.db").string() + ") is incomplete: 1 of 4"), std::string::npos) << m;
+    EXPECT_NE(m.find("shard 1/3 (" + path("partial-1.db").string() + ") is incomplete: 1 of 4"), std::string::npos)
+        << m;
     EXPECT_NE(m.find("--resume --shard 1/3"), std::string::npos) << m;
 
     // Not a results database at all.

@@ -4,8 +4,8 @@
 // A 4-shard run of a 40-snippet corpus through `ascviz-cli slurm submit`; one array task cancelled mid-run
 // with scancel and requeued; `slurm resume` replaces the merge job whose afterok dependency the
 // cancellation broke; the merged database equals a single-machine `batch` of the same corpus.
-#include "testdata.h"
 #include "dbcontent.h"
+#include "testdata.h"
 
 #include "ascviz/cluster/slurm.h"
 #include "ascviz/results/resultsdb.h"
@@ -24,8 +24,10 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-
-std::vector<std::vector<std::string>> content(const fs::path& p) { return testdata::dbContent(p); }
+std::vector<std::vector<std::string>> content(const fs::path& p)
+{
+    return testdata::dbContent(p);
+}
 
 ProgramResult cli(std::vector<std::string> args)
 {
@@ -118,8 +120,8 @@ TEST(SlurmLive, CancelledAndRequeuedShardThenMergedEqualsSingleMachineRun)
     EXPECT_EQ(now.exitCode, 0) << now.err;
 
     // The single-machine reference, while the cluster goes on.
-    const ProgramResult single = cli({"batch", "--corpus", corpus, "--db", (tmp / "single.db").string(), "--quiet",
-                                      "--threads", "1"});
+    const ProgramResult single =
+        cli({"batch", "--corpus", corpus, "--db", (tmp / "single.db").string(), "--quiet", "--threads", "1"});
     ASSERT_EQ(single.exitCode, 0) << single.err;
 
     // The cancellation broke the first merge job's afterok; resume replaces it.

@@ -84,9 +84,9 @@ TEST(SlurmRun, TheBatchScriptRunsTheShardOfItsArrayTask)
     writeRecorder(r.cli);
     writeSlurmRun(r);
     const std::string text = readAll(r.batchScript());
-    for (const char* line : {"#SBATCH --array=0-3", "#SBATCH --requeue", "#SBATCH --partition=gpu", "#SBATCH --gres=gpu:1",
-                             "#SBATCH --time=01:00:00", "#SBATCH --account=lab42", "#SBATCH --qos=normal",
-                             "#SBATCH --open-mode=append"})
+    for (const char* line :
+         {"#SBATCH --array=0-3", "#SBATCH --requeue", "#SBATCH --partition=gpu", "#SBATCH --gres=gpu:1",
+          "#SBATCH --time=01:00:00", "#SBATCH --account=lab42", "#SBATCH --qos=normal", "#SBATCH --open-mode=append"})
         EXPECT_NE(text.find(std::string(line) + "\n"), std::string::npos) << line << "\n" << text;
     EXPECT_NE(text.find("#SBATCH --output=" + (r.dir / "logs" / "shard-%a.log").string()), std::string::npos);
     // No module loads, nothing site-specific beyond the lines asked for.

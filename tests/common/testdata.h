@@ -74,12 +74,24 @@ inline std::filesystem::path freshTempDir(const std::string& name)
 }
 
 // tests/data
-inline std::filesystem::path dataDir() { return envDir("ASCVIZ_TEST_DATA"); }
+inline std::filesystem::path dataDir()
+{
+    return envDir("ASCVIZ_TEST_DATA");
+}
 // resources/ (the bundled model, language descriptors, sample corpus)
-inline std::filesystem::path resourcesDir() { return envDir("ASCVIZ_RESOURCES"); }
+inline std::filesystem::path resourcesDir()
+{
+    return envDir("ASCVIZ_RESOURCES");
+}
 // tests/data/<relative>
-inline std::filesystem::path data(const std::string& relative) { return dataDir() / relative; }
-inline std::filesystem::path fixtureModel(const std::string& folder) { return dataDir() / "fixtures" / "models" / folder; }
+inline std::filesystem::path data(const std::string& relative)
+{
+    return dataDir() / relative;
+}
+inline std::filesystem::path fixtureModel(const std::string& folder)
+{
+    return dataDir() / "fixtures" / "models" / folder;
+}
 inline std::filesystem::path fixtureTokenizer(const std::string& name)
 {
     return dataDir() / "fixtures" / "tokenizers" / name / "tokenizer.json";

@@ -54,7 +54,10 @@ struct XmlCheck {
 };
 
 namespace detail {
-inline bool nameStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == ':'; }
+inline bool nameStart(char c)
+{
+    return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == ':';
+}
 inline bool nameChar(char c)
 {
     return nameStart(c) || std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '.';

@@ -23,7 +23,10 @@ using namespace ascviz;
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double secondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+double secondsSince(Clock::time_point t0)
+{
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
 
 // `depth` nested parentheses around 1, not scored (no tokens: the alignment stays linear).
 ScoredText nested(int depth, char open = '(', char close = ')')
@@ -52,11 +55,15 @@ void onSmallStack(std::size_t bytes, const std::function<void()>& f)
     pthread_attr_setstacksize(&attr, bytes);
     pthread_t t;
     auto* fn = new std::function<void()>(f);
-    ASSERT_EQ(pthread_create(&t, &attr, [](void* p) -> void* {
-                  auto* g = static_cast<std::function<void()>*>(p);
-                  (*g)();
-                  return nullptr;
-              }, fn), 0);
+    ASSERT_EQ(pthread_create(
+                  &t, &attr,
+                  [](void* p) -> void* {
+                      auto* g = static_cast<std::function<void()>*>(p);
+                      (*g)();
+                      return nullptr;
+                  },
+                  fn),
+              0);
     pthread_join(t, nullptr);
     pthread_attr_destroy(&attr);
     delete fn;
@@ -97,8 +104,9 @@ TEST(Limits, TextSizeMessageNamesSizeLimitAndOption)
         limits::checkTextSize(5'567'398, 8192, "big.py");
         FAIL() << "no error";
     } catch (const InputError& e) {
-        EXPECT_EQ(std::string(e.what()), "big.py is 5.6 MB (5,567,398 bytes), over the limit of 8,192 bytes for scoring "
-                                         "with a model (--max-text-bytes N raises it, 0 = no limit)");
+        EXPECT_EQ(std::string(e.what()),
+                  "big.py is 5.6 MB (5,567,398 bytes), over the limit of 8,192 bytes for scoring "
+                  "with a model (--max-text-bytes N raises it, 0 = no limit)");
     }
 }
 
@@ -116,7 +124,8 @@ TEST(Limits, AstDepthRefusedWithMessage)
     }
     std::printf("[timing] 20,000 nested parentheses refused in %.2f s\n", secondsSince(t0));
     // A shallow tree under a tight explicit limit is refused too; 0 = no limit.
-    EXPECT_THROW(evaluate(nested(10), "python", Aggregation::Median, CategoryMap::forLanguage("python"), 5), InputError);
+    EXPECT_THROW(evaluate(nested(10), "python", Aggregation::Median, CategoryMap::forLanguage("python"), 5),
+                 InputError);
     EXPECT_NO_THROW(evaluate(nested(10), "python", Aggregation::Median, CategoryMap::forLanguage("python"), 0));
 }
 
@@ -231,7 +240,8 @@ TEST(DeepNesting, TenAndHundredThousandLevelsOnAnEightMegabyteAndASmallStack)
                                                   CategoryMap::forLanguage("python"), 0, 0);
                     ASSERT_GT(r.tree.levels(), depth);
                     const std::string svg = renderAstSvg(r, AstView::Complete);
-                    ASSERT_NE(svg.find("id=\"node-" + std::to_string(r.tree.nodes().size() - 1) + "\""), std::string::npos);
+                    ASSERT_NE(svg.find("id=\"node-" + std::to_string(r.tree.nodes().size() - 1) + "\""),
+                              std::string::npos);
                     ASSERT_FALSE(renderSequenceSvg(r).empty());
                     const std::string json = evalResultJson(r).dump();
                     ASSERT_EQ(nlohmann::json::parse(json)["nodes"].size(), r.tree.nodes().size());

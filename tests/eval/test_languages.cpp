@@ -1,9 +1,9 @@
 // The language registry (syntax/language.h): the bundled descriptors and the rules a descriptor obeys.
-#include "testdata.h"
 #include "ascviz/base/error.h"
 #include "ascviz/eval/eval.h"
 #include "ascviz/syntax/language.h"
 #include "ascviz/syntax/syntax.h"
+#include "testdata.h"
 
 #include <gtest/gtest.h>
 
@@ -16,7 +16,10 @@ using namespace ascviz;
 
 namespace {
 
-fs::path freshDir(const std::string& name) { return ascviz::testdata::freshTempDir(name); } // removed at exit
+fs::path freshDir(const std::string& name)
+{
+    return ascviz::testdata::freshTempDir(name);
+} // removed at exit
 
 void writeDescriptor(const fs::path& root, const std::string& folder, const std::string& json)
 {

@@ -1,6 +1,5 @@
 // Languages beyond Python (issue 16): every bundled language's grammar, category table, decision points,
 // byte offsets on non-ASCII text, syntax-error reports, mixed-language corpora and per-language statistics.
-#include "testdata.h"
 #include "ascviz/base/error.h"
 #include "ascviz/eval/eval.h"
 #include "ascviz/results/corpus.h"
@@ -9,6 +8,7 @@
 #include "ascviz/syntax/language.h"
 #include "ascviz/syntax/syntax.h"
 #include "eval_test_util.h"
+#include "testdata.h"
 
 #include <gtest/gtest.h>
 
@@ -23,7 +23,10 @@ using namespace ascviz;
 
 namespace {
 
-fs::path freshDir(const std::string& name) { return ascviz::testdata::freshTempDir(name); } // removed at exit
+fs::path freshDir(const std::string& name)
+{
+    return ascviz::testdata::freshTempDir(name);
+} // removed at exit
 
 const AstNode* firstOfType(const SyntaxTree& t, const std::string& type)
 {
@@ -92,8 +95,8 @@ TEST(Languages, EveryTableAndDecisionPointNamesOnlyTypesItsGrammarHas)
             EXPECT_TRUE(has(t, false)) << l.id << ": decision token " << t << " is not an anonymous node type";
         // The ten categories of method.md §5, in every table.
         const auto cats = table.categories();
-        for (const char* c : {"Iterative", "Scope", "Decision", "Operator", "Functional Programming", "Natural Language",
-                              "Data Structures", "Exceptions", "Testing", "Types"})
+        for (const char* c : {"Iterative", "Scope", "Decision", "Operator", "Functional Programming",
+                              "Natural Language", "Data Structures", "Exceptions", "Testing", "Types"})
             EXPECT_NE(std::find(cats.begin(), cats.end(), c), cats.end()) << l.id << " lacks " << c;
     }
 }
@@ -351,8 +354,8 @@ namespace {
 void writeEvaluated(ResultsDb& db, int64_t index, const std::string& language, const std::string& code, double ntp,
                     bool setLanguage = true)
 {
-    const EvalResult r = evaluate(scoredByWords(code, ntp), language, Aggregation::Median,
-                                  CategoryMap::forLanguage(language));
+    const EvalResult r =
+        evaluate(scoredByWords(code, ntp), language, Aggregation::Median, CategoryMap::forLanguage(language));
     SnippetMeta m;
     m.index = index;
     m.id = language + std::to_string(index);

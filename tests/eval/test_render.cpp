@@ -16,10 +16,10 @@ namespace {
 
 EvalResult sample(Aggregation a = Aggregation::Median)
 {
-    const auto s = scoredFromPieces({{"def", std::nullopt}, {" f", 0.9},      {"(", 0.07},     {"str", 0.4},
-                                     {"ing", 0.5},          {",", 0.1},       {" char", 0.1},  {"acter", 0.234},
-                                     {")", 0.234},          {":", 0.8},       {"\n", 0.6},     {"   ", 0.7},
-                                     {" if", 0.3},          {" string", 0.3}, {" <", 0.2},     {" 1", 0.95},
+    const auto s = scoredFromPieces({{"def", std::nullopt}, {" f", 0.9},      {"(", 0.07},          {"str", 0.4},
+                                     {"ing", 0.5},          {",", 0.1},       {" char", 0.1},       {"acter", 0.234},
+                                     {")", 0.234},          {":", 0.8},       {"\n", 0.6},          {"   ", 0.7},
+                                     {" if", 0.3},          {" string", 0.3}, {" <", 0.2},          {" 1", 0.95},
                                      {":", 0.99},           {" return", 0.9}, {" \"a&b<c>\"", 0.5}, {"\n", 0.5}},
                                     "tiny & <model>");
     return evaluate(s, "python", a, CategoryMap::forLanguage("python"));
@@ -27,8 +27,13 @@ EvalResult sample(Aggregation a = Aggregation::Median)
 
 EvalResult broken()
 {
-    return evaluate(scoredFromPieces({{"def", std::nullopt}, {" f", 0.5}, {"(:", 0.3}, {"\n", 0.5},
-                                      {"  return", 0.5}, {" (1,", 0.5}, {"\n", 0.5}}),
+    return evaluate(scoredFromPieces({{"def", std::nullopt},
+                                      {" f", 0.5},
+                                      {"(:", 0.3},
+                                      {"\n", 0.5},
+                                      {"  return", 0.5},
+                                      {" (1,", 0.5},
+                                      {"\n", 0.5}}),
                     "python", Aggregation::Median, CategoryMap::forLanguage("python"));
 }
 
@@ -193,7 +198,7 @@ TEST(Svg, AstViewsAreWellFormedAndContainEveryVisibleNode)
     }
     const std::string svg = renderAstSvg(sample(), AstView::Complete);
     EXPECT_NE(svg.find("tiny &amp; &lt;model&gt;"), std::string::npos); // escaped model name
-    EXPECT_NE(svg.find(">a&amp;b&lt;c&gt;<"), std::string::npos); // escaped terminal text
+    EXPECT_NE(svg.find(">a&amp;b&lt;c&gt;<"), std::string::npos);       // escaped terminal text
     EXPECT_NE(svg.find("stroke-dasharray"), std::string::npos);
     EXPECT_NE(renderAstSvg(broken(), AstView::Partial).find("MISSING"), std::string::npos);
 }
@@ -233,11 +238,11 @@ TEST(Svg, SequenceViewIsWellFormedValidUtf8AndColoursEveryToken)
         EXPECT_TRUE(drawn.count(std::to_string(t))) << t;
     EXPECT_FALSE(drawn.count("11"));
     EXPECT_GE(generated, 4);
-    EXPECT_NE(svg.find("\xe5\x87\xbd"), std::string::npos);      // 函 intact
-    EXPECT_NE(svg.find("\xe6\x95\xb0"), std::string::npos);      // 数 intact although split by tokens
-    EXPECT_NE(svg.find("\xf0\x9f\x98\x80"), std::string::npos);  // 😀 intact
+    EXPECT_NE(svg.find("\xe5\x87\xbd"), std::string::npos);     // 函 intact
+    EXPECT_NE(svg.find("\xe6\x95\xb0"), std::string::npos);     // 数 intact although split by tokens
+    EXPECT_NE(svg.find("\xf0\x9f\x98\x80"), std::string::npos); // 😀 intact
     EXPECT_NE(svg.find("&lt;&amp;"), std::string::npos);
-    EXPECT_NE(svg.find("\u240c"), std::string::npos); // form feed shown as a symbol, not a raw control char
+    EXPECT_NE(svg.find("\u240c"), std::string::npos);       // form feed shown as a symbol, not a raw control char
     EXPECT_NE(svg.find(">    </text>"), std::string::npos); // tab expanded to 4 spaces
     EXPECT_NE(svg.find("generated token (bold, underlined)"), std::string::npos);
     EXPECT_NE(svg.find("linearGradient"), std::string::npos);

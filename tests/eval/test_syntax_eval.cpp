@@ -1,10 +1,10 @@
 // Parsing, alignment δ, aggregation θ, categories and snippet features (method.md §2–5, §7), checked
 // against hand-computed values.
-#include "testdata.h"
 #include "ascviz/base/error.h"
 #include "ascviz/eval/eval.h"
 #include "ascviz/syntax/syntax.h"
 #include "eval_test_util.h"
+#include "testdata.h"
 
 #include <gtest/gtest.h>
 
@@ -39,17 +39,20 @@ std::optional<double> valueOf(const EvalResult& r, std::size_t start, std::size_
     return r.nodes.at(static_cast<std::size_t>(nodeAt(r.tree, start, end, type).id)).value;
 }
 
-CategoryMap python() { return CategoryMap::forLanguage("python"); }
+CategoryMap python()
+{
+    return CategoryMap::forLanguage("python");
+}
 
 // The paper's Fig. 2 example (method.md §3–4): `def f(string, character):` tokenized as
 // ( str ing , ·char acter ) with hand-picked NtP so that `parameters` averages to 0.234.
 ScoredText paperExample()
 {
-    return scoredFromPieces({{"def", std::nullopt}, {" f", 0.9},   {"(", 0.07},       {"str", 0.4},
-                             {"ing", 0.5},          {",", 0.1},    {" char", 0.1},    {"acter", 0.234},
-                             {")", 0.234},          {":", 0.8},    {"\n", 0.6},       {"   ", 0.7},
-                             {" return", 0.9},      {" string", 0.3}, {".", 0.95},    {"count", 0.2},
-                             {"(", 0.9},            {"character", 0.8}, {")", 0.99},  {"\n", 0.5}});
+    return scoredFromPieces(
+        {{"def", std::nullopt}, {" f", 0.9},      {"(", 0.07},  {"str", 0.4},   {"ing", 0.5}, {",", 0.1},
+         {" char", 0.1},        {"acter", 0.234}, {")", 0.234}, {":", 0.8},     {"\n", 0.6},  {"   ", 0.7},
+         {" return", 0.9},      {" string", 0.3}, {".", 0.95},  {"count", 0.2}, {"(", 0.9},   {"character", 0.8},
+         {")", 0.99},           {"\n", 0.5}});
 }
 
 std::filesystem::path tempFile(const std::string& name, const std::string& content)
@@ -105,7 +108,8 @@ TEST(Parse, PreOrderTreeWithByteSpans)
 
 TEST(Parse, NonAsciiIdentifiersUseByteOffsets)
 {
-    const std::string code = "def \xe5\x87\xbd\xe6\x95\xb0(\xcf\x80): return \"\xf0\x9f\x98\x80\"\n"; // def 函数(π): return "😀"
+    const std::string code =
+        "def \xe5\x87\xbd\xe6\x95\xb0(\xcf\x80): return \"\xf0\x9f\x98\x80\"\n"; // def 函数(π): return "😀"
     const auto t = SyntaxTree::parse("python", code);
     EXPECT_EQ(t.nodeText(nodeAt(t, 4, 10, "identifier")), "\xe5\x87\xbd\xe6\x95\xb0");
     EXPECT_EQ(t.nodeText(nodeAt(t, 11, 13, "identifier")), "\xcf\x80");
@@ -210,9 +214,18 @@ TEST(Align, WhitespaceTokensOnlyInEnclosingNonTerminals)
     EXPECT_EQ(r.nodesOfToken[19], (std::vector<int>{0}));
 
     // An indent between two statements of a block is inside the block.
-    const auto s = scoredFromPieces({{"if", std::nullopt}, {" x", 0.5}, {":", 0.5}, {"\n", 0.5}, {"    ", 0.5},
-                                     {"y", 0.5}, {" = 1", 0.5}, {"\n", 0.5}, {"    ", 0.25}, {"z", 0.5},
-                                     {" = 2", 0.5}, {"\n", 0.5}});
+    const auto s = scoredFromPieces({{"if", std::nullopt},
+                                     {" x", 0.5},
+                                     {":", 0.5},
+                                     {"\n", 0.5},
+                                     {"    ", 0.5},
+                                     {"y", 0.5},
+                                     {" = 1", 0.5},
+                                     {"\n", 0.5},
+                                     {"    ", 0.25},
+                                     {"z", 0.5},
+                                     {" = 2", 0.5},
+                                     {"\n", 0.5}});
     const auto r2 = evaluate(s, "python", Aggregation::Median, python());
     std::vector<std::string> t2;
     for (int n : r2.nodesOfToken[8])
@@ -260,8 +273,14 @@ TEST(Align, MultiByteIdentifiersAndEmojiByBytes)
 
 TEST(Align, CrLf)
 {
-    const auto s = scoredFromPieces({{"x", std::nullopt}, {" =", 0.5}, {" 1", 0.5}, {"\r\n", 0.9}, {"y", 0.2},
-                                     {" =", 0.5}, {" 2", 0.5}, {"\r\n", 0.9}});
+    const auto s = scoredFromPieces({{"x", std::nullopt},
+                                     {" =", 0.5},
+                                     {" 1", 0.5},
+                                     {"\r\n", 0.9},
+                                     {"y", 0.2},
+                                     {" =", 0.5},
+                                     {" 2", 0.5},
+                                     {"\r\n", 0.9}});
     const auto r = evaluate(s, "python", Aggregation::Median, python());
     EXPECT_EQ(r.nodesOfToken[3], (std::vector<int>{0})); // the line break is only in the module
     EXPECT_EQ(tokensOf(r, 7, 8, "identifier"), (std::vector<int>{4}));
@@ -270,15 +289,20 @@ TEST(Align, CrLf)
 
 TEST(Align, ErrorNodesGetValuesMissingNodesGetNone)
 {
-    const auto a = evaluate(scoredFromPieces({{"x", std::nullopt}, {" = (", 0.3}, {"1", 0.6}, {",", 0.9},
-                                              {" 2", 0.2}, {"\n", 0.5}}),
-                            "python", Aggregation::Median, python());
+    const auto a = evaluate(
+        scoredFromPieces({{"x", std::nullopt}, {" = (", 0.3}, {"1", 0.6}, {",", 0.9}, {" 2", 0.2}, {"\n", 0.5}}),
+        "python", Aggregation::Median, python());
     EXPECT_EQ(tokensOf(a, 0, 9, "ERROR"), (std::vector<int>{0, 1, 2, 3, 4}));
     EXPECT_NEAR(*valueOf(a, 0, 9, "ERROR"), 0.45, 1e-12); // median of .3 .6 .9 .2 (token 0 is null)
 
     // def f(:  -> MISSING ")" at [6, 6); the token "(:" [5, 7) straddles it but an empty span aligns nothing.
-    const auto b = evaluate(scoredFromPieces({{"def", std::nullopt}, {" f", 0.5}, {"(:", 0.3}, {"\n", 0.5},
-                                              {"  return", 0.5}, {" 1", 0.5}, {"\n", 0.5}}),
+    const auto b = evaluate(scoredFromPieces({{"def", std::nullopt},
+                                              {" f", 0.5},
+                                              {"(:", 0.3},
+                                              {"\n", 0.5},
+                                              {"  return", 0.5},
+                                              {" 1", 0.5},
+                                              {"\n", 0.5}}),
                             "python", Aggregation::Median, python());
     EXPECT_TRUE(tokensOf(b, 6, 6, ")").empty());
     EXPECT_FALSE(valueOf(b, 6, 6, ")").has_value());
@@ -362,9 +386,9 @@ TEST(Categories, BundledPythonTable)
     EXPECT_EQ(c.categoryOf("float"), "Types");
     EXPECT_FALSE(c.categoryOf("module").has_value());
     EXPECT_FALSE(c.categoryOf("(").has_value());
-    EXPECT_EQ(c.categories(), (std::vector<std::string>{"Iterative", "Scope", "Decision", "Operator",
-                                                         "Functional Programming", "Natural Language",
-                                                         "Data Structures", "Exceptions", "Testing", "Types"}));
+    EXPECT_EQ(c.categories(),
+              (std::vector<std::string>{"Iterative", "Scope", "Decision", "Operator", "Functional Programming",
+                                        "Natural Language", "Data Structures", "Exceptions", "Testing", "Types"}));
     const auto r = evaluate(paperExample(), "python", Aggregation::Median, c);
     EXPECT_EQ(r.nodes[static_cast<std::size_t>(nodeAt(r.tree, 6, 12, "identifier").id)].category, "Natural Language");
     EXPECT_FALSE(r.nodes[static_cast<std::size_t>(nodeAt(r.tree, 5, 24, "parameters").id)].category.has_value());

@@ -3,5 +3,6 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size)
 {
-    return fuzz::expectingErrors([&] { fuzz::checkCorpus(ascviz::parseCsv(std::string(fuzz::bytes(data, size)), "fuzz.csv")); });
+    return fuzz::expectingErrors(
+        [&] { fuzz::checkCorpus(ascviz::parseCsv(std::string(fuzz::bytes(data, size)), "fuzz.csv")); });
 }

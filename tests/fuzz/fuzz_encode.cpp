@@ -15,7 +15,8 @@ const std::vector<std::shared_ptr<const ascviz::Tokenizer>>& tokenizers()
     static const auto all = [] {
         std::vector<std::shared_ptr<const ascviz::Tokenizer>> v;
         for (const char* name : {"gpt2", "llama2", "qwen3", "ascviz-code-bpe2k"})
-            v.push_back(ascviz::Tokenizer::fromModelDir(std::string(ASCVIZ_FUZZ_TEST_DATA "/fixtures/tokenizers/") + name));
+            v.push_back(
+                ascviz::Tokenizer::fromModelDir(std::string(ASCVIZ_FUZZ_TEST_DATA "/fixtures/tokenizers/") + name));
         return v;
     }();
     return all;

@@ -12,8 +12,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size)
     const auto input = fuzz::bytes(data, size);
     const auto nul = input.find('\0');
     const std::string json(input.substr(0, nul));
-    const std::string_view text = nul == std::string_view::npos ? std::string_view("def f(x):\n    return x + 1\n")
-                                                                 : input.substr(nul + 1);
+    const std::string_view text =
+        nul == std::string_view::npos ? std::string_view("def f(x):\n    return x + 1\n") : input.substr(nul + 1);
     return fuzz::expectingErrors([&] {
         ascviz::TokenizerOptions options;
         options.cacheCapacity = 64;

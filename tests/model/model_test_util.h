@@ -57,6 +57,9 @@ inline std::vector<double> refTensor(const ascviz::model::SafetensorsFile& f, co
     return out;
 }
 
-inline std::vector<int32_t> ids(const nlohmann::json& a) { return a.get<std::vector<int32_t>>(); }
+inline std::vector<int32_t> ids(const nlohmann::json& a)
+{
+    return a.get<std::vector<int32_t>>();
+}
 
 } // namespace modeltest

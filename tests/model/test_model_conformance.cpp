@@ -20,13 +20,16 @@ using namespace modeltest;
 namespace {
 
 struct Fixture {
-    std::string name;       // folder under tests/data/fixtures/models
-    std::string reference;  // folder whose reference.json / reference.safetensors apply
-    double ntpTol;          // absolute NtP tolerance in float32
-    double logitTol;        // absolute logit tolerance in float32
+    std::string name;      // folder under tests/data/fixtures/models
+    std::string reference; // folder whose reference.json / reference.safetensors apply
+    double ntpTol;         // absolute NtP tolerance in float32
+    double logitTol;       // absolute logit tolerance in float32
 };
 
-std::ostream& operator<<(std::ostream& os, const Fixture& f) { return os << f.name; }
+std::ostream& operator<<(std::ostream& os, const Fixture& f)
+{
+    return os << f.name;
+}
 
 // A compute dtype and the tolerances it gets against the float32 reference (the larger of these and the
 // fixture's own apply). Half precision rounds every activation (float16: 11 significant bits, bfloat16: 8),
@@ -39,7 +42,10 @@ struct Precision {
     double ceTol; // mean cross-entropy
 };
 
-std::ostream& operator<<(std::ostream& os, const Precision& p) { return os << p.dtype; }
+std::ostream& operator<<(std::ostream& os, const Precision& p)
+{
+    return os << p.dtype;
+}
 
 using Param = std::tuple<Fixture, std::string, Precision>; // fixture, device, precision
 
@@ -164,7 +170,8 @@ TEST_P(Conformance, LogitsMatchReference)
                 EXPECT_NEAR(row[wantId], topLogits[t * 5 + static_cast<std::size_t>(j)], logitTol)
                     << "case " << k << " position " << t << " rank " << j;
                 if (logitTol <= 1e-4) {
-                    EXPECT_EQ(order[static_cast<std::size_t>(j)], wantId) << "case " << k << " position " << t << " rank " << j;
+                    EXPECT_EQ(order[static_cast<std::size_t>(j)], wantId)
+                        << "case " << k << " position " << t << " rank " << j;
                 }
             }
         }

@@ -63,12 +63,14 @@ TEST(PickleParser, ReadsAHandMadeStateDict)
 
 TEST(PickleParser, RefusesWhatBrokeTheOldReader)
 {
-    EXPECT_NE(pickleError(regression("pickle", "fewer-strides-than-sizes.pkl")).find("2 sizes but 1 strides"), std::string::npos);
+    EXPECT_NE(pickleError(regression("pickle", "fewer-strides-than-sizes.pkl")).find("2 sizes but 1 strides"),
+              std::string::npos);
     EXPECT_NE(pickleError(regression("pickle", "long1-of-9-bytes-shift-past-64.pkl")).find("an integer of 9 bytes"),
               std::string::npos);
     // No longer leaked or recursed into: a list holding itself, 100 000 nested lists (the root is a dict).
     EXPECT_EQ(parseStateDictPickle(regression("pickle", "list-appended-to-itself-leaked.pkl"), "m.bin").size(), 0u);
-    EXPECT_EQ(parseStateDictPickle(regression("pickle", "nested-100k-lists-recursive-destruction.pkl"), "m.bin").size(), 0u);
+    EXPECT_EQ(parseStateDictPickle(regression("pickle", "nested-100k-lists-recursive-destruction.pkl"), "m.bin").size(),
+              0u);
     // (2^62 - 1) * 4 overflows int64: refused, not wrapped into range.
     const auto dict = parseStateDictPickle(regression("pickle", "stride-product-overflows-int64.pkl"), "m.bin");
     ASSERT_EQ(dict.count("w"), 1u);
@@ -78,23 +80,28 @@ TEST(PickleParser, RefusesWhatBrokeTheOldReader)
 TEST(SafetensorsParser, RefusesAShapeWhoseByteCountWraps)
 {
     // 2^62 · 4 elements of 4 bytes is 2^66 bytes: wrapped to 0 in 64 bits it used to match an empty span.
-    const auto file = safetensorsWith(R"({"w":{"dtype":"F32","shape":[4611686018427387904,4],"data_offsets":[0,0]}})", 0);
+    const auto file =
+        safetensorsWith(R"({"w":{"dtype":"F32","shape":[4611686018427387904,4],"data_offsets":[0,0]}})", 0);
     try {
         parseSafetensors(reinterpret_cast<const unsigned char*>(file.data()), file.size(), "m.safetensors");
         FAIL() << "accepted";
     } catch (const ModelError& e) {
         EXPECT_NE(std::string(e.what()).find("more than 2^64"), std::string::npos) << e.what();
     }
-    const auto ok = safetensorsWith(R"({"w":{"dtype":"F16","shape":[2,0,3],"data_offsets":[0,0]},"v":{"dtype":"I8","shape":[3],"data_offsets":[0,3]}})", 3);
-    const auto tensors = parseSafetensors(reinterpret_cast<const unsigned char*>(ok.data()), ok.size(), "m.safetensors");
+    const auto ok = safetensorsWith(
+        R"({"w":{"dtype":"F16","shape":[2,0,3],"data_offsets":[0,0]},"v":{"dtype":"I8","shape":[3],"data_offsets":[0,3]}})",
+        3);
+    const auto tensors =
+        parseSafetensors(reinterpret_cast<const unsigned char*>(ok.data()), ok.size(), "m.safetensors");
     EXPECT_EQ(tensors.size(), 2u);
     EXPECT_EQ(tensors.at("v").bytes, 3u);
 }
 
 TEST(ShardIndex, ReadsFilesAndRefusesPathsOutsideTheFolder)
 {
-    const auto index = parseShardIndex(R"({"metadata":{},"weight_map":{"a":"m-1.safetensors","b":"m-2.safetensors","c":"m-1.safetensors"}})",
-                                       "index.json");
+    const auto index = parseShardIndex(
+        R"({"metadata":{},"weight_map":{"a":"m-1.safetensors","b":"m-2.safetensors","c":"m-1.safetensors"}})",
+        "index.json");
     EXPECT_EQ(index.files, (std::set<std::string>{"m-1.safetensors", "m-2.safetensors"}));
     EXPECT_EQ(index.weightMap.at("c"), "m-1.safetensors");
     for (const char* bad : {R"({"weight_map":{"a":1}})", R"({"weight_map":{"a":"/etc/passwd"}})",

@@ -83,7 +83,8 @@ TEST(LiveConformance, EveryVariantMatchesOrIsRefused)
             g.greedy = true;
             g.stopAtEos = false;
             g.maxNewTokens = static_cast<int>(greedy.size() - prompt.size());
-            const std::vector<int32_t> wantNew(greedy.begin() + static_cast<std::ptrdiff_t>(prompt.size()), greedy.end());
+            const std::vector<int32_t> wantNew(greedy.begin() + static_cast<std::ptrdiff_t>(prompt.size()),
+                                               greedy.end());
             EXPECT_EQ(m->generateIds(prompt, g), wantNew) << "greedy ids";
             ++texts;
         }

@@ -292,13 +292,11 @@ std::vector<std::string> fixtureFolders()
     return out;
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, PerArch,
-                         ::testing::ValuesIn(fixtureFolders()),
-                         [](const auto& info) {
-                             std::string n = info.param;
-                             std::replace(n.begin(), n.end(), '-', '_');
-                             return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(Fixtures, PerArch, ::testing::ValuesIn(fixtureFolders()), [](const auto& info) {
+    std::string n = info.param;
+    std::replace(n.begin(), n.end(), '-', '_');
+    return n;
+});
 
 // ---------- values recomputed from the checkpoint ----------
 

@@ -1,7 +1,7 @@
 // Runtime behaviour on the tiny fixtures, id level: batching, long-text windows, KV cache vs recomputation,
 // seeded sampling, cancellation, and load errors.
-#include "testdata.h"
 #include "model_test_util.h"
+#include "testdata.h"
 
 #include "ascviz/base/error.h"
 
@@ -18,7 +18,8 @@ namespace {
 
 std::vector<int32_t> referenceIds(const std::string& model, int k)
 {
-    return ids(readJson(fixtureModel(model) / "reference.json").at("cases").at(static_cast<std::size_t>(k)).at("input_ids"));
+    return ids(
+        readJson(fixtureModel(model) / "reference.json").at("cases").at(static_cast<std::size_t>(k)).at("input_ids"));
 }
 
 // log-softmax of one row of logits, in double.
@@ -67,7 +68,8 @@ TEST_P(PerArch, PackedScoringEqualsSingleSequencePasses)
     std::vector<int32_t> ab = a;
     ab.insert(ab.end(), b.begin(), b.end());
     ab.resize(std::min<std::size_t>(ab.size(), static_cast<std::size_t>(m->info().contextLength)));
-    const std::vector<std::vector<int32_t>> seqs = {b, {a[0], a[1]}, ab, a, std::vector<int32_t>(a.begin(), a.begin() + 9)};
+    const std::vector<std::vector<int32_t>> seqs = {
+        b, {a[0], a[1]}, ab, a, std::vector<int32_t>(a.begin(), a.begin() + 9)};
     const auto V = static_cast<std::size_t>(m->info().vocabSize);
     const auto packed = m->scoreIds(seqs);
     ASSERT_EQ(packed.size(), seqs.size());
@@ -103,8 +105,8 @@ TEST_P(PerArch, KvCacheGenerationEqualsRecomputation)
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, PerArch,
-                         ::testing::Values("tiny-gpt2", "tiny-gpt_neo", "tiny-codegen", "tiny-gpt_bigcode", "tiny-gpt_neox",
-                                           "tiny-llama", "tiny-qwen2", "tiny-starcoder2"),
+                         ::testing::Values("tiny-gpt2", "tiny-gpt_neo", "tiny-codegen", "tiny-gpt_bigcode",
+                                           "tiny-gpt_neox", "tiny-llama", "tiny-qwen2", "tiny-starcoder2"),
                          [](const auto& info) {
                              std::string n = info.param;
                              std::replace(n.begin(), n.end(), '-', '_');
@@ -261,7 +263,10 @@ std::string readBytes(const fs::path& p)
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-void writeBytes(const fs::path& p, const std::string& s) { std::ofstream(p, std::ios::binary | std::ios::trunc) << s; }
+void writeBytes(const fs::path& p, const std::string& s)
+{
+    std::ofstream(p, std::ios::binary | std::ios::trunc) << s;
+}
 
 TEST(LoadErrors, MissingFolder)
 {

@@ -1,7 +1,7 @@
 // The text path (tokenizer + model): the bundled model against its Hugging Face reference, byte spans of
 // scored and generated tokens, streaming, cancellation, and scoring from BOS.
-#include "testdata.h"
 #include "model_test_util.h"
+#include "testdata.h"
 
 #include "ascviz/base/error.h"
 #include "ascviz/base/utf8.h"
@@ -15,7 +15,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path bundled() { return resourcesDir() / "models" / "ascviz-tiny-code"; }
+fs::path bundled()
+{
+    return resourcesDir() / "models" / "ascviz-tiny-code";
+}
 
 const ascviz::LanguageModel& bundledModel()
 {
@@ -119,7 +122,8 @@ TEST(Score, TokensCarrySpansNtpAndAlternatives)
 
 TEST(Score, BatchEqualsOneByOne)
 {
-    const std::vector<std::string> texts = {"def f(x):\n    return x + 1\n", "import os\n", "", "x", "print('héllo wörld ✓')\n"};
+    const std::vector<std::string> texts = {"def f(x):\n    return x + 1\n", "import os\n", "", "x",
+                                            "print('héllo wörld ✓')\n"};
     const auto batch = tinyGpt2().scoreBatch(texts);
     ASSERT_EQ(batch.size(), texts.size());
     for (std::size_t i = 0; i < texts.size(); ++i) {
@@ -182,7 +186,8 @@ TEST(Generate, SpansStreamingAndUtf8)
             pos = t.end;
             const std::string bytes = m.tokenizer().idToToken(t.id);
             if (!bytes.empty() && !ascviz::findInvalidUtf8(bytes)) {
-                EXPECT_EQ(s.text.substr(t.start, t.end - t.start), bytes) << "a whole-character token spans its own text";
+                EXPECT_EQ(s.text.substr(t.start, t.end - t.start), bytes)
+                    << "a whole-character token spans its own text";
             }
         }
         EXPECT_EQ(pos, s.text.size());
@@ -223,10 +228,13 @@ TEST(Generate, CancelStopsBetweenTokens)
     g.maxNewTokens = 20;
     g.stopAtEos = false;
     int seen = 0;
-    const auto s = tinyGpt2().generate("import os\n", g, [&](const ascviz::StreamedToken&) {
-        if (++seen == 3)
-            cancel = true;
-    }, &cancel);
+    const auto s = tinyGpt2().generate(
+        "import os\n", g,
+        [&](const ascviz::StreamedToken&) {
+            if (++seen == 3)
+                cancel = true;
+        },
+        &cancel);
     EXPECT_EQ(seen, 3);
     EXPECT_EQ(s.tokens.size() - s.promptTokens, 3u);
 }

@@ -211,7 +211,8 @@ TEST(StudyFile, ValuesOfTheWrongJsonTypeAreInputErrors)
         studyFromText(R"({"format":"ascviz-study","version":1,"seed":1e4000})", "big.json");
         ADD_FAILURE() << "no error";
     } catch (const InputError& e) {
-        EXPECT_NE(std::string(e.what()).find("the study file big.json is not valid JSON"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("the study file big.json is not valid JSON"), std::string::npos)
+            << e.what();
     }
     // Found by the study fuzz target (regressions/study/token-id-5e19-float-to-int-ub.json): an integer field
     // holding a number beyond its type (a token id of 50777777777777777777, parsed as a float) was converted

@@ -1,8 +1,8 @@
 // Components that the fixtures do not exercise, on small hand-written tokenizer.json files. Expected values
 // follow the documented behaviour (and unit tests) of Hugging Face tokenizers.
-#include "testdata.h"
 #include "ascviz/base/error.h"
 #include "ascviz/tokenizer/tokenizer.h"
+#include "testdata.h"
 #include "tokenizer_test_util.h"
 
 #include <gtest/gtest.h>
@@ -37,8 +37,9 @@ json bpe(const std::vector<std::string>& vocab, json extra = json::object())
 
 json base(json model)
 {
-    return {{"version", "1.0"}, {"added_tokens", json::array()}, {"normalizer", nullptr}, {"pre_tokenizer", nullptr},
-            {"post_processor", nullptr}, {"decoder", nullptr}, {"model", std::move(model)}};
+    return {{"version", "1.0"},         {"added_tokens", json::array()}, {"normalizer", nullptr},
+            {"pre_tokenizer", nullptr}, {"post_processor", nullptr},     {"decoder", nullptr},
+            {"model", std::move(model)}};
 }
 
 const std::string kMeta = "\xE2\x96\x81"; // ▁
@@ -50,17 +51,29 @@ TEST(TokenizerComponents, MetaspaceMultipleSpaces)
     j["decoder"] = {{"type", "Metaspace"}, {"replacement", kMeta}, {"prepend_scheme", "always"}, {"split", true}};
     const auto tok = build(j, "metaspace");
     const auto e = tok->encode("Hey   friend!");
-    EXPECT_EQ(e.tokens, (std::vector<std::string>{kMeta, "H", "e", "y", kMeta, kMeta, kMeta, "f", "r", "i", "e", "n",
-                                                  "d", "!"}));
-    EXPECT_EQ(e.offsets, (Offsets{{0, 1}, {0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 6}, {6, 7}, {7, 8}, {8, 9},
-                                  {9, 10}, {10, 11}, {11, 12}, {12, 13}}));
+    EXPECT_EQ(e.tokens,
+              (std::vector<std::string>{kMeta, "H", "e", "y", kMeta, kMeta, kMeta, "f", "r", "i", "e", "n", "d", "!"}));
+    EXPECT_EQ(e.offsets, (Offsets{{0, 1},
+                                  {0, 1},
+                                  {1, 2},
+                                  {2, 3},
+                                  {3, 4},
+                                  {4, 5},
+                                  {5, 6},
+                                  {6, 7},
+                                  {7, 8},
+                                  {8, 9},
+                                  {9, 10},
+                                  {10, 11},
+                                  {11, 12},
+                                  {12, 13}}));
     EXPECT_EQ(tok->decode(e.ids), "Hey   friend!");
 }
 
 TEST(TokenizerComponents, SplitBehaviours)
 {
-    const std::vector<std::string> vocab = {"the", "final", "countdown", "-", "the-", "final-", "-final", "--",
-                                            "-countdown"};
+    const std::vector<std::string> vocab = {"the",    "final",  "countdown", "-",         "the-",
+                                            "final-", "-final", "--",        "-countdown"};
     const std::map<std::string, std::vector<std::string>> expected = {
         {"Removed", {"the", "final", "countdown"}},
         {"Isolated", {"the", "-", "final", "-", "-", "countdown"}},
@@ -70,12 +83,14 @@ TEST(TokenizerComponents, SplitBehaviours)
     };
     for (const auto& [behavior, tokens] : expected) {
         auto j = base(bpe(vocab, {{"ignore_merges", true}}));
-        j["pre_tokenizer"] = {{"type", "Split"}, {"pattern", {{"String", "-"}}}, {"behavior", behavior}, {"invert", false}};
+        j["pre_tokenizer"] = {
+            {"type", "Split"}, {"pattern", {{"String", "-"}}}, {"behavior", behavior}, {"invert", false}};
         EXPECT_EQ(build(j, "split-" + behavior)->encode("the-final--countdown").tokens, tokens) << behavior;
     }
     // invert: the pattern describes the pieces to keep
     auto j = base(bpe(vocab, {{"ignore_merges", true}}));
-    j["pre_tokenizer"] = {{"type", "Split"}, {"pattern", {{"Regex", "[a-z]+"}}}, {"behavior", "Removed"}, {"invert", true}};
+    j["pre_tokenizer"] = {
+        {"type", "Split"}, {"pattern", {{"Regex", "[a-z]+"}}}, {"behavior", "Removed"}, {"invert", true}};
     EXPECT_EQ(build(j, "split-invert")->encode("the-final--countdown").tokens,
               (std::vector<std::string>{"the", "final", "countdown"}));
 }
@@ -83,8 +98,7 @@ TEST(TokenizerComponents, SplitBehaviours)
 TEST(TokenizerComponents, DigitsAndSequence)
 {
     auto j = base(bpe({"abc", "1", "2", "3", "123"}, {{"ignore_merges", true}}));
-    j["pre_tokenizer"] = {{"type", "Sequence"},
-                          {"pretokenizers", {{{"type", "Digits"}, {"individual_digits", true}}}}};
+    j["pre_tokenizer"] = {{"type", "Sequence"}, {"pretokenizers", {{{"type", "Digits"}, {"individual_digits", true}}}}};
     EXPECT_EQ(build(j, "digits1")->encode("abc123").tokens, (std::vector<std::string>{"abc", "1", "2", "3"}));
     j["pre_tokenizer"] = {{"type", "Digits"}, {"individual_digits", false}};
     EXPECT_EQ(build(j, "digits2")->encode("abc123").tokens, (std::vector<std::string>{"abc", "123"}));
@@ -97,7 +111,9 @@ TEST(TokenizerComponents, UnknownAndFusedUnknown)
     EXPECT_EQ(e.ids, (std::vector<int32_t>{1, 0, 0, 2}));
     EXPECT_EQ(e.offsets, (Offsets{{0, 1}, {1, 2}, {2, 3}, {3, 4}}));
     j["model"]["fuse_unk"] = true;
-    e = build(j, "fuse-unk")->encode("aX\xC3\xA9" "b");
+    e = build(j, "fuse-unk")
+            ->encode("aX\xC3\xA9"
+                     "b");
     EXPECT_EQ(e.ids, (std::vector<int32_t>{1, 0, 2}));
     EXPECT_EQ(e.offsets, (Offsets{{0, 1}, {1, 4}, {4, 5}}));
 }
@@ -129,11 +145,41 @@ TEST(TokenizerComponents, AddedTokenOptions)
     auto j = base(bpe({" ", "i", "s", "a", "n", "t", "h", "o", "y", "m", "e"}));
     j["normalizer"] = {{"type", "Lowercase"}};
     j["added_tokens"] = json::array({
-        {{"id", 11}, {"content", "my"}, {"single_word", false}, {"lstrip", true}, {"rstrip", true}, {"normalized", true}, {"special", false}},
-        {{"id", 12}, {"content", "name"}, {"single_word", false}, {"lstrip", false}, {"rstrip", false}, {"normalized", true}, {"special", false}},
-        {{"id", 13}, {"content", "ony"}, {"single_word", true}, {"lstrip", false}, {"rstrip", false}, {"normalized", true}, {"special", false}},
-        {{"id", 14}, {"content", "[CLS]"}, {"single_word", false}, {"lstrip", false}, {"rstrip", false}, {"normalized", false}, {"special", true}},
-        {{"id", 15}, {"content", "[SEP]"}, {"single_word", false}, {"lstrip", false}, {"rstrip", false}, {"normalized", false}, {"special", true}},
+        {{"id", 11},
+         {"content", "my"},
+         {"single_word", false},
+         {"lstrip", true},
+         {"rstrip", true},
+         {"normalized", true},
+         {"special", false}},
+        {{"id", 12},
+         {"content", "name"},
+         {"single_word", false},
+         {"lstrip", false},
+         {"rstrip", false},
+         {"normalized", true},
+         {"special", false}},
+        {{"id", 13},
+         {"content", "ony"},
+         {"single_word", true},
+         {"lstrip", false},
+         {"rstrip", false},
+         {"normalized", true},
+         {"special", false}},
+        {{"id", 14},
+         {"content", "[CLS]"},
+         {"single_word", false},
+         {"lstrip", false},
+         {"rstrip", false},
+         {"normalized", false},
+         {"special", true}},
+        {{"id", 15},
+         {"content", "[SEP]"},
+         {"single_word", false},
+         {"lstrip", false},
+         {"rstrip", false},
+         {"normalized", false},
+         {"special", true}},
     });
     const auto tok = build(j, "added");
     const std::string text = "[CLS] My name is Anthony [SEP]";
@@ -158,10 +204,20 @@ TEST(TokenizerComponents, CodeGenStyleAddedWhitespaceTokens)
 {
     // CodeGen adds runs of spaces/tabs as (normalized, non-special) added tokens on top of GPT-2's BPE
     auto j = toktest::readJson(toktest::fixtureTokenizer("ascviz-code-bpe2k"));
-    j["added_tokens"].push_back({{"id", 2048}, {"content", "    "}, {"single_word", false}, {"lstrip", false},
-                                 {"rstrip", false}, {"normalized", true}, {"special", false}});
-    j["added_tokens"].push_back({{"id", 2049}, {"content", "\t\t"}, {"single_word", false}, {"lstrip", false},
-                                 {"rstrip", false}, {"normalized", true}, {"special", false}});
+    j["added_tokens"].push_back({{"id", 2048},
+                                 {"content", "    "},
+                                 {"single_word", false},
+                                 {"lstrip", false},
+                                 {"rstrip", false},
+                                 {"normalized", true},
+                                 {"special", false}});
+    j["added_tokens"].push_back({{"id", 2049},
+                                 {"content", "\t\t"},
+                                 {"single_word", false},
+                                 {"lstrip", false},
+                                 {"rstrip", false},
+                                 {"normalized", true},
+                                 {"special", false}});
     const auto tok = build(j, "codegen-ws");
     const std::string text = "def f():\n        return 1\n\t\tx";
     const auto e = tok->encode(text);

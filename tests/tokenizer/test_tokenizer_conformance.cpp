@@ -32,8 +32,7 @@ TEST_P(Conformance, MatchesReferenceForEveryCase)
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, Conformance,
-                         ::testing::ValuesIn(ascviz::testdata::fixtureTokenizerCases()),
+INSTANTIATE_TEST_SUITE_P(Fixtures, Conformance, ::testing::ValuesIn(ascviz::testdata::fixtureTokenizerCases()),
                          [](const auto& info) {
                              std::string n = info.param;
                              for (auto& ch : n)

@@ -1,9 +1,9 @@
 // Edge cases: invalid input, huge inputs, concurrency, caching, special tokens, errors, and the tiny-model
 // tokenizers.
-#include "testdata.h"
 #include "ascviz/base/error.h"
 #include "ascviz/base/resources.h"
 #include "ascviz/tokenizer/tokenizer.h"
+#include "testdata.h"
 #include "tokenizer_test_util.h"
 
 #include <gtest/gtest.h>
@@ -175,15 +175,19 @@ TEST(TokenizerEdge, SpecialTokensAndBos)
 TEST(TokenizerEdge, TokenLookups)
 {
     const auto gpt2 = load("gpt2");
-    const auto id = gpt2->tokenToId("\xC4\xA0" "def"); // "Ġdef"
+    const auto id = gpt2->tokenToId("\xC4\xA0"
+                                    "def"); // "Ġdef"
     ASSERT_TRUE(id);
     EXPECT_EQ(gpt2->idToToken(*id), " def");
-    EXPECT_EQ(gpt2->vocabToken(*id), std::optional<std::string>("\xC4\xA0" "def"));
+    EXPECT_EQ(gpt2->vocabToken(*id), std::optional<std::string>("\xC4\xA0"
+                                                                "def"));
     EXPECT_EQ(gpt2->vocabSize(), 50257u);
     EXPECT_FALSE(gpt2->tokenToId("no such token here"));
     const auto llama = load("llama2");
     EXPECT_EQ(llama->idToToken(*llama->tokenToId("<0x0A>")), "\n");
-    EXPECT_EQ(llama->idToToken(*llama->tokenToId("\xE2\x96\x81" "def")), " def");
+    EXPECT_EQ(llama->idToToken(*llama->tokenToId("\xE2\x96\x81"
+                                                 "def")),
+              " def");
     EXPECT_EQ(llama->vocabSize(), 32000u);
 }
 

@@ -1,11 +1,11 @@
 // The Analysis page offscreen: a results database made by a real batch (tiny fixture model), opened in the
 // shared ResultStore; Analyse runs AsC-Causal and PERPLEXED as a job; the tables equal core's numbers; the
 // scatter follows the selected row; the heat map covers every open database; CSV, SVG and LaTeX exports.
-#include "testdata.h"
 #include "models/analysismodels.h"
 #include "pages/analysis/analysispage.h"
 #include "services/modelservice.h"
 #include "services/resultstore.h"
+#include "testdata.h"
 
 #include "ascviz/analysis/causal.h"
 #include "ascviz/analysis/perplexed.h"
@@ -53,7 +53,8 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 2, 60000);
         // The heat map: Global + categories × two models.
         QVERIFY(page.heatmapSvg().contains(QLatin1String("<svg")));
-        QCOMPARE(page.heatmapSvg().count(QLatin1String("data-column=\"1\"")), page.heatmapSvg().count(QLatin1String("data-column=\"0\"")));
+        QCOMPARE(page.heatmapSvg().count(QLatin1String("data-column=\"1\"")),
+                 page.heatmapSvg().count(QLatin1String("data-column=\"0\"")));
         QVERIFY(page.heatmapSvg().count(QLatin1String("data-column=\"0\"")) >= 3);
 
         page.setCurrentSet(0);
@@ -71,7 +72,9 @@ private Q_SLOTS:
         QCOMPARE(page.causalModel()->rowCount(), int(1 + ref.groups.size()));
         QCOMPARE(page.causalModel()->data(page.causalModel()->index(0, CausalTableModel::N)).toInt(), ref.global.n);
         if (ref.global.hasEffect)
-            QCOMPARE(page.causalModel()->data(page.causalModel()->index(0, CausalTableModel::Effect), Qt::UserRole).toDouble(),
+            QCOMPARE(page.causalModel()
+                         ->data(page.causalModel()->index(0, CausalTableModel::Effect), Qt::UserRole)
+                         .toDouble(),
                      ref.global.effect);
         const PerplexedReport pref = analyzePerplexed(db);
         QCOMPARE(page.ceModel(0)->rowCount(), int(pref.worstTokens.size()));

@@ -1,12 +1,12 @@
 // The Batch tab offscreen: a real run with the tiny fixture model on the worker thread, tables and chart
 // series, pause/cancel/resume, opening two DBs for a model comparison, snippet opening and exports.
-#include "testdata.h"
-#include "views/batchcharts.h"
-#include "models/batchmodels.h"
 #include "common/appidentity.h"
+#include "models/batchmodels.h"
 #include "pages/batch/batchpage.h"
 #include "services/modelservice.h"
 #include "services/resultstore.h"
+#include "testdata.h"
+#include "views/batchcharts.h"
 
 #include "ascviz/batch/batch.h"
 
@@ -38,8 +38,14 @@ QString res(const QString& rel)
 {
     return QString::fromStdString((ascviz::testdata::resourcesDir() / rel.toStdString()).string());
 }
-QString tinyModel() { return data(QStringLiteral("fixtures/models/tiny-gpt2")); }
-QString sample() { return res(QStringLiteral("corpus/stdlib-functions.jsonl")); }
+QString tinyModel()
+{
+    return data(QStringLiteral("fixtures/models/tiny-gpt2"));
+}
+QString sample()
+{
+    return res(QStringLiteral("corpus/stdlib-functions.jsonl"));
+}
 
 template <class T> QList<T*> seriesOf(QChart* chart, const char* objectName = nullptr)
 {
@@ -283,7 +289,8 @@ private Q_SLOTS:
         auto* cmp = tab.comparisonModel();
         QAbstractItemModelTester tester(cmp, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QCOMPARE(cmp->columnCount(), 4); // kind, name, two models
-        QStringList headers = {cmp->headerData(2, Qt::Horizontal).toString(), cmp->headerData(3, Qt::Horizontal).toString()};
+        QStringList headers = {cmp->headerData(2, Qt::Horizontal).toString(),
+                               cmp->headerData(3, Qt::Horizontal).toString()};
         // In the order they were opened, whichever load finished first.
         QCOMPARE(headers, QStringList({QStringLiteral("tiny-gpt2"), QStringLiteral("tiny-gpt_neo")}));
         QCOMPARE(cmp->index(0, 1).data().toString(), QStringLiteral("Global AsC-Eval"));
@@ -338,7 +345,8 @@ private Q_SLOTS:
             for (int i : {1, 2, 3}) {
                 tab.resultTabs()->setCurrentIndex(i);
                 QTest::qWait(50);
-                QVERIFY(tab.grab().save(QString::fromLocal8Bit(shots) + QStringLiteral("/batch-tab-compare-%1.png").arg(i)));
+                QVERIFY(tab.grab().save(QString::fromLocal8Bit(shots) +
+                                        QStringLiteral("/batch-tab-compare-%1.png").arg(i)));
             }
         }
     }

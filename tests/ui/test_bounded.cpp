@@ -37,9 +37,7 @@ public:
     {
         m_clock.start();
         m_timer.setInterval(10);
-        QObject::connect(&m_timer, &QTimer::timeout, [this] {
-            m_max = std::max(m_max, m_clock.restart());
-        });
+        QObject::connect(&m_timer, &QTimer::timeout, [this] { m_max = std::max(m_max, m_clock.restart()); });
         m_timer.start();
     }
     qint64 longestMs()
@@ -58,7 +56,8 @@ constexpr qint64 kMaxStallMs = 1000;
 
 QString fiveMegabytes()
 {
-    const QString unit = QStringLiteral("def f(a, b):\n    if a > b:\n        return [a, b]\n    return (a + b) * 2\n\n");
+    const QString unit =
+        QStringLiteral("def f(a, b):\n    if a > b:\n        return [a, b]\n    return (a + b) * 2\n\n");
     QString out;
     out.reserve(5 * 1024 * 1024 + unit.size());
     while (out.size() < 5 * 1024 * 1024)

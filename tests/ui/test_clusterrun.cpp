@@ -1,11 +1,11 @@
 // The cluster run view offscreen: a Slurm run folder whose shard databases are written by the real batch
 // runner (tiny fixture model) while the view watches; progress, a stopped shard and its hint, the merge,
 // and the merged results opened in the Batch page.
-#include "testdata.h"
 #include "pages/batch/batchpage.h"
 #include "pages/cluster/clusterrunview.h"
 #include "services/modelservice.h"
 #include "services/resultstore.h"
+#include "testdata.h"
 
 #include "ascviz/batch/batch.h"
 #include "ascviz/cluster/slurm.h"
@@ -29,7 +29,10 @@ struct Services {
     ResultStore results{models.jobs()};
 };
 
-QString cell(const QStandardItemModel* m, int row, int col) { return m->index(row, col).data().toString(); }
+QString cell(const QStandardItemModel* m, int row, int col)
+{
+    return m->index(row, col).data().toString();
+}
 
 } // namespace
 

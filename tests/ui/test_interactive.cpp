@@ -3,16 +3,16 @@
 // usable.
 #include "uitest_util.h"
 
-#include "views/astview.h"
-#include "pages/interactive/interactivepage.h"
+#include "common/textpos.h"
 #include "mainwindow.h"
 #include "pages/interactive/interactiveengine.h"
+#include "pages/interactive/interactivepage.h"
 #include "services/modelservice.h"
+#include "views/astview.h"
 #include "views/sequenceview.h"
-#include "common/textpos.h"
 
-#include "ascviz/render/layout.h"
 #include "ascviz/model/model.h"
+#include "ascviz/render/layout.h"
 
 #include <QComboBox>
 #include <QPlainTextEdit>
@@ -206,7 +206,8 @@ void TestInteractive::badModelFolderKeepsWorking()
     } else {
         QDir().mkpath(dir);
         std::ofstream cfg((dir + QStringLiteral("/config.json")).toStdString());
-        cfg << (kind == QLatin1String("badconfig") ? "{ this is not json" : R"({"model_type": "frobnicator", "vocab_size": 10})");
+        cfg << (kind == QLatin1String("badconfig") ? "{ this is not json"
+                                                   : R"({"model_type": "frobnicator", "vocab_size": 10})");
     }
     QSignalSpy failed(w.modelService(), &ModelService::loadFailed);
     w.loadModel(dir);
@@ -278,7 +279,8 @@ void TestInteractive::immediateEosSaysWhy()
     tab->maxNewTokensBox()->setValue(2);
     QTest::mouseClick(tab->generateButton(), Qt::LeftButton);
     QVERIFY(shown.wait(60000));
-    QVERIFY2(status.last().at(0).toString().contains(QLatin1String("maximum")), qPrintable(status.last().at(0).toString()));
+    QVERIFY2(status.last().at(0).toString().contains(QLatin1String("maximum")),
+             qPrintable(status.last().at(0).toString()));
 }
 
 QTEST_MAIN(TestInteractive)

@@ -2,14 +2,14 @@
 // command line, and the scripted run that saves a screenshot.
 #include "uitest_util.h"
 
-#include "pages/batch/batchpage.h"
 #include "common/commandline.h"
-#include "pages/interactive/interactivepage.h"
-#include "mainwindow.h"
-#include "services/modelservice.h"
-#include "views/sequenceview.h"
 #include "common/session.h"
 #include "common/textpos.h"
+#include "mainwindow.h"
+#include "pages/batch/batchpage.h"
+#include "pages/interactive/interactivepage.h"
+#include "services/modelservice.h"
+#include "views/sequenceview.h"
 
 #include "ascviz/model/model.h"
 
@@ -164,23 +164,30 @@ void TestMainWindow::commandLine_data()
         QTest::newRow(name) << args << int(r) << check;
     };
     row("plain", {}, ParseResult::Ok, QStringLiteral("model=default"));
-    row("model default", {QStringLiteral("--model"), QStringLiteral("default")}, ParseResult::Ok, QStringLiteral("model=default"));
+    row("model default", {QStringLiteral("--model"), QStringLiteral("default")}, ParseResult::Ok,
+        QStringLiteral("model=default"));
     row("screenshot run",
-        {QStringLiteral("--model"), QStringLiteral("/m"), QStringLiteral("--prompt-file"), QStringLiteral("p.py"), QStringLiteral("--generate"),
-         QStringLiteral("--greedy"), QStringLiteral("--max-new-tokens"), QStringLiteral("40"), QStringLiteral("--view"), QStringLiteral("partial"),
-         QStringLiteral("--screenshot"), QStringLiteral("o.png"), QStringLiteral("--quit")},
+        {QStringLiteral("--model"), QStringLiteral("/m"), QStringLiteral("--prompt-file"), QStringLiteral("p.py"),
+         QStringLiteral("--generate"), QStringLiteral("--greedy"), QStringLiteral("--max-new-tokens"),
+         QStringLiteral("40"), QStringLiteral("--view"), QStringLiteral("partial"), QStringLiteral("--screenshot"),
+         QStringLiteral("o.png"), QStringLiteral("--quit")},
         ParseResult::Ok, QStringLiteral("max=40"));
-    row("sampling", {QStringLiteral("--prompt-file"), QStringLiteral("p"), QStringLiteral("--generate"), QStringLiteral("--temperature"),
-                     QStringLiteral("0.7"), QStringLiteral("--top-k"), QStringLiteral("5")},
+    row("sampling",
+        {QStringLiteral("--prompt-file"), QStringLiteral("p"), QStringLiteral("--generate"),
+         QStringLiteral("--temperature"), QStringLiteral("0.7"), QStringLiteral("--top-k"), QStringLiteral("5")},
         ParseResult::Ok, QStringLiteral("sampling"));
     row("bad view", {QStringLiteral("--view"), QStringLiteral("tree")}, ParseResult::Error, QStringLiteral("--view"));
-    row("bad tokens", {QStringLiteral("--max-new-tokens"), QStringLiteral("zero")}, ParseResult::Error, QStringLiteral("--max-new-tokens"));
-    row("greedy+sampling", {QStringLiteral("--greedy"), QStringLiteral("--temperature"), QStringLiteral("0.5")}, ParseResult::Error,
-        QStringLiteral("--greedy"));
+    row("bad tokens", {QStringLiteral("--max-new-tokens"), QStringLiteral("zero")}, ParseResult::Error,
+        QStringLiteral("--max-new-tokens"));
+    row("greedy+sampling", {QStringLiteral("--greedy"), QStringLiteral("--temperature"), QStringLiteral("0.5")},
+        ParseResult::Error, QStringLiteral("--greedy"));
     row("generate without prompt", {QStringLiteral("--generate")}, ParseResult::Error, QStringLiteral("--prompt-file"));
     row("unknown option", {QStringLiteral("--frobnicate")}, ParseResult::Error, QStringLiteral("frobnicate"));
-    row("bad aggregation", {QStringLiteral("--aggregation"), QStringLiteral("mode")}, ParseResult::Error, QStringLiteral("--aggregation"));
-    row("session and prompt", {QStringLiteral("--open-session"), QStringLiteral("s.ascviz"), QStringLiteral("--prompt-file"), QStringLiteral("p")},
+    row("bad aggregation", {QStringLiteral("--aggregation"), QStringLiteral("mode")}, ParseResult::Error,
+        QStringLiteral("--aggregation"));
+    row("session and prompt",
+        {QStringLiteral("--open-session"), QStringLiteral("s.ascviz"), QStringLiteral("--prompt-file"),
+         QStringLiteral("p")},
         ParseResult::Error, QStringLiteral("--open-session"));
     row("help", {QStringLiteral("--help")}, ParseResult::Help, QStringLiteral("--screenshot"));
 }
@@ -226,9 +233,10 @@ void TestMainWindow::scriptedScreenshot()
     const QString shot = dir.filePath(QStringLiteral("shot.png"));
     GuiOptions o;
     QString message;
-    QCOMPARE(parseGuiCommandLine({QStringLiteral("ascviz"), QStringLiteral("--model"), uitest::tinyModelQ(), QStringLiteral("--prompt-file"),
-                                  prompt, QStringLiteral("--generate"), QStringLiteral("--greedy"), QStringLiteral("--max-new-tokens"),
-                                  QStringLiteral("5"), QStringLiteral("--view"), QStringLiteral("complete"), QStringLiteral("--screenshot"),
+    QCOMPARE(parseGuiCommandLine({QStringLiteral("ascviz"), QStringLiteral("--model"), uitest::tinyModelQ(),
+                                  QStringLiteral("--prompt-file"), prompt, QStringLiteral("--generate"),
+                                  QStringLiteral("--greedy"), QStringLiteral("--max-new-tokens"), QStringLiteral("5"),
+                                  QStringLiteral("--view"), QStringLiteral("complete"), QStringLiteral("--screenshot"),
                                   shot, QStringLiteral("--quit")},
                                  &o, &message),
              ParseResult::Ok);
@@ -274,8 +282,8 @@ void TestMainWindow::scriptedSession()
     const QString shot = dir.filePath(QStringLiteral("s.png"));
     GuiOptions o;
     QString message;
-    QCOMPARE(parseGuiCommandLine({QStringLiteral("ascviz"), QStringLiteral("--open-session"), file, QStringLiteral("--screenshot"), shot,
-                                  QStringLiteral("--quit")},
+    QCOMPARE(parseGuiCommandLine({QStringLiteral("ascviz"), QStringLiteral("--open-session"), file,
+                                  QStringLiteral("--screenshot"), shot, QStringLiteral("--quit")},
                                  &o, &message),
              ParseResult::Ok);
     QCOMPARE(o.session, file);

@@ -5,16 +5,16 @@
 
 #include "common/textpos.h"
 #include "mainwindow.h"
+#include "pages/analysis/analysispage.h"
 #include "pages/batch/batchpage.h"
 #include "pages/interactive/interactiveengine.h"
-#include "pages/analysis/analysispage.h"
-#include "pages/study/studypage.h"
 #include "pages/interactive/interactivepage.h"
-#include "views/detailspanel.h"
 #include "pages/page.h"
+#include "pages/study/studypage.h"
 #include "services/jobtracker.h"
 #include "services/modelservice.h"
 #include "services/resultstore.h"
+#include "views/detailspanel.h"
 
 #include "ascviz/syntax/language.h"
 
@@ -23,10 +23,10 @@
 #include <QFile>
 #include <QMenu>
 #include <QPlainTextEdit>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTabWidget>
-#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -273,7 +273,8 @@ void TestPages::languageChooser()
         page.setLanguage(toQString(other->id));
         QCOMPARE(page.engine()->categoryFile(), table);
         const QString pyOnly = dir.filePath(QStringLiteral("py-only.json"));
-        std::ofstream(pyOnly.toStdString()) << R"({"language": ")" << def.id << R"(", "categories": {"X": ["identifier"]}})";
+        std::ofstream(pyOnly.toStdString())
+            << R"({"language": ")" << def.id << R"(", "categories": {"X": ["identifier"]}})";
         page.setLanguage(toQString(def.id));
         QVERIFY2(page.engine()->setCategoryFile(pyOnly, &error), qPrintable(error));
         page.setLanguage(toQString(other->id));

@@ -3,15 +3,15 @@
 // category settings, item models, exports and sessions. No model is needed: scores are given.
 #include "uitest_util.h"
 
-#include "views/astview.h"
-#include "views/detailspanel.h"
-#include "pages/interactive/interactivepage.h"
-#include "pages/interactive/interactiveengine.h"
-#include "services/modelservice.h"
-#include "models/resultmodels.h"
-#include "views/sequenceview.h"
 #include "common/session.h"
 #include "common/textpos.h"
+#include "models/resultmodels.h"
+#include "pages/interactive/interactiveengine.h"
+#include "pages/interactive/interactivepage.h"
+#include "services/modelservice.h"
+#include "views/astview.h"
+#include "views/detailspanel.h"
+#include "views/sequenceview.h"
 
 #include "ascviz/eval/evaljson.h"
 #include "ascviz/render/svg.h"
@@ -219,7 +219,8 @@ void TestViews::astItemsAndColours()
     QVERIFY(withValue > 0);
     if (kind == Kind::Partial) {
         for (AstNodeItem* item : items)
-            QVERIFY(!r.tree.nodes()[std::size_t(item->node())].isTerminal() || r.tree.nodes()[std::size_t(item->node())].error());
+            QVERIFY(!r.tree.nodes()[std::size_t(item->node())].isTerminal() ||
+                    r.tree.nodes()[std::size_t(item->node())].error());
     }
 }
 
@@ -453,7 +454,8 @@ void TestViews::itemModels()
     const int n = 3;
     QCOMPARE(nodes.data(nodes.index(n, NodeTableModel::Type)).toString(), toQString(a->eval->tree.nodes()[n].type));
     QCOMPARE(nodes.data(nodes.index(n, NodeTableModel::Value)).toString(), formatValue(a->eval->nodes[n].value));
-    QCOMPARE(nodes.data(nodes.index(n, NodeTableModel::Value), Qt::BackgroundRole).value<QColor>(), ascQColor(a->eval->nodes[n].value));
+    QCOMPARE(nodes.data(nodes.index(n, NodeTableModel::Value), Qt::BackgroundRole).value<QColor>(),
+             ascQColor(a->eval->nodes[n].value));
     QCOMPARE(tokens.data(tokens.index(4, TokenTableModel::NtP)).toString(), formatValue(a->eval->scored.tokens[4].ntp));
     tokens.setTokens(a, {5, 1, 999, -1});
     QCOMPARE(tokens.rowCount(), 2);
@@ -482,9 +484,10 @@ void TestViews::exports()
         QVERIFY(in.open(QIODevice::ReadOnly));
         const QByteArray bytes = in.readAll();
         QVERIFY(bytes.contains("<svg"));
-        const std::string expected = v == InteractivePage::View::Sequence
-                                         ? renderSequenceSvg(*a->eval)
-                                         : renderAstSvg(*a->eval, v == InteractivePage::View::Partial ? Kind::Partial : Kind::Complete);
+        const std::string expected =
+            v == InteractivePage::View::Sequence
+                ? renderSequenceSvg(*a->eval)
+                : renderAstSvg(*a->eval, v == InteractivePage::View::Partial ? Kind::Partial : Kind::Complete);
         QCOMPARE(bytes.toStdString(), expected);
 
         const QString png = dir.filePath(name + QStringLiteral(".png"));
@@ -566,7 +569,8 @@ void TestViews::sessionErrors()
     QVERIFY(error.contains(QStringLiteral("missing.ascviz")));
     QFile bad(dir.filePath(QStringLiteral("bad.ascviz")));
     QVERIFY(bad.open(QIODevice::WriteOnly));
-    bad.write(R"({"format": "ascviz-session", "version": 1, "prompt": "x", "result": {"text": "ab", "tokens": [{"id": 1, "start": 0, "end": 9}]}})");
+    bad.write(
+        R"({"format": "ascviz-session", "version": 1, "prompt": "x", "result": {"text": "ab", "tokens": [{"id": 1, "start": 0, "end": 9}]}})");
     bad.close();
     QVERIFY(!f.tab.openSession(bad.fileName(), &error));
     QVERIFY2(error.contains(QStringLiteral("outside the text")), qPrintable(error));

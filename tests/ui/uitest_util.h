@@ -14,7 +14,10 @@
 
 namespace uitest {
 
-inline std::filesystem::path testData() { return ascviz::testdata::dataDir(); }
+inline std::filesystem::path testData()
+{
+    return ascviz::testdata::dataDir();
+}
 
 inline std::filesystem::path tinyModel(const std::string& arch = "gpt2")
 {

@@ -2,8 +2,8 @@
 // GUI thread by InteractiveEngine, handed over as std::shared_ptr<const Analysis>, never changed afterwards.
 #pragma once
 #include "ascviz/eval/eval.h"
-#include "ascviz/render/layout.h"
 #include "ascviz/model/model.h"
+#include "ascviz/render/layout.h"
 
 #include <QColor>
 #include <QString>
@@ -38,8 +38,14 @@ struct Analysis {
 
 using AnalysisPtr = std::shared_ptr<const Analysis>;
 
-inline QColor toQColor(Rgb c) { return QColor(c.r, c.g, c.b); }
-inline QColor ascQColor(std::optional<double> v) { return toQColor(ascColor(v)); }
+inline QColor toQColor(Rgb c)
+{
+    return QColor(c.r, c.g, c.b);
+}
+inline QColor ascQColor(std::optional<double> v)
+{
+    return toQColor(ascColor(v));
+}
 // Black or white, whichever reads better on `background`.
 QColor textColorOn(const QColor& background);
 

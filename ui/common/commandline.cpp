@@ -1,14 +1,14 @@
 #include "common/commandline.h"
 
-#include "pages/interactive/interactivepage.h"
-#include "mainwindow.h"
 #include "common/languages.h"
-#include "pages/interactive/interactiveengine.h"
-#include "services/modelservice.h"
 #include "common/textpos.h"
+#include "mainwindow.h"
+#include "pages/interactive/interactiveengine.h"
+#include "pages/interactive/interactivepage.h"
+#include "services/modelservice.h"
 
-#include "ascviz/eval/eval.h"
 #include "ascviz/base/utf8.h"
+#include "ascviz/eval/eval.h"
 
 #include <QComboBox>
 #include <QCommandLineParser>
@@ -19,7 +19,10 @@
 
 namespace ascviz::ui {
 
-QString versionString() { return QStringLiteral(ASCVIZ_VERSION); }
+QString versionString()
+{
+    return QStringLiteral(ASCVIZ_VERSION);
+}
 
 ParseResult parseGuiCommandLine(const QStringList& args, GuiOptions* out, QString* message)
 {
@@ -27,42 +30,60 @@ ParseResult parseGuiCommandLine(const QStringList& args, GuiOptions* out, QStrin
     p.setApplicationDescription(QStringLiteral("AsC-Viz: syntax-grounded explanations of code LLMs."));
     const auto help = p.addHelpOption();
     const auto version = p.addVersionOption();
-    const QCommandLineOption model(QStringLiteral("model"), QStringLiteral("Model folder; ORG/NAME for a model in the local Hugging Face cache; 'default' for the bundled model."),
-                                   QStringLiteral("DIR|ORG/NAME"), QStringLiteral("default"));
-    const QCommandLineOption device(QStringLiteral("device"), QStringLiteral("auto, cpu or cuda."), QStringLiteral("DEVICE"), QStringLiteral("auto"));
-    const QCommandLineOption dtype(QStringLiteral("dtype"), QStringLiteral("auto, float32, float16 or bfloat16."), QStringLiteral("DTYPE"),
-                                   QStringLiteral("auto"));
-    const QCommandLineOption promptFile(QStringLiteral("prompt-file"), QStringLiteral("Put this file's text in the prompt editor."),
-                                       QStringLiteral("FILE"));
+    const QCommandLineOption model(
+        QStringLiteral("model"),
+        QStringLiteral(
+            "Model folder; ORG/NAME for a model in the local Hugging Face cache; 'default' for the bundled model."),
+        QStringLiteral("DIR|ORG/NAME"), QStringLiteral("default"));
+    const QCommandLineOption device(QStringLiteral("device"), QStringLiteral("auto, cpu or cuda."),
+                                    QStringLiteral("DEVICE"), QStringLiteral("auto"));
+    const QCommandLineOption dtype(QStringLiteral("dtype"), QStringLiteral("auto, float32, float16 or bfloat16."),
+                                   QStringLiteral("DTYPE"), QStringLiteral("auto"));
+    const QCommandLineOption promptFile(QStringLiteral("prompt-file"),
+                                        QStringLiteral("Put this file's text in the prompt editor."),
+                                        QStringLiteral("FILE"));
     const QCommandLineOption session(QStringLiteral("open-session"),
-                                     QStringLiteral("Open an .ascviz session file (no model run needed)."), QStringLiteral("FILE"));
-    const QCommandLineOption generate(QStringLiteral("generate"), QStringLiteral("Generate a completion of the prompt (else it is scored)."));
+                                     QStringLiteral("Open an .ascviz session file (no model run needed)."),
+                                     QStringLiteral("FILE"));
+    const QCommandLineOption generate(QStringLiteral("generate"),
+                                      QStringLiteral("Generate a completion of the prompt (else it is scored)."));
     const QCommandLineOption greedy(QStringLiteral("greedy"), QStringLiteral("Greedy decoding (the default)."));
-    const QCommandLineOption maxNew(QStringLiteral("max-new-tokens"), QStringLiteral("Tokens to generate (default 64)."), QStringLiteral("N"),
+    const QCommandLineOption maxNew(QStringLiteral("max-new-tokens"),
+                                    QStringLiteral("Tokens to generate (default 64)."), QStringLiteral("N"),
                                     QStringLiteral("64"));
-    const QCommandLineOption temperature(QStringLiteral("temperature"), QStringLiteral("Sample with this temperature."), QStringLiteral("T"));
-    const QCommandLineOption topP(QStringLiteral("top-p"), QStringLiteral("Nucleus sampling threshold."), QStringLiteral("P"));
-    const QCommandLineOption topK(QStringLiteral("top-k"), QStringLiteral("Sample among the K most likely tokens."), QStringLiteral("K"));
+    const QCommandLineOption temperature(QStringLiteral("temperature"), QStringLiteral("Sample with this temperature."),
+                                         QStringLiteral("T"));
+    const QCommandLineOption topP(QStringLiteral("top-p"), QStringLiteral("Nucleus sampling threshold."),
+                                  QStringLiteral("P"));
+    const QCommandLineOption topK(QStringLiteral("top-k"), QStringLiteral("Sample among the K most likely tokens."),
+                                  QStringLiteral("K"));
     const QCommandLineOption seed(QStringLiteral("seed"), QStringLiteral("Sampling seed."), QStringLiteral("S"));
-    const QCommandLineOption view(QStringLiteral("view"), QStringLiteral("sequence, partial or complete."), QStringLiteral("VIEW"));
-    const QCommandLineOption aggregation(QStringLiteral("aggregation"), QStringLiteral("median, mean, max or min."), QStringLiteral("THETA"));
-    const QCommandLineOption selectNode(QStringLiteral("select-node"), QStringLiteral("Select this AST node id after the result is shown."),
+    const QCommandLineOption view(QStringLiteral("view"), QStringLiteral("sequence, partial or complete."),
+                                  QStringLiteral("VIEW"));
+    const QCommandLineOption aggregation(QStringLiteral("aggregation"), QStringLiteral("median, mean, max or min."),
+                                         QStringLiteral("THETA"));
+    const QCommandLineOption selectNode(QStringLiteral("select-node"),
+                                        QStringLiteral("Select this AST node id after the result is shown."),
                                         QStringLiteral("ID"));
-    const QCommandLineOption selectToken(QStringLiteral("select-token"), QStringLiteral("Select this token index after the result is shown."),
+    const QCommandLineOption selectToken(QStringLiteral("select-token"),
+                                         QStringLiteral("Select this token index after the result is shown."),
                                          QStringLiteral("I"));
-    const QCommandLineOption screenshot(QStringLiteral("screenshot"), QStringLiteral("Save a PNG of the window once the result is shown."),
+    const QCommandLineOption screenshot(QStringLiteral("screenshot"),
+                                        QStringLiteral("Save a PNG of the window once the result is shown."),
                                         QStringLiteral("OUT.png"));
     const QCommandLineOption quit(QStringLiteral("quit"), QStringLiteral("Exit when done (after the screenshot)."));
-    p.addOptions({model, device, dtype, promptFile, session, generate, greedy, maxNew, temperature, topP, topK, seed, view,
-                  aggregation, selectNode, selectToken, screenshot, quit});
+    p.addOptions({model, device, dtype, promptFile, session, generate, greedy, maxNew, temperature, topP, topK, seed,
+                  view, aggregation, selectNode, selectToken, screenshot, quit});
     // Listed for --help only: main() runs these study modes before this parser (pages/study/studycommand.h).
     const QCommandLineOption runStudy(
         QStringLiteral("run-study"),
-        QStringLiteral("Participant mode: STUDY.json --participant ID [--responses FILE] [--windowed] (must come first)."),
+        QStringLiteral(
+            "Participant mode: STUDY.json --participant ID [--responses FILE] [--windowed] (must come first)."),
         QStringLiteral("STUDY"));
     const QCommandLineOption renderTrial(
         QStringLiteral("render-study-trial"),
-        QStringLiteral("A trial as PNG: STUDY.json --participant ID --trial K --png OUT [--size WxH] (must come first)."),
+        QStringLiteral(
+            "A trial as PNG: STUDY.json --participant ID --trial K --png OUT [--size WxH] (must come first)."),
         QStringLiteral("STUDY"));
     p.addOptions({runStudy, renderTrial});
 
@@ -91,7 +112,9 @@ ParseResult parseGuiCommandLine(const QStringList& args, GuiOptions* out, QStrin
         return ParseResult::Error;
     }
     o.dtype = p.value(dtype);
-    if (!QStringList{QStringLiteral("auto"), QStringLiteral("float32"), QStringLiteral("float16"), QStringLiteral("bfloat16")}.contains(o.dtype)) {
+    if (!QStringList{QStringLiteral("auto"), QStringLiteral("float32"), QStringLiteral("float16"),
+                     QStringLiteral("bfloat16")}
+             .contains(o.dtype)) {
         *message = QStringLiteral("--dtype must be auto, float32, float16 or bfloat16");
         return ParseResult::Error;
     }
@@ -126,9 +149,11 @@ ParseResult parseGuiCommandLine(const QStringList& args, GuiOptions* out, QStrin
         return true;
     };
     int seedValue = 0;
-    if (!intOf(maxNew, 1, 1 << 20, &o.generation.maxNewTokens) || !doubleOf(temperature, 1e-3, 100.0, &o.generation.temperature) ||
+    if (!intOf(maxNew, 1, 1 << 20, &o.generation.maxNewTokens) ||
+        !doubleOf(temperature, 1e-3, 100.0, &o.generation.temperature) ||
         !doubleOf(topP, 1e-6, 1.0, &o.generation.topP) || !intOf(topK, 0, 1 << 30, &o.generation.topK) ||
-        !intOf(seed, 0, std::numeric_limits<int>::max(), &seedValue) || !intOf(selectNode, 0, std::numeric_limits<int>::max(), &o.selectNode) ||
+        !intOf(seed, 0, std::numeric_limits<int>::max(), &seedValue) ||
+        !intOf(selectNode, 0, std::numeric_limits<int>::max(), &o.selectNode) ||
         !intOf(selectToken, 0, std::numeric_limits<int>::max(), &o.selectToken))
         return ParseResult::Error;
     o.generation.seed = uint64_t(seedValue);

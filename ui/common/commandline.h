@@ -17,15 +17,15 @@ struct GuiOptions {
     QString device = QStringLiteral("auto");
     QString dtype = QStringLiteral("auto");
     QString promptFile;
-    QString session;     // --open-session: an .ascviz file to open instead of running the model (Qt itself
-                         // takes -session for X11 session management)
+    QString session; // --open-session: an .ascviz file to open instead of running the model (Qt itself
+                     // takes -session for X11 session management)
     bool generate = false;
     GenerationOptions generation;
     QString view;        // sequence | partial | complete (empty: leave as is)
     QString aggregation; // median | mean | max | min (empty: default)
     int selectNode = -1; // select an AST node after the result is shown
     int selectToken = -1;
-    QString screenshot;  // PNG of the main window after the result is shown
+    QString screenshot; // PNG of the main window after the result is shown
     bool quit = false;
     bool scripted() const { return !promptFile.isEmpty() || !session.isEmpty() || !screenshot.isEmpty() || quit; }
 };

@@ -48,14 +48,23 @@ SessionData fromCore(ascviz::SessionData c)
     return s;
 }
 
-nlohmann::json sessionToJson(const SessionData& s) { return ascviz::sessionToJson(toCore(s)); }
-SessionData sessionFromJson(const nlohmann::json& j) { return fromCore(ascviz::sessionFromJson(j)); }
+nlohmann::json sessionToJson(const SessionData& s)
+{
+    return ascviz::sessionToJson(toCore(s));
+}
+SessionData sessionFromJson(const nlohmann::json& j)
+{
+    return fromCore(ascviz::sessionFromJson(j));
+}
 
 void writeSessionFile(const QString& path, const SessionData& s)
 {
     ascviz::writeSessionFile(std::filesystem::path(toUtf8(path)), toCore(s));
 }
 
-SessionData readSessionFile(const QString& path) { return fromCore(ascviz::readSessionFile(std::filesystem::path(toUtf8(path)))); }
+SessionData readSessionFile(const QString& path)
+{
+    return fromCore(ascviz::readSessionFile(std::filesystem::path(toUtf8(path))));
+}
 
 } // namespace ascviz::ui

@@ -40,7 +40,10 @@ std::size_t TextPositions::toByte(int pos) const
     return m_qtToByte[std::size_t(pos)];
 }
 
-QString toQString(const std::string& utf8) { return QString::fromUtf8(utf8.data(), qsizetype(utf8.size())); }
+QString toQString(const std::string& utf8)
+{
+    return QString::fromUtf8(utf8.data(), qsizetype(utf8.size()));
+}
 
 std::string toUtf8(const QString& s)
 {

@@ -20,7 +20,7 @@ public:
 
 private:
     QString m_text;
-    std::vector<int> m_byteToQt; // size = bytes + 1
+    std::vector<int> m_byteToQt;         // size = bytes + 1
     std::vector<std::size_t> m_qtToByte; // size = QString length + 1
 };
 

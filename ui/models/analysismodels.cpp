@@ -20,7 +20,9 @@ QString visible(const std::string& s)
 }
 } // namespace
 
-CausalTableModel::CausalTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+CausalTableModel::CausalTableModel(QObject* parent) : QAbstractTableModel(parent)
+{
+}
 
 void CausalTableModel::setReport(std::shared_ptr<const CausalReport> report)
 {
@@ -40,8 +42,14 @@ QString CausalTableModel::key(int row) const
     return row >= 0 && row < rowCount() ? m_rows[static_cast<std::size_t>(row)].first : QString();
 }
 
-int CausalTableModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
-int CausalTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int CausalTableModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+int CausalTableModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant CausalTableModel::data(const QModelIndex& index, int role) const
 {
@@ -53,22 +61,38 @@ QVariant CausalTableModel::data(const QModelIndex& index, int role) const
     };
     auto eff = [&](double v) { return e->hasEffect ? num(v, role) : num(std::nullopt, role); };
     switch (index.column()) {
-    case Treatment: return name.isEmpty() ? tr("Global AsC-Eval") : name;
-    case N: return e->n;
-    case RhoY: return num(e->rhoOutcome, role);
-    case RhoTokens: return rhoZ(0);
-    case RhoNodes: return rhoZ(1);
-    case RhoLevels: return rhoZ(2);
-    case RhoCyclomatic: return rhoZ(3);
-    case Effect: return eff(e->effect);
-    case SE: return eff(e->se);
-    case CiLow: return eff(e->lo);
-    case CiHigh: return eff(e->hi);
-    case Placebo: return num(e->placebo, role);
-    case CommonCause: return num(e->randomCommonCause, role);
-    case Subset: return num(e->dataSubset, role);
-    case Note: return toQString(e->note);
-    default: return {};
+    case Treatment:
+        return name.isEmpty() ? tr("Global AsC-Eval") : name;
+    case N:
+        return e->n;
+    case RhoY:
+        return num(e->rhoOutcome, role);
+    case RhoTokens:
+        return rhoZ(0);
+    case RhoNodes:
+        return rhoZ(1);
+    case RhoLevels:
+        return rhoZ(2);
+    case RhoCyclomatic:
+        return rhoZ(3);
+    case Effect:
+        return eff(e->effect);
+    case SE:
+        return eff(e->se);
+    case CiLow:
+        return eff(e->lo);
+    case CiHigh:
+        return eff(e->hi);
+    case Placebo:
+        return num(e->placebo, role);
+    case CommonCause:
+        return num(e->randomCommonCause, role);
+    case Subset:
+        return num(e->dataSubset, role);
+    case Note:
+        return toQString(e->note);
+    default:
+        return {};
     }
 }
 
@@ -76,9 +100,9 @@ QVariant CausalTableModel::headerData(int section, Qt::Orientation o, int role) 
 {
     if (o != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, o, role);
-    static const char* names[] = {"Treatment", "n", "ρ(T, CE)", "ρ tokens", "ρ AST nodes", "ρ AST levels",
-                                  "ρ cyclomatic", "Effect", "SE", "95% lo", "95% hi", "Placebo", "Common cause",
-                                  "80% subset", "Note"};
+    static const char* names[] = {"Treatment",    "n",          "ρ(T, CE)", "ρ tokens", "ρ AST nodes", "ρ AST levels",
+                                  "ρ cyclomatic", "Effect",     "SE",       "95% lo",   "95% hi",      "Placebo",
+                                  "Common cause", "80% subset", "Note"};
     return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
 }
 
@@ -94,8 +118,14 @@ void CeTableModel::setRows(std::vector<std::pair<std::string, CeStat>> rows)
     endResetModel();
 }
 
-int CeTableModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
-int CeTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int CeTableModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+int CeTableModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant CeTableModel::data(const QModelIndex& index, int role) const
 {
@@ -103,11 +133,16 @@ QVariant CeTableModel::data(const QModelIndex& index, int role) const
         return {};
     const auto& [name, s] = m_rows[static_cast<std::size_t>(index.row())];
     switch (index.column()) {
-    case Name: return role == Qt::UserRole || !m_quote ? QVariant(toQString(name)) : QVariant(visible(name));
-    case MeanCe: return num(s.mean, role);
-    case StdCe: return num(s.std, role);
-    case Count: return QVariant::fromValue<qlonglong>(s.count);
-    default: return {};
+    case Name:
+        return role == Qt::UserRole || !m_quote ? QVariant(toQString(name)) : QVariant(visible(name));
+    case MeanCe:
+        return num(s.mean, role);
+    case StdCe:
+        return num(s.std, role);
+    case Count:
+        return QVariant::fromValue<qlonglong>(s.count);
+    default:
+        return {};
     }
 }
 
@@ -116,11 +151,16 @@ QVariant CeTableModel::headerData(int section, Qt::Orientation o, int role) cons
     if (o != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, o, role);
     switch (section) {
-    case Name: return m_nameHeader;
-    case MeanCe: return tr("Mean CE");
-    case StdCe: return tr("Std CE");
-    case Count: return tr("Tokens");
-    default: return {};
+    case Name:
+        return m_nameHeader;
+    case MeanCe:
+        return tr("Mean CE");
+    case StdCe:
+        return tr("Std CE");
+    case Count:
+        return tr("Tokens");
+    default:
+        return {};
     }
 }
 

@@ -13,8 +13,24 @@ namespace ascviz::ui {
 class CausalTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Treatment, N, RhoY, RhoTokens, RhoNodes, RhoLevels, RhoCyclomatic, Effect, SE, CiLow, CiHigh,
-                  Placebo, CommonCause, Subset, Note, ColumnCount };
+    enum Column {
+        Treatment,
+        N,
+        RhoY,
+        RhoTokens,
+        RhoNodes,
+        RhoLevels,
+        RhoCyclomatic,
+        Effect,
+        SE,
+        CiLow,
+        CiHigh,
+        Placebo,
+        CommonCause,
+        Subset,
+        Note,
+        ColumnCount
+    };
     explicit CausalTableModel(QObject* parent = nullptr);
     void setReport(std::shared_ptr<const CausalReport> report);
     std::shared_ptr<const CausalReport> report() const { return m_report; }

@@ -15,14 +15,20 @@ namespace ascviz::ui {
 
 namespace {
 
-QString num(double v, int prec = 3) { return QString::number(v, 'f', prec); }
+QString num(double v, int prec = 3)
+{
+    return QString::number(v, 'f', prec);
+}
 
 QColor flagColor(double median)
 {
     switch (thresholdFlag(median)) {
-    case ThresholdFlag::Confident: return QColor(0xd9, 0xf2, 0xdc);
-    case ThresholdFlag::Erroneous: return QColor(0xfb, 0xdd, 0xdb);
-    case ThresholdFlag::Neutral: break;
+    case ThresholdFlag::Confident:
+        return QColor(0xd9, 0xf2, 0xdc);
+    case ThresholdFlag::Erroneous:
+        return QColor(0xfb, 0xdd, 0xdb);
+    case ThresholdFlag::Neutral:
+        break;
     }
     return QColor(0xfd, 0xf3, 0xd6);
 }
@@ -30,9 +36,12 @@ QColor flagColor(double median)
 QString flagText(double median)
 {
     switch (thresholdFlag(median)) {
-    case ThresholdFlag::Confident: return QObject::tr("confident (≥ 0.6)");
-    case ThresholdFlag::Erroneous: return QObject::tr("erroneous (< 0.5)");
-    case ThresholdFlag::Neutral: break;
+    case ThresholdFlag::Confident:
+        return QObject::tr("confident (≥ 0.6)");
+    case ThresholdFlag::Erroneous:
+        return QObject::tr("erroneous (< 0.5)");
+    case ThresholdFlag::Neutral:
+        break;
     }
     return QObject::tr("between 0.5 and 0.6");
 }
@@ -41,7 +50,9 @@ QString flagText(double median)
 
 // ---------------------------------------------------------------- StatsTableModel
 
-StatsTableModel::StatsTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+StatsTableModel::StatsTableModel(QObject* parent) : QAbstractTableModel(parent)
+{
+}
 
 void StatsTableModel::setResultSet(BatchResultPtr set)
 {
@@ -83,7 +94,10 @@ int StatsTableModel::rowCount(const QModelIndex& parent) const
     return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
 }
 
-int StatsTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int StatsTableModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant StatsTableModel::data(const QModelIndex& index, int role) const
 {
@@ -109,16 +123,26 @@ QVariant StatsTableModel::data(const QModelIndex& index, int role) const
     if (!display && !sort)
         return {};
     switch (index.column()) {
-    case Kind: return row.category ? tr("category") : tr("concept");
-    case Name: return row.name;
-    case Category: return row.categoryName;
-    case Median: return display ? QVariant(num(r.median)) : QVariant(r.median);
-    case SE: return display ? QVariant(num(r.se)) : QVariant(r.se);
-    case CiLow: return display ? QVariant(num(r.lo)) : QVariant(r.lo);
-    case CiHigh: return display ? QVariant(num(r.hi)) : QVariant(r.hi);
-    case N: return QVariant::fromValue<qlonglong>(r.n);
-    case Flag: return display ? QVariant(flagText(r.median)) : QVariant(r.median);
-    default: return {};
+    case Kind:
+        return row.category ? tr("category") : tr("concept");
+    case Name:
+        return row.name;
+    case Category:
+        return row.categoryName;
+    case Median:
+        return display ? QVariant(num(r.median)) : QVariant(r.median);
+    case SE:
+        return display ? QVariant(num(r.se)) : QVariant(r.se);
+    case CiLow:
+        return display ? QVariant(num(r.lo)) : QVariant(r.lo);
+    case CiHigh:
+        return display ? QVariant(num(r.hi)) : QVariant(r.hi);
+    case N:
+        return QVariant::fromValue<qlonglong>(r.n);
+    case Flag:
+        return display ? QVariant(flagText(r.median)) : QVariant(r.median);
+    default:
+        return {};
     }
 }
 
@@ -126,8 +150,8 @@ QVariant StatsTableModel::headerData(int section, Qt::Orientation o, int role) c
 {
     if (o != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, o, role);
-    static const char* names[] = {"Kind", "Name", "Category", "Median", "SE", "95% CI low", "95% CI high", "n",
-                                  "Threshold"};
+    static const char* names[] = {"Kind",       "Name",        "Category", "Median",   "SE",
+                                  "95% CI low", "95% CI high", "n",        "Threshold"};
     return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
 }
 
@@ -157,7 +181,9 @@ bool StatsFilterProxy::filterAcceptsRow(int row, const QModelIndex& parent) cons
 
 // ---------------------------------------------------------------- ComparisonTableModel
 
-ComparisonTableModel::ComparisonTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+ComparisonTableModel::ComparisonTableModel(QObject* parent) : QAbstractTableModel(parent)
+{
+}
 
 void ComparisonTableModel::setResultSets(std::vector<BatchResultPtr> sets)
 {
@@ -234,7 +260,9 @@ QVariant ComparisonTableModel::data(const QModelIndex& index, int role) const
         if (role == Qt::DisplayRole || role == Qt::UserRole) {
             if (col == 1)
                 return row.name;
-            return row.kind == Kind::Global ? tr("global") : row.kind == Kind::Category ? tr("category") : tr("concept");
+            return row.kind == Kind::Global     ? tr("global")
+                   : row.kind == Kind::Category ? tr("category")
+                                                : tr("concept");
         }
         if (role == Qt::FontRole && row.kind != Kind::Concept) {
             QFont f;
@@ -253,8 +281,10 @@ QVariant ComparisonTableModel::data(const QModelIndex& index, int role) const
         if (row.kind == Kind::Global)
             return num(v->median) + (best ? QStringLiteral(" ★") : QString());
         return num(v->median) + QStringLiteral(" ± ") + num(v->se) + (best ? QStringLiteral(" ★") : QString());
-    case Qt::UserRole: return v ? QVariant(v->median) : QVariant();
-    case BestRole: return best;
+    case Qt::UserRole:
+        return v ? QVariant(v->median) : QVariant();
+    case BestRole:
+        return best;
     case Qt::FontRole:
         if (best) {
             QFont f;
@@ -262,15 +292,18 @@ QVariant ComparisonTableModel::data(const QModelIndex& index, int role) const
             return f;
         }
         return {};
-    case Qt::BackgroundRole: return v ? QVariant(QBrush(flagColor(v->median))) : QVariant();
-    case Qt::TextAlignmentRole: return int(Qt::AlignRight | Qt::AlignVCenter);
+    case Qt::BackgroundRole:
+        return v ? QVariant(QBrush(flagColor(v->median))) : QVariant();
+    case Qt::TextAlignmentRole:
+        return int(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::ToolTipRole:
         if (v && row.kind != Kind::Global)
             return tr("median %1, SE %2, 95% CI [%3, %4], n = %5")
                 .arg(num(v->median), num(v->se), num(v->lo), num(v->hi))
                 .arg(v->n);
         return {};
-    default: return {};
+    default:
+        return {};
     }
 }
 
@@ -288,7 +321,9 @@ QVariant ComparisonTableModel::headerData(int section, Qt::Orientation o, int ro
 
 // ---------------------------------------------------------------- SnippetTableModel
 
-SnippetTableModel::SnippetTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+SnippetTableModel::SnippetTableModel(QObject* parent) : QAbstractTableModel(parent)
+{
+}
 
 void SnippetTableModel::setResultSet(BatchResultPtr set)
 {
@@ -309,7 +344,10 @@ int SnippetTableModel::rowCount(const QModelIndex& parent) const
     return parent.isValid() || !m_set ? 0 : static_cast<int>(m_set->snippets.size());
 }
 
-int SnippetTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int SnippetTableModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant SnippetTableModel::data(const QModelIndex& index, int role) const
 {
@@ -317,8 +355,7 @@ QVariant SnippetTableModel::data(const QModelIndex& index, int role) const
     if (!s)
         return {};
     if (role == Qt::ToolTipRole)
-        return s->message.empty() ? tr("Click to open this snippet in the Interactive tab")
-                                  : toQString(s->message);
+        return s->message.empty() ? tr("Click to open this snippet in the Interactive tab") : toQString(s->message);
     if (role == Qt::ForegroundRole && !s->ok)
         return QBrush(QColor(0xb0, 0x20, 0x20));
     if (role == Qt::TextAlignmentRole && index.column() != Id && index.column() != Status)
@@ -332,18 +369,30 @@ QVariant SnippetTableModel::data(const QModelIndex& index, int role) const
         return display ? QVariant(num(*v)) : QVariant(*v);
     };
     switch (index.column()) {
-    case Index: return QVariant::fromValue<qlonglong>(s->index);
-    case Id: return toQString(s->id);
-    case Language: return toQString(s->language);
-    case Status: return s->ok ? tr("ok") : tr("error");
-    case AscEval: return opt(s->ascEval);
-    case CrossEntropy: return opt(s->crossEntropy);
-    case Tokens: return s->tokens;
-    case AstNodes: return s->astNodes;
-    case AstLevels: return s->astLevels;
-    case Cyclomatic: return s->cyclomatic;
-    case Windowed: return display ? QVariant(s->windowed ? tr("yes") : QString()) : QVariant(s->windowed ? 1 : 0);
-    default: return {};
+    case Index:
+        return QVariant::fromValue<qlonglong>(s->index);
+    case Id:
+        return toQString(s->id);
+    case Language:
+        return toQString(s->language);
+    case Status:
+        return s->ok ? tr("ok") : tr("error");
+    case AscEval:
+        return opt(s->ascEval);
+    case CrossEntropy:
+        return opt(s->crossEntropy);
+    case Tokens:
+        return s->tokens;
+    case AstNodes:
+        return s->astNodes;
+    case AstLevels:
+        return s->astLevels;
+    case Cyclomatic:
+        return s->cyclomatic;
+    case Windowed:
+        return display ? QVariant(s->windowed ? tr("yes") : QString()) : QVariant(s->windowed ? 1 : 0);
+    default:
+        return {};
     }
 }
 
@@ -351,8 +400,8 @@ QVariant SnippetTableModel::headerData(int section, Qt::Orientation o, int role)
 {
     if (o != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, o, role);
-    static const char* names[] = {"#", "Id", "Language", "Status", "AsC-Eval", "Cross-entropy", "Tokens", "AST nodes",
-                                  "AST levels", "Cyclomatic", "Windowed"};
+    static const char* names[] = {"#",      "Id",        "Language",   "Status",     "AsC-Eval", "Cross-entropy",
+                                  "Tokens", "AST nodes", "AST levels", "Cyclomatic", "Windowed"};
     return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
 }
 

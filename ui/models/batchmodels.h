@@ -86,8 +86,20 @@ private:
 class SnippetTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Index, Id, Language, Status, AscEval, CrossEntropy, Tokens, AstNodes, AstLevels, Cyclomatic,
-                  Windowed, ColumnCount };
+    enum Column {
+        Index,
+        Id,
+        Language,
+        Status,
+        AscEval,
+        CrossEntropy,
+        Tokens,
+        AstNodes,
+        AstLevels,
+        Cyclomatic,
+        Windowed,
+        ColumnCount
+    };
     explicit SnippetTableModel(QObject* parent = nullptr);
     void setResultSet(BatchResultPtr set);
     BatchResultPtr resultSet() const { return m_set; }

@@ -13,7 +13,9 @@ QString tokenText(const ScoredText& s, const ScoredToken& t)
 }
 } // namespace
 
-TokenTableModel::TokenTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+TokenTableModel::TokenTableModel(QObject* parent) : QAbstractTableModel(parent)
+{
+}
 
 void TokenTableModel::setTokens(AnalysisPtr a, const QVector<int>& rows, bool all)
 {
@@ -35,8 +37,14 @@ void TokenTableModel::setTokens(AnalysisPtr a, const QVector<int>& rows, bool al
     endResetModel();
 }
 
-int TokenTableModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
-int TokenTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int TokenTableModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+int TokenTableModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant TokenTableModel::data(const QModelIndex& index, int role) const
 {
@@ -50,16 +58,22 @@ QVariant TokenTableModel::data(const QModelIndex& index, int role) const
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
-        case Index: return token;
-        case Text: return visibleTokenText(tokenText(s, t));
-        case Id: return t.id;
-        case NtP: return formatValue(t.ntp);
+        case Index:
+            return token;
+        case Text:
+            return visibleTokenText(tokenText(s, t));
+        case Id:
+            return t.id;
+        case NtP:
+            return formatValue(t.ntp);
         case CE: {
             const auto ce = t.crossEntropy();
             return ce ? QString::number(*ce, 'f', 3) : QStringLiteral("n/a");
         }
-        case Source: return t.generated ? tr("generated") : tr("prompt");
-        default: return {};
+        case Source:
+            return t.generated ? tr("generated") : tr("prompt");
+        default:
+            return {};
         }
     case Qt::BackgroundRole:
         if (index.column() == NtP)
@@ -83,17 +97,26 @@ QVariant TokenTableModel::headerData(int section, Qt::Orientation o, int role) c
     if (o != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, o, role);
     switch (section) {
-    case Index: return tr("#");
-    case Text: return tr("Token");
-    case Id: return tr("Id");
-    case NtP: return tr("NtP");
-    case CE: return tr("CE");
-    case Source: return tr("Source");
-    default: return {};
+    case Index:
+        return tr("#");
+    case Text:
+        return tr("Token");
+    case Id:
+        return tr("Id");
+    case NtP:
+        return tr("NtP");
+    case CE:
+        return tr("CE");
+    case Source:
+        return tr("Source");
+    default:
+        return {};
     }
 }
 
-NodeTableModel::NodeTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+NodeTableModel::NodeTableModel(QObject* parent) : QAbstractTableModel(parent)
+{
+}
 
 void NodeTableModel::setNodes(AnalysisPtr a, const QVector<int>& rows, bool all)
 {
@@ -115,8 +138,14 @@ void NodeTableModel::setNodes(AnalysisPtr a, const QVector<int>& rows, bool all)
     endResetModel();
 }
 
-int NodeTableModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
-int NodeTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int NodeTableModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+int NodeTableModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant NodeTableModel::data(const QModelIndex& index, int role) const
 {
@@ -132,18 +161,24 @@ QVariant NodeTableModel::data(const QModelIndex& index, int role) const
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
-        case Id: return node;
+        case Id:
+            return node;
         case Type: {
             QString t = toQString(n.type);
             if (n.isMissing)
                 t = QStringLiteral("MISSING ") + t;
             return t;
         }
-        case Category: return ev && ev->category ? toQString(*ev->category) : QString();
-        case Value: return formatValue(value);
-        case Tokens: return ev ? int(ev->tokens.size()) : 0;
-        case Depth: return n.depth;
-        default: return {};
+        case Category:
+            return ev && ev->category ? toQString(*ev->category) : QString();
+        case Value:
+            return formatValue(value);
+        case Tokens:
+            return ev ? int(ev->tokens.size()) : 0;
+        case Depth:
+            return n.depth;
+        default:
+            return {};
         }
     case Qt::BackgroundRole:
         if (index.column() == Value)
@@ -169,13 +204,20 @@ QVariant NodeTableModel::headerData(int section, Qt::Orientation o, int role) co
     if (o != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, o, role);
     switch (section) {
-    case Id: return tr("Node");
-    case Type: return tr("Type");
-    case Category: return tr("Category");
-    case Value: return tr("AsC-Eval");
-    case Tokens: return tr("Tokens");
-    case Depth: return tr("Depth");
-    default: return {};
+    case Id:
+        return tr("Node");
+    case Type:
+        return tr("Type");
+    case Category:
+        return tr("Category");
+    case Value:
+        return tr("AsC-Eval");
+    case Tokens:
+        return tr("Tokens");
+    case Depth:
+        return tr("Depth");
+    default:
+        return {};
     }
 }
 

@@ -133,7 +133,8 @@ void AstNodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*)
     }
 }
 
-AstView::AstView(ascviz::AstView kind, QWidget* parent) : QGraphicsView(parent), m_kind(kind), m_scene(new QGraphicsScene(this))
+AstView::AstView(ascviz::AstView kind, QWidget* parent)
+    : QGraphicsView(parent), m_kind(kind), m_scene(new QGraphicsScene(this))
 {
     setScene(m_scene);
     setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing | QPainter::SmoothPixmapTransform);
@@ -158,8 +159,8 @@ void AstView::showMessage(const QString& text)
 
 void AstView::setAnalysis(AnalysisPtr a)
 {
-    const bool sameTree = m_analysis && a && m_analysis->eval && a->eval &&
-                          m_analysis->eval->scored.text == a->eval->scored.text;
+    const bool sameTree =
+        m_analysis && a && m_analysis->eval && a->eval && m_analysis->eval->scored.text == a->eval->scored.text;
     const QTransform keepTransform = transform();
     const QPointF keepCentre = mapToScene(viewport()->rect().center());
     m_analysis = a;
@@ -236,8 +237,14 @@ void AstView::scaleBy(double f)
     Q_EMIT zoomChanged(zoom());
 }
 
-void AstView::zoomIn() { scaleBy(1.25); }
-void AstView::zoomOut() { scaleBy(1 / 1.25); }
+void AstView::zoomIn()
+{
+    scaleBy(1.25);
+}
+void AstView::zoomOut()
+{
+    scaleBy(1 / 1.25);
+}
 
 void AstView::resetZoom()
 {

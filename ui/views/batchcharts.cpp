@@ -26,7 +26,10 @@ namespace {
 const QColor kPalette[] = {QColor(0x4c, 0x72, 0xb0), QColor(0xdd, 0x84, 0x52), QColor(0x55, 0xa8, 0x68),
                            QColor(0xc4, 0x4e, 0x52), QColor(0x81, 0x72, 0xb3), QColor(0x93, 0x78, 0x60)};
 
-QColor paletteColor(std::size_t i) { return kPalette[i % (sizeof kPalette / sizeof kPalette[0])]; }
+QColor paletteColor(std::size_t i)
+{
+    return kPalette[i % (sizeof kPalette / sizeof kPalette[0])];
+}
 
 void clearChart(QChart* chart)
 {
@@ -105,7 +108,8 @@ void buildCategoryChart(QChart* chart, const std::vector<BatchResultPtr>& sets)
             const double cx = static_cast<double>(i) - groupWidth / 2 + (static_cast<double>(k) + 0.5) * groupWidth / m;
             auto* line = new QLineSeries;
             line->setObjectName(QString::fromLatin1(kErrorBarName));
-            line->append({{cx - cap, r.lo}, {cx + cap, r.lo}, {cx, r.lo}, {cx, r.hi}, {cx - cap, r.hi}, {cx + cap, r.hi}});
+            line->append(
+                {{cx - cap, r.lo}, {cx + cap, r.lo}, {cx, r.lo}, {cx, r.hi}, {cx - cap, r.hi}, {cx + cap, r.hi}});
             QPen pen(QColor(0x20, 0x20, 0x20));
             pen.setWidthF(1.2);
             line->setPen(pen);
@@ -117,7 +121,8 @@ void buildCategoryChart(QChart* chart, const std::vector<BatchResultPtr>& sets)
     }
     // Thresholds of the paper: 0.6 confident, 0.5 erroneous.
     const double right = cats.empty() ? 0.5 : static_cast<double>(cats.size()) - 0.5;
-    for (const auto& [value, color] : {std::pair{0.6, QColor(0x2e, 0x7d, 0x32)}, std::pair{0.5, QColor(0xc6, 0x28, 0x28)}}) {
+    for (const auto& [value, color] :
+         {std::pair{0.6, QColor(0x2e, 0x7d, 0x32)}, std::pair{0.5, QColor(0xc6, 0x28, 0x28)}}) {
         auto* t = new QLineSeries;
         t->setObjectName(QString::fromLatin1(kThresholdName));
         t->setName(value > 0.55 ? QObject::tr("0.6 confident") : QObject::tr("0.5 erroneous"));

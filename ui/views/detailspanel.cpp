@@ -1,13 +1,13 @@
 #include "views/detailspanel.h"
 
-#include "models/resultmodels.h"
 #include "common/textpos.h"
+#include "models/resultmodels.h"
 
 #include <QHeaderView>
-#include <cmath>
 #include <QLabel>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <cmath>
 
 namespace ascviz::ui {
 
@@ -64,7 +64,10 @@ DetailsPanel::DetailsPanel(QWidget* parent)
     showSummary(nullptr);
 }
 
-QString DetailsPanel::headerText() const { return m_header->text(); }
+QString DetailsPanel::headerText() const
+{
+    return m_header->text();
+}
 
 void DetailsPanel::fitColumns()
 {
@@ -101,8 +104,8 @@ void DetailsPanel::showSummary(AnalysisPtr a)
     if (r.tree.hasErrors()) {
         // Where the errors are and which languages the code parses cleanly as (never switched); computed
         // with the result, off the GUI thread.
-        const QString text = a->syntaxNote.isEmpty() ? toQString(describeSyntaxProblems(r.tree)).toHtmlEscaped()
-                                                      : a->syntaxNote;
+        const QString text =
+            a->syntaxNote.isEmpty() ? toQString(describeSyntaxProblems(r.tree)).toHtmlEscaped() : a->syntaxNote;
         html += row(tr("syntax"), QStringLiteral("<span style='color:#a00000'>%1</span>").arg(text));
     }
     if (a->cancelled)
@@ -145,7 +148,8 @@ void DetailsPanel::showNode(AnalysisPtr a, int node)
     html += row(tr("bytes"), QStringLiteral("%1–%2").arg(n.start).arg(n.end));
     html += row(tr("depth"), QString::number(n.depth));
     html += row(tr("text"), QStringLiteral("<code>%1</code>").arg(excerpt(r.tree.nodeText(n))));
-    html += QStringLiteral("</table><span style='color:#666'>%1</span>").arg(tr("Aligned tokens (%1):").arg(ev.tokens.size()));
+    html += QStringLiteral("</table><span style='color:#666'>%1</span>")
+                .arg(tr("Aligned tokens (%1):").arg(ev.tokens.size()));
     m_header->setText(html);
     m_table->setModel(m_tokens);
     m_tokens->setTokens(a, QVector<int>(ev.tokens.begin(), ev.tokens.end()));
@@ -179,8 +183,10 @@ void DetailsPanel::showToken(AnalysisPtr a, int token)
                         QString::number(alt.prob, 'f', 3) + (alt.id == t.id ? tr(" ◀ actual") : QString()));
         html += QStringLiteral("</table>");
     }
-    const auto& nodes = std::size_t(token) < r.nodesOfToken.size() ? r.nodesOfToken[std::size_t(token)] : std::vector<int>{};
-    html += QStringLiteral("<span style='color:#666'>%1</span>").arg(tr("Nodes this token belongs to (%1):").arg(nodes.size()));
+    const auto& nodes =
+        std::size_t(token) < r.nodesOfToken.size() ? r.nodesOfToken[std::size_t(token)] : std::vector<int>{};
+    html += QStringLiteral("<span style='color:#666'>%1</span>")
+                .arg(tr("Nodes this token belongs to (%1):").arg(nodes.size()));
     m_header->setText(html);
     m_table->setModel(m_nodes);
     m_nodes->setNodes(a, QVector<int>(nodes.begin(), nodes.end()));

@@ -61,7 +61,8 @@ void LegendWidget::paintEvent(QPaintEvent*)
     }
     x += barW + 18;
 
-    auto swatch = [&](const QColor& fill, const QPen& pen, const QString& text, bool bold = false, bool underline = false) {
+    auto swatch = [&](const QColor& fill, const QPen& pen, const QString& text, bool bold = false,
+                      bool underline = false) {
         const QRect r(x, top, 22, barH);
         p.setPen(pen);
         p.setBrush(fill);

@@ -14,8 +14,8 @@
 #include <QToolTip>
 
 #include <algorithm>
-#include <memory>
 #include <cmath>
+#include <memory>
 
 namespace ascviz::ui {
 
@@ -95,7 +95,8 @@ void SequenceView::appendStreamed(const QString& piece)
 void SequenceView::setAnalysis(AnalysisPtr a)
 {
     const int vscroll = verticalScrollBar()->value();
-    const bool sameText = m_analysis && a && m_analysis->eval && a->eval && m_analysis->eval->scored.text == a->eval->scored.text;
+    const bool sameText =
+        m_analysis && a && m_analysis->eval && a->eval && m_analysis->eval->scored.text == a->eval->scored.text;
     showPlaceholder(tr("Generate or score code to see each token coloured by its next-token probability."));
     m_analysis = a;
     if (!a || !a->eval)

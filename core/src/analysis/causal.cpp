@@ -124,7 +124,8 @@ CausalEstimate estimateCausal(const CausalRows& rows, const CausalOptions& opts,
     for (std::size_t k = 0; k < rows.z.size(); ++k)
         e.rhoConfounders.emplace_back(causalConfounders()[k], pearson(rows.t, rows.z[k]));
     if (e.n < opts.minSnippets) {
-        e.note = "too few snippets for an effect (" + std::to_string(e.n) + " < " + std::to_string(opts.minSnippets) + ")";
+        e.note =
+            "too few snippets for an effect (" + std::to_string(e.n) + " < " + std::to_string(opts.minSnippets) + ")";
         return e;
     }
     // Confounders that are constant over these rows carry no information and would make the design
@@ -169,9 +170,9 @@ CausalEstimate estimateCausal(const CausalRows& rows, const CausalOptions& opts,
     }
     // A random subset of the rows: the effect should not move much.
     {
-        const auto keep = seededSubset(rows.t.size(),
-                                       static_cast<std::size_t>(std::lround(opts.subsetFraction * double(rows.t.size()))),
-                                       seed + 2);
+        const auto keep =
+            seededSubset(rows.t.size(),
+                         static_cast<std::size_t>(std::lround(opts.subsetFraction * double(rows.t.size()))), seed + 2);
         CausalRows sub;
         sub.z.assign(z.size(), {});
         for (std::size_t i : keep) {
@@ -236,7 +237,10 @@ CausalReport analyzeCausal(const ResultsDb& db, CausalBy by, const CausalOptions
 }
 
 namespace {
-nlohmann::json opt(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
+nlohmann::json opt(const std::optional<double>& v)
+{
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
 
 nlohmann::json estimateJson(const CausalEstimate& e)
 {

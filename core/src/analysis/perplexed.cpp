@@ -38,7 +38,10 @@ struct Tok {
     double ce;
 };
 
-bool listed(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+bool listed(const std::vector<std::string>& v, const std::string& s)
+{
+    return std::find(v.begin(), v.end(), s) != v.end();
+}
 
 // The deepest node whose span holds byte `pos` (pre-order: a later containing node is deeper).
 int deepestAt(const SyntaxTree& t, std::size_t pos)
@@ -91,8 +94,8 @@ PerplexedReport analyzePerplexed(const ResultsDb& db, const PerplexedOptions& op
                      ++r.skipped;
                      return;
                  }
-                 tokens[std::stoll(*c[0])].push_back(
-                     {static_cast<std::size_t>(std::stoll(*c[1])), static_cast<std::size_t>(std::stoll(*c[2])), -std::log(p)});
+                 tokens[std::stoll(*c[0])].push_back({static_cast<std::size_t>(std::stoll(*c[1])),
+                                                      static_cast<std::size_t>(std::stoll(*c[2])), -std::log(p)});
              });
     std::map<std::string, std::vector<double>> byText, byLabel, errorLabels;
     std::vector<double> all, internal, external, errorParented;
@@ -151,7 +154,8 @@ PerplexedReport analyzePerplexed(const ResultsDb& db, const PerplexedOptions& op
                     callee = std::string(tree.nodeText(d));
             }
             // A qualified name (C++ a::b) is matched by its last part too.
-            const std::string last = callee.substr(callee.rfind("::") == std::string::npos ? 0 : callee.rfind("::") + 2);
+            const std::string last =
+                callee.substr(callee.rfind("::") == std::string::npos ? 0 : callee.rfind("::") + 2);
             if (callee.empty())
                 continue;
             if (listed(lang->calls.builtins, callee)) {
@@ -187,7 +191,10 @@ PerplexedReport analyzePerplexed(const ResultsDb& db, const PerplexedOptions& op
 }
 
 namespace {
-nlohmann::json statJson(const CeStat& s) { return {{"mean_ce", s.mean}, {"std_ce", s.std}, {"count", s.count}}; }
+nlohmann::json statJson(const CeStat& s)
+{
+    return {{"mean_ce", s.mean}, {"std_ce", s.std}, {"count", s.count}};
+}
 
 nlohmann::json listJson(const std::vector<std::pair<std::string, CeStat>>& v, const char* key)
 {
@@ -216,7 +223,9 @@ nlohmann::json perplexedToJson(const PerplexedReport& r)
         o["calls"] = c.calls;
         return o;
     };
-    j["calls"] = {{"internal", call(r.internalCalls)}, {"external", call(r.externalCalls)}, {"builtin_calls_left_out", r.builtinCalls}};
+    j["calls"] = {{"internal", call(r.internalCalls)},
+                  {"external", call(r.externalCalls)},
+                  {"builtin_calls_left_out", r.builtinCalls}};
     j["error_parented"] = statJson(r.errorParented);
     j["error_parented"]["labels"] = listJson(r.errorLabels, "label");
     j["method"] = "CE = -ln NtP per token; label = 'parent -> type' of the deepest node holding the token's first "

@@ -16,7 +16,10 @@ std::string num(double v, const char* f = "%.3f")
         s = "$-$" + s.substr(1);
     return s;
 }
-std::string optNum(const std::optional<double>& v) { return v ? num(*v, "%.2f") : "--"; }
+std::string optNum(const std::optional<double>& v)
+{
+    return v ? num(*v, "%.2f") : "--";
+}
 } // namespace
 
 std::string latexEscape(const std::string& s)
@@ -24,11 +27,27 @@ std::string latexEscape(const std::string& s)
     std::string out;
     for (char c : s) {
         switch (c) {
-        case '\\': out += "\\textbackslash{}"; break;
-        case '&': case '%': case '$': case '#': case '_': case '{': case '}': out += '\\'; out += c; break;
-        case '~': out += "\\textasciitilde{}"; break;
-        case '^': out += "\\textasciicircum{}"; break;
-        default: out += c;
+        case '\\':
+            out += "\\textbackslash{}";
+            break;
+        case '&':
+        case '%':
+        case '$':
+        case '#':
+        case '_':
+        case '{':
+        case '}':
+            out += '\\';
+            out += c;
+            break;
+        case '~':
+            out += "\\textasciitilde{}";
+            break;
+        case '^':
+            out += "\\textasciicircum{}";
+            break;
+        default:
+            out += c;
         }
     }
     return out;
@@ -70,7 +89,8 @@ std::string comparisonLatex(const std::vector<std::pair<std::string, const Corpu
     };
     std::vector<std::optional<std::pair<double, double>>> g;
     for (const auto& [name, s] : sets)
-        g.push_back(s->globalAscEval ? std::optional<std::pair<double, double>>({*s->globalAscEval, 0.0}) : std::nullopt);
+        g.push_back(s->globalAscEval ? std::optional<std::pair<double, double>>({*s->globalAscEval, 0.0})
+                                     : std::nullopt);
     // The Global value is a mean of medians: no se of its own is reported (0 shown as such would mislead).
     {
         int best = -1, present = 0;
@@ -98,8 +118,9 @@ std::string comparisonLatex(const std::vector<std::pair<std::string, const Corpu
         std::vector<std::optional<std::pair<double, double>>> cells;
         for (const auto& [name, s] : sets) {
             const auto it = s->categories.find(c);
-            cells.push_back(it == s->categories.end() ? std::nullopt
-                                                      : std::optional<std::pair<double, double>>({it->second.median, it->second.se}));
+            cells.push_back(it == s->categories.end()
+                                ? std::nullopt
+                                : std::optional<std::pair<double, double>>({it->second.median, it->second.se}));
         }
         row(c, cells);
     }

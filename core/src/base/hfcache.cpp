@@ -21,8 +21,8 @@ bool validPart(const std::string& s)
     if (s.empty() || s == "." || s == "..")
         return false;
     return std::all_of(s.begin(), s.end(), [](char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-               c == '_' || c == '.';
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+               c == '.';
     });
 }
 
@@ -67,7 +67,8 @@ std::optional<fs::path> findCachedModel(const std::string& repoId, const fs::pat
     std::ifstream ref(repo / "refs" / "main");
     std::string commit;
     if (ref && std::getline(ref, commit)) {
-        commit.erase(std::remove_if(commit.begin(), commit.end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)); }),
+        commit.erase(std::remove_if(commit.begin(), commit.end(),
+                                    [](char c) { return std::isspace(static_cast<unsigned char>(c)); }),
                      commit.end());
         if (!commit.empty() && commit.find('/') == std::string::npos && fs::is_directory(snapshots / commit, ec))
             return snapshots / commit;

@@ -36,7 +36,10 @@ fs::path resourceDir()
                      "); set ASCVIZ_RESOURCES");
 }
 
-fs::path defaultModelDir() { return resourceDir() / "models" / "ascviz-tiny-code"; }
+fs::path defaultModelDir()
+{
+    return resourceDir() / "models" / "ascviz-tiny-code";
+}
 
 fs::path resolveModelDir(const std::string& arg)
 {
@@ -50,12 +53,14 @@ fs::path resolveModelDir(const std::string& arg)
         return *snap;
     std::string repoFolder = "models--" + arg;
     repoFolder.replace(repoFolder.find('/'), 1, "--");
-    throw InputError("model '" + arg + "' not found: no folder ./" + arg + ", and no snapshot in the Hugging Face cache " +
-                     (cache / repoFolder / "snapshots").string() +
+    throw InputError("model '" + arg + "' not found: no folder ./" + arg +
+                     ", and no snapshot in the Hugging Face cache " + (cache / repoFolder / "snapshots").string() +
                      " (HF_HUB_CACHE, else HF_HOME/hub, else ~/.cache/huggingface/hub; nothing is downloaded)");
 }
 
-
-fs::path sampleCorpus() { return resourceDir() / "corpus" / "stdlib-functions.jsonl"; }
+fs::path sampleCorpus()
+{
+    return resourceDir() / "corpus" / "stdlib-functions.jsonl";
+}
 
 } // namespace ascviz

@@ -114,7 +114,7 @@ std::string readUtf8File(const std::filesystem::path& path)
     }
     if (auto bad = findInvalidUtf8(data))
         throw InputError((path == "-" ? std::string("standard input") : path.string()) +
-                         " is not valid UTF-8 (first invalid byte at offset " + std::to_string(*bad) + ")",
+                             " is not valid UTF-8 (first invalid byte at offset " + std::to_string(*bad) + ")",
                          ErrorContext{path.string(), *bad, {}});
     return data;
 }

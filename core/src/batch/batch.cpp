@@ -10,12 +10,12 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
-#include <map>
 #include <chrono>
 #include <condition_variable>
+#include <cstring>
 #include <deque>
 #include <exception>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -287,7 +287,7 @@ BatchSummary runBatch(const LanguageModel& model, const Corpus& corpus, const fs
         std::size_t begin = 0, end = 0; // positions in `pending`
         std::vector<std::optional<ScoredText>> texts;
         std::vector<std::optional<SyntaxTree>> trees; // parsed before scoring, within the tree limits
-        double seconds = 0; // parsing and scoring time of the group
+        double seconds = 0;                           // parsing and scoring time of the group
     };
     const std::size_t group = static_cast<std::size_t>(std::max(1, opts.batchSize));
     // Parses and scores pending[g, g + group). Each text is parsed first, so that one past a limit (size, tree

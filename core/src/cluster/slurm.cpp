@@ -49,7 +49,10 @@ std::string shellQuote(const std::string& s)
     return out + "'";
 }
 
-bool hasLineBreak(const std::string& s) { return s.find_first_of("\r\n") != std::string::npos; }
+bool hasLineBreak(const std::string& s)
+{
+    return s.find_first_of("\r\n") != std::string::npos;
+}
 
 void checkSiteValue(const std::string& what, const std::string& v)
 {
@@ -132,7 +135,8 @@ std::string submit(const std::vector<std::string>& argv)
     std::string id = firstLine(r.out);
     id = id.substr(0, id.find(';'));
     if (r.exitCode != 0 || id.empty() || id.find_first_not_of("0123456789") != std::string::npos)
-        throw Error("sbatch failed (exit " + std::to_string(r.exitCode) + "): " + firstLine(r.err.empty() ? r.out : r.err));
+        throw Error("sbatch failed (exit " + std::to_string(r.exitCode) +
+                    "): " + firstLine(r.err.empty() ? r.out : r.err));
     return id;
 }
 
@@ -180,8 +184,8 @@ std::optional<std::map<int, JobState>> queueOf(const std::string& job)
 
 bool isQueued(const std::string& state)
 {
-    static const char* live[] = {"PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "REQUEUED", "REQUEUE_HOLD",
-                                 "REQUEUE_FED", "RESIZING", "SUSPENDED", "STAGE_OUT", "SIGNALING", "RESV_DEL_HOLD"};
+    static const char* live[] = {"PENDING",     "RUNNING",  "CONFIGURING", "COMPLETING", "REQUEUED",  "REQUEUE_HOLD",
+                                 "REQUEUE_FED", "RESIZING", "SUSPENDED",   "STAGE_OUT",  "SIGNALING", "RESV_DEL_HOLD"};
     return std::find(std::begin(live), std::end(live), state) != std::end(live);
 }
 
@@ -190,7 +194,10 @@ bool isRunning(const std::string& state)
     return state == "RUNNING" || state == "CONFIGURING" || state == "COMPLETING" || state == "STAGE_OUT";
 }
 
-std::string describe(const JobState& s) { return s.reason.empty() || s.reason == "None" ? s.state : s.state + " (" + s.reason + ")"; }
+std::string describe(const JobState& s)
+{
+    return s.reason.empty() || s.reason == "None" ? s.state : s.state + " (" + s.reason + ")";
+}
 
 } // namespace
 
@@ -211,8 +218,9 @@ std::string batchScriptText(const SlurmRun& r)
     s += "echo \"ascviz: shard $shard/" + std::to_string(r.shards) +
          " on $(hostname) (job ${SLURM_JOB_ID:-none}, restart ${SLURM_RESTART_COUNT:-0}) $(date -u +%FT%TZ)\"\n";
     s += "exec " + shellQuote(r.cli.string()) + " batch --model " + shellQuote(r.model.string()) + " --corpus " +
-         shellQuote(r.corpus.string()) + " \\\n  --db " + shellQuote((r.dir / "shards").string()) + "/shard-\"$shard\"-of-" +
-         std::to_string(r.shards) + ".db --shard \"$shard/" + std::to_string(r.shards) + "\" --resume";
+         shellQuote(r.corpus.string()) + " \\\n  --db " + shellQuote((r.dir / "shards").string()) +
+         "/shard-\"$shard\"-of-" + std::to_string(r.shards) + ".db --shard \"$shard/" + std::to_string(r.shards) +
+         "\" --resume";
     for (const auto& o : r.batchOptions)
         s += " " + shellQuote(o);
     s += "\n";
@@ -268,7 +276,10 @@ void writeSlurmRun(const SlurmRun& r)
     saveSlurmRun(r);
 }
 
-void saveSlurmRun(const SlurmRun& r) { writeText(r.dir / "run.json", toJson(r).dump(2) + "\n", false); }
+void saveSlurmRun(const SlurmRun& r)
+{
+    writeText(r.dir / "run.json", toJson(r).dump(2) + "\n", false);
+}
 
 SlurmRun readSlurmRun(const fs::path& dirArg)
 {
@@ -287,7 +298,8 @@ SlurmRun readSlurmRun(const fs::path& dirArg)
     const int version = j.value("version", 0);
     if (version > kRunFormatVersion)
         throw InputError(file.string() + " has run-file version " + std::to_string(version) +
-                         "; this AsC-Viz reads version " + std::to_string(kRunFormatVersion) + " (a newer AsC-Viz wrote it)");
+                         "; this AsC-Viz reads version " + std::to_string(kRunFormatVersion) +
+                         " (a newer AsC-Viz wrote it)");
     SlurmRun r;
     try {
         r.dir = fs::absolute(dirArg).lexically_normal();
@@ -484,10 +496,11 @@ SlurmRunStatus readSlurmStatus(const SlurmRun& r, bool askQueue)
                   "` resubmits " + (stopped.size() > 1 ? "them" : "it") + " and the merge job";
     } else if (merge && merge->reason.find("DependencyNeverSatisfied") != std::string::npos) {
         st.hint = "the merge job can no longer start (a shard task was cancelled or failed, even if requeued since): "
-                  "`ascviz-cli slurm resume " + dir + "` submits a new one";
+                  "`ascviz-cli slurm resume " +
+                  dir + "` submits a new one";
     } else if (st.done == st.planned && st.queueKnown && !merge) {
-        st.hint = "every shard is complete but no merge job is queued: `ascviz-cli slurm resume " + dir +
-                  "` submits one";
+        st.hint =
+            "every shard is complete but no merge job is queued: `ascviz-cli slurm resume " + dir + "` submits one";
     }
     return st;
 }

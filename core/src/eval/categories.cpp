@@ -4,8 +4,8 @@
 #include "ascviz/eval/eval.h"
 
 #include "ascviz/base/error.h"
-#include "ascviz/syntax/language.h"
 #include "ascviz/base/utf8.h"
+#include "ascviz/syntax/language.h"
 
 #include <nlohmann/json.hpp>
 
@@ -103,6 +103,9 @@ std::optional<std::string> CategoryMap::categoryOf(const std::string& nodeType) 
     return it->second;
 }
 
-std::vector<std::string> CategoryMap::categories() const { return m_categories; }
+std::vector<std::string> CategoryMap::categories() const
+{
+    return m_categories;
+}
 
 } // namespace ascviz

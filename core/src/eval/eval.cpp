@@ -28,10 +28,14 @@ Aggregation parseAggregation(const std::string& s)
 std::string toString(Aggregation a)
 {
     switch (a) {
-    case Aggregation::Median: return "median";
-    case Aggregation::Mean: return "mean";
-    case Aggregation::Max: return "max";
-    case Aggregation::Min: return "min";
+    case Aggregation::Median:
+        return "median";
+    case Aggregation::Mean:
+        return "mean";
+    case Aggregation::Max:
+        return "max";
+    case Aggregation::Min:
+        return "min";
     }
     return "median";
 }
@@ -54,8 +58,10 @@ std::optional<double> aggregate(std::vector<double> values, Aggregation a)
     switch (a) {
     case Aggregation::Mean:
         return std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
-    case Aggregation::Max: return *std::max_element(values.begin(), values.end());
-    case Aggregation::Min: return *std::min_element(values.begin(), values.end());
+    case Aggregation::Max:
+        return *std::max_element(values.begin(), values.end());
+    case Aggregation::Min:
+        return *std::min_element(values.begin(), values.end());
     case Aggregation::Median: {
         const std::size_t n = values.size();
         const std::size_t mid = n / 2;

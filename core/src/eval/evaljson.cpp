@@ -15,15 +15,9 @@ json optionalNumber(const std::optional<double>& v)
 
 json astNodeJson(const AstNode& n)
 {
-    return {{"id", n.id},
-            {"type", n.type},
-            {"named", n.named},
-            {"start", n.start},
-            {"end", n.end},
-            {"parent", n.parent < 0 ? json(nullptr) : json(n.parent)},
-            {"depth", n.depth},
-            {"error", n.error()},
-            {"missing", n.isMissing}};
+    return {{"id", n.id},       {"type", n.type},     {"named", n.named},
+            {"start", n.start}, {"end", n.end},       {"parent", n.parent < 0 ? json(nullptr) : json(n.parent)},
+            {"depth", n.depth}, {"error", n.error()}, {"missing", n.isMissing}};
 }
 
 json evalResultJson(const EvalResult& r)
@@ -31,7 +25,10 @@ json evalResultJson(const EvalResult& r)
     const ScoredText& s = r.scored;
     json tokens = json::array();
     for (const auto& t : s.tokens)
-        tokens.push_back({{"id", t.id}, {"start", t.start}, {"end", t.end}, {"ntp", optionalNumber(t.ntp)},
+        tokens.push_back({{"id", t.id},
+                          {"start", t.start},
+                          {"end", t.end},
+                          {"ntp", optionalNumber(t.ntp)},
                           {"generated", t.generated}});
 
     json nodes = json::array();

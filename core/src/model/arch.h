@@ -42,20 +42,20 @@ struct ArchSpec {
     enum class RopeScaling { None, Llama3, Yarn };
     RopeScaling ropeScaling = RopeScaling::None;
     double ropeFactor = 1.0;
-    int64_t ropeOriginalContext = 0;                // original_max_position_embeddings
+    int64_t ropeOriginalContext = 0;                          // original_max_position_embeddings
     double ropeLowFreqFactor = 1.0, ropeHighFreqFactor = 4.0; // llama3
-    double ropeBetaFast = 32.0, ropeBetaSlow = 1.0; // yarn
-    bool ropeTruncate = true;                       // yarn: floor/ceil the correction range
-    double ropeAttentionFactor = 1.0;               // yarn: multiplies cos and sin
+    double ropeBetaFast = 32.0, ropeBetaSlow = 1.0;           // yarn
+    bool ropeTruncate = true;                                 // yarn: floor/ceil the correction range
+    double ropeAttentionFactor = 1.0;                         // yarn: multiplies cos and sin
 
     Activation act = Activation::GeluTanh;
     bool gatedMlp = false; // SwiGLU-style act(gate(x)) * up(x)
     Residual residual = Residual::Sequential;
 
-    std::vector<double> attnScale;   // per layer multiplier of q.k
-    std::vector<int64_t> window;     // per layer: 0 = global causal, w = key within the last w positions
-    bool attnFp32 = false;           // upcast q and k to float32 before q.k (GPT-Neo, CodeGen do)
-    bool tieEmbeddings = false;      // declared by config.json (tie_word_embeddings), never guessed
+    std::vector<double> attnScale; // per layer multiplier of q.k
+    std::vector<int64_t> window;   // per layer: 0 = global causal, w = key within the last w positions
+    bool attnFp32 = false;         // upcast q and k to float32 before q.k (GPT-Neo, CodeGen do)
+    bool tieEmbeddings = false;    // declared by config.json (tie_word_embeddings), never guessed
     // Bias flags of the llama-style layouts (llama: attention_bias/mlp_bias; qwen2: q/k/v only;
     // starcoder2: use_bias everywhere, LayerNorm with bias).
     bool qkvBias = false, outBias = false, mlpBias = false, normBias = false;

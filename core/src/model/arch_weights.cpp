@@ -218,8 +218,9 @@ DecoderWeights llamaStyleWeights(WeightStore& ws, const ArchSpec& s)
         LayerWeights lw;
         lw.ln1 = norm(ws, p + "input_layernorm", H, b.norm);
         lw.ln2 = norm(ws, p + "post_attention_layernorm", H, b.norm);
-        lw.qkv = fuse({linear(ws, p + "self_attn.q_proj", q, H, b.qkv), linear(ws, p + "self_attn.k_proj", kv, H, b.qkv),
-                       linear(ws, p + "self_attn.v_proj", kv, H, b.qkv)});
+        lw.qkv =
+            fuse({linear(ws, p + "self_attn.q_proj", q, H, b.qkv), linear(ws, p + "self_attn.k_proj", kv, H, b.qkv),
+                  linear(ws, p + "self_attn.v_proj", kv, H, b.qkv)});
         lw.o = linear(ws, p + "self_attn.o_proj", H, q, b.o);
         if (s.gatedMlp) {
             lw.up = fuse({linear(ws, p + "mlp.gate_proj", I, H, b.mlp), linear(ws, p + "mlp.up_proj", I, H, b.mlp)});

@@ -69,8 +69,9 @@ Activation activationOf(const std::string& name, const std::string& path)
         return Activation::Relu;
     if (name == "quick_gelu")
         return Activation::QuickGelu;
-    throw ModelError(path + ": activation \"" + name +
-                     "\" is not supported (supported: gelu_new, gelu_fast, gelu_pytorch_tanh, gelu, silu, relu, quick_gelu)");
+    throw ModelError(
+        path + ": activation \"" + name +
+        "\" is not supported (supported: gelu_new, gelu_fast, gelu_pytorch_tanh, gelu, silu, relu, quick_gelu)");
 }
 
 Activation activationField(const json& j, std::initializer_list<const char*> names, const std::string& fallback,
@@ -116,8 +117,9 @@ void readRope(const json& j, ArchSpec& s, double defaultPartial, const std::stri
     };
     // As transformers: a top-level original_max_position_embeddings wins, then the scaling's own, then
     // max_position_embeddings.
-    s.ropeOriginalContext = intOr(j, {"original_max_position_embeddings"},
-                                  static_cast<int64_t>(number("original_max_position_embeddings", static_cast<double>(s.context))));
+    s.ropeOriginalContext =
+        intOr(j, {"original_max_position_embeddings"},
+              static_cast<int64_t>(number("original_max_position_embeddings", static_cast<double>(s.context))));
     if (type == "linear") {
         s.ropeLinearFactor = number("factor", 1.0);
     } else if (type == "llama3") {
@@ -128,8 +130,9 @@ void readRope(const json& j, ArchSpec& s, double defaultPartial, const std::stri
     } else if (type == "yarn") {
         s.ropeScaling = ArchSpec::RopeScaling::Yarn;
         const auto f = merged.find("factor");
-        s.ropeFactor = f != merged.end() && f->is_number() ? f->get<double>()
-                                                            : static_cast<double>(s.context) / static_cast<double>(s.ropeOriginalContext);
+        s.ropeFactor = f != merged.end() && f->is_number()
+                           ? f->get<double>()
+                           : static_cast<double>(s.context) / static_cast<double>(s.ropeOriginalContext);
         auto mscale = [](double scale, double m) { return scale <= 1 ? 1.0 : 0.1 * m * std::log(scale) + 1.0; };
         const double m = number("mscale", 0.0), mAll = number("mscale_all_dim", 0.0);
         const auto af = merged.find("attention_factor");
@@ -340,14 +343,10 @@ struct Architecture {
 };
 
 const Architecture kArchitectures[] = {
-    {"gpt2", readGpt2, gpt2Weights},
-    {"gpt_neo", readGptNeo, gptNeoWeights},
-    {"codegen", readCodegen, codegenWeights},
-    {"gpt_bigcode", readBigcode, bigcodeWeights},
-    {"gpt_neox", readGptNeox, gptNeoxWeights},
-    {"llama", readLlama, llamaStyleWeights},
-    {"qwen2", readQwen2, llamaStyleWeights},
-    {"starcoder2", readStarcoder2, llamaStyleWeights},
+    {"gpt2", readGpt2, gpt2Weights},           {"gpt_neo", readGptNeo, gptNeoWeights},
+    {"codegen", readCodegen, codegenWeights},  {"gpt_bigcode", readBigcode, bigcodeWeights},
+    {"gpt_neox", readGptNeox, gptNeoxWeights}, {"llama", readLlama, llamaStyleWeights},
+    {"qwen2", readQwen2, llamaStyleWeights},   {"starcoder2", readStarcoder2, llamaStyleWeights},
 };
 
 const Architecture* find(const std::string& type)
@@ -378,8 +377,8 @@ ArchSpec readArchSpec(const json& config, const std::string& path)
     const std::string type = mt->get<std::string>();
     const Architecture* a = find(type);
     if (!a)
-        throw ModelError("model_type \"" + type + "\" in " + path + " is not supported (supported: " +
-                         supportedArchitectures() + ")");
+        throw ModelError("model_type \"" + type + "\" in " + path +
+                         " is not supported (supported: " + supportedArchitectures() + ")");
     ArchSpec s;
     s.modelType = type;
     try {

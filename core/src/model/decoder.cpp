@@ -11,7 +11,10 @@
 
 namespace ascviz::model {
 
-at::Tensor Linear::operator()(const at::Tensor& x) const { return at::linear(x, w, b); }
+at::Tensor Linear::operator()(const at::Tensor& x) const
+{
+    return at::linear(x, w, b);
+}
 
 Decoder::Decoder(ArchSpec spec, DecoderWeights weights, at::Device device, at::ScalarType dtype)
     : m_spec(std::move(spec)), m_w(std::move(weights)), m_device(device), m_dtype(dtype)
@@ -19,9 +22,9 @@ Decoder::Decoder(ArchSpec spec, DecoderWeights weights, at::Device device, at::S
     if (m_spec.rope != RopeKind::None) {
         // As Hugging Face: inv_freq = 1 / theta^(arange(0, dim, 2) / dim), in float32.
         const auto f32 = at::TensorOptions().dtype(at::kFloat).device(m_device);
-        const auto exponents = at::arange(0, m_spec.rotaryDim, 2, at::TensorOptions().dtype(at::kLong).device(m_device))
-                                   .to(at::kFloat) /
-                               static_cast<double>(m_spec.rotaryDim);
+        const auto exponents =
+            at::arange(0, m_spec.rotaryDim, 2, at::TensorOptions().dtype(at::kLong).device(m_device)).to(at::kFloat) /
+            static_cast<double>(m_spec.rotaryDim);
         m_invFreq = 1.0 / at::pow(at::scalar_tensor(m_spec.ropeTheta, f32), exponents);
         m_invFreq = scaledInvFreq(m_invFreq, exponents);
     }
@@ -121,11 +124,16 @@ at::Tensor Decoder::norm(const Norm& n, const at::Tensor& x) const
 at::Tensor Decoder::activation(const at::Tensor& x) const
 {
     switch (m_spec.act) {
-    case Activation::GeluTanh: return at::gelu(x, "tanh");
-    case Activation::GeluErf: return at::gelu(x);
-    case Activation::Silu: return at::silu(x);
-    case Activation::Relu: return at::relu(x);
-    case Activation::QuickGelu: return x * at::sigmoid(1.702 * x);
+    case Activation::GeluTanh:
+        return at::gelu(x, "tanh");
+    case Activation::GeluErf:
+        return at::gelu(x);
+    case Activation::Silu:
+        return at::silu(x);
+    case Activation::Relu:
+        return at::relu(x);
+    case Activation::QuickGelu:
+        return x * at::sigmoid(1.702 * x);
     }
     return x;
 }
@@ -265,7 +273,8 @@ std::pair<at::Tensor, at::Tensor> Decoder::ropeTables(const at::Tensor& position
     return {cos, sin};
 }
 
-at::Tensor Decoder::residual(const LayerWeights& lw, const at::Tensor& x, const at::Tensor& h, const at::Tensor& a) const
+at::Tensor Decoder::residual(const LayerWeights& lw, const at::Tensor& x, const at::Tensor& h,
+                             const at::Tensor& a) const
 {
     switch (m_spec.residual) {
     case Residual::Sequential: {

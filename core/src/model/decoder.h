@@ -26,10 +26,10 @@ struct Norm {
 };
 
 struct LayerWeights {
-    Norm ln1, ln2;   // ln2 unused for ParallelSharedNorm
-    Linear qkv;      // fused [q (heads*headDim); k (kvHeads*headDim); v (kvHeads*headDim)] rows
+    Norm ln1, ln2; // ln2 unused for ParallelSharedNorm
+    Linear qkv;    // fused [q (heads*headDim); k (kvHeads*headDim); v (kvHeads*headDim)] rows
     Linear o;
-    Linear up;       // fc_in, or fused [gate; up] for gated MLPs
+    Linear up; // fc_in, or fused [gate; up] for gated MLPs
     Linear down;
 };
 

@@ -20,7 +20,11 @@ namespace {
 // part of a character gets that whole character's span (as the tokenizer's offsets do for prompt tokens).
 class Utf8Assembler {
 public:
-    void add(const std::string& bytes) { m_raw += bytes; resolve(); }
+    void add(const std::string& bytes)
+    {
+        m_raw += bytes;
+        resolve();
+    }
     std::size_t rawSize() const { return m_raw.size(); }
     const std::string& text() const { return m_text; }
     bool pending() const { return m_resolved < m_raw.size(); }

@@ -30,10 +30,14 @@ namespace {
 std::string dtypeName(at::ScalarType t)
 {
     switch (t) {
-    case at::kFloat: return "float32";
-    case at::kHalf: return "float16";
-    case at::kBFloat16: return "bfloat16";
-    default: return std::string(c10::toString(t));
+    case at::kFloat:
+        return "float32";
+    case at::kHalf:
+        return "float16";
+    case at::kBFloat16:
+        return "bfloat16";
+    default:
+        return std::string(c10::toString(t));
     }
 }
 
@@ -130,7 +134,8 @@ std::unique_ptr<LanguageModel> LanguageModel::load(const fs::path& dirIn, const 
                          (useCuda ? "the GPU" : "the CPU") +
                          (dtype == at::kFloat ? "; try --dtype bfloat16 or a smaller model" : "; try a smaller model"));
     if (opts.progress) {
-        const double total = static_cast<double>(std::max<std::size_t>(1, 4 + 12 * static_cast<std::size_t>(spec.layers)));
+        const double total =
+            static_cast<double>(std::max<std::size_t>(1, 4 + 12 * static_cast<std::size_t>(spec.layers)));
         // By value: the store calls this after this block has ended (ASan: stack-use-after-scope on `total`).
         store.onTake = [progress = opts.progress, total](std::size_t n) {
             progress(std::min(0.99, static_cast<double>(n) / total));

@@ -5,10 +5,19 @@
 
 namespace ascviz {
 
-std::string torchVersion() { return TORCH_VERSION; }
+std::string torchVersion()
+{
+    return TORCH_VERSION;
+}
 
-std::string torchBuild() { return ASCVIZ_TORCH_BUILD; }
+std::string torchBuild()
+{
+    return ASCVIZ_TORCH_BUILD;
+}
 
-bool cudaAvailable() { return torch::cuda::is_available(); }
+bool cudaAvailable()
+{
+    return torch::cuda::is_available();
+}
 
 } // namespace ascviz

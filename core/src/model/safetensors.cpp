@@ -68,7 +68,8 @@ SafetensorsFile::SafetensorsFile(const std::filesystem::path& path)
 {
 }
 
-std::map<std::string, TensorEntry> parseSafetensors(const unsigned char* data, std::size_t size, const std::string& name)
+std::map<std::string, TensorEntry> parseSafetensors(const unsigned char* data, std::size_t size,
+                                                    const std::string& name)
 {
     if (size < 8)
         throw ModelError(name + " is truncated or not a safetensors file (" + std::to_string(size) + " bytes)");
@@ -114,12 +115,13 @@ std::map<std::string, TensorEntry> parseSafetensors(const unsigned char* data, s
             }
             if (offs[1] < offs[0] || offs[1] > dataSize)
                 throw ModelError(name + " is truncated or corrupt: tensor " + it.key() + " spans bytes [" +
-                                 std::to_string(offs[0]) + ", " + std::to_string(offs[1]) + ") but the data section has " +
-                                 std::to_string(dataSize) + " bytes");
+                                 std::to_string(offs[0]) + ", " + std::to_string(offs[1]) +
+                                 ") but the data section has " + std::to_string(dataSize) + " bytes");
             e.bytes = static_cast<std::size_t>(offs[1] - offs[0]);
             if (overflow || e.bytes != needed)
                 throw ModelError(name + ": tensor " + it.key() + " of shape " + shapeString(e.shape) + " and dtype " +
-                                 e.dtype + " needs " + (overflow ? std::string("more than 2^64") : std::to_string(needed)) +
+                                 e.dtype + " needs " +
+                                 (overflow ? std::string("more than 2^64") : std::to_string(needed)) +
                                  " bytes but has " + std::to_string(e.bytes));
             e.data = data + dataStart + offs[0];
         } catch (const nlohmann::json::exception& ex) {

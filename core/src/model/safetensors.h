@@ -31,7 +31,7 @@ private:
 };
 
 struct TensorEntry {
-    std::string dtype;          // safetensors dtype code: F32, F16, BF16, F64, I64, ...
+    std::string dtype; // safetensors dtype code: F32, F16, BF16, F64, I64, ...
     std::vector<int64_t> shape;
     const void* data = nullptr; // into the mapping
     std::size_t bytes = 0;
@@ -41,7 +41,8 @@ struct TensorEntry {
 // data); TensorEntry::data points into `data`. `name` names the file in errors. Throws ModelError for a
 // truncated or corrupt file, whatever the bytes; every entry's bytes lie inside the data section and match
 // its shape and dtype.
-std::map<std::string, TensorEntry> parseSafetensors(const unsigned char* data, std::size_t size, const std::string& name);
+std::map<std::string, TensorEntry> parseSafetensors(const unsigned char* data, std::size_t size,
+                                                    const std::string& name);
 
 // A shard index (model.safetensors.index.json, pytorch_model.bin.index.json): tensor name → shard file, and
 // the shard files. Throws ModelError naming `name` unless it is a JSON object with a weight_map object of

@@ -10,7 +10,10 @@ namespace ascviz::model {
 namespace {
 
 // Uniform double in [0, 1) from 53 random bits: the same on every standard library.
-double uniform01(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+double uniform01(std::mt19937_64& rng)
+{
+    return static_cast<double>(rng() >> 11) * 0x1.0p-53;
+}
 
 } // namespace
 

@@ -334,9 +334,8 @@ std::vector<Preds> TorchLanguageModel::predict(const std::vector<std::vector<int
         return out;
     }
     // CUDA, or intermediates observed: padded batches [rows, T] (right padding, sorted by length).
-    std::sort(segs.begin(), segs.end(), [](const Segment& a, const Segment& b) {
-        return (a.end - a.start) > (b.end - b.start);
-    });
+    std::sort(segs.begin(), segs.end(),
+              [](const Segment& a, const Segment& b) { return (a.end - a.start) > (b.end - b.start); });
     const int64_t heads = m_dec->spec().heads;
     std::size_t i = 0;
     while (i < segs.size()) {
@@ -370,7 +369,8 @@ std::vector<Preds> TorchLanguageModel::predict(const std::vector<std::vector<int
         const at::Tensor h = m_dec->hidden(idTensor(rows, static_cast<std::size_t>(T)), valid, nullptr, forward);
         if (watch)
             watch->observeLogits(*m_dec, h);
-        predictSegments(i, j, h.reshape({-1, h.size(-1)}), [&](std::size_t k) { return static_cast<int64_t>(k - i) * T; });
+        predictSegments(i, j, h.reshape({-1, h.size(-1)}),
+                        [&](std::size_t k) { return static_cast<int64_t>(k - i) * T; });
         i = j;
     }
     return out;

@@ -12,11 +12,11 @@ struct Obj {
     enum Kind { None, Bool, Int, Float, Str, Tuple, List, Dict, Global, Storage, Tensor, Mark } kind = None;
     int64_t i = 0;
     double f = 0;
-    std::string s;                                // Str, Global ("module.name"), Storage key
-    std::string storageType;                      // Storage
-    std::vector<Obj*> items;                      // Tuple, List
-    std::vector<std::pair<Obj*, Obj*>> entries;   // Dict
-    PickledTensor tensor;                         // Tensor
+    std::string s;                              // Str, Global ("module.name"), Storage key
+    std::string storageType;                    // Storage
+    std::vector<Obj*> items;                    // Tuple, List
+    std::vector<std::pair<Obj*, Obj*>> entries; // Dict
+    PickledTensor tensor;                       // Tensor
 };
 
 struct StorageType {
@@ -34,23 +34,50 @@ constexpr StorageType kStorageTypes[] = {
 // neither may leak or recurse on destruction.
 class Unpickler {
 public:
-    Unpickler(const std::string& file, std::string_view data) : m_file(file), m_p(data.data()), m_end(data.data() + data.size()) {}
+    Unpickler(const std::string& file, std::string_view data)
+        : m_file(file), m_p(data.data()), m_end(data.data() + data.size())
+    {
+    }
 
     Obj* run()
     {
         for (;;) {
             const auto op = static_cast<unsigned char>(byte());
             switch (op) {
-            case 0x80: byte(); break; // PROTO
-            case '}': push(make(Obj::Dict)); break;
-            case ']': push(make(Obj::List)); break;
-            case ')': push(make(Obj::Tuple)); break;
-            case '(': push(make(Obj::Mark)); break;
-            case 'N': push(make(Obj::None)); break;
-            case 0x88: case 0x89: { auto* b = make(Obj::Bool); b->i = op == 0x88; push(b); break; }
-            case 'K': pushInt(static_cast<unsigned char>(byte())); break;
-            case 'M': pushInt(static_cast<int64_t>(le(2))); break;
-            case 'J': pushInt(static_cast<int32_t>(le(4))); break;
+            case 0x80:
+                byte();
+                break; // PROTO
+            case '}':
+                push(make(Obj::Dict));
+                break;
+            case ']':
+                push(make(Obj::List));
+                break;
+            case ')':
+                push(make(Obj::Tuple));
+                break;
+            case '(':
+                push(make(Obj::Mark));
+                break;
+            case 'N':
+                push(make(Obj::None));
+                break;
+            case 0x88:
+            case 0x89: {
+                auto* b = make(Obj::Bool);
+                b->i = op == 0x88;
+                push(b);
+                break;
+            }
+            case 'K':
+                pushInt(static_cast<unsigned char>(byte()));
+                break;
+            case 'M':
+                pushInt(static_cast<int64_t>(le(2)));
+                break;
+            case 'J':
+                pushInt(static_cast<int32_t>(le(4)));
+                break;
             case 0x8a: { // LONG1: n little-endian two's-complement bytes
                 const auto n = static_cast<unsigned char>(byte());
                 if (n > 8)
@@ -70,17 +97,42 @@ public:
                 push(f);
                 break;
             }
-            case 'X': pushStr(le(4)); break;                               // BINUNICODE
-            case 0x8c: pushStr(static_cast<unsigned char>(byte())); break; // SHORT_BINUNICODE
-            case 'T': pushStr(le(4)); break;                               // BINSTRING
-            case 'U': pushStr(static_cast<unsigned char>(byte())); break;  // SHORT_BINSTRING
-            case 'q': memo(static_cast<unsigned char>(byte())); break;
-            case 'r': memo(le(4)); break;
-            case 0x94: memo(m_memo.size()); break; // MEMOIZE
-            case 'h': push(recall(static_cast<unsigned char>(byte()))); break;
-            case 'j': push(recall(le(4))); break;
-            case 't': { auto* t = make(Obj::Tuple); t->items = popMark(); push(t); break; }
-            case 0x85: case 0x86: case 0x87: {
+            case 'X':
+                pushStr(le(4));
+                break; // BINUNICODE
+            case 0x8c:
+                pushStr(static_cast<unsigned char>(byte()));
+                break; // SHORT_BINUNICODE
+            case 'T':
+                pushStr(le(4));
+                break; // BINSTRING
+            case 'U':
+                pushStr(static_cast<unsigned char>(byte()));
+                break; // SHORT_BINSTRING
+            case 'q':
+                memo(static_cast<unsigned char>(byte()));
+                break;
+            case 'r':
+                memo(le(4));
+                break;
+            case 0x94:
+                memo(m_memo.size());
+                break; // MEMOIZE
+            case 'h':
+                push(recall(static_cast<unsigned char>(byte())));
+                break;
+            case 'j':
+                push(recall(le(4)));
+                break;
+            case 't': {
+                auto* t = make(Obj::Tuple);
+                t->items = popMark();
+                push(t);
+                break;
+            }
+            case 0x85:
+            case 0x86:
+            case 0x87: {
                 auto* t = make(Obj::Tuple);
                 t->items.resize(op - 0x84u);
                 for (auto it = t->items.rbegin(); it != t->items.rend(); ++it)
@@ -95,10 +147,24 @@ public:
                 push(g);
                 break;
             }
-            case 'Q': push(persistent(pop())); break; // BINPERSID
-            case 'R': { auto* args = pop(); auto* fn = pop(); push(reduce(fn, args)); break; }
-            case 'b': pop(); break; // BUILD: state of an OrderedDict (_metadata) or hooks: not needed
-            case 's': { auto* v = pop(); auto* k = pop(); top(Obj::Dict)->entries.emplace_back(k, v); break; }
+            case 'Q':
+                push(persistent(pop()));
+                break; // BINPERSID
+            case 'R': {
+                auto* args = pop();
+                auto* fn = pop();
+                push(reduce(fn, args));
+                break;
+            }
+            case 'b':
+                pop();
+                break; // BUILD: state of an OrderedDict (_metadata) or hooks: not needed
+            case 's': {
+                auto* v = pop();
+                auto* k = pop();
+                top(Obj::Dict)->entries.emplace_back(k, v);
+                break;
+            }
             case 'u': {
                 auto kv = popMark();
                 auto* d = top(Obj::Dict);
@@ -106,9 +172,19 @@ public:
                     d->entries.emplace_back(kv[k], kv[k + 1]);
                 break;
             }
-            case 'a': { auto* v = pop(); top(Obj::List)->items.push_back(v); break; }
-            case 'e': { auto vs = popMark(); auto* l = top(Obj::List); l->items.insert(l->items.end(), vs.begin(), vs.end()); break; }
-            case '.': return pop();
+            case 'a': {
+                auto* v = pop();
+                top(Obj::List)->items.push_back(v);
+                break;
+            }
+            case 'e': {
+                auto vs = popMark();
+                auto* l = top(Obj::List);
+                l->items.insert(l->items.end(), vs.begin(), vs.end());
+                break;
+            }
+            case '.':
+                return pop();
             default:
                 fail("unsupported pickle opcode 0x" + hex(op));
             }
@@ -152,7 +228,12 @@ private:
         return s;
     }
     void push(Obj* p) { m_stack.push_back(p); }
-    void pushInt(int64_t v) { auto* p = make(Obj::Int); p->i = v; push(p); }
+    void pushInt(int64_t v)
+    {
+        auto* p = make(Obj::Int);
+        p->i = v;
+        push(p);
+    }
     void pushStr(uint64_t n)
     {
         if (n > static_cast<uint64_t>(m_end - m_p))
@@ -309,7 +390,8 @@ void checkTensorInStorage(const PickledTensor& t, uint64_t storageElements, cons
         if (t.sizes[d] == 0)
             return; // no elements
         uint64_t step = 0;
-        overflow |= __builtin_mul_overflow(static_cast<uint64_t>(t.sizes[d] - 1), static_cast<uint64_t>(t.strides[d]), &step);
+        overflow |=
+            __builtin_mul_overflow(static_cast<uint64_t>(t.sizes[d] - 1), static_cast<uint64_t>(t.strides[d]), &step);
         overflow |= __builtin_add_overflow(last, step, &last);
     }
     if (overflow || last >= storageElements)

@@ -15,10 +15,11 @@ namespace {
 at::ScalarType storageScalarType(const std::string& storageType, const std::string& file)
 {
     static const std::pair<const char*, at::ScalarType> table[] = {
-        {"torch.FloatStorage", at::kFloat},   {"torch.HalfStorage", at::kHalf},   {"torch.BFloat16Storage", at::kBFloat16},
-        {"torch.DoubleStorage", at::kDouble}, {"torch.LongStorage", at::kLong},   {"torch.IntStorage", at::kInt},
-        {"torch.ShortStorage", at::kShort},   {"torch.CharStorage", at::kChar},   {"torch.ByteStorage", at::kByte},
-        {"torch.BoolStorage", at::kBool},
+        {"torch.FloatStorage", at::kFloat},       {"torch.HalfStorage", at::kHalf},
+        {"torch.BFloat16Storage", at::kBFloat16}, {"torch.DoubleStorage", at::kDouble},
+        {"torch.LongStorage", at::kLong},         {"torch.IntStorage", at::kInt},
+        {"torch.ShortStorage", at::kShort},       {"torch.CharStorage", at::kChar},
+        {"torch.ByteStorage", at::kByte},         {"torch.BoolStorage", at::kBool},
     };
     for (const auto& [n, t] : table)
         if (storageType == n)
@@ -56,8 +57,10 @@ std::map<std::string, at::Tensor> loadTorchStateDict(const std::filesystem::path
             out.emplace(tensorName, it->second.as_strided(t.sizes, t.strides, t.storageOffset));
         }
     } catch (const c10::Error& e) {
-        throw ModelError("cannot read " + name + " (a zip archive written by torch.save is expected; legacy "
-                         "pre-1.6 files are not supported, convert them to safetensors): " + e.what_without_backtrace());
+        throw ModelError("cannot read " + name +
+                         " (a zip archive written by torch.save is expected; legacy "
+                         "pre-1.6 files are not supported, convert them to safetensors): " +
+                         e.what_without_backtrace());
     }
     return out;
 }

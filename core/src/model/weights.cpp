@@ -16,22 +16,38 @@ namespace {
 
 std::optional<at::ScalarType> scalarTypeOf(const std::string& code)
 {
-    if (code == "F32") return at::kFloat;
-    if (code == "F16") return at::kHalf;
-    if (code == "BF16") return at::kBFloat16;
-    if (code == "F64") return at::kDouble;
-    if (code == "I64") return at::kLong;
-    if (code == "I32") return at::kInt;
-    if (code == "I16") return at::kShort;
-    if (code == "I8") return at::kChar;
-    if (code == "U8") return at::kByte;
-    if (code == "BOOL") return at::kBool;
+    if (code == "F32")
+        return at::kFloat;
+    if (code == "F16")
+        return at::kHalf;
+    if (code == "BF16")
+        return at::kBFloat16;
+    if (code == "F64")
+        return at::kDouble;
+    if (code == "I64")
+        return at::kLong;
+    if (code == "I32")
+        return at::kInt;
+    if (code == "I16")
+        return at::kShort;
+    if (code == "I8")
+        return at::kChar;
+    if (code == "U8")
+        return at::kByte;
+    if (code == "BOOL")
+        return at::kBool;
     return std::nullopt;
 }
 
-std::vector<int64_t> sizesOf(const at::Tensor& t) { return t.sizes().vec(); }
+std::vector<int64_t> sizesOf(const at::Tensor& t)
+{
+    return t.sizes().vec();
+}
 
-std::map<std::string, at::Tensor> loadPickle(const fs::path& p) { return loadTorchStateDict(p); }
+std::map<std::string, at::Tensor> loadPickle(const fs::path& p)
+{
+    return loadTorchStateDict(p);
+}
 
 } // namespace
 
@@ -47,7 +63,8 @@ nlohmann::json readJsonFile(const fs::path& p)
     }
 }
 
-WeightStore::WeightStore(const fs::path& dir, at::ScalarType dtype, at::Device device) : m_dtype(dtype), m_device(device)
+WeightStore::WeightStore(const fs::path& dir, at::ScalarType dtype, at::Device device)
+    : m_dtype(dtype), m_device(device)
 {
     auto addSafetensors = [&](const fs::path& p) {
         if (!fs::exists(p))
@@ -115,7 +132,10 @@ const std::string* WeightStore::resolve(const std::string& name) const
     return nullptr;
 }
 
-bool WeightStore::has(const std::string& name) const { return resolve(name) != nullptr; }
+bool WeightStore::has(const std::string& name) const
+{
+    return resolve(name) != nullptr;
+}
 
 std::optional<at::Tensor> WeightStore::getOptional(const std::string& name, const std::vector<int64_t>& shape)
 {

@@ -34,8 +34,8 @@ std::string renderHeatmapSvg(const std::vector<std::string>& rows, const std::ve
       << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << fmt(w) << "\" height=\"" << fmt(h)
       << "\" viewBox=\"0 0 " << fmt(w) << ' ' << fmt(h) << "\" font-family=\"DejaVu Sans, sans-serif\">\n"
       << "<rect x=\"0\" y=\"0\" width=\"" << fmt(w) << "\" height=\"" << fmt(h) << "\" fill=\"#ffffff\"/>\n"
-      << "<text x=\"" << fmt(pad) << "\" y=\"" << fmt(pad + 16) << "\" font-size=\"14\" font-weight=\"bold\" fill=\"#111111\">"
-      << xmlEscape(title) << "</text>\n";
+      << "<text x=\"" << fmt(pad) << "\" y=\"" << fmt(pad + 16)
+      << "\" font-size=\"14\" font-weight=\"bold\" fill=\"#111111\">" << xmlEscape(title) << "</text>\n";
     const double top = pad + titleH;
     double x = pad + rowHeadW;
     for (std::size_t c = 0; c < columns.size(); ++c) {
@@ -73,9 +73,11 @@ std::string renderHeatmapSvg(const std::vector<std::string>& rows, const std::ve
           << "\" height=\"10\" fill=\"" << hex(ascColor(v)) << "\"/>\n";
     }
     for (double v : {0.0, 0.5, 1.0})
-        s << "<text x=\"" << fmt(lx + lw * v) << "\" y=\"" << fmt(ly + 22) << "\" font-size=\"9\" text-anchor=\"middle\" "
+        s << "<text x=\"" << fmt(lx + lw * v) << "\" y=\"" << fmt(ly + 22)
+          << "\" font-size=\"9\" text-anchor=\"middle\" "
           << "fill=\"#333333\">" << formatValue(v) << "</text>\n";
-    s << "<text x=\"" << fmt(lx - 8) << "\" y=\"" << fmt(ly + 9) << "\" font-size=\"9\" text-anchor=\"end\" fill=\"#333333\">"
+    s << "<text x=\"" << fmt(lx - 8) << "\" y=\"" << fmt(ly + 9)
+      << "\" font-size=\"9\" text-anchor=\"end\" fill=\"#333333\">"
       << "AsC-Eval</text>\n";
     s << "</svg>\n";
     return s.str();

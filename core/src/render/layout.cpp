@@ -115,7 +115,7 @@ std::string inches(double points)
 namespace {
 constexpr double kNodeSep = 0.12 * 72.0; // dot's nodesep and ranksep below, in points
 constexpr double kRankSep = 0.32 * 72.0;
-constexpr double kTreeMargin = 4.0;      // dot's bounding box pad
+constexpr double kTreeMargin = 4.0; // dot's bounding box pad
 } // namespace
 
 GraphLayout layoutAstTree(const EvalResult& r, AstView view)
@@ -171,8 +171,11 @@ GraphLayout layoutAstTree(const EvalResult& r, AstView view)
     double nextLeft = kTreeMargin, right = kTreeMargin;
     auto place = [&](std::size_t k) {
         const auto d = static_cast<std::size_t>(depth[k]);
-        double left = firstChild[k] < 0 ? nextLeft
-                                        : (x[static_cast<std::size_t>(firstChild[k])] + x[static_cast<std::size_t>(lastChild[k])]) / 2 - w[k] / 2;
+        double left =
+            firstChild[k] < 0
+                ? nextLeft
+                : (x[static_cast<std::size_t>(firstChild[k])] + x[static_cast<std::size_t>(lastChild[k])]) / 2 -
+                      w[k] / 2;
         left = std::max(left, rankRight[d] + kNodeSep);
         x[k] = left + w[k] / 2;
         rankRight[d] = left + w[k];

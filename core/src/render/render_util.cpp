@@ -52,15 +52,32 @@ std::string xmlEscape(std::string_view s)
     for (std::size_t i = 0; i < s.size();) {
         const char32_t cp = nextCodePoint(s, i);
         switch (cp) {
-        case '&': out += "&amp;"; break;
-        case '<': out += "&lt;"; break;
-        case '>': out += "&gt;"; break;
-        case '"': out += "&quot;"; break;
-        case '\'': out += "&apos;"; break;
-        case '\t': out += "&#9;"; break;
-        case '\n': out += "&#10;"; break;
-        case '\r': out += "&#13;"; break;
-        default: appendUtf8(out, xmlAllowed(cp) ? cp : char32_t(0xFFFD));
+        case '&':
+            out += "&amp;";
+            break;
+        case '<':
+            out += "&lt;";
+            break;
+        case '>':
+            out += "&gt;";
+            break;
+        case '"':
+            out += "&quot;";
+            break;
+        case '\'':
+            out += "&apos;";
+            break;
+        case '\t':
+            out += "&#9;";
+            break;
+        case '\n':
+            out += "&#10;";
+            break;
+        case '\r':
+            out += "&#13;";
+            break;
+        default:
+            appendUtf8(out, xmlAllowed(cp) ? cp : char32_t(0xFFFD));
         }
     }
     return out;

@@ -38,6 +38,6 @@ std::string hex(Rgb c);
 // Relative luminance in [0, 1], to pick black or white text over a fill.
 double luminance(Rgb c);
 std::string formatValue(std::optional<double> v); // "0.63" or "n/a"
-std::string fmt(double x);                         // compact number for SVG coordinates
+std::string fmt(double x);                        // compact number for SVG coordinates
 
 } // namespace ascviz::detail

@@ -22,7 +22,10 @@ constexpr double kLegendHeight = 62.0;
 constexpr double kLegendMinWidth = 600.0;
 const Rgb kErrorStroke{127, 0, 0};
 
-std::string textColorOn(Rgb fill) { return detail::luminance(fill) < 0.3 ? "#ffffff" : "#111111"; }
+std::string textColorOn(Rgb fill)
+{
+    return detail::luminance(fill) < 0.3 ? "#ffffff" : "#111111";
+}
 
 void svgOpen(std::ostringstream& s, double w, double h, const std::string& title)
 {
@@ -35,8 +38,8 @@ void svgOpen(std::ostringstream& s, double w, double h, const std::string& title
 
 void titleBlock(std::ostringstream& s, double x, double y, const std::string& line1, const std::string& line2)
 {
-    s << "<text x=\"" << fmt(x) << "\" y=\"" << fmt(y + 15) << "\" font-size=\"14\" font-weight=\"bold\" fill=\"#111111\">"
-      << xmlEscape(line1) << "</text>\n"
+    s << "<text x=\"" << fmt(x) << "\" y=\"" << fmt(y + 15)
+      << "\" font-size=\"14\" font-weight=\"bold\" fill=\"#111111\">" << xmlEscape(line1) << "</text>\n"
       << "<text x=\"" << fmt(x) << "\" y=\"" << fmt(y + 32) << "\" font-size=\"10.5\" fill=\"#444444\">"
       << xmlEscape(line2) << "</text>\n";
 }
@@ -61,33 +64,42 @@ void legend(std::ostringstream& s, double x, double y, const std::string& captio
         const double v = k / 4.0, tx = barX + v * barW;
         s << "<line x1=\"" << fmt(tx) << "\" y1=\"" << fmt(barY + barH) << "\" x2=\"" << fmt(tx) << "\" y2=\""
           << fmt(barY + barH + 4) << "\" stroke=\"#555555\" stroke-width=\"0.8\"/>"
-          << "<text x=\"" << fmt(tx) << "\" y=\"" << fmt(barY + barH + 14) << "\" font-size=\"9\" text-anchor=\"middle\" fill=\"#333333\">"
-          << fmt(v) << "</text>\n";
+          << "<text x=\"" << fmt(tx) << "\" y=\"" << fmt(barY + barH + 14)
+          << "\" font-size=\"9\" text-anchor=\"middle\" fill=\"#333333\">" << fmt(v) << "</text>\n";
     }
-    s << "<text x=\"" << fmt(barX) << "\" y=\"" << fmt(barY + barH + 26) << "\" font-size=\"8.5\" fill=\"#666666\">low</text>"
+    s << "<text x=\"" << fmt(barX) << "\" y=\"" << fmt(barY + barH + 26)
+      << "\" font-size=\"8.5\" fill=\"#666666\">low</text>"
       << "<text x=\"" << fmt(barX + barW) << "\" y=\"" << fmt(barY + barH + 26)
       << "\" font-size=\"8.5\" text-anchor=\"end\" fill=\"#666666\">high</text>\n";
 
     double sx = barX + barW + 28;
     s << "<rect x=\"" << fmt(sx) << "\" y=\"" << fmt(barY) << "\" width=\"16\" height=\"12\" rx=\"2\" fill=\""
       << hex(ascColor(std::nullopt)) << "\" stroke=\"#555555\" stroke-width=\"0.6\"/>"
-      << "<text x=\"" << fmt(sx + 22) << "\" y=\"" << fmt(barY + 10) << "\" font-size=\"10\" fill=\"#111111\">n/a (no scored token)</text>\n";
+      << "<text x=\"" << fmt(sx + 22) << "\" y=\"" << fmt(barY + 10)
+      << "\" font-size=\"10\" fill=\"#111111\">n/a (no scored token)</text>\n";
     sx += 150;
     if (errorMarker) {
-        s << "<rect x=\"" << fmt(sx) << "\" y=\"" << fmt(barY) << "\" width=\"16\" height=\"12\" rx=\"2\" fill=\"#ffffff\" stroke=\""
-          << hex(kErrorStroke) << "\" stroke-width=\"2\" stroke-dasharray=\"3 1.5\"/>"
-          << "<text x=\"" << fmt(sx + 22) << "\" y=\"" << fmt(barY + 10) << "\" font-size=\"10\" fill=\"#111111\">ERROR / MISSING node</text>\n";
+        s << "<rect x=\"" << fmt(sx) << "\" y=\"" << fmt(barY)
+          << "\" width=\"16\" height=\"12\" rx=\"2\" fill=\"#ffffff\" stroke=\"" << hex(kErrorStroke)
+          << "\" stroke-width=\"2\" stroke-dasharray=\"3 1.5\"/>"
+          << "<text x=\"" << fmt(sx + 22) << "\" y=\"" << fmt(barY + 10)
+          << "\" font-size=\"10\" fill=\"#111111\">ERROR / MISSING node</text>\n";
     }
     if (generatedMarker) {
-        s << "<rect x=\"" << fmt(sx) << "\" y=\"" << fmt(barY) << "\" width=\"16\" height=\"12\" fill=\"#ffffff\" stroke=\"#bbbbbb\" stroke-width=\"0.6\"/>"
+        s << "<rect x=\"" << fmt(sx) << "\" y=\"" << fmt(barY)
+          << "\" width=\"16\" height=\"12\" fill=\"#ffffff\" stroke=\"#bbbbbb\" stroke-width=\"0.6\"/>"
           << "<line x1=\"" << fmt(sx) << "\" y1=\"" << fmt(barY + 13.5) << "\" x2=\"" << fmt(sx + 16) << "\" y2=\""
           << fmt(barY + 13.5) << "\" stroke=\"#111111\" stroke-width=\"2\"/>"
-          << "<text x=\"" << fmt(sx + 22) << "\" y=\"" << fmt(barY + 10) << "\" font-size=\"10\" fill=\"#111111\">generated token (bold, underlined)</text>\n";
+          << "<text x=\"" << fmt(sx + 22) << "\" y=\"" << fmt(barY + 10)
+          << "\" font-size=\"10\" fill=\"#111111\">generated token (bold, underlined)</text>\n";
     }
     s << "</g>\n";
 }
 
-std::string viewName(AstView v) { return v == AstView::Complete ? "AST complete" : "AST partial"; }
+std::string viewName(AstView v)
+{
+    return v == AstView::Complete ? "AST complete" : "AST partial";
+}
 
 std::string ceText(const ScoredText& st)
 {
@@ -110,16 +122,16 @@ std::string renderAstSvg(const EvalResult& r, AstView view, const LayoutOptions&
     const std::string model = r.scored.model.empty() ? std::string("(unnamed model)") : r.scored.model;
     std::ostringstream s;
     svgOpen(s, W, H, "AsC-Eval " + viewName(view) + " - " + model);
-    titleBlock(s, kMargin, kMargin,
-               "AsC-Eval \u00b7 " + model + " \u00b7 \u03b8 = " + toString(r.aggregation) + " \u00b7 " + viewName(view),
-               "snippet AsC-Eval " + detail::formatValue(r.features.ascEval) + " \u00b7 " +
-                   std::to_string(g.nodes.size()) + " of " + std::to_string(ast.size()) + " nodes shown \u00b7 " +
-                   std::to_string(r.features.astLevels) + " levels \u00b7 cyclomatic " +
-                   std::to_string(r.features.cyclomatic) + " \u00b7 " + std::to_string(r.features.tokens) +
-                   " tokens \u00b7 cross-entropy " + ceText(r.scored) +
-                   (g.engine == LayoutEngine::Tree ? " \u00b7 tree layout (over " +
-                                                         std::to_string(options.maxGraphvizNodes) + " nodes for Graphviz)"
-                                                   : std::string()));
+    titleBlock(
+        s, kMargin, kMargin,
+        "AsC-Eval \u00b7 " + model + " \u00b7 \u03b8 = " + toString(r.aggregation) + " \u00b7 " + viewName(view),
+        "snippet AsC-Eval " + detail::formatValue(r.features.ascEval) + " \u00b7 " + std::to_string(g.nodes.size()) +
+            " of " + std::to_string(ast.size()) + " nodes shown \u00b7 " + std::to_string(r.features.astLevels) +
+            " levels \u00b7 cyclomatic " + std::to_string(r.features.cyclomatic) + " \u00b7 " +
+            std::to_string(r.features.tokens) + " tokens \u00b7 cross-entropy " + ceText(r.scored) +
+            (g.engine == LayoutEngine::Tree
+                 ? " \u00b7 tree layout (over " + std::to_string(options.maxGraphvizNodes) + " nodes for Graphviz)"
+                 : std::string()));
 
     s << "<g class=\"graph\" transform=\"translate(" << fmt(gx) << ' ' << fmt(gy) << ")\">\n";
     s << "<g class=\"edges\" fill=\"none\" stroke=\"#777777\" stroke-width=\"1\">\n";
@@ -141,9 +153,10 @@ std::string renderAstSvg(const EvalResult& r, AstView view, const LayoutOptions&
         const Rgb fill = ascColor(ne.value);
         const double x0 = ln.x - ln.width / 2, y0 = ln.y - ln.height / 2;
         s << "<g class=\"node" << (n.error() ? " error" : "") << "\" id=\"node-" << n.id << "\" data-node=\"" << n.id
-          << "\" data-type=\"" << xmlEscape(n.type) << "\" data-start=\"" << n.start << "\" data-end=\"" << n.end << "\">"
-          << "<title>" << xmlEscape(detail::displayText(n.type)) << (n.isMissing ? " (MISSING)" : "") << " ["
-          << n.start << ", " << n.end << ") AsC-Eval " << detail::formatValue(ne.value) << " over " << ne.tokens.size()
+          << "\" data-type=\"" << xmlEscape(n.type) << "\" data-start=\"" << n.start << "\" data-end=\"" << n.end
+          << "\">"
+          << "<title>" << xmlEscape(detail::displayText(n.type)) << (n.isMissing ? " (MISSING)" : "") << " [" << n.start
+          << ", " << n.end << ") AsC-Eval " << detail::formatValue(ne.value) << " over " << ne.tokens.size()
           << " tokens" << (ne.category ? " \u00b7 " + xmlEscape(*ne.category) : std::string()) << "</title>";
         s << "<rect x=\"" << fmt(x0) << "\" y=\"" << fmt(y0) << "\" width=\"" << fmt(ln.width) << "\" height=\""
           << fmt(ln.height) << "\" rx=\"4\" ry=\"4\" fill=\"" << hex(fill) << '"';
@@ -193,7 +206,7 @@ std::string renderSequenceSvg(const EvalResult& r)
         int line = 0;
         int col = 0;
         int cols = 0;
-        std::string text; // displayable text (tabs expanded)
+        std::string text;     // displayable text (tabs expanded)
         bool newline = false; // a line break cell drawn after the line's last character
     };
     std::vector<Run> runs;
@@ -314,8 +327,7 @@ std::string renderSequenceSvg(const EvalResult& r)
         s << "</g>\n";
     }
     s << "</g>\n";
-    legend(s, kMargin, codeY + lines * lineH + 18, "NtP: probability the model gave to each actual token", false,
-           true);
+    legend(s, kMargin, codeY + lines * lineH + 18, "NtP: probability the model gave to each actual token", false, true);
     s << "</svg>\n";
     return s.str();
 }

@@ -38,7 +38,10 @@ std::string_view stripBom(std::string_view s)
     return s;
 }
 
-std::string loc(const std::string& name, std::size_t line) { return name + ":" + std::to_string(line); }
+std::string loc(const std::string& name, std::size_t line)
+{
+    return name + ":" + std::to_string(line);
+}
 
 // Adds an entry unless its code is empty or its id repeats an earlier one (both reported).
 void addEntry(Corpus& c, std::map<std::string, std::string>& seen, CorpusEntry e)
@@ -69,9 +72,12 @@ std::optional<std::string> utf8Problem(std::string_view s, const char* what)
 std::string toString(CorpusFormat f)
 {
     switch (f) {
-    case CorpusFormat::JsonLines: return "jsonl";
-    case CorpusFormat::Csv: return "csv";
-    case CorpusFormat::Folder: return "folder";
+    case CorpusFormat::JsonLines:
+        return "jsonl";
+    case CorpusFormat::Csv:
+        return "csv";
+    case CorpusFormat::Folder:
+        return "folder";
     }
     return "?";
 }

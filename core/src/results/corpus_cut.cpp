@@ -52,7 +52,8 @@ std::vector<CutSnippet> cutSnippets(const std::string& text, const std::string& 
     // A whole source file, walked once for its definitions (no AsC-Eval): no node limit.
     const SyntaxTree tree = SyntaxTree::parse(opts.language, text, 0);
     for (const auto& n : tree.nodes()) {
-        if (!n.named || n.error() || std::find(opts.nodeTypes.begin(), opts.nodeTypes.end(), n.type) == opts.nodeTypes.end())
+        if (!n.named || n.error() ||
+            std::find(opts.nodeTypes.begin(), opts.nodeTypes.end(), n.type) == opts.nodeTypes.end())
             continue;
         if (n.end - n.start > opts.maxBytes)
             continue;

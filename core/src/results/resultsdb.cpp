@@ -23,7 +23,10 @@
 namespace ascviz {
 namespace fs = std::filesystem;
 
-std::string ascvizVersion() { return ASCVIZ_CORE_VERSION; }
+std::string ascvizVersion()
+{
+    return ASCVIZ_CORE_VERSION;
+}
 
 std::string isoTimestampUtc()
 {
@@ -104,18 +107,21 @@ std::string advice(int code, const std::string& file)
     switch (code & 0xff) {
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
-        return " (" + f + " is in use by another process, e.g. another batch on the same file: wait for it to end, "
+        return " (" + f +
+               " is in use by another process, e.g. another batch on the same file: wait for it to end, "
                "then continue with --resume)";
     case SQLITE_FULL:
         return " (the disk or the file size limit is full: free space, then continue with --resume; every snippet "
                "stored so far is kept)";
     case SQLITE_IOERR:
-        return " (writing " + f + " failed — a full disk, a file size limit or a failing device: fix it, then continue "
+        return " (writing " + f +
+               " failed — a full disk, a file size limit or a failing device: fix it, then continue "
                "with --resume; every snippet stored so far is kept)";
     case SQLITE_READONLY:
     case SQLITE_CANTOPEN:
     case SQLITE_PERM:
-        return " (" + f + " or its folder is not writable (the write-ahead log lives beside it): make both writable, "
+        return " (" + f +
+               " or its folder is not writable (the write-ahead log lives beside it): make both writable, "
                "or copy the file to a writable folder and continue there with --resume)";
     case SQLITE_CORRUPT:
     case SQLITE_NOTADB:
@@ -255,16 +261,18 @@ sqlite3* openHandle(const std::string& name, int flags)
 
 void writeRunRow(sqlite3* db, const RunInfo& r, bool insert)
 {
-    const char* sql = insert
-        ? "INSERT INTO run (one, schema_version, model_name, model_dir, architecture, device, dtype, parameters, "
-          "context_length, vocab_size, corpus_path, corpus_format, corpus_fingerprint, corpus_entries, language, "
-          "aggregation, planned, status, created, updated, version, shard_index, shard_count, run_planned) VALUES "
-          "(1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)"
-        : "UPDATE run SET schema_version = ?1, model_name = ?2, model_dir = ?3, architecture = ?4, device = ?5, "
-          "dtype = ?6, parameters = ?7, context_length = ?8, vocab_size = ?9, corpus_path = ?10, "
-          "corpus_format = ?11, corpus_fingerprint = ?12, corpus_entries = ?13, language = ?14, "
-          "aggregation = ?15, planned = ?16, status = ?17, created = ?18, updated = ?19, version = ?20, "
-          "shard_index = ?21, shard_count = ?22, run_planned = ?23 WHERE one = 1";
+    const char* sql =
+        insert
+            ? "INSERT INTO run (one, schema_version, model_name, model_dir, architecture, device, dtype, parameters, "
+              "context_length, vocab_size, corpus_path, corpus_format, corpus_fingerprint, corpus_entries, language, "
+              "aggregation, planned, status, created, updated, version, shard_index, shard_count, run_planned) VALUES "
+              "(1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, "
+              "?22, ?23)"
+            : "UPDATE run SET schema_version = ?1, model_name = ?2, model_dir = ?3, architecture = ?4, device = ?5, "
+              "dtype = ?6, parameters = ?7, context_length = ?8, vocab_size = ?9, corpus_path = ?10, "
+              "corpus_format = ?11, corpus_fingerprint = ?12, corpus_entries = ?13, language = ?14, "
+              "aggregation = ?15, planned = ?16, status = ?17, created = ?18, updated = ?19, version = ?20, "
+              "shard_index = ?21, shard_count = ?22, run_planned = ?23 WHERE one = 1";
     Stmt st(db, sql);
     st.bind(1, int64_t{kSchemaVersion})
         .bind(2, r.modelName)
@@ -316,7 +324,9 @@ private:
 
 } // namespace
 
-ResultsDb::ResultsDb(sqlite3* db, fs::path path) : m_db(db), m_path(std::move(path)) {}
+ResultsDb::ResultsDb(sqlite3* db, fs::path path) : m_db(db), m_path(std::move(path))
+{
+}
 
 ResultsDb::ResultsDb(ResultsDb&& o) noexcept
     : m_db(std::exchange(o.m_db, nullptr)), m_path(std::move(o.m_path)), m_schemaVersion(o.m_schemaVersion)
@@ -334,7 +344,10 @@ ResultsDb& ResultsDb::operator=(ResultsDb&& o) noexcept
     return *this;
 }
 
-ResultsDb::~ResultsDb() { sqlite3_close(m_db); }
+ResultsDb::~ResultsDb()
+{
+    sqlite3_close(m_db);
+}
 
 ResultsDb ResultsDb::create(const fs::path& path, const RunInfo& info)
 {
@@ -343,8 +356,8 @@ ResultsDb ResultsDb::create(const fs::path& path, const RunInfo& info)
         throw InputError("results database " + path.string() +
                          " already exists; use --resume to continue it or choose another file");
     if (path.has_parent_path() && !fs::is_directory(path.parent_path(), ec))
-        throw InputError("cannot create results database " + path.string() + ": folder " +
-                         path.parent_path().string() + " does not exist");
+        throw InputError("cannot create results database " + path.string() + ": folder " + path.parent_path().string() +
+                         " does not exist");
     // Built under a temporary name and linked into place once the schema and the run row are committed:
     // a process killed meanwhile leaves no half-made file at `path` that a later --resume would trip on.
     const fs::path tmp = path.string() + ".creating-" + std::to_string(::getpid());
@@ -421,7 +434,8 @@ ResultsDb ResultsDb::open(const fs::path& path, Mode mode)
             exec(db.m_db, "ALTER TABLE run ADD COLUMN shard_count INTEGER NOT NULL DEFAULT 1", what);
             exec(db.m_db, "ALTER TABLE run ADD COLUMN run_planned INTEGER", what);
             exec(db.m_db, "UPDATE run SET run_planned = planned WHERE one = 1", what);
-            exec(db.m_db, ("UPDATE run SET schema_version = " + std::to_string(kSchemaVersion) + " WHERE one = 1").c_str(),
+            exec(db.m_db,
+                 ("UPDATE run SET schema_version = " + std::to_string(kSchemaVersion) + " WHERE one = 1").c_str(),
                  what);
             tx.commit();
             version = kSchemaVersion;
@@ -680,7 +694,8 @@ std::string ResultsDb::languageColumn(const std::string& alias) const
 std::map<std::string, int64_t> ResultsDb::languages() const
 {
     std::map<std::string, int64_t> out;
-    const std::string sql = "SELECT " + languageColumn("") + " AS lang, COUNT(*) FROM snippets WHERE status = 'ok' "
+    const std::string sql = "SELECT " + languageColumn("") +
+                            " AS lang, COUNT(*) FROM snippets WHERE status = 'ok' "
                             "GROUP BY lang";
     Stmt st(m_db, sql.c_str());
     while (st.step())

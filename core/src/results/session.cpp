@@ -11,12 +11,17 @@ using nlohmann::json;
 
 namespace {
 
-const char* originName(SessionOrigin o) { return o == SessionOrigin::Generated ? "generated" : "scored"; }
+const char* originName(SessionOrigin o)
+{
+    return o == SessionOrigin::Generated ? "generated" : "scored";
+}
 
-SessionOrigin parseOrigin(const std::string& s) { return s == "generated" ? SessionOrigin::Generated : SessionOrigin::Scored; }
+SessionOrigin parseOrigin(const std::string& s)
+{
+    return s == "generated" ? SessionOrigin::Generated : SessionOrigin::Scored;
+}
 
-template <class T>
-T field(const json& j, const char* key, const char* where)
+template <class T> T field(const json& j, const char* key, const char* where)
 {
     if (!j.is_object() || !j.contains(key))
         throw InputError(std::string("session file: missing \"") + key + "\" in " + where);
@@ -27,8 +32,7 @@ T field(const json& j, const char* key, const char* where)
     }
 }
 
-template <class T>
-T fieldOr(const json& j, const char* key, T fallback)
+template <class T> T fieldOr(const json& j, const char* key, T fallback)
 {
     if (!j.is_object() || !j.contains(key) || j.at(key).is_null())
         return fallback;
@@ -56,30 +60,29 @@ json sessionToJson(const SessionData& s)
                           {"top", std::move(alts)}});
     }
     const SessionGeneration& g = s.generation;
-    return json{
-        {"format", "ascviz-session"},
-        {"version", kSessionVersion},
-        {"model", {{"name", s.modelName}, {"dir", s.modelDir}, {"architecture", s.architecture}}},
-        {"prompt", s.prompt},
-        {"settings",
-         {{"aggregation", toString(s.aggregation)},
-          {"category_file", s.categoryFile.empty() ? json(nullptr) : json(s.categoryFile)},
-          {"view", s.view},
-          {"generation",
-           {{"max_new_tokens", g.maxNewTokens},
-            {"greedy", g.greedy},
-            {"temperature", g.temperature},
-            {"top_p", g.topP},
-            {"top_k", g.topK},
-            {"seed", g.seed}}}}},
-        {"result",
-         {{"origin", originName(s.origin)},
-          {"cancelled", s.cancelled},
-          {"model", s.scored.model},
-          {"text", s.scored.text},
-          {"prompt_bytes", s.scored.promptBytes},
-          {"prompt_tokens", s.scored.promptTokens},
-          {"tokens", std::move(tokens)}}}};
+    return json{{"format", "ascviz-session"},
+                {"version", kSessionVersion},
+                {"model", {{"name", s.modelName}, {"dir", s.modelDir}, {"architecture", s.architecture}}},
+                {"prompt", s.prompt},
+                {"settings",
+                 {{"aggregation", toString(s.aggregation)},
+                  {"category_file", s.categoryFile.empty() ? json(nullptr) : json(s.categoryFile)},
+                  {"view", s.view},
+                  {"generation",
+                   {{"max_new_tokens", g.maxNewTokens},
+                    {"greedy", g.greedy},
+                    {"temperature", g.temperature},
+                    {"top_p", g.topP},
+                    {"top_k", g.topK},
+                    {"seed", g.seed}}}}},
+                {"result",
+                 {{"origin", originName(s.origin)},
+                  {"cancelled", s.cancelled},
+                  {"model", s.scored.model},
+                  {"text", s.scored.text},
+                  {"prompt_bytes", s.scored.promptBytes},
+                  {"prompt_tokens", s.scored.promptTokens},
+                  {"tokens", std::move(tokens)}}}};
 }
 
 SessionData sessionFromJson(const json& j)

@@ -125,13 +125,13 @@ void checkShardContent(const std::vector<Input>& in)
                                    i.path.string());
         }
         if (have < expected)
-            problems.push_back("shard " + spec.toString() + " (" + i.path.string() + ") is incomplete: " +
-                               std::to_string(have) + " of " + std::to_string(expected) +
+            problems.push_back("shard " + spec.toString() + " (" + i.path.string() +
+                               ") is incomplete: " + std::to_string(have) + " of " + std::to_string(expected) +
                                " snippets; continue it with batch --resume --shard " + spec.toString());
         if (!foreign.empty())
             problems.push_back(i.path.string() + " holds " + std::to_string(foreign.size()) +
-                               " snippet(s) outside shard " + spec.toString() + " (first: " +
-                               std::to_string(foreign.front()) + ")");
+                               " snippet(s) outside shard " + spec.toString() +
+                               " (first: " + std::to_string(foreign.front()) + ")");
     }
     if (!problems.empty()) {
         const std::size_t shown = std::min<std::size_t>(problems.size(), 8);
@@ -194,7 +194,8 @@ MergeReport mergeShards(const fs::path& out, const std::vector<fs::path>& shardP
     try {
         {
             ResultsDb db = ResultsDb::create(tmp, run);
-            std::sort(in.begin(), in.end(), [](const Input& a, const Input& b) { return a.run.shardIndex < b.run.shardIndex; });
+            std::sort(in.begin(), in.end(),
+                      [](const Input& a, const Input& b) { return a.run.shardIndex < b.run.shardIndex; });
             for (const auto& i : in) {
                 db.copySnippetsFrom(i.path);
                 if (log)

@@ -6,9 +6,9 @@
 #include "ascviz/syntax/language.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <cmath>
 #include <random>
 #include <stdexcept>
 
@@ -26,9 +26,12 @@ ThresholdFlag thresholdFlag(double v)
 std::string toString(ThresholdFlag f)
 {
     switch (f) {
-    case ThresholdFlag::Confident: return "confident";
-    case ThresholdFlag::Neutral: return "neutral";
-    case ThresholdFlag::Erroneous: return "erroneous";
+    case ThresholdFlag::Confident:
+        return "confident";
+    case ThresholdFlag::Neutral:
+        return "neutral";
+    case ThresholdFlag::Erroneous:
+        return "erroneous";
     }
     return "?";
 }
@@ -189,7 +192,10 @@ CorpusStats computeStats(const ResultsDb& db, const BootstrapOptions& opts, cons
     // queries below, so node values, counts and snippets describe the same set of snippets.
     struct ReadSnapshot {
         const ResultsDb& db;
-        explicit ReadSnapshot(const ResultsDb& d) : db(d) { db.query("BEGIN", [](const auto&) {}); }
+        explicit ReadSnapshot(const ResultsDb& d) : db(d)
+        {
+            db.query("BEGIN", [](const auto&) {});
+        }
         ~ReadSnapshot()
         {
             try {
@@ -278,7 +284,10 @@ std::string num(double v)
     return buf;
 }
 
-std::string optNum(const std::optional<double>& v) { return v ? num(*v) : std::string(); }
+std::string optNum(const std::optional<double>& v)
+{
+    return v ? num(*v) : std::string();
+}
 
 } // namespace
 

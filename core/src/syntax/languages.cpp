@@ -79,7 +79,8 @@ LanguageInfo readLanguageDescriptor(const fs::path& file)
     if (l.id.empty() || l.id != lower(l.id) || l.id.find_first_of("/\\ .") != std::string::npos)
         r.fail("\"id\" must be a non-empty lower-case name without '/', '.' or spaces");
     if (l.id != file.parent_path().filename().string())
-        r.fail("\"id\" \"" + l.id + "\" differs from its folder name \"" + file.parent_path().filename().string() + "\"");
+        r.fail("\"id\" \"" + l.id + "\" differs from its folder name \"" + file.parent_path().filename().string() +
+               "\"");
     l.name = r.str("name", false);
     if (l.name.empty())
         l.name = l.id;

@@ -239,9 +239,15 @@ std::string definitionNameImpl(const SyntaxTree& t, const AstNode& fn)
 
 } // namespace
 
-std::string definitionName(const SyntaxTree& tree, const AstNode& node) { return definitionNameImpl(tree, node); }
+std::string definitionName(const SyntaxTree& tree, const AstNode& node)
+{
+    return definitionNameImpl(tree, node);
+}
 
-bool isNameNode(const std::string& type) { return isName(type); }
+bool isNameNode(const std::string& type)
+{
+    return isName(type);
+}
 
 std::vector<int> SyntaxTree::errorNodes() const
 {

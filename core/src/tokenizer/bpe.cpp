@@ -143,8 +143,8 @@ BpeModel::BpeModel(const Json& model, bool byteLevel, bool cacheEnabled, std::si
         const auto im = m_vocab.find(merged);
         if (im == m_vocab.end())
             throw TokenizerError("BPE merges: merged token '" + merged + "' is not in the vocabulary");
-        const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(ia->second)) << 32) |
-                             static_cast<uint32_t>(ib->second);
+        const uint64_t key =
+            (static_cast<uint64_t>(static_cast<uint32_t>(ia->second)) << 32) | static_cast<uint32_t>(ib->second);
         m_merges[key] = {rank, im->second};
         ++rank;
     }
@@ -206,8 +206,7 @@ void BpeModel::mergeWord(std::string_view w, std::vector<Piece>& pieces) const
     std::size_t unkLen = 0;
     std::string buf;
     for (std::size_t i = 0; i < w.size();) {
-        const std::size_t unitLen =
-            m_byteLevel ? 1 : std::min(utf8Len(static_cast<unsigned char>(w[i])), w.size() - i);
+        const std::size_t unitLen = m_byteLevel ? 1 : std::min(utf8Len(static_cast<unsigned char>(w[i])), w.size() - i);
         const bool isFirst = i == 0;
         const bool isLast = i + unitLen >= w.size();
         std::string_view s = w.substr(i, unitLen);
@@ -260,12 +259,11 @@ void BpeModel::mergeWord(std::string_view w, std::vector<Piece>& pieces) const
         int32_t pos;
         int32_t newId;
     };
-    const auto worse = [](const Cand& x, const Cand& y) {
-        return x.rank != y.rank ? x.rank > y.rank : x.pos > y.pos;
-    };
+    const auto worse = [](const Cand& x, const Cand& y) { return x.rank != y.rank ? x.rank > y.rank : x.pos > y.pos; };
     std::priority_queue<Cand, std::vector<Cand>, decltype(worse)> queue(worse);
     const auto mergeOf = [&](int32_t a, int32_t b) -> const std::pair<int32_t, int32_t>* {
-        const auto it = m_merges.find((static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b));
+        const auto it =
+            m_merges.find((static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b));
         return it == m_merges.end() ? nullptr : &it->second;
     };
     for (std::size_t k = 0; k + 1 < syms.size(); ++k)

@@ -19,8 +19,7 @@ inline std::string typeOf(const Json& j, const char* component)
     return j["type"].get<std::string>();
 }
 
-template <class T>
-T getOr(const Json& j, const char* key, T fallback)
+template <class T> T getOr(const Json& j, const char* key, T fallback)
 {
     if (!j.contains(key) || j[key].is_null())
         return fallback;

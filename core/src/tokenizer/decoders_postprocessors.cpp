@@ -64,8 +64,8 @@ public:
             pendingCount = 0;
         };
         for (auto& t : tokens) {
-            if (t.size() == 6 && t.compare(0, 3, "<0x") == 0 && t[5] == '>' && std::isxdigit(static_cast<unsigned char>(t[3])) &&
-                std::isxdigit(static_cast<unsigned char>(t[4]))) {
+            if (t.size() == 6 && t.compare(0, 3, "<0x") == 0 && t[5] == '>' &&
+                std::isxdigit(static_cast<unsigned char>(t[3])) && std::isxdigit(static_cast<unsigned char>(t[4]))) {
                 pending.push_back(static_cast<char>(std::stoi(t.substr(3, 2), nullptr, 16)));
                 ++pendingCount;
                 continue;
@@ -161,7 +161,8 @@ void trimByteLevelOffsets(EncodingBuf& e, bool addPrefixSpace)
         std::size_t leading = 0, trailing = 0;
         while (leading < cs.size() && (cs[leading] == g || isWhiteSpace(cs[leading])))
             ++leading;
-        while (trailing < cs.size() && (cs[cs.size() - 1 - trailing] == g || isWhiteSpace(cs[cs.size() - 1 - trailing])))
+        while (trailing < cs.size() &&
+               (cs[cs.size() - 1 - trailing] == g || isWhiteSpace(cs[cs.size() - 1 - trailing])))
             ++trailing;
         auto& off = e.offsets[i];
         if (leading > 0) {

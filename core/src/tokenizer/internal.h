@@ -208,10 +208,10 @@ private:
     std::optional<int32_t> keyId(std::string_view key) const;
 
     bool m_byteLevel;
-    StrIdMap m_vocab;                    // vocabulary strings as in tokenizer.json
-    StrIdMap m_keys;                     // lookup keys (raw bytes for byte-level models)
+    StrIdMap m_vocab;                     // vocabulary strings as in tokenizer.json
+    StrIdMap m_keys;                      // lookup keys (raw bytes for byte-level models)
     std::vector<std::string> m_idToToken; // id -> vocabulary string
-    std::array<int32_t, 256> m_byteIds{};  // byte-level: id of each single byte (-1 if none)
+    std::array<int32_t, 256> m_byteIds{}; // byte-level: id of each single byte (-1 if none)
     std::unordered_map<uint64_t, std::pair<int32_t, int32_t>> m_merges; // (a,b) -> (rank, new id)
     std::optional<int32_t> m_unk;
     bool m_fuseUnk = false, m_byteFallback = false, m_ignoreMerges = false;

@@ -77,7 +77,8 @@ private:
             int boundclass = UTF8PROC_BOUNDCLASS_START;
             const auto n = utf8proc_decompose_char(static_cast<utf8proc_int32_t>(c), buf, 32, options, &boundclass);
             if (n < 0 || n > 32)
-                throw InputError(std::string("Unicode normalization failed: ") + utf8proc_errmsg(n < 0 ? n : UTF8PROC_ERROR_NOMEM));
+                throw InputError(std::string("Unicode normalization failed: ") +
+                                 utf8proc_errmsg(n < 0 ? n : UTF8PROC_ERROR_NOMEM));
             for (utf8proc_ssize_t k = 0; k < n; ++k) {
                 const auto d = static_cast<char32_t>(buf[k]);
                 const int cl = ccc(d);

@@ -7,8 +7,7 @@ namespace ascviz::tok {
 namespace {
 
 // ------------------------------------------------------------------------------------- pre-tokenizers
-template <class F>
-void splitEach(std::vector<Split>& splits, F&& f)
+template <class F> void splitEach(std::vector<Split>& splits, F&& f)
 {
     std::vector<Split> out;
     out.reserve(splits.size());
@@ -63,8 +62,7 @@ public:
 
 class DigitsPreTokenizer final : public PreTokenizer {
 public:
-    DigitsPreTokenizer(bool individual)
-        : m_individual(individual)
+    DigitsPreTokenizer(bool individual) : m_individual(individual)
     {
         m_pattern.regex = std::make_shared<Regex>(R"(\p{N})");
     }

@@ -20,13 +20,13 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QSvgRenderer>
 #include <QLabel>
 #include <QLineSeries>
 #include <QPushButton>
 #include <QScatterSeries>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
+#include <QSvgRenderer>
 #include <QSvgWidget>
 #include <QTabWidget>
 #include <QTableView>
@@ -68,7 +68,10 @@ AnalysisPage::~AnalysisPage()
         m_models->jobs()->cancel(m_job);
 }
 
-QList<QAction*> AnalysisPage::menuActions() { return m_actions; }
+QList<QAction*> AnalysisPage::menuActions()
+{
+    return m_actions;
+}
 
 void AnalysisPage::setStatus(const QString& text, bool error)
 {
@@ -104,9 +107,15 @@ void AnalysisPage::refreshHeatmap()
     m_heatmap->setFixedSize(m_heatmap->renderer()->defaultSize());
 }
 
-void AnalysisPage::setCurrentSet(int index) { m_set->setCurrentIndex(index); }
+void AnalysisPage::setCurrentSet(int index)
+{
+    m_set->setCurrentIndex(index);
+}
 
-void AnalysisPage::setBy(CausalBy by) { m_by->setCurrentIndex(m_by->findData(int(by))); }
+void AnalysisPage::setBy(CausalBy by)
+{
+    m_by->setCurrentIndex(m_by->findData(int(by)));
+}
 
 void AnalysisPage::analyse()
 {
@@ -282,7 +291,9 @@ bool AnalysisPage::canExport(ExportKind kind) const
 QString AnalysisPage::suggestedExportName(ExportKind kind) const
 {
     const int t = m_tabs->currentIndex();
-    const QString base = t == 0 ? QStringLiteral("causal") : t == 1 ? QStringLiteral("perplexed") : QStringLiteral("heatmap");
+    const QString base = t == 0   ? QStringLiteral("causal")
+                         : t == 1 ? QStringLiteral("perplexed")
+                                  : QStringLiteral("heatmap");
     return base + QLatin1Char('.') + exportKindName(kind);
 }
 

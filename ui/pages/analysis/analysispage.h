@@ -49,7 +49,10 @@ public:
     void analyse(); // the current set; analysisFinished when done
     bool isRunning() const { return m_job != 0; }
     CausalTableModel* causalModel() const { return m_causalModel; }
-    CeTableModel* ceModel(int which) const { return m_ceModels[which]; } // 0 worst tokens, 1 best tokens, 2 worst labels, 3 best labels
+    CeTableModel* ceModel(int which) const
+    {
+        return m_ceModels[which];
+    } // 0 worst tokens, 1 best tokens, 2 worst labels, 3 best labels
     QTabWidget* tabs() const { return m_tabs; }
     QChartView* scatterView() const { return m_scatter; }
     QString heatmapSvg() const { return m_heatmapSvg; }

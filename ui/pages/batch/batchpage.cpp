@@ -3,13 +3,13 @@
 
 #include "common/appidentity.h"
 
-#include "views/batchcharts.h"
-#include "models/batchmodels.h"
 #include "common/languages.h"
 #include "common/textpos.h"
+#include "models/batchmodels.h"
 #include "services/jobtracker.h"
 #include "services/modelservice.h"
 #include "services/resultstore.h"
+#include "views/batchcharts.h"
 
 #include "ascviz/base/hfcache.h"
 #include "ascviz/base/resources.h"
@@ -18,7 +18,7 @@
 #include <QChart>
 #include <QChartView>
 #include <QComboBox>
-#include <QSignalBlocker>
+#include <QCoreApplication>
 #include <QDateTime>
 #include <QDir>
 #include <QFileDialog>
@@ -26,16 +26,14 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
-#include <QCoreApplication>
 #include <QPointer>
-#include <QSignalBlocker>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QSpinBox>
-#include <QVBoxLayout>
 #include <QTabWidget>
 #include <QTableView>
-
+#include <QVBoxLayout>
 
 namespace ascviz::ui {
 
@@ -102,7 +100,6 @@ void BatchPage::onModelChanged()
     m_dtype->setCurrentText(toQString(info->dtype));
 }
 
-
 QString BatchPage::suggestDbPath() const
 {
     const QString dir = userDataDir() + QStringLiteral("/results");
@@ -115,21 +112,66 @@ QString BatchPage::suggestDbPath() const
                           QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")));
 }
 
-void BatchPage::setCorpusPath(const QString& p) { m_corpus->setText(p); }
-void BatchPage::setModelDir(const QString& d) { m_model->setText(d); }
-void BatchPage::setDbPath(const QString& p) { m_db->setText(p); }
-void BatchPage::setLimit(int limit) { m_limit->setValue(limit); }
-void BatchPage::setPrecision(const QString& dtype) { m_dtype->setCurrentText(dtype); }
-void BatchPage::setLanguage(const QString& id) { selectLanguage(m_language, id); }
-QString BatchPage::language() const { return m_language->currentData().toString(); }
-const std::vector<BatchResultPtr>& BatchPage::resultSets() const { return m_results->batchSets(); }
-QString BatchPage::corpusPath() const { return m_corpus->text(); }
-QString BatchPage::modelDir() const { return m_model->text(); }
-QString BatchPage::dbPath() const { return m_db->text(); }
-QString BatchPage::statusText() const { return m_status->text(); }
-bool BatchPage::isPaused() const { return m_pauseFlag->load(); }
-QChart* BatchPage::categoryChart() const { return m_categoryView->chart(); }
-QChart* BatchPage::distributionChart() const { return m_distributionView->chart(); }
+void BatchPage::setCorpusPath(const QString& p)
+{
+    m_corpus->setText(p);
+}
+void BatchPage::setModelDir(const QString& d)
+{
+    m_model->setText(d);
+}
+void BatchPage::setDbPath(const QString& p)
+{
+    m_db->setText(p);
+}
+void BatchPage::setLimit(int limit)
+{
+    m_limit->setValue(limit);
+}
+void BatchPage::setPrecision(const QString& dtype)
+{
+    m_dtype->setCurrentText(dtype);
+}
+void BatchPage::setLanguage(const QString& id)
+{
+    selectLanguage(m_language, id);
+}
+QString BatchPage::language() const
+{
+    return m_language->currentData().toString();
+}
+const std::vector<BatchResultPtr>& BatchPage::resultSets() const
+{
+    return m_results->batchSets();
+}
+QString BatchPage::corpusPath() const
+{
+    return m_corpus->text();
+}
+QString BatchPage::modelDir() const
+{
+    return m_model->text();
+}
+QString BatchPage::dbPath() const
+{
+    return m_db->text();
+}
+QString BatchPage::statusText() const
+{
+    return m_status->text();
+}
+bool BatchPage::isPaused() const
+{
+    return m_pauseFlag->load();
+}
+QChart* BatchPage::categoryChart() const
+{
+    return m_categoryView->chart();
+}
+QChart* BatchPage::distributionChart() const
+{
+    return m_distributionView->chart();
+}
 
 void BatchPage::setStatus(const QString& text, bool error)
 {
@@ -137,7 +179,10 @@ void BatchPage::setStatus(const QString& text, bool error)
     m_status->setStyleSheet(error ? QStringLiteral("color:#a01818") : QString());
 }
 
-void BatchPage::start() { launch(false); }
+void BatchPage::start()
+{
+    launch(false);
+}
 
 void BatchPage::resume()
 {
@@ -260,7 +305,8 @@ void BatchPage::runJob(const BatchJob& job)
     auto work = [model, job, pause, outcome, guard](JobContext& ctx) {
         *outcome = runBatchJob(*model, job, ctx, pause.get(), [guard](const BatchProgressInfo& p) {
             QMetaObject::invokeMethod(
-                QCoreApplication::instance(), [guard, p] {
+                QCoreApplication::instance(),
+                [guard, p] {
                     if (guard)
                         guard->onProgress(p);
                 },
@@ -324,7 +370,10 @@ void BatchPage::onFinished(const BatchOutcome& o)
     Q_EMIT runFinished(o.ok, o.message);
 }
 
-void BatchPage::openResults(const QString& path) { m_results->openBatchSet(path); }
+void BatchPage::openResults(const QString& path)
+{
+    m_results->openBatchSet(path);
+}
 
 bool BatchPage::openClusterRun(const QString& dir, QString* error)
 {
@@ -370,18 +419,27 @@ void BatchPage::syncShowBox(int current)
     refreshViews();
 }
 
-void BatchPage::removeResults(int index) { m_results->removeBatchSet(index); }
+void BatchPage::removeResults(int index)
+{
+    m_results->removeBatchSet(index);
+}
 
-int BatchPage::currentSet() const { return m_show->currentIndex(); }
+int BatchPage::currentSet() const
+{
+    return m_show->currentIndex();
+}
 
-void BatchPage::setCurrentSet(int index) { m_show->setCurrentIndex(index); }
+void BatchPage::setCurrentSet(int index)
+{
+    m_show->setCurrentIndex(index);
+}
 
 void BatchPage::refreshViews()
 {
     const int cur = currentSet();
     const auto& sets = m_results->batchSets();
-    const BatchResultPtr set = cur >= 0 && cur < static_cast<int>(sets.size()) ? sets[static_cast<std::size_t>(cur)]
-                                                                                  : nullptr;
+    const BatchResultPtr set =
+        cur >= 0 && cur < static_cast<int>(sets.size()) ? sets[static_cast<std::size_t>(cur)] : nullptr;
     {
         // The language chooser of the statistics table: every snippet, then each language of the run.
         const QString keep = m_statsLanguage->currentData().toString();
@@ -391,9 +449,9 @@ void BatchPage::refreshViews()
         if (set)
             for (const auto& l : set->stats.languages) {
                 const LanguageInfo* info = findLanguage(toQString(l.language));
-                m_statsLanguage->addItem(QStringLiteral("%1 (%2)").arg(info ? toQString(info->name) : toQString(l.language))
-                                             .arg(l.snippets),
-                                         toQString(l.language));
+                m_statsLanguage->addItem(
+                    QStringLiteral("%1 (%2)").arg(info ? toQString(info->name) : toQString(l.language)).arg(l.snippets),
+                    toQString(l.language));
             }
         const int at = m_statsLanguage->findData(keep);
         m_statsLanguage->setCurrentIndex(at < 0 ? 0 : at);
@@ -417,7 +475,10 @@ void BatchPage::refreshViews()
     }
 }
 
-bool BatchPage::canResume() const { return m_resume->isEnabled(); }
+bool BatchPage::canResume() const
+{
+    return m_resume->isEnabled();
+}
 
 // Whether `db` is a results database whose run is not complete (interrupted or cancelled): what Resume
 // can continue. A complete run, a missing file or a file that is no results DB cannot be resumed.
@@ -439,7 +500,8 @@ void BatchPage::updateButtons()
     m_pause->setEnabled(m_running && !paused && !m_cancelRequested);
     m_cancel->setEnabled(m_running && !m_cancelRequested);
     m_resume->setEnabled(m_running ? paused : storedRunIncomplete(m_db->text().trimmed()));
-    for (QWidget* w : std::initializer_list<QWidget*>{m_corpus, m_model, m_db, m_limit, m_language, m_aggregation, m_device, m_dtype})
+    for (QWidget* w : std::initializer_list<QWidget*>{m_corpus, m_model, m_db, m_limit, m_language, m_aggregation,
+                                                      m_device, m_dtype})
         w->setEnabled(!m_running);
 }
 
@@ -477,7 +539,10 @@ void BatchPage::openSnippet(int row)
 
 // ---------------------------------------------------------------- Page
 
-QList<QAction*> BatchPage::menuActions() { return {}; }
+QList<QAction*> BatchPage::menuActions()
+{
+    return {};
+}
 
 bool BatchPage::canExport(ExportKind kind) const
 {
@@ -490,14 +555,15 @@ bool BatchPage::canExport(ExportKind kind) const
 
 QString BatchPage::suggestedExportName(ExportKind kind) const
 {
-    return (kind == ExportKind::Svg ? QStringLiteral("chart") : QStringLiteral("table")) + QLatin1Char('.') + exportKindName(kind);
+    return (kind == ExportKind::Svg ? QStringLiteral("chart") : QStringLiteral("table")) + QLatin1Char('.') +
+           exportKindName(kind);
 }
 
 bool BatchPage::exportTo(ExportKind kind, const QString& path, QString* error)
 {
     if (kind == ExportKind::Svg)
-        return exportChartSvg(m_resultTabs->currentWidget() == m_distributionView ? m_distributionView : m_categoryView, path,
-                              error);
+        return exportChartSvg(m_resultTabs->currentWidget() == m_distributionView ? m_distributionView : m_categoryView,
+                              path, error);
     if (kind == ExportKind::Csv)
         return exportCurrentTableCsv(path, error);
     if (error)

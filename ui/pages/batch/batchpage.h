@@ -49,7 +49,7 @@ public:
     void setCorpusPath(const QString& path);
     void setModelDir(const QString& dir);
     void setDbPath(const QString& path);
-    void setLimit(int limit); // 0 = all
+    void setLimit(int limit);                // 0 = all
     void setPrecision(const QString& dtype); // float32 (default), float16, bfloat16
     void setLanguage(const QString& id);     // a registry id
     QString language() const;
@@ -171,7 +171,7 @@ private:
 
     ModelService* m_models;
     ResultStore* m_results;
-    quint64 m_runJob = 0;          // the JobTracker job of the run (0 when none)
+    quint64 m_runJob = 0; // the JobTracker job of the run (0 when none)
     bool m_cancelRequested = false;
     bool m_waitingForModel = false; // the run waits for the model it asked the service to load
     BatchJob m_pendingJob;

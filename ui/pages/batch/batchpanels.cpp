@@ -2,11 +2,11 @@
 
 #include "common/appidentity.h"
 
-#include "views/batchcharts.h"
-#include "models/batchmodels.h"
 #include "common/languages.h"
-#include "views/tableview.h"
 #include "common/textpos.h"
+#include "models/batchmodels.h"
+#include "views/batchcharts.h"
+#include "views/tableview.h"
 
 #include "ascviz/base/hfcache.h"
 #include "ascviz/base/resources.h"
@@ -32,7 +32,6 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
-
 namespace ascviz::ui {
 
 namespace {
@@ -45,7 +44,6 @@ QString safe(const std::function<std::filesystem::path()>& f)
         return {};
     }
 }
-
 
 } // namespace
 
@@ -71,8 +69,9 @@ void BatchPage::buildUi()
     row(m_corpus, tr("Corpus"), tr("JSON Lines / CSV file or a folder of %1 files").arg(extensionList()),
         {{tr("File…"),
           [this] {
-              const QString f = QFileDialog::getOpenFileName(this, tr("Corpus file"), QFileInfo(m_corpus->text()).path(),
-                                                             tr("Corpus (*.jsonl *.ndjson *.json *.csv);;All files (*)"));
+              const QString f =
+                  QFileDialog::getOpenFileName(this, tr("Corpus file"), QFileInfo(m_corpus->text()).path(),
+                                               tr("Corpus (*.jsonl *.ndjson *.json *.csv);;All files (*)"));
               if (!f.isEmpty())
                   m_corpus->setText(f);
           }},
@@ -92,7 +91,8 @@ void BatchPage::buildUi()
           }},
          {tr("Bundled"), [this] { m_model->setText(safe([] { return defaultModelDir(); })); }}});
     row(m_db, tr("Results DB"), tr("SQLite file written by the run"),
-        {{tr("Save as…"), [this] {
+        {{tr("Save as…"),
+          [this] {
               const QString f = QFileDialog::getSaveFileName(this, tr("Results database"), m_db->text(),
                                                              tr("Results (*.db *.sqlite);;All files (*)"), nullptr,
                                                              QFileDialog::DontConfirmOverwrite);
@@ -116,7 +116,8 @@ void BatchPage::buildUi()
     opts->addWidget(m_language);
     opts->addSpacing(12);
     m_aggregation = new QComboBox(runBox);
-    m_aggregation->addItems({QStringLiteral("median"), QStringLiteral("mean"), QStringLiteral("max"), QStringLiteral("min")});
+    m_aggregation->addItems(
+        {QStringLiteral("median"), QStringLiteral("mean"), QStringLiteral("max"), QStringLiteral("min")});
     m_aggregation->setToolTip(tr("Aggregation θ of a node's token NtP values"));
     m_device = new QComboBox(runBox);
     m_device->addItems({QStringLiteral("auto"), QStringLiteral("cpu"), QStringLiteral("cuda")});
@@ -176,8 +177,9 @@ void BatchPage::buildUi()
     auto* open = new QPushButton(tr("Open results…"), this);
     open->setToolTip(tr("Open one or more results databases to compare models"));
     connect(open, &QPushButton::clicked, this, [this] {
-        const QStringList files = QFileDialog::getOpenFileNames(this, tr("Open results databases"), QFileInfo(m_db->text()).path(),
-                                                                tr("Results (*.db *.sqlite);;All files (*)"));
+        const QStringList files =
+            QFileDialog::getOpenFileNames(this, tr("Open results databases"), QFileInfo(m_db->text()).path(),
+                                          tr("Results (*.db *.sqlite);;All files (*)"));
         for (const auto& f : files)
             openResults(f);
     });

@@ -17,11 +17,14 @@ std::string toStd(const QString& s)
     const QByteArray b = s.toUtf8();
     return std::string(b.constData(), static_cast<std::size_t>(b.size()));
 }
-QString tr(const char* s) { return QCoreApplication::translate("ascviz::ui::BatchRunner", s); }
+QString tr(const char* s)
+{
+    return QCoreApplication::translate("ascviz::ui::BatchRunner", s);
+}
 } // namespace
 
-BatchOutcome runBatchJob(const LanguageModel& model, const BatchJob& job, JobContext& ctx, const std::atomic<bool>* pause,
-                         const std::function<void(const BatchProgressInfo&)>& progress)
+BatchOutcome runBatchJob(const LanguageModel& model, const BatchJob& job, JobContext& ctx,
+                         const std::atomic<bool>* pause, const std::function<void(const BatchProgressInfo&)>& progress)
 {
     BatchOutcome out;
     out.db = job.db;

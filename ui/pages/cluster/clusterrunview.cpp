@@ -25,7 +25,8 @@ ClusterRunView::ClusterRunView(QWidget* parent) : QWidget(parent)
     m_folder = new QLabel(tr("No run folder"), this);
     m_folder->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_model = new QStandardItemModel(0, Columns, this);
-    m_model->setHorizontalHeaderLabels({tr("Shard"), tr("Done"), tr("Planned"), tr("%"), tr("Status"), tr("Slurm task")});
+    m_model->setHorizontalHeaderLabels(
+        {tr("Shard"), tr("Done"), tr("Planned"), tr("%"), tr("Status"), tr("Slurm task")});
     m_table = new QTableView(this);
     m_table->setModel(m_model);
     m_table->verticalHeader()->hide();
@@ -86,17 +87,35 @@ bool ClusterRunView::openRunFolder(const QString& dir, QString* error)
     return true;
 }
 
-QString ClusterRunView::runFolder() const { return m_run ? QString::fromStdString(m_run->dir.string()) : QString(); }
+QString ClusterRunView::runFolder() const
+{
+    return m_run ? QString::fromStdString(m_run->dir.string()) : QString();
+}
 
-void ClusterRunView::setRefreshInterval(int ms) { m_timer->setInterval(ms); }
+void ClusterRunView::setRefreshInterval(int ms)
+{
+    m_timer->setInterval(ms);
+}
 
-void ClusterRunView::setAskQueue(bool ask) { m_askQueue = ask; }
+void ClusterRunView::setAskQueue(bool ask)
+{
+    m_askQueue = ask;
+}
 
-QString ClusterRunView::summaryText() const { return m_summary->text(); }
+QString ClusterRunView::summaryText() const
+{
+    return m_summary->text();
+}
 
-QString ClusterRunView::hintText() const { return m_hint->text(); }
+QString ClusterRunView::hintText() const
+{
+    return m_hint->text();
+}
 
-QString ClusterRunView::mergedDb() const { return m_run ? QString::fromStdString(m_run->mergedDb().string()) : QString(); }
+QString ClusterRunView::mergedDb() const
+{
+    return m_run ? QString::fromStdString(m_run->mergedDb().string()) : QString();
+}
 
 void ClusterRunView::refreshNow()
 {
@@ -144,9 +163,10 @@ void ClusterRunView::apply(const SlurmRunStatus& st)
     }
     QString summary = tr("%1 of %2 snippets").arg(st.done).arg(st.planned);
     if (!st.mergeJob.empty())
-        summary += tr("; merge job %1%2")
-                       .arg(QString::fromStdString(st.mergeJob),
-                            st.mergeState.empty() ? QString() : QStringLiteral(" ") + QString::fromStdString(st.mergeState));
+        summary +=
+            tr("; merge job %1%2")
+                .arg(QString::fromStdString(st.mergeJob),
+                     st.mergeState.empty() ? QString() : QStringLiteral(" ") + QString::fromStdString(st.mergeState));
     if (st.merged)
         summary += tr("; merged (%1 snippets)").arg(st.mergedSnippets);
     if (!st.queueKnown)

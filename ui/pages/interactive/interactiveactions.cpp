@@ -1,26 +1,26 @@
 #include "pages/interactive/interactivepage.h"
 #include "pages/interactive/prompteditor.h"
 
-#include "views/astview.h"
-#include "views/detailspanel.h"
-#include "views/legendwidget.h"
+#include "common/languages.h"
+#include "common/session.h"
+#include "common/textpos.h"
 #include "pages/interactive/interactiveengine.h"
 #include "services/modelservice.h"
 #include "services/resultstore.h"
-#include "common/languages.h"
-#include "views/syntaxhighlighter.h"
+#include "views/astview.h"
+#include "views/detailspanel.h"
+#include "views/legendwidget.h"
 #include "views/sequenceview.h"
-#include "common/session.h"
-#include "common/textpos.h"
+#include "views/syntaxhighlighter.h"
 
 #include "ascviz/eval/evaljson.h"
 #include "ascviz/render/svg.h"
 #include "ascviz/syntax/language.h"
 
+#include "ascviz/base/limits.h"
 #include <QAction>
 #include <QComboBox>
 #include <QDoubleSpinBox>
-#include "ascviz/base/limits.h"
 
 #include <QFile>
 #include <QFileDialog>
@@ -76,7 +76,8 @@ void InteractivePage::setCategoryLabel()
 
 void InteractivePage::chooseCategoryFile()
 {
-    const QString f = QFileDialog::getOpenFileName(this, tr("Category file"), QString(), tr("JSON (*.json);;All files (*)"));
+    const QString f =
+        QFileDialog::getOpenFileName(this, tr("Category file"), QString(), tr("JSON (*.json);;All files (*)"));
     if (f.isEmpty())
         return;
     QString error;
@@ -101,9 +102,10 @@ bool InteractivePage::exportSvg(const QString& path, View v, QString* error) con
         return false;
     }
     try {
-        const std::string svg = v == View::Sequence ? renderSequenceSvg(*m_shown->eval)
-                                                    : renderAstSvg(*m_shown->eval, v == View::Partial ? ascviz::AstView::Partial
-                                                                                                      : ascviz::AstView::Complete);
+        const std::string svg = v == View::Sequence
+                                    ? renderSequenceSvg(*m_shown->eval)
+                                    : renderAstSvg(*m_shown->eval, v == View::Partial ? ascviz::AstView::Partial
+                                                                                      : ascviz::AstView::Complete);
         return writeBytes(path, svg, error);
     } catch (const std::exception& e) {
         if (error)
@@ -119,8 +121,10 @@ bool InteractivePage::exportPng(const QString& path, View v, QString* error) con
             *error = tr("There is no result to export yet.");
         return false;
     }
-    const QImage img = v == View::Sequence ? m_sequence->renderImage(2.0)
-                                           : astView(v == View::Partial ? ascviz::AstView::Partial : ascviz::AstView::Complete)->renderImage(2.0);
+    const QImage img =
+        v == View::Sequence
+            ? m_sequence->renderImage(2.0)
+            : astView(v == View::Partial ? ascviz::AstView::Partial : ascviz::AstView::Complete)->renderImage(2.0);
     if (img.isNull() || !img.save(path, "PNG")) {
         if (error)
             *error = tr("cannot write %1").arg(path);
@@ -136,7 +140,8 @@ bool InteractivePage::exportJson(const QString& path, QString* error) const
             *error = tr("There is no result to export yet.");
         return false;
     }
-    const std::string text = evalResultJson(*m_shown->eval).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    const std::string text =
+        evalResultJson(*m_shown->eval).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     return writeBytes(path, text, error);
 }
 
@@ -186,8 +191,8 @@ bool InteractivePage::openSession(const QString& path, QString* error)
     QString catError;
     if (!m_engine->setCategoryFile(s.categoryFile, &catError)) {
         m_engine->setCategoryFile(QString());
-        Q_EMIT errorOccurred(tr("The session's category file could not be used (%1); the bundled table is used instead.")
-                                 .arg(catError));
+        Q_EMIT errorOccurred(
+            tr("The session's category file could not be used (%1); the bundled table is used instead.").arg(catError));
     }
     setCategoryLabel();
     {
@@ -202,9 +207,15 @@ bool InteractivePage::openSession(const QString& path, QString* error)
 
 // ---------------------------------------------------------------- language
 
-QString InteractivePage::language() const { return m_languageBox->currentData().toString(); }
+QString InteractivePage::language() const
+{
+    return m_languageBox->currentData().toString();
+}
 
-void InteractivePage::setLanguage(const QString& id) { selectLanguage(m_languageBox, id); }
+void InteractivePage::setLanguage(const QString& id)
+{
+    selectLanguage(m_languageBox, id);
+}
 
 void InteractivePage::applyLanguage()
 {
@@ -251,8 +262,9 @@ bool InteractivePage::openPromptFile(const QString& path, QString* error)
 QList<QAction*> InteractivePage::menuActions()
 {
     if (m_menuActions.isEmpty()) {
-        const std::pair<View, QString> views[] = {
-            {View::Sequence, tr("&Sequence")}, {View::Partial, tr("AST &partial")}, {View::Complete, tr("AST &complete")}};
+        const std::pair<View, QString> views[] = {{View::Sequence, tr("&Sequence")},
+                                                  {View::Partial, tr("AST &partial")},
+                                                  {View::Complete, tr("AST &complete")}};
         for (const auto& [view, text] : views) {
             auto* a = new QAction(text, this);
             a->setShortcut(QKeySequence(Qt::CTRL | (Qt::Key_1 + int(view))));
@@ -263,20 +275,28 @@ QList<QAction*> InteractivePage::menuActions()
     return m_menuActions;
 }
 
-bool InteractivePage::canExport(ExportKind kind) const { return m_shown && kind != ExportKind::Csv; }
+bool InteractivePage::canExport(ExportKind kind) const
+{
+    return m_shown && kind != ExportKind::Csv;
+}
 
 QString InteractivePage::suggestedExportName(ExportKind kind) const
 {
-    return (kind == ExportKind::Json ? QStringLiteral("result") : viewName(currentView())) + QLatin1Char('.') + exportKindName(kind);
+    return (kind == ExportKind::Json ? QStringLiteral("result") : viewName(currentView())) + QLatin1Char('.') +
+           exportKindName(kind);
 }
 
 bool InteractivePage::exportTo(ExportKind kind, const QString& path, QString* error)
 {
     switch (kind) {
-    case ExportKind::Svg: return exportSvg(path, currentView(), error);
-    case ExportKind::Png: return exportPng(path, currentView(), error);
-    case ExportKind::Json: return exportJson(path, error);
-    case ExportKind::Csv: break;
+    case ExportKind::Svg:
+        return exportSvg(path, currentView(), error);
+    case ExportKind::Png:
+        return exportPng(path, currentView(), error);
+    case ExportKind::Json:
+        return exportJson(path, error);
+    case ExportKind::Csv:
+        break;
     }
     if (error)
         *error = tr("The Interactive page has no table to export.");

@@ -67,7 +67,10 @@ InteractiveEngine::~InteractiveEngine()
         m_models->jobs()->cancel(m_trackerJob);
 }
 
-bool InteractiveEngine::hasModel() const { return m_models->hasModel(); }
+bool InteractiveEngine::hasModel() const
+{
+    return m_models->hasModel();
+}
 
 const LanguageInfo& InteractiveEngine::languageInfo() const
 {
@@ -164,7 +167,10 @@ quint64 InteractiveEngine::generate(const QString& prompt, const GenerationOptio
     return runModelJob(Phase::Generating, prompt, opts);
 }
 
-quint64 InteractiveEngine::score(const QString& code) { return runModelJob(Phase::Scoring, code, GenerationOptions{}); }
+quint64 InteractiveEngine::score(const QString& code)
+{
+    return runModelJob(Phase::Scoring, code, GenerationOptions{});
+}
 
 quint64 InteractiveEngine::runModelJob(Phase phase, const QString& prompt, const GenerationOptions& opts)
 {
@@ -227,8 +233,8 @@ quint64 InteractiveEngine::runModelJob(Phase phase, const QString& prompt, const
         setPhase(Phase::Idle);
         Q_EMIT jobFailed(job, message);
     };
-    m_trackerJob = m_models->jobs()->start(generating ? tr("Generating") : tr("Scoring"), kModelLane, std::move(work), this,
-                                           std::move(cb));
+    m_trackerJob = m_models->jobs()->start(generating ? tr("Generating") : tr("Scoring"), kModelLane, std::move(work),
+                                           this, std::move(cb));
     return job;
 }
 
@@ -275,8 +281,8 @@ quint64 InteractiveEngine::startAnalysis(quint64 job, std::shared_ptr<const Eval
             for (const auto& id : languagesParsingCleanly(r->tree.text(), r->tree.language()))
                 clean << toQString(id);
             if (!clean.isEmpty())
-                a->syntaxNote += QStringLiteral("<br>") +
-                                 tr("parses without errors as: %1").arg(clean.join(QStringLiteral(", ")));
+                a->syntaxNote +=
+                    QStringLiteral("<br>") + tr("parses without errors as: %1").arg(clean.join(QStringLiteral(", ")));
         }
         try {
             a->partial = std::make_shared<const GraphLayout>(layoutAst(*r, AstView::Partial));

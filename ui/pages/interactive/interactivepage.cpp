@@ -1,17 +1,17 @@
 #include "pages/interactive/interactivepage.h"
 
-#include "views/astview.h"
-#include "views/detailspanel.h"
-#include "views/legendwidget.h"
+#include "common/languages.h"
+#include "common/session.h"
+#include "common/textpos.h"
 #include "pages/interactive/interactiveengine.h"
 #include "pages/interactive/prompteditor.h"
 #include "services/modelservice.h"
 #include "services/resultstore.h"
-#include "common/languages.h"
-#include "views/syntaxhighlighter.h"
+#include "views/astview.h"
+#include "views/detailspanel.h"
+#include "views/legendwidget.h"
 #include "views/sequenceview.h"
-#include "common/session.h"
-#include "common/textpos.h"
+#include "views/syntaxhighlighter.h"
 
 #include "ascviz/eval/evaljson.h"
 #include "ascviz/render/svg.h"
@@ -68,12 +68,14 @@ InteractivePage::InteractivePage(ModelService* models, ResultStore* results, QWi
     connect(models, &ModelService::loadStarted, this, &InteractivePage::updateButtons);
     connect(models, &ModelService::loadFailed, this, &InteractivePage::updateButtons);
 
-    connect(m_sequence, &SequenceView::tokenClicked, this, [this](int t) { t < 0 ? clearSelection() : selectToken(t); });
+    connect(m_sequence, &SequenceView::tokenClicked, this,
+            [this](int t) { t < 0 ? clearSelection() : selectToken(t); });
     for (AstView* v : {m_partial, m_complete})
         connect(v, &AstView::nodeClicked, this, [this](int n) { n < 0 ? clearSelection() : selectNode(n); });
     connect(m_details, &DetailsPanel::nodeActivated, this, [this](int n) {
         selectNode(n);
-        if (AstView* v = astView(currentView() == View::Complete ? ascviz::AstView::Complete : ascviz::AstView::Partial))
+        if (AstView* v =
+                astView(currentView() == View::Complete ? ascviz::AstView::Complete : ascviz::AstView::Partial))
             v->centerOnNode(n);
     });
     connect(m_details, &DetailsPanel::tokenActivated, this, [this](int t) {
@@ -84,7 +86,10 @@ InteractivePage::InteractivePage(ModelService* models, ResultStore* results, QWi
     updateButtons();
 }
 
-AstView* InteractivePage::astView(ascviz::AstView v) const { return v == ascviz::AstView::Partial ? m_partial : m_complete; }
+AstView* InteractivePage::astView(ascviz::AstView v) const
+{
+    return v == ascviz::AstView::Partial ? m_partial : m_complete;
+}
 
 GenerationOptions InteractivePage::generationOptions() const
 {
@@ -120,11 +125,23 @@ bool InteractivePage::setPrompt(const QString& text)
     return true;
 }
 
-QPlainTextEdit* InteractivePage::editor() const { return m_editor; }
-QString InteractivePage::prompt() const { return m_editor->toPlainText(); }
+QPlainTextEdit* InteractivePage::editor() const
+{
+    return m_editor;
+}
+QString InteractivePage::prompt() const
+{
+    return m_editor->toPlainText();
+}
 
-InteractivePage::View InteractivePage::currentView() const { return View(m_views->currentIndex()); }
-void InteractivePage::showView(View v) { m_views->setCurrentIndex(int(v)); }
+InteractivePage::View InteractivePage::currentView() const
+{
+    return View(m_views->currentIndex());
+}
+void InteractivePage::showView(View v)
+{
+    m_views->setCurrentIndex(int(v));
+}
 
 bool InteractivePage::parseView(const QString& name, View* out)
 {
@@ -142,9 +159,12 @@ bool InteractivePage::parseView(const QString& name, View* out)
 QString InteractivePage::viewName(View v)
 {
     switch (v) {
-    case View::Sequence: return QStringLiteral("sequence");
-    case View::Partial: return QStringLiteral("partial");
-    case View::Complete: return QStringLiteral("complete");
+    case View::Sequence:
+        return QStringLiteral("sequence");
+    case View::Partial:
+        return QStringLiteral("partial");
+    case View::Complete:
+        return QStringLiteral("complete");
     }
     return QStringLiteral("sequence");
 }
@@ -161,12 +181,16 @@ void InteractivePage::updateButtons()
     case InteractiveEngine::Phase::Generating:
         m_status->setText(tr("Generating… %n token(s)", nullptr, m_streamed));
         break;
-    case InteractiveEngine::Phase::Scoring: m_status->setText(tr("Scoring…")); break;
-    case InteractiveEngine::Phase::Analyzing: m_status->setText(tr("Parsing, aligning and laying out…")); break;
+    case InteractiveEngine::Phase::Scoring:
+        m_status->setText(tr("Scoring…"));
+        break;
+    case InteractiveEngine::Phase::Analyzing:
+        m_status->setText(tr("Parsing, aligning and laying out…"));
+        break;
     case InteractiveEngine::Phase::Idle:
         if (!model)
             m_status->setText(m_engine->models()->isLoading() ? tr("Waiting for the model to load…")
-                                                        : tr("No model loaded: open a model folder."));
+                                                              : tr("No model loaded: open a model folder."));
         else if (m_status->text().endsWith(QChar(0x2026)) || m_status->text().startsWith(tr("No model")) ||
                  m_status->text().startsWith(tr("Waiting")))
             m_status->clear();
@@ -196,7 +220,10 @@ void InteractivePage::score()
     m_engine->score(prompt());
 }
 
-void InteractivePage::stop() { m_engine->stop(); }
+void InteractivePage::stop()
+{
+    m_engine->stop();
+}
 
 void InteractivePage::scoreCode(const QString& code)
 {
@@ -299,9 +326,11 @@ void InteractivePage::updateSummary()
     const int generated = m_shown->generatedTokens();
     QString s = tr("AsC-Eval <span style='background-color:%1; color:%2'>&nbsp;%3&nbsp;</span>")
                     .arg(c.name(), textColorOn(c).name(), formatValue(r.features.ascEval));
-    s += QStringLiteral(" &nbsp;·&nbsp; ") + tr("CE %1").arg(std::isnan(ce) ? QStringLiteral("n/a") : QString::number(ce, 'f', 3));
+    s += QStringLiteral(" &nbsp;·&nbsp; ") +
+         tr("CE %1").arg(std::isnan(ce) ? QStringLiteral("n/a") : QString::number(ce, 'f', 3));
     s += QStringLiteral(" &nbsp;·&nbsp; ") + tr("%1 tokens (%2 generated)").arg(r.scored.tokens.size()).arg(generated);
-    s += QStringLiteral(" &nbsp;·&nbsp; ") + tr("%1 AST nodes, %2 levels").arg(r.features.astNodes).arg(r.features.astLevels);
+    s += QStringLiteral(" &nbsp;·&nbsp; ") +
+         tr("%1 AST nodes, %2 levels").arg(r.features.astNodes).arg(r.features.astLevels);
     s += QStringLiteral(" &nbsp;·&nbsp; θ = %1").arg(toQString(toString(r.aggregation)));
     if (!r.scored.model.empty())
         s += QStringLiteral(" &nbsp;·&nbsp; <i>%1</i>").arg(toQString(r.scored.model).toHtmlEscaped());

@@ -1,17 +1,17 @@
 #include "pages/interactive/interactivepage.h"
 #include "pages/interactive/prompteditor.h"
 
-#include "views/astview.h"
-#include "views/detailspanel.h"
-#include "views/legendwidget.h"
+#include "common/languages.h"
+#include "common/session.h"
+#include "common/textpos.h"
 #include "pages/interactive/interactiveengine.h"
 #include "services/modelservice.h"
 #include "services/resultstore.h"
-#include "common/languages.h"
-#include "views/syntaxhighlighter.h"
+#include "views/astview.h"
+#include "views/detailspanel.h"
+#include "views/legendwidget.h"
 #include "views/sequenceview.h"
-#include "common/session.h"
-#include "common/textpos.h"
+#include "views/syntaxhighlighter.h"
 
 #include "ascviz/eval/evaljson.h"
 #include "ascviz/render/svg.h"
@@ -247,9 +247,8 @@ QWidget* InteractivePage::buildViews()
     v->addWidget(m_views, 1);
     m_legend = new LegendWidget(LegendWidget::Mode::Sequence, w);
     v->addWidget(m_legend);
-    connect(m_views, &QTabWidget::currentChanged, this, [this](int i) {
-        m_legend->setMode(i == 0 ? LegendWidget::Mode::Sequence : LegendWidget::Mode::Ast);
-    });
+    connect(m_views, &QTabWidget::currentChanged, this,
+            [this](int i) { m_legend->setMode(i == 0 ? LegendWidget::Mode::Sequence : LegendWidget::Mode::Ast); });
     updateSummary();
     return w;
 }

@@ -18,9 +18,9 @@
 namespace ascviz {
 
 struct CausalOptions {
-    uint64_t seed = 20230807;     // refutation draws (mixed with the group's name)
-    double subsetFraction = 0.8;  // the data-subset refutation keeps this share of the rows
-    int minSnippets = 10;         // a group with fewer usable snippets gets ρ only (no effect)
+    uint64_t seed = 20230807;    // refutation draws (mixed with the group's name)
+    double subsetFraction = 0.8; // the data-subset refutation keeps this share of the rows
+    int minSnippets = 10;        // a group with fewer usable snippets gets ρ only (no effect)
 };
 
 // The rows of one analysis: T, Y and the confounders' columns, one entry per snippet.
@@ -31,10 +31,10 @@ struct CausalRows {
 
 struct CausalEstimate {
     int n = 0;
-    std::optional<double> rhoOutcome;                                 // ρ(T, Y)
+    std::optional<double> rhoOutcome;                                          // ρ(T, Y)
     std::vector<std::pair<std::string, std::optional<double>>> rhoConfounders; // ρ(T, Z_k), in confounder order
     bool hasEffect = false;
-    double effect = 0, se = 0, lo = 0, hi = 0; // T's OLS coefficient, its se and 95 % interval
+    double effect = 0, se = 0, lo = 0, hi = 0;                    // T's OLS coefficient, its se and 95 % interval
     std::optional<double> placebo, randomCommonCause, dataSubset; // refuted effects
     std::string note; // why there is no effect (too few snippets, a singular design)
 };
@@ -43,7 +43,8 @@ struct CausalEstimate {
 const std::vector<std::string>& causalConfounders();
 
 // One analysis on given rows; `key` seeds the refutations (so a group's result does not depend on others).
-CausalEstimate estimateCausal(const CausalRows& rows, const CausalOptions& opts = {}, const std::string& key = "global");
+CausalEstimate estimateCausal(const CausalRows& rows, const CausalOptions& opts = {},
+                              const std::string& key = "global");
 
 enum class CausalBy { Global, Category, Concept };
 CausalBy parseCausalBy(const std::string& s); // "global" | "category" | "concept"; InputError otherwise

@@ -32,13 +32,13 @@ struct CallStat {
 
 struct PerplexedReport {
     int snippets = 0;
-    int64_t tokens = 0;   // tokens with a finite CE
-    int64_t skipped = 0;  // tokens with NtP 0 (infinite CE) or none
-    CeStat all;           // every counted token
+    int64_t tokens = 0;  // tokens with a finite CE
+    int64_t skipped = 0; // tokens with NtP 0 (infinite CE) or none
+    CeStat all;          // every counted token
     std::vector<std::pair<std::string, CeStat>> worstTokens, bestTokens, worstLabels, bestLabels;
     CallStat internalCalls, externalCalls;
-    int64_t builtinCalls = 0; // left out
-    CeStat errorParented;                                     // tokens whose node's parent is ERROR
+    int64_t builtinCalls = 0;                                // left out
+    CeStat errorParented;                                    // tokens whose node's parent is ERROR
     std::vector<std::pair<std::string, CeStat>> errorLabels; // their labels, worst first
     int minCount = 0;
 };

@@ -13,7 +13,8 @@ namespace ascviz {
 // place in words; this is the same information, structured.
 struct ErrorContext {
     ErrorContext() = default;
-    explicit ErrorContext(std::string file, std::optional<std::size_t> offset = {}, std::optional<std::size_t> lineNo = {})
+    explicit ErrorContext(std::string file, std::optional<std::size_t> offset = {},
+                          std::optional<std::size_t> lineNo = {})
         : path(std::move(file)), byteOffset(offset), line(lineNo)
     {
     }
@@ -25,8 +26,7 @@ struct ErrorContext {
 class Error : public std::runtime_error {
 public:
     explicit Error(const std::string& message) : std::runtime_error(message) {}
-    Error(const std::string& message, ErrorContext context)
-        : std::runtime_error(message), m_context(std::move(context))
+    Error(const std::string& message, ErrorContext context) : std::runtime_error(message), m_context(std::move(context))
     {
     }
     const ErrorContext& context() const { return m_context; }

@@ -9,10 +9,10 @@
 // Long snippets: the model scores texts longer than its context in overlapping windows (model.h); such
 // snippets are stored with windowed = 1, never truncated.
 #pragma once
-#include "ascviz/results/corpus.h"
 #include "ascviz/base/limits.h"
 #include "ascviz/eval/eval.h"
 #include "ascviz/model/model.h"
+#include "ascviz/results/corpus.h"
 #include "ascviz/results/resultsdb.h"
 #include "ascviz/results/shards.h"
 
@@ -24,12 +24,12 @@
 namespace ascviz {
 
 struct BatchProgress {
-    int done = 0;          // snippets stored (including those found in the DB when resuming)
-    int total = 0;         // snippets planned
-    int resumed = 0;       // of `done`, found already stored when the run started
-    int errors = 0;        // snippets stored with status error (this call)
-    int64_t tokens = 0;    // tokens scored in this call
-    double elapsed = 0;    // seconds of work in this call (paused time excluded)
+    int done = 0;       // snippets stored (including those found in the DB when resuming)
+    int total = 0;      // snippets planned
+    int resumed = 0;    // of `done`, found already stored when the run started
+    int errors = 0;     // snippets stored with status error (this call)
+    int64_t tokens = 0; // tokens scored in this call
+    double elapsed = 0; // seconds of work in this call (paused time excluded)
     double snippetsPerSecond = 0;
     double tokensPerSecond = 0;
     double etaSeconds = -1; // -1 while unknown
@@ -40,10 +40,10 @@ struct BatchProgress {
 struct BatchOptions {
     Aggregation aggregation = Aggregation::Median;
     std::string language; // entries without a language of their own (CorpusEntry::language); empty = the default
-    int limit = 0;       // evaluate the first `limit` corpus entries (0 = all)
-    bool resume = false; // continue an existing DB (else the DB must not exist)
-    int batchSize = 1;   // snippets scored together with scoreBatch (1 = one by one, bit for bit reproducible)
-    ShardSpec shard;     // evaluate only this shard of the run (shards.h: snippet k is in shard k mod N)
+    int limit = 0;        // evaluate the first `limit` corpus entries (0 = all)
+    bool resume = false;  // continue an existing DB (else the DB must not exist)
+    int batchSize = 1;    // snippets scored together with scoreBatch (1 = one by one, bit for bit reproducible)
+    ShardSpec shard;      // evaluate only this shard of the run (shards.h: snippet k is in shard k mod N)
     // Bounded work (base/limits.h): a snippet over any limit is stored as an error row with the limit's
     // message, without being scored (0 = no limit): its size is checked first, then its tree (parsed before
     // the model runs).

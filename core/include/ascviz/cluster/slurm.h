@@ -81,8 +81,8 @@ struct SlurmRunStatus {
     std::string mergeJob, mergeState; // mergeState: squeue's state, "" when unknown
     bool merged = false;              // all.db exists
     int64_t mergedSnippets = 0;
-    bool queueKnown = false;          // squeue answered
-    std::string hint;                 // what to do next, when something needs the user
+    bool queueKnown = false; // squeue answered
+    std::string hint;        // what to do next, when something needs the user
 };
 
 // Progress from the shard databases (opened read-only; a database being written is fine) and, when

@@ -26,11 +26,12 @@ public:
     static CategoryMap fromFile(const std::filesystem::path& file, const std::string& language = {});
     static CategoryMap forLanguage(const std::string& language); // the registry descriptor's table, checked
     std::optional<std::string> categoryOf(const std::string& nodeType) const;
-    std::vector<std::string> categories() const; // in file order
-    std::vector<std::string> types() const;      // every node type the table names, sorted
+    std::vector<std::string> categories() const;               // in file order
+    std::vector<std::string> types() const;                    // every node type the table names, sorted
     const std::string& language() const { return m_language; } // the file's "language" field ("" = none)
     // The table's node types that the language's grammar does not have (sorted; empty = all known).
     std::vector<std::string> unknownTypes(const std::string& language) const;
+
 private:
     std::map<std::string, std::string> m_byType;
     std::vector<std::string> m_categories;
@@ -38,8 +39,8 @@ private:
 };
 
 struct NodeEval {
-    std::vector<int> tokens;             // indices into ScoredText::tokens aligned to the node (δ)
-    std::optional<double> value;         // θ over the aligned tokens' non-null NtP; nullopt = n/a
+    std::vector<int> tokens;     // indices into ScoredText::tokens aligned to the node (δ)
+    std::optional<double> value; // θ over the aligned tokens' non-null NtP; nullopt = n/a
     std::optional<std::string> category;
 };
 

@@ -29,7 +29,7 @@ struct LoadOptions {
 };
 
 struct ModelInfo {
-    std::string name;         // folder name, or ORG/NAME for a Hugging Face cache snapshot
+    std::string name; // folder name, or ORG/NAME for a Hugging Face cache snapshot
     std::filesystem::path dir;
     std::string architecture; // config.json model_type
     std::string device;       // "cpu" or "cuda:0"
@@ -39,7 +39,7 @@ struct ModelInfo {
     int64_t vocabSize = 0;
     int layers = 0;
     int hidden = 0;
-    int threads = 0;          // CPU intra-op threads the model computes with (0 on a GPU)
+    int threads = 0; // CPU intra-op threads the model computes with (0 on a GPU)
 };
 
 struct ScoreOptions {
@@ -72,7 +72,7 @@ struct StreamedToken {
     std::string piece; // decoded text added to the completion by this token (may be empty for a
                        // partial UTF-8 sequence; it is completed by a later token)
     double ntp = 0.0;
-    int index = 0;     // 0-based index among generated tokens
+    int index = 0; // 0-based index among generated tokens
 };
 
 using TokenCallback = std::function<void(const StreamedToken&)>;
@@ -105,8 +105,8 @@ public:
     // Id-level API (no tokenizer involved): for tests, benchmarks and callers that tokenize themselves.
     // NtP of every id of every sequence given the ids before it in that sequence (the first is nullopt);
     // sequences are batched (right padding) and long ones windowed as in ScoreOptions.
-    virtual std::vector<std::vector<std::optional<double>>> scoreIds(
-        const std::vector<std::vector<int32_t>>& sequences) const = 0;
+    virtual std::vector<std::vector<std::optional<double>>>
+    scoreIds(const std::vector<std::vector<int32_t>>& sequences) const = 0;
     // The ids generated after `promptIds` (which must not be empty). When generation stops at EOS
     // (opts.stopAtEos), that EOS id is the last element (generate() leaves it out of the text).
     virtual std::vector<int32_t> generateIds(const std::vector<int32_t>& promptIds, const GenerationOptions& opts,

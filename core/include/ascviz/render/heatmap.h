@@ -10,7 +10,7 @@
 namespace ascviz {
 
 struct HeatmapColumn {
-    std::string name;                                // the model (column header)
+    std::string name;                                    // the model (column header)
     std::map<std::string, std::optional<double>> values; // row name -> value (absent / nullopt: n/a)
 };
 

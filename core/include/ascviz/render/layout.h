@@ -11,18 +11,20 @@ namespace ascviz {
 
 enum class AstView { Complete, Partial };
 
-struct Rgb { unsigned char r = 0, g = 0, b = 0; };
+struct Rgb {
+    unsigned char r = 0, g = 0, b = 0;
+};
 // Diverging scale red (0) -> white (0.5) -> blue (1); grey for n/a.
 Rgb ascColor(std::optional<double> value);
 
 struct LayoutNode {
-    int node = 0;           // AST node id
-    double x = 0, y = 0;    // centre, points, y grows downwards
+    int node = 0;        // AST node id
+    double x = 0, y = 0; // centre, points, y grows downwards
     double width = 0, height = 0;
-    std::string label;      // type (+ text for terminals) and value, lines separated by '\n'
+    std::string label; // type (+ text for terminals) and value, lines separated by '\n'
 };
 struct LayoutEdge {
-    int from = 0, to = 0;                       // AST node ids
+    int from = 0, to = 0;                          // AST node ids
     std::vector<std::pair<double, double>> points; // spline control points, points, y down
 };
 enum class LayoutEngine { Graphviz, Tree };

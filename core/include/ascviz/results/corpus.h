@@ -28,9 +28,9 @@ struct CorpusIssue {
 enum class CorpusFormat { JsonLines, Csv, Folder };
 
 struct CorpusReadOptions {
-    // Folder corpora: file extensions taken (lower-case, with the dot; matched case-insensitively). Hidden files/folders are skipped.
-    // Empty: the extensions of `language` in the language registry (syntax/language.h); with no
-    // language, every registered extension (a mixed-language folder; each file in its extension's language).
+    // Folder corpora: file extensions taken (lower-case, with the dot; matched case-insensitively). Hidden
+    // files/folders are skipped. Empty: the extensions of `language` in the language registry (syntax/language.h); with
+    // no language, every registered extension (a mixed-language folder; each file in its extension's language).
     std::vector<std::string> extensions;
     // The language of entries that name none (no `language` field). In a folder corpus, every file's
     // language when set; when empty, each file's extension decides. Empty: the registry's default language.
@@ -38,10 +38,10 @@ struct CorpusReadOptions {
 };
 
 struct Corpus {
-    std::filesystem::path source;     // as given (absolute after reading)
+    std::filesystem::path source; // as given (absolute after reading)
     CorpusFormat format = CorpusFormat::JsonLines;
-    std::vector<CorpusEntry> entries; // in file order (folders: sorted relative paths)
-    std::vector<CorpusIssue> issues;  // skipped entries with reasons
+    std::vector<CorpusEntry> entries;           // in file order (folders: sorted relative paths)
+    std::vector<CorpusIssue> issues;            // skipped entries with reasons
     std::vector<std::string> languages() const; // the entries' distinct languages, sorted
     // FNV-1a 64 over every entry's id and code (and language, when it is not the registry's default), in
     // order: identifies the corpus content for --resume.

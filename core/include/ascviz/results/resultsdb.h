@@ -49,18 +49,18 @@ struct RunInfo {
     int64_t corpusEntries = 0; // usable entries in the corpus
     std::string language;
     std::string aggregation = "median";
-    int64_t planned = 0;         // snippets the latest invocation meant to evaluate (after --limit)
+    int64_t planned = 0;            // snippets the latest invocation meant to evaluate (after --limit)
     std::string status = "running"; // running | complete | cancelled
-    std::string created;         // ISO 8601 UTC
+    std::string created;            // ISO 8601 UTC
     std::string updated;
-    std::string version;         // AsC-Viz version that wrote the run
-    int shardIndex = 0;          // this file holds shard shardIndex of shardCount (batch --shard I/N)
+    std::string version; // AsC-Viz version that wrote the run
+    int shardIndex = 0;  // this file holds shard shardIndex of shardCount (batch --shard I/N)
     int shardCount = 1;
-    int64_t runPlanned = 0;      // snippets of the whole run (all shards); 0 when written: = planned
+    int64_t runPlanned = 0; // snippets of the whole run (all shards); 0 when written: = planned
 };
 
 struct SnippetMeta {
-    int64_t index = 0;   // position in the corpus
+    int64_t index = 0; // position in the corpus
     std::string id;
     std::string location;
     std::string code;

@@ -16,12 +16,12 @@ namespace ascviz {
 // has groups, is what gets styled (alternatives may each capture their own), else the whole match.
 struct HighlightRules {
     std::vector<std::string> keywords, constants, builtins;
-    std::string number;     // regex; empty = none
-    std::string annotation; // regex (decorators, Java annotations, C++ attributes); empty = none
-    std::string definition; // regex whose group 1 is a defined name; empty = none
-    std::string lineComment;                        // "#", "//"; empty = none
-    std::vector<std::string> strings;               // one-line string delimiters ("\"", "'")
-    std::vector<std::string> multilineStrings;      // delimiters that open and close themselves ("\"\"\"")
+    std::string number;                        // regex; empty = none
+    std::string annotation;                    // regex (decorators, Java annotations, C++ attributes); empty = none
+    std::string definition;                    // regex whose group 1 is a defined name; empty = none
+    std::string lineComment;                   // "#", "//"; empty = none
+    std::vector<std::string> strings;          // one-line string delimiters ("\"", "'")
+    std::vector<std::string> multilineStrings; // delimiters that open and close themselves ("\"\"\"")
     std::vector<std::pair<std::string, std::string>> blockComments; // {"/*", "*/"}
 };
 

@@ -12,15 +12,15 @@
 namespace ascviz {
 
 struct AstNode {
-    int id = 0;            // pre-order index
-    std::string type;      // tree-sitter type ("identifier", "(", "ERROR", ...)
+    int id = 0;       // pre-order index
+    std::string type; // tree-sitter type ("identifier", "(", "ERROR", ...)
     bool named = false;
     std::size_t start = 0; // UTF-8 byte span [start, end)
     std::size_t end = 0;
-    int parent = -1;       // -1 for the root
-    int depth = 0;         // root = 0
-    bool isError = false;  // an ERROR node
-    bool isMissing = false;// a MISSING node inserted by error recovery (zero width)
+    int parent = -1;        // -1 for the root
+    int depth = 0;          // root = 0
+    bool isError = false;   // an ERROR node
+    bool isMissing = false; // a MISSING node inserted by error recovery (zero width)
     std::vector<int> children;
     bool isTerminal() const { return children.empty(); }
     bool error() const { return isError || isMissing; }
@@ -49,7 +49,10 @@ public:
     const std::vector<AstNode>& nodes() const { return m_nodes; }
     const std::string& text() const { return m_text; }
     const std::string& language() const { return m_language; }
-    std::string_view nodeText(const AstNode& n) const { return std::string_view(m_text).substr(n.start, n.end - n.start); }
+    std::string_view nodeText(const AstNode& n) const
+    {
+        return std::string_view(m_text).substr(n.start, n.end - n.start);
+    }
     int levels() const; // max depth + 1
     bool hasErrors() const;
     // The outermost ERROR nodes and every MISSING node, in pre-order (an ERROR inside an ERROR is left out).
