@@ -9,6 +9,23 @@
 
 namespace ascviz {
 
+// What the user can do about an error, named without any front end's words: core describes the situation
+// in what(), and each front end phrases the remedy as its own flag or button (the CLI: "--resume",
+// "another --db"; the GUI: "press Resume", "choose another results file"). Flags combine.
+enum class Remedy : unsigned {
+    None = 0,
+    Resume = 1u << 0,    // continue the interrupted or partial work where it stopped
+    NewOutput = 1u << 1, // write to another output file or folder instead
+};
+constexpr Remedy operator|(Remedy a, Remedy b)
+{
+    return static_cast<Remedy>(static_cast<unsigned>(a) | static_cast<unsigned>(b));
+}
+constexpr bool hasRemedy(Remedy set, Remedy r)
+{
+    return (static_cast<unsigned>(set) & static_cast<unsigned>(r)) != 0;
+}
+
 // Where an error was found, for callers that point at it (e.g. a file at an offset). what() already names the
 // place in words; this is the same information, structured.
 struct ErrorContext {
@@ -21,6 +38,7 @@ struct ErrorContext {
     std::string path;                      // the file, folder or resource; empty when none
     std::optional<std::size_t> byteOffset; // UTF-8 byte offset into that file or text
     std::optional<std::size_t> line;       // 1-based line (corpus files: the JSON Lines / CSV line)
+    Remedy remedy = Remedy::None;          // what the user can do (front ends phrase it)
 };
 
 class Error : public std::runtime_error {
