@@ -9,6 +9,20 @@
 
 namespace ascviz::cli {
 
+std::string remedyForCli(Remedy remedy, const std::string& command)
+{
+    const bool resume = hasRemedy(remedy, Remedy::Resume);
+    const bool output = hasRemedy(remedy, Remedy::NewOutput);
+    const std::string outFlag = (command == "merge" || command == "slurm") ? "--out" : "--db";
+    if (resume && output)
+        return "; continue it with --resume, or choose another " + outFlag;
+    if (resume)
+        return "; continue it with --resume";
+    if (output)
+        return "; choose another " + outFlag;
+    return {};
+}
+
 LoadOptions loadOptions(Args& args)
 {
     LoadOptions o;

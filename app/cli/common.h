@@ -3,6 +3,7 @@
 #include "args.h"
 #include "output.h"
 
+#include "ascviz/base/error.h"
 #include "ascviz/model/model.h"
 #include "ascviz/results/corpus.h"
 
@@ -12,6 +13,11 @@
 #include <string>
 
 namespace ascviz::cli {
+
+// A core error's remedy (base/error.h: Remedy) in the CLI's words, to append to its message: empty for
+// none, else e.g. "; continue it with --resume, or choose another --db" (`command`: the CLI command, whose
+// output flag is named).
+std::string remedyForCli(Remedy remedy, const std::string& command);
 
 // Reads --model (default: bundled), --device, --dtype, --threads and loads the model (progress on stderr).
 std::unique_ptr<LanguageModel> loadModel(Args& args);

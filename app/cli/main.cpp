@@ -293,6 +293,8 @@ int main(int argc, char** argv)
         return 2;
     } catch (const std::exception& e) {
         std::string msg = e.what();
+        if (const auto* err = dynamic_cast<const ascviz::Error*>(&e))
+            msg += ascviz::cli::remedyForCli(err->context().remedy, argv[1]);
         for (auto& c : msg)
             if (c == '\n')
                 c = ' ';
