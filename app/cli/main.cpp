@@ -1,6 +1,7 @@
 // ascviz-cli: the scripting interface of AsC-Viz (docs/cli.md). Exit 0 success, 2 usage error, 1 failure
 // with a one-line reason on stderr.
 #include "commands.h"
+#include "common.h"
 
 #include <csignal>
 #include <cstring>
