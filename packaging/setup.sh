@@ -9,10 +9,14 @@
 #   pytorch  PyPI's torch 2.11.0 (a CUDA build that also runs on the CPU), installed once into a virtual
 #            environment under ~/.cache/ascviz (or $XDG_CACHE_HOME/ascviz)   build folder: build-pytorch/
 #   unset    run: pytorch when nvidia-smi finds a GPU, else system;
-#            test: both — the full suite (GUI included) on system, then core, CLI, model and eval on pytorch.
+#            test: both — the full suite (GUI included) on system, then on pytorch the tests whose outcome
+#            depends on the LibTorch (ctest label runtime: model, batch runner, the CLI's model commands, the
+#            live model tier).
+# test builds with -Werror (ASCVIZ_WERROR) and checks the formatting (clang-format-14, ctest clang_format), and
+# prints each stage's seconds and the total at the end (CI budget: 40 minutes on 2 cores from a fresh clone).
 # test then runs the robustness checks (docs/robustness.md), unless ASCVIZ_ROBUSTNESS=0:
 #   fuzz        the libFuzzer targets (clang), their regression inputs replayed, then each fuzzed for
-#               ASCVIZ_FUZZ_SECONDS (default 20)                                           build-fuzz/
+#               ASCVIZ_FUZZ_SECONDS (default 15), two targets at a time                    build-fuzz/
 #   sanitizers  core, the CLI and their tests built with ASan + UBSan (gcc, system LibTorch)  build-asan/
 #               (ASCVIZ_SANITIZER_TESTS=0 leaves this stage out)
 # ASCVIZ_TORCH_PACKAGE=<site-packages>/torch uses an already installed PyTorch's LibTorch instead of the venv;
@@ -47,8 +51,30 @@ APT_PACKAGES=(
 # and the fuzz targets (clang's libFuzzer).
 if [ "$mode" = test ]; then
   APT_PACKAGES+=(slurmctld slurmd slurm-client munge)
+  APT_PACKAGES+=(clang-format-14)
   [ "${ASCVIZ_ROBUSTNESS:-1}" = 0 ] || APT_PACKAGES+=(clang libclang-rt-14-dev)
 fi
+
+# Stage times of the test command, printed as they end and together at the end.
+stage_names=()
+stage_secs=()
+stage_start=$SECONDS
+stage_begin() { stage_start=$SECONDS; }
+stage_end() {
+  local secs=$((SECONDS - stage_start))
+  stage_names+=("$1")
+  stage_secs+=("$secs")
+  echo "setup: stage $1 took $secs s" >&2
+}
+stage_summary() {
+  local i total=0 line=""
+  for i in "${!stage_names[@]}"; do
+    total=$((total + stage_secs[i]))
+    line+="${stage_names[i]} ${stage_secs[i]} s, "
+  done
+  echo "setup: stage times: ${line}total $total s ($((total / 60)) min $((total % 60)) s)" >&2
+}
+stage_begin
 
 as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
@@ -67,7 +93,7 @@ fi
 # The torch/ package folder of PyPI's torch, installed once into a cached virtual environment. The same
 # venv holds the test-only references (transformers, tokenizers) that the live conformance tests run; the
 # product never needs Python at run time. A changed requirement list updates the venv in place.
-VENV_REQUIREMENTS=("torch==$TORCH_PYPI_VERSION" "numpy<3" "transformers==5.17.0" "tokenizers==0.23.2" "statsmodels==0.14.5")
+VENV_REQUIREMENTS=("torch==$TORCH_PYPI_VERSION" "numpy<3" "transformers==5.17.0" "tokenizers==0.23.2" "statsmodels==0.14.5" "ctranslate2==4.8.5")
 venv="$cache/venv-torch-$TORCH_PYPI_VERSION"
 ensure_venv() {
   local want="${VENV_REQUIREMENTS[*]}"
@@ -88,8 +114,10 @@ pytorch_package() {
 }
 
 # configure_and_build <torch> <build dir> <gui ON|OFF> <tests ON|OFF> [<slurm test ON|OFF>]
+# (the test command builds with -Werror: ASCVIZ_WERROR=ON)
 configure_and_build() {
-  local torch="$1" dir="$2" gui="$3" tests="$4"
+  local torch="$1" dir="$2" gui="$3" tests="$4" werror=OFF
+  [ "$mode" = test ] && werror=ON
   local torch_args=(-DASCVIZ_TORCH_PACKAGE=)
   if [ "$torch" = pytorch ]; then
     torch_args=(-DASCVIZ_TORCH_PACKAGE="$(pytorch_package)")
@@ -105,7 +133,8 @@ configure_and_build() {
     fi
   fi
   cmake -S "$here" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DASCVIZ_BUILD_GUI="$gui" -DASCVIZ_BUILD_TESTS="$tests" \
-    -DASCVIZ_SLURM_TESTS="${5:-OFF}" "${torch_args[@]}" "${live_args[@]}" -Wno-dev --log-level=WARNING >/dev/null
+    -DASCVIZ_SLURM_TESTS="${5:-OFF}" -DASCVIZ_WERROR="$werror" "${torch_args[@]}" "${live_args[@]}" \
+    -Wno-dev --log-level=WARNING >/dev/null
   echo "setup: building in $dir ($torch LibTorch, $jobs jobs)" >&2
   cmake --build "$dir" -j "$jobs" -- --no-print-directory -s
 }
@@ -117,12 +146,13 @@ ASCVIZ_ASAN_OPTIONS="${ASCVIZ_ASAN_OPTIONS:-detect_leaks=1}"
 ASCVIZ_UBSAN_OPTIONS="${ASCVIZ_UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
 ASCVIZ_LSAN_OPTIONS="${ASCVIZ_LSAN_OPTIONS:-suppressions=$here/tests/sanitizers/lsan.supp:print_suppressions=0}"
 robustness() {
-  local status=0 start=$SECONDS dir="$build_base-asan"
+  local status=0 dir="$build_base-asan"
   # ASan + UBSan: core, the CLI and their tests (no GUI; not the live tier, Slurm or the slow CLI tests), gcc,
   # Debug at -O1 with line tables only (-g1: the reports' stack traces need no more; ~27 % less compile time
   # than -g, docs/robustness.md).
   # LeakSanitizer stays on: a leak is a finding. UBSan stops at the first report.
   if [ "${ASCVIZ_SANITIZER_TESTS:-1}" != 0 ]; then
+  stage_begin
   cmake -S "$here" -B "$dir" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-O1 -g1" -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" \
     -DASCVIZ_SANITIZE=address,undefined -DASCVIZ_BUILD_GUI=OFF -DASCVIZ_BUILD_TESTS=ON -DASCVIZ_BUILD_BENCH=OFF \
     -DASCVIZ_SLOW_TESTS=OFF -DASCVIZ_SLURM_TESTS=OFF -DASCVIZ_TORCH_PACKAGE= -DASCVIZ_LIVE_PYTHON= -Wno-dev --log-level=WARNING >/dev/null
@@ -138,19 +168,20 @@ robustness() {
      UBSAN_OPTIONS="$ASCVIZ_UBSAN_OPTIONS" LSAN_OPTIONS="$ASCVIZ_LSAN_OPTIONS" \
      ctest --output-on-failure -j "$jobs" --timeout 900 -LE 'live|slurm|slow') || status=1
   rm -rf "$test_tmp"
-  echo "setup: the sanitizer build and tests took $((SECONDS - start)) s" >&2
+  stage_end sanitizers
   fi
 
-  # libFuzzer (clang): build the fuzz targets, replay their regressions, fuzz each for a bounded time.
-  start=$SECONDS
+  # libFuzzer (clang): build the fuzz targets, replay their regressions, fuzz each for a bounded time (two
+  # targets at a time, one per core).
+  stage_begin
   dir="$build_base-fuzz"
   CC=clang CXX=clang++ cmake -S "$here" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DASCVIZ_FUZZ=ON \
     -DASCVIZ_BUILD_GUI=OFF -DASCVIZ_BUILD_TESTS=OFF -DASCVIZ_BUILD_BENCH=OFF -DASCVIZ_TORCH_PACKAGE= \
     -Wno-dev --log-level=WARNING >/dev/null
   echo "setup: building the fuzz targets in $dir ($jobs jobs)" >&2
   cmake --build "$dir" --target ascviz_fuzzers -j "$jobs" -- --no-print-directory -s
-  bash "$here/tests/fuzz/run.sh" "$dir" "${ASCVIZ_FUZZ_SECONDS:-20}" >&2 || status=1
-  echo "setup: the fuzz build and runs took $((SECONDS - start)) s" >&2
+  ASCVIZ_FUZZ_JOBS="$jobs" bash "$here/tests/fuzz/run.sh" "$dir" "${ASCVIZ_FUZZ_SECONDS:-15}" >&2 || status=1
+  stage_end fuzz
   return $status
 }
 
@@ -173,6 +204,8 @@ case "$mode" in
     fi
     ;;
   test)
+    [ -n "${ASCVIZ_LIVE_PYTHON:-}" ] || ensure_venv
+    stage_end install
     builds=("$torch")
     [ -z "$torch" ] && builds=(system pytorch)
     status=0
@@ -182,14 +215,17 @@ case "$mode" in
       gui=OFF
       [ "$t" = "${builds[0]}" ] && gui=ON
       dir="$(build_dir "$t")"
-      start=$SECONDS
+      stage_begin
       configure_and_build "$t" "$dir" "$gui" ON "$gui"
+      # The first build runs every test; a further build only those whose outcome depends on the LibTorch.
+      labels=()
+      [ "$t" = "${builds[0]}" ] || labels=(-L runtime)
       echo "setup: testing the $t LibTorch build ($("$dir/app/ascviz-cli" --version | sed -n 2p))" >&2
       # The tests run with a temporary folder of their own, which must be empty afterwards: every test
       # removes what it made (also when it fails).
       test_tmp="$(mktemp -d "${TMPDIR:-/tmp}/ascviz-ctest-XXXXXX")"
       chmod 1777 "$test_tmp" # like /tmp: the read-only fault test runs the CLI as another user
-      (cd "$dir" && TMPDIR="$test_tmp" ctest --output-on-failure -j "$jobs" --timeout 900) || status=1
+      (cd "$dir" && TMPDIR="$test_tmp" ctest --output-on-failure -j "$jobs" --timeout 900 "${labels[@]}") || status=1
       grep -h -e "^live conformance" -e "^tokenizer differential (" -e "^causal conformance (" -e "^batch faults:" \
         "$dir/Testing/Temporary/LastTest.log" >&2 || true
       left="$(find "$test_tmp" -mindepth 1 -maxdepth 1 -name 'ascviz-*' | head -20)"
@@ -199,11 +235,12 @@ case "$mode" in
         status=1
       fi
       rm -rf "$test_tmp"
-      echo "setup: $t LibTorch build and tests took $((SECONDS - start)) s" >&2
+      stage_end "$t"
     done
     if [ "${ASCVIZ_ROBUSTNESS:-1}" != 0 ]; then
       robustness || status=1
     fi
+    stage_summary
     exit $status
     ;;
 esac

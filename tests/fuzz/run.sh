@@ -37,38 +37,55 @@ scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
-status=0
-for t in "${targets[@]}"; do
-  exe="$build/tests/fuzz/fuzz_$t"
-  [ -x "$exe" ] || { echo "fuzz: $exe is missing (cmake --build $build --target ascviz_fuzzers)" >&2; exit 2; }
-  artifacts="$build/fuzz-artifacts/$t"
+# One target: replay its regressions, then fuzz. Its report goes to $scratch/$t.out, its result to $t.status.
+fuzz_one() {
+  local t="$1" exe="$build/tests/fuzz/fuzz_$1" artifacts="$build/fuzz-artifacts/$1" opts regressions work start
+  local result execs cov
   mkdir -p "$artifacts"
-  # shellcheck disable=SC2046
   read -r -a opts <<< "$(options "$t")"
   regressions=()
   while IFS= read -r -d '' f; do regressions+=("$f"); done < <(find "$here/regressions/$t" -type f ! -name '.*' -print0 2>/dev/null | sort -z)
   if [ "${#regressions[@]}" -gt 0 ]; then
     if ! "$exe" "${opts[@]}" -rss_limit_mb=2048 "${regressions[@]}" > "$scratch/$t.replay.log" 2>&1; then
-      tail -40 "$scratch/$t.replay.log" >&2
-      echo "fuzz: $t: a regression input fails again" >&2
-      status=1
-      continue
+      tail -40 "$scratch/$t.replay.log"
+      echo "fuzz: $t: a regression input fails again"
+      return 1
     fi
   fi
   work="$scratch/$t"
   [ -n "${ASCVIZ_FUZZ_WORK:-}" ] && work="$ASCVIZ_FUZZ_WORK/$t"
   mkdir -p "$work"
   start=$SECONDS
-  if "$exe" "${opts[@]}" -rss_limit_mb=2048 -max_total_time="$seconds" -print_final_stats=1 \
+  result=ok
+  if ! "$exe" "${opts[@]}" -rss_limit_mb=2048 -max_total_time="$seconds" -print_final_stats=1 \
        -artifact_prefix="$artifacts/" "$work" "$here/corpus/$t" > "$scratch/$t.log" 2>&1; then
-    result=ok
-  else
     result=FAILED
-    status=1
-    grep -v -e '^#[0-9]' "$scratch/$t.log" | tail -60 >&2
+    grep -v -e '^#[0-9]' "$scratch/$t.log" | tail -60
   fi
   execs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$scratch/$t.log" | tail -1)"
   cov="$(grep -o 'cov: [0-9]* ft: [0-9]* corp: [0-9]*' "$scratch/$t.log" | tail -1)"
   echo "fuzz: $t: $result, ${execs:-?} inputs in $((SECONDS - start)) s, ${cov:-no coverage line}, ${#regressions[@]} regression inputs replayed"
+  [ "$result" = ok ]
+}
+
+# ASCVIZ_FUZZ_JOBS targets at a time (default 1; the test command runs one per core), reports in target order.
+jobs="${ASCVIZ_FUZZ_JOBS:-1}"
+for t in "${targets[@]}"; do
+  [ -x "$build/tests/fuzz/fuzz_$t" ] || { echo "fuzz: $build/tests/fuzz/fuzz_$t is missing (cmake --build $build --target ascviz_fuzzers)" >&2; exit 2; }
+done
+running=0
+for t in "${targets[@]}"; do
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+  ( if fuzz_one "$t" > "$scratch/$t.out" 2>&1; then echo 0; else echo 1; fi > "$scratch/$t.status" ) &
+  running=$((running + 1))
+done
+wait
+status=0
+for t in "${targets[@]}"; do
+  cat "$scratch/$t.out"
+  [ "$(cat "$scratch/$t.status" 2>/dev/null)" = 0 ] || status=1
 done
 exit $status
