@@ -57,15 +57,6 @@ std::string duration(double s)
     return buf;
 }
 
-Aggregation aggregationOption(Args& args)
-{
-    try {
-        return parseAggregation(args.valueOr("--aggregation", "median"));
-    } catch (const InputError&) {
-        throw UsageError("--aggregation must be median, mean, max or min");
-    }
-}
-
 void printIssues(const Corpus& c)
 {
     const std::size_t shown = std::min<std::size_t>(c.issues.size(), 20);

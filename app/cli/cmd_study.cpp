@@ -52,11 +52,7 @@ int studyInit(Args& args)
     d.title = args.valueOr("--title", "");
     const int points = args.intValue("--points", 5);
     const auto labels = args.value("--labels");
-    try {
-        d.aggregation = parseAggregation(args.valueOr("--aggregation", "median"));
-    } catch (const InputError&) {
-        throw UsageError("--aggregation must be median, mean, max or min");
-    }
+    d.aggregation = aggregationOption(args);
     const std::string language = languageOptionOrEmpty(args);
     const std::string modelArg = args.valueOr("--model", "default");
     LoadOptions lo = loadOptions(args);
@@ -105,7 +101,7 @@ int studyInit(Args& args)
         const CorpusEntry& e = corpus.entries[picked[i]];
         std::cerr << "study: evaluating " << (i + 1) << "/" << picked.size() << " (" << e.id << ")\n";
         ScoredText s = model->score(e.code);
-        applyPrompt(s, e.prompt);
+        splitAtPromptText(s, e.prompt);
         evaluated.push_back(makeStudySample(e.id, e.language, std::move(s), d.aggregation));
     }
     const Study study = makeStudy(d, std::move(evaluated));

@@ -114,12 +114,7 @@ EvalInputs readEvalOptions(Args& args)
             throw UsageError("--prompt-bytes expects a byte count >= 0, got '" + *pb + "'");
         }
     }
-    const std::string agg = args.valueOr("--aggregation", "median");
-    try {
-        in.aggregation = parseAggregation(agg);
-    } catch (const InputError&) {
-        throw UsageError("--aggregation must be median, mean, max or min");
-    }
+    in.aggregation = aggregationOption(args);
     in.language = languageOption(args, in.textFile);
     in.categoriesFile = args.value("--categories");
     in.maxTextBytes = maxTextBytesOption(args);
@@ -155,12 +150,7 @@ EvalResult runEval(const EvalInputs& in, std::string* dtype = nullptr)
         if (n > scored.text.size())
             throw InputError("--prompt-bytes " + std::to_string(n) + " is beyond the end of the text (" +
                              std::to_string(scored.text.size()) + " bytes)");
-        scored.promptBytes = n;
-        scored.promptTokens = 0;
-        for (auto& t : scored.tokens) {
-            t.generated = t.start >= n;
-            scored.promptTokens += t.generated ? 0 : 1;
-        }
+        splitAtPrompt(scored, n);
     }
     if (tree && tree->text() == scored.text)
         return evaluate(std::move(scored), std::move(*tree), in.aggregation, categories);

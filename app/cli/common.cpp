@@ -9,6 +9,15 @@
 
 namespace ascviz::cli {
 
+Aggregation aggregationOption(Args& args)
+{
+    try {
+        return parseAggregation(args.valueOr("--aggregation", "median"));
+    } catch (const InputError&) {
+        throw UsageError("--aggregation must be median, mean, max or min");
+    }
+}
+
 std::string remedyForCli(Remedy remedy, const std::string& command)
 {
     const bool resume = hasRemedy(remedy, Remedy::Resume);

@@ -4,6 +4,7 @@
 #include "output.h"
 
 #include "ascviz/base/error.h"
+#include "ascviz/eval/eval.h"
 #include "ascviz/model/model.h"
 #include "ascviz/results/corpus.h"
 
@@ -18,6 +19,9 @@ namespace ascviz::cli {
 // none, else e.g. "; continue it with --resume, or choose another --db" (`command`: the CLI command, whose
 // output flag is named).
 std::string remedyForCli(Remedy remedy, const std::string& command);
+
+// --aggregation median|mean|max|min (θ; default median); a UsageError for any other value.
+Aggregation aggregationOption(Args& args);
 
 // Reads --model (default: bundled), --device, --dtype, --threads and loads the model (progress on stderr).
 std::unique_ptr<LanguageModel> loadModel(Args& args);

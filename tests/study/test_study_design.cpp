@@ -296,13 +296,13 @@ TEST(StudySamples, DrawnReproduciblyAndPromptsFlagTheCompletion)
     EXPECT_THROW(drawSamples(5, 0, 1), InputError);
 
     ScoredText s = studytest::handScored("def f(x):\n    return x\n");
-    applyPrompt(s, std::string("def f(x):\n"));
+    splitAtPromptText(s, std::string("def f(x):\n"));
     EXPECT_EQ(s.promptBytes, 10u);
     for (const auto& t : s.tokens)
         EXPECT_EQ(t.generated, t.start >= 10) << t.start;
     EXPECT_EQ(s.promptTokens,
               std::size_t(std::count_if(s.tokens.begin(), s.tokens.end(), [](const auto& t) { return !t.generated; })));
-    applyPrompt(s, std::string("class X"));
+    splitAtPromptText(s, std::string("class X"));
     EXPECT_EQ(s.promptBytes, s.text.size());
     for (const auto& t : s.tokens)
         EXPECT_FALSE(t.generated);

@@ -1,5 +1,7 @@
 #include "ascviz/base/scored.h"
 
+#include "ascviz/base/error.h"
+
 #include <cmath>
 #include <limits>
 
@@ -23,6 +25,27 @@ double ScoredText::crossEntropy() const
         }
     }
     return n ? sum / n : std::numeric_limits<double>::quiet_NaN();
+}
+
+void splitAtPrompt(ScoredText& s, std::size_t promptBytes)
+{
+    if (promptBytes > s.text.size())
+        throw InputError("the prompt of " + std::to_string(promptBytes) + " bytes is beyond the end of the text (" +
+                         std::to_string(s.text.size()) + " bytes)");
+    s.promptBytes = promptBytes;
+    s.promptTokens = 0;
+    for (auto& t : s.tokens) {
+        t.generated = t.start >= promptBytes;
+        if (!t.generated)
+            ++s.promptTokens;
+    }
+}
+
+bool splitAtPromptText(ScoredText& s, const std::optional<std::string>& prompt)
+{
+    const bool prefix = prompt && prompt->size() <= s.text.size() && s.text.compare(0, prompt->size(), *prompt) == 0;
+    splitAtPrompt(s, prefix ? prompt->size() : s.text.size());
+    return prefix || !prompt;
 }
 
 } // namespace ascviz

@@ -62,18 +62,22 @@ std::optional<double> aggregate(std::vector<double> values, Aggregation a)
         return *std::max_element(values.begin(), values.end());
     case Aggregation::Min:
         return *std::min_element(values.begin(), values.end());
-    case Aggregation::Median: {
-        const std::size_t n = values.size();
-        const std::size_t mid = n / 2;
-        std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid), values.end());
-        const double hi = values[mid];
-        if (n % 2 == 1)
-            return hi;
-        const double lo = *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid));
-        return (lo + hi) / 2.0;
-    }
+    case Aggregation::Median:
+        return medianInPlace(values);
     }
     return std::nullopt;
+}
+
+double medianInPlace(std::vector<double>& v)
+{
+    const std::size_t n = v.size();
+    const std::size_t mid = n / 2;
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
+    const double upper = v[mid];
+    if (n % 2 == 1)
+        return upper;
+    const double lower = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
+    return (lower + upper) / 2.0;
 }
 
 int cyclomaticComplexity(const SyntaxTree& tree)

@@ -3,6 +3,7 @@
 #include "ascviz/base/csv.h"
 
 #include "ascviz/base/error.h"
+#include "ascviz/eval/eval.h"
 #include "ascviz/syntax/language.h"
 
 #include <algorithm>
@@ -35,21 +36,6 @@ std::string toString(ThresholdFlag f)
     }
     return "?";
 }
-
-namespace {
-// Median of v in place (reorders v).
-double medianInPlace(std::vector<double>& v)
-{
-    const std::size_t n = v.size();
-    const std::size_t mid = n / 2;
-    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
-    const double upper = v[mid];
-    if (n % 2 == 1)
-        return upper;
-    const double lower = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
-    return (lower + upper) / 2.0;
-}
-} // namespace
 
 double median(std::vector<double> values)
 {

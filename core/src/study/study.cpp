@@ -207,24 +207,6 @@ std::vector<std::size_t> drawSamples(std::size_t available, int n, uint64_t seed
     return idx;
 }
 
-void applyPrompt(ScoredText& s, const std::optional<std::string>& prompt)
-{
-    s.promptBytes = s.text.size();
-    s.promptTokens = s.tokens.size();
-    if (!prompt || prompt->size() >= s.text.size() || s.text.compare(0, prompt->size(), *prompt) != 0) {
-        for (auto& t : s.tokens)
-            t.generated = false;
-        return;
-    }
-    s.promptBytes = prompt->size();
-    s.promptTokens = 0;
-    for (auto& t : s.tokens) {
-        t.generated = t.start >= s.promptBytes;
-        if (!t.generated)
-            ++s.promptTokens;
-    }
-}
-
 StudySample makeStudySample(const std::string& id, const std::string& language, ScoredText scored, Aggregation a)
 {
     StudySample s;

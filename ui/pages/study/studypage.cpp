@@ -153,7 +153,7 @@ bool StudyPage::createStudy(const QString& path, QString* error)
                 ctx.setProgress(double(i) / double(picked.size()),
                                 tr("Evaluating sample %1 of %2").arg(i + 1).arg(picked.size()));
                 ScoredText s = model->score(e.code);
-                applyPrompt(s, e.prompt);
+                splitAtPromptText(s, e.prompt);
                 samples.push_back(makeStudySample(e.id, e.language, std::move(s), d.aggregation));
             }
         }

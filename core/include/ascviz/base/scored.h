@@ -44,4 +44,14 @@ struct ScoredText {
     double crossEntropy() const;
 };
 
+// The prompt/completion split, one rule for every caller (batch, study, eval --prompt-bytes, the GUI): the
+// first `promptBytes` bytes of the text are the prompt; a token is generated (belongs to the completion) iff
+// its first byte is at or after promptBytes, so a token that straddles the boundary belongs to the prompt.
+// Sets promptBytes, promptTokens and every token's `generated`. Throws InputError when promptBytes is beyond
+// the end of the text.
+void splitAtPrompt(ScoredText& s, std::size_t promptBytes);
+// The split for a prompt given as text: its length when it is a prefix of s.text; otherwise (no prompt, or
+// one that is not a prefix) the whole text is prompt. Returns false for a prompt that is not a prefix.
+bool splitAtPromptText(ScoredText& s, const std::optional<std::string>& prompt);
+
 } // namespace ascviz

@@ -61,6 +61,9 @@ struct SnippetFeatures {
 std::vector<int> alignNode(const std::vector<ScoredToken>& tokens, std::size_t start, std::size_t end);
 // θ over the values; nullopt when empty. The median of an even count is the mean of the two middle values.
 std::optional<double> aggregate(std::vector<double> values, Aggregation a);
+// The median of a non-empty `v` (the mean of the two middle values for an even count), reordering v: the one
+// median of core (θ = median here, the statistics' medians and bootstrap in results/stats).
+double medianInPlace(std::vector<double>& v);
 // McCabe (method.md §7): 1 + the number of named nodes whose type the tree's language lists as a decision
 // point in its registry descriptor (language.h; Python: if_statement, elif_clause, for_statement,
 // while_statement, except_clause, except_group_clause, boolean_operator, conditional_expression,

@@ -102,9 +102,8 @@ StudySample makeStudySample(const std::string& id, const std::string& language, 
 // Indices of `n` of `available` entries drawn reproducibly (Fisher-Yates on mt19937_64(seed)), in corpus
 // order. Throws InputError when n is not in 1..available.
 std::vector<std::size_t> drawSamples(std::size_t available, int n, uint64_t seed);
-// When `prompt` is a prefix of the text: its bytes are the prompt, the tokens from there on are flagged
-// generated (what a participant sees as the completion). Otherwise every token is prompt.
-void applyPrompt(ScoredText& s, const std::optional<std::string>& prompt);
+// A sample's prompt/completion split (what a participant sees as the completion): base/scored.h's
+// splitAtPromptText.
 
 nlohmann::json studyToJson(const Study& s);
 // Throws InputError: not a study file, a newer version (naming both versions), a missing field, duplicate
