@@ -15,14 +15,21 @@ Pieces of work (the texts are the first --limit entries' "code"):
   score-all     every text in one call (AsC-Viz packs them by length); HF: its padded batches of eight
   generate      greedy continuation of the first --prompt ids of the first --gen-limit texts for --new-tokens
                 tokens, EOS not stopping it; HF: model.generate(do_sample=False)
-The venv with torch and transformers is a test-only reference; the product never runs Python.
+With --peers hf,ct2 (the default when the ctranslate2 package is installed) CTranslate2, the fastest CPU
+engine for these models, runs the same ids too: the checkpoint is converted once to a float32 CTranslate2
+model (not timed), then Generator load + work is timed; score-loop: score_batch per text, score-batch8 and
+score-all: score_batch with max_batch_size 8, generate: generate_batch greedy (sampling_topk 1). Rounds
+(--rounds N) repeat every timing and report the median.
+The venv with torch, transformers and ctranslate2 is a test-only reference; the product never runs Python.
 """
 import argparse
 import json
+import math
 import os
 import subprocess
 import sys
 import tempfile
+import statistics
 import time
 
 
@@ -81,6 +88,36 @@ def run_hf(args, work, ids, prompts, torch, AutoModelForCausalLM):
     return time.perf_counter() - t0, result
 
 
+def ct2_convert(model_dir, out_dir):
+    import ctranslate2
+    ctranslate2.converters.TransformersConverter(model_dir).convert(out_dir, quantization="float32", force=True)
+
+
+def run_ct2(args, work, ids, prompts, ct2_dir, id_to_token):
+    """CTranslate2 on the same ids: NtP rows (None first) or generated ids; timed from the Generator's load."""
+    import ctranslate2
+    t0 = time.perf_counter()
+    gen = ctranslate2.Generator(ct2_dir, device="cpu", compute_type="float32", intra_threads=args.threads)
+    result = []
+    if work == "generate":
+        for p in prompts:
+            r = gen.generate_batch([[id_to_token(i) for i in p]], max_length=args.new_tokens, sampling_topk=1,
+                                   beam_size=1, include_prompt_in_result=False, end_token=[])
+            result.append(list(r[0].sequences_ids[0]))
+    else:
+        size = 1 if work == "score-loop" else 8
+        seqs = [[id_to_token(i) for i in s] for s in ids]
+        for g in range(0, len(seqs), size if work != "score-all" else len(seqs)):
+            chunk = seqs[g: g + (size if work != "score-all" else len(seqs))]
+            scored = gen.score_batch(chunk, max_batch_size=size)
+            for s, r in zip(chunk, scored, strict=True):
+                if len(s) < 2:
+                    result.append([None] * len(s))
+                else:
+                    result.append([None] + [math.exp(x) for x in r.log_probs])
+    return time.perf_counter() - t0, result
+
+
 def compare_ntp(ours, hf):
     worst = 0.0
     for a, b in zip(ours, hf, strict=True):
@@ -105,8 +142,19 @@ def main():
     ap.add_argument("--gen-limit", type=int, default=10)
     ap.add_argument("--tolerance", type=float, default=1e-4)
     ap.add_argument("--json", help="also write the table here")
+    ap.add_argument("--peers", default=None, help="hf, ct2 or hf,ct2 (default: hf, and ct2 when installed)")
+    ap.add_argument("--rounds", type=int, default=1, help="time every side this many times; report medians")
     args = ap.parse_args()
+    if args.peers is None:
+        try:
+            import ctranslate2  # noqa: F401
+            args.peers = "hf,ct2"
+        except ImportError:
+            args.peers = "hf"
+    peers = [p for p in args.peers.split(",") if p]
 
+    if any(p not in ("hf", "ct2") for p in peers):
+        sys.exit(f"hf_compare: unknown peer in --peers {args.peers} (hf, ct2)")
     import torch  # imports are not timed (the issue's method)
     import transformers
     from transformers import AutoModelForCausalLM
@@ -134,32 +182,56 @@ def main():
         with open(gen_file, "w", encoding="utf-8") as f:
             for t in texts[: args.gen_limit]:
                 f.write(json.dumps({"code": t}) + "\n")
+        ct2_dir, id_to_token = None, None
+        if "ct2" in peers:
+            import tokenizers
+            ct2_dir = os.path.join(tmp, "ct2")
+            ct2_convert(args.model, ct2_dir)
+            tok = tokenizers.Tokenizer.from_file(os.path.join(args.model, "tokenizer.json"))
+            id_to_token = tok.id_to_token
         for work in [w for w in args.work.split(",") if w]:
             src = gen_file if work == "generate" else texts_file
-            ours_s, ours = run_ours(args, work, src, os.path.join(tmp, work + ".json"))
+            times = {"ascviz": [], "hf": [], "ct2": []}
+            results = {}
+            for _ in range(max(1, args.rounds)):
+                s_, ours = run_ours(args, work, src, os.path.join(tmp, work + ".json"))
+                times["ascviz"].append(s_)
+                ids, prompts = (None, ours["prompt"]) if work == "generate" else (ours["ids"], None)
+                if "hf" in peers:
+                    s_, results["hf"] = run_hf(args, work, ids, prompts, torch, AutoModelForCausalLM)
+                    times["hf"].append(s_)
+                if "ct2" in peers:
+                    s_, results["ct2"] = run_ct2(args, work, ids, prompts, ct2_dir, id_to_token)
+                    times["ct2"].append(s_)
+            med = {k: statistics.median(v) for k, v in times.items() if v}
             if work == "generate":
-                hf_s, hf = run_hf(args, work, None, ours["prompt"], torch, AutoModelForCausalLM)
                 tokens = sum(len(g) for g in ours["generated"])
-                same = ours["generated"] == hf
-                check = "generated ids equal" if same else "GENERATED IDS DIFFER"
-                ok = same
             else:
-                hf_s, hf = run_hf(args, work, ours["ids"], None, torch, AutoModelForCausalLM)
                 tokens = sum(len(s) for s in ours["ids"])
-                err = compare_ntp(ours["ntp"], hf)
-                ok = err <= args.tolerance
-                check = f"max |NtP diff| {err:.2e}" + ("" if ok else f" > {args.tolerance:g}")
-            failed |= not ok
-            row = {"work": work, "tokens": tokens, "ascviz_s": ours_s, "hf_s": hf_s, "ratio": hf_s / ours_s,
-                   "check": check}
+            row = {"work": work, "tokens": tokens, "ascviz_s": med["ascviz"], "rounds": max(1, args.rounds)}
+            line = f"{work:13s} {tokens:7d} {'tokens generated' if work == 'generate' else 'tokens scored':16s} " \
+                   f"AsC-Viz {med['ascviz']:7.2f} s ({tokens / med['ascviz']:7.0f} tok/s)"
+            for peer in peers:
+                name = "HF" if peer == "hf" else "CT2"
+                if work == "generate":
+                    same = ours["generated"] == results[peer]
+                    ok, check = same, "generated ids equal" if same else "GENERATED IDS DIFFER"
+                else:
+                    err = compare_ntp(ours["ntp"], results[peer])
+                    ok = err <= args.tolerance
+                    check = f"max |NtP diff| {err:.2e}" + ("" if ok else f" > {args.tolerance:g}")
+                failed |= not ok
+                row[f"{peer}_s"] = med[peer]
+                row[f"{peer}_ratio"] = med[peer] / med["ascviz"]
+                row[f"{peer}_check"] = check
+                line += f"  {name} {med[peer]:7.2f} s ({tokens / med[peer]:7.0f} tok/s) x{med[peer] / med['ascviz']:5.2f} {check}"
+            if "hf" in peers:  # the earlier field names, kept for scripts
+                row["ratio"], row["check"] = row["hf_ratio"], row["hf_check"]
             rows.append(row)
-            unit = "tokens generated" if work == "generate" else "tokens scored"
-            print(f"{work:13s} {tokens:7d} {unit:16s} AsC-Viz {ours_s:7.2f} s ({tokens / ours_s:7.0f} tok/s)  "
-                  f"HF {hf_s:7.2f} s ({tokens / hf_s:7.0f} tok/s)  HF/AsC-Viz x{hf_s / ours_s:5.2f}  {check}",
-                  flush=True)
+            print(line, flush=True)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
-            json.dump({"threads": args.threads, "texts": len(texts), "rows": rows}, f, indent=1)
+            json.dump({"threads": args.threads, "texts": len(texts), "peers": peers, "rows": rows}, f, indent=1)
     return 1 if failed else 0
 
 

@@ -11,7 +11,8 @@ int cmdVersion(Args& args)
     args.finish();
     std::cout << "ascviz-cli " << ASCVIZ_VERSION << "\n"
               << "libtorch " << torchVersion() << " (" << torchBuild() << ")\n"
-              << "CUDA " << (cudaAvailable() ? "available" : "not available") << "\n";
+              << "CUDA " << (cudaAvailable() ? "available" : "not available") << "\n"
+              << "CPU threads: " << cpuThreadSetup() << "\n";
     return 0;
 }
 

@@ -36,6 +36,20 @@ TEST(CliBasic, VersionNamesTheLibTorchBuild)
     EXPECT_NE(r.out.find("CUDA "), std::string::npos) << r.out;
 }
 
+TEST(CliBasic, VersionNamesTheCpuThreadSetup)
+{
+    auto r = clitest::run("--version");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto at = r.out.find("CPU threads: ");
+    ASSERT_NE(at, std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("LibTorch intra-op thread", at), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("BLAS: ", at), std::string::npos) << r.out;
+    // An OpenBLAS with threads of its own (pthreads) gets one thread beside LibTorch's (cpu_threads.cpp).
+    if (r.out.find("(pthreads)", at) != std::string::npos) {
+        EXPECT_NE(r.out.find("(pthreads), 1 thread\n", at), std::string::npos) << r.out;
+    }
+}
+
 TEST(CliBasic, EveryCommandAnswersHelp)
 {
     for (const std::string cmd :

@@ -3,6 +3,7 @@
 #include "language_model_impl.h"
 
 #include "arch.h"
+#include "cpu_threads.h"
 #include "weights.h"
 
 #include "ascviz/base/error.h"
@@ -110,8 +111,7 @@ std::unique_ptr<LanguageModel> LanguageModel::load(const fs::path& dirIn, const 
         // from the heap, which keeps up to 1 GiB freed for the next pass; scoring keeps its blocks under that.
         ::mallopt(M_MMAP_THRESHOLD, 32 << 20);
         ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
-        at::set_num_threads(opts.threads > 0 ? opts.threads
-                                             : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+        applyCpuThreads(opts.threads > 0 ? opts.threads : defaultCpuThreads());
         if (dtype != at::kFloat) { // some CPU builds lack half-precision matrix products
             try {
                 c10::InferenceMode guard;
@@ -165,6 +165,7 @@ std::unique_ptr<LanguageModel> LanguageModel::load(const fs::path& dirIn, const 
     info.layers = static_cast<int>(spec.layers);
     info.hidden = static_cast<int>(spec.hidden);
     info.threads = useCuda ? 0 : at::get_num_threads();
+    info.cpuThreads = useCuda ? std::string() : describeCpuThreads(info.threads);
 
     auto tokenizer = Tokenizer::fromModelDir(dir);
     if (opts.progress)

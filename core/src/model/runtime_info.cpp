@@ -1,7 +1,12 @@
 #include "ascviz/model/model.h"
 
+#include "cpu_threads.h"
+
 #include <torch/cuda.h>
 #include <torch/version.h>
+
+#include <algorithm>
+#include <thread>
 
 namespace ascviz {
 
@@ -13,6 +18,16 @@ std::string torchVersion()
 std::string torchBuild()
 {
     return ASCVIZ_TORCH_BUILD;
+}
+
+int defaultCpuThreads()
+{
+    return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+std::string cpuThreadSetup()
+{
+    return describeCpuThreads(defaultCpuThreads());
 }
 
 bool cudaAvailable()

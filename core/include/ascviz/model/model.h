@@ -39,7 +39,8 @@ struct ModelInfo {
     int64_t vocabSize = 0;
     int layers = 0;
     int hidden = 0;
-    int threads = 0; // CPU intra-op threads the model computes with (0 on a GPU)
+    int threads = 0;        // CPU intra-op threads the model computes with (0 on a GPU)
+    std::string cpuThreads; // the CPU thread setup, LibTorch's and the BLAS's ("" on a GPU; cpuThreadSetup)
 };
 
 struct ScoreOptions {
@@ -118,5 +119,10 @@ public:
 std::string torchVersion();
 std::string torchBuild();
 bool cudaAvailable();
+// The CPU threads a model load uses by default (LoadOptions::threads 0): one per core.
+int defaultCpuThreads();
+// The CPU thread setup a default load gives: LibTorch's intra-op threads and the BLAS's (which BLAS, its own
+// threading, its thread count), e.g. "2 LibTorch intra-op threads; BLAS: OpenBLAS ... (pthreads), 1 thread".
+std::string cpuThreadSetup();
 
 } // namespace ascviz
