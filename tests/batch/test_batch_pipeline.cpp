@@ -79,15 +79,23 @@ TEST(ProgressClock, RatesAndEtaFromTheWorkOfThisCall)
     EXPECT_EQ(rec.seen.at(2).etaSeconds, 0);
 }
 
-TEST(ProgressClock, PausedTimeIsNotWork)
-{
+// A clock of 5 snippets whose run starts paused.
+class PausedClock : public ::testing::Test {
+protected:
+    PausedClock()
+    {
+        opts.pause = &pause;
+        opts.cancel = &cancel;
+        rec.attach(opts);
+    }
     std::atomic<bool> pause{true}, cancel{false};
     BatchOptions opts;
-    opts.pause = &pause;
-    opts.cancel = &cancel;
     Recorder rec;
-    rec.attach(opts);
-    ProgressClock clock(opts, 5, 0);
+    ProgressClock clock{opts, 5, 0}; // after opts: it keeps a reference to them
+};
+
+TEST_F(PausedClock, PausedTimeIsNotWork)
+{
     {
         Later release(pause, false, 300ms);
         EXPECT_TRUE(clock.waitWhilePaused());
@@ -100,15 +108,8 @@ TEST(ProgressClock, PausedTimeIsNotWork)
     EXPECT_EQ(rec.seen.size(), 2u);
 }
 
-TEST(ProgressClock, ACancelEndsThePause)
+TEST_F(PausedClock, ACancelEndsThePause)
 {
-    std::atomic<bool> pause{true}, cancel{false};
-    BatchOptions opts;
-    opts.pause = &pause;
-    opts.cancel = &cancel;
-    Recorder rec;
-    rec.attach(opts);
-    ProgressClock clock(opts, 5, 0);
     {
         Later stop(cancel, true, 100ms);
         EXPECT_FALSE(clock.waitWhilePaused());
