@@ -33,20 +33,23 @@ json statusJson(const SlurmRun& run, const SlurmRunStatus& st)
 {
     json shards = json::array();
     for (const auto& s : st.shards) {
-        json o = {
-            {"shard", s.shard}, {"done", s.done}, {"planned", s.planned}, {"status", s.status}, {"errors", s.errors}};
+        json o = {{"shard", s.shard},
+                  {"done", s.done},
+                  {"planned", s.planned},
+                  {"status", toString(s.status)},
+                  {"errors", s.errors}};
         if (!s.job.empty())
             o["job"] = s.job;
-        if (!s.jobState.empty())
-            o["job_state"] = s.jobState;
+        if (s.jobState)
+            o["job_state"] = toString(*s.jobState);
         shards.push_back(o);
     }
     json j = {{"dir", run.dir.string()}, {"shards", shards},    {"done", st.done},
               {"planned", st.planned},   {"merged", st.merged}, {"queue_known", st.queueKnown}};
     j["array_job"] = run.arrayJob.empty() ? json(nullptr) : json(run.arrayJob);
     j["merge_job"] = run.mergeJob.empty() ? json(nullptr) : json(run.mergeJob);
-    if (!st.mergeState.empty())
-        j["merge_state"] = st.mergeState;
+    if (st.mergeState)
+        j["merge_state"] = toString(*st.mergeState);
     if (st.merged)
         j["merged_snippets"] = st.mergedSnippets;
     if (!st.hint.empty())
@@ -59,14 +62,16 @@ void printStatus(const SlurmRunStatus& st)
     std::cerr << "shard   done/planned  status    job\n";
     for (const auto& s : st.shards) {
         char line[160];
+        const std::string status = toString(s.status);
+        const std::string jobState = s.jobState ? toString(*s.jobState) : "";
         std::snprintf(line, sizeof line, "%5d %7lld/%-7lld %-9s %s%s%s\n", s.shard, static_cast<long long>(s.done),
-                      static_cast<long long>(s.planned), s.status.c_str(), s.job.c_str(), s.job.empty() ? "" : " ",
-                      s.jobState.c_str());
+                      static_cast<long long>(s.planned), status.c_str(), s.job.c_str(), s.job.empty() ? "" : " ",
+                      jobState.c_str());
         std::cerr << line;
     }
     std::cerr << "total " << st.done << "/" << st.planned << " snippets";
     if (!st.mergeJob.empty())
-        std::cerr << "; merge job " << st.mergeJob << (st.mergeState.empty() ? "" : " " + st.mergeState);
+        std::cerr << "; merge job " << st.mergeJob << (st.mergeState ? " " + toString(*st.mergeState) : "");
     std::cerr << (st.merged ? "; merged (" + std::to_string(st.mergedSnippets) + " snippets)" : "") << '\n';
     if (!st.hint.empty())
         std::cerr << "hint: " << st.hint << '\n';
@@ -163,15 +168,7 @@ int slurmStatus(Args& args)
     SlurmRunStatus st = readSlurmStatus(run, !noQueue);
     printStatus(st);
     // --watch: until merged, or until nothing queued could change the picture (the hint says what to do).
-    auto active = [](const SlurmRunStatus& x) {
-        for (const auto& s : x.shards)
-            if (s.status == "running" || s.status == "pending")
-                return true;
-        const bool mergeWaits =
-            x.mergeState.rfind("PENDING", 0) == 0 && x.mergeState.find("DependencyNeverSatisfied") == std::string::npos;
-        return mergeWaits || x.mergeState.rfind("RUNNING", 0) == 0 || x.mergeState.rfind("COMPLETING", 0) == 0;
-    };
-    while (watch > 0 && !st.merged && active(st)) {
+    while (watch > 0 && !st.merged && st.inProgress()) {
         std::this_thread::sleep_for(std::chrono::seconds(watch));
         st = readSlurmStatus(run, !noQueue);
         printStatus(st);

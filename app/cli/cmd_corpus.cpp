@@ -3,6 +3,7 @@
 #include "common.h"
 #include "output.h"
 
+#include "ascviz/base/duration.h"
 #include "ascviz/base/error.h"
 #include "ascviz/base/resources.h"
 #include "ascviz/batch/batch.h"
@@ -40,21 +41,6 @@ extern "C" void onSignal(int sig)
         return;
     }
     g_cancel.store(true);
-}
-
-std::string duration(double s)
-{
-    if (s < 0)
-        return "?";
-    const long t = static_cast<long>(s + 0.5);
-    char buf[32];
-    if (t >= 3600)
-        std::snprintf(buf, sizeof buf, "%ldh%02ldm", t / 3600, (t / 60) % 60);
-    else if (t >= 60)
-        std::snprintf(buf, sizeof buf, "%ldm%02lds", t / 60, t % 60);
-    else
-        std::snprintf(buf, sizeof buf, "%lds", t);
-    return buf;
 }
 
 void printIssues(const Corpus& c)
@@ -177,7 +163,7 @@ int cmdBatch(Args& args)
         const double pct = p.total ? 100.0 * p.done / p.total : 100.0;
         const std::string line = "batch: " + std::to_string(p.done) + "/" + std::to_string(p.total) + " (" +
                                  fmt(pct, "%.1f") + "%), " + fmt(p.snippetsPerSecond, "%.1f") + " snippets/s, " +
-                                 fmt(p.tokensPerSecond, "%.0f") + " tokens/s, ETA " + duration(p.etaSeconds);
+                                 fmt(p.tokensPerSecond, "%.0f") + " tokens/s, ETA " + formatDuration(p.etaSeconds);
         if (tty) {
             if (last || now - lastPrint > std::chrono::milliseconds(200)) {
                 std::cerr << '\r' << line << "\033[K" << (last ? "\n" : "") << std::flush;

@@ -7,7 +7,7 @@
 #include "cli_runner.h"
 #include "dbcontent.h"
 
-#include "ascviz/cluster/slurm.h" // runProgram
+#include "ascviz/base/process.h"
 #include "ascviz/results/resultsdb.h"
 
 #include <gtest/gtest.h>
@@ -312,8 +312,8 @@ TEST_F(BatchFaults, ReportsWhileARunWritesSeeConsistentSnapshots)
             std::this_thread::sleep_for(std::chrono::milliseconds(20));
             continue;
         }
-        const ProgramResult r =
-            runProgram({ASCVIZ_CLI_PATH, "report", "--db", db.string(), "--json", "--resamples", "20"});
+        const ProcessResult r =
+            runProcess({ASCVIZ_CLI_PATH, "report", "--db", db.string(), "--json", "--resamples", "20"});
         if (r.exitCode != 0 && (r.err.find("the run row is missing") != std::string::npos ||
                                 r.err.find("not an AsC-Viz results database") != std::string::npos))
             continue; // the file exists a moment before its first transaction commits

@@ -7,6 +7,7 @@
 #include "dbcontent.h"
 #include "testdata.h"
 
+#include "ascviz/base/process.h"
 #include "ascviz/cluster/slurm.h"
 #include "ascviz/results/resultsdb.h"
 
@@ -29,10 +30,10 @@ std::vector<std::vector<std::string>> content(const fs::path& p)
     return testdata::dbContent(p);
 }
 
-ProgramResult cli(std::vector<std::string> args)
+ProcessResult cli(std::vector<std::string> args)
 {
     args.insert(args.begin(), ASCVIZ_CLI_PATH);
-    return runProgram(args);
+    return runProcess(args);
 }
 
 std::string readAll(const fs::path& p)
@@ -57,7 +58,7 @@ std::string slurmLogs(const fs::path& run)
 TEST(SlurmLive, CancelledAndRequeuedShardThenMergedEqualsSingleMachineRun)
 {
     ASSERT_NE(std::getenv("SLURM_CONF"), nullptr) << "run through ctest (the slurm_start fixture sets SLURM_CONF)";
-    const ProgramResult sinfo = runProgram({"sinfo", "-h", "-o", "%T"});
+    const ProcessResult sinfo = runProcess({"sinfo", "-h", "-o", "%T"});
     ASSERT_EQ(sinfo.exitCode, 0) << sinfo.err;
 
     const testdata::TempDir tmp("ascviz-slurm-live");
@@ -72,7 +73,7 @@ TEST(SlurmLive, CancelledAndRequeuedShardThenMergedEqualsSingleMachineRun)
     const std::string corpus = (tmp / "c40.jsonl").string();
     const fs::path runDir = tmp / "run";
 
-    const ProgramResult submit =
+    const ProcessResult submit =
         cli({"slurm", "submit", "--corpus", corpus, "--shards", "4", "--out", runDir.string(), "--threads", "1"});
     ASSERT_EQ(submit.exitCode, 0) << submit.err;
     const auto sub = nlohmann::json::parse(submit.out);
@@ -88,7 +89,7 @@ TEST(SlurmLive, CancelledAndRequeuedShardThenMergedEqualsSingleMachineRun)
     while (victim < 0 && !allDone && Clock::now() < deadline) {
         const SlurmRunStatus st = readSlurmStatus(run, true);
         for (const auto& s : st.shards)
-            if (s.status == "running" && s.done >= 1 && s.done + 2 <= s.planned) {
+            if (toString(s.status) == "running" && s.done >= 1 && s.done + 2 <= s.planned) {
                 victim = s.shard;
                 break;
             }
@@ -98,34 +99,34 @@ TEST(SlurmLive, CancelledAndRequeuedShardThenMergedEqualsSingleMachineRun)
     }
     ASSERT_GE(victim, 0) << "no shard caught mid-run\n" << slurmLogs(runDir);
     const std::string task = arrayJob + "_" + std::to_string(victim);
-    ASSERT_EQ(runProgram({"scancel", task}).exitCode, 0);
+    ASSERT_EQ(runProcess({"scancel", task}).exitCode, 0);
 
     // Wait until the task has ended; its shard database holds what it stored, no more.
     SlurmRunStatus st;
     while (Clock::now() < deadline) {
         st = readSlurmStatus(run, true);
-        if (st.shards[static_cast<std::size_t>(victim)].status == "stopped")
+        if (toString(st.shards[static_cast<std::size_t>(victim)].status) == "stopped")
             break;
         std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
     const ShardProgress cut = st.shards[static_cast<std::size_t>(victim)];
-    ASSERT_EQ(cut.status, "stopped") << cut.jobState;
+    ASSERT_EQ(toString(cut.status), "stopped") << (cut.jobState ? toString(*cut.jobState) : "");
     EXPECT_LT(cut.done, cut.planned);
     EXPECT_NE(st.hint.find("slurm resume"), std::string::npos) << st.hint;
 
     // Requeue it (Slurm holds a requeued job for ~2 min by default; StartTime=now lets it go at once).
-    const ProgramResult rq = runProgram({"scontrol", "requeue", task});
+    const ProcessResult rq = runProcess({"scontrol", "requeue", task});
     ASSERT_EQ(rq.exitCode, 0) << rq.err;
-    const ProgramResult now = runProgram({"scontrol", "update", "JobId=" + task, "StartTime=now"});
+    const ProcessResult now = runProcess({"scontrol", "update", "JobId=" + task, "StartTime=now"});
     EXPECT_EQ(now.exitCode, 0) << now.err;
 
     // The single-machine reference, while the cluster goes on.
-    const ProgramResult single =
+    const ProcessResult single =
         cli({"batch", "--corpus", corpus, "--db", (tmp / "single.db").string(), "--quiet", "--threads", "1"});
     ASSERT_EQ(single.exitCode, 0) << single.err;
 
     // The cancellation broke the first merge job's afterok; resume replaces it.
-    const ProgramResult resume = cli({"slurm", "resume", runDir.string()});
+    const ProcessResult resume = cli({"slurm", "resume", runDir.string()});
     ASSERT_EQ(resume.exitCode, 0) << resume.err;
     const auto res = nlohmann::json::parse(resume.out);
     EXPECT_EQ(res.at("resubmitted").size(), 0u) << "the requeued task is still queued: " << resume.out;
@@ -134,7 +135,7 @@ TEST(SlurmLive, CancelledAndRequeuedShardThenMergedEqualsSingleMachineRun)
     EXPECT_NE(merge, firstMerge);
 
     // Watch to the end (the CLI's --watch returns when merged or when nothing queued could change).
-    const ProgramResult watched = cli({"slurm", "status", runDir.string(), "--watch", "2"});
+    const ProcessResult watched = cli({"slurm", "status", runDir.string(), "--watch", "2"});
     ASSERT_EQ(watched.exitCode, 0) << watched.err;
     const auto fin = nlohmann::json::parse(watched.out);
     ASSERT_TRUE(fin.at("merged").get<bool>()) << watched.out << "\n" << watched.err << "\n" << slurmLogs(runDir);
@@ -155,7 +156,7 @@ TEST(SlurmLive, CancelledAndRequeuedShardThenMergedEqualsSingleMachineRun)
     EXPECT_NE(log.find("restart 1"), std::string::npos) << log;
     EXPECT_NE(log.find("(" + std::to_string(cut.done) + " already in the DB)"), std::string::npos) << log;
     // `report` works on the merged database.
-    const ProgramResult report = cli({"report", "--db", run.mergedDb().string(), "--json"});
+    const ProcessResult report = cli({"report", "--db", run.mergedDb().string(), "--json"});
     ASSERT_EQ(report.exitCode, 0) << report.err;
     EXPECT_EQ(nlohmann::json::parse(report.out).at("snippets").get<int>(), 40);
 }

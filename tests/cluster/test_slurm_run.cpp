@@ -3,6 +3,7 @@
 #include "testdata.h"
 
 #include "ascviz/base/error.h"
+#include "ascviz/base/process.h"
 #include "ascviz/cluster/slurm.h"
 #include "ascviz/results/resultsdb.h"
 #include "ascviz/results/shards.h"
@@ -65,14 +66,14 @@ SlurmRun sampleRun(const testdata::TempDir& tmp)
     return r;
 }
 
-ProgramResult bashScript(const fs::path& script, const std::vector<std::pair<std::string, std::string>>& env)
+ProcessResult bashScript(const fs::path& script, const std::vector<std::pair<std::string, std::string>>& env)
 {
     std::vector<std::string> argv{"env"};
     for (const auto& [k, v] : env)
         argv.push_back(k + "=" + v);
     argv.push_back("bash");
     argv.push_back(script.string());
-    return runProgram(argv);
+    return runProcess(argv);
 }
 
 } // namespace
@@ -93,7 +94,7 @@ TEST(SlurmRun, TheBatchScriptRunsTheShardOfItsArrayTask)
     EXPECT_EQ(text.find("module "), std::string::npos);
 
     const fs::path args = tmp / "args.txt";
-    const ProgramResult run = bashScript(r.batchScript(), {{"SLURM_ARRAY_TASK_ID", "2"}, {"ARGS_FILE", args.string()}});
+    const ProcessResult run = bashScript(r.batchScript(), {{"SLURM_ARRAY_TASK_ID", "2"}, {"ARGS_FILE", args.string()}});
     ASSERT_EQ(run.exitCode, 0) << run.err;
     EXPECT_NE(run.out.find("ascviz: shard 2/4"), std::string::npos) << run.out;
     EXPECT_EQ(lines(readAll(args)),
@@ -102,10 +103,10 @@ TEST(SlurmRun, TheBatchScriptRunsTheShardOfItsArrayTask)
                                         "--language", "java", "--limit", "40"}));
     EXPECT_EQ(r.shardDb(2), r.dir / "shards" / "shard-2-of-4.db");
     // Outside Slurm, ASCVIZ_SHARD picks the shard; with neither, the script refuses to run.
-    const ProgramResult byHand = bashScript(r.batchScript(), {{"ASCVIZ_SHARD", "3"}, {"ARGS_FILE", args.string()}});
+    const ProcessResult byHand = bashScript(r.batchScript(), {{"ASCVIZ_SHARD", "3"}, {"ARGS_FILE", args.string()}});
     ASSERT_EQ(byHand.exitCode, 0) << byHand.err;
     EXPECT_EQ(lines(readAll(args))[8], "3/4");
-    const ProgramResult none = bashScript(r.batchScript(), {{"ARGS_FILE", args.string()}});
+    const ProcessResult none = bashScript(r.batchScript(), {{"ARGS_FILE", args.string()}});
     EXPECT_NE(none.exitCode, 0);
     EXPECT_NE(none.err.find("not a Slurm array task"), std::string::npos) << none.err;
 }
@@ -120,7 +121,7 @@ TEST(SlurmRun, TheMergeScriptNamesEveryShard)
     EXPECT_EQ(text.find("--gres"), std::string::npos) << "the merge needs no GPU";
     EXPECT_NE(text.find("#SBATCH --partition=gpu\n"), std::string::npos);
     const fs::path args = tmp / "args.txt";
-    const ProgramResult run = bashScript(r.mergeScript(), {{"ARGS_FILE", args.string()}});
+    const ProcessResult run = bashScript(r.mergeScript(), {{"ARGS_FILE", args.string()}});
     ASSERT_EQ(run.exitCode, 0) << run.err;
     std::vector<std::string> want{"merge", "--out", (r.dir / "all.db").string()};
     for (int i = 0; i < 4; ++i)
@@ -210,14 +211,14 @@ TEST(SlurmRun, ProgressComesFromTheShardDatabases)
     makeShard(2, 1, "cancelled");
     const SlurmRunStatus st = readSlurmStatus(r, false);
     ASSERT_EQ(st.shards.size(), 4u);
-    EXPECT_EQ(st.shards[0].status, "complete");
+    EXPECT_EQ(toString(st.shards[0].status), "complete");
     EXPECT_EQ(st.shards[0].done, 3);
     EXPECT_EQ(st.shards[0].errors, 3);
-    EXPECT_EQ(st.shards[1].status, "running");
+    EXPECT_EQ(toString(st.shards[1].status), "running");
     EXPECT_EQ(st.shards[1].done, 1);
     EXPECT_EQ(st.shards[1].planned, 3);
-    EXPECT_EQ(st.shards[2].status, "stopped");
-    EXPECT_EQ(st.shards[3].status, "unknown");
+    EXPECT_EQ(toString(st.shards[2].status), "stopped");
+    EXPECT_EQ(toString(st.shards[3].status), "unknown");
     EXPECT_EQ(st.shards[3].planned, 2);
     EXPECT_EQ(st.done, 5);
     EXPECT_EQ(st.planned, 10);
@@ -266,14 +267,14 @@ TEST(SlurmRun, SubmitPassesTheArrayJobToTheMergeDependency)
 
 TEST(SlurmRun, RunProgramCapturesBothStreamsAndTheStatus)
 {
-    const ProgramResult r = runProgram({"sh", "-c", "echo out; echo err >&2; exit 3"});
+    const ProcessResult r = runProcess({"sh", "-c", "echo out; echo err >&2; exit 3"});
     EXPECT_EQ(r.exitCode, 3);
     EXPECT_EQ(r.out, "out\n");
     EXPECT_EQ(r.err, "err\n");
-    const ProgramResult missing = runProgram({"ascviz-no-such-program-xyz"});
+    const ProcessResult missing = runProcess({"ascviz-no-such-program-xyz"});
     EXPECT_EQ(missing.exitCode, -1);
     // More output than a pipe buffer holds, on both streams at once.
-    const ProgramResult big = runProgram({"sh", "-c", "head -c 300000 /dev/zero; head -c 200000 /dev/zero >&2"});
+    const ProcessResult big = runProcess({"sh", "-c", "head -c 300000 /dev/zero; head -c 200000 /dev/zero >&2"});
     EXPECT_EQ(big.exitCode, 0);
     EXPECT_EQ(big.out.size(), 300000u);
     EXPECT_EQ(big.err.size(), 200000u);

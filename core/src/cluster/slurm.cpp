@@ -2,26 +2,14 @@
 #include "ascviz/cluster/slurm.h"
 
 #include "ascviz/base/error.h"
+#include "ascviz/base/process.h"
 #include "ascviz/results/resultsdb.h"
 #include "ascviz/results/shards.h"
 
 #include <nlohmann/json.hpp>
 
-#include <fcntl.h>
-#include <poll.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <algorithm>
-#include <array>
-#include <cerrno>
-#include <cstring>
 #include <fstream>
 #include <map>
-#include <sstream>
-
-extern char** environ;
 
 namespace ascviz {
 namespace fs = std::filesystem;
@@ -116,7 +104,7 @@ std::string siteLines(const SlurmRun& r, bool gpu)
     return s;
 }
 
-// The task id of an array job's task as squeue prints it ("123_4"), or the job id itself.
+// The first line of a program's output, without the line break and trailing spaces.
 std::string firstLine(const std::string& s)
 {
     const auto nl = s.find('\n');
@@ -129,74 +117,16 @@ std::string firstLine(const std::string& s)
 // sbatch --parsable prints "jobid" or "jobid;cluster".
 std::string submit(const std::vector<std::string>& argv)
 {
-    const ProgramResult r = runProgram(argv);
-    if (r.exitCode == -1)
-        throw Error("cannot run sbatch: " + r.err + " (is Slurm's sbatch on PATH?)");
+    const ProcessResult r = runProcess(argv);
+    if (!r.started())
+        throw ProcessError("cannot run sbatch: " + r.err + " (is Slurm's sbatch on PATH?)", argv[0], r.outcome);
     std::string id = firstLine(r.out);
     id = id.substr(0, id.find(';'));
     if (r.exitCode != 0 || id.empty() || id.find_first_not_of("0123456789") != std::string::npos)
-        throw Error("sbatch failed (exit " + std::to_string(r.exitCode) +
-                    "): " + firstLine(r.err.empty() ? r.out : r.err));
+        throw ProcessError("sbatch failed (exit " + std::to_string(r.exitCode) +
+                               "): " + firstLine(r.err.empty() ? r.out : r.err),
+                           argv[0], r.outcome);
     return id;
-}
-
-struct JobState {
-    std::string state;  // PENDING, RUNNING, COMPLETED, CANCELLED ...
-    std::string reason; // squeue's %r
-    std::string id;     // as squeue prints it
-};
-
-// squeue's view of one job (array tasks unfolded: task index -> state; a plain job under key -1).
-std::optional<std::map<int, JobState>> queueOf(const std::string& job)
-{
-    if (job.empty())
-        return std::map<int, JobState>{};
-    const ProgramResult r = runProgram({"squeue", "-h", "-r", "-t", "all", "-j", job, "-o", "%i|%T|%r"});
-    if (r.exitCode == -1)
-        return std::nullopt;
-    std::map<int, JobState> out;
-    if (r.exitCode != 0) {
-        // An id the controller no longer knows (purged after MinJobAge) is not an error of ours.
-        if (r.err.find("Invalid job id") != std::string::npos)
-            return out;
-        return std::nullopt;
-    }
-    std::istringstream in(r.out);
-    for (std::string line; std::getline(in, line);) {
-        const auto a = line.find('|');
-        const auto b = line.find('|', a == std::string::npos ? a : a + 1);
-        if (a == std::string::npos || b == std::string::npos)
-            continue;
-        JobState st{line.substr(a + 1, b - a - 1), line.substr(b + 1), line.substr(0, a)};
-        const auto us = st.id.find('_');
-        int task = -1;
-        if (us != std::string::npos) {
-            try {
-                task = std::stoi(st.id.substr(us + 1));
-            } catch (const std::exception&) {
-                continue; // "123_[0-3]": not unfolded
-            }
-        }
-        out[task] = st;
-    }
-    return out;
-}
-
-bool isQueued(const std::string& state)
-{
-    static const char* live[] = {"PENDING",     "RUNNING",  "CONFIGURING", "COMPLETING", "REQUEUED",  "REQUEUE_HOLD",
-                                 "REQUEUE_FED", "RESIZING", "SUSPENDED",   "STAGE_OUT",  "SIGNALING", "RESV_DEL_HOLD"};
-    return std::find(std::begin(live), std::end(live), state) != std::end(live);
-}
-
-bool isRunning(const std::string& state)
-{
-    return state == "RUNNING" || state == "CONFIGURING" || state == "COMPLETING" || state == "STAGE_OUT";
-}
-
-std::string describe(const JobState& s)
-{
-    return s.reason.empty() || s.reason == "None" ? s.state : s.state + " (" + s.reason + ")";
 }
 
 } // namespace
@@ -247,25 +177,28 @@ std::string mergeScriptText(const SlurmRun& r)
 void writeSlurmRun(const SlurmRun& r)
 {
     if (r.shards < 1)
-        throw InputError("--shards must be at least 1");
+        throw InputError("a Slurm run needs at least 1 shard");
     for (const auto& [what, p] : {std::pair{"the run folder", r.dir}, std::pair{"ascviz-cli", r.cli},
                                   std::pair{"the model folder", r.model}, std::pair{"the corpus", r.corpus}})
         if (!p.is_absolute())
             throw InputError(std::string(what) + " must be an absolute path: " + p.string());
-    checkSiteValue("--partition", r.partition);
-    checkSiteValue("--gres", r.gres);
-    checkSiteValue("--time", r.time);
+    checkSiteValue("the partition", r.partition);
+    checkSiteValue("the generic resources (gres)", r.gres);
+    checkSiteValue("the time limit", r.time);
     for (const auto& e : r.sbatchExtra) {
-        checkSiteValue("--sbatch-extra", e);
+        checkSiteValue("an extra sbatch option", e);
         if (e.rfind("--", 0) != 0 && e.rfind("-", 0) != 0)
-            throw InputError("--sbatch-extra '" + e + "' is not an sbatch option (e.g. --account=abc)");
+            throw InputError("the extra sbatch line '" + e + "' is not an sbatch option (e.g. --account=abc)");
     }
     for (const auto& o : r.batchOptions)
         if (hasLineBreak(o))
             throw InputError("batch options must be one line each");
     std::error_code ec;
-    if (fs::exists(r.dir / "run.json", ec))
-        throw InputError(r.dir.string() + " already holds a run (run.json); choose another --out");
+    if (fs::exists(r.dir / "run.json", ec)) {
+        ErrorContext where(r.dir.string());
+        where.remedy = Remedy::NewOutput;
+        throw InputError(r.dir.string() + " already holds a run (run.json)", where);
+    }
     fs::create_directories(r.dir / "shards", ec);
     if (!ec)
         fs::create_directories(r.dir / "logs", ec);
@@ -328,72 +261,6 @@ SlurmRun readSlurmRun(const fs::path& dirArg)
     return r;
 }
 
-ProgramResult runProgram(const std::vector<std::string>& argv)
-{
-    ProgramResult res;
-    if (argv.empty())
-        return res;
-    int outPipe[2], errPipe[2];
-    if (pipe2(outPipe, O_CLOEXEC) != 0)
-        return res;
-    if (pipe2(errPipe, O_CLOEXEC) != 0) {
-        close(outPipe[0]);
-        close(outPipe[1]);
-        return res;
-    }
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, outPipe[1], 1);
-    posix_spawn_file_actions_adddup2(&fa, errPipe[1], 2);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    std::vector<char*> args;
-    for (const auto& a : argv)
-        args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    pid_t pid = -1;
-    const int rc = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(outPipe[1]);
-    close(errPipe[1]);
-    if (rc != 0) {
-        close(outPipe[0]);
-        close(errPipe[0]);
-        res.err = argv[0] + ": " + std::strerror(rc);
-        return res;
-    }
-    std::array<pollfd, 2> fds{pollfd{outPipe[0], POLLIN, 0}, pollfd{errPipe[0], POLLIN, 0}};
-    std::array<std::string*, 2> sinks{&res.out, &res.err};
-    int open = 2;
-    char buf[4096];
-    while (open > 0) {
-        if (poll(fds.data(), fds.size(), -1) < 0) {
-            if (errno == EINTR)
-                continue;
-            break;
-        }
-        for (std::size_t k = 0; k < fds.size(); ++k) {
-            if (fds[k].fd < 0 || !(fds[k].revents & (POLLIN | POLLHUP | POLLERR)))
-                continue;
-            const ssize_t n = read(fds[k].fd, buf, sizeof buf);
-            if (n > 0) {
-                sinks[k]->append(buf, static_cast<std::size_t>(n));
-            } else if (n == 0 || errno != EINTR) {
-                close(fds[k].fd);
-                fds[k].fd = -1;
-                --open;
-            }
-        }
-    }
-    for (auto& p : fds)
-        if (p.fd >= 0)
-            close(p.fd);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    res.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-    return res;
-}
-
 void submitSlurmRun(SlurmRun& r)
 {
     r.arrayJob = submit({"sbatch", "--parsable", r.batchScript().string()});
@@ -402,79 +269,148 @@ void submitSlurmRun(SlurmRun& r)
     saveSlurmRun(r);
 }
 
+std::string toString(ShardStatus status)
+{
+    switch (status) {
+    case ShardStatus::Complete:
+        return "complete";
+    case ShardStatus::Running:
+        return "running";
+    case ShardStatus::Pending:
+        return "pending";
+    case ShardStatus::Stopped:
+        return "stopped";
+    case ShardStatus::Unknown:
+        break;
+    }
+    return "unknown";
+}
+
+bool SlurmRunStatus::inProgress() const
+{
+    for (const auto& s : shards)
+        if (s.status == ShardStatus::Running || s.status == ShardStatus::Pending)
+            return true;
+    return mergeState && (mergeState->waiting() || mergeState->state == SlurmJobState::Running ||
+                          mergeState->state == SlurmJobState::Completing);
+}
+
+namespace {
+
+// squeue's view of a run: every shard's latest task, and the merge job.
+struct QueueView {
+    bool known = false;            // squeue answered for every array
+    std::map<int, SlurmJob> tasks; // by shard
+    std::optional<SlurmJob> merge;
+};
+
+QueueView readQueue(const SlurmRun& r)
+{
+    QueueView v;
+    // The latest array that holds a shard's task wins (resumeSlurmRun resubmits shards).
+    std::vector<std::string> arrays{r.arrayJob};
+    arrays.insert(arrays.end(), r.resubmittedArrays.begin(), r.resubmittedArrays.end());
+    v.known = !r.arrayJob.empty();
+    for (const auto& a : arrays) {
+        const auto q = querySlurmJob(a);
+        if (!q) {
+            v.known = false;
+            break;
+        }
+        for (const auto& [task, job] : *q)
+            if (task >= 0)
+                v.tasks[task] = job;
+    }
+    if (v.known && !r.mergeJob.empty()) {
+        if (const auto q = querySlurmJob(r.mergeJob); q && q->count(-1))
+            v.merge = q->at(-1);
+    }
+    return v;
+}
+
+// Shard i's progress from its database and (when the queue is known) its task.
+ShardProgress shardProgress(const SlurmRun& r, int i, const QueueView& queue)
+{
+    ShardProgress p;
+    p.shard = i;
+    p.planned = ShardSpec{i, r.shards}.planned(r.runPlanned);
+    bool haveDb = false, dbRunning = false;
+    std::error_code ec;
+    if (fs::exists(r.shardDb(i), ec)) {
+        try {
+            const ResultsDb db = ResultsDb::open(r.shardDb(i));
+            const TableCounts c = db.counts();
+            const RunInfo info = db.runInfo();
+            p.done = c.snippets;
+            p.errors = c.errors;
+            p.planned = info.planned;
+            dbRunning = info.status == "running";
+            haveDb = true;
+        } catch (const std::exception&) {
+            // Being created this very moment (no run row yet): nothing stored.
+        }
+    }
+    const auto t = queue.tasks.find(i);
+    const SlurmJob* task = t == queue.tasks.end() ? nullptr : &t->second;
+    if (task) {
+        p.job = task->id;
+        p.jobState = *task;
+    }
+    if (haveDb && p.done >= p.planned && p.planned > 0)
+        p.status = ShardStatus::Complete;
+    else if (task && task->running())
+        p.status = ShardStatus::Running;
+    else if (task && task->queued())
+        p.status = ShardStatus::Pending;
+    else if (queue.known)
+        p.status = ShardStatus::Stopped; // ended (or forgotten by the controller) before its shard was complete
+    else if (haveDb)
+        p.status = dbRunning ? ShardStatus::Running : ShardStatus::Stopped;
+    else
+        p.status = ShardStatus::Unknown;
+    return p;
+}
+
+// What to do next, when something needs the user.
+std::string hintFor(const SlurmRun& r, const SlurmRunStatus& st)
+{
+    const std::string dir = r.dir.string();
+    std::vector<std::string> stopped;
+    for (const auto& p : st.shards)
+        if (p.status == ShardStatus::Stopped)
+            stopped.push_back(std::to_string(p.shard));
+    if (st.merged)
+        return "merged: " + r.mergedDb().string();
+    if (!stopped.empty()) {
+        std::string list;
+        for (const auto& s : stopped)
+            list += (list.empty() ? "" : ", ") + s;
+        return "shard" + std::string(stopped.size() > 1 ? "s " : " ") + list +
+               " stopped before finishing (cancelled, failed or out of time): `ascviz-cli slurm resume " + dir +
+               "` resubmits " + (stopped.size() > 1 ? "them" : "it") + " and the merge job";
+    }
+    if (st.mergeState && st.mergeState->dependencyNeverSatisfied)
+        return "the merge job can no longer start (a shard task was cancelled or failed, even if requeued since): "
+               "`ascviz-cli slurm resume " +
+               dir + "` submits a new one";
+    if (st.done == st.planned && st.queueKnown && !st.mergeState)
+        return "every shard is complete but no merge job is queued: `ascviz-cli slurm resume " + dir + "` submits one";
+    return {};
+}
+
+} // namespace
+
 SlurmRunStatus readSlurmStatus(const SlurmRun& r, bool askQueue)
 {
     SlurmRunStatus st;
-    // Task states: the latest array that holds a shard's task wins (slurm resume resubmits shards).
-    std::map<int, JobState> tasks;
-    std::optional<JobState> merge;
-    if (askQueue) {
-        std::vector<std::string> arrays{r.arrayJob};
-        arrays.insert(arrays.end(), r.resubmittedArrays.begin(), r.resubmittedArrays.end());
-        st.queueKnown = !r.arrayJob.empty();
-        for (const auto& a : arrays) {
-            const auto q = queueOf(a);
-            if (!q) {
-                st.queueKnown = false;
-                break;
-            }
-            for (const auto& [task, s] : *q)
-                if (task >= 0)
-                    tasks[task] = s;
-        }
-        if (st.queueKnown && !r.mergeJob.empty()) {
-            if (const auto q = queueOf(r.mergeJob); q && q->count(-1))
-                merge = q->at(-1);
-        }
-    }
+    const QueueView queue = askQueue ? readQueue(r) : QueueView{};
+    st.queueKnown = queue.known;
     st.mergeJob = r.mergeJob;
-    if (merge)
-        st.mergeState = describe(*merge);
-
-    std::vector<std::string> stopped;
+    st.mergeState = queue.merge;
     for (int i = 0; i < r.shards; ++i) {
-        ShardProgress p;
-        p.shard = i;
-        p.planned = ShardSpec{i, r.shards}.planned(r.runPlanned);
-        bool haveDb = false;
-        std::string dbStatus;
-        std::error_code ec;
-        if (fs::exists(r.shardDb(i), ec)) {
-            try {
-                const ResultsDb db = ResultsDb::open(r.shardDb(i));
-                const TableCounts c = db.counts();
-                const RunInfo info = db.runInfo();
-                p.done = c.snippets;
-                p.errors = c.errors;
-                p.planned = info.planned;
-                dbStatus = info.status;
-                haveDb = true;
-            } catch (const std::exception&) {
-                // Being created this very moment (no run row yet): nothing stored.
-            }
-        }
-        const auto t = tasks.find(i);
-        if (t != tasks.end()) {
-            p.job = t->second.id;
-            p.jobState = describe(t->second);
-        }
-        if (haveDb && p.done >= p.planned && p.planned > 0)
-            p.status = "complete";
-        else if (t != tasks.end() && isRunning(t->second.state))
-            p.status = "running";
-        else if (t != tasks.end() && isQueued(t->second.state))
-            p.status = "pending";
-        else if (st.queueKnown)
-            p.status = "stopped"; // ended (or forgotten by the controller) before its shard was complete
-        else if (haveDb)
-            p.status = dbStatus == "running" ? "running" : "stopped";
-        else
-            p.status = "unknown";
-        if (p.status == "stopped")
-            stopped.push_back(std::to_string(i));
-        st.done += p.done;
-        st.planned += p.planned;
-        st.shards.push_back(p);
+        st.shards.push_back(shardProgress(r, i, queue));
+        st.done += st.shards.back().done;
+        st.planned += st.shards.back().planned;
     }
     std::error_code ec;
     if (fs::exists(r.mergedDb(), ec)) {
@@ -484,24 +420,7 @@ SlurmRunStatus readSlurmStatus(const SlurmRun& r, bool askQueue)
         } catch (const std::exception&) {
         }
     }
-    const std::string dir = r.dir.string();
-    if (st.merged) {
-        st.hint = "merged: " + r.mergedDb().string();
-    } else if (!stopped.empty()) {
-        std::string list;
-        for (const auto& s : stopped)
-            list += (list.empty() ? "" : ", ") + s;
-        st.hint = "shard" + std::string(stopped.size() > 1 ? "s " : " ") + list +
-                  " stopped before finishing (cancelled, failed or out of time): `ascviz-cli slurm resume " + dir +
-                  "` resubmits " + (stopped.size() > 1 ? "them" : "it") + " and the merge job";
-    } else if (merge && merge->reason.find("DependencyNeverSatisfied") != std::string::npos) {
-        st.hint = "the merge job can no longer start (a shard task was cancelled or failed, even if requeued since): "
-                  "`ascviz-cli slurm resume " +
-                  dir + "` submits a new one";
-    } else if (st.done == st.planned && st.queueKnown && !merge) {
-        st.hint =
-            "every shard is complete but no merge job is queued: `ascviz-cli slurm resume " + dir + "` submits one";
-    }
+    st.hint = hintFor(r, st);
     return st;
 }
 
@@ -515,9 +434,9 @@ ResumeResult resumeSlurmRun(SlurmRun& r, bool dryRun)
         throw Error("cannot resume: squeue does not answer (is this a Slurm login node, with SLURM_CONF set?)");
     std::vector<std::string> liveTasks;
     for (const auto& s : st.shards) {
-        if (s.status == "complete")
+        if (s.status == ShardStatus::Complete)
             continue;
-        if (s.status == "running" || s.status == "pending")
+        if (s.status == ShardStatus::Running || s.status == ShardStatus::Pending)
             liveTasks.push_back(s.job);
         else
             res.resubmitted.push_back(s.shard);
@@ -525,14 +444,15 @@ ResumeResult resumeSlurmRun(SlurmRun& r, bool dryRun)
     if (dryRun)
         return res;
     if (!r.mergeJob.empty()) {
-        if (const auto q = queueOf(r.mergeJob); q && q->count(-1)) {
-            const JobState& m = q->at(-1);
-            if (isRunning(m.state))
-                throw InputError("the merge job " + r.mergeJob + " is running; wait for it (slurm status)");
-            if (isQueued(m.state)) {
-                const ProgramResult c = runProgram({"scancel", r.mergeJob});
-                if (c.exitCode != 0)
-                    throw Error("cannot cancel the old merge job " + r.mergeJob + ": " + firstLine(c.err));
+        if (const auto q = querySlurmJob(r.mergeJob); q && q->count(-1)) {
+            const SlurmJob& m = q->at(-1);
+            if (m.running())
+                throw InputError("the merge job " + r.mergeJob + " is running; wait for it to end");
+            if (m.queued()) {
+                const ProcessResult c = runProcess({"scancel", r.mergeJob});
+                if (!c.succeeded())
+                    throw ProcessError("cannot cancel the old merge job " + r.mergeJob + ": " + firstLine(c.err),
+                                       "scancel", c.outcome);
                 res.cancelledMerge = r.mergeJob;
             }
         }

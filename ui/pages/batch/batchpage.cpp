@@ -11,6 +11,7 @@
 #include "services/resultstore.h"
 #include "views/batchcharts.h"
 
+#include "ascviz/base/duration.h"
 #include "ascviz/base/hfcache.h"
 #include "ascviz/base/resources.h"
 #include "ascviz/syntax/language.h"
@@ -36,22 +37,6 @@
 #include <QVBoxLayout>
 
 namespace ascviz::ui {
-
-namespace {
-
-QString duration(double s)
-{
-    if (s < 0)
-        return QStringLiteral("?");
-    const qint64 t = static_cast<qint64>(s + 0.5);
-    if (t >= 3600)
-        return QStringLiteral("%1h%2m").arg(t / 3600).arg((t / 60) % 60, 2, 10, QLatin1Char('0'));
-    if (t >= 60)
-        return QStringLiteral("%1m%2s").arg(t / 60).arg(t % 60, 2, 10, QLatin1Char('0'));
-    return QStringLiteral("%1s").arg(t);
-}
-
-} // namespace
 
 BatchPage::BatchPage(ModelService* models, ResultStore* results, QWidget* parent)
     : QWidget(parent), m_models(models), m_results(results)
@@ -336,7 +321,7 @@ void BatchPage::onProgress(const BatchProgressInfo& p)
                        .arg(p.total)
                        .arg(p.snippetsPerSecond, 0, 'f', 1)
                        .arg(p.tokensPerSecond, 0, 'f', 0)
-                       .arg(duration(p.etaSeconds));
+                       .arg(toQString(formatDuration(p.etaSeconds)));
     if (p.resumed)
         text += tr(" · %1 already in the DB").arg(p.resumed);
     if (p.errors)

@@ -158,15 +158,15 @@ void ClusterRunView::apply(const SlurmRunStatus& st)
         set(Done, static_cast<qlonglong>(s.done));
         set(Planned, static_cast<qlonglong>(s.planned));
         set(Percent, s.planned > 0 ? qRound(100.0 * static_cast<double>(s.done) / static_cast<double>(s.planned)) : 0);
-        set(Status, QString::fromStdString(s.status));
-        set(Job, QString::fromStdString(s.job + (s.jobState.empty() ? "" : " " + s.jobState)));
+        set(Status, QString::fromStdString(toString(s.status)));
+        set(Job, QString::fromStdString(s.job + (s.jobState ? " " + toString(*s.jobState) : "")));
     }
     QString summary = tr("%1 of %2 snippets").arg(st.done).arg(st.planned);
     if (!st.mergeJob.empty())
-        summary +=
-            tr("; merge job %1%2")
-                .arg(QString::fromStdString(st.mergeJob),
-                     st.mergeState.empty() ? QString() : QStringLiteral(" ") + QString::fromStdString(st.mergeState));
+        summary += tr("; merge job %1%2")
+                       .arg(QString::fromStdString(st.mergeJob),
+                            st.mergeState ? QStringLiteral(" ") + QString::fromStdString(toString(*st.mergeState))
+                                          : QString());
     if (st.merged)
         summary += tr("; merged (%1 snippets)").arg(st.mergedSnippets);
     if (!st.queueKnown)

@@ -10,6 +10,8 @@
 //   logs/                      Slurm's output of every task (appended across requeues)
 //   all.db                     the merged results, written by the merge job
 #pragma once
+#include "ascviz/cluster/slurmqueue.h"
+
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -52,37 +54,44 @@ void saveSlurmRun(const SlurmRun& run); // rewrites run.json (job ids)
 std::string batchScriptText(const SlurmRun& run);
 std::string mergeScriptText(const SlurmRun& run);
 
-// A program's exit status and output (stdout; stderr). Runs argv[0] from PATH, no shell.
-struct ProgramResult {
-    int exitCode = -1; // -1: could not be started
-    std::string out, err;
-};
-ProgramResult runProgram(const std::vector<std::string>& argv);
-
 // Submits both jobs with sbatch (the merge job with --dependency=afterok:<array job>) and records their ids
 // in run.json. Throws Error with sbatch's message when a submission fails.
 void submitSlurmRun(SlurmRun& run);
+
+// Where a shard stands.
+enum class ShardStatus {
+    Complete, // every planned snippet is stored
+    Running,  // its task runs (or, with no queue answer, its database says so)
+    Pending,  // its task is queued, nothing stored yet
+    Stopped,  // not complete, not queued: cancelled, failed or out of time (`resumeSlurmRun` continues it)
+    Unknown,  // no database and no queue answer
+};
+// "complete" | "running" | "pending" | "stopped" | "unknown"
+std::string toString(ShardStatus status);
 
 struct ShardProgress {
     int shard = 0;
     int64_t done = 0;    // snippets stored
     int64_t errors = 0;  // of them, status error
     int64_t planned = 0; // snippets of this shard
-    // complete | running | pending (queued, nothing stored yet) | stopped (not complete, not queued:
-    // cancelled, failed or out of time — `slurm resume` continues it) | unknown (no DB, no queue answer)
-    std::string status;
-    std::string job;      // the Slurm task id (JOB_TASK) where known
-    std::string jobState; // squeue's state (RUNNING, PENDING (BeginTime) ...) where known
+    ShardStatus status = ShardStatus::Unknown;
+    std::string job;                  // the Slurm task id (JOB_TASK) where known
+    std::optional<SlurmJob> jobState; // squeue's view of that task, where known
 };
 
 struct SlurmRunStatus {
     std::vector<ShardProgress> shards;
     int64_t done = 0, planned = 0;
-    std::string mergeJob, mergeState; // mergeState: squeue's state, "" when unknown
-    bool merged = false;              // all.db exists
+    std::string mergeJob;
+    std::optional<SlurmJob> mergeState; // squeue's view of the merge job, where known
+    bool merged = false;                // all.db exists
     int64_t mergedSnippets = 0;
     bool queueKnown = false; // squeue answered
     std::string hint;        // what to do next, when something needs the user
+
+    // Something queued may still change this picture: a shard task waiting or running, or a merge job that
+    // waits with a chance to start, or runs.
+    bool inProgress() const;
 };
 
 // Progress from the shard databases (opened read-only; a database being written is fine) and, when

@@ -1,0 +1,126 @@
+// The storing half of runBatch's pipeline (pipeline.h): each scored snippet evaluated and written in one
+// transaction, in corpus order.
+#include "pipeline.h"
+
+#include "ascviz/base/error.h"
+
+#include <algorithm>
+
+namespace ascviz {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+bool isWindowed(const LanguageModel& model, const ScoredText& s)
+{
+    const int64_t ctx = model.info().contextLength;
+    const int64_t extra = model.tokenizer().addsBos() ? 1 : 0;
+    return ctx > 0 && static_cast<int64_t>(s.tokens.size()) + extra > ctx;
+}
+
+void appendNote(std::string& note, const std::string& more)
+{
+    if (!more.empty())
+        note += (note.empty() ? "" : "; ") + more;
+}
+
+} // namespace
+
+void markPrompt(ScoredText& s, const CorpusEntry& e, std::string* note)
+{
+    s.promptBytes = s.text.size();
+    s.promptTokens = s.tokens.size();
+    for (auto& t : s.tokens)
+        t.generated = false;
+    if (!e.prompt)
+        return;
+    const std::string& p = *e.prompt;
+    if (p.size() <= e.code.size() && e.code.compare(0, p.size(), p) == 0) {
+        s.promptBytes = p.size();
+        std::size_t promptTokens = 0;
+        for (auto& t : s.tokens) {
+            t.generated = t.start >= p.size();
+            if (!t.generated)
+                ++promptTokens;
+        }
+        s.promptTokens = promptTokens;
+    } else if (note) {
+        *note = "prompt is not a prefix of code; all tokens treated as prompt";
+    }
+}
+
+SnippetWriter::SnippetWriter(const LanguageModel& model, const Corpus& corpus, const RunPlan& plan,
+                             const std::vector<int>& pending, ResultsDb& db, ProgressClock& clock, BatchSummary& sum)
+    : m_model(model), m_corpus(corpus), m_plan(plan), m_pending(pending), m_db(db), m_clock(clock), m_sum(sum)
+{
+}
+
+bool SnippetWriter::store(ScoredGroup& group)
+{
+    const double scoreShare = group.seconds / static_cast<double>(std::max<std::size_t>(1, group.end - group.begin));
+    for (std::size_t k = group.begin; k < group.end; ++k) {
+        if (!m_clock.waitWhilePaused())
+            return false;
+        storeOne(k, group.texts[k - group.begin], group.trees[k - group.begin], scoreShare);
+    }
+    return true;
+}
+
+void SnippetWriter::storeOne(std::size_t k, std::optional<ScoredText>& pre, std::optional<SyntaxTree>& tree,
+                             double scoreShare)
+{
+    const BatchOptions& opts = m_plan.opts;
+    const auto s0 = Clock::now();
+    const int idx = m_pending[k];
+    const CorpusEntry& e = m_corpus.entries[static_cast<std::size_t>(idx)];
+    SnippetMeta meta;
+    meta.index = idx;
+    meta.id = e.id;
+    meta.location = e.location;
+    meta.code = e.code;
+    meta.promptBytes = e.code.size();
+    meta.language = languageOf(e, opts);
+    const CategoryMap& table = m_plan.categories.at(meta.language);
+    std::optional<EvalResult> result;
+    try {
+        std::string note;
+        if (pre && tree) {
+            markPrompt(*pre, e, &note);
+            result.emplace(evaluate(std::move(*pre), std::move(*tree), opts.aggregation, table));
+        } else {
+            result.emplace(evaluateEntry(m_model, e, opts, table, &note));
+        }
+        // Syntax errors are kept (their nodes are stored with error = 1) and named in the message.
+        appendNote(note, describeSyntaxProblems(result->tree));
+        meta.ok = true;
+        meta.message = note;
+        meta.promptBytes = result->scored.promptBytes;
+        meta.windowed = isWindowed(m_model, result->scored);
+    } catch (const Cancelled&) {
+        throw;
+    } catch (const std::exception& err) {
+        result.reset();
+        meta.ok = false;
+        meta.message = err.what();
+    }
+    meta.seconds = (pre ? scoreShare : 0.0) + std::chrono::duration<double>(Clock::now() - s0).count();
+    m_db.writeSnippet(meta, result ? &*result : nullptr);
+    BatchProgress& prog = m_clock.progress();
+    ++m_processed;
+    ++m_sum.stored;
+    ++prog.done;
+    if (!meta.ok) {
+        ++m_sum.errors;
+        ++prog.errors;
+    }
+    if (meta.windowed)
+        ++m_sum.windowed;
+    if (result) {
+        m_sum.tokens += static_cast<int64_t>(result->scored.tokens.size());
+        prog.tokens = m_sum.tokens;
+    }
+    m_clock.emit(e.id);
+}
+
+} // namespace ascviz
