@@ -2,6 +2,7 @@
 #include "ascviz/batch/batch.h"
 
 #include "ascviz/base/error.h"
+#include "ascviz/base/version.h"
 #include "ascviz/syntax/language.h"
 
 #include <fcntl.h>
@@ -77,12 +78,12 @@ RunInfo requestedRun(const LanguageModel& model, const Corpus& corpus, const Bat
     r.corpusFingerprint = corpus.fingerprint();
     r.corpusEntries = static_cast<int64_t>(corpus.entries.size());
     r.language = opts.language;
-    r.aggregation = toString(opts.aggregation);
+    r.aggregation = opts.aggregation;
     r.planned = opts.shard.planned(runTotal);
     r.runPlanned = runTotal;
     r.shardIndex = opts.shard.index;
     r.shardCount = opts.shard.count;
-    r.status = "running";
+    r.status = RunStatus::Running;
     r.version = ascvizVersion();
     return r;
 }
@@ -100,7 +101,7 @@ void checkResumable(const RunInfo& have, const RunInfo& want, const fs::path& db
     cmp("model parameters", std::to_string(have.parameters), std::to_string(want.parameters));
     cmp("vocabulary size", std::to_string(have.vocabSize), std::to_string(want.vocabSize));
     cmp("corpus content (fingerprint)", have.corpusFingerprint, want.corpusFingerprint);
-    cmp("aggregation", have.aggregation, want.aggregation);
+    cmp("aggregation", toString(have.aggregation), toString(want.aggregation));
     cmp("language", have.language, want.language);
     cmp("shard", ShardSpec{have.shardIndex, have.shardCount}.toString(),
         ShardSpec{want.shardIndex, want.shardCount}.toString());
@@ -481,7 +482,7 @@ BatchSummary runBatch(const LanguageModel& model, const Corpus& corpus, const fs
         if (after.count(i))
             ++have;
     sum.complete = have == total;
-    want.status = sum.complete ? "complete" : (sum.cancelled ? "cancelled" : "running");
+    want.status = sum.complete ? RunStatus::Complete : (sum.cancelled ? RunStatus::Cancelled : RunStatus::Running);
     db->updateRun(want);
     return sum;
 }

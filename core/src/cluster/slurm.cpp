@@ -437,7 +437,7 @@ SlurmRunStatus readSlurmStatus(const SlurmRun& r, bool askQueue)
         p.shard = i;
         p.planned = ShardSpec{i, r.shards}.planned(r.runPlanned);
         bool haveDb = false;
-        std::string dbStatus;
+        bool dbRunning = false;
         std::error_code ec;
         if (fs::exists(r.shardDb(i), ec)) {
             try {
@@ -447,7 +447,7 @@ SlurmRunStatus readSlurmStatus(const SlurmRun& r, bool askQueue)
                 p.done = c.snippets;
                 p.errors = c.errors;
                 p.planned = info.planned;
-                dbStatus = info.status;
+                dbRunning = info.status == RunStatus::Running;
                 haveDb = true;
             } catch (const std::exception&) {
                 // Being created this very moment (no run row yet): nothing stored.
@@ -467,7 +467,7 @@ SlurmRunStatus readSlurmStatus(const SlurmRun& r, bool askQueue)
         else if (st.queueKnown)
             p.status = "stopped"; // ended (or forgotten by the controller) before its shard was complete
         else if (haveDb)
-            p.status = dbStatus == "running" ? "running" : "stopped";
+            p.status = dbRunning ? "running" : "stopped";
         else
             p.status = "unknown";
         if (p.status == "stopped")
