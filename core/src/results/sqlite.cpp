@@ -180,7 +180,7 @@ Stmt::Stmt(const Db& db, std::string_view sql, std::string purpose) : m_db(db), 
 {
     const int rc = sqlite3_prepare_v2(db.m_db, sql.data(), static_cast<int>(sql.size()), &m_st, nullptr);
     if (rc != SQLITE_OK)
-        db.fail(rc, m_purpose + " (preparing \"" + std::string(sql) + "\")");
+        db.fail(rc, m_purpose);
 }
 
 Stmt::~Stmt()
