@@ -69,6 +69,16 @@ CREATE TABLE nodes (
 CREATE INDEX nodes_by_type ON nodes(type);
 )sql";
 
+// Opens a results file; a file SQLite cannot open is bad input (as a missing one is).
+sqlite::Db openFile(const fs::path& path, const sqlite::OpenOptions& o)
+{
+    try {
+        return sqlite::Db::open(path, o);
+    } catch (const SqliteError& e) {
+        throw InputError(e.what(), e.context());
+    }
+}
+
 // Upgrades a file of `version` (< kSchemaVersion) in place, in one transaction.
 void upgrade(const sqlite::Db& db, int version)
 {
@@ -152,7 +162,7 @@ ResultsDb ResultsDb::create(const fs::path& path, const RunInfo& info)
     };
     removeTmp();
     try {
-        const sqlite::Db building = sqlite::Db::open(tmp, resultsdb::openOptions(sqlite::OpenMode::Create));
+        const sqlite::Db building = openFile(tmp, resultsdb::openOptions(sqlite::OpenMode::Create));
         building.exec("PRAGMA journal_mode=WAL", "switching to write-ahead logging");
         sqlite::Transaction tx(building);
         building.exec(kSchema, "creating the schema");
@@ -170,7 +180,7 @@ ResultsDb ResultsDb::create(const fs::path& path, const RunInfo& info)
                          ErrorContext(path.string()));
     }
     removeTmp();
-    ResultsDb db(sqlite::Db::open(path, resultsdb::openOptions(sqlite::OpenMode::ReadWrite)), path);
+    ResultsDb db(openFile(path, resultsdb::openOptions(sqlite::OpenMode::ReadWrite)), path);
     db.m_schemaVersion = kSchemaVersion;
     db.m_db.exec("PRAGMA synchronous=NORMAL", "setting synchronous=NORMAL");
     return db;
@@ -187,7 +197,7 @@ ResultsDb ResultsDb::open(const fs::path& path, Mode mode)
     // WAL's shared-memory file there, so the file is opened as immutable (nobody of ours can write it).
     const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
     o.immutable = mode == Mode::ReadOnly && ::access(dir.c_str(), W_OK) != 0 && !fs::exists(path.string() + "-wal", ec);
-    ResultsDb db(sqlite::Db::open(path, o), path);
+    ResultsDb db(openFile(path, o), path);
     int version = -1;
     try {
         sqlite::Stmt st(db.m_db, "SELECT schema_version FROM run WHERE one = 1", "reading the schema version");
