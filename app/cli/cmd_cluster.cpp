@@ -4,6 +4,7 @@
 #include "common.h"
 #include "output.h"
 
+#include "ascviz/base/clock.h"
 #include "ascviz/base/error.h"
 #include "ascviz/base/resources.h"
 #include "ascviz/cluster/slurm.h"

@@ -37,9 +37,9 @@ int cmdReport(Args& args)
     const CorpusStats s = computeStats(db, bo);
     if (s.counts.ok == 0)
         std::cerr << "report: " << dbPath.string() << " holds no successfully evaluated snippet\n";
-    if (s.run.status != "complete")
-        std::cerr << "report: the run is " << s.run.status << " (" << s.counts.snippets << " of " << s.run.planned
-                  << " snippets); continue it with `batch --resume`\n";
+    if (s.run.status != RunStatus::Complete)
+        std::cerr << "report: the run is " << toString(s.run.status) << " (" << s.counts.snippets << " of "
+                  << s.run.planned << " snippets); continue it with `batch --resume`\n";
 
     if (csvDir) {
         const auto files = writeCsvReport(s, db, *csvDir);
@@ -54,7 +54,7 @@ int cmdReport(Args& args)
     std::ostringstream t;
     t << "model: " << s.run.modelName << " (" << s.run.modelDir << ")\n"
       << "corpus: " << s.run.corpusPath << "; " << s.counts.ok << " snippets evaluated, " << s.counts.errors
-      << " errors; aggregation " << s.run.aggregation << "\n"
+      << " errors; aggregation " << toString(s.run.aggregation) << "\n"
       << "compute dtype: " << s.run.dtype << "; categories: " << s.categoryTable << "\n"
       << "Global AsC-Eval: " << (s.globalAscEval ? fmt(*s.globalAscEval) : std::string("n/a"))
       << " (Table I: mean of the categorized concepts' bootstrapped medians; " << s.resamples << " resamples, seed "

@@ -9,6 +9,7 @@
 #include "ascviz/results/resultsdb.h"
 #include "ascviz/results/stats.h"
 #include "ascviz/syntax/language.h"
+#include "dbcontent.h"
 
 #include <gtest/gtest.h>
 
@@ -116,11 +117,12 @@ TEST(CausalDb, RowsPerGroupExcludeSnippetsWithoutTheGroup)
     EXPECT_DOUBLE_EQ(it.y[1], all.y[2]);
     double sum = 0;
     int n = 0;
-    db.query("SELECT asc_eval FROM nodes WHERE snippet = 0 AND type = 'for_statement' AND asc_eval IS NOT NULL",
-             [&](const auto& c) {
-                 sum += std::stod(*c[0]);
-                 ++n;
-             });
+    testdata::query(db,
+                    "SELECT asc_eval FROM nodes WHERE snippet = 0 AND type = 'for_statement' AND asc_eval IS NOT NULL",
+                    [&](const auto& c) {
+                        sum += std::stod(*c[0]);
+                        ++n;
+                    });
     ASSERT_EQ(n, 1);
     EXPECT_DOUBLE_EQ(it.t[0], sum / n);
     // A concept present in one snippet: one row; the analysis gives ρ n/a and no effect (too few).

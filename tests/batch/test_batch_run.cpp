@@ -120,10 +120,10 @@ TEST_F(BatchRun, DatabaseHoldsExactlyTheExpectedRows)
 
     const auto run = db.runInfo();
     EXPECT_EQ(run.modelName, "tiny-gpt2");
-    EXPECT_EQ(run.status, "complete");
+    EXPECT_EQ(run.status, RunStatus::Complete);
     EXPECT_EQ(run.planned, 20);
     EXPECT_EQ(run.corpusEntries, 600);
-    EXPECT_EQ(run.aggregation, "median");
+    EXPECT_EQ(run.aggregation, Aggregation::Median);
     EXPECT_EQ(run.corpusFingerprint, s_corpus->fingerprint());
     EXPECT_FALSE(run.created.empty());
 }
@@ -150,7 +150,7 @@ TEST_F(BatchRun, CancelledThenResumedEqualsUninterrupted)
     {
         const auto db = ResultsDb::open(p);
         EXPECT_EQ(db.counts().snippets, 7);
-        EXPECT_EQ(db.runInfo().status, "cancelled");
+        EXPECT_EQ(db.runInfo().status, RunStatus::Cancelled);
     }
     // Creating it again without resume is refused.
     BatchOptions fresh;
@@ -182,7 +182,7 @@ TEST_F(BatchRun, CancelledThenResumedEqualsUninterrupted)
     EXPECT_EQ(a.snippets, b.snippets);
     EXPECT_EQ(a.tokens, b.tokens);
     EXPECT_EQ(a.nodes, b.nodes);
-    EXPECT_EQ(ResultsDb::open(p).runInfo().status, "complete");
+    EXPECT_EQ(ResultsDb::open(p).runInfo().status, RunStatus::Complete);
 
     // Resuming a complete run does nothing.
     const auto third = runBatch(*s_model, *s_corpus, p, res);
@@ -236,9 +236,11 @@ TEST_F(BatchRun, ReportNumbersEqualARecomputationFromTheDb)
     // table (by type); category = mean of its concepts' medians; global = mean over categorized concepts.
     const CategoryMap table = CategoryMap::forLanguage("python");
     std::map<std::string, std::vector<double>> byType;
-    db.query("SELECT n.type, n.asc_eval FROM nodes n JOIN snippets s ON s.idx = n.snippet "
-             "WHERE s.status = 'ok' AND n.asc_eval IS NOT NULL ORDER BY n.snippet, n.node",
-             [&](const std::vector<std::optional<std::string>>& c) { byType[*c[0]].push_back(std::stod(*c[1])); });
+    testdata::query(
+        db,
+        "SELECT n.type, n.asc_eval FROM nodes n JOIN snippets s ON s.idx = n.snippet "
+        "WHERE s.status = 'ok' AND n.asc_eval IS NOT NULL ORDER BY n.snippet, n.node",
+        [&](const std::vector<std::optional<std::string>>& c) { byType[*c[0]].push_back(std::stod(*c[1])); });
     ASSERT_FALSE(byType.empty());
     ASSERT_EQ(stats.concepts.size(), byType.size());
     double categorizedSum = 0;
@@ -343,11 +345,11 @@ void expectSameTokenRows(const fs::path& a_, const fs::path& b_)
     const auto da = ResultsDb::open(a_), db = ResultsDb::open(b_);
     std::vector<std::pair<std::string, double>> ta, tb;
     auto collect = [](const ResultsDb& d, std::vector<std::pair<std::string, double>>& out) {
-        d.query("SELECT snippet, idx, id, start_byte, end_byte, ntp FROM tokens ORDER BY snippet, idx",
-                [&](const std::vector<std::optional<std::string>>& c) {
-                    out.emplace_back(*c[0] + "/" + *c[1] + "/" + *c[2] + "/" + *c[3] + "/" + *c[4],
-                                     c[5] ? std::stod(*c[5]) : -1.0);
-                });
+        testdata::query(d, "SELECT snippet, idx, id, start_byte, end_byte, ntp FROM tokens ORDER BY snippet, idx",
+                        [&](const std::vector<std::optional<std::string>>& c) {
+                            out.emplace_back(*c[0] + "/" + *c[1] + "/" + *c[2] + "/" + *c[3] + "/" + *c[4],
+                                             c[5] ? std::stod(*c[5]) : -1.0);
+                        });
     };
     collect(da, ta);
     collect(db, tb);

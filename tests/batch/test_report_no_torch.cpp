@@ -45,7 +45,7 @@ TEST(ReportWithoutTorch, ReportsAHandMadeResultsDatabase)
             m.ok = true;
             db.writeSnippet(m, &r);
         }
-        run.status = "complete";
+        run.status = RunStatus::Complete;
         db.updateRun(run);
     }
     cli::Args args({"--db", (dir / "r.db").string(), "--json", "--out", (dir / "r.json").string(), "--seed", "7"});

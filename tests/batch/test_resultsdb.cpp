@@ -1,6 +1,8 @@
 // Results database without a model: creation rules, error rows, duplicate protection, bad files.
 #include "ascviz/base/error.h"
+#include "ascviz/base/version.h"
 #include "ascviz/results/resultsdb.h"
+#include "dbcontent.h"
 #include "testdata.h"
 
 #include <gtest/gtest.h>
@@ -51,7 +53,7 @@ TEST(ResultsDbTest, CreateWriteErrorRowAndReadBack)
     const auto r = db.runInfo();
     EXPECT_EQ(r.modelName, "m");
     EXPECT_EQ(r.corpusFingerprint, "0123456789abcdef");
-    EXPECT_EQ(r.status, "running");
+    EXPECT_EQ(r.status, RunStatus::Running);
     EXPECT_EQ(r.version, ascvizVersion());
     const auto c = db.counts();
     EXPECT_EQ(c.errors, 1);
@@ -64,7 +66,7 @@ TEST(ResultsDbTest, CreateWriteErrorRowAndReadBack)
     EXPECT_EQ(db.snippetCode(1), "x = (");
     EXPECT_EQ(db.doneIndices(), std::set<int64_t>({1}));
     std::string mode;
-    db.query("PRAGMA journal_mode", [&](const auto& cols) { mode = cols[0].value_or(""); });
+    testdata::query(db, "PRAGMA journal_mode", [&](const auto& cols) { mode = cols[0].value_or(""); });
     EXPECT_EQ(mode, "wal");
 }
 
@@ -76,7 +78,10 @@ TEST(ResultsDbTest, RefusesToOverwriteAndRejectsForeignFiles)
         ResultsDb::create(p, info());
         FAIL() << "no error";
     } catch (const InputError& e) {
-        EXPECT_NE(std::string(e.what()).find("--resume"), std::string::npos);
+        // The remedy (resume it, or write elsewhere) is structured: front ends phrase it as their flags.
+        EXPECT_NE(std::string(e.what()).find("already exists"), std::string::npos);
+        EXPECT_TRUE(hasRemedy(e.context().remedy, Remedy::Resume));
+        EXPECT_TRUE(hasRemedy(e.context().remedy, Remedy::NewOutput));
     }
     EXPECT_THROW(ResultsDb::open(tempDir() / "none.db"), InputError);
     const auto junk = tempDir() / "junk.db";

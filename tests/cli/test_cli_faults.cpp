@@ -273,13 +273,15 @@ TEST_F(BatchFaults, LockedDatabaseAndASecondBatchAreClearErrors)
     }
     {
         // Another process (this test) holds a write transaction open.
-        auto holder = ResultsDb::open(db, ResultsDb::Mode::ReadWrite);
-        holder.query("BEGIN IMMEDIATE", [](const auto&) {});
+        sqlite::OpenOptions rw;
+        rw.mode = sqlite::OpenMode::ReadWrite;
+        const auto holder = sqlite::Db::open(db, rw);
+        holder.exec("BEGIN IMMEDIATE", "holding the write lock");
         const pid_t pid = spawn(batchArgs(s_corpus, db, true), path("locked.err"));
         EXPECT_EQ(waitExit(pid), 1);
         const std::string err = clitest::readAll(path("locked.err"));
         EXPECT_NE(err.find("in use by another process"), std::string::npos) << err;
-        holder.query("ROLLBACK", [](const auto&) {});
+        holder.exec("ROLLBACK", "releasing the write lock");
         std::cout << "batch faults: locked: " << lastLine(err) << "\n";
     }
     EXPECT_EQ(checkConsistent(db), 5);

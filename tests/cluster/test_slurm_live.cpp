@@ -149,7 +149,7 @@ TEST(SlurmLive, CancelledAndRequeuedShardThenMergedEqualsSingleMachineRun)
     // The merge job's database equals the single-machine run: same snippets once each, same values.
     EXPECT_EQ(content(run.mergedDb()), content(tmp / "single.db"));
     const RunInfo merged = ResultsDb::open(run.mergedDb()).runInfo();
-    EXPECT_EQ(merged.status, "complete");
+    EXPECT_EQ(merged.status, RunStatus::Complete);
     EXPECT_EQ(merged.planned, 40);
     // The requeued task continued its shard: its log shows the restart and the snippets it found stored.
     const std::string log = readAll(runDir / "logs" / ("shard-" + std::to_string(victim) + ".log"));

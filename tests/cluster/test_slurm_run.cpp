@@ -193,7 +193,7 @@ TEST(SlurmRun, ProgressComesFromTheShardDatabases)
         info.shardCount = 4;
         info.runPlanned = 10;
         info.planned = ShardSpec{i, 4}.planned(10);
-        info.status = status;
+        info.status = parseRunStatus(status);
         auto db = ResultsDb::create(r.shardDb(i), info);
         int written = 0;
         for (int64_t k = i; k < 10 && written < stored; k += 4, ++written) {

@@ -7,6 +7,7 @@
 #include "ascviz/results/stats.h"
 #include "ascviz/syntax/language.h"
 #include "ascviz/syntax/syntax.h"
+#include "dbcontent.h"
 #include "eval_test_util.h"
 #include "testdata.h"
 
@@ -436,10 +437,10 @@ TEST(Languages, SchemaOneDatabasesReadAsTheRunsLanguageAndUpgradeOnWrite)
     {
         auto db = ResultsDb::create(dir / "r.db", runInfo("java"));
         writeEvaluated(db, 0, "java", "class A { }", 0.5, false);
-        db.query("ALTER TABLE snippets DROP COLUMN language", [](const auto&) {});
+        testdata::query(db, "ALTER TABLE snippets DROP COLUMN language", [](const auto&) {});
         for (const char* c : {"shard_index", "shard_count", "run_planned"}) // added in version 3
-            db.query(std::string("ALTER TABLE run DROP COLUMN ") + c, [](const auto&) {});
-        db.query("UPDATE run SET schema_version = 1", [](const auto&) {});
+            testdata::query(db, std::string("ALTER TABLE run DROP COLUMN ") + c, [](const auto&) {});
+        testdata::query(db, "UPDATE run SET schema_version = 1", [](const auto&) {});
     }
     {
         const auto db = ResultsDb::open(dir / "r.db");

@@ -40,28 +40,23 @@ std::vector<SnippetData> loadSnippets(const ResultsDb& db, CausalBy by)
         std::map<std::string, CategoryMap> tables;
         for (const auto& l : languages)
             tables.emplace(l, CategoryMap::forLanguage(l));
-        db.query("SELECT n.snippet, n.type, n.asc_eval FROM nodes n JOIN snippets s ON s.idx = n.snippet "
-                 "WHERE s.status = 'ok' AND n.asc_eval IS NOT NULL ORDER BY n.snippet, n.node",
-                 [&](const std::vector<std::optional<std::string>>& c) {
-                     if (!c[0] || !c[1] || !c[2])
-                         return;
-                     const auto it = rows.find(std::stoll(*c[0]));
-                     if (it == rows.end())
-                         return;
-                     SnippetData& d = it->second;
-                     const double v = std::stod(*c[2]);
-                     if (by == CausalBy::Category) {
-                         if (const auto cat = tables.at(d.language).categoryOf(*c[1])) {
-                             auto& acc = d.byCategory[*cat];
-                             acc.first += v;
-                             ++acc.second;
-                         }
-                     } else {
-                         auto& acc = d.byConcept[mixed ? d.language + ":" + *c[1] : *c[1]];
-                         acc.first += v;
-                         ++acc.second;
-                     }
-                 });
+        db.forEachNodeValue([&](const NodeValueRow& n) {
+            const auto it = rows.find(n.snippet);
+            if (it == rows.end())
+                return;
+            SnippetData& d = it->second;
+            if (by == CausalBy::Category) {
+                if (const auto cat = tables.at(d.language).categoryOf(n.type)) {
+                    auto& acc = d.byCategory[*cat];
+                    acc.first += n.ascEval;
+                    ++acc.second;
+                }
+            } else {
+                auto& acc = d.byConcept[mixed ? d.language + ":" + n.type : n.type];
+                acc.first += n.ascEval;
+                ++acc.second;
+            }
+        });
     }
     std::vector<SnippetData> out;
     for (auto& [idx, d] : rows)

@@ -82,21 +82,13 @@ PerplexedReport analyzePerplexed(const ResultsDb& db, const PerplexedOptions& op
     const auto& reg = LanguageRegistry::instance();
     // Tokens per snippet.
     std::map<int64_t, std::vector<Tok>> tokens;
-    db.query("SELECT t.snippet, t.start_byte, t.end_byte, t.ntp FROM tokens t JOIN snippets s ON s.idx = t.snippet "
-             "WHERE s.status = 'ok' ORDER BY t.snippet, t.idx",
-             [&](const std::vector<std::optional<std::string>>& c) {
-                 if (!c[3]) {
-                     ++r.skipped;
-                     return;
-                 }
-                 const double p = std::stod(*c[3]);
-                 if (!(p > 0)) {
-                     ++r.skipped;
-                     return;
-                 }
-                 tokens[std::stoll(*c[0])].push_back({static_cast<std::size_t>(std::stoll(*c[1])),
-                                                      static_cast<std::size_t>(std::stoll(*c[2])), -std::log(p)});
-             });
+    db.forEachOkToken([&](const TokenRow& t) {
+        if (!t.ntp || !(*t.ntp > 0)) {
+            ++r.skipped;
+            return;
+        }
+        tokens[t.snippet].push_back({t.start, t.end, -std::log(*t.ntp)});
+    });
     std::map<std::string, std::vector<double>> byText, byLabel, errorLabels;
     std::vector<double> all, internal, external, errorParented;
     for (const auto& row : db.snippets()) {

@@ -4,6 +4,7 @@
 #include "runplan.h"
 
 #include "ascviz/base/error.h"
+#include "ascviz/base/version.h"
 
 namespace ascviz {
 namespace fs = std::filesystem;
@@ -28,7 +29,7 @@ RunInfo requestedRun(const LanguageModel& model, const Corpus& corpus, const Bat
     r.corpusFingerprint = corpus.fingerprint();
     r.corpusEntries = static_cast<int64_t>(corpus.entries.size());
     r.language = opts.language;
-    r.aggregation = toString(opts.aggregation);
+    r.aggregation = opts.aggregation;
     r.planned = opts.shard.planned(runTotal);
     r.runPlanned = runTotal;
     r.shardIndex = opts.shard.index;
@@ -50,7 +51,7 @@ void checkResumable(const RunInfo& have, const RunInfo& want, const fs::path& db
     cmp("model parameters", std::to_string(have.parameters), std::to_string(want.parameters));
     cmp("vocabulary size", std::to_string(have.vocabSize), std::to_string(want.vocabSize));
     cmp("corpus content (fingerprint)", have.corpusFingerprint, want.corpusFingerprint);
-    cmp("aggregation", have.aggregation, want.aggregation);
+    cmp("aggregation", toString(have.aggregation), toString(want.aggregation));
     cmp("language", have.language, want.language);
     cmp("shard", ShardSpec{have.shardIndex, have.shardCount}.toString(),
         ShardSpec{want.shardIndex, want.shardCount}.toString());
@@ -68,7 +69,7 @@ void checkResumable(const RunInfo& have, const RunInfo& want, const fs::path& db
 
 void setRunStatus(RunInfo& run, bool complete, bool cancelled)
 {
-    run.status = complete ? "complete" : (cancelled ? "cancelled" : "running");
+    run.status = complete ? RunStatus::Complete : (cancelled ? RunStatus::Cancelled : RunStatus::Running);
 }
 
 } // namespace ascviz

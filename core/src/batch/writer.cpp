@@ -29,25 +29,9 @@ void appendNote(std::string& note, const std::string& more)
 
 void markPrompt(ScoredText& s, const CorpusEntry& e, std::string* note)
 {
-    s.promptBytes = s.text.size();
-    s.promptTokens = s.tokens.size();
-    for (auto& t : s.tokens)
-        t.generated = false;
-    if (!e.prompt)
-        return;
-    const std::string& p = *e.prompt;
-    if (p.size() <= e.code.size() && e.code.compare(0, p.size(), p) == 0) {
-        s.promptBytes = p.size();
-        std::size_t promptTokens = 0;
-        for (auto& t : s.tokens) {
-            t.generated = t.start >= p.size();
-            if (!t.generated)
-                ++promptTokens;
-        }
-        s.promptTokens = promptTokens;
-    } else if (note) {
+    // The scored text is the entry's code; base/scored.h states the split's edge rule.
+    if (!splitAtPromptText(s, e.prompt) && note)
         *note = "prompt is not a prefix of code; all tokens treated as prompt";
-    }
 }
 
 SnippetWriter::SnippetWriter(const LanguageModel& model, const Corpus& corpus, const RunPlan& plan,

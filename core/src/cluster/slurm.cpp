@@ -344,7 +344,7 @@ ShardProgress shardProgress(const SlurmRun& r, int i, const QueueView& queue)
             p.done = c.snippets;
             p.errors = c.errors;
             p.planned = info.planned;
-            dbRunning = info.status == "running";
+            dbRunning = info.status == RunStatus::Running;
             haveDb = true;
         } catch (const std::exception&) {
             // Being created this very moment (no run row yet): nothing stored.

@@ -2,6 +2,7 @@
 #include "ascviz/results/shards.h"
 
 #include "ascviz/base/error.h"
+#include "ascviz/base/version.h"
 
 #include <unistd.h>
 
@@ -62,7 +63,7 @@ std::vector<std::pair<std::string, std::string>> identity(const RunInfo& r)
             {"vocabulary size", std::to_string(r.vocabSize)},
             {"dtype", r.dtype},
             {"language", r.language},
-            {"aggregation", r.aggregation},
+            {"aggregation", toString(r.aggregation)},
             {"shard count", std::to_string(r.shardCount)},
             {"run size (snippets)", std::to_string(r.runPlanned)}};
 }
@@ -106,6 +107,7 @@ void checkShardSet(const std::vector<Input>& in)
 void checkShardContent(const std::vector<Input>& in)
 {
     std::vector<std::string> problems;
+    bool incomplete = false;              // a shard's batch stopped before its end: resuming it completes the shard
     std::map<int64_t, std::string> owner; // snippet -> file (duplicates across files)
     for (const auto& i : in) {
         const ShardSpec spec{i.run.shardIndex, i.run.shardCount};
@@ -124,10 +126,11 @@ void checkShardContent(const std::vector<Input>& in)
                 problems.push_back("snippet " + std::to_string(s) + " is in both " + it->second + " and " +
                                    i.path.string());
         }
-        if (have < expected)
-            problems.push_back("shard " + spec.toString() + " (" + i.path.string() +
-                               ") is incomplete: " + std::to_string(have) + " of " + std::to_string(expected) +
-                               " snippets; continue it with batch --resume --shard " + spec.toString());
+        if (have < expected) {
+            problems.push_back("shard " + spec.toString() + " (" + i.path.string() + ") is incomplete: " +
+                               std::to_string(have) + " of " + std::to_string(expected) + " snippets");
+            incomplete = true;
+        }
         if (!foreign.empty())
             problems.push_back(i.path.string() + " holds " + std::to_string(foreign.size()) +
                                " snippet(s) outside shard " + spec.toString() +
@@ -136,9 +139,13 @@ void checkShardContent(const std::vector<Input>& in)
     if (!problems.empty()) {
         const std::size_t shown = std::min<std::size_t>(problems.size(), 8);
         std::vector<std::string> head(problems.begin(), problems.begin() + static_cast<std::ptrdiff_t>(shown));
-        throw InputError("cannot merge: " + names(head) +
-                         (problems.size() > shown ? " and " + std::to_string(problems.size() - shown) + " more" : "") +
-                         " (nothing written)");
+        ErrorContext ctx;
+        ctx.remedy = incomplete ? Remedy::Resume : Remedy::None;
+        throw InputError(
+            "cannot merge: " + names(head) +
+                (problems.size() > shown ? " and " + std::to_string(problems.size() - shown) + " more" : "") +
+                " (nothing written)",
+            std::move(ctx));
     }
 }
 
@@ -157,8 +164,11 @@ MergeReport mergeShards(const fs::path& out, const std::vector<fs::path>& shardP
     if (shardPaths.empty())
         throw InputError("merge: no shard databases given");
     std::error_code ec;
-    if (fs::exists(out, ec))
-        throw InputError("merge: " + out.string() + " already exists (nothing written); choose another --out");
+    if (fs::exists(out, ec)) {
+        ErrorContext ctx(out.string());
+        ctx.remedy = Remedy::NewOutput;
+        throw InputError("merge: " + out.string() + " already exists (nothing written)", std::move(ctx));
+    }
     {
         std::set<fs::path> seen;
         for (const auto& p : shardPaths) {
@@ -180,7 +190,7 @@ MergeReport mergeShards(const fs::path& out, const std::vector<fs::path>& shardP
     run.shardIndex = 0;
     run.shardCount = 1;
     run.planned = run.runPlanned;
-    run.status = "complete";
+    run.status = RunStatus::Complete;
     run.version = ascvizVersion();
     run.updated.clear();
     for (const auto& i : in)
@@ -209,7 +219,7 @@ MergeReport mergeShards(const fs::path& out, const std::vector<fs::path>& shardP
             if (c.snippets != run.runPlanned)
                 throw Error("merge: " + std::to_string(c.snippets) + " snippets copied, " +
                             std::to_string(run.runPlanned) + " expected");
-            db.query("PRAGMA wal_checkpoint(TRUNCATE)", [](const auto&) {});
+            db.checkpoint();
         }
         // link(2) never replaces: a file that appeared at `out` meanwhile is kept, and the merge fails.
         if (::link(tmp.c_str(), out.c_str()) != 0)

@@ -176,20 +176,7 @@ CorpusStats computeStats(const ResultsDb& db, const BootstrapOptions& opts, cons
 {
     // One read transaction: a run still writing to the database (WAL) cannot change the data between the
     // queries below, so node values, counts and snippets describe the same set of snippets.
-    struct ReadSnapshot {
-        const ResultsDb& db;
-        explicit ReadSnapshot(const ResultsDb& d) : db(d)
-        {
-            db.query("BEGIN", [](const auto&) {});
-        }
-        ~ReadSnapshot()
-        {
-            try {
-                db.query("COMMIT", [](const auto&) {});
-            } catch (...) {
-            }
-        }
-    } snapshot(db);
+    const auto snapshot = db.readSnapshot();
     const RunInfo run = db.runInfo();
     const std::map<std::string, int64_t> langs = db.languages();
     std::map<std::string, CategoryMap> bundled;
@@ -283,8 +270,8 @@ nlohmann::json statsToJson(const CorpusStats& s)
     j["model"] = s.run.modelName;
     j["model_dir"] = s.run.modelDir;
     j["corpus"] = s.run.corpusPath;
-    j["aggregation"] = s.run.aggregation;
-    j["run_status"] = s.run.status;
+    j["aggregation"] = toString(s.run.aggregation);
+    j["run_status"] = toString(s.run.status);
     j["snippets"] = s.counts.ok;
     j["errors"] = s.counts.errors;
     j["tokens"] = s.counts.tokens;

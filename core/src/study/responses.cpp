@@ -2,10 +2,10 @@
 #include "ascviz/study/responses.h"
 #include "ascviz/study/study.h"
 
+#include "ascviz/base/clock.h"
 #include "ascviz/base/error.h"
-#include "ascviz/results/resultsdb.h"
-
-#include <sqlite3.h>
+#include "ascviz/base/version.h"
+#include "ascviz/results/sqlite.h"
 
 #include <algorithm>
 #include <fstream>
@@ -58,56 +58,24 @@ json designJson(const Study& s)
             {"participants", participants}};
 }
 
-class Stmt {
-public:
-    Stmt(sqlite3* db, const char* sql)
-    {
-        if (sqlite3_prepare_v2(db, sql, -1, &m_s, nullptr) != SQLITE_OK)
-            throw Error(std::string("responses file: ") + sqlite3_errmsg(db));
+// Opens a responses file (labelled so in messages); a file SQLite cannot open is bad input.
+sqlite::Db openFile(const fs::path& path, sqlite::OpenMode mode)
+{
+    sqlite::OpenOptions o;
+    o.mode = mode;
+    o.label = "responses file";
+    o.advice.otherWriter = "another session on the same responses file";
+    try {
+        return sqlite::Db::open(path, o);
+    } catch (const SqliteError& e) {
+        throw InputError(e.what(), e.context());
     }
-    ~Stmt() { sqlite3_finalize(m_s); }
-    Stmt(const Stmt&) = delete;
-    Stmt& operator=(const Stmt&) = delete;
-    Stmt& bind(int i, const std::string& v)
-    {
-        sqlite3_bind_text(m_s, i, v.c_str(), int(v.size()), SQLITE_TRANSIENT);
-        return *this;
-    }
-    Stmt& bind(int i, int v)
-    {
-        sqlite3_bind_int(m_s, i, v);
-        return *this;
-    }
-    Stmt& bind(int i, double v)
-    {
-        sqlite3_bind_double(m_s, i, v);
-        return *this;
-    }
-    bool step()
-    {
-        const int rc = sqlite3_step(m_s);
-        if (rc == SQLITE_ROW)
-            return true;
-        if (rc != SQLITE_DONE)
-            throw Error(std::string("responses file: ") + sqlite3_errmsg(sqlite3_db_handle(m_s)));
-        return false;
-    }
-    std::string text(int c) const
-    {
-        const auto* t = sqlite3_column_text(m_s, c);
-        return t ? reinterpret_cast<const char*>(t) : "";
-    }
-    int integer(int c) const { return sqlite3_column_int(m_s, c); }
-    double real(int c) const { return sqlite3_column_double(m_s, c); }
-
-private:
-    sqlite3_stmt* m_s = nullptr;
-};
+}
 
 } // namespace
 
 struct ResponsesDb::Impl {
-    sqlite3* db = nullptr;
+    sqlite::Db db;
     fs::path path;
     std::string studyId, fingerprint;
     std::vector<std::string> conditions;
@@ -115,20 +83,6 @@ struct ResponsesDb::Impl {
     std::vector<std::string> sampleIds;
     std::vector<StudyParticipant> participants;
 
-    ~Impl()
-    {
-        if (db)
-            sqlite3_close(db);
-    }
-    void exec(const char* sql)
-    {
-        char* err = nullptr;
-        if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
-            const std::string msg = err ? err : "unknown error";
-            sqlite3_free(err);
-            throw Error("responses file " + path.string() + ": " + msg);
-        }
-    }
     const StudyParticipant& participant(const std::string& id) const
     {
         for (const auto& p : participants)
@@ -145,13 +99,14 @@ struct ResponsesDb::Impl {
     }
     void readDesign()
     {
-        Stmt st(db, "SELECT format, schema_version, study_id, fingerprint, design FROM study WHERE one = 1");
+        sqlite::Stmt st(db, "SELECT format, schema_version, study_id, fingerprint, design FROM study WHERE one = 1",
+                        "reading the study record");
         if (!st.step() || st.text(0) != "ascviz-responses")
             throw InputError(path.string() + " is not an AsC-Viz responses file");
-        if (st.integer(1) > kResponsesSchemaVersion)
-            throw InputError("responses file " + path.string() + " has schema version " +
-                             std::to_string(st.integer(1)) + ", newer than this AsC-Viz reads (version " +
-                             std::to_string(kResponsesSchemaVersion) + ")");
+        if (st.int64(1) > kResponsesSchemaVersion)
+            throw InputError("responses file " + path.string() + " has schema version " + std::to_string(st.int64(1)) +
+                             ", newer than this AsC-Viz reads (version " + std::to_string(kResponsesSchemaVersion) +
+                             ")");
         studyId = st.text(2);
         fingerprint = st.text(3);
         const json d = json::parse(st.text(4));
@@ -193,23 +148,17 @@ ResponsesDb ResponsesDb::open(const fs::path& path, const Study& study)
     const bool exists = fs::exists(path, ec);
     if (exists && !isSqliteFile(path))
         throw InputError(path.string() + " is not an AsC-Viz responses file (not SQLite); not overwritten");
-    if (sqlite3_open_v2(path.string().c_str(), &impl->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
-        SQLITE_OK)
-        throw InputError("cannot open the responses file " + path.string());
-    sqlite3_busy_timeout(impl->db, 5000);
+    impl->db = openFile(path, sqlite::OpenMode::Create);
     if (!exists) {
-        impl->exec("PRAGMA journal_mode=WAL");
-        impl->exec("BEGIN");
-        impl->exec(kSchema);
-        Stmt st(impl->db, "INSERT INTO study VALUES (1, 'ascviz-responses', ?, ?, ?, ?, ?, ?)");
-        st.bind(1, kResponsesSchemaVersion)
-            .bind(2, study.id)
-            .bind(3, study.fingerprint())
-            .bind(4, designJson(study).dump())
-            .bind(5, isoTimestampUtc())
-            .bind(6, ascvizVersion());
-        st.step();
-        impl->exec("COMMIT");
+        impl->db.exec("PRAGMA journal_mode=WAL", "switching to write-ahead logging");
+        sqlite::Transaction tx(impl->db);
+        impl->db.exec(kSchema, "creating the schema");
+        sqlite::Stmt st(impl->db, "INSERT INTO study VALUES (1, 'ascviz-responses', ?, ?, ?, ?, ?, ?)",
+                        "writing the study record");
+        st.bindAll(kResponsesSchemaVersion, study.id, study.fingerprint(), designJson(study).dump(), isoTimestampUtc(),
+                   ascvizVersion());
+        st.run();
+        tx.commit();
     }
     // Checked before anything is written: another file (a results database, another study's responses)
     // is left exactly as it was.
@@ -226,7 +175,7 @@ ResponsesDb ResponsesDb::open(const fs::path& path, const Study& study)
         throw InputError("the responses file " + path.string() + " belongs to study '" + impl->studyId +
                          "' (fingerprint " + impl->fingerprint + "), not to study '" + study.id + "' (fingerprint " +
                          study.fingerprint() + "); choose another responses file");
-    impl->exec("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;");
+    impl->db.exec("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;", "setting synchronous=FULL and foreign keys");
     return ResponsesDb(std::move(impl));
 }
 
@@ -239,9 +188,7 @@ ResponsesDb ResponsesDb::openExisting(const fs::path& path)
         throw InputError("the responses file " + path.string() + " does not exist");
     if (!isSqliteFile(path))
         throw InputError(path.string() + " is not an AsC-Viz responses file (not SQLite)");
-    if (sqlite3_open_v2(path.string().c_str(), &impl->db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK)
-        throw InputError("cannot open the responses file " + path.string());
-    sqlite3_busy_timeout(impl->db, 5000);
+    impl->db = openFile(path, sqlite::OpenMode::ReadOnly);
     try {
         impl->readDesign();
     } catch (const json::exception& e) {
@@ -275,7 +222,7 @@ std::vector<StudyQuestion> ResponsesDb::questions() const
 
 bool ResponsesDb::hasParticipant(const std::string& id) const
 {
-    Stmt st(m->db, "SELECT 1 FROM participants WHERE id = ?");
+    sqlite::Stmt st(m->db, "SELECT 1 FROM participants WHERE id = ?", "looking up participant " + id);
     st.bind(1, id);
     return st.step();
 }
@@ -289,9 +236,9 @@ void ResponsesDb::startParticipant(const std::string& id, bool resume)
                              "; resume that participant or choose another id");
         return;
     }
-    Stmt st(m->db, "INSERT INTO participants VALUES (?, ?)");
-    st.bind(1, id).bind(2, isoTimestampUtc());
-    st.step();
+    sqlite::Stmt st(m->db, "INSERT INTO participants VALUES (?, ?)", "starting participant " + id);
+    st.bindAll(id, isoTimestampUtc());
+    st.run();
 }
 
 std::vector<ParticipantProgress> ResponsesDb::progress() const
@@ -301,16 +248,17 @@ std::vector<ParticipantProgress> ResponsesDb::progress() const
         ParticipantProgress pp;
         pp.id = p.id;
         pp.trials = int(p.trials.size());
-        Stmt st(m->db, "SELECT started FROM participants WHERE id = ?");
+        sqlite::Stmt st(m->db, "SELECT started FROM participants WHERE id = ?", "reading participant " + p.id);
         st.bind(1, p.id);
         if (st.step()) {
             pp.started = true;
             pp.startedAt = st.text(0);
         }
-        Stmt c(m->db, "SELECT COUNT(*) FROM trials WHERE participant = ?");
+        sqlite::Stmt c(m->db, "SELECT COUNT(*) FROM trials WHERE participant = ?",
+                       "counting the trials of participant " + p.id);
         c.bind(1, p.id);
         c.step();
-        pp.completed = c.integer(0);
+        pp.completed = static_cast<int>(c.int64(0));
         out.push_back(std::move(pp));
     }
     return out;
@@ -329,16 +277,11 @@ void ResponsesDb::recordAnswer(const std::string& participant, int trial, const 
                          "-point scale of '" + question + "'");
     if (!hasParticipant(participant))
         throw InputError("participant " + participant + " has not been started");
-    Stmt st(m->db, "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
-    st.bind(1, participant)
-        .bind(2, trial)
-        .bind(3, m->sampleIds.at(std::size_t(t.sample)))
-        .bind(4, t.condition)
-        .bind(5, question)
-        .bind(6, answer)
-        .bind(7, seconds)
-        .bind(8, isoTimestampUtc());
-    st.step(); // autocommit: its own transaction
+    sqlite::Stmt st(m->db, "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    "recording an answer of participant " + participant);
+    st.bindAll(participant, trial, m->sampleIds.at(std::size_t(t.sample)), t.condition, question, answer, seconds,
+               isoTimestampUtc());
+    st.run(); // autocommit: its own transaction
 }
 
 void ResponsesDb::completeTrial(const std::string& participant, int trial, double seconds, const std::string& comment)
@@ -349,34 +292,26 @@ void ResponsesDb::completeTrial(const std::string& participant, int trial, doubl
         if (!given.count(q.id))
             throw InputError("trial " + std::to_string(trial) + " of " + participant + " has no answer to '" + q.id +
                              "'");
-    m->exec("BEGIN IMMEDIATE");
-    try {
-        Stmt st(m->db, "INSERT OR REPLACE INTO trials VALUES (?, ?, ?, ?, ?, ?, ?)");
-        st.bind(1, participant)
-            .bind(2, trial)
-            .bind(3, m->sampleIds.at(std::size_t(t.sample)))
-            .bind(4, t.condition)
-            .bind(5, seconds)
-            .bind(6, comment)
-            .bind(7, isoTimestampUtc());
-        st.step();
-        Stmt up(m->db, "UPDATE answers SET seconds = ? WHERE participant = ? AND trial = ?");
-        up.bind(1, seconds).bind(2, participant).bind(3, trial);
-        up.step();
-        m->exec("COMMIT");
-    } catch (...) {
-        sqlite3_exec(m->db, "ROLLBACK", nullptr, nullptr, nullptr);
-        throw;
-    }
+    const std::string what = "completing trial " + std::to_string(trial) + " of participant " + participant;
+    sqlite::Transaction tx(m->db);
+    sqlite::Stmt st(m->db, "INSERT OR REPLACE INTO trials VALUES (?, ?, ?, ?, ?, ?, ?)", what);
+    st.bindAll(participant, trial, m->sampleIds.at(std::size_t(t.sample)), t.condition, seconds, comment,
+               isoTimestampUtc());
+    st.run();
+    sqlite::Stmt up(m->db, "UPDATE answers SET seconds = ? WHERE participant = ? AND trial = ?", what);
+    up.bindAll(seconds, participant, trial);
+    up.run();
+    tx.commit();
 }
 
 std::map<std::string, int> ResponsesDb::answers(const std::string& participant, int trial) const
 {
     std::map<std::string, int> out;
-    Stmt st(m->db, "SELECT question, answer FROM answers WHERE participant = ? AND trial = ?");
-    st.bind(1, participant).bind(2, trial);
+    sqlite::Stmt st(m->db, "SELECT question, answer FROM answers WHERE participant = ? AND trial = ?",
+                    "reading the answers of participant " + participant);
+    st.bindAll(participant, trial);
     while (st.step())
-        out[st.text(0)] = st.integer(1);
+        out[st.text(0)] = static_cast<int>(st.int64(1));
     return out;
 }
 
@@ -385,31 +320,34 @@ void ResponsesDb::saveCommentDraft(const std::string& participant, int trial, co
     m->trial(participant, trial); // throws for a trial outside the design
     if (!hasParticipant(participant))
         throw InputError("participant " + participant + " has not been started");
-    Stmt st(m->db, "INSERT OR REPLACE INTO comment_drafts VALUES (?, ?, ?)");
-    st.bind(1, participant).bind(2, trial).bind(3, comment);
-    st.step();
+    sqlite::Stmt st(m->db, "INSERT OR REPLACE INTO comment_drafts VALUES (?, ?, ?)",
+                    "saving a comment draft of participant " + participant);
+    st.bindAll(participant, trial, comment);
+    st.run();
 }
 
 std::string ResponsesDb::comment(const std::string& participant, int trial) const
 {
-    Stmt st(m->db, "SELECT comment FROM trials WHERE participant = ? AND trial = ?");
-    st.bind(1, participant).bind(2, trial);
+    const std::string what = "reading a comment of participant " + participant;
+    sqlite::Stmt st(m->db, "SELECT comment FROM trials WHERE participant = ? AND trial = ?", what);
+    st.bindAll(participant, trial);
     if (st.step())
         return st.text(0);
-    Stmt d(m->db, "SELECT comment FROM comment_drafts WHERE participant = ? AND trial = ?");
-    d.bind(1, participant).bind(2, trial);
+    sqlite::Stmt d(m->db, "SELECT comment FROM comment_drafts WHERE participant = ? AND trial = ?", what);
+    d.bindAll(participant, trial);
     return d.step() ? d.text(0) : std::string();
 }
 
 int ResponsesDb::firstOpenTrial(const std::string& participant) const
 {
     const auto& p = m->participant(participant);
-    Stmt st(m->db, "SELECT trial FROM trials WHERE participant = ?");
+    sqlite::Stmt st(m->db, "SELECT trial FROM trials WHERE participant = ?",
+                    "reading the trials of participant " + participant);
     st.bind(1, participant);
     std::vector<bool> done(p.trials.size(), false);
     while (st.step()) {
-        const int t = st.integer(0);
-        if (t >= 0 && t < int(done.size()))
+        const int64_t t = st.int64(0);
+        if (t >= 0 && t < static_cast<int64_t>(done.size()))
             done[std::size_t(t)] = true;
     }
     for (std::size_t i = 0; i < done.size(); ++i)
@@ -426,9 +364,11 @@ std::vector<ResponseRow> ResponsesDb::rows() const
     for (std::size_t i = 0; i < m->questions.size(); ++i)
         qOrder[m->questions[i].id] = int(i);
     std::vector<ResponseRow> out;
-    Stmt st(m->db, "SELECT participant, trial, sample, condition, question, answer, seconds FROM answers");
+    sqlite::Stmt st(m->db, "SELECT participant, trial, sample, condition, question, answer, seconds FROM answers",
+                    "reading the answers");
     while (st.step())
-        out.push_back({st.text(0), st.integer(1), st.text(2), st.text(3), st.text(4), st.integer(5), st.real(6)});
+        out.push_back({st.text(0), static_cast<int>(st.int64(1)), st.text(2), st.text(3), st.text(4),
+                       static_cast<int>(st.int64(5)), st.real(6)});
     std::sort(out.begin(), out.end(), [&](const ResponseRow& a, const ResponseRow& b) {
         const auto key = [&](const ResponseRow& r) {
             return std::tuple(pOrder.count(r.participant) ? pOrder[r.participant] : 1 << 30, r.participant, r.trial,

@@ -2,10 +2,10 @@
 #include "ascviz/study/study.h"
 #include "study_internal.h"
 
+#include "ascviz/base/clock.h"
 #include "ascviz/base/error.h"
 #include "ascviz/base/utf8.h"
 #include "ascviz/eval/evaljson.h"
-#include "ascviz/results/resultsdb.h"
 #include "ascviz/syntax/language.h"
 
 #include <algorithm>

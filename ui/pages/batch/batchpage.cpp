@@ -472,7 +472,7 @@ bool BatchPage::storedRunIncomplete(const QString& db)
     if (db.isEmpty() || !QFileInfo::exists(db))
         return false;
     try {
-        return ResultsDb::open(toUtf8(db)).runInfo().status != "complete";
+        return ResultsDb::open(toUtf8(db)).runInfo().status != RunStatus::Complete;
     } catch (const std::exception&) {
         return false;
     }

@@ -18,6 +18,7 @@
 // time; open another object (connection) for another thread.
 #pragma once
 #include "ascviz/eval/eval.h"
+#include "ascviz/results/sqlite.h"
 
 #include <cstdint>
 #include <filesystem>
@@ -28,11 +29,14 @@
 #include <string>
 #include <vector>
 
-struct sqlite3;
-
 namespace ascviz {
 
 class CategoryMap; // eval.h
+
+// The state of a run (run.status: the text toString gives).
+enum class RunStatus { Running, Complete, Cancelled };
+std::string toString(RunStatus s);              // "running" | "complete" | "cancelled"
+RunStatus parseRunStatus(const std::string& s); // throws InputError for any other text
 
 struct RunInfo {
     std::string modelName;
@@ -48,10 +52,10 @@ struct RunInfo {
     std::string corpusFingerprint;
     int64_t corpusEntries = 0; // usable entries in the corpus
     std::string language;
-    std::string aggregation = "median";
-    int64_t planned = 0;            // snippets the latest invocation meant to evaluate (after --limit)
-    std::string status = "running"; // running | complete | cancelled
-    std::string created;            // ISO 8601 UTC
+    Aggregation aggregation = Aggregation::Median; // stored as its name (toString)
+    int64_t planned = 0;                           // snippets the latest invocation meant to evaluate (after --limit)
+    RunStatus status = RunStatus::Running;
+    std::string created; // ISO 8601 UTC
     std::string updated;
     std::string version; // AsC-Viz version that wrote the run
     int shardIndex = 0;  // this file holds shard shardIndex of shardCount (batch --shard I/N)
@@ -90,6 +94,26 @@ struct SnippetRow {
     std::string language; // the snippet's language (the run's for schema-1 files)
 };
 
+// A token of a status-ok snippet (ResultsDb::forEachOkToken).
+struct TokenRow {
+    int64_t snippet = 0;            // the snippet's index
+    int64_t index = 0;              // position in the snippet's token sequence
+    int64_t id = 0;                 // vocabulary id
+    std::size_t start = 0, end = 0; // UTF-8 byte span in the snippet's code
+    std::optional<double> ntp;      // NULL: unscored
+    bool generated = false;
+};
+
+// A node with an AsC-Eval value of a status-ok snippet (ResultsDb::forEachNodeValue).
+struct NodeValueRow {
+    int64_t snippet = 0;
+    int64_t node = 0;
+    std::string type;
+    std::optional<std::string> category; // the category the run stored
+    std::string language;                // the snippet's language (the run's when it has none)
+    double ascEval = 0;
+};
+
 struct TableCounts {
     int64_t snippets = 0, ok = 0, errors = 0, tokens = 0, nodes = 0, windowed = 0;
 };
@@ -103,11 +127,11 @@ public:
     // Opens an existing results file; throws InputError when it is missing or not an AsC-Viz results DB.
     static ResultsDb open(const std::filesystem::path& path, Mode mode = Mode::ReadOnly);
 
-    ResultsDb(ResultsDb&& o) noexcept;
-    ResultsDb& operator=(ResultsDb&& o) noexcept;
+    ResultsDb(ResultsDb&& o) noexcept = default;
+    ResultsDb& operator=(ResultsDb&& o) noexcept = default;
     ResultsDb(const ResultsDb&) = delete;
     ResultsDb& operator=(const ResultsDb&) = delete;
-    ~ResultsDb();
+    ~ResultsDb() = default;
 
     const std::filesystem::path& path() const { return m_path; }
 
@@ -119,6 +143,8 @@ public:
     // Copies every snippet of another results database with its tokens and nodes, in one transaction
     // (shards.h: merge). Throws Error, copying nothing, when an index or id is already stored here.
     void copySnippetsFrom(const std::filesystem::path& other);
+    // Moves the write-ahead log into the file and truncates the log (a file complete on its own, for a copy).
+    void checkpoint();
 
     // --- reading
     RunInfo runInfo() const;
@@ -144,23 +170,23 @@ public:
     NodeValues nodeValues(const NodeValueQuery& query) const;
     // Snippet languages of the status-ok snippets with their counts.
     std::map<std::string, int64_t> languages() const;
+    // The tokens of the status-ok snippets, in (snippet, index) order.
+    void forEachOkToken(const std::function<void(const TokenRow&)>& row) const;
+    // The nodes with an AsC-Eval value of the status-ok snippets (only those in `language` when given), in
+    // (snippet, node) order.
+    void forEachNodeValue(const std::function<void(const NodeValueRow&)>& row,
+                          const std::optional<std::string>& language = {}) const;
+    // A read transaction: the reads until it ends see one state of the file, also while another connection
+    // (a running batch) writes to it.
+    [[nodiscard]] sqlite::Transaction readSnapshot() const;
     int schemaVersion() const { return m_schemaVersion; }
 
-    // Low-level: runs `sql` and calls `row` with each row's columns as text (NULL -> nullopt).
-    void query(const std::string& sql,
-               const std::function<void(const std::vector<std::optional<std::string>>&)>& row) const;
-
 private:
-    ResultsDb(sqlite3* db, std::filesystem::path path);
+    ResultsDb(sqlite::Db db, std::filesystem::path path);
     std::string languageColumn(const std::string& tableAlias) const; // SQL for a snippet's language
-    sqlite3* m_db = nullptr;
+    sqlite::Db m_db;
     std::filesystem::path m_path;
     int m_schemaVersion = 0;
 };
-
-// The AsC-Viz version compiled into core (for RunInfo::version).
-std::string ascvizVersion();
-// Current time as ISO 8601 UTC ("2024-05-01T12:00:00Z").
-std::string isoTimestampUtc();
 
 } // namespace ascviz
