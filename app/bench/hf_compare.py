@@ -142,6 +142,8 @@ def main():
     ap.add_argument("--gen-limit", type=int, default=10)
     ap.add_argument("--tolerance", type=float, default=1e-4)
     ap.add_argument("--json", help="also write the table here")
+    ap.add_argument("--ct2-tolerance", type=float, default=1e-4,
+                    help="NtP tolerance against CTranslate2 (its own kernels sum in other orders: ~2e-5 seen)")
     ap.add_argument("--peers", default=None, help="hf, ct2 or hf,ct2 (default: hf, and ct2 when installed)")
     ap.add_argument("--rounds", type=int, default=1, help="time every side this many times; report medians")
     args = ap.parse_args()
@@ -218,8 +220,9 @@ def main():
                     ok, check = same, "generated ids equal" if same else "GENERATED IDS DIFFER"
                 else:
                     err = compare_ntp(ours["ntp"], results[peer])
-                    ok = err <= args.tolerance
-                    check = f"max |NtP diff| {err:.2e}" + ("" if ok else f" > {args.tolerance:g}")
+                    tol = args.tolerance if peer == "hf" else args.ct2_tolerance
+                    ok = err <= tol
+                    check = f"max |NtP diff| {err:.2e}" + ("" if ok else f" > {tol:g}")
                 failed |= not ok
                 row[f"{peer}_s"] = med[peer]
                 row[f"{peer}_ratio"] = med[peer] / med["ascviz"]
