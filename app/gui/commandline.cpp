@@ -15,6 +15,7 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <type_traits>
 
 namespace ascviz::ui {
 
@@ -118,29 +119,31 @@ ParseResult parseGuiCommandLine(const QStringList& args, GuiOptions* out, QStrin
     o.screenshot = p.value(screenshot);
     o.quit = p.isSet(quit);
 
-    auto intOf = [&](const QCommandLineOption& opt, int lo, int hi, int* v) {
+    // An option's number (int or double) within [lo, hi]; false with a message when it is not.
+    auto numberOf = [&](const QCommandLineOption& opt, auto lo, auto hi, auto* v) {
+        using T = std::remove_pointer_t<decltype(v)>;
         if (!p.isSet(opt))
             return true;
         bool ok = false;
-        const int x = p.value(opt).toInt(&ok);
+        T x{};
+        if constexpr (std::is_same_v<T, int>)
+            x = p.value(opt).toInt(&ok);
+        else
+            x = p.value(opt).toDouble(&ok);
         if (!ok || x < lo || x > hi) {
-            *message = QStringLiteral("--%1 must be an integer in [%2, %3]").arg(opt.names().first()).arg(lo).arg(hi);
+            *message = QStringLiteral("--%1 must be %2 in [%3, %4]")
+                           .arg(opt.names().first(),
+                                std::is_same_v<T, int> ? QStringLiteral("an integer") : QStringLiteral("a number"))
+                           .arg(lo)
+                           .arg(hi);
             return false;
         }
         *v = x;
         return true;
     };
+    auto intOf = [&](const QCommandLineOption& opt, int lo, int hi, int* v) { return numberOf(opt, lo, hi, v); };
     auto doubleOf = [&](const QCommandLineOption& opt, double lo, double hi, double* v) {
-        if (!p.isSet(opt))
-            return true;
-        bool ok = false;
-        const double x = p.value(opt).toDouble(&ok);
-        if (!ok || x < lo || x > hi) {
-            *message = QStringLiteral("--%1 must be a number in [%2, %3]").arg(opt.names().first()).arg(lo).arg(hi);
-            return false;
-        }
-        *v = x;
-        return true;
+        return numberOf(opt, lo, hi, v);
     };
     int seedValue = 0;
     if (!intOf(maxNew, 1, 1 << 20, &o.generation.maxNewTokens) ||
