@@ -2,11 +2,8 @@
 
 #include "common/analysis.h"
 #include "common/textpos.h"
-#include "pages/analysis/analysispage.h"
-#include "pages/batch/batchpage.h"
-#include "pages/interactive/interactivepage.h"
 #include "pages/page.h"
-#include "pages/study/studypage.h"
+#include "pages/registry.h"
 #include "services/jobtracker.h"
 #include "services/modelservice.h"
 #include "services/resultstore.h"
@@ -41,12 +38,6 @@ namespace ascviz::ui {
 namespace {
 const char* const kRecentKey = "models/recent";
 constexpr int kMaxRecent = 8;
-
-std::string toStd(const QString& s)
-{
-    const QByteArray b = s.toUtf8();
-    return std::string(b.constData(), std::size_t(b.size()));
-}
 
 QString defaultModelPath()
 {
@@ -108,22 +99,15 @@ MainWindow::MainWindow(QWidget* parent)
     v->addWidget(m_banner);
 
     m_tabs = new QTabWidget(central);
-    m_interactive = new InteractivePage(m_models, m_results, m_tabs);
-    m_batch = new BatchPage(m_models, m_results, m_tabs);
-    m_analysis = new AnalysisPage(m_models, m_results, m_tabs);
-    addPage(m_interactive);
-    addPage(m_batch);
-    addPage(m_analysis);
-    m_study = new StudyPage(m_models, m_results, m_tabs);
-    addPage(m_study);
+    const PageServices services{m_models, m_results};
+    for (const PageFactory& f : pageRegistry())
+        addPage(f.make(services, m_tabs));
+    for (Page* p : std::as_const(m_pages))
+        p->attach(this);
     v->addWidget(m_tabs, 1);
     setCentralWidget(central);
 
     connect(m_banner, &MessageBanner::openModelRequested, this, &MainWindow::openModelFolder);
-    connect(m_interactive, &InteractivePage::errorOccurred, this, &MainWindow::showError);
-    connect(m_interactive, &InteractivePage::statusMessage, this,
-            [this](const QString& m) { statusBar()->showMessage(m, 8000); });
-    connect(m_batch, &BatchPage::openSnippetRequested, this, &MainWindow::openSnippet);
 
     connect(m_models, &ModelService::loadStarted, this, [this](const QString& dir) {
         m_loadTimer.start();
@@ -194,7 +178,7 @@ QWidget* MainWindow::buildModelPanel()
         if (!info || toQString(info->dtype) == dtype)
             return;
         LoadOptions o = m_loadOptions;
-        o.dtype = dtype.toStdString();
+        o.dtype = toUtf8(dtype);
         loadModel(toQString(info->dir.string()), o);
     });
     auto* open = new QPushButton(tr("Open model folder…"), panel);
@@ -259,11 +243,11 @@ void MainWindow::loadModel(const QString& dirOrDefault, const LoadOptions& optsI
 {
     LoadOptions opts = optsIn;
     if (opts.dtype == "auto")
-        opts.dtype = m_dtypeBox->currentText().toStdString();
+        opts.dtype = toUtf8(m_dtypeBox->currentText());
     m_loadOptions = opts;
     {
         const QSignalBlocker block(m_dtypeBox);
-        m_dtypeBox->setCurrentText(QString::fromStdString(opts.dtype));
+        m_dtypeBox->setCurrentText(toQString(opts.dtype));
     }
     QString dir = dirOrDefault;
     if (dir == QLatin1String("default")) {
@@ -272,12 +256,12 @@ void MainWindow::loadModel(const QString& dirOrDefault, const LoadOptions& optsI
             showError(tr("The bundled model was not found (no resources folder). Open a model folder instead."));
             return;
         }
-    } else if (!QFileInfo(dir).isDir() && looksLikeRepoId(toStd(dir))) {
+    } else if (!QFileInfo(dir).isDir() && looksLikeRepoId(toUtf8(dir))) {
         // ORG/NAME: a model in the local Hugging Face cache.
         try {
-            dir = QString::fromStdString(resolveModelDir(toStd(dir)).string());
+            dir = toQString(resolveModelDir(toUtf8(dir)).string());
         } catch (const std::exception& e) {
-            showError(QString::fromUtf8(e.what()));
+            showError(toQString(e.what()));
             return;
         }
     }
@@ -367,7 +351,7 @@ void MainWindow::rebuildHubMenu()
     m_hubMenu->clear();
     const std::filesystem::path cache = hfHubCacheDir();
     for (const CachedModel& m : listCachedModels(cache)) {
-        const QString id = QString::fromStdString(m.repoId);
+        const QString id = toQString(m.repoId);
         QAction* a = m_hubMenu->addAction(id);
         a->setToolTip(toQString(m.snapshot.string()));
         a->setStatusTip(toQString(m.snapshot.string()));
@@ -397,6 +381,11 @@ void MainWindow::rebuildRecentMenu()
 void MainWindow::showError(const QString& message)
 {
     m_banner->showMessage(message.toHtmlEscaped(), false);
+}
+
+void MainWindow::showStatus(const QString& message)
+{
+    statusBar()->showMessage(message, 8000);
 }
 
 void MainWindow::addPage(Page* page)

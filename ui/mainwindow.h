@@ -1,4 +1,6 @@
 #pragma once
+#include "pages/page.h"
+
 #include "ascviz/model/model.h"
 
 #include <QElapsedTimer>
@@ -15,15 +17,9 @@ class QToolButton;
 
 namespace ascviz::ui {
 
-class BatchPage;
-class AnalysisPage;
-class StudyPage;
-class InteractivePage;
 class JobTracker;
 class ModelService;
-class Page;
 class ResultStore;
-enum class ExportKind;
 
 // A dismissible message bar over the tabs (errors the user can act on, e.g. a model that failed to load).
 class MessageBanner : public QWidget {
@@ -40,10 +36,11 @@ private:
     QPushButton* m_open;
 };
 
-// The main window: the model panel (loaded model, loading progress, open/recent), one tab per Page, menus
-// for sessions and exports that ask the current page. It owns the shared services: the JobTracker, the
-// ModelService (the one model in memory) and the ResultStore.
-class MainWindow : public QMainWindow {
+// The main window: the model panel (loaded model, loading progress, open/recent), one tab per Page made from
+// the page registry (pages/registry.h), menus for sessions and exports that ask the current page. It knows
+// the pages only as Page and serves them as their PageHost. It owns the shared services: the JobTracker,
+// the ModelService (the one model in memory) and the ResultStore.
+class MainWindow : public QMainWindow, public PageHost {
     Q_OBJECT
 public:
     explicit MainWindow(QWidget* parent = nullptr);
@@ -52,11 +49,14 @@ public:
     QTabWidget* tabs() const { return m_tabs; }
     const QList<Page*>& pages() const { return m_pages; }
     Page* currentPage() const;
-    // The built-in pages (for the scripted run and tests).
-    InteractivePage* interactivePage() const { return m_interactive; }
-    BatchPage* batchPage() const { return m_batch; }
-    AnalysisPage* analysisPage() const { return m_analysis; }
-    StudyPage* studyPage() const { return m_study; }
+    // The first page of type P (a page class or an interface it implements), null when none.
+    template <class P> P* page() const
+    {
+        for (Page* p : m_pages)
+            if (auto* t = dynamic_cast<P*>(p))
+                return t;
+        return nullptr;
+    }
     JobTracker* jobs() const { return m_jobs; }
     ModelService* modelService() const { return m_models; }
     ResultStore* results() const { return m_results; }
@@ -79,7 +79,12 @@ public Q_SLOTS:
     void openModelFolder(); // asks with a file dialog
     void openSession();
     void saveSession();
-    void showError(const QString& message);
+    void showError(const QString& message) override;
+
+public:
+    // --- PageHost
+    void showStatus(const QString& message) override;
+    void openSnippet(const QString& code, const QString& modelDir, const QString& language) override;
 
 private:
     QWidget* buildModelPanel();
@@ -93,7 +98,6 @@ private:
     void exportCurrent(ExportKind kind);
     Page* sessionPage() const; // the current page when it keeps sessions, else the first that does
     void onLoadFailed(const QString& dir, const QString& message);
-    void openSnippet(const QString& code, const QString& modelDir, const QString& language = {});
 
     JobTracker* m_jobs;
     ModelService* m_models;
@@ -102,10 +106,6 @@ private:
     QMenu* m_exportMenu = nullptr;
     QList<QPair<ExportKind, QAction*>> m_exportActions;
     QTabWidget* m_tabs = nullptr;
-    InteractivePage* m_interactive = nullptr;
-    BatchPage* m_batch = nullptr;
-    AnalysisPage* m_analysis = nullptr;
-    StudyPage* m_study = nullptr;
     MessageBanner* m_banner = nullptr;
     QLabel* m_modelLabel = nullptr;
     QProgressBar* m_progress = nullptr;

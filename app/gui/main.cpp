@@ -1,7 +1,8 @@
 // ascviz: the AsC-Viz desktop application. Only wiring: parse the command line, show the main window,
 // start loading the model, and run a scripted session when asked (--prompt-file/--screenshot/--quit).
+#include "commandline.h"
 #include "common/appidentity.h"
-#include "common/commandline.h"
+#include "common/textpos.h"
 #include "mainwindow.h"
 #include "pages/study/studycommand.h"
 #include "services/modelservice.h"
@@ -59,8 +60,8 @@ int main(int argc, char** argv)
     ascviz::ui::MainWindow w;
     w.show();
     ascviz::LoadOptions load;
-    load.device = opts.device.toStdString();
-    load.dtype = opts.dtype.toStdString();
+    load.device = ascviz::ui::toUtf8(opts.device);
+    load.dtype = ascviz::ui::toUtf8(opts.dtype);
 
     ascviz::ui::AutoRun run(&w, opts);
     QObject::connect(&run, &ascviz::ui::AutoRun::finished, &app, [](int code) { QApplication::exit(code); });

@@ -85,7 +85,7 @@ private Q_SLOTS:
         QSignalSpy loaded(w.modelService(), &ModelService::modelLoaded);
         w.loadModel(uitest::tinyModelQ());
         QVERIFY(loaded.wait(60000));
-        InteractivePage* tab = w.interactivePage();
+        InteractivePage* tab = w.page<InteractivePage>();
         QCOMPARE(tab->engine()->maxTextBytes(), limits::kDefaultMaxTextBytes);
 
         QTemporaryDir dir;
@@ -127,7 +127,7 @@ private Q_SLOTS:
         MainWindow w;
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        InteractivePage* tab = w.interactivePage();
+        InteractivePage* tab = w.page<InteractivePage>();
         QPlainTextEdit* editor = tab->editor();
         QSignalSpy refused(tab, &InteractivePage::errorOccurred);
         const QString huge = fiveMegabytes();
@@ -208,7 +208,7 @@ private Q_SLOTS:
         MainWindow w;
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        InteractivePage* tab = w.interactivePage();
+        InteractivePage* tab = w.page<InteractivePage>();
         ScoredText s;
         s.model = "none";
         s.text = "x = " + std::string(10000, '(') + "1" + std::string(10000, ')') + "\n";
@@ -230,7 +230,7 @@ private Q_SLOTS:
         MainWindow w;
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        InteractivePage* tab = w.interactivePage();
+        InteractivePage* tab = w.page<InteractivePage>();
         ScoredText s; // 1,500 statements: 7,501 nodes, beyond Graphviz's limit (tree layout)
         s.model = "none";
         for (int i = 0; i < 1500; ++i) {

@@ -65,7 +65,7 @@ void TestInteractive::generateStreamsAndShows()
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     QVERIFY(loadTiny(w));
-    InteractivePage* tab = w.interactivePage();
+    InteractivePage* tab = w.page<InteractivePage>();
     QVERIFY(tab->generateButton()->isEnabled());
 
     tab->editor()->setFocus();
@@ -120,7 +120,7 @@ void TestInteractive::stopMidway()
     MainWindow w;
     w.show();
     QVERIFY(loadTiny(w));
-    InteractivePage* tab = w.interactivePage();
+    InteractivePage* tab = w.page<InteractivePage>();
     tab->setPrompt(QStringLiteral("def f(x):\n"));
     const int maxTokens = 100;
     tab->maxNewTokensBox()->setValue(maxTokens);
@@ -159,7 +159,7 @@ void TestInteractive::scoreMatchesModel()
 {
     MainWindow w;
     QVERIFY(loadTiny(w));
-    InteractivePage* tab = w.interactivePage();
+    InteractivePage* tab = w.page<InteractivePage>();
     const std::string code = "def 计算(值):\n    return 值 * 2  # 🙂\n";
     tab->setPrompt(toQString(code));
     QSignalSpy shown(tab, &InteractivePage::resultShown);
@@ -218,7 +218,7 @@ void TestInteractive::badModelFolderKeepsWorking()
     QCOMPARE(w.modelText(), before);
 
     // Still usable: generate with the previously loaded model.
-    InteractivePage* tab = w.interactivePage();
+    InteractivePage* tab = w.page<InteractivePage>();
     tab->setPrompt(QStringLiteral("x = "));
     tab->maxNewTokensBox()->setValue(3);
     QSignalSpy shown(tab, &InteractivePage::resultShown);
@@ -257,7 +257,7 @@ void TestInteractive::immediateEosSaysWhy()
     QSignalSpy loaded(w.modelService(), &ModelService::modelLoaded);
     w.loadModel(QString::fromStdString(dir.string()));
     QVERIFY(loaded.wait(60000));
-    InteractivePage* tab = w.interactivePage();
+    InteractivePage* tab = w.page<InteractivePage>();
     tab->setPrompt(QString::fromStdString(prompt));
     tab->maxNewTokensBox()->setValue(5);
     QSignalSpy shown(tab, &InteractivePage::resultShown);

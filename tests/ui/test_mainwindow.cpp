@@ -2,8 +2,7 @@
 // command line, and the scripted run that saves a screenshot.
 #include "uitest_util.h"
 
-#include "common/commandline.h"
-#include "common/session.h"
+#include "commandline.h"
 #include "common/textpos.h"
 #include "mainwindow.h"
 #include "pages/batch/batchpage.h"
@@ -12,6 +11,7 @@
 #include "views/sequenceview.h"
 
 #include "ascviz/model/model.h"
+#include "ascviz/results/session.h"
 
 #include <QComboBox>
 #include <QImage>
@@ -72,7 +72,7 @@ void TestMainWindow::showsModelAfterLoad()
     QVERIFY(text.contains(toQString(info.dtype)));
     QVERIFY(!w.isBannerVisible());
     QCOMPARE(w.recentModels().value(0), QDir::cleanPath(uitest::tinyModelQ()));
-    QVERIFY(w.interactivePage()->generateButton()->isEnabled());
+    QVERIFY(w.page<InteractivePage>()->generateButton()->isEnabled());
 
     // Precision: float32 by default; choosing bfloat16 reloads the model in bfloat16.
     QCOMPARE(w.precisionBox()->currentText(), QStringLiteral("float32"));
@@ -126,8 +126,8 @@ void TestMainWindow::modelsFromTheHuggingFaceCache()
 void TestMainWindow::noModelYet()
 {
     MainWindow w;
-    QVERIFY(!w.interactivePage()->generateButton()->isEnabled());
-    QVERIFY(!w.interactivePage()->scoreButton()->isEnabled());
+    QVERIFY(!w.page<InteractivePage>()->generateButton()->isEnabled());
+    QVERIFY(!w.page<InteractivePage>()->scoreButton()->isEnabled());
     QVERIFY(w.modelText().contains(QStringLiteral("none")));
     QCOMPARE(w.tabs()->count(), 4);
     QCOMPARE(w.tabs()->tabText(0), QStringLiteral("Interactive"));
@@ -139,19 +139,19 @@ void TestMainWindow::noModelYet()
 void TestMainWindow::openSnippetFromBatch()
 {
     MainWindow w;
-    QSignalSpy shown(w.interactivePage(), &InteractivePage::resultShown);
+    QSignalSpy shown(w.page<InteractivePage>(), &InteractivePage::resultShown);
     w.tabs()->setCurrentIndex(1);
     // The snippet's model is not loaded yet: it is loaded first, then the code is scored.
     const QString code = QStringLiteral("for i in range(3):\n    print(i)\n");
-    Q_EMIT w.batchPage()->openSnippetRequested(code, uitest::tinyModelQ());
+    Q_EMIT w.page<BatchPage>()->openSnippetRequested(code, uitest::tinyModelQ());
     QVERIFY(shown.wait(60000));
-    QCOMPARE(w.tabs()->currentWidget(), static_cast<QWidget*>(w.interactivePage()));
-    QCOMPARE(w.interactivePage()->shown()->eval->scored.text, toUtf8(code));
-    QCOMPARE(w.interactivePage()->shown()->eval->scored.model, std::string("tiny-gpt2"));
+    QCOMPARE(w.tabs()->currentWidget(), static_cast<QWidget*>(w.page<InteractivePage>()));
+    QCOMPARE(w.page<InteractivePage>()->shown()->eval->scored.text, toUtf8(code));
+    QCOMPARE(w.page<InteractivePage>()->shown()->eval->scored.model, std::string("tiny-gpt2"));
     // Same model: scored at once.
-    Q_EMIT w.batchPage()->openSnippetRequested(QStringLiteral("x = 1\n"), uitest::tinyModelQ());
+    Q_EMIT w.page<BatchPage>()->openSnippetRequested(QStringLiteral("x = 1\n"), uitest::tinyModelQ());
     QVERIFY(shown.wait(60000));
-    QCOMPARE(w.interactivePage()->shown()->eval->scored.text, std::string("x = 1\n"));
+    QCOMPARE(w.page<InteractivePage>()->shown()->eval->scored.text, std::string("x = 1\n"));
 }
 
 void TestMainWindow::commandLine_data()
@@ -251,8 +251,8 @@ void TestMainWindow::scriptedScreenshot()
     const QImage img(shot);
     QVERIFY(!img.isNull());
     QCOMPARE(img.size(), w.grab().size());
-    QCOMPARE(int(w.interactivePage()->currentView()), int(InteractivePage::View::Complete));
-    const AnalysisPtr a = w.interactivePage()->shown();
+    QCOMPARE(int(w.page<InteractivePage>()->currentView()), int(InteractivePage::View::Complete));
+    const AnalysisPtr a = w.page<InteractivePage>()->shown();
     QVERIFY(a && a->generatedTokens() >= 1 && a->generatedTokens() <= 5);
 
     // A model that cannot be loaded ends a --quit run with exit code 1.
@@ -271,14 +271,14 @@ void TestMainWindow::scriptedSession()
 {
     // --open-session restores the views from the file alone (the model may still be loading).
     QTemporaryDir dir;
-    ui::SessionData data;
+    ascviz::SessionData data;
     data.scored = uitest::tokenizedText("def f(x):\n    return x * 2\n", 15);
-    data.prompt = toQString(data.scored.text.substr(0, 15));
+    data.prompt = data.scored.text.substr(0, 15);
     data.aggregation = Aggregation::Min;
-    data.view = QStringLiteral("partial");
+    data.view = "partial";
     data.origin = AnalysisOrigin::Generated;
     const QString file = dir.filePath(QStringLiteral("s.ascviz"));
-    writeSessionFile(file, data);
+    writeSessionFile(toUtf8(file), data);
     const QString shot = dir.filePath(QStringLiteral("s.png"));
     GuiOptions o;
     QString message;
@@ -295,12 +295,12 @@ void TestMainWindow::scriptedSession()
     QVERIFY(finished.wait(60000));
     QCOMPARE(finished.first().first().toInt(), 0);
     QVERIFY(!QImage(shot).isNull());
-    const AnalysisPtr a = w.interactivePage()->shown();
+    const AnalysisPtr a = w.page<InteractivePage>()->shown();
     QVERIFY(a);
     QCOMPARE(a->eval->scored.text, data.scored.text);
     QCOMPARE(int(a->eval->aggregation), int(Aggregation::Min));
-    QCOMPARE(int(w.interactivePage()->currentView()), int(InteractivePage::View::Partial));
-    QCOMPARE(w.interactivePage()->prompt(), data.prompt);
+    QCOMPARE(int(w.page<InteractivePage>()->currentView()), int(InteractivePage::View::Partial));
+    QCOMPARE(w.page<InteractivePage>()->prompt(), toQString(data.prompt));
     QVERIFY(!w.modelService()->hasModel());
 }
 

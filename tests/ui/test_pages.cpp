@@ -66,18 +66,18 @@ void TestPages::mainWindowEnumeratesPages()
         QCOMPARE(w.tabs()->widget(i), w.pages()[i]->widget());
         QCOMPARE(w.tabs()->tabText(i), w.pages()[i]->title());
     }
-    QCOMPARE(w.pages()[0], static_cast<Page*>(w.interactivePage()));
-    QCOMPARE(w.pages()[1], static_cast<Page*>(w.batchPage()));
-    QCOMPARE(w.pages()[2], static_cast<Page*>(w.analysisPage()));
-    QCOMPARE(w.pages()[3], static_cast<Page*>(w.studyPage()));
+    QCOMPARE(w.pages()[0], static_cast<Page*>(w.page<InteractivePage>()));
+    QCOMPARE(w.pages()[1], static_cast<Page*>(w.page<BatchPage>()));
+    QCOMPARE(w.pages()[2], static_cast<Page*>(w.page<AnalysisPage>()));
+    QCOMPARE(w.pages()[3], static_cast<Page*>(w.page<StudyPage>()));
     w.tabs()->setCurrentIndex(1);
-    QCOMPARE(w.currentPage(), static_cast<Page*>(w.batchPage()));
+    QCOMPARE(w.currentPage(), static_cast<Page*>(w.page<BatchPage>()));
     // The Interactive page's menu (View) is in the menu bar; its actions bring the page to the front.
-    const QList<QAction*> views = w.interactivePage()->menuActions();
+    const QList<QAction*> views = w.page<InteractivePage>()->menuActions();
     QCOMPARE(views.size(), 3);
     views[2]->trigger();
-    QCOMPARE(w.currentPage(), static_cast<Page*>(w.interactivePage()));
-    QCOMPARE(int(w.interactivePage()->currentView()), int(InteractivePage::View::Complete));
+    QCOMPARE(w.currentPage(), static_cast<Page*>(w.page<InteractivePage>()));
+    QCOMPARE(int(w.page<InteractivePage>()->currentView()), int(InteractivePage::View::Complete));
 }
 
 void TestPages::exportMenuFollowsCurrentPage()
@@ -88,9 +88,9 @@ void TestPages::exportMenuFollowsCurrentPage()
     for (ExportKind k : {ExportKind::Svg, ExportKind::Png, ExportKind::Json, ExportKind::Csv})
         QVERIFY(!w.exportAction(k)->isEnabled()); // nothing shown yet
     // A result on the Interactive page enables its exports (not CSV).
-    QSignalSpy shown(w.interactivePage(), &InteractivePage::resultShown);
-    w.interactivePage()->engine()->analyze(uitest::tokenizedText("x = 1\n"), AnalysisOrigin::Scored,
-                                           QStringLiteral("x = 1\n"));
+    QSignalSpy shown(w.page<InteractivePage>(), &InteractivePage::resultShown);
+    w.page<InteractivePage>()->engine()->analyze(uitest::tokenizedText("x = 1\n"), AnalysisOrigin::Scored,
+                                                 QStringLiteral("x = 1\n"));
     QVERIFY(shown.wait(20000));
     Q_EMIT w.exportMenu()->aboutToShow();
     QVERIFY(w.exportAction(ExportKind::Svg)->isEnabled());
@@ -306,23 +306,23 @@ void TestPages::oneModelForBothPages()
             << R"({"id": "c", "code": "class A:\n    pass\n"})"
             << "\n";
     }
-    BatchPage* batch = w.batchPage();
+    BatchPage* batch = w.page<BatchPage>();
     QCOMPARE(batch->modelDir(), toQString(model->info().dir.string())); // the form follows the shared model
     batch->setCorpusPath(corpus);
     batch->setDbPath(dir.filePath(QStringLiteral("r.db")));
     QSignalSpy finished(batch, &BatchPage::runFinished);
-    QSignalSpy shown(w.interactivePage(), &InteractivePage::resultShown);
+    QSignalSpy shown(w.page<InteractivePage>(), &InteractivePage::resultShown);
     batch->start();
     QVERIFY(batch->isRunning());
     QVERIFY(w.modelService()->isHeld()); // the run holds the model
     // The Interactive page scores while the batch runs (the model is safe for concurrent use).
-    w.interactivePage()->scoreCode(QStringLiteral("y = 2\n"));
+    w.page<InteractivePage>()->scoreCode(QStringLiteral("y = 2\n"));
     QVERIFY(shown.wait(60000));
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
     QVERIFY2(finished.first().at(0).toBool(), qPrintable(finished.first().at(1).toString()));
     QCOMPARE(ResultsDb::open(dir.filePath(QStringLiteral("r.db")).toStdString()).counts().snippets, 3);
-    QCOMPARE(w.interactivePage()->engine()->lastModelUsed(), model);
-    QCOMPARE(w.interactivePage()->shown()->eval->scored.model, std::string("tiny-gpt2"));
+    QCOMPARE(w.page<InteractivePage>()->engine()->lastModelUsed(), model);
+    QCOMPARE(w.page<InteractivePage>()->shown()->eval->scored.model, std::string("tiny-gpt2"));
     QCOMPARE(w.modelService()->model().get(), model);
     QCOMPARE(w.modelService()->loadCount(), 1); // no second model was ever loaded
     QTRY_VERIFY_WITH_TIMEOUT(!w.modelService()->isHeld(), 10000);

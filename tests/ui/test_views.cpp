@@ -3,7 +3,6 @@
 // category settings, item models, exports and sessions. No model is needed: scores are given.
 #include "uitest_util.h"
 
-#include "common/session.h"
 #include "common/textpos.h"
 #include "models/resultmodels.h"
 #include "pages/interactive/interactiveengine.h"
@@ -477,7 +476,7 @@ void TestViews::exports()
     QTemporaryDir dir;
     QString error;
     for (auto v : {InteractivePage::View::Sequence, InteractivePage::View::Partial, InteractivePage::View::Complete}) {
-        const QString name = InteractivePage::viewName(v);
+        const QString name = resultViewName(v);
         const QString svg = dir.filePath(name + QStringLiteral(".svg"));
         QVERIFY2(f.tab.exportSvg(svg, v, &error), qPrintable(error));
         QFile in(svg);

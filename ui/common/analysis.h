@@ -4,6 +4,7 @@
 #include "ascviz/eval/eval.h"
 #include "ascviz/model/model.h"
 #include "ascviz/render/layout.h"
+#include "ascviz/results/session.h"
 
 #include <QColor>
 #include <QString>
@@ -14,7 +15,8 @@
 
 namespace ascviz::ui {
 
-enum class AnalysisOrigin { Generated, Scored, Session };
+// Where a result came from (generated or scored): core's session vocabulary, stored as is in session files.
+using AnalysisOrigin = SessionOrigin;
 
 struct Analysis {
     std::shared_ptr<const EvalResult> eval;

@@ -1,12 +1,15 @@
 #include "common/appidentity.h"
 
-#include "common/commandline.h"
-
 #include <QCoreApplication>
 #include <QDir>
 #include <QStandardPaths>
 
 namespace ascviz::ui {
+
+QString versionString()
+{
+    return QStringLiteral(ASCVIZ_VERSION);
+}
 
 void setApplicationIdentity()
 {

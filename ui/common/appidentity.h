@@ -4,6 +4,9 @@
 
 namespace ascviz::ui {
 
+// The application version (the CMake project version).
+QString versionString();
+
 // Sets the organisation, application name and version that QSettings and QStandardPaths use.
 void setApplicationIdentity();
 

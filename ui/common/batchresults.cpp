@@ -6,17 +6,9 @@
 
 namespace ascviz::ui {
 
-namespace {
-std::string toStd(const QString& s)
-{
-    const QByteArray b = s.toUtf8();
-    return std::string(b.constData(), static_cast<std::size_t>(b.size()));
-}
-} // namespace
-
 BatchResultPtr loadResultSet(const QString& path, const BootstrapOptions& opts)
 {
-    const auto db = ResultsDb::open(toStd(path));
+    const auto db = ResultsDb::open(toUtf8(path));
     auto set = std::make_shared<BatchResultSet>();
     set->path = path;
     set->stats = computeStats(db, opts);

@@ -2,7 +2,7 @@
 
 namespace ascviz::ui {
 
-TextPositions::TextPositions(const std::string& utf8) : m_text(QString::fromUtf8(utf8.data(), qsizetype(utf8.size())))
+TextPositions::TextPositions(const std::string& utf8) : m_text(toQString(utf8))
 {
     m_byteToQt.assign(utf8.size() + 1, 0);
     m_qtToByte.assign(std::size_t(m_text.size()) + 1, 0);
@@ -40,7 +40,7 @@ std::size_t TextPositions::toByte(int pos) const
     return m_qtToByte[std::size_t(pos)];
 }
 
-QString toQString(const std::string& utf8)
+QString toQString(std::string_view utf8)
 {
     return QString::fromUtf8(utf8.data(), qsizetype(utf8.size()));
 }

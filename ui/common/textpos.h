@@ -1,8 +1,11 @@
-// The one place where core's UTF-8 byte offsets become QString (UTF-16) positions.
+// The one place where core's UTF-8 byte offsets become QString (UTF-16) positions, and where text crosses
+// between core (UTF-8 std::string) and Qt (QString): toQString / toUtf8, used wherever a widget shows a
+// core value or hands one back.
 #pragma once
 #include <QString>
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ascviz::ui {
@@ -24,7 +27,7 @@ private:
     std::vector<std::size_t> m_qtToByte; // size = QString length + 1
 };
 
-QString toQString(const std::string& utf8);
+QString toQString(std::string_view utf8); // UTF-8 bytes (a std::string, a slice, what())
 std::string toUtf8(const QString& s);
 
 } // namespace ascviz::ui

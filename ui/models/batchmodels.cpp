@@ -106,7 +106,7 @@ QVariant StatsTableModel::data(const QModelIndex& index, int role) const
     const Row& row = m_rows[static_cast<std::size_t>(index.row())];
     const auto& r = row.r;
     if (role == FlagRole)
-        return QString::fromStdString(toString(thresholdFlag(r.median)));
+        return toQString(toString(thresholdFlag(r.median)));
     if (role == Qt::BackgroundRole && index.column() == Flag)
         return QBrush(flagColor(r.median));
     if (role == Qt::TextAlignmentRole && index.column() >= Median && index.column() <= N)

@@ -9,7 +9,7 @@ QString tokenText(const ScoredText& s, const ScoredToken& t)
 {
     if (t.end <= t.start || t.end > s.text.size())
         return {};
-    return QString::fromUtf8(s.text.data() + t.start, qsizetype(t.end - t.start));
+    return toQString(std::string_view(s.text).substr(t.start, t.end - t.start));
 }
 } // namespace
 

@@ -1,7 +1,8 @@
-// A page of the main window (Interactive, Batch; later Study, Analysis). The main window holds a list of
-// pages and enumerates them: one tab per page, the page's own menu, and File › Export / sessions that ask
-// the current page. Pages share the services (ModelService, JobTracker, ResultStore) given at construction
-// and never call each other; cross-page requests go through signals the main window connects.
+// A page of the main window (Interactive, Batch, Analysis, Study). The main window makes the pages from the
+// registry (pages/registry.h) and knows them only through this interface: one tab per page, the page's own
+// menu, and File › Export / sessions that ask the current page. Pages share the services (ModelService,
+// JobTracker, ResultStore) given at construction and never call each other; what a page asks of the window
+// (show an error, show code in another page) goes through the PageHost it is attached to.
 #pragma once
 #include <QList>
 #include <QString>
@@ -13,9 +14,23 @@ namespace ascviz::ui {
 
 enum class ExportKind { Svg, Png, Json, Csv };
 
+// What a page may ask of the window that shows it (the main window implements it).
+class PageHost {
+public:
+    virtual ~PageHost() = default;
+    virtual void showError(const QString& message) = 0;
+    virtual void showStatus(const QString& message) = 0;
+    // Shows `code` (in `language`, "" = the page's choice) in the page that inspects code, scored with the
+    // model of `modelDir` ("" = the bundled model), which is loaded first when another one is loaded.
+    virtual void openSnippet(const QString& code, const QString& modelDir, const QString& language) = 0;
+};
+
 class Page {
 public:
     virtual ~Page() = default;
+
+    // Called once, after the window made every page: the page connects what it asks of the window.
+    virtual void attach(PageHost* host) { Q_UNUSED(host); }
 
     virtual QString title() const = 0;
     virtual QWidget* widget() = 0;

@@ -1,5 +1,7 @@
 #include "services/jobtracker.h"
 
+#include "common/errortext.h"
+
 #include <QThreadPool>
 
 #include <cmath>
@@ -82,7 +84,7 @@ quint64 JobTracker::start(const QString& title, const QString& lane, std::functi
             work(*ctx);
         } catch (const std::exception& e) {
             failed = true;
-            error = QString::fromUtf8(e.what());
+            error = errorMessage(e); // what() and the remedy in the GUI's words
             if (error.isEmpty())
                 error = QStringLiteral("unknown error");
         } catch (...) {

@@ -27,7 +27,7 @@ QString row(const QString& k, const QString& v)
 
 QString excerpt(std::string_view text, int maxChars = 48)
 {
-    QString s = QString::fromUtf8(text.data(), qsizetype(text.size()));
+    QString s = toQString(text);
     if (s.size() > maxChars)
         s = s.left(maxChars) + QChar(0x2026);
     return visibleTokenText(s).toHtmlEscaped();

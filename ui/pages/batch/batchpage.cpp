@@ -1,12 +1,12 @@
 #include "pages/batch/batchpage.h"
+#include "pages/batch/batchcontroller.h"
 #include "pages/cluster/clusterrunview.h"
 
 #include "common/appidentity.h"
-
+#include "common/errortext.h"
 #include "common/languages.h"
 #include "common/textpos.h"
 #include "models/batchmodels.h"
-#include "services/jobtracker.h"
 #include "services/modelservice.h"
 #include "services/resultstore.h"
 #include "views/batchcharts.h"
@@ -19,7 +19,6 @@
 #include <QChart>
 #include <QChartView>
 #include <QComboBox>
-#include <QCoreApplication>
 #include <QDateTime>
 #include <QDir>
 #include <QFileDialog>
@@ -27,7 +26,6 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
-#include <QPointer>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSignalBlocker>
@@ -39,47 +37,37 @@
 namespace ascviz::ui {
 
 BatchPage::BatchPage(ModelService* models, ResultStore* results, QWidget* parent)
-    : QWidget(parent), m_models(models), m_results(results)
+    : QWidget(parent), m_models(models), m_results(results), m_run(new BatchController(models, this))
 {
-    qRegisterMetaType<BatchProgressInfo>();
-    qRegisterMetaType<BatchOutcome>();
     buildUi();
     if (const auto info = m_models->modelInfo())
         onModelChanged();
-    connect(m_models, &ModelService::modelLoaded, this, [this] {
-        onModelChanged();
-        if (m_waitingForModel) {
-            m_waitingForModel = false;
-            runJob(m_pendingJob);
-        }
-    });
-    connect(m_models, &ModelService::loadFailed, this, [this](const QString&, const QString& message) {
-        if (!m_waitingForModel)
-            return;
-        m_waitingForModel = false;
-        BatchOutcome o;
-        o.db = m_pendingJob.db;
-        o.message = tr("The model could not be loaded: %1").arg(message);
-        onFinished(o);
-    });
+    connect(m_models, &ModelService::modelLoaded, this, &BatchPage::onModelChanged);
+    connect(m_run, &BatchController::runStarting, this, &BatchPage::onRunStarting);
+    connect(m_run, &BatchController::progressed, this, &BatchPage::onProgress);
+    connect(m_run, &BatchController::statusChanged, this, &BatchPage::setStatus);
+    connect(m_run, &BatchController::stateChanged, this, &BatchPage::updateButtons);
+    connect(m_run, &BatchController::finished, this, &BatchPage::onFinished);
     connect(m_results, &ResultStore::batchSetsChanged, this, [this] { syncShowBox(currentSet()); });
     connect(m_results, &ResultStore::batchSetLoaded, this, &BatchPage::onLoaded);
     updateButtons();
 }
 
-BatchPage::~BatchPage()
+BatchPage::~BatchPage() = default; // the controller (a child) stops the run after its current snippet
+
+void BatchPage::attach(PageHost* host)
 {
-    // The run stops after its current snippet; the tracker (owned by the model service) waits for it.
-    m_pauseFlag->store(false);
-    if (m_runJob)
-        m_models->jobs()->cancel(m_runJob);
+    connect(this, &BatchPage::openSnippetRequested, this,
+            [host](const QString& code, const QString& modelDir, const QString& language) {
+                host->openSnippet(code, modelDir, language);
+            });
 }
 
 void BatchPage::onModelChanged()
 {
     // The run form follows the application's model (a run uses it); a run in progress keeps its own.
     const auto info = m_models->modelInfo();
-    if (!info || m_running)
+    if (!info || isRunning())
         return;
     m_model->setText(toQString(info->dir.string()));
     m_dtype->setCurrentText(toQString(info->dtype));
@@ -89,7 +77,7 @@ QString BatchPage::suggestDbPath() const
 {
     const QString dir = userDataDir() + QStringLiteral("/results");
     QString model = m_model && !m_model->text().trimmed().isEmpty()
-                        ? QString::fromStdString(modelNameFromDir(toUtf8(m_model->text().trimmed())))
+                        ? toQString(modelNameFromDir(toUtf8(m_model->text().trimmed())))
                         : QString();
     model.replace(QLatin1Char('/'), QLatin1Char('_'));
     return dir + QStringLiteral("/%1-%2.db")
@@ -145,9 +133,13 @@ QString BatchPage::statusText() const
 {
     return m_status->text();
 }
+bool BatchPage::isRunning() const
+{
+    return m_run->isRunning();
+}
 bool BatchPage::isPaused() const
 {
-    return m_pauseFlag->load();
+    return m_run->isPaused();
 }
 QChart* BatchPage::categoryChart() const
 {
@@ -171,9 +163,8 @@ void BatchPage::start()
 
 void BatchPage::resume()
 {
-    if (m_running) {
-        m_pauseFlag->store(false);
-        updateButtons();
+    if (isRunning()) {
+        m_run->unpause();
         return;
     }
     launch(true);
@@ -181,138 +172,45 @@ void BatchPage::resume()
 
 void BatchPage::pause()
 {
-    if (!m_running)
-        return;
-    m_pauseFlag->store(true);
-    setStatus(tr("Pausing after the current snippet…"));
-    updateButtons();
+    m_run->pause();
 }
 
 void BatchPage::cancel()
 {
-    if (!m_running)
-        return;
-    m_cancelRequested = true;
-    m_pauseFlag->store(false);
-    if (m_waitingForModel) { // not started yet: nothing to stop
-        m_waitingForModel = false;
-        BatchOutcome o;
-        o.ok = true;
-        o.cancelled = true;
-        o.db = m_pendingJob.db;
-        o.message = tr("Cancelled before the run started.");
-        m_running = false;
-        setStatus(o.message);
-        updateButtons();
-        Q_EMIT runFinished(true, o.message);
-        return;
-    }
-    m_models->jobs()->cancel(m_runJob);
-    setStatus(tr("Cancelling after the current snippet…"));
-    updateButtons();
+    m_run->cancel();
 }
 
 void BatchPage::launch(bool resume)
 {
-    if (m_running)
+    if (isRunning())
         return;
-    BatchJob job;
-    job.corpus = m_corpus->text().trimmed();
-    job.modelDir = m_model->text().trimmed();
-    job.db = m_db->text().trimmed();
-    job.limit = m_limit->value();
-    job.language = language();
-    job.aggregation = parseAggregation(toUtf8(m_aggregation->currentText()));
-    job.device = m_device->currentText();
-    job.dtype = m_dtype->currentText();
-    job.resume = resume;
-    if (job.corpus.isEmpty() || job.modelDir.isEmpty() || job.db.isEmpty()) {
+    const QString corpus = m_corpus->text().trimmed(), modelDir = m_model->text().trimmed(),
+                  db = m_db->text().trimmed();
+    if (corpus.isEmpty() || modelDir.isEmpty() || db.isEmpty()) {
         setStatus(tr("Choose a corpus, a model folder and a results DB file."), true);
         return;
     }
-    if (!resume && QFileInfo::exists(job.db)) {
-        setStatus(tr("%1 already exists: press Resume to continue it, or choose another file (New name).").arg(job.db),
-                  true);
-        return;
-    }
-    if (resume && !QFileInfo::exists(job.db)) {
-        setStatus(tr("%1 does not exist: nothing to resume (press Start).").arg(job.db), true);
-        return;
-    }
-    if (resume && !storedRunIncomplete(job.db)) {
-        setStatus(tr("%1 holds a complete run (or is no results DB): nothing to resume.").arg(job.db), true);
-        return;
-    }
-    QDir().mkpath(QFileInfo(job.db).absolutePath());
-    m_cancelRequested = false;
-    m_pauseFlag->store(false);
-    m_running = true;
+    BatchJob job;
+    job.corpus = toUtf8(corpus);
+    job.db = toUtf8(db);
+    job.options.modelDir = toUtf8(modelDir);
+    job.options.limit = m_limit->value();
+    job.options.language = toUtf8(language());
+    job.options.aggregation = parseAggregation(toUtf8(m_aggregation->currentText()));
+    job.options.resume = resume;
+    job.load.device = toUtf8(m_device->currentText());
+    job.load.dtype = toUtf8(m_dtype->currentText());
+    m_run->start(job);
+}
+
+void BatchPage::onRunStarting()
+{
     m_issues->clear();
     m_issues->hide();
     m_progress->setRange(0, 0); // busy until the first progress report
-    updateButtons();
-    if (!m_models->isLoaded(job.modelDir, job.device, job.dtype)) {
-        // One model in memory: the run's model replaces the application's model (every page uses it).
-        setStatus(tr("Loading model %1…").arg(QFileInfo(job.modelDir).fileName()));
-        m_pendingJob = job;
-        m_waitingForModel = true;
-        LoadOptions lo;
-        lo.device = toUtf8(job.device);
-        lo.dtype = toUtf8(job.dtype);
-        if (!m_models->loadModel(job.modelDir, lo) && m_waitingForModel) {
-            m_waitingForModel = false;
-            BatchOutcome o;
-            o.db = job.db;
-            o.message = tr("Cannot load the run's model: %1 holds the current model.").arg(m_models->heldBy());
-            onFinished(o);
-        }
-        return;
-    }
-    runJob(job);
 }
 
-void BatchPage::runJob(const BatchJob& job)
-{
-    const std::shared_ptr<const LanguageModel> model = m_models->model();
-    if (!model) {
-        BatchOutcome o;
-        o.db = job.db;
-        o.message = tr("No model is loaded.");
-        onFinished(o);
-        return;
-    }
-    setStatus(tr("Starting…"));
-    // Released on the GUI thread when the run ends (or when the job's callbacks are dropped).
-    auto hold = std::make_shared<std::shared_ptr<void>>(m_models->hold(tr("A batch run")));
-    auto outcome = std::make_shared<BatchOutcome>();
-    const auto pause = m_pauseFlag;
-    QPointer<BatchPage> guard(this);
-    auto work = [model, job, pause, outcome, guard](JobContext& ctx) {
-        *outcome = runBatchJob(*model, job, ctx, pause.get(), [guard](const BatchProgressInfo& p) {
-            QMetaObject::invokeMethod(
-                QCoreApplication::instance(),
-                [guard, p] {
-                    if (guard)
-                        guard->onProgress(p);
-                },
-                Qt::QueuedConnection);
-        });
-    };
-    JobTracker::Callbacks cb;
-    cb.finished = [this, outcome, hold] {
-        hold->reset();
-        m_runJob = 0;
-        onFinished(*outcome);
-    };
-    cb.progress = [this](double, const QString& text) {
-        if (!text.isEmpty())
-            setStatus(text);
-    };
-    m_runJob = m_models->jobs()->start(tr("Batch run %1").arg(QFileInfo(job.db).fileName()), QStringLiteral("batch"),
-                                       std::move(work), this, std::move(cb));
-}
-
-void BatchPage::onProgress(const BatchProgressInfo& p)
+void BatchPage::onProgress(const BatchProgress& p)
 {
     m_progress->setRange(0, std::max(1, p.total));
     m_progress->setValue(p.done);
@@ -332,27 +230,35 @@ void BatchPage::onProgress(const BatchProgressInfo& p)
     updateButtons();
 }
 
-void BatchPage::onFinished(const BatchOutcome& o)
+void BatchPage::onFinished(const BatchRunEnd& end)
 {
-    m_running = false;
-    m_pauseFlag->store(false);
     if (m_progress->maximum() == 0)
         m_progress->setRange(0, 1);
-    if (!o.corpusIssues.isEmpty()) {
-        m_issues->setPlainText(tr("%1 corpus entries skipped:\n").arg(o.corpusIssues.size()) +
-                               o.corpusIssues.join(QLatin1Char('\n')));
+    updateButtons();
+    if (!end.started) {
+        const QString message = tr("Cancelled before the run started.");
+        setStatus(message);
+        Q_EMIT runFinished(true, message);
+        return;
+    }
+    if (!end.corpusIssues.empty()) {
+        QStringList issues;
+        for (const auto& i : end.corpusIssues)
+            issues << toQString(i.location + ": " + i.message);
+        m_issues->setPlainText(tr("%1 corpus entries skipped:\n").arg(issues.size()) + issues.join(QLatin1Char('\n')));
         m_issues->show();
     }
-    if (o.ok) {
-        m_progress->setRange(0, std::max(1, o.total));
-        m_progress->setValue(o.resumed + o.stored);
-        setStatus(o.cancelled ? o.message + tr(" — the results DB is consistent; Resume continues it.") : o.message);
-        openResults(o.db);
+    const BatchSummary& s = end.summary;
+    const QString message = end.ok() ? batchSummaryText(s) : end.error;
+    if (end.ok()) {
+        m_progress->setRange(0, std::max(1, s.total));
+        m_progress->setValue(s.resumed + s.stored);
+        setStatus(s.cancelled ? message + tr(" — the results DB is consistent; Resume continues it.") : message);
+        openResults(toQString(s.db.string()));
     } else {
-        setStatus(o.message, true);
+        setStatus(message, true);
     }
-    updateButtons();
-    Q_EMIT runFinished(o.ok, o.message);
+    Q_EMIT runFinished(end.ok(), message);
 }
 
 void BatchPage::openResults(const QString& path)
@@ -450,7 +356,7 @@ void BatchPage::refreshViews()
     buildDistributionChart(distributionChart(), sets);
     for (auto* v : {m_statsView, m_snippetView, m_compareView})
         v->resizeColumnsToContents();
-    if (set && !m_running) {
+    if (set && !isRunning()) {
         const auto& s = set->stats;
         setStatus(tr("%1: %2 snippets, Global AsC-Eval %3 (%4)")
                       .arg(set->label)
@@ -465,29 +371,16 @@ bool BatchPage::canResume() const
     return m_resume->isEnabled();
 }
 
-// Whether `db` is a results database whose run is not complete (interrupted or cancelled): what Resume
-// can continue. A complete run, a missing file or a file that is no results DB cannot be resumed.
-bool BatchPage::storedRunIncomplete(const QString& db)
-{
-    if (db.isEmpty() || !QFileInfo::exists(db))
-        return false;
-    try {
-        return ResultsDb::open(toUtf8(db)).runInfo().status != RunStatus::Complete;
-    } catch (const std::exception&) {
-        return false;
-    }
-}
-
 void BatchPage::updateButtons()
 {
-    const bool paused = m_pauseFlag->load();
-    m_start->setEnabled(!m_running);
-    m_pause->setEnabled(m_running && !paused && !m_cancelRequested);
-    m_cancel->setEnabled(m_running && !m_cancelRequested);
-    m_resume->setEnabled(m_running ? paused : storedRunIncomplete(m_db->text().trimmed()));
+    const bool running = isRunning(), paused = isPaused(), cancelling = m_run->isCancelling();
+    m_start->setEnabled(!running);
+    m_pause->setEnabled(running && !paused && !cancelling);
+    m_cancel->setEnabled(running && !cancelling);
+    m_resume->setEnabled(running ? paused : BatchController::storedRunIncomplete(toUtf8(m_db->text().trimmed())));
     for (QWidget* w : std::initializer_list<QWidget*>{m_corpus, m_model, m_db, m_limit, m_language, m_aggregation,
                                                       m_device, m_dtype})
-        w->setEnabled(!m_running);
+        w->setEnabled(!running);
 }
 
 bool BatchPage::exportChartSvg(QChartView* view, const QString& file, QString* error)
@@ -518,7 +411,7 @@ void BatchPage::openSnippet(int row)
         const auto db = ResultsDb::open(toUtf8(set->path));
         Q_EMIT openSnippetRequested(toQString(db.snippetCode(s->index)), set->modelDir, toQString(s->language));
     } catch (const std::exception& e) {
-        setStatus(tr("Cannot read the snippet: %1").arg(toQString(e.what())), true);
+        setStatus(tr("Cannot read the snippet: %1").arg(errorMessage(e)), true);
     }
 }
 

@@ -6,8 +6,6 @@
 #include <QStringList>
 #include <QWidget>
 
-#include <atomic>
-#include <memory>
 #include <vector>
 
 class QChart;
@@ -25,6 +23,7 @@ class QTableView;
 
 namespace ascviz::ui {
 
+class BatchController;
 class ModelService;
 class ResultStore;
 class StatsTableModel;
@@ -33,10 +32,9 @@ class ComparisonTableModel;
 class SnippetTableModel;
 class ClusterRunView;
 
-// The Batch page: corpus-level AsC-Eval runs, results tables, charts, model comparison.
-// A run is a JobTracker job over the ModelService's model (the one model of the application; a run whose
-// model folder or precision differs from the loaded model first asks the service to load it, which
-// replaces the model every page uses). While a run holds the model, loading another one is refused.
+// The Batch page: corpus-level AsC-Eval runs, results tables, charts, model comparison. Widgets and wiring
+// only: a run is the BatchController's (a JobTracker job over the ModelService's one model, which it holds
+// while it runs); the page turns its form into a BatchJob and shows the controller's progress and end.
 // Results databases live in the shared ResultStore: the charts and the comparison table show all of them,
 // the statistics and snippet tables the one chosen in "Show".
 class BatchPage : public QWidget, public Page {
@@ -63,8 +61,9 @@ public:
     void pause();  // the runner waits after the current snippet
     void resume(); // un-pauses, or continues an interrupted run in dbPath()
     void cancel(); // stops after the current snippet; the DB stays resumable
-    bool isRunning() const { return m_running; }
+    bool isRunning() const;
     bool isPaused() const;
+    BatchController* controller() const { return m_run; }
     // A new results file for the current model: <user data>/AsC-Viz/results/<model>-<date-time>.db.
     QString suggestDbPath() const;
     // Whether Resume is enabled: while paused, or when dbPath() holds a run that did not complete.
@@ -111,6 +110,7 @@ public:
     QString suggestedExportName(ExportKind kind) const override;
     bool exportTo(ExportKind kind, const QString& path, QString* error) override;
     void onModelChanged() override;
+    void attach(PageHost* host) override;
 
 Q_SIGNALS:
     // The user asked to inspect one snippet of a results database in the Interactive tab.
@@ -121,12 +121,11 @@ Q_SIGNALS:
     void resultsLoaded(const QString& path, bool ok, const QString& message);
 
 private:
-    static bool storedRunIncomplete(const QString& db);
     void buildUi();
     void launch(bool resume);
-    void onProgress(const BatchProgressInfo& p);
-    void onFinished(const BatchOutcome& o);
-    void runJob(const BatchJob& job);
+    void onRunStarting();
+    void onProgress(const BatchProgress& p);
+    void onFinished(const BatchRunEnd& end);
     void onLoaded(const QString& path, bool ok, const QString& error, int index);
     void syncShowBox(int current);
     void refreshViews();
@@ -171,12 +170,7 @@ private:
 
     ModelService* m_models;
     ResultStore* m_results;
-    quint64 m_runJob = 0; // the JobTracker job of the run (0 when none)
-    bool m_cancelRequested = false;
-    bool m_waitingForModel = false; // the run waits for the model it asked the service to load
-    BatchJob m_pendingJob;
-    std::shared_ptr<std::atomic<bool>> m_pauseFlag = std::make_shared<std::atomic<bool>>(false);
-    bool m_running = false;
+    BatchController* m_run;
 };
 
 } // namespace ascviz::ui

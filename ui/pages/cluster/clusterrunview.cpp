@@ -1,5 +1,7 @@
 #include "pages/cluster/clusterrunview.h"
 
+#include "common/textpos.h"
+
 #include "ascviz/cluster/slurm.h"
 
 #include <QFutureWatcher>
@@ -65,11 +67,11 @@ ClusterRunView::~ClusterRunView() = default;
 bool ClusterRunView::openRunFolder(const QString& dir, QString* error)
 {
     try {
-        auto run = std::make_unique<SlurmRun>(readSlurmRun(dir.toStdString()));
+        auto run = std::make_unique<SlurmRun>(readSlurmRun(toUtf8(dir)));
         m_run = std::move(run);
     } catch (const std::exception& e) {
         if (error)
-            *error = QString::fromStdString(e.what());
+            *error = toQString(e.what());
         return false;
     }
     ++m_generation;
@@ -77,7 +79,7 @@ bool ClusterRunView::openRunFolder(const QString& dir, QString* error)
     m_openMerged->setEnabled(false);
     m_model->setRowCount(0);
     m_folder->setText(tr("Run folder: %1 (%2 shards, %3 snippets)")
-                          .arg(QString::fromStdString(m_run->dir.string()))
+                          .arg(toQString(m_run->dir.string()))
                           .arg(m_run->shards)
                           .arg(m_run->runPlanned));
     m_summary->setText(tr("Reading…"));
@@ -89,7 +91,7 @@ bool ClusterRunView::openRunFolder(const QString& dir, QString* error)
 
 QString ClusterRunView::runFolder() const
 {
-    return m_run ? QString::fromStdString(m_run->dir.string()) : QString();
+    return m_run ? toQString(m_run->dir.string()) : QString();
 }
 
 void ClusterRunView::setRefreshInterval(int ms)
@@ -114,7 +116,7 @@ QString ClusterRunView::hintText() const
 
 QString ClusterRunView::mergedDb() const
 {
-    return m_run ? QString::fromStdString(m_run->mergedDb().string()) : QString();
+    return m_run ? toQString(m_run->mergedDb().string()) : QString();
 }
 
 void ClusterRunView::refreshNow()
@@ -134,7 +136,7 @@ void ClusterRunView::refreshNow()
         try {
             apply(watcher->result());
         } catch (const std::exception& e) {
-            m_hint->setText(tr("Cannot read the run: %1").arg(QString::fromStdString(e.what())));
+            m_hint->setText(tr("Cannot read the run: %1").arg(toQString(e.what())));
         }
         Q_EMIT statusUpdated();
     });
@@ -158,21 +160,20 @@ void ClusterRunView::apply(const SlurmRunStatus& st)
         set(Done, static_cast<qlonglong>(s.done));
         set(Planned, static_cast<qlonglong>(s.planned));
         set(Percent, s.planned > 0 ? qRound(100.0 * static_cast<double>(s.done) / static_cast<double>(s.planned)) : 0);
-        set(Status, QString::fromStdString(toString(s.status)));
-        set(Job, QString::fromStdString(s.job + (s.jobState ? " " + toString(*s.jobState) : "")));
+        set(Status, toQString(toString(s.status)));
+        set(Job, toQString(s.job + (s.jobState ? " " + toString(*s.jobState) : "")));
     }
     QString summary = tr("%1 of %2 snippets").arg(st.done).arg(st.planned);
     if (!st.mergeJob.empty())
         summary += tr("; merge job %1%2")
-                       .arg(QString::fromStdString(st.mergeJob),
-                            st.mergeState ? QStringLiteral(" ") + QString::fromStdString(toString(*st.mergeState))
-                                          : QString());
+                       .arg(toQString(st.mergeJob),
+                            st.mergeState ? QStringLiteral(" ") + toQString(toString(*st.mergeState)) : QString());
     if (st.merged)
         summary += tr("; merged (%1 snippets)").arg(st.mergedSnippets);
     if (!st.queueKnown)
         summary += tr(" (job states unknown: squeue did not answer)");
     m_summary->setText(summary);
-    m_hint->setText(QString::fromStdString(st.hint));
+    m_hint->setText(toQString(st.hint));
     m_merged = st.merged;
     m_openMerged->setEnabled(st.merged);
     if (st.merged)

@@ -2,7 +2,6 @@
 #include "pages/interactive/prompteditor.h"
 
 #include "common/languages.h"
-#include "common/session.h"
 #include "common/textpos.h"
 #include "pages/interactive/interactiveengine.h"
 #include "services/modelservice.h"
@@ -15,6 +14,7 @@
 
 #include "ascviz/eval/evaljson.h"
 #include "ascviz/render/svg.h"
+#include "ascviz/results/session.h"
 #include "ascviz/syntax/language.h"
 
 #include "ascviz/base/limits.h"
@@ -152,22 +152,22 @@ bool InteractivePage::saveSession(const QString& path, QString* error) const
             *error = tr("There is no result to save yet.");
         return false;
     }
-    SessionData s;
-    s.prompt = m_shown->prompt;
+    ascviz::SessionData s;
+    s.prompt = toUtf8(m_shown->prompt);
     s.aggregation = m_shown->eval->aggregation;
-    s.categoryFile = m_shown->categoryFile;
-    s.generation = m_shown->generation;
-    s.view = viewName(currentView());
+    s.categoryFile = toUtf8(m_shown->categoryFile);
+    s.generation = m_shown->generation; // the settings part of the options
+    s.view = toUtf8(resultViewName(currentView()));
     s.origin = m_shown->origin;
     s.cancelled = m_shown->cancelled;
     s.scored = m_shown->eval->scored;
-    s.modelName = toQString(m_shown->eval->scored.model);
+    s.modelName = m_shown->eval->scored.model;
     if (const auto info = m_engine->models()->modelInfo(); info && info->name == m_shown->eval->scored.model) {
-        s.modelDir = toQString(info->dir.string());
-        s.architecture = toQString(info->architecture);
+        s.modelDir = info->dir.string();
+        s.architecture = info->architecture;
     }
     try {
-        writeSessionFile(path, s);
+        writeSessionFile(std::filesystem::path(toUtf8(path)), s);
     } catch (const std::exception& e) {
         if (error)
             *error = toQString(e.what());
@@ -178,18 +178,21 @@ bool InteractivePage::saveSession(const QString& path, QString* error) const
 
 bool InteractivePage::openSession(const QString& path, QString* error)
 {
-    SessionData s;
+    ascviz::SessionData s;
     try {
-        s = readSessionFile(path);
+        s = readSessionFile(std::filesystem::path(toUtf8(path)));
     } catch (const std::exception& e) {
         if (error)
             *error = toQString(e.what());
         return false;
     }
-    setPrompt(s.prompt);
-    setGenerationOptions(s.generation);
+    const QString prompt = toQString(s.prompt);
+    setPrompt(prompt);
+    GenerationOptions generation;
+    static_cast<GenerationSettings&>(generation) = s.generation;
+    setGenerationOptions(generation);
     QString catError;
-    if (!m_engine->setCategoryFile(s.categoryFile, &catError)) {
+    if (!m_engine->setCategoryFile(toQString(s.categoryFile), &catError)) {
         m_engine->setCategoryFile(QString());
         Q_EMIT errorOccurred(
             tr("The session's category file could not be used (%1); the bundled table is used instead.").arg(catError));
@@ -200,8 +203,8 @@ bool InteractivePage::openSession(const QString& path, QString* error)
         m_aggregation->setCurrentIndex(m_aggregation->findData(int(s.aggregation)));
     }
     m_engine->setAggregation(s.aggregation);
-    m_pendingView = s.view;
-    m_engine->analyze(std::move(s.scored), s.origin, s.prompt, s.generation, s.cancelled);
+    m_pendingView = toQString(s.view);
+    m_engine->analyze(std::move(s.scored), s.origin, prompt, generation, s.cancelled);
     return true;
 }
 
@@ -282,7 +285,7 @@ bool InteractivePage::canExport(ExportKind kind) const
 
 QString InteractivePage::suggestedExportName(ExportKind kind) const
 {
-    return (kind == ExportKind::Json ? QStringLiteral("result") : viewName(currentView())) + QLatin1Char('.') +
+    return (kind == ExportKind::Json ? QStringLiteral("result") : resultViewName(currentView())) + QLatin1Char('.') +
            exportKindName(kind);
 }
 

@@ -1,7 +1,6 @@
 #include "pages/interactive/interactivepage.h"
 
 #include "common/languages.h"
-#include "common/session.h"
 #include "common/textpos.h"
 #include "pages/interactive/interactiveengine.h"
 #include "pages/interactive/prompteditor.h"
@@ -143,30 +142,23 @@ void InteractivePage::showView(View v)
     m_views->setCurrentIndex(int(v));
 }
 
-bool InteractivePage::parseView(const QString& name, View* out)
+void InteractivePage::setAggregation(Aggregation a)
 {
-    if (name == QLatin1String("sequence"))
-        *out = View::Sequence;
-    else if (name == QLatin1String("partial"))
-        *out = View::Partial;
-    else if (name == QLatin1String("complete"))
-        *out = View::Complete;
-    else
-        return false;
-    return true;
+    m_aggregation->setCurrentIndex(m_aggregation->findData(int(a)));
 }
 
-QString InteractivePage::viewName(View v)
+void InteractivePage::watchResults(QObject* context, std::function<void()> shown,
+                                   std::function<void(const QString&)> failed)
 {
-    switch (v) {
-    case View::Sequence:
-        return QStringLiteral("sequence");
-    case View::Partial:
-        return QStringLiteral("partial");
-    case View::Complete:
-        return QStringLiteral("complete");
-    }
-    return QStringLiteral("sequence");
+    connect(this, &InteractivePage::resultShown, context, std::move(shown));
+    connect(m_engine, &InteractiveEngine::jobFailed, context,
+            [failed = std::move(failed)](quint64, const QString& message) { failed(message); });
+}
+
+void InteractivePage::attach(PageHost* host)
+{
+    connect(this, &InteractivePage::errorOccurred, this, [host](const QString& m) { host->showError(m); });
+    connect(this, &InteractivePage::statusMessage, this, [host](const QString& m) { host->showStatus(m); });
 }
 
 void InteractivePage::updateButtons()
@@ -276,7 +268,7 @@ void InteractivePage::onAnalysisReady(quint64)
         m_results->setInteractiveResult(a);
     if (!m_pendingView.isEmpty()) {
         View v;
-        if (parseView(m_pendingView, &v))
+        if (parseResultView(m_pendingView, &v))
             showView(v);
         m_pendingView.clear();
     }

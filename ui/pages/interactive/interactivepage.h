@@ -4,6 +4,7 @@
 #pragma once
 #include "common/analysis.h"
 #include "pages/page.h"
+#include "pages/scriptable.h"
 
 #include <QWidget>
 
@@ -27,12 +28,11 @@ class PromptEditor;
 class ResultStore;
 class SyntaxHighlighter;
 class SequenceView;
-struct SessionData;
 
-class InteractivePage : public QWidget, public Page {
+class InteractivePage : public QWidget, public Page, public ScriptablePage {
     Q_OBJECT
 public:
-    enum class View { Sequence = 0, Partial = 1, Complete = 2 };
+    using View = ResultView;
     // `results` (optional) receives every result shown, for other pages.
     explicit InteractivePage(ModelService* models, ResultStore* results = nullptr, QWidget* parent = nullptr);
 
@@ -52,7 +52,7 @@ public:
     // The language chooser (registry languages; the default at first).
     QComboBox* languageBox() const { return m_languageBox; }
     QString language() const;
-    void setLanguage(const QString& id);
+    void setLanguage(const QString& id) override;
     // Puts a source file in the editor; its extension chooses the language when a registered one claims it.
     // Refuses (false, *error names the size and the limit) a file over kMaxEditorFileBytes (docs/limits.md).
     // A file dropped on the editor comes here too; a paste or drop of text that would make the editor's text
@@ -61,22 +61,22 @@ public:
     static constexpr qint64 kMaxEditorFileBytes = 512 * 1024;
 
     GenerationOptions generationOptions() const;
-    void setGenerationOptions(const GenerationOptions& g);
+    void setGenerationOptions(const GenerationOptions& g) override;
+    void setAggregation(Aggregation a) override;
     // Puts the text in the editor; refuses (false, errorOccurred) a text over kMaxEditorFileBytes.
-    bool setPrompt(const QString& text);
+    bool setPrompt(const QString& text) override;
+    qint64 maxPromptBytes() const override { return kMaxEditorFileBytes; }
     QString prompt() const;
 
     View currentView() const;
-    void showView(View v);
-    static bool parseView(const QString& name, View* out);
-    static QString viewName(View v);
+    void showView(View v) override;
 
     // The result the views show (null before the first one).
     AnalysisPtr shown() const { return m_shown; }
 
     // Linked selection.
-    void selectNode(int node);
-    void selectToken(int token);
+    void selectNode(int node) override;
+    void selectToken(int token) override;
     void clearSelection();
     int selectedNode() const { return m_selectedNode; }
     int selectedToken() const { return m_selectedToken; }
@@ -88,7 +88,12 @@ public:
     bool saveSession(const QString& path, QString* error = nullptr) const override;
     bool openSession(const QString& path, QString* error = nullptr);
 
+    // --- ScriptablePage
+    void watchResults(QObject* context, std::function<void()> shown,
+                      std::function<void(const QString&)> failed) override;
+
     // --- Page
+    void attach(PageHost* host) override;
     QString title() const override { return tr("Interactive"); }
     QWidget* widget() override { return this; }
     QString menuTitle() const override { return tr("&View"); }
@@ -113,8 +118,8 @@ public:
     }
 
 public Q_SLOTS:
-    void generate();
-    void score();
+    void generate() override;
+    void score() override;
     void stop();
     // Puts `code` in the editor and scores it (the Batch tab's "open snippet").
     void scoreCode(const QString& code);

@@ -2,7 +2,6 @@
 #include "pages/interactive/prompteditor.h"
 
 #include "common/languages.h"
-#include "common/session.h"
 #include "common/textpos.h"
 #include "pages/interactive/interactiveengine.h"
 #include "services/modelservice.h"

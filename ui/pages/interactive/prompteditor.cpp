@@ -1,5 +1,7 @@
 #include "pages/interactive/prompteditor.h"
 
+#include "common/textpos.h"
+
 #include "ascviz/base/limits.h"
 
 #include <algorithm>
@@ -18,8 +20,8 @@ PromptEditor::PromptEditor(QWidget* parent) : QPlainTextEdit(parent)
 QString PromptEditor::refusal(qint64 bytes, qint64 maxBytes)
 {
     return tr("This text would make the code %1, over the %2 the editor holds; nothing was inserted")
-        .arg(QString::fromStdString(limits::describeBytes(std::size_t(bytes))),
-             QString::fromStdString(limits::describeBytes(std::size_t(maxBytes))));
+        .arg(toQString(limits::describeBytes(std::size_t(bytes))),
+             toQString(limits::describeBytes(std::size_t(maxBytes))));
 }
 
 bool PromptEditor::canInsertFromMimeData(const QMimeData* source) const

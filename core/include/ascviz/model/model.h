@@ -1,6 +1,7 @@
 // A Hugging Face decoder-only checkpoint run through libtorch. This header has no torch in it (pimpl),
 // so ui/ may include it.
 #pragma once
+#include "ascviz/base/generation.h"
 #include "ascviz/base/scored.h"
 #include "ascviz/model/observer.h"
 #include "ascviz/tokenizer/tokenizer.h"
@@ -54,13 +55,8 @@ struct ScoreOptions {
     IntermediateObserver* observer = nullptr;
 };
 
-struct GenerationOptions {
-    int maxNewTokens = 64;
-    bool greedy = true;
-    double temperature = 1.0;
-    double topP = 1.0;
-    int topK = 0; // 0 = off
-    uint64_t seed = 0;
+// The user's settings (base/generation.h) and the runtime's own switches.
+struct GenerationOptions : GenerationSettings {
     bool stopAtEos = true;
     int topAlternatives = 5; // alternatives recorded per generated token
     // false: recompute the whole sequence for every new token (no KV cache); for tests and benchmarks.

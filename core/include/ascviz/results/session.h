@@ -1,7 +1,8 @@
 // .ascviz session files: the prompt, the settings and the scored completion (tokens with their NtP and
 // alternatives), enough to restore every view without running the model again. Plain std types; the GUI
-// reads and writes them through a thin adapter (ui/common/session.h).
+// reads and writes them directly.
 #pragma once
+#include "ascviz/base/generation.h"
 #include "ascviz/base/scored.h"
 #include "ascviz/eval/eval.h"
 
@@ -13,15 +14,9 @@
 
 namespace ascviz {
 
-// The generation settings a session records (the fields of GenerationOptions the GUI sets).
-struct SessionGeneration {
-    int maxNewTokens = 64;
-    bool greedy = true;
-    double temperature = 1.0;
-    double topP = 1.0;
-    int topK = 0;
-    uint64_t seed = 0;
-};
+// The generation settings a session records: the user's settings (base/generation.h), which the model's
+// GenerationOptions extend.
+using SessionGeneration = GenerationSettings;
 
 enum class SessionOrigin { Generated, Scored };
 

@@ -1,5 +1,6 @@
-// The GUI's command line (QCommandLineParser) and the scripted run it can ask for: load a model, put a
-// prompt in the editor, generate or score, show a view, save a screenshot of the window, quit.
+// The GUI executable's command line (QCommandLineParser) and the scripted run it can ask for: load a model,
+// put a prompt in the editor, generate or score, show a view, save a screenshot of the window, quit. The run
+// talks to the main window's pages through interfaces only: ScriptablePage (pages/scriptable.h) and Page.
 #pragma once
 #include "ascviz/model/model.h"
 
@@ -11,6 +12,8 @@
 namespace ascviz::ui {
 
 class MainWindow;
+class Page;
+class ScriptablePage;
 
 struct GuiOptions {
     QString model = QStringLiteral("default"); // folder or "default"
@@ -29,9 +32,6 @@ struct GuiOptions {
     bool quit = false;
     bool scripted() const { return !promptFile.isEmpty() || !session.isEmpty() || !screenshot.isEmpty() || quit; }
 };
-
-// The application version (the CMake project version).
-QString versionString();
 
 enum class ParseResult { Ok, Help, Version, Error };
 // `args` includes the program name. On Help/Version/Error, `message` holds the text to print.
@@ -53,6 +53,7 @@ private:
     void onModelLoaded();
     void onResult();
     void finish();
+    ScriptablePage* scriptable() const; // the page the run drives (null when the window has none)
 
     QPointer<MainWindow> m_window;
     GuiOptions m_opts;

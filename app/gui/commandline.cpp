@@ -1,28 +1,23 @@
-#include "common/commandline.h"
+#include "commandline.h"
 
 #include "common/languages.h"
 #include "common/textpos.h"
 #include "mainwindow.h"
-#include "pages/interactive/interactiveengine.h"
-#include "pages/interactive/interactivepage.h"
+#include "pages/page.h"
+#include "pages/scriptable.h"
 #include "services/modelservice.h"
 
 #include "ascviz/base/utf8.h"
 #include "ascviz/eval/eval.h"
 
-#include <QComboBox>
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QTimer>
 
 #include <cstdio>
+#include <type_traits>
 
 namespace ascviz::ui {
-
-QString versionString()
-{
-    return QStringLiteral(ASCVIZ_VERSION);
-}
 
 ParseResult parseGuiCommandLine(const QStringList& args, GuiOptions* out, QString* message)
 {
@@ -124,29 +119,31 @@ ParseResult parseGuiCommandLine(const QStringList& args, GuiOptions* out, QStrin
     o.screenshot = p.value(screenshot);
     o.quit = p.isSet(quit);
 
-    auto intOf = [&](const QCommandLineOption& opt, int lo, int hi, int* v) {
+    // An option's number (int or double) within [lo, hi]; false with a message when it is not.
+    auto numberOf = [&](const QCommandLineOption& opt, auto lo, auto hi, auto* v) {
+        using T = std::remove_pointer_t<decltype(v)>;
         if (!p.isSet(opt))
             return true;
         bool ok = false;
-        const int x = p.value(opt).toInt(&ok);
+        T x{};
+        if constexpr (std::is_same_v<T, int>)
+            x = p.value(opt).toInt(&ok);
+        else
+            x = p.value(opt).toDouble(&ok);
         if (!ok || x < lo || x > hi) {
-            *message = QStringLiteral("--%1 must be an integer in [%2, %3]").arg(opt.names().first()).arg(lo).arg(hi);
+            *message = QStringLiteral("--%1 must be %2 in [%3, %4]")
+                           .arg(opt.names().first(),
+                                std::is_same_v<T, int> ? QStringLiteral("an integer") : QStringLiteral("a number"))
+                           .arg(lo)
+                           .arg(hi);
             return false;
         }
         *v = x;
         return true;
     };
+    auto intOf = [&](const QCommandLineOption& opt, int lo, int hi, int* v) { return numberOf(opt, lo, hi, v); };
     auto doubleOf = [&](const QCommandLineOption& opt, double lo, double hi, double* v) {
-        if (!p.isSet(opt))
-            return true;
-        bool ok = false;
-        const double x = p.value(opt).toDouble(&ok);
-        if (!ok || x < lo || x > hi) {
-            *message = QStringLiteral("--%1 must be a number in [%2, %3]").arg(opt.names().first()).arg(lo).arg(hi);
-            return false;
-        }
-        *v = x;
-        return true;
+        return numberOf(opt, lo, hi, v);
     };
     int seedValue = 0;
     if (!intOf(maxNew, 1, 1 << 20, &o.generation.maxNewTokens) ||
@@ -164,8 +161,8 @@ ParseResult parseGuiCommandLine(const QStringList& args, GuiOptions* out, QStrin
     }
     o.generation.greedy = !sampling;
     if (p.isSet(view)) {
-        InteractivePage::View v;
-        if (!InteractivePage::parseView(p.value(view), &v)) {
+        ResultView v;
+        if (!parseResultView(p.value(view), &v)) {
             *message = QStringLiteral("--view must be sequence, partial or complete");
             return ParseResult::Error;
         }
@@ -208,17 +205,23 @@ void AutoRun::fail(const QString& message)
     }
 }
 
+ScriptablePage* AutoRun::scriptable() const
+{
+    return m_window ? m_window->page<ScriptablePage>() : nullptr;
+}
+
 void AutoRun::start()
 {
     MainWindow* w = m_window;
-    InteractivePage* tab = w->interactivePage();
-    ModelService* models = w->modelService();
-    InteractiveEngine* c = tab->engine();
-    if (!m_opts.aggregation.isEmpty()) {
-        const Aggregation a = parseAggregation(toUtf8(m_opts.aggregation));
-        tab->aggregationBox()->setCurrentIndex(tab->aggregationBox()->findData(int(a)));
+    ScriptablePage* page = scriptable();
+    if (!page) {
+        fail(QStringLiteral("no page runs the model on a prompt"));
+        return;
     }
-    tab->setGenerationOptions(m_opts.generation);
+    ModelService* models = w->modelService();
+    if (!m_opts.aggregation.isEmpty())
+        page->setAggregation(parseAggregation(toUtf8(m_opts.aggregation)));
+    page->setGenerationOptions(m_opts.generation);
     if (!m_opts.promptFile.isEmpty()) {
         try {
             m_prompt = toQString(readUtf8File(toUtf8(m_opts.promptFile)));
@@ -227,16 +230,14 @@ void AutoRun::start()
             return;
         }
         if (const QString lang = languageForFile(m_opts.promptFile); !lang.isEmpty())
-            tab->setLanguage(lang); // the file's extension chooses the language
-        if (!tab->setPrompt(m_prompt)) {
-            fail(tr("%1 is over the %2 bytes the editor holds")
-                     .arg(m_opts.promptFile)
-                     .arg(InteractivePage::kMaxEditorFileBytes));
+            page->setLanguage(lang); // the file's extension chooses the language
+        if (!page->setPrompt(m_prompt)) {
+            fail(tr("%1 is over the %2 bytes the editor holds").arg(m_opts.promptFile).arg(page->maxPromptBytes()));
             return;
         }
     }
-    connect(tab, &InteractivePage::resultShown, this, &AutoRun::onResult);
-    connect(c, &InteractiveEngine::jobFailed, this, [this](quint64, const QString& m) { fail(m); });
+    page->watchResults(
+        this, [this] { onResult(); }, [this](const QString& m) { fail(m); });
     connect(models, &ModelService::loadFailed, this, [this](const QString& dir, const QString& m) {
         fail(QStringLiteral("cannot load the model from %1: %2").arg(dir, m));
     });
@@ -244,8 +245,9 @@ void AutoRun::start()
 
     if (!m_opts.session.isEmpty()) {
         QString error;
-        if (!tab->openSession(m_opts.session, &error))
-            fail(error);
+        Page* sessions = dynamic_cast<Page*>(page); // the page that shows a result keeps it in sessions
+        if (!sessions || !sessions->restoreSession(m_opts.session, &error))
+            fail(error.isEmpty() ? QStringLiteral("no page opens sessions") : error);
         return;
     }
     if (m_prompt.isEmpty() && (m_opts.quit || !m_opts.screenshot.isEmpty())) {
@@ -259,27 +261,26 @@ void AutoRun::onModelLoaded()
     if (m_started || m_prompt.isEmpty())
         return;
     m_started = true;
-    InteractivePage* tab = m_window->interactivePage();
-    if (m_opts.generate)
-        tab->generate();
-    else
-        tab->score();
+    if (ScriptablePage* page = scriptable())
+        m_opts.generate ? page->generate() : page->score();
 }
 
 void AutoRun::onResult()
 {
     if (m_done)
         return;
-    InteractivePage* tab = m_window->interactivePage();
+    ScriptablePage* page = scriptable();
+    if (!page)
+        return;
     if (!m_opts.view.isEmpty()) {
-        InteractivePage::View v;
-        if (InteractivePage::parseView(m_opts.view, &v))
-            tab->showView(v);
+        ResultView v;
+        if (parseResultView(m_opts.view, &v))
+            page->showView(v);
     }
     if (m_opts.selectNode >= 0)
-        tab->selectNode(m_opts.selectNode);
+        page->selectNode(m_opts.selectNode);
     else if (m_opts.selectToken >= 0)
-        tab->selectToken(m_opts.selectToken);
+        page->selectToken(m_opts.selectToken);
     // Let the views lay out and paint before grabbing.
     QTimer::singleShot(400, this, &AutoRun::finish);
 }

@@ -1,0 +1,21 @@
+// How the GUI words an error from core: its what() and, when core says what the user can do about it
+// (ErrorContext::remedy, base/error.h), that remedy in the GUI's own words — its buttons and choices, never
+// a command-line flag (the CLI phrases the same remedy as its flags: app/cli/common.h remedyForCli).
+#pragma once
+#include "ascviz/base/error.h"
+
+#include <QString>
+
+#include <exception>
+
+namespace ascviz::ui {
+
+// The remedy as the GUI says it: "press Resume to continue it", "choose another results file", both joined
+// with ", or "; empty for Remedy::None.
+QString remedyForGui(Remedy remedy);
+
+// The message to show for an exception caught from core: what(), then "; " and the remedy when it is an
+// ascviz::Error that names one.
+QString errorMessage(const std::exception& e);
+
+} // namespace ascviz::ui
