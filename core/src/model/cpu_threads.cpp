@@ -4,6 +4,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -20,6 +21,18 @@ using SetInt = void (*)(int);
 template <typename F> F symbol(const char* name)
 {
     return reinterpret_cast<F>(::dlsym(RTLD_DEFAULT, name));
+}
+
+int envCount(const char* name)
+{
+    const char* v = std::getenv(name);
+    const int n = v ? std::atoi(v) : 0;
+    return n > 0 ? n : 0;
+}
+
+std::string plural(int n, const std::string& word)
+{
+    return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
 }
 
 } // namespace
@@ -48,39 +61,43 @@ BlasThreads blasThreads()
     return b;
 }
 
-int blasThreadsFor(int threads, const std::string& threading)
+CpuThreadPlan planCpuThreads(int threads, const std::string& threading)
 {
-    // ASCVIZ_BLAS_THREADS=N overrides the policy (for benchmarks comparing thread setups).
-    if (const char* env = std::getenv("ASCVIZ_BLAS_THREADS"); env && std::atoi(env) > 0)
-        return std::atoi(env);
-    // OpenBLAS's own pthreads beside LibTorch's OpenMP threads oversubscribe the cores whenever LibTorch runs
-    // more than one thread: both pools busy-wait between calls. One BLAS thread per LibTorch thread that calls
-    // it keeps one runnable thread per core (measured: docs/performance.md). The OpenMP build shares
-    // LibTorch's OpenMP runtime and follows its thread count.
-    if (threading == "pthreads")
-        return 1;
-    return threads;
+    threads = std::max(1, threads);
+    CpuThreadPlan p;
+    if (threading == "pthreads") {
+        p.torch = 1;
+        p.blas = threads;
+    } else {
+        p.torch = threads;
+        p.blas = 0;
+    }
+    if (const int t = envCount("ASCVIZ_TORCH_THREADS"))
+        p.torch = t;
+    if (const int b = envCount("ASCVIZ_BLAS_THREADS"))
+        p.blas = b;
+    return p;
 }
 
-BlasThreads applyCpuThreads(int threads)
+CpuThreadPlan applyCpuThreads(int threads)
 {
-    at::set_num_threads(threads);
-    const BlasThreads b = blasThreads();
-    if (b.threading == "pthreads" || std::getenv("ASCVIZ_BLAS_THREADS")) {
+    const CpuThreadPlan p = planCpuThreads(threads, blasThreads().threading);
+    at::set_num_threads(p.torch);
+    if (p.blas > 0) {
         if (const auto set = symbol<SetInt>("openblas_set_num_threads"))
-            set(blasThreadsFor(threads, b.threading));
+            set(p.blas);
     }
-    return blasThreads();
+    return p;
 }
 
 std::string describeCpuThreads(int threads)
 {
     const BlasThreads b = blasThreads();
-    std::string s = std::to_string(threads) + " LibTorch intra-op thread" + (threads == 1 ? "" : "s");
+    const CpuThreadPlan p = planCpuThreads(threads, b.threading);
+    std::string s = plural(p.torch, "LibTorch intra-op thread");
     if (b.name.empty())
         return s + "; BLAS: LibTorch's own (on its threads)";
-    const int n = blasThreadsFor(threads, b.threading);
-    return s + "; BLAS: " + b.name + " (" + b.threading + "), " + std::to_string(n) + " thread" + (n == 1 ? "" : "s");
+    return s + "; BLAS: " + b.name + " (" + b.threading + "), " + plural(p.blas > 0 ? p.blas : b.threads, "thread");
 }
 
 } // namespace ascviz

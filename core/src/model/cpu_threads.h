@@ -17,14 +17,22 @@ struct BlasThreads {
 // The OpenBLAS this process calls, if any (found by its exported functions, dlsym).
 BlasThreads blasThreads();
 
-// Sets LibTorch's intra-op threads to `threads` and the BLAS's threads to what is fastest beside them
-// (cpuThreadPolicy); returns the BLAS's state afterwards.
-BlasThreads applyCpuThreads(int threads);
+// How `threads` CPU threads are split between LibTorch's intra-op pool and the BLAS's own pool.
+struct CpuThreadPlan {
+    int torch = 1; // at::set_num_threads
+    int blas = 0;  // openblas_set_num_threads (0: the BLAS runs on LibTorch's threads, nothing to set)
+};
+// With OpenBLAS's pthreads build the matrix products (most of the work) run on OpenBLAS's threads and LibTorch
+// keeps one thread: two pools of `threads` each oversubscribe the cores (both spin between calls), and
+// LibTorch's own parallel operations gain less than its spinning costs (measured on 2 cores, 100 functions,
+// bundled model: torch 1 + BLAS 2: 5.4 s; torch 2 + BLAS 1: 9.4 s; 1 + 1: 7.7 s; 2 + 2: 25.5 s). Otherwise
+// LibTorch gets every thread. ASCVIZ_TORCH_THREADS / ASCVIZ_BLAS_THREADS override the plan (benchmarks).
+CpuThreadPlan planCpuThreads(int threads, const std::string& threading);
 
-// The BLAS thread count applyCpuThreads picks for `threads` LibTorch threads and an OpenBLAS of `threading`.
-int blasThreadsFor(int threads, const std::string& threading);
+// Applies planCpuThreads(threads, this process's BLAS) and returns the plan applied.
+CpuThreadPlan applyCpuThreads(int threads);
 
-// "2 LibTorch intra-op threads; BLAS: OpenBLAS 0.3.21 ... (pthreads), 1 thread" for `threads` LibTorch threads.
+// "1 LibTorch intra-op thread; BLAS: OpenBLAS 0.3.21 ... (pthreads), 2 threads" for `threads` CPU threads.
 std::string describeCpuThreads(int threads);
 
 } // namespace ascviz

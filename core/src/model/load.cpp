@@ -164,7 +164,8 @@ std::unique_ptr<LanguageModel> LanguageModel::load(const fs::path& dirIn, const 
     info.vocabSize = spec.vocab;
     info.layers = static_cast<int>(spec.layers);
     info.hidden = static_cast<int>(spec.hidden);
-    info.threads = useCuda ? 0 : at::get_num_threads();
+    // The CPU threads the model computes with: LibTorch's and the BLAS's (cpu_threads.h splits them).
+    info.threads = useCuda ? 0 : (opts.threads > 0 ? opts.threads : defaultCpuThreads());
     info.cpuThreads = useCuda ? std::string() : describeCpuThreads(info.threads);
 
     auto tokenizer = Tokenizer::fromModelDir(dir);

@@ -118,7 +118,7 @@ bool cudaAvailable();
 // The CPU threads a model load uses by default (LoadOptions::threads 0): one per core.
 int defaultCpuThreads();
 // The CPU thread setup a default load gives: LibTorch's intra-op threads and the BLAS's (which BLAS, its own
-// threading, its thread count), e.g. "2 LibTorch intra-op threads; BLAS: OpenBLAS ... (pthreads), 1 thread".
+// threading, its thread count), e.g. "1 LibTorch intra-op thread; BLAS: OpenBLAS ... (pthreads), 2 threads".
 std::string cpuThreadSetup();
 
 } // namespace ascviz
