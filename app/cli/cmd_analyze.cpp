@@ -26,17 +26,6 @@ std::string fmtOpt(const std::optional<double>& v, const char* f = "%.3f")
     return v ? fmt(*v, f) : std::string("n/a");
 }
 
-void writeText(const std::string& text, const std::optional<std::string>& out)
-{
-    if (!out) {
-        std::cout << text;
-        return;
-    }
-    std::ofstream f(*out, std::ios::binary);
-    if (!(f << text))
-        throw InputError("cannot write " + *out);
-}
-
 std::vector<std::string> splitList(const std::string& s)
 {
     std::vector<std::string> out;

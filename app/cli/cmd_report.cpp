@@ -86,13 +86,7 @@ int cmdReport(Args& args)
             table(("category (" + l.language + ")").c_str(), l.categories);
         }
     }
-    if (out) {
-        std::ofstream f(*out, std::ios::binary);
-        if (!(f << t.str()))
-            throw InputError("cannot write " + *out);
-    } else {
-        std::cout << t.str();
-    }
+    writeText(t.str(), out);
     return 0;
 }
 

@@ -251,13 +251,7 @@ int studyReport(Args& args)
             t << "]\n";
         }
     }
-    if (out) {
-        std::ofstream f(*out, std::ios::binary);
-        if (!(f << t.str()))
-            throw InputError("cannot write " + *out);
-    } else {
-        std::cout << t.str();
-    }
+    writeText(t.str(), out);
     return 0;
 }
 

@@ -16,19 +16,23 @@ std::string fmt(double v, const char* format)
     return buf;
 }
 
+void writeText(const std::string& text, const std::optional<std::string>& outFile)
+{
+    if (!outFile) {
+        std::cout << text;
+        return;
+    }
+    std::ofstream out(*outFile, std::ios::binary);
+    if (!out)
+        throw InputError("cannot write " + *outFile);
+    out << text;
+    if (!out)
+        throw InputError("failed writing " + *outFile);
+}
+
 void writeJson(const nlohmann::json& j, const std::optional<std::string>& outFile)
 {
-    const std::string text = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    if (outFile) {
-        std::ofstream out(*outFile, std::ios::binary);
-        if (!out)
-            throw InputError("cannot write " + *outFile);
-        out << text << '\n';
-        if (!out)
-            throw InputError("failed writing " + *outFile);
-    } else {
-        std::cout << text << '\n';
-    }
+    writeText(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + '\n', outFile);
 }
 
 namespace {

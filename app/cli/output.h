@@ -14,6 +14,8 @@ namespace ascviz::cli {
 // printf-formatted number for text reports ("%.3f" by default).
 std::string fmt(double v, const char* format = "%.3f");
 
+// Writes text to FILE (when given) or stdout; InputError naming the file when it cannot be written.
+void writeText(const std::string& text, const std::optional<std::string>& outFile);
 // Writes JSON to --out FILE (when given) or stdout, followed by a newline.
 void writeJson(const nlohmann::json& j, const std::optional<std::string>& outFile);
 
