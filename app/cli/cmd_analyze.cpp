@@ -8,6 +8,7 @@
 #include "ascviz/analysis/tables.h"
 #include "ascviz/base/error.h"
 #include "ascviz/render/heatmap.h"
+#include "ascviz/results/compare.h"
 #include "ascviz/results/resultsdb.h"
 #include "ascviz/results/stats.h"
 
@@ -155,6 +156,7 @@ int cmdAnalyze(Args& args)
         const auto namesArg = args.value("--names");
         const auto svg = args.value("--svg");
         const auto latex = args.value("--latex");
+        const bool allowDifferentCorpus = args.flag("--allow-different-corpus");
         args.finish();
         if (!svg && !latex)
             throw UsageError("analyze heatmap writes --svg FILE and/or --latex FILE");
@@ -164,16 +166,25 @@ int cmdAnalyze(Args& args)
         std::vector<CorpusStats> stats;
         for (const auto& d : dbs)
             stats.push_back(computeStats(ResultsDb::open(d)));
+        std::vector<ComparedRun> runs;
+        for (std::size_t i = 0; i < stats.size(); ++i)
+            runs.push_back({&stats[i], fs::path(dbs[i]).filename().string()});
+        const RunComparison cmp = compareRuns(runs);
+        if (cmp.differentCorpus && !allowDifferentCorpus)
+            throw InputError("analyze heatmap: " + cmp.warning +
+                             "; refused (--allow-different-corpus compares them anyway)");
+        if (!cmp.warning.empty())
+            std::cerr << "analyze: warning: " << cmp.warning << '\n';
         std::vector<std::pair<std::string, const CorpusStats*>> sets;
         for (std::size_t i = 0; i < stats.size(); ++i)
-            sets.emplace_back(names.empty() ? stats[i].run.modelName : names[i], &stats[i]);
+            sets.emplace_back(names.empty() ? cmp.labels[i] : names[i], &stats[i]);
         if (svg) {
             const auto [rows, cols] = heatmapData(sets);
             writeText(renderHeatmapSvg(rows, cols), *svg);
             std::cerr << "analyze: wrote " << *svg << " (" << rows.size() << " rows x " << cols.size() << " models)\n";
         }
         if (latex) {
-            writeText(comparisonLatex(sets), *latex);
+            writeText(comparisonLatex(sets, cmp.warning), *latex);
             std::cerr << "analyze: wrote " << *latex << '\n';
         }
         return 0;

@@ -27,14 +27,18 @@ int cmdReport(Args& args)
     BootstrapOptions bo;
     bo.resamples = resamples;
     bo.seed = args.uint64Value("--seed", bo.seed);
+    const int minN = args.intValue("--min-n", static_cast<int>(kDefaultMinN));
     args.finish();
     if (asJson && csvDir)
         throw UsageError("--json and --csv are exclusive");
     if (resamples < 1)
         throw UsageError("--resamples must be >= 1");
+    if (minN < 1)
+        throw UsageError("--min-n must be >= 1");
 
     const auto db = ResultsDb::open(dbPath);
-    const CorpusStats s = computeStats(db, bo);
+    CorpusStats s = computeStats(db, bo);
+    s.minN = minN;
     if (s.counts.ok == 0)
         std::cerr << "report: " << dbPath.string() << " holds no successfully evaluated snippet\n";
     if (s.run.status != RunStatus::Complete)
@@ -60,14 +64,16 @@ int cmdReport(Args& args)
       << " (Table I: mean of the categorized concepts' bootstrapped medians; " << s.resamples << " resamples, seed "
       << s.seed << ")\n"
       << "mean over all concepts (not Table I): "
-      << (s.globalAllConcepts ? fmt(*s.globalAllConcepts) : std::string("n/a")) << "\n\n";
+      << (s.globalAllConcepts ? fmt(*s.globalAllConcepts) : std::string("n/a")) << "\n"
+      << "flag: confident >= " << fmt(kConfidentThreshold, "%.1f") << ", erroneous < "
+      << fmt(kErroneousThreshold, "%.1f") << ", too_few when n < " << s.minN << " (--min-n)\n\n";
     auto table = [&](const char* title, const std::map<std::string, BootstrapResult>& m) {
         char buf[256];
         std::snprintf(buf, sizeof buf, "%-28s %7s %7s %17s %8s  %s\n", title, "median", "se", "95% CI", "n", "flag");
         t << buf;
         for (const auto& [name, r] : m) {
             std::snprintf(buf, sizeof buf, "%-28s %7.3f %7.3f   [%5.3f, %5.3f] %8lld  %s\n", name.c_str(), r.median,
-                          r.se, r.lo, r.hi, static_cast<long long>(r.n), toString(thresholdFlag(r.median)).c_str());
+                          r.se, r.lo, r.hi, static_cast<long long>(r.n), toString(thresholdFlag(r, s.minN)).c_str());
             t << buf;
         }
         t << '\n';

@@ -32,9 +32,9 @@ const char* kUsage =
     "  merge    --out ALL.db SHARD.db...\n"
     "  slurm    submit --model M --corpus C --shards N --out DIR [--partition P] [--gres G] [--time T]\n"
     "           [--sbatch-extra LINE] [--dry-run] | status DIR [--watch S] | resume DIR\n"
-    "  report   --db RESULTS [--json | --csv DIR]\n"
+    "  report   --db RESULTS [--json | --csv DIR] [--min-n N]\n"
     "  analyze  causal --db RESULTS [--by global|category|concept] | perplexed --db RESULTS [--min-count K]\n"
-    "           | heatmap --db A.db[,B.db...] --svg OUT [--latex OUT]\n"
+    "           | heatmap --db A.db[,B.db...] --svg OUT [--latex OUT] [--allow-different-corpus]\n"
     "  study    init --corpus FILE --samples N --participants P --out STUDY.json [--conditions C,S1,S2,S3] [--seed S]\n"
     "           | render --study STUDY.json --participant ID --trial K --png OUT\n"
     "           | report --responses FILE [--json | --csv DIR] | export --responses FILE --csv OUT\n"
@@ -149,6 +149,9 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "    --min-count K (default 5)   --top N (default 20)   --json\n"
           "  heatmap    categories x result databases, coloured by the bootstrapped median\n"
           "    --db A.db,B.db   --names N1,N2   --svg FILE   --latex FILE (the comparison, Table I layout)\n"
+          "    each database is labelled with its model and the settings that differ (θ, dtype, categories,\n"
+          "    corpus; a one-line warning names them); databases of different corpora are refused unless\n"
+          "    --allow-different-corpus\n"
           "  --out FILE         write the JSON / text there instead of stdout\n",
           false}},
         {"study",
@@ -223,11 +226,12 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "         neither complete nor queued, and a new merge job (afterok on every shard task still queued)\n",
           false}},
         {"report",
-         {"ascviz-cli report --db RESULTS [--json | --csv DIR] [--resamples N] [--seed S] [--out FILE]",
+         {"ascviz-cli report --db RESULTS [--json | --csv DIR] [--resamples N] [--seed S] [--min-n N] [--out FILE]",
           "  corpus statistics: bootstrapped medians per concept and category, Global AsC-Eval\n"
           "  --json             JSON on stdout (or --out FILE); without --json/--csv a text table\n"
           "  --csv DIR          concepts.csv, categories.csv and snippets.csv into DIR\n"
-          "  --resamples N      bootstrap resamples (default 500); --seed S their seed\n",
+          "  --resamples N      bootstrap resamples (default 500); --seed S their seed\n"
+          "  --min-n N          a concept or category with fewer than N values is flagged too_few (default 10)\n",
           false}},
     };
     return help;

@@ -194,12 +194,12 @@ AutoRun::AutoRun(MainWindow* window, GuiOptions options, QObject* parent)
 {
 }
 
-void AutoRun::fail(const QString& message)
+void AutoRun::fail(const QString& message, bool fatal)
 {
     if (m_done)
         return;
     std::fprintf(stderr, "ascviz: %s\n", message.toLocal8Bit().constData());
-    if (m_opts.quit) {
+    if (m_opts.quit || fatal) {
         m_done = true;
         Q_EMIT finished(1);
     }
@@ -226,7 +226,7 @@ void AutoRun::start()
         try {
             m_prompt = toQString(readUtf8File(toUtf8(m_opts.promptFile)));
         } catch (const std::exception& e) {
-            fail(toQString(e.what()));
+            fail(toQString(e.what()), true); // the run's input is unreadable (or not UTF-8): nothing to show
             return;
         }
         if (const QString lang = languageForFile(m_opts.promptFile); !lang.isEmpty())

@@ -37,8 +37,8 @@ enum class ParseResult { Ok, Help, Version, Error };
 // `args` includes the program name. On Help/Version/Error, `message` holds the text to print.
 ParseResult parseGuiCommandLine(const QStringList& args, GuiOptions* out, QString* message);
 
-// Drives a MainWindow through a scripted run; emits finished(exitCode) when `quit` was asked for or on
-// an error in a run that should quit.
+// Drives a MainWindow through a scripted run; emits finished(exitCode) when `quit` was asked for, on an
+// error in a run that should quit, and with 1 when the prompt file cannot be read (missing, not UTF-8).
 class AutoRun : public QObject {
     Q_OBJECT
 public:
@@ -49,7 +49,9 @@ Q_SIGNALS:
     void finished(int exitCode);
 
 private:
-    void fail(const QString& message);
+    // Prints the message; ends the run with exit code 1 when it was to quit, or when `fatal` (the prompt file
+    // cannot be read: with or without --quit a scripted run has nothing to show).
+    void fail(const QString& message, bool fatal = false);
     void onModelLoaded();
     void onResult();
     void finish();

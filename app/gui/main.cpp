@@ -64,7 +64,10 @@ int main(int argc, char** argv)
     load.dtype = ascviz::ui::toUtf8(opts.dtype);
 
     ascviz::ui::AutoRun run(&w, opts);
-    QObject::connect(&run, &ascviz::ui::AutoRun::finished, &app, [](int code) { QApplication::exit(code); });
+    // Queued: a run that fails in start() (an unreadable --prompt-file) finishes before app.exec(), and an
+    // exit() before the event loop runs would be lost.
+    QObject::connect(
+        &run, &ascviz::ui::AutoRun::finished, &app, [](int code) { QApplication::exit(code); }, Qt::QueuedConnection);
     run.start();
     w.loadModel(opts.model, load);
     return app.exec();

@@ -141,6 +141,38 @@ TEST(Thresholds, Flags)
     EXPECT_EQ(toString(ThresholdFlag::Erroneous), "erroneous");
 }
 
+// Issue: a concept seen once (n = 1, value 0.873, SE 0) was flagged "confident". Below the minimum count a
+// flag is "too few", whatever the value: one value 0.9 -> too_few; ten values 0.9 (bootstrapped median 0.9,
+// every resample is ten 0.9s) -> confident; ten values 0.3 -> erroneous.
+TEST(ThresholdFlagTest, FewerValuesThanTheMinimumAreTooFew)
+{
+    EXPECT_EQ(kDefaultMinN, 10);
+    EXPECT_EQ(toString(ThresholdFlag::TooFew), "too_few");
+    ResultsDb::NodeValues v;
+    v.byConcept["escape_sequence"] = {0.9};
+    v.byConcept["identifier"] = std::vector<double>(10, 0.9);
+    v.byConcept["string"] = std::vector<double>(10, 0.3);
+    CorpusStats s = computeStats(v);
+    const BootstrapResult& one = s.concepts.at("escape_sequence");
+    EXPECT_DOUBLE_EQ(one.median, 0.9);
+    EXPECT_EQ(one.n, 1);
+    EXPECT_EQ(thresholdFlag(one, kDefaultMinN), ThresholdFlag::TooFew);
+    EXPECT_EQ(thresholdFlag(s.concepts.at("identifier"), kDefaultMinN), ThresholdFlag::Confident);
+    EXPECT_EQ(thresholdFlag(s.concepts.at("string"), kDefaultMinN), ThresholdFlag::Erroneous);
+    EXPECT_EQ(thresholdFlag(s.concepts.at("identifier"), 11), ThresholdFlag::TooFew); // 10 < 11
+
+    s.minN = kDefaultMinN; // what computeStats(db) and report set
+    const auto j = statsToJson(s);
+    EXPECT_EQ(j["concepts"]["escape_sequence"]["flag"].get<std::string>(), "too_few");
+    EXPECT_EQ(j["concepts"]["identifier"]["flag"].get<std::string>(), "confident");
+    EXPECT_EQ(j["concepts"]["string"]["flag"].get<std::string>(), "erroneous");
+    EXPECT_EQ(j["min_n"].get<int>(), 10);
+    EXPECT_EQ(j["thresholds"]["min_n"].get<int>(), 10);
+    // The existing fields keep their names.
+    for (const char* k : {"median", "se", "ci95", "n", "flag", "category"})
+        EXPECT_TRUE(j["concepts"]["escape_sequence"].contains(k)) << k;
+}
+
 TEST(CorpusStatsTest, TableIGlobalAndCategoriesAreMeansOfConceptMedians)
 {
     ResultsDb::NodeValues v;

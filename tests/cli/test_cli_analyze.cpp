@@ -1,5 +1,6 @@
 // ascviz-cli analyze (docs/cli.md): causal (text, JSON contract, LaTeX), perplexed, heatmap, usage errors.
 #include "cli_runner.h"
+#include "dbcontent.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -113,4 +114,78 @@ TEST(CliAnalyze, HeatmapAndUsageErrors)
     const auto missing = clitest::run("analyze causal --db /nonexistent.db");
     EXPECT_EQ(missing.status, 1);
     EXPECT_NE(missing.err.find("not found"), std::string::npos) << missing.err;
+}
+
+namespace {
+std::filesystem::path handMadeRun(const std::string& file, ascviz::Aggregation theta, double value,
+                                  const std::string& fingerprint = "1111111122223333")
+{
+    return ascviz::testdata::writeComparedRun(clitest::tempDir() / file, theta, value, fingerprint);
+}
+} // namespace
+
+// Issue: two runs of one model with θ = median and θ = max were both labelled "ascviz-tiny-code" (the heat
+// map's columns, the LaTeX header) with nothing saying θ differs. Before the fix the SVG had no
+// "ascviz-tiny-code (θ=median)" column and no warning was printed; a different corpus was not refused.
+TEST(CliAnalyze, HeatmapLabelsWhatDiffersAndRefusesADifferentCorpus)
+{
+    const auto median = handMadeRun("theta-median.db", ascviz::Aggregation::Median, 0.444);
+    const auto max = handMadeRun("theta-max.db", ascviz::Aggregation::Max, 0.755);
+    const auto svg = clitest::tempDir() / "theta.svg";
+    const auto tex = clitest::tempDir() / "theta.tex";
+    const auto r =
+        clitest::run("analyze heatmap --db " + q(median) + "," + q(max) + " --svg " + q(svg) + " --latex " + q(tex));
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::string s = slurp(svg);
+    EXPECT_NE(s.find(">ascviz-tiny-code (θ=median)<"), std::string::npos) << s;
+    EXPECT_NE(s.find(">ascviz-tiny-code (θ=max)<"), std::string::npos) << s;
+    EXPECT_NE(s.find("data-row=\"Global\" data-column=\"0\" data-value=\"0.44\""), std::string::npos) << s;
+    EXPECT_NE(s.find("data-row=\"Global\" data-column=\"1\" data-value=\"0.76\""), std::string::npos) << s;
+    EXPECT_NE(r.err.find("warning: the compared runs differ in θ (median vs max)"), std::string::npos) << r.err;
+    const std::string t = slurp(tex);
+    EXPECT_NE(t.find("Category & ascviz-tiny-code ($\\theta$=median) & ascviz-tiny-code ($\\theta$=max)"),
+              std::string::npos)
+        << t;
+    EXPECT_NE(t.find("% warning: the compared runs differ in"), std::string::npos) << t;
+
+    // Another corpus: refused, naming the setting, unless forced.
+    const auto other = handMadeRun("other-corpus.db", ascviz::Aggregation::Median, 0.5, "3333333344445555");
+    const auto refused = clitest::run("analyze heatmap --db " + q(median) + "," + q(other) + " --svg " + q(svg));
+    EXPECT_EQ(refused.status, 1) << refused.err;
+    EXPECT_NE(refused.err.find("corpus (11111111 vs 33333333)"), std::string::npos) << refused.err;
+    EXPECT_NE(refused.err.find("--allow-different-corpus"), std::string::npos) << refused.err;
+    const auto forced = clitest::run("analyze heatmap --db " + q(median) + "," + q(other) + " --svg " + q(svg) +
+                                     " --allow-different-corpus");
+    ASSERT_EQ(forced.status, 0) << forced.err;
+    EXPECT_NE(forced.err.find("warning:"), std::string::npos) << forced.err;
+    EXPECT_NE(slurp(svg).find(">ascviz-tiny-code (corpus=33333333)<"), std::string::npos);
+
+    // One run twice: alike in every setting, told apart by their file names.
+    const auto twice = clitest::run("analyze heatmap --db " + q(median) + "," + q(median) + " --svg " + q(svg));
+    ASSERT_EQ(twice.status, 0) << twice.err;
+    EXPECT_EQ(twice.err.find("warning:"), std::string::npos) << twice.err;
+    EXPECT_NE(slurp(svg).find(">ascviz-tiny-code [theta-median.db] #2<"), std::string::npos) << slurp(svg);
+}
+
+// Issue: a concept seen once was reported "confident". report flags it too_few below --min-n (default 10)
+// and says the minimum in its header. Hand-checked: escape_sequence has n = 1 (value 0.873), identifier
+// n = 12 (0.444: erroneous), the Natural Language category n = 12.
+TEST(CliAnalyze, ReportFlagsFewValuesTooFew)
+{
+    const auto db = handMadeRun("few.db", ascviz::Aggregation::Median, 0.444);
+    const auto j = json::parse(clitest::run("report --db " + q(db) + " --json").out);
+    EXPECT_EQ(j["concepts"]["escape_sequence"]["n"], 1);
+    EXPECT_EQ(j["concepts"]["escape_sequence"]["flag"], "too_few");
+    EXPECT_EQ(j["concepts"]["identifier"]["flag"], "erroneous");
+    EXPECT_EQ(j["categories"]["Natural Language"]["flag"], "erroneous");
+    EXPECT_EQ(j["min_n"], 10);
+    const auto loose = json::parse(clitest::run("report --db " + q(db) + " --json --min-n 1").out);
+    EXPECT_EQ(loose["concepts"]["escape_sequence"]["flag"], "confident");
+    const auto strict = json::parse(clitest::run("report --db " + q(db) + " --json --min-n 13").out);
+    EXPECT_EQ(strict["concepts"]["identifier"]["flag"], "too_few");
+    const auto text = clitest::run("report --db " + q(db));
+    ASSERT_EQ(text.status, 0) << text.err;
+    EXPECT_NE(text.out.find("too_few when n < 10 (--min-n)"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("too_few"), text.out.rfind("too_few")) << text.out; // the header and a row
+    EXPECT_EQ(clitest::run("report --db " + q(db) + " --min-n 0").status, 2);
 }

@@ -20,26 +20,30 @@ QString num(double v, int prec = 3)
     return QString::number(v, 'f', prec);
 }
 
-QColor flagColor(double median)
+QColor flagColor(ThresholdFlag f)
 {
-    switch (thresholdFlag(median)) {
+    switch (f) {
     case ThresholdFlag::Confident:
         return QColor(0xd9, 0xf2, 0xdc);
     case ThresholdFlag::Erroneous:
         return QColor(0xfb, 0xdd, 0xdb);
+    case ThresholdFlag::TooFew:
+        return QColor(0xe8, 0xe8, 0xe8);
     case ThresholdFlag::Neutral:
         break;
     }
     return QColor(0xfd, 0xf3, 0xd6);
 }
 
-QString flagText(double median)
+QString flagText(ThresholdFlag f, int64_t minN)
 {
-    switch (thresholdFlag(median)) {
+    switch (f) {
     case ThresholdFlag::Confident:
         return QObject::tr("confident (≥ 0.6)");
     case ThresholdFlag::Erroneous:
         return QObject::tr("erroneous (< 0.5)");
+    case ThresholdFlag::TooFew:
+        return QObject::tr("too few (n < %1)").arg(minN);
     case ThresholdFlag::Neutral:
         break;
     }
@@ -105,10 +109,11 @@ QVariant StatsTableModel::data(const QModelIndex& index, int role) const
         return {};
     const Row& row = m_rows[static_cast<std::size_t>(index.row())];
     const auto& r = row.r;
+    const ThresholdFlag flag = thresholdFlag(r, m_set->stats.minN);
     if (role == FlagRole)
-        return toQString(toString(thresholdFlag(r.median)));
+        return toQString(toString(flag));
     if (role == Qt::BackgroundRole && index.column() == Flag)
-        return QBrush(flagColor(r.median));
+        return QBrush(flagColor(flag));
     if (role == Qt::TextAlignmentRole && index.column() >= Median && index.column() <= N)
         return int(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::FontRole && row.category) {
@@ -140,7 +145,7 @@ QVariant StatsTableModel::data(const QModelIndex& index, int role) const
     case N:
         return QVariant::fromValue<qlonglong>(r.n);
     case Flag:
-        return display ? QVariant(flagText(r.median)) : QVariant(r.median);
+        return display ? QVariant(flagText(flag, m_set->stats.minN)) : QVariant(r.median);
     default:
         return {};
     }
@@ -185,7 +190,7 @@ ComparisonTableModel::ComparisonTableModel(QObject* parent) : QAbstractTableMode
 {
 }
 
-void ComparisonTableModel::setResultSets(std::vector<BatchResultPtr> sets)
+void ComparisonTableModel::setResultSets(std::vector<BatchResultPtr> sets, bool markBest)
 {
     beginResetModel();
     m_sets = std::move(sets);
@@ -234,8 +239,8 @@ void ComparisonTableModel::setResultSets(std::vector<BatchResultPtr> sets)
                 ++bestCount;
             }
         }
-        if (n < 2 || bestCount != 1)
-            row.best = -1; // nothing to compare, or a tie
+        if (n < 2 || bestCount != 1 || !markBest)
+            row.best = -1; // nothing to compare, a tie, or values that are not comparable
     }
     endResetModel();
 }
@@ -293,14 +298,21 @@ QVariant ComparisonTableModel::data(const QModelIndex& index, int role) const
         }
         return {};
     case Qt::BackgroundRole:
-        return v ? QVariant(QBrush(flagColor(v->median))) : QVariant();
+        if (!v)
+            return {};
+        // The global value is a mean of medians, flagged by its value; a category or concept by its count too.
+        return QBrush(flagColor(row.kind == Kind::Global
+                                    ? thresholdFlag(v->median)
+                                    : thresholdFlag(*v, m_sets[static_cast<std::size_t>(k)]->stats.minN)));
     case Qt::TextAlignmentRole:
         return int(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::ToolTipRole:
         if (v && row.kind != Kind::Global)
-            return tr("median %1, SE %2, 95% CI [%3, %4], n = %5")
+            return tr("median %1, SE %2, 95% CI [%3, %4], n = %5; %6")
                 .arg(num(v->median), num(v->se), num(v->lo), num(v->hi))
-                .arg(v->n);
+                .arg(v->n)
+                .arg(flagText(thresholdFlag(*v, m_sets[static_cast<std::size_t>(k)]->stats.minN),
+                              m_sets[static_cast<std::size_t>(k)]->stats.minN));
         return {};
     default:
         return {};

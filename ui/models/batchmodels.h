@@ -14,7 +14,8 @@ class StatsTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
     enum Column { Kind, Name, Category, Median, SE, CiLow, CiHigh, N, Flag, ColumnCount };
-    static constexpr int FlagRole = Qt::UserRole + 1; // "confident" | "neutral" | "erroneous"
+    // "confident" | "neutral" | "erroneous" | "too_few" (fewer values than the set's stats.minN)
+    static constexpr int FlagRole = Qt::UserRole + 1;
 
     explicit StatsTableModel(QObject* parent = nullptr);
     void setResultSet(BatchResultPtr set);
@@ -57,13 +58,15 @@ private:
 };
 
 // Rows: Global AsC-Eval, every category, every concept (union over the sets); columns: kind, name, one per
-// model. Each cell shows the bootstrapped median ± SE; the best (highest) median of a row is marked.
+// model, headed by the set's label (ResultStore: the model name + the settings that differ). Each cell shows
+// the bootstrapped median ± SE, coloured by its flag; the best (highest) median of a row is marked unless
+// markBest is false (sets of different corpora).
 class ComparisonTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
     static constexpr int BestRole = Qt::UserRole + 1; // bool: the best value of its row
     explicit ComparisonTableModel(QObject* parent = nullptr);
-    void setResultSets(std::vector<BatchResultPtr> sets);
+    void setResultSets(std::vector<BatchResultPtr> sets, bool markBest = true);
     int modelCount() const { return static_cast<int>(m_sets.size()); }
 
     int rowCount(const QModelIndex& parent = {}) const override;

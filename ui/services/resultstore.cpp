@@ -5,8 +5,6 @@
 
 #include <QFileInfo>
 
-#include <map>
-
 namespace ascviz::ui {
 
 ResultStore::ResultStore(JobTracker* jobs, QObject* parent) : QObject(parent), m_jobs(jobs)
@@ -65,19 +63,7 @@ void ResultStore::onLoaded(const QString& path, BatchResultPtr set, const QStrin
         index = static_cast<int>(it - m_sets.begin());
         m_sets.insert(it, set);
     }
-    // Unique labels: the model name, plus the file name where two sets share it.
-    std::map<QString, int> uses;
-    for (const auto& s : m_sets)
-        ++uses[toQString(s->stats.run.modelName)];
-    for (auto& s : m_sets) {
-        const QString name = toQString(s->stats.run.modelName);
-        const QString want = uses[name] > 1 ? QStringLiteral("%1 (%2)").arg(name, QFileInfo(s->path).fileName()) : name;
-        if (s->label != want) {
-            auto copy = std::make_shared<BatchResultSet>(*s);
-            copy->label = want;
-            s = copy;
-        }
-    }
+    relabel();
     Q_EMIT batchSetsChanged();
     Q_EMIT batchSetLoaded(path, true, QString(), index);
 }
@@ -88,7 +74,36 @@ void ResultStore::removeBatchSet(int index)
         return;
     m_order.removeAll(QFileInfo(m_sets[static_cast<std::size_t>(index)]->path).absoluteFilePath());
     m_sets.erase(m_sets.begin() + index);
+    relabel();
     Q_EMIT batchSetsChanged();
+}
+
+void ResultStore::relabel()
+{
+    // Unique labels (compareRuns): the model name, plus the settings that differ between the open sets, plus
+    // the file name where two sets are alike in both.
+    std::vector<ComparedRun> runs;
+    for (const auto& s : m_sets)
+        runs.push_back({&s->stats, toUtf8(QFileInfo(s->path).fileName())});
+    m_comparison = compareRuns(runs);
+    for (std::size_t k = 0; k < m_sets.size(); ++k) {
+        auto& s = m_sets[k];
+        const QString want = toQString(m_comparison.labels[k]);
+        if (s->label != want) {
+            auto copy = std::make_shared<BatchResultSet>(*s);
+            copy->label = want;
+            s = copy;
+        }
+    }
+}
+
+QString ResultStore::comparisonWarning() const
+{
+    if (m_comparison.warning.empty())
+        return {};
+    return m_comparison.differentCorpus
+               ? tr("Not comparable: %1. No best value is marked.").arg(toQString(m_comparison.warning))
+               : tr("Warning: %1.").arg(toQString(m_comparison.warning));
 }
 
 } // namespace ascviz::ui

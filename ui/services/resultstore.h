@@ -6,6 +6,8 @@
 #include "common/analysis.h"
 #include "common/batchresults.h"
 
+#include "ascviz/results/compare.h"
+
 #include <QObject>
 #include <QStringList>
 
@@ -30,6 +32,11 @@ public:
     void openBatchSet(const QString& path);
     void removeBatchSet(int index);
     int indexOfBatchSet(const QString& path) const;
+    // How the open sets compare (compareRuns): the settings that differ, whether the corpora do, the warning.
+    // Each set's label is its entry of labels (model name + the differing settings).
+    const RunComparison& comparison() const { return m_comparison; }
+    // The comparison's one-line warning in the GUI's words ("" when the sets differ in nothing but the model).
+    QString comparisonWarning() const;
 
 Q_SIGNALS:
     void interactiveResultChanged();
@@ -39,11 +46,13 @@ Q_SIGNALS:
 
 private:
     void onLoaded(const QString& path, BatchResultPtr set, const QString& error);
+    void relabel(); // labels and comparison of the open sets
 
     JobTracker* m_jobs;
     AnalysisPtr m_interactive;
     std::vector<BatchResultPtr> m_sets;
     QStringList m_order; // absolute paths, in the order openBatchSet was called
+    RunComparison m_comparison;
 };
 
 } // namespace ascviz::ui

@@ -67,9 +67,25 @@ void buildCategoryChart(QChart* chart, const std::vector<BatchResultPtr>& sets)
         for (const auto& [name, r] : s->stats.categories)
             names.insert(name);
     const std::vector<std::string> cats(names.begin(), names.end());
+    // A category with too few values in some set (its flag "too few") is marked on the axis: its bar is no
+    // evidence either way.
     QStringList labels;
-    for (const auto& c : cats)
-        labels << toQString(c);
+    bool anyTooFew = false;
+    int64_t minN = kDefaultMinN;
+    for (const auto& c : cats) {
+        bool tooFew = false;
+        for (const auto& s : sets) {
+            const auto it = s->stats.categories.find(c);
+            if (it != s->stats.categories.end() && thresholdFlag(it->second, s->stats.minN) == ThresholdFlag::TooFew) {
+                tooFew = true;
+                minN = s->stats.minN;
+            }
+        }
+        anyTooFew = anyTooFew || tooFew;
+        labels << toQString(c) + (tooFew ? QStringLiteral(" *") : QString());
+    }
+    if (anyTooFew)
+        chart->setTitle(chart->title() + QObject::tr(" — * too few values (n < %1) in a model: no flag").arg(minN));
 
     auto* x = new QBarCategoryAxis;
     x->append(labels);

@@ -20,7 +20,8 @@ inline constexpr const char* kThresholdName = "threshold";
 inline constexpr const char* kBoxSeriesName = "distribution";
 
 // Clears `chart` and draws one bar set per result set over the union of their categories (sorted), with an
-// I-beam QLineSeries per bar from the CI's low to high end, and dashed lines at 0.5 and 0.6.
+// I-beam QLineSeries per bar from the CI's low to high end, and dashed lines at 0.5 and 0.6. A category
+// flagged "too few" in some set (fewer values than its stats.minN) has " *" on the axis, explained in the title.
 void buildCategoryChart(QChart* chart, const std::vector<BatchResultPtr>& sets);
 // Clears `chart` and draws one box (quartiles, Tukey whiskers) per result set over its snippets' AsC-Eval.
 void buildDistributionChart(QChart* chart, const std::vector<BatchResultPtr>& sets);

@@ -25,7 +25,13 @@ std::string optNum(const std::optional<double>& v)
 std::string latexEscape(const std::string& s)
 {
     std::string out;
-    for (char c : s) {
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const char c = s[i];
+        if (s.compare(i, 2, "\xCE\xB8") == 0) { // θ (run labels: "θ=max") in math mode, for pdflatex too
+            out += "$\\theta$";
+            ++i;
+            continue;
+        }
         switch (c) {
         case '\\':
             out += "\\textbackslash{}";
@@ -53,7 +59,8 @@ std::string latexEscape(const std::string& s)
     return out;
 }
 
-std::string comparisonLatex(const std::vector<std::pair<std::string, const CorpusStats*>>& sets)
+std::string comparisonLatex(const std::vector<std::pair<std::string, const CorpusStats*>>& sets,
+                            const std::string& warning)
 {
     std::set<std::string> cats;
     for (const auto& [name, s] : sets)
@@ -61,7 +68,8 @@ std::string comparisonLatex(const std::vector<std::pair<std::string, const Corpu
             cats.insert(c);
     std::ostringstream o;
     o << "% AsC-Viz: AsC-Eval per category (Table I layout): bootstrapped median ± se; best of a row in bold.\n"
-      << "\\begin{tabular}{l" << std::string(sets.size(), 'r') << "}\n\\toprule\nCategory";
+      << (warning.empty() ? std::string() : "% warning: " + warning + "\n") << "\\begin{tabular}{l"
+      << std::string(sets.size(), 'r') << "}\n\\toprule\nCategory";
     for (const auto& [name, s] : sets)
         o << " & " << latexEscape(name);
     o << " \\\\\n\\midrule\n";

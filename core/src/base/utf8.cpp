@@ -112,11 +112,16 @@ std::string readUtf8File(const std::filesystem::path& path)
             throw InputError("cannot read file: " + path.string(), ErrorContext{path.string(), {}, {}});
         data.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
     }
+    requireUtf8(data, path);
+    return data;
+}
+
+void requireUtf8(std::string_view data, const std::filesystem::path& path)
+{
     if (auto bad = findInvalidUtf8(data))
         throw InputError((path == "-" ? std::string("standard input") : path.string()) +
                              " is not valid UTF-8 (first invalid byte at offset " + std::to_string(*bad) + ")",
                          ErrorContext{path.string(), *bad, {}});
-    return data;
 }
 
 } // namespace ascviz

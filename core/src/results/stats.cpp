@@ -24,6 +24,11 @@ ThresholdFlag thresholdFlag(double v)
     return ThresholdFlag::Neutral;
 }
 
+ThresholdFlag thresholdFlag(const BootstrapResult& r, int64_t minN)
+{
+    return r.n < minN ? ThresholdFlag::TooFew : thresholdFlag(r.median);
+}
+
 std::string toString(ThresholdFlag f)
 {
     switch (f) {
@@ -33,6 +38,8 @@ std::string toString(ThresholdFlag f)
         return "neutral";
     case ThresholdFlag::Erroneous:
         return "erroneous";
+    case ThresholdFlag::TooFew:
+        return "too_few";
     }
     return "?";
 }
@@ -223,6 +230,7 @@ CorpusStats computeStats(const ResultsDb& db, const BootstrapOptions& opts, cons
         s.languages.push_back(std::move(ls));
     }
     s.run = run;
+    s.minN = kDefaultMinN;
     s.counts = db.counts();
     for (const auto& row : db.snippets()) {
         if (!row.ok)
@@ -241,13 +249,13 @@ CorpusStats computeStats(const ResultsDb& db, const BootstrapOptions& opts, cons
 namespace ascviz {
 namespace {
 
-nlohmann::json statJson(const BootstrapResult& r)
+nlohmann::json statJson(const BootstrapResult& r, int64_t minN)
 {
     return {{"median", r.median},
             {"se", r.se},
             {"ci95", {r.lo, r.hi}},
             {"n", r.n},
-            {"flag", toString(thresholdFlag(r.median))}};
+            {"flag", toString(thresholdFlag(r, minN))}};
 }
 
 std::string num(double v)
@@ -285,10 +293,11 @@ nlohmann::json statsToJson(const CorpusStats& s)
                          "mean over the categorized concepts; Decision/Exceptions by keyword leaves";
     j["category_table"] = s.categoryTable;
     j["bootstrap"] = {{"resamples", s.resamples}, {"seed", s.seed}};
-    j["thresholds"] = {{"confident", kConfidentThreshold}, {"erroneous", kErroneousThreshold}};
+    j["thresholds"] = {{"confident", kConfidentThreshold}, {"erroneous", kErroneousThreshold}, {"min_n", s.minN}};
+    j["min_n"] = s.minN;
     auto concepts = nlohmann::json::object();
     for (const auto& [name, r] : s.concepts) {
-        auto o = statJson(r);
+        auto o = statJson(r, s.minN);
         const auto c = s.categoryOf.find(name);
         o["category"] = c == s.categoryOf.end() ? nlohmann::json(nullptr) : nlohmann::json(c->second);
         concepts[name] = std::move(o);
@@ -296,14 +305,14 @@ nlohmann::json statsToJson(const CorpusStats& s)
     j["concepts"] = std::move(concepts);
     auto cats = nlohmann::json::object();
     for (const auto& [name, r] : s.categories) {
-        auto o = statJson(r);
+        auto o = statJson(r, s.minN);
         o["concepts"] = s.categoryConcepts.count(name) ? s.categoryConcepts.at(name) : 0;
         cats[name] = std::move(o);
     }
     j["categories"] = std::move(cats);
     auto pooled = nlohmann::json::object();
     for (const auto& [name, r] : s.categoriesPooled)
-        pooled[name] = statJson(r);
+        pooled[name] = statJson(r, s.minN);
     j["categories_pooled"] = std::move(pooled);
     j["mixed_languages"] = s.mixedLanguages;
     auto languages = nlohmann::json::object();
@@ -314,14 +323,14 @@ nlohmann::json statsToJson(const CorpusStats& s)
         o["category_table"] = l.categoryTable;
         auto lc = nlohmann::json::object();
         for (const auto& [name, r] : l.categories) {
-            auto c = statJson(r);
+            auto c = statJson(r, s.minN);
             c["concepts"] = l.categoryConcepts.count(name) ? l.categoryConcepts.at(name) : 0;
             lc[name] = std::move(c);
         }
         o["categories"] = std::move(lc);
         auto lk = nlohmann::json::object();
         for (const auto& [name, r] : l.concepts) {
-            auto c = statJson(r);
+            auto c = statJson(r, s.minN);
             const auto cat = l.categoryOf.find(name);
             c["category"] = cat == l.categoryOf.end() ? nlohmann::json(nullptr) : nlohmann::json(cat->second);
             lk[name] = std::move(c);
@@ -349,9 +358,9 @@ std::vector<std::filesystem::path> writeCsvReport(const CorpusStats& s, const Re
             throw InputError("cannot write " + files.back().string());
         return out;
     };
-    auto statRow = [](const BootstrapResult& r) {
+    auto statRow = [&s](const BootstrapResult& r) {
         return num(r.median) + "," + num(r.se) + "," + num(r.lo) + "," + num(r.hi) + "," + std::to_string(r.n) + "," +
-               toString(thresholdFlag(r.median));
+               toString(thresholdFlag(r, s.minN));
     };
     {
         auto out = open("concepts.csv");

@@ -94,6 +94,8 @@ void AnalysisPage::refreshHeatmap()
 {
     const auto& sets = m_results->batchSets();
     m_heatmapSvg.clear();
+    m_heatmapWarning->setText(m_results->comparisonWarning());
+    m_heatmapWarning->setVisible(!m_heatmapWarning->text().isEmpty());
     if (sets.empty()) {
         m_heatmap->load(QByteArray());
         return;
@@ -105,6 +107,11 @@ void AnalysisPage::refreshHeatmap()
     m_heatmapSvg = toQString(renderHeatmapSvg(rows, cols));
     m_heatmap->load(m_heatmapSvg.toUtf8());
     m_heatmap->setFixedSize(m_heatmap->renderer()->defaultSize());
+}
+
+QString AnalysisPage::heatmapWarning() const
+{
+    return m_heatmapWarning->text();
 }
 
 void AnalysisPage::setCurrentSet(int index)
@@ -347,7 +354,7 @@ bool AnalysisPage::exportLatex(const QString& path, QString* error)
                 *error = tr("No results database is open.");
             return false;
         }
-        tex = comparisonLatex(in);
+        tex = comparisonLatex(in, m_results->comparison().warning);
     } else {
         if (!m_causal) {
             if (error)

@@ -56,6 +56,7 @@ public:
     QTabWidget* tabs() const { return m_tabs; }
     QChartView* scatterView() const { return m_scatter; }
     QString heatmapSvg() const { return m_heatmapSvg; }
+    QString heatmapWarning() const; // the settings the compared sets differ in ("" when only the model does)
     QString callsText() const;
     void selectCausalRow(int row); // shows that row's scatter
     bool exportLatex(const QString& path, QString* error);
@@ -86,6 +87,7 @@ private:
     CeTableModel* m_ceModels[4] = {};
     QLabel* m_calls = nullptr;
     QSvgWidget* m_heatmap = nullptr;
+    QLabel* m_heatmapWarning = nullptr;
     QString m_heatmapSvg;
     QList<QAction*> m_actions;
     quint64 m_job = 0;

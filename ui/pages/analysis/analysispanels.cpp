@@ -87,6 +87,11 @@ void AnalysisPage::buildUi()
     // Heat map of every open results database.
     auto* heat = new QWidget(m_tabs);
     auto* hl = new QVBoxLayout(heat);
+    m_heatmapWarning = new QLabel(heat);
+    m_heatmapWarning->setWordWrap(true);
+    m_heatmapWarning->setStyleSheet(QStringLiteral("color:#8a5a00"));
+    m_heatmapWarning->hide();
+    hl->addWidget(m_heatmapWarning);
     m_heatmap = new QSvgWidget(heat);
     hl->addWidget(m_heatmap, 1, Qt::AlignTop | Qt::AlignLeft);
     hl->addStretch(1);

@@ -133,6 +133,14 @@ QString BatchPage::statusText() const
 {
     return m_status->text();
 }
+QString BatchPage::comparisonWarning() const
+{
+    return m_compareWarning->text();
+}
+QString BatchPage::flagLegend() const
+{
+    return m_flagLegend->text();
+}
 bool BatchPage::isRunning() const
 {
     return m_run->isRunning();
@@ -351,7 +359,13 @@ void BatchPage::refreshViews()
     }
     m_statsModel->setResultSet(set);
     m_snippetModel->setResultSet(set);
-    m_compareModel->setResultSets(sets);
+    m_compareModel->setResultSets(sets, !m_results->comparison().differentCorpus);
+    m_compareWarning->setText(m_results->comparisonWarning());
+    m_compareWarning->setVisible(!m_compareWarning->text().isEmpty());
+    m_flagLegend->setText(
+        tr("Threshold: confident ≥ 0.6, between 0.5 and 0.6, erroneous < 0.5; too few: fewer than %1 values "
+           "(no flag either way)")
+            .arg(set ? set->stats.minN : kDefaultMinN));
     buildCategoryChart(categoryChart(), sets);
     buildDistributionChart(distributionChart(), sets);
     for (auto* v : {m_statsView, m_snippetView, m_compareView})

@@ -94,6 +94,9 @@ public:
     QTabWidget* resultTabs() const { return m_resultTabs; }
     QProgressBar* progressBar() const { return m_progress; }
     QString statusText() const;
+    // The warning over the results tabs when the open sets differ in more than the model ("" when none).
+    QString comparisonWarning() const;
+    QString flagLegend() const; // the statistics table's legend (thresholds and the minimum count)
 
     bool exportChartSvg(QChartView* view, const QString& file, QString* error = nullptr);
     // Writes the table shown in the current results tab (through its proxy) as CSV.
@@ -148,6 +151,8 @@ private:
     QProgressBar* m_progress = nullptr;
     QLabel* m_status = nullptr;
     QPlainTextEdit* m_issues = nullptr;
+    QLabel* m_compareWarning = nullptr; // the settings the open sets differ in (ResultStore::comparisonWarning)
+    QLabel* m_flagLegend = nullptr;
     // results
     QComboBox* m_show = nullptr;
     QComboBox* m_kinds = nullptr;

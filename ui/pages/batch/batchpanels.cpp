@@ -252,6 +252,9 @@ void BatchPage::buildUi()
     });
     statsLayout->addLayout(filterRow);
     statsLayout->addWidget(m_statsView);
+    m_flagLegend = new QLabel(statsPage);
+    m_flagLegend->setWordWrap(true);
+    statsLayout->addWidget(m_flagLegend);
     m_resultTabs->addTab(statsPage, tr("Statistics"));
     // charts
     m_categoryView = new QChartView(new QChart, m_resultTabs);
@@ -286,6 +289,11 @@ void BatchPage::buildUi()
     auto* top = new QVBoxLayout(this);
     top->addWidget(runBox);
     top->addLayout(resBar);
+    m_compareWarning = new QLabel(this);
+    m_compareWarning->setWordWrap(true);
+    m_compareWarning->setStyleSheet(QStringLiteral("color:#8a5a00"));
+    m_compareWarning->hide();
+    top->addWidget(m_compareWarning);
     top->addWidget(m_resultTabs, 1);
 
     m_corpus->setText(sampleCorpusFor(language()));

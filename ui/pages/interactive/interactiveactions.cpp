@@ -17,7 +17,9 @@
 #include "ascviz/results/session.h"
 #include "ascviz/syntax/language.h"
 
+#include "ascviz/base/error.h"
 #include "ascviz/base/limits.h"
+#include "ascviz/base/utf8.h"
 #include <QAction>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -253,10 +255,19 @@ bool InteractivePage::openPromptFile(const QString& path, QString* error)
                          .arg(qulonglong(m_engine->maxTextBytes()));
         return false;
     }
+    // Not UTF-8: refused with the CLI's line (file and byte offset), the editor left as it was.
+    const QByteArray bytes = f.readAll();
+    try {
+        requireUtf8(std::string_view(bytes.constData(), std::size_t(bytes.size())), toUtf8(path));
+    } catch (const InputError& e) {
+        if (error)
+            *error = toQString(e.what());
+        return false;
+    }
     const QString lang = languageForFile(path);
     if (!lang.isEmpty())
         setLanguage(lang);
-    setPrompt(QString::fromUtf8(f.readAll()));
+    setPrompt(QString::fromUtf8(bytes));
     return true;
 }
 

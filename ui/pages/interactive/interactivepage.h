@@ -54,7 +54,9 @@ public:
     QString language() const;
     void setLanguage(const QString& id) override;
     // Puts a source file in the editor; its extension chooses the language when a registered one claims it.
-    // Refuses (false, *error names the size and the limit) a file over kMaxEditorFileBytes (docs/limits.md).
+    // Refuses (false, *error names the size and the limit) a file over kMaxEditorFileBytes (docs/limits.md),
+    // and a file that is not UTF-8 (*error: the CLI's line, naming the file and the first invalid byte's
+    // offset); a refused file leaves the editor and the language as they were.
     // A file dropped on the editor comes here too; a paste or drop of text that would make the editor's text
     // longer than kMaxEditorFileBytes is refused by the editor (PromptEditor) with errorOccurred.
     bool openPromptFile(const QString& path, QString* error = nullptr);

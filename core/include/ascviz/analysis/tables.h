@@ -11,12 +11,14 @@
 
 namespace ascviz {
 
-// LaTeX special characters escaped (\ & % $ # _ { } ~ ^).
+// LaTeX special characters escaped (\ & % $ # _ { } ~ ^); θ written $\theta$.
 std::string latexEscape(const std::string& s);
 
 // Rows: Global AsC-Eval, then every category (union over the sets); a column per set with "median ± se";
-// the best median of a row in bold. Needs \usepackage{booktabs}.
-std::string comparisonLatex(const std::vector<std::pair<std::string, const CorpusStats*>>& sets);
+// the best median of a row in bold. Needs \usepackage{booktabs}. A `warning` (compareRuns: the settings
+// that differ between the sets) is written as a comment line above the table.
+std::string comparisonLatex(const std::vector<std::pair<std::string, const CorpusStats*>>& sets,
+                            const std::string& warning = {});
 
 // Rows: global, then each group; columns n, ρ(T,Y), ρ(T,Z_k), the effect (se) and its 95 % interval.
 std::string causalLatex(const CausalReport& r);

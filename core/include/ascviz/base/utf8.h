@@ -32,6 +32,11 @@ std::size_t utf8Floor(std::string_view s, std::size_t b);
 // Byte offset of the first invalid UTF-8 sequence, or nullopt when `s` is valid UTF-8.
 std::optional<std::size_t> findInvalidUtf8(std::string_view s);
 
+// Throws InputError "<path> is not valid UTF-8 (first invalid byte at offset N)" (the context holds the path
+// and the offset) when `data`, read from `path`, is not UTF-8 ("-" is named standard input). The one check
+// of a text file's encoding: the CLI (readUtf8File) and the GUI's open-file paths give the same line.
+void requireUtf8(std::string_view data, const std::filesystem::path& path);
+
 // Reads a whole file as UTF-8 text; throws InputError naming the file (and the byte offset of the first
 // invalid sequence) when it is missing, unreadable or not UTF-8. "-" reads standard input.
 std::string readUtf8File(const std::filesystem::path& path);

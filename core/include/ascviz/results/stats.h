@@ -17,9 +17,14 @@ namespace ascviz {
 constexpr double kConfidentThreshold = 0.6; // paper's acceptance threshold
 constexpr double kErroneousThreshold = 0.5; // below: "erroneous"
 
-enum class ThresholdFlag { Confident, Neutral, Erroneous }; // >= 0.6, [0.5, 0.6), < 0.5
-ThresholdFlag thresholdFlag(double value);
-std::string toString(ThresholdFlag f); // "confident" | "neutral" | "erroneous"
+// Below this many pooled values a concept's or category's median is no evidence either way: its flag is
+// "too few" (report --min-n; the GUI's tables and charts).
+constexpr int64_t kDefaultMinN = 10;
+
+// >= 0.6, [0.5, 0.6), < 0.5; TooFew: fewer values than the minimum count, whatever the value.
+enum class ThresholdFlag { Confident, Neutral, Erroneous, TooFew };
+ThresholdFlag thresholdFlag(double value); // by the value alone (never TooFew)
+std::string toString(ThresholdFlag f);     // "confident" | "neutral" | "erroneous" | "too_few"
 
 struct BootstrapOptions {
     int resamples = 500;
@@ -33,6 +38,9 @@ struct BootstrapResult {
     double hi = 0;     // 97.5th percentile
     int64_t n = 0;     // number of pooled values
 };
+
+// The flag of a bootstrapped median over r.n values: TooFew when r.n < minN, else by the median.
+ThresholdFlag thresholdFlag(const BootstrapResult& r, int64_t minN);
 
 // The plain median (mean of the two middle values for an even count). Throws std::invalid_argument when empty.
 double median(std::vector<double> values);
@@ -94,6 +102,9 @@ struct CorpusStats {
     std::vector<std::optional<double>> snippetAscEval;
     std::vector<std::optional<double>> snippetCrossEntropy;
     std::vector<std::string> snippetLanguages;
+    // Flags below this many pooled values are "too few" (thresholdFlag(r, minN)); 0 = no minimum.
+    // computeStats(db) sets kDefaultMinN; a front end may set another (report --min-n).
+    int64_t minN = 0;
 };
 
 // Statistics of a results database (status ok snippets only). Categories come from `table` (by node type),
@@ -105,9 +116,9 @@ CorpusStats computeStats(const ResultsDb::NodeValues& values, const BootstrapOpt
 
 // The report JSON (docs/cli.md): {"model", "snippets", "global_asc_eval", "concepts": {type: {"median", "se",
 // "ci95": [lo, hi], "n", "flag", "category"}}, "categories": {name: {same + "concepts"}}} plus run details,
-// "dtype", "category_rule", "category_table", "global_asc_eval_all_concepts", "categories_pooled",
-// "mixed_languages" and "languages": {id: {"snippets", "global_asc_eval", "category_table", "categories",
-// "concepts"}}.
+// "dtype", "category_rule", "category_table", "global_asc_eval_all_concepts", "categories_pooled", "min_n"
+// (also in "thresholds"; a "flag" is "too_few" below it), "mixed_languages" and "languages": {id: {"snippets",
+// "global_asc_eval", "category_table", "categories", "concepts"}}.
 nlohmann::json statsToJson(const CorpusStats& s);
 
 // RFC 4180 field quoting (quotes when the field holds ',', '"', CR or LF).
