@@ -480,7 +480,8 @@ void MainWindow::exportCurrent(ExportKind kind)
         statusBar()->showMessage(tr("Exported %1").arg(f), 8000);
 }
 
-void MainWindow::openSnippet(const QString& code, const QString& modelDir, const QString& language)
+void MainWindow::openSnippet(const QString& code, const QString& modelDir, const QString& language,
+                             const QString& aggregation)
 {
     // The first page that inspects code (the Interactive page) shows it.
     Page* target = nullptr;
@@ -491,6 +492,7 @@ void MainWindow::openSnippet(const QString& code, const QString& modelDir, const
         return;
     m_tabs->setCurrentWidget(target->widget());
     target->setCodeLanguage(language);
+    target->setCodeAggregation(aggregation);
     const auto info = m_models->modelInfo();
     const bool sameModel =
         modelDir.isEmpty() || (info && QFileInfo(toQString(info->dir.string())).canonicalFilePath() ==

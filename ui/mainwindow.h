@@ -84,7 +84,8 @@ public Q_SLOTS:
 public:
     // --- PageHost
     void showStatus(const QString& message) override;
-    void openSnippet(const QString& code, const QString& modelDir, const QString& language) override;
+    void openSnippet(const QString& code, const QString& modelDir, const QString& language,
+                     const QString& aggregation) override;
 
 private:
     QWidget* buildModelPanel();

@@ -1,6 +1,7 @@
 // Session files (core): a round trip keeps every field, the file is the documented JSON, and malformed
 // files are refused with a message naming what is wrong.
 #include "ascviz/base/error.h"
+#include "ascviz/base/sha256.h"
 #include "ascviz/results/session.h"
 #include "testdata.h"
 
@@ -160,4 +161,64 @@ TEST(Session, MalformedFilesAreRefused)
     }
     EXPECT_THROW(readSessionFile(tempFile("does-not-exist.ascviz")), Error);
     EXPECT_THROW(writeSessionFile("/nonexistent-dir/x.ascviz", sample()), InputError);
+}
+
+TEST(Session, VersionTwoKeepsWhatTheNumbersDependOn)
+{
+    SessionData s = sample();
+    s.language = "python";
+    s.categoryTable = R"({"categories": {"Loops": ["for_statement"]}})";
+    s.categorySha256 = sha256Hex(s.categoryTable);
+    s.modelDtype = "bfloat16";
+    s.modelFingerprint = std::string(64, 'a');
+    s.ascEval = 0.596;
+    const auto file = tempFile("v2.ascviz");
+    writeSessionFile(file, s);
+    const SessionData r = readSessionFile(file);
+    EXPECT_EQ(r.version, 2);
+    EXPECT_TRUE(r.missing.empty());
+    EXPECT_EQ(r.language, "python");
+    EXPECT_EQ(r.categoryFile, "/tmp/cats.json");
+    EXPECT_EQ(r.categoryTable, s.categoryTable);
+    EXPECT_EQ(r.categorySha256, s.categorySha256);
+    EXPECT_EQ(r.modelDtype, "bfloat16");
+    EXPECT_EQ(r.modelFingerprint, std::string(64, 'a'));
+    EXPECT_EQ(r.ascEval, 0.596);
+    const auto j = nlohmann::json::parse(readText(file));
+    EXPECT_EQ(j["version"], 2);
+    EXPECT_EQ(j["settings"]["language"], "python");
+    EXPECT_EQ(j["model"]["fingerprint"], std::string(64, 'a'));
+    EXPECT_EQ(j["result"]["asc_eval"], 0.596);
+    const auto again = tempFile("v2-again.ascviz");
+    writeSessionFile(again, r);
+    EXPECT_EQ(readText(again), readText(file));
+}
+
+TEST(Session, VersionOneSaysWhatItDoesNotRecord)
+{
+    const auto file = tempFile("v1.ascviz");
+    writeText(file, R"({"format": "ascviz-session", "version": 1, "prompt": "x",
+                        "model": {"name": "m"}, "settings": {"aggregation": "max"}, "result": {"text": "ab"}})");
+    const SessionData r = readSessionFile(file);
+    EXPECT_EQ(r.version, 1);
+    EXPECT_EQ(r.missing,
+              (std::vector<std::string>{"model fingerprint", "model dtype", "language", "category checksum"}));
+    EXPECT_EQ(r.language, "");
+    EXPECT_EQ(r.aggregation, Aggregation::Max);
+    EXPECT_FALSE(r.ascEval.has_value());
+}
+
+TEST(Session, CategoryCopyMustMatchItsChecksum)
+{
+    SessionData s = sample();
+    s.categoryTable = R"({"categories": {}})";
+    s.categorySha256 = sha256Hex("something else");
+    const auto file = tempFile("badsum.ascviz");
+    writeSessionFile(file, s);
+    try {
+        readSessionFile(file);
+        ADD_FAILURE() << "accepted";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("category_sha256"), std::string::npos) << e.what();
+    }
 }

@@ -28,7 +28,7 @@ struct RecordingHost : PageHost {
     QStringList errors, statuses, snippets;
     void showError(const QString& m) override { errors << m; }
     void showStatus(const QString& m) override { statuses << m; }
-    void openSnippet(const QString& code, const QString& modelDir, const QString& language) override
+    void openSnippet(const QString& code, const QString& modelDir, const QString& language, const QString&) override
     {
         snippets << code + QLatin1Char('|') + modelDir + QLatin1Char('|') + language;
     }

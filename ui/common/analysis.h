@@ -29,10 +29,15 @@ struct Analysis {
     QString syntaxNote;
 
     AnalysisOrigin origin = AnalysisOrigin::Scored;
-    bool cancelled = false; // generation stopped by the user: the completion is what came so far
-    QString prompt;         // the editor text the job started from
-    QString categoryFile;   // empty = the bundled table
+    bool cancelled = false;           // generation stopped by the user: the completion is what came so far
+    QString prompt;                   // the editor text the job started from
+    QString categoryFile;             // empty = the bundled table
+    std::string categoryTable;        // the table's text as used (what a session file keeps)
+    bool categoryFromSession = false; // the table is a session file's copy, not the file's current text
     GenerationOptions generation;
+    // The model that scored the text (its identity as loaded, or as a session file recorded it; nullopt: not
+    // known, e.g. scores given by hand or a version 1 session).
+    std::optional<ModelInfo> model;
 
     const GraphLayout* layout(AstView v) const { return v == AstView::Partial ? partial.get() : complete.get(); }
     int generatedTokens() const;

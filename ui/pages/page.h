@@ -22,7 +22,9 @@ public:
     virtual void showStatus(const QString& message) = 0;
     // Shows `code` (in `language`, "" = the page's choice) in the page that inspects code, scored with the
     // model of `modelDir` ("" = the bundled model), which is loaded first when another one is loaded.
-    virtual void openSnippet(const QString& code, const QString& modelDir, const QString& language) = 0;
+    // `aggregation`: the θ (its name) the snippet's numbers were made with ("" = the page's choice).
+    virtual void openSnippet(const QString& code, const QString& modelDir, const QString& language,
+                             const QString& aggregation) = 0;
 };
 
 class Page {
@@ -73,6 +75,8 @@ public:
     virtual void setCode(const QString& code) { Q_UNUSED(code); }
     // The registry language of code about to be set or inspected ("" = leave the page's choice).
     virtual void setCodeLanguage(const QString& id) { Q_UNUSED(id); }
+    // The θ (aggregation name, results of toString) to evaluate that code with ("" = leave the page's choice).
+    virtual void setCodeAggregation(const QString& name) { Q_UNUSED(name); }
     virtual bool inspectCode(const QString& code)
     {
         Q_UNUSED(code);

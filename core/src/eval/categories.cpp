@@ -16,7 +16,11 @@ namespace ascviz {
 CategoryMap CategoryMap::fromFile(const std::filesystem::path& file, const std::string& language)
 {
     const std::string text = readUtf8File(file); // InputError when missing / not UTF-8
-    const std::string where = "category file " + file.string();
+    return fromJson(text, "category file " + file.string(), language);
+}
+
+CategoryMap CategoryMap::fromJson(const std::string& text, const std::string& where, const std::string& language)
+{
     nlohmann::ordered_json j;
     try {
         j = nlohmann::ordered_json::parse(text);

@@ -8,6 +8,7 @@
 
 #include "ascviz/base/error.h"
 #include "ascviz/base/hfcache.h"
+#include "ascviz/model/fingerprint.h"
 
 #include <ATen/Parallel.h>
 #include <c10/core/InferenceMode.h>
@@ -167,6 +168,7 @@ std::unique_ptr<LanguageModel> LanguageModel::load(const fs::path& dirIn, const 
     // The CPU threads the model computes with: LibTorch's and the BLAS's (cpu_threads.h splits them).
     info.threads = useCuda ? 0 : (opts.threads > 0 ? opts.threads : defaultCpuThreads());
     info.cpuThreads = useCuda ? std::string() : describeCpuThreads(info.threads);
+    info.fingerprint = modelFingerprint(dir); // what session files compare (config, headers, samples)
 
     auto tokenizer = Tokenizer::fromModelDir(dir);
     if (opts.progress)

@@ -1,8 +1,10 @@
 #include "ascviz/results/session.h"
 
 #include "ascviz/base/error.h"
+#include "ascviz/base/sha256.h"
 #include "ascviz/base/utf8.h"
 
+#include <algorithm>
 #include <fstream>
 
 namespace ascviz {
@@ -30,6 +32,20 @@ template <class T> T field(const json& j, const char* key, const char* where)
     } catch (const json::exception&) {
         throw InputError(std::string("session file: \"") + key + "\" in " + where + " has the wrong type");
     }
+}
+
+json orNull(const std::string& s)
+{
+    return s.empty() ? json(nullptr) : json(s);
+}
+
+// A setting the file does not record: `missing` names it (the reader uses its current value).
+std::string recorded(const json& j, const char* key, const char* name, std::vector<std::string>& missing)
+{
+    if (j.is_object() && j.contains(key) && j.at(key).is_string() && !j.at(key).get<std::string>().empty())
+        return j.at(key).get<std::string>();
+    missing.emplace_back(name);
+    return {};
 }
 
 template <class T> T fieldOr(const json& j, const char* key, T fallback)
@@ -62,11 +78,19 @@ json sessionToJson(const SessionData& s)
     const SessionGeneration& g = s.generation;
     return json{{"format", "ascviz-session"},
                 {"version", kSessionVersion},
-                {"model", {{"name", s.modelName}, {"dir", s.modelDir}, {"architecture", s.architecture}}},
+                {"model",
+                 {{"name", s.modelName},
+                  {"dir", s.modelDir},
+                  {"architecture", s.architecture},
+                  {"dtype", orNull(s.modelDtype)},
+                  {"fingerprint", orNull(s.modelFingerprint)}}},
                 {"prompt", s.prompt},
                 {"settings",
-                 {{"aggregation", toString(s.aggregation)},
-                  {"category_file", s.categoryFile.empty() ? json(nullptr) : json(s.categoryFile)},
+                 {{"language", orNull(s.language)},
+                  {"aggregation", toString(s.aggregation)},
+                  {"category_file", orNull(s.categoryFile)},
+                  {"category_sha256", orNull(s.categorySha256)},
+                  {"category_table", orNull(s.categoryTable)},
                   {"view", s.view},
                   {"generation",
                    {{"max_new_tokens", g.maxNewTokens},
@@ -82,6 +106,7 @@ json sessionToJson(const SessionData& s)
                   {"text", s.scored.text},
                   {"prompt_bytes", s.scored.promptBytes},
                   {"prompt_tokens", s.scored.promptTokens},
+                  {"asc_eval", s.ascEval ? json(*s.ascEval) : json(nullptr)},
                   {"tokens", std::move(tokens)}}}};
 }
 
@@ -94,15 +119,23 @@ SessionData sessionFromJson(const json& j)
         throw InputError("session file version " + std::to_string(version) + " is newer than this AsC-Viz supports (" +
                          std::to_string(kSessionVersion) + ")");
     SessionData s;
+    s.version = std::max(version, 1); // a file without a version is a version 1 file
     s.prompt = field<std::string>(j, "prompt", "the session");
     const json model = j.value("model", json::object());
     s.modelName = fieldOr<std::string>(model, "name", "");
     s.modelDir = fieldOr<std::string>(model, "dir", "");
     s.architecture = fieldOr<std::string>(model, "architecture", "");
+    s.modelFingerprint = recorded(model, "fingerprint", "model fingerprint", s.missing);
+    s.modelDtype = recorded(model, "dtype", "model dtype", s.missing);
 
     const json settings = j.value("settings", json::object());
+    s.language = recorded(settings, "language", "language", s.missing);
     s.aggregation = parseAggregation(fieldOr<std::string>(settings, "aggregation", "median"));
     s.categoryFile = fieldOr<std::string>(settings, "category_file", "");
+    s.categorySha256 = recorded(settings, "category_sha256", "category checksum", s.missing);
+    s.categoryTable = fieldOr<std::string>(settings, "category_table", "");
+    if (!s.categoryTable.empty() && sha256Hex(s.categoryTable) != s.categorySha256)
+        throw InputError("session file: \"category_table\" does not match \"category_sha256\" (edited by hand?)");
     s.view = fieldOr<std::string>(settings, "view", "sequence");
     const json gen = settings.value("generation", json::object());
     s.generation.maxNewTokens = fieldOr<int>(gen, "max_new_tokens", 64);
@@ -121,6 +154,8 @@ SessionData sessionFromJson(const json& j)
         throw InputError("session file: result text is not valid UTF-8 at byte " + std::to_string(*bad));
     s.scored.promptBytes = fieldOr<std::size_t>(r, "prompt_bytes", s.scored.text.size());
     s.scored.promptTokens = fieldOr<std::size_t>(r, "prompt_tokens", 0);
+    if (r.contains("asc_eval") && !r.at("asc_eval").is_null())
+        s.ascEval = field<double>(r, "asc_eval", "result");
     const json tokens = r.value("tokens", json::array());
     if (!tokens.is_array())
         throw InputError("session file: \"tokens\" must be an array");

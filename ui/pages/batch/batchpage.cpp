@@ -58,8 +58,8 @@ BatchPage::~BatchPage() = default; // the controller (a child) stops the run aft
 void BatchPage::attach(PageHost* host)
 {
     connect(this, &BatchPage::openSnippetRequested, this,
-            [host](const QString& code, const QString& modelDir, const QString& language) {
-                host->openSnippet(code, modelDir, language);
+            [host](const QString& code, const QString& modelDir, const QString& language, const QString& aggregation) {
+                host->openSnippet(code, modelDir, language, aggregation);
             });
 }
 
@@ -423,7 +423,8 @@ void BatchPage::openSnippet(int row)
         return;
     try {
         const auto db = ResultsDb::open(toUtf8(set->path));
-        Q_EMIT openSnippetRequested(toQString(db.snippetCode(s->index)), set->modelDir, toQString(s->language));
+        Q_EMIT openSnippetRequested(toQString(db.snippetCode(s->index)), set->modelDir, toQString(s->language),
+                                    toQString(toString(db.runInfo().aggregation)));
     } catch (const std::exception& e) {
         setStatus(tr("Cannot read the snippet: %1").arg(errorMessage(e)), true);
     }

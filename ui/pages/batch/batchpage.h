@@ -116,8 +116,10 @@ public:
     void attach(PageHost* host) override;
 
 Q_SIGNALS:
-    // The user asked to inspect one snippet of a results database in the Interactive tab.
-    void openSnippetRequested(const QString& code, const QString& modelDir, const QString& language = {});
+    // The user asked to inspect one snippet of a results database in the Interactive tab: its code, the run's
+    // model, the snippet's language and the run's θ (its name), so that it shows the numbers of the table.
+    void openSnippetRequested(const QString& code, const QString& modelDir, const QString& language = {},
+                              const QString& aggregation = {});
     // A run ended (ok = no error; a cancelled run is ok).
     void runFinished(bool ok, const QString& message);
     // A results DB was read (after a run, or openResults); ok = false with a message on failure.

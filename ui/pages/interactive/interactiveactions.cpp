@@ -19,6 +19,7 @@
 
 #include "ascviz/base/error.h"
 #include "ascviz/base/limits.h"
+#include "ascviz/base/sha256.h"
 #include "ascviz/base/utf8.h"
 #include <QAction>
 #include <QComboBox>
@@ -72,8 +73,14 @@ void InteractivePage::setCategoryLabel()
     const QString lang = m_engine->language();
     const LanguageInfo* info = findLanguage(lang);
     const QString name = info ? toQString(info->name) : lang;
-    m_categoryLabel->setText(f.isEmpty() ? tr("bundled (%1)").arg(lang) : QFileInfo(f).fileName());
-    m_categoryLabel->setToolTip(f.isEmpty() ? tr("The bundled %1 category table").arg(name) : f);
+    QString label = f.isEmpty() ? tr("bundled (%1)").arg(lang) : QFileInfo(f).fileName();
+    QString tip = f.isEmpty() ? tr("The bundled %1 category table").arg(name) : f;
+    if (m_engine->categoryFromSession()) {
+        label = tr("%1, the session's copy").arg(label);
+        tip += QLatin1Char('\n') + tr("The copy the session file keeps (the file changed since it was saved).");
+    }
+    m_categoryLabel->setText(label);
+    m_categoryLabel->setToolTip(tip);
 }
 
 void InteractivePage::chooseCategoryFile()
@@ -154,19 +161,27 @@ bool InteractivePage::saveSession(const QString& path, QString* error) const
             *error = tr("There is no result to save yet.");
         return false;
     }
+    // Everything the shown numbers were made with, as they were made (not the page's settings now).
     ascviz::SessionData s;
     s.prompt = toUtf8(m_shown->prompt);
+    s.language = m_shown->eval->tree.language();
     s.aggregation = m_shown->eval->aggregation;
     s.categoryFile = toUtf8(m_shown->categoryFile);
+    s.categoryTable = m_shown->categoryTable;
+    s.categorySha256 = s.categoryTable.empty() ? std::string() : sha256Hex(s.categoryTable);
     s.generation = m_shown->generation; // the settings part of the options
     s.view = toUtf8(resultViewName(currentView()));
     s.origin = m_shown->origin;
     s.cancelled = m_shown->cancelled;
     s.scored = m_shown->eval->scored;
+    s.ascEval = m_shown->eval->features.ascEval;
     s.modelName = m_shown->eval->scored.model;
-    if (const auto info = m_engine->models()->modelInfo(); info && info->name == m_shown->eval->scored.model) {
-        s.modelDir = info->dir.string();
-        s.architecture = info->architecture;
+    if (const auto& by = m_shown->model) {
+        s.modelName = by->name;
+        s.modelDir = by->dir.string();
+        s.architecture = by->architecture;
+        s.modelDtype = by->dtype;
+        s.modelFingerprint = by->fingerprint;
     }
     try {
         writeSessionFile(std::filesystem::path(toUtf8(path)), s);
@@ -188,17 +203,25 @@ bool InteractivePage::openSession(const QString& path, QString* error)
             *error = toQString(e.what());
         return false;
     }
+    QStringList notes;
+    if (!s.missing.empty()) {
+        QStringList missing;
+        for (const auto& m : s.missing)
+            missing << toQString(m);
+        notes << tr("This session file (version %1) does not record the %2; the page's current settings are used.")
+                     .arg(s.version)
+                     .arg(missing.join(QStringLiteral(", ")));
+    }
+    // The language first: the category table belongs to it.
+    if (!s.language.empty() && !selectLanguage(m_languageBox, toQString(s.language)))
+        notes << tr("The session's language %1 is not registered here; the text is parsed as %2.")
+                     .arg(toQString(s.language), language());
     const QString prompt = toQString(s.prompt);
     setPrompt(prompt);
     GenerationOptions generation;
     static_cast<GenerationSettings&>(generation) = s.generation;
     setGenerationOptions(generation);
-    QString catError;
-    if (!m_engine->setCategoryFile(toQString(s.categoryFile), &catError)) {
-        m_engine->setCategoryFile(QString());
-        Q_EMIT errorOccurred(
-            tr("The session's category file could not be used (%1); the bundled table is used instead.").arg(catError));
-    }
+    restoreCategories(s, &notes);
     setCategoryLabel();
     {
         const QSignalBlocker block(m_aggregation);
@@ -206,8 +229,52 @@ bool InteractivePage::openSession(const QString& path, QString* error)
     }
     m_engine->setAggregation(s.aggregation);
     m_pendingView = toQString(s.view);
-    m_engine->analyze(std::move(s.scored), s.origin, prompt, generation, s.cancelled);
+    // The model the scores came from, as the session recorded it (compared with the loaded one: modelNote).
+    std::optional<ModelInfo> scoredBy;
+    if (!s.modelName.empty() || !s.modelFingerprint.empty()) {
+        scoredBy.emplace();
+        scoredBy->name = s.modelName;
+        scoredBy->dir = s.modelDir;
+        scoredBy->architecture = s.architecture;
+        scoredBy->dtype = s.modelDtype;
+        scoredBy->fingerprint = s.modelFingerprint;
+    }
+    m_engine->analyze(std::move(s.scored), s.origin, prompt, generation, s.cancelled, std::move(scoredBy));
+    // After analyze: its job start must not clear what is said about this session.
+    m_sessionNotes = notes;
+    m_checkSessionAscEval = true;
+    m_sessionAscEval = s.ascEval;
     return true;
+}
+
+void InteractivePage::restoreCategories(const SessionData& s, QStringList* notes)
+{
+    const QString file = toQString(s.categoryFile);
+    QString error;
+    // The file when it still holds the table the session was saved with (a version 1 session: as it is).
+    if (m_engine->setCategoryFile(file, &error) &&
+        (s.categoryTable.empty() || sha256Hex(m_engine->categoryText()) == s.categorySha256))
+        return;
+    // Else the session's copy of the table.
+    if (!s.categoryTable.empty() && m_engine->setCategoryTable(file, s.categoryTable, &error)) {
+        *notes << tr("The category table %1 changed since the session was saved (or cannot be read); the "
+                     "session's copy of it is used.")
+                      .arg(file.isEmpty() ? tr("bundled with %1").arg(language()) : file);
+        return;
+    }
+    m_engine->setCategoryFile(QString());
+    *notes << tr("The session's category file could not be used (%1); the bundled table is used instead.").arg(error);
+}
+
+void InteractivePage::setCodeAggregation(const QString& name)
+{
+    if (name.isEmpty())
+        return;
+    try {
+        setAggregation(parseAggregation(toUtf8(name)));
+    } catch (const std::exception& e) {
+        Q_EMIT errorOccurred(tr("Unknown aggregation θ %1: %2").arg(name, toQString(e.what())));
+    }
 }
 
 // ---------------------------------------------------------------- language

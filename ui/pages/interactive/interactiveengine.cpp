@@ -6,6 +6,7 @@
 
 #include "ascviz/base/error.h"
 #include "ascviz/base/limits.h"
+#include "ascviz/base/utf8.h"
 #include "ascviz/syntax/language.h"
 
 #include <QCoreApplication>
@@ -29,6 +30,24 @@ QString defaultLanguageId()
         return {};
     }
 }
+
+struct Table {
+    std::shared_ptr<const CategoryMap> map;
+    std::string text;
+};
+
+// The category table of `file` (empty = `language`'s bundled one), checked against the language: from `text`
+// when given (a session's copy of it), else read from the file. Throws InputError.
+Table readTable(const QString& file, const std::string& language, const std::string* text = nullptr)
+{
+    const std::filesystem::path path =
+        file.isEmpty() ? LanguageRegistry::instance().get(language).categoryFile : std::filesystem::path(toUtf8(file));
+    Table t;
+    t.text = text ? *text : readUtf8File(path);
+    const std::string where = (text ? "the session's copy of category file " : "category file ") + path.string();
+    t.map = std::make_shared<const CategoryMap>(CategoryMap::fromJson(t.text, where, language));
+    return t;
+}
 } // namespace
 
 struct InteractiveEngine::JobState {
@@ -51,7 +70,9 @@ InteractiveEngine::InteractiveEngine(ModelService* models, QObject* parent) : QO
     m_language = defaultLanguageId();
     // The bundled table; a broken installation shows up as an error when the first result is analysed.
     try {
-        m_categories = std::make_shared<const CategoryMap>(CategoryMap::forLanguage(toUtf8(m_language)));
+        Table t = readTable(QString(), toUtf8(m_language));
+        m_categories = std::move(t.map);
+        m_categoryText = std::move(t.text);
     } catch (const std::exception&) {
         m_categories = std::make_shared<const CategoryMap>();
     }
@@ -85,17 +106,19 @@ bool InteractiveEngine::setLanguage(const QString& id, QString* error)
         const LanguageInfo& info = LanguageRegistry::instance().get(toUtf8(id));
         // A category table belongs to one grammar: keep a chosen file only when it fits the new language,
         // else go back to that language's bundled table.
-        std::optional<CategoryMap> map;
+        std::optional<Table> table;
         if (!m_categoryFile.isEmpty()) {
             try {
-                map = CategoryMap::fromFile(std::filesystem::path(toUtf8(m_categoryFile)), info.id);
+                table = readTable(m_categoryFile, info.id);
             } catch (const InputError&) {
                 m_categoryFile.clear();
             }
         }
-        if (!map)
-            map = CategoryMap::forLanguage(info.id);
-        m_categories = std::make_shared<const CategoryMap>(std::move(*map));
+        if (!table)
+            table = readTable(QString(), info.id);
+        m_categories = std::move(table->map);
+        m_categoryText = std::move(table->text);
+        m_categoryFromSession = false;
     } catch (const std::exception& e) {
         if (error)
             *error = toQString(e.what());
@@ -137,16 +160,27 @@ void InteractiveEngine::setAggregation(Aggregation a)
 
 bool InteractiveEngine::setCategoryFile(const QString& file, QString* error)
 {
+    return useCategories(file, nullptr, error);
+}
+
+bool InteractiveEngine::setCategoryTable(const QString& file, const std::string& text, QString* error)
+{
+    return useCategories(file, &text, error);
+}
+
+bool InteractiveEngine::useCategories(const QString& file, const std::string* text, QString* error)
+{
     try {
-        auto map = file.isEmpty() ? CategoryMap::forLanguage(toUtf8(m_language))
-                                  : CategoryMap::fromFile(std::filesystem::path(toUtf8(file)), toUtf8(m_language));
-        m_categories = std::make_shared<const CategoryMap>(std::move(map));
+        Table t = readTable(file, toUtf8(m_language), text);
+        m_categories = std::move(t.map);
+        m_categoryText = std::move(t.text);
     } catch (const std::exception& e) {
         if (error)
             *error = toQString(e.what());
         return false;
     }
     m_categoryFile = file;
+    m_categoryFromSession = text != nullptr;
     reanalyzeCurrent(false);
     return true;
 }
@@ -158,8 +192,7 @@ void InteractiveEngine::reanalyzeCurrent(bool reaggregateOnly)
         return;
     const AnalysisPtr cur = m_current;
     beginJob(std::nullopt);
-    startAnalysis(m_job, cur->eval, cur->eval->scored, cur->origin, cur->prompt, cur->generation, cur->cancelled,
-                  reaggregateOnly);
+    startAnalysis(m_job, cur->eval, cur->eval->scored, *cur, reaggregateOnly);
 }
 
 quint64 InteractiveEngine::generate(const QString& prompt, const GenerationOptions& opts)
@@ -221,11 +254,16 @@ quint64 InteractiveEngine::runModelJob(Phase phase, const QString& prompt, const
         *cancelled = state->cancel.load();
     };
     JobTracker::Callbacks cb;
-    cb.finished = [this, job, result, prompt, opts, generating, cancelled] {
+    cb.finished = [this, job, result, prompt, opts, generating, cancelled, info = model->info()] {
         if (m_job != job)
             return;
-        startAnalysis(job, nullptr, std::move(*result), generating ? AnalysisOrigin::Generated : AnalysisOrigin::Scored,
-                      prompt, generating ? opts : GenerationOptions{}, *cancelled, false);
+        Analysis meta;
+        meta.origin = generating ? AnalysisOrigin::Generated : AnalysisOrigin::Scored;
+        meta.prompt = prompt;
+        meta.generation = generating ? opts : GenerationOptions{};
+        meta.cancelled = *cancelled;
+        meta.model = info;
+        startAnalysis(job, nullptr, std::move(*result), meta, false);
     };
     cb.failed = [this, job](const QString& message) {
         if (m_job != job)
@@ -239,10 +277,16 @@ quint64 InteractiveEngine::runModelJob(Phase phase, const QString& prompt, const
 }
 
 quint64 InteractiveEngine::analyze(ScoredText scored, AnalysisOrigin origin, const QString& prompt,
-                                   const GenerationOptions& gen, bool cancelled)
+                                   const GenerationOptions& gen, bool cancelled, std::optional<ModelInfo> scoredBy)
 {
     beginJob(std::nullopt);
-    return startAnalysis(m_job, nullptr, std::move(scored), origin, prompt, gen, cancelled, false);
+    Analysis meta;
+    meta.origin = origin;
+    meta.prompt = prompt;
+    meta.generation = gen;
+    meta.cancelled = cancelled;
+    meta.model = std::move(scoredBy);
+    return startAnalysis(m_job, nullptr, std::move(scored), meta, false);
 }
 
 void InteractiveEngine::stop()
@@ -252,8 +296,7 @@ void InteractiveEngine::stop()
 }
 
 quint64 InteractiveEngine::startAnalysis(quint64 job, std::shared_ptr<const EvalResult> base, ScoredText scored,
-                                         AnalysisOrigin origin, const QString& prompt, const GenerationOptions& gen,
-                                         bool cancelled, bool reaggregateOnly)
+                                         const Analysis& meta, bool reaggregateOnly)
 {
     setPhase(Phase::Analyzing);
     const Aggregation agg = m_aggregation;
@@ -261,11 +304,14 @@ quint64 InteractiveEngine::startAnalysis(quint64 job, std::shared_ptr<const Eval
     const std::string language = toUtf8(m_language);
     auto input = std::make_shared<ScoredText>(std::move(scored));
     auto a = std::make_shared<Analysis>();
-    a->origin = origin;
-    a->cancelled = cancelled;
-    a->prompt = prompt;
+    a->origin = meta.origin;
+    a->cancelled = meta.cancelled;
+    a->prompt = meta.prompt;
+    a->generation = meta.generation;
+    a->model = meta.model;
     a->categoryFile = m_categoryFile;
-    a->generation = gen;
+    a->categoryTable = m_categoryText;
+    a->categoryFromSession = m_categoryFromSession;
     auto work = [a, base, input, agg, cats, language, reaggregateOnly](JobContext&) {
         std::shared_ptr<EvalResult> r;
         if (reaggregateOnly && base) {

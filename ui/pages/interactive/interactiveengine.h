@@ -51,14 +51,21 @@ public:
     // Loads a category table (empty = the language's bundled one) and re-evaluates the current result. On
     // a bad file returns false with a message and keeps the old table.
     bool setCategoryFile(const QString& file, QString* error = nullptr);
+    // The same with the table's text given (the copy a session file keeps of `file`, for when the file changed
+    // or is gone): categoryFromSession() is true until another table is loaded.
+    bool setCategoryTable(const QString& file, const std::string& text, QString* error = nullptr);
+    // The text of the table in use (the file's when it was loaded, or the session's copy).
+    const std::string& categoryText() const { return m_categoryText; }
+    bool categoryFromSession() const { return m_categoryFromSession; }
 
     // --- jobs --------------------------------------------------------------------------------------
     // Each returns the new job id (0 when there is no model). A new job supersedes the running one.
     quint64 generate(const QString& prompt, const GenerationOptions& opts);
     quint64 score(const QString& code);
-    // Evaluates an already scored text (e.g. from a session file); needs no model.
+    // Evaluates an already scored text (e.g. from a session file); needs no model. `scoredBy`: the model that
+    // scored it, as far as known (Analysis::model).
     quint64 analyze(ScoredText scored, AnalysisOrigin origin, const QString& prompt, const GenerationOptions& gen = {},
-                    bool cancelled = false);
+                    bool cancelled = false, std::optional<ModelInfo> scoredBy = std::nullopt);
     // Asks the running generation to stop; it returns the tokens generated so far, which are analysed.
     void stop();
 
@@ -83,8 +90,11 @@ private:
     void setPhase(Phase p);
     std::shared_ptr<JobState> beginJob(std::optional<Phase> phase);
     quint64 runModelJob(Phase phase, const QString& prompt, const GenerationOptions& gen);
-    quint64 startAnalysis(quint64 job, std::shared_ptr<const EvalResult> base, ScoredText scored, AnalysisOrigin origin,
-                          const QString& prompt, const GenerationOptions& gen, bool cancelled, bool reaggregateOnly);
+    // Evaluates `scored` (or re-aggregates `base`) with the current settings into a copy of `meta` (its origin,
+    // prompt, generation settings and model; the rest is filled in).
+    quint64 startAnalysis(quint64 job, std::shared_ptr<const EvalResult> base, ScoredText scored, const Analysis& meta,
+                          bool reaggregateOnly);
+    bool useCategories(const QString& file, const std::string* text, QString* error);
     void reanalyzeCurrent(bool reaggregateOnly);
 
     ModelService* m_models;
@@ -93,6 +103,8 @@ private:
     std::size_t m_maxTextBytes = limits::kDefaultMaxTextBytes;
     QString m_categoryFile;
     std::shared_ptr<const CategoryMap> m_categories;
+    std::string m_categoryText;
+    bool m_categoryFromSession = false;
 
     quint64 m_jobCounter = 0;
     quint64 m_job = 0;

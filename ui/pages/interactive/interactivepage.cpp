@@ -64,6 +64,7 @@ InteractivePage::InteractivePage(ModelService* models, ResultStore* results, QWi
     connect(m_engine, &InteractiveEngine::jobFailed, this, &InteractivePage::onJobFailed);
     connect(m_engine, &InteractiveEngine::phaseChanged, this, &InteractivePage::updateButtons);
     connect(models, &ModelService::modelLoaded, this, &InteractivePage::updateButtons);
+    connect(models, &ModelService::modelLoaded, this, &InteractivePage::updateNotice);
     connect(models, &ModelService::loadStarted, this, &InteractivePage::updateButtons);
     connect(models, &ModelService::loadFailed, this, &InteractivePage::updateButtons);
 
@@ -226,7 +227,12 @@ void InteractivePage::scoreCode(const QString& code)
 void InteractivePage::onJobStarted(quint64)
 {
     m_streamed = 0;
-    if (m_engine->phase() == InteractiveEngine::Phase::Generating) {
+    const auto phase = m_engine->phase();
+    if (phase == InteractiveEngine::Phase::Generating || phase == InteractiveEngine::Phase::Scoring) {
+        m_sessionNotes.clear(); // the next result is the loaded model's, not the session's
+        m_checkSessionAscEval = false;
+    }
+    if (phase == InteractiveEngine::Phase::Generating) {
         clearSelection();
         m_sequence->beginStreaming(prompt());
         showView(View::Sequence);
@@ -272,10 +278,19 @@ void InteractivePage::onAnalysisReady(quint64)
             showView(v);
         m_pendingView.clear();
     }
+    if (m_checkSessionAscEval) {
+        m_checkSessionAscEval = false;
+        const std::optional<double> now = a->eval->features.ascEval;
+        if (m_sessionAscEval && (!now || std::abs(*now - *m_sessionAscEval) > 1e-12 * std::abs(*m_sessionAscEval)))
+            m_sessionNotes << tr("AsC-Eval from the saved scores is %1, the session saved %2: the grammar, the "
+                                 "category table or the text differs from the one it was saved with.")
+                                  .arg(formatValue(now), formatValue(m_sessionAscEval));
+    }
     QString status = resultStatus(*a);
     if (!a->layoutError.isEmpty())
         status += QLatin1Char(' ') + tr("AST layout failed: %1").arg(a->layoutError);
     m_status->setText(status);
+    updateNotice();
     updateButtons();
     Q_EMIT statusMessage(status);
     Q_EMIT resultShown();
@@ -304,6 +319,48 @@ QString InteractivePage::resultStatus(const Analysis& a)
         break;
     }
     return tr("Generated %n token(s).", nullptr, n);
+}
+
+QString InteractivePage::modelNote(const Analysis& a) const
+{
+    if (!a.model)
+        return {};
+    const ModelInfo& by = *a.model;
+    auto describe = [](const ModelInfo& m) {
+        QString s = toQString(m.name.empty() ? std::string("an unnamed model") : m.name);
+        QStringList what;
+        if (!m.dtype.empty())
+            what << toQString(m.dtype);
+        if (!m.fingerprint.empty())
+            what << tr("fingerprint %1").arg(toQString(m.fingerprint.substr(0, 12)));
+        return what.isEmpty() ? s : s + QStringLiteral(" (") + what.join(QStringLiteral(", ")) + QLatin1Char(')');
+    };
+    const auto now = m_engine->models()->modelInfo();
+    if (!now)
+        return tr("Scored with %1; no model is loaded. The numbers shown are those scores.").arg(describe(by));
+    // The same weights in another folder are the same model: the fingerprint decides when both have one.
+    const bool fingerprints = !by.fingerprint.empty() && !now->fingerprint.empty();
+    const bool sameWeights = fingerprints ? by.fingerprint == now->fingerprint : by.name == now->name;
+    const bool sameDtype = by.dtype.empty() || by.dtype == now->dtype;
+    if (!sameWeights || !sameDtype)
+        return tr("The loaded model differs from the one that scored this result: scored with %1, the loaded model "
+                  "is %2. The numbers shown are those scores, not the loaded model's; Score re-scores with it.")
+            .arg(describe(by), describe(*now));
+    if (!fingerprints)
+        return tr("This result does not record its model's fingerprint: the loaded model %1 cannot be checked to be "
+                  "the one that scored it.")
+            .arg(describe(*now));
+    return {};
+}
+
+void InteractivePage::updateNotice()
+{
+    QStringList lines = m_sessionNotes;
+    if (m_shown)
+        if (const QString m = modelNote(*m_shown); !m.isEmpty())
+            lines << m;
+    m_notice->setText(lines.join(QLatin1Char('\n')));
+    m_notice->setVisible(!lines.isEmpty());
 }
 
 void InteractivePage::updateSummary()

@@ -6,7 +6,10 @@
 #include "pages/page.h"
 #include "pages/scriptable.h"
 
+#include <QStringList>
 #include <QWidget>
+
+#include <optional>
 
 class QComboBox;
 class QDoubleSpinBox;
@@ -48,6 +51,9 @@ public:
     AstView* astView(ascviz::AstView v) const;
     DetailsPanel* details() const { return m_details; }
     QLabel* statusLabel() const { return m_status; }
+    // What the numbers shown may not be: the model that scored them is not the loaded one (or none is
+    // loaded), a session file did not record a setting, its category file changed. Hidden when all is well.
+    QLabel* noticeLabel() const { return m_notice; }
     InteractiveEngine* engine() const { return m_engine; }
     // The language chooser (registry languages; the default at first).
     QComboBox* languageBox() const { return m_languageBox; }
@@ -87,6 +93,9 @@ public:
     bool exportSvg(const QString& path, View v, QString* error = nullptr) const;
     bool exportPng(const QString& path, View v, QString* error = nullptr) const;
     bool exportJson(const QString& path, QString* error = nullptr) const;
+    // A session keeps the shown result and everything its numbers depend on (results/session.h); opening one
+    // restores the language, θ and category table it was saved with and shows its scores without running the
+    // model (Score re-scores with the loaded model).
     bool saveSession(const QString& path, QString* error = nullptr) const override;
     bool openSession(const QString& path, QString* error = nullptr);
 
@@ -105,7 +114,11 @@ public:
     bool exportTo(ExportKind kind, const QString& path, QString* error) override;
     bool hasSession() const override { return true; }
     bool restoreSession(const QString& path, QString* error) override { return openSession(path, error); }
-    void onModelChanged() override { updateButtons(); }
+    void onModelChanged() override
+    {
+        updateButtons();
+        updateNotice();
+    }
     bool canInspectCode() const override { return true; }
     void setCode(const QString& code) override { setPrompt(code); }
     void setCodeLanguage(const QString& id) override
@@ -113,6 +126,7 @@ public:
         if (!id.isEmpty())
             setLanguage(id);
     }
+    void setCodeAggregation(const QString& name) override;
     bool inspectCode(const QString& code) override
     {
         scoreCode(code);
@@ -148,6 +162,9 @@ private:
     void applySelection();
     void setCategoryLabel();
     void applyLanguage();
+    void restoreCategories(const SessionData& s, QStringList* notes);
+    QString modelNote(const Analysis& a) const;
+    void updateNotice();
 
     InteractiveEngine* m_engine;
     ResultStore* m_results;
@@ -167,6 +184,7 @@ private:
     QPushButton* m_stop = nullptr;
     QPushButton* m_score = nullptr;
     QLabel* m_status = nullptr;
+    QLabel* m_notice = nullptr;
     QLabel* m_summary = nullptr;
     QTabWidget* m_views = nullptr;
     SequenceView* m_sequence = nullptr;
@@ -180,6 +198,10 @@ private:
     int m_selectedToken = -1;
     int m_streamed = 0;
     QString m_pendingView; // a view requested by a session being opened
+    // A session being opened: its AsC-Eval as saved (checked against the recomputed one when it is shown).
+    bool m_checkSessionAscEval = false;
+    std::optional<double> m_sessionAscEval;
+    QStringList m_sessionNotes; // what the session did not record or could not restore (until a model job)
 };
 
 } // namespace ascviz::ui

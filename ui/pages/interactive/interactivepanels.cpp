@@ -179,6 +179,13 @@ QWidget* InteractivePage::buildControls()
     m_status->setWordWrap(true);
     m_status->setStyleSheet(QStringLiteral("color:#555"));
     v->addWidget(m_status);
+    m_notice = new QLabel(w);
+    m_notice->setWordWrap(true);
+    m_notice->setTextFormat(Qt::PlainText);
+    m_notice->setStyleSheet(
+        QStringLiteral("background:#fff3cd; color:#664d03; border:1px solid #e0c36c; border-radius:3px; padding:4px"));
+    m_notice->hide();
+    v->addWidget(m_notice);
     return w;
 }
 

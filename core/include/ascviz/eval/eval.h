@@ -24,6 +24,8 @@ public:
     // says it is for another language ("language" field) or names node types that language's grammar
     // does not have (the message lists them).
     static CategoryMap fromFile(const std::filesystem::path& file, const std::string& language = {});
+    // The same from the file's text (e.g. the copy a session file keeps); `where` names it in errors.
+    static CategoryMap fromJson(const std::string& text, const std::string& where, const std::string& language = {});
     static CategoryMap forLanguage(const std::string& language); // the registry descriptor's table, checked
     std::optional<std::string> categoryOf(const std::string& nodeType) const;
     std::vector<std::string> categories() const;               // in file order

@@ -40,8 +40,9 @@ struct ModelInfo {
     int64_t vocabSize = 0;
     int layers = 0;
     int hidden = 0;
-    int threads = 0;        // CPU intra-op threads the model computes with (0 on a GPU)
-    std::string cpuThreads; // the CPU thread setup, LibTorch's and the BLAS's ("" on a GPU; cpuThreadSetup)
+    int threads = 0;         // CPU intra-op threads the model computes with (0 on a GPU)
+    std::string cpuThreads;  // the CPU thread setup, LibTorch's and the BLAS's ("" on a GPU; cpuThreadSetup)
+    std::string fingerprint; // modelFingerprint(dir) when loaded (model/fingerprint.h); "" = unknown
 };
 
 struct ScoreOptions {

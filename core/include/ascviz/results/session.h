@@ -1,6 +1,8 @@
 // .ascviz session files: the prompt, the settings and the scored completion (tokens with their NtP and
 // alternatives), enough to restore every view without running the model again. Plain std types; the GUI
-// reads and writes them directly.
+// reads and writes them directly. Version 2 also keeps what the numbers depend on, so that reopening gives
+// exactly what was saved: the language, the category table (its path, checksum and text), the model's
+// identity (fingerprint, model/fingerprint.h, and compute dtype) and the AsC-Eval that was shown.
 #pragma once
 #include "ascviz/base/generation.h"
 #include "ascviz/base/scored.h"
@@ -10,7 +12,9 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace ascviz {
 
@@ -22,8 +26,11 @@ enum class SessionOrigin { Generated, Scored };
 
 struct SessionData {
     std::string prompt;
+    std::string language; // registry id the text was parsed as ("" = not recorded: a version 1 file)
     Aggregation aggregation = Aggregation::Median;
-    std::string categoryFile; // empty = bundled
+    std::string categoryFile;   // empty = bundled
+    std::string categorySha256; // SHA-256 of the table's text when saved ("" = not recorded)
+    std::string categoryTable;  // the table's JSON text when saved ("" = not recorded)
     SessionGeneration generation;
     std::string view = "sequence"; // sequence | partial | complete
     SessionOrigin origin = SessionOrigin::Scored;
@@ -31,10 +38,18 @@ struct SessionData {
     std::string modelName;
     std::string modelDir;
     std::string architecture;
+    std::string modelDtype;       // compute dtype ("" = not recorded)
+    std::string modelFingerprint; // modelFingerprint() of the model folder ("" = not recorded)
     ScoredText scored;
+    std::optional<double> ascEval; // the snippet's AsC-Eval when saved (nullopt: n/a or not recorded)
+
+    // Set when read: the version of the file and what it did not record (the names of the settings above:
+    // "language", "category checksum", "model fingerprint", "model dtype"), for the reader to say so.
+    int version = 0;
+    std::vector<std::string> missing;
 };
 
-constexpr int kSessionVersion = 1;
+constexpr int kSessionVersion = 2;
 
 nlohmann::json sessionToJson(const SessionData& s);
 // Throws InputError with the field that is wrong.
