@@ -28,6 +28,10 @@ ascviz_require(SQLITE3_FOUND "SQLite 3" "libsqlite3-dev")
 pkg_check_modules(UTF8PROC QUIET IMPORTED_TARGET libutf8proc)
 ascviz_require(UTF8PROC_FOUND "utf8proc" "libutf8proc-dev")
 
+# OpenSSL's libcrypto: SHA-256 for the checksums session files keep (base/sha256.h).
+find_package(OpenSSL QUIET COMPONENTS Crypto)
+ascviz_require(OpenSSL_FOUND "OpenSSL (libcrypto)" "libssl-dev")
+
 # libtorch: Debian's CPU build, or the one in a PyTorch wheel (AscvizTorch.cmake).
 include(AscvizTorch)
 

@@ -1,9 +1,8 @@
-// SHA-256 (FIPS 180-4) of bytes, as lower-case hex: the checksums session files keep of the category table
-// and of a model's identity (model/fingerprint.h). Plain C++, no library.
+// SHA-256 of bytes, as lower-case hex: the checksums session files keep of the category table and of a
+// model's identity (model/fingerprint.h). OpenSSL's libcrypto computes it (EVP).
 #pragma once
-#include <array>
 #include <cstddef>
-#include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -12,18 +11,17 @@ namespace ascviz {
 class Sha256 {
 public:
     Sha256();
+    ~Sha256();
+    Sha256(const Sha256&) = delete;
+    Sha256& operator=(const Sha256&) = delete;
     void update(const void* data, std::size_t size);
     void update(std::string_view bytes) { update(bytes.data(), bytes.size()); }
     // The digest as 64 lower-case hex digits. It ends the hash: later updates are ignored.
     std::string hexDigest();
 
 private:
-    void block(const unsigned char* p);
-    std::array<uint32_t, 8> m_h;
-    std::array<unsigned char, 64> m_buf{};
-    std::size_t m_used = 0;
-    uint64_t m_bytes = 0;
-    bool m_done = false;
+    struct Ctx;
+    std::unique_ptr<Ctx> m_ctx;
     std::string m_digest;
 };
 
