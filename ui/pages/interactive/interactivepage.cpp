@@ -327,13 +327,8 @@ QString InteractivePage::modelNote(const Analysis& a) const
         return {};
     const ModelInfo& by = *a.model;
     auto describe = [](const ModelInfo& m) {
-        QString s = toQString(m.name.empty() ? std::string("an unnamed model") : m.name);
-        QStringList what;
-        if (!m.dtype.empty())
-            what << toQString(m.dtype);
-        if (!m.fingerprint.empty())
-            what << tr("fingerprint %1").arg(toQString(m.fingerprint.substr(0, 12)));
-        return what.isEmpty() ? s : s + QStringLiteral(" (") + what.join(QStringLiteral(", ")) + QLatin1Char(')');
+        const QString s = toQString(m.name.empty() ? std::string("an unnamed model") : m.name);
+        return m.dtype.empty() ? s : tr("%1 in %2").arg(s, toQString(m.dtype));
     };
     const auto now = m_engine->models()->modelInfo();
     if (!now)
@@ -342,10 +337,17 @@ QString InteractivePage::modelNote(const Analysis& a) const
     const bool fingerprints = !by.fingerprint.empty() && !now->fingerprint.empty();
     const bool sameWeights = fingerprints ? by.fingerprint == now->fingerprint : by.name == now->name;
     const bool sameDtype = by.dtype.empty() || by.dtype == now->dtype;
-    if (!sameWeights || !sameDtype)
-        return tr("The loaded model differs from the one that scored this result: scored with %1, the loaded model "
-                  "is %2. The numbers shown are those scores, not the loaded model's; Score re-scores with it.")
-            .arg(describe(by), describe(*now));
+    if (!sameWeights || !sameDtype) {
+        // What differs, in words (no fingerprints in a message): the weights, the dtype, or both.
+        QStringList differs;
+        if (!sameWeights)
+            differs << (by.name == now->name ? tr("other weights under the same name") : tr("another model"));
+        if (!sameDtype)
+            differs << tr("another dtype");
+        return tr("The loaded model differs from the one that scored this result (%1): scored with %2, the loaded "
+                  "model is %3. The numbers shown are those scores, not the loaded model's; Score re-scores with it.")
+            .arg(differs.join(tr(" and ")), describe(by), describe(*now));
+    }
     if (!fingerprints)
         return tr("This result does not record its model's fingerprint: the loaded model %1 cannot be checked to be "
                   "the one that scored it.")
