@@ -1,5 +1,7 @@
 #include "mainwindow.h"
 
+#include "helpmenu.h"
+
 #include "common/analysis.h"
 #include "common/textpos.h"
 #include "pages/page.h"
@@ -234,6 +236,7 @@ void MainWindow::buildMenus()
             connect(a, &QAction::triggered, this, [this, page] { m_tabs->setCurrentWidget(page->widget()); });
         }
     }
+    addHelpMenu(menuBar(), this);
     connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::updateExportActions);
     updateExportActions();
     rebuildRecentMenu();

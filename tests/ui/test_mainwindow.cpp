@@ -3,7 +3,9 @@
 #include "uitest_util.h"
 
 #include "commandline.h"
+#include "common/appidentity.h"
 #include "common/textpos.h"
+#include "helpmenu.h"
 #include "mainwindow.h"
 #include "pages/batch/batchpage.h"
 #include "pages/interactive/interactivepage.h"
@@ -16,6 +18,7 @@
 #include <QComboBox>
 #include <QImage>
 #include <QMenu>
+#include <QMenuBar>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -42,6 +45,7 @@ private Q_SLOTS:
     void commandLine();
     void scriptedScreenshot();
     void scriptedSession();
+    void helpMenu();
 };
 
 void TestMainWindow::initTestCase()
@@ -302,6 +306,34 @@ void TestMainWindow::scriptedSession()
     QCOMPARE(int(w.page<InteractivePage>()->currentView()), int(InteractivePage::View::Partial));
     QCOMPARE(w.page<InteractivePage>()->prompt(), toQString(data.prompt));
     QVERIFY(!w.modelService()->hasModel());
+}
+
+void TestMainWindow::helpMenu()
+{
+    MainWindow w;
+    // The Help menu is the last one and has the three entries of the Qt convention.
+    const QList<QAction*> top = w.menuBar()->actions();
+    QVERIFY(!top.isEmpty());
+    QMenu* help = top.last()->menu();
+    QVERIFY(help);
+    QCOMPARE(top.last()->text(), QStringLiteral("&Help"));
+    QStringList entries;
+    for (const QAction* a : help->actions())
+        if (!a->isSeparator())
+            entries << a->text();
+    QCOMPARE(entries, QStringList({QStringLiteral("&Quick start"), QStringLiteral("&Keyboard shortcuts"),
+                                   QStringLiteral("&About AsC-Viz")}));
+    // About names the version, the LibTorch and the CPU thread setup.
+    const QString about = aboutText();
+    QVERIFY2(about.contains(versionString()), qPrintable(about));
+    QVERIFY2(about.contains(toQString(torchVersion())), qPrintable(about));
+    QVERIFY2(about.contains(QStringLiteral("CPU threads: ")), qPrintable(about));
+    // The shortcuts table lists the menus' actions with their keys (File › Open session… is Ctrl+O).
+    const QString keys = shortcutsText(w.menuBar());
+    QVERIFY2(keys.contains(QStringLiteral("File › Open session…")), qPrintable(keys));
+    QVERIFY2(keys.contains(QKeySequence(QKeySequence::Open).toString(QKeySequence::NativeText)), qPrintable(keys));
+    QVERIFY2(keys.contains(QStringLiteral("Help › Quick start")), qPrintable(keys));
+    QVERIFY(quickStartText().contains(QStringLiteral("Resume")));
 }
 
 QTEST_MAIN(TestMainWindow)
