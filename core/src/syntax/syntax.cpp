@@ -153,6 +153,8 @@ SyntaxTree SyntaxTree::parse(const std::string& language, std::string_view text,
         a.depth = static_cast<int>(stack.size());
         a.isMissing = ts_node_is_missing(n);
         a.isError = ts_node_symbol(n) == kErrorSymbol || a.type == "ERROR";
+        if (const char* field = ts_tree_cursor_current_field_name(cur))
+            a.field = field;
         if (a.parent >= 0)
             out.m_nodes[static_cast<std::size_t>(a.parent)].children.push_back(a.id);
         out.m_nodes.push_back(std::move(a));

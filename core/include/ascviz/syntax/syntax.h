@@ -12,8 +12,9 @@
 namespace ascviz {
 
 struct AstNode {
-    int id = 0;       // pre-order index
-    std::string type; // tree-sitter type ("identifier", "(", "ERROR", ...)
+    int id = 0;        // pre-order index
+    std::string type;  // tree-sitter type ("identifier", "(", "ERROR", ...)
+    std::string field; // the grammar's field name of this node in its parent ("condition", "body"); "" = none
     bool named = false;
     std::size_t start = 0; // UTF-8 byte span [start, end)
     std::size_t end = 0;
