@@ -35,6 +35,9 @@ const char* kUsage =
     "  report   --db RESULTS [--json | --csv DIR] [--min-n N]\n"
     "  analyze  causal --db RESULTS [--by global|category|concept] | perplexed --db RESULTS [--min-count K]\n"
     "           | heatmap --db A.db[,B.db...] --svg OUT [--latex OUT] [--allow-different-corpus]\n"
+    "           | heads --model M --corpus C [--top-k 1,3,10,20] [--metric first|last|any] [--min-count N]\n"
+    "             [--json | --latex OUT] [--partial P.jsonl [--resume]] [--shard I/N] | heads --from P1,P2\n"
+    "  relations [--language L] --text-file F [--model M] [--json]\n"
     "  study    init --corpus FILE --samples N --participants P --out STUDY.json [--conditions C,S1,S2,S3] [--seed S]\n"
     "           | render --study STUDY.json --participant ID --trial K --png OUT\n"
     "           | report --responses FILE [--json | --csv DIR] | export --responses FILE --csv OUT\n"
@@ -137,8 +140,15 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "  --licence TEXT      recorded in every entry\n"
           "  --prompts           add \"prompt\": the code cut after a line drawn from mt19937_64(S + index)\n",
           false}},
+        {"relations",
+         {"ascviz-cli relations --text-file F [--language L] [--model M] [--json] [--out FILE]",
+          "  the CodeSyntax relations of a text (method.md 11): per node, each pair of its children with a field\n"
+          "  name or keyword role, earlier one first: {\"relations\":[{\"type\", \"head\":{\"start\",\"end\","
+          "\"tokens\"},\n"
+          "  \"dependent\":{...}, \"offset\"}]} (bytes; tokens and offset only with --model: its tokenizer)\n",
+          false}},
         {"analyze",
-         {"ascviz-cli analyze causal|perplexed|heatmap --db RESULTS[,...] [options]",
+         {"ascviz-cli analyze causal|perplexed|heatmap|heads [options]",
           "  causal     AsC-Causal (method.md 7): rho of T = AsC-Eval with Y = cross-entropy and the confounders,\n"
           "             the effect of T by OLS back-door adjustment (se, 95% CI), refutations\n"
           "    --by global|category|concept   T per category / concept too (absent: excluded); default global\n"
@@ -152,6 +162,12 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "    each database is labelled with its model and the settings that differ (θ, dtype, categories,\n"
           "    corpus; a one-line warning names them); databases of different corpora are refused unless\n"
           "    --allow-different-corpus\n"
+          "  heads      attention heads vs syntax relations (method.md 11): best head per relation, offset and\n"
+          "             keyword baselines (greedy for k >= 2), Diff, the model's score\n"
+          "    --model M --corpus C|default   --top-k 1,3,10,20   --metric first|last|any   --min-count N (20)\n"
+          "    --json   --latex FILE (Tables 3 and 6)   --limit N   --shard I/N   --language L\n"
+          "    --partial P.jsonl [--resume]: one line per snippet, continued by --resume; --from P1,P2: tally\n"
+          "    partial files (shards) without a model\n"
           "  --out FILE         write the JSON / text there instead of stdout\n",
           false}},
         {"study",
@@ -272,10 +288,11 @@ int main(int argc, char** argv)
     // the process with SIGXFSZ halfway through a write.
     std::signal(SIGXFSZ, SIG_IGN);
     const std::map<std::string, std::function<int(Args&)>> commands = {
-        {"--version", cmdVersion}, {"version", cmdVersion}, {"tokenize", cmdTokenize},    {"score", cmdScore},
-        {"generate", cmdGenerate}, {"parse", cmdParse},     {"node-types", cmdNodeTypes}, {"extract", cmdExtract},
-        {"analyze", cmdAnalyze},   {"eval", cmdEval},       {"render", cmdRender},        {"batch", cmdBatch},
-        {"report", cmdReport},     {"merge", cmdMerge},     {"slurm", cmdSlurm},          {"study", cmdStudy},
+        {"--version", cmdVersion},   {"version", cmdVersion}, {"tokenize", cmdTokenize},    {"score", cmdScore},
+        {"generate", cmdGenerate},   {"parse", cmdParse},     {"node-types", cmdNodeTypes}, {"extract", cmdExtract},
+        {"analyze", cmdAnalyze},     {"eval", cmdEval},       {"render", cmdRender},        {"batch", cmdBatch},
+        {"report", cmdReport},       {"merge", cmdMerge},     {"slurm", cmdSlurm},          {"study", cmdStudy},
+        {"relations", cmdRelations},
     };
     if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
         (argc < 2 ? std::cerr : std::cout) << kUsage;
@@ -291,6 +308,11 @@ int main(int argc, char** argv)
         return 0;
     }
     try {
+        // analyze heads runs a model: it lives with the model commands, not in the torch-free analyze.
+        if (std::strcmp(argv[1], "analyze") == 0 && argc > 2 && std::strcmp(argv[2], "heads") == 0) {
+            Args args(std::vector<std::string>(argv + 3, argv + argc));
+            return cmdAnalyzeHeads(args);
+        }
         Args args(std::vector<std::string>(argv + 2, argv + argc));
         return it->second(args);
     } catch (const UsageError& e) {

@@ -113,34 +113,56 @@ HeadTally::HeadTally(int layers, int maxK, std::vector<std::string> keywords)
 void HeadTally::add(const std::vector<Relation>& relations, const std::vector<std::string>& tokenTexts,
                     const HeadScorer& scored)
 {
+    add(record({}, relations, tokenTexts, scored));
+}
+
+TextRecord HeadTally::record(std::string id, const std::vector<Relation>& relations,
+                             const std::vector<std::string>& tokenTexts, const HeadScorer& scored) const
+{
     if (scored.layers() != m_layers)
         throw InputError("attention heads: a text scored with " + std::to_string(scored.layers()) +
                          " layers in a tally of " + std::to_string(m_layers));
-    if (m_heads == 0 && scored.heads() > 0)
-        m_heads = scored.heads();
-    ++m_texts;
+    TextRecord out;
+    out.id = std::move(id);
     const auto& edges = scored.edges();
     for (std::size_t e = 0; e < edges.size(); ++e) {
         const Relation& r = relations[edges[e].relation];
-        TypeTally& t = m_types[r.type];
         if (!scored.evaluated(e)) {
-            t.outside += scored.outsideWindow(e) ? 1 : 0;
+            if (scored.outsideWindow(e))
+                ++out.outside[r.type];
             continue;
         }
-        if (scored.heads() != m_heads)
-            throw InputError("attention heads: a text scored with " + std::to_string(scored.heads()) +
-                             " heads in a tally of " + std::to_string(m_heads));
+        EdgeRecord x{r.type, r.offset, {}, baselineHits(edges[e], tokenTexts, m_keywords)};
+        x.ranks.reserve(static_cast<std::size_t>(m_layers * scored.heads()));
+        for (int l = 0; l < m_layers; ++l)
+            for (int h = 0; h < scored.heads(); ++h)
+                x.ranks.push_back(scored.rank(e, l, h));
+        out.edges.push_back(std::move(x));
+    }
+    return out;
+}
+
+void HeadTally::add(const TextRecord& text)
+{
+    ++m_texts;
+    for (const auto& [type, n] : text.outside)
+        m_types[type].outside += n;
+    for (const EdgeRecord& x : text.edges) {
+        const int heads = static_cast<int>(x.ranks.size()) / m_layers;
+        if (heads <= 0 || static_cast<int>(x.ranks.size()) != heads * m_layers || (m_heads && heads != m_heads))
+            throw InputError("attention heads: " + std::to_string(x.ranks.size()) + " ranks of an edge of '" + x.type +
+                             "' do not fit " + std::to_string(m_layers) + " layers" +
+                             (m_heads ? " x " + std::to_string(m_heads) + " heads" : std::string()));
+        m_heads = heads;
+        TypeTally& t = m_types[x.type];
         if (t.histogram.empty())
             t.histogram.assign(static_cast<std::size_t>(m_layers * m_heads * m_maxK), 0);
         ++t.count;
-        t.offsetSum += r.offset;
-        for (int l = 0; l < m_layers; ++l)
-            for (int h = 0; h < m_heads; ++h) {
-                const int rank = scored.rank(e, l, h);
-                if (rank < m_maxK)
-                    ++t.histogram[static_cast<std::size_t>((l * m_heads + h) * m_maxK + rank)];
-            }
-        t.hits.push_back(baselineHits(edges[e], tokenTexts, m_keywords));
+        t.offsetSum += x.offset;
+        for (std::size_t lh = 0; lh < x.ranks.size(); ++lh)
+            if (x.ranks[lh] < m_maxK)
+                ++t.histogram[lh * static_cast<std::size_t>(m_maxK) + x.ranks[lh]];
+        t.hits.push_back(x.hits);
     }
 }
 

@@ -65,6 +65,20 @@ struct HeadReport {
     std::vector<double> modelScore, offsetScore, keywordScore, combinedScore, baselineScore;
 };
 
+// What one text adds to a tally: per edge its type, offset, ranks [layer * heads + head] and baseline hits; per
+// type the edges left out by the window rule. A resumable or sharded run stores these (headpartial.h).
+struct EdgeRecord {
+    std::string type;
+    int offset = 0;
+    std::vector<uint8_t> ranks;
+    BaselineHits hits;
+};
+struct TextRecord {
+    std::string id;
+    std::vector<EdgeRecord> edges;
+    std::map<std::string, int> outside;
+};
+
 // The corpus-wide tally, filled text by text.
 class HeadTally {
 public:
@@ -76,6 +90,11 @@ public:
     // its attention. Edges the scorer left out count in outsideWindow only.
     void add(const std::vector<Relation>& relations, const std::vector<std::string>& tokenTexts,
              const HeadScorer& scored);
+    // The same in two steps: the text's record (kept by resumable runs), then its addition. Throws InputError
+    // for ranks that do not fit the tally's layers and heads.
+    TextRecord record(std::string id, const std::vector<Relation>& relations,
+                      const std::vector<std::string>& tokenTexts, const HeadScorer& scored) const;
+    void add(const TextRecord& text);
     int texts() const { return m_texts; }
     int heads() const { return m_heads; }
     int layers() const { return m_layers; }

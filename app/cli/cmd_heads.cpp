@@ -1,0 +1,317 @@
+// relations and analyze heads (docs/cli.md; method.md §11): CodeSyntax's relations of a text, and attention heads
+// vs those relations over a corpus, with the offset and keyword baselines.
+#include "commands.h"
+#include "common.h"
+
+#include "ascviz/attention/headpartial.h"
+#include "ascviz/base/resources.h"
+#include "ascviz/base/utf8.h"
+#include "ascviz/model/observer.h"
+#include "ascviz/results/shards.h"
+#include "ascviz/syntax/language.h"
+
+#include <csignal>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace ascviz::cli {
+namespace fs = std::filesystem;
+using nlohmann::json;
+namespace {
+
+// The model's attention (observer.h, kAttention) handed to the attention room layer by layer.
+class AttentionToScorer : public IntermediateObserver {
+public:
+    explicit AttentionToScorer(HeadScorer& s) : m_scorer(s) {}
+    bool wants(std::string_view name, int) const override { return name == intermediate::kAttention; }
+    void observe(const Intermediate& v) override
+    {
+        ++layersSeen;
+        m_scorer.observeAttention(v.layer, v.position, v.shape, v.data);
+    }
+    int layersSeen = 0;
+
+private:
+    HeadScorer& m_scorer;
+};
+
+json endJson(const RelationEnd& e, const SyntaxTree& tree, bool withTokens)
+{
+    const AstNode& n = tree.nodes()[static_cast<std::size_t>(e.node)];
+    json j = {{"start", e.start}, {"end", e.end}, {"node", n.id}, {"node_type", n.type}};
+    if (withTokens)
+        j["tokens"] = e.tokens;
+    return j;
+}
+
+std::vector<int> topKOption(Args& args)
+{
+    std::vector<int> out;
+    std::stringstream in(args.valueOr("--top-k", "1,3,10,20"));
+    for (std::string item; std::getline(in, item, ',');) {
+        try {
+            std::size_t used = 0;
+            const int k = std::stoi(item, &used);
+            if (used != item.size() || k < 1 || k > 254)
+                throw std::invalid_argument(item);
+            out.push_back(k);
+        } catch (const std::exception&) {
+            throw UsageError("--top-k takes whole numbers 1..254 separated by commas, not '" + item + "'");
+        }
+    }
+    if (out.empty())
+        throw UsageError("--top-k is empty");
+    return out;
+}
+
+std::atomic<bool> g_stop{false};
+extern "C" void onInterrupt(int)
+{
+    g_stop = true;
+}
+
+} // namespace
+
+int cmdRelations(Args& args)
+{
+    const std::string file = args.require("--text-file");
+    const std::string language = languageOption(args, file);
+    const auto modelArg = args.value("--model");
+    const std::size_t maxAstNodes = maxAstNodesOption(args);
+    const bool asJson = args.flag("--json");
+    const auto out = args.value("--out");
+    args.finish();
+
+    const std::string text = readUtf8File(file);
+    const SyntaxTree tree = SyntaxTree::parse(language, text, maxAstNodes);
+    warnSyntaxProblems(tree, file);
+    auto rels = syntaxRelations(tree);
+    if (modelArg) {
+        const auto tok = Tokenizer::fromModelDir(resolveModelDir(*modelArg));
+        attachTokens(rels, tok->encode(text, false).offsets);
+    }
+    if (!asJson) {
+        std::ostringstream t;
+        for (const auto& r : rels) {
+            t << r.type << "  [" << r.head.start << ',' << r.head.end << ") -> [" << r.dependent.start << ','
+              << r.dependent.end << ')';
+            if (modelArg)
+                t << "  offset " << r.offset;
+            t << '\n';
+        }
+        t << rels.size() << " relations\n";
+        writeText(t.str(), out);
+        return 0;
+    }
+    json list = json::array();
+    for (const auto& r : rels) {
+        json j = {{"type", r.type},
+                  {"head", endJson(r.head, tree, modelArg.has_value())},
+                  {"dependent", endJson(r.dependent, tree, modelArg.has_value())}};
+        if (modelArg)
+            j["offset"] = r.offset;
+        list.push_back(std::move(j));
+    }
+    json j = {{"language", language}, {"syntax_errors", syntaxProblemsJson(tree)}, {"relations", std::move(list)}};
+    if (modelArg)
+        j["model"] = *modelArg;
+    writeJson(j, out);
+    return 0;
+}
+
+int cmdAnalyzeHeads(Args& args)
+{
+    const std::vector<int> topK = topKOption(args);
+    const std::string metricName = args.valueOr("--metric", "first");
+    const int minCount = args.intValue("--min-count", 20);
+    const bool asJson = args.flag("--json");
+    const auto latex = args.value("--latex");
+    const auto out = args.value("--out");
+    const auto from = args.value("--from");
+    const auto partial = args.value("--partial");
+    const bool resume = args.flag("--resume");
+    const auto corpusArg = args.value("--corpus");
+    const int limit = args.intValue("--limit", 0);
+    const auto shardArg = args.value("--shard");
+    const std::string language = languageOptionOrEmpty(args);
+    const std::string modelArg = args.valueOr("--model", "default");
+    const std::size_t maxTextBytes = maxTextBytesOption(args);
+    const std::size_t maxAstNodes = maxAstNodesOption(args);
+    LoadOptions lo = loadOptions(args);
+    args.finish();
+    HeadMetric metric;
+    try {
+        metric = parseHeadMetric(metricName);
+    } catch (const InputError& e) {
+        throw UsageError(std::string("--metric: ") + e.what());
+    }
+    if (minCount < 1)
+        throw UsageError("--min-count must be >= 1");
+    if (limit < 0)
+        throw UsageError("--limit must be >= 0 (0 = all)");
+    if (from && (corpusArg || partial))
+        throw UsageError("--from tallies partial files; it takes no --corpus or --partial");
+    if (!from && !corpusArg)
+        throw UsageError("give --corpus (a run) or --from P1.jsonl,P2.jsonl (partial files of earlier runs)");
+    if (resume && !partial)
+        throw UsageError("--resume continues the --partial file of an earlier run");
+    const int maxK = *std::max_element(topK.begin(), topK.end());
+    HeadReport report;
+
+    if (from) {
+        // Tally the partial files of shards (or of one run) with the settings they share.
+        std::optional<HeadTally> tally;
+        HeadRunSettings first;
+        std::set<std::string> ids;
+        std::stringstream in(*from);
+        for (std::string f; std::getline(in, f, ',');) {
+            const auto head = readHeadPartial(f, nullptr).settings;
+            if (!tally) {
+                first = head;
+                tally.emplace(head.layers, head.maxK,
+                              LanguageRegistry::instance().get(head.language).highlight.keywords);
+            } else if (head.model != first.model || head.metric != first.metric || head.corpus != first.corpus ||
+                       head.layers != first.layers || head.maxK != first.maxK) {
+                throw InputError(f + " is a run of other settings than " + *from +
+                                     "'s first file (model, metric, "
+                                     "corpus, layers or max k differ)",
+                                 ErrorContext(f));
+            }
+            for (const auto& id : readHeadPartial(f, &*tally).ids)
+                if (!ids.insert(id).second)
+                    throw InputError(f + ": text '" + id + "' is in two partial files", ErrorContext(f));
+        }
+        if (!tally)
+            throw UsageError("--from names no file");
+        if (maxK > first.maxK)
+            throw UsageError("--top-k " + std::to_string(maxK) + " is more than the partial files kept (" +
+                             std::to_string(first.maxK) + ")");
+        report = tally->report(topK, minCount);
+        report.model = first.model;
+        report.language = first.language;
+        report.metric = first.metric;
+    } else {
+        ShardSpec shard;
+        if (shardArg) {
+            try {
+                shard = parseShard(*shardArg);
+            } catch (const InputError& e) {
+                throw UsageError(std::string("--shard: ") + e.what());
+            }
+        }
+        const Corpus corpus = readCorpusOption(*corpusArg, language, "");
+        const auto langs = corpus.languages();
+        if (langs.size() != 1)
+            throw InputError("analyze heads takes one language per run; " + corpus.source.string() + " holds " +
+                                 std::to_string(langs.size()) + " (cut it with extract, or give --language)",
+                             ErrorContext(corpus.source.string()));
+        std::vector<const CorpusEntry*> todo;
+        for (std::size_t i = 0; i < corpus.entries.size(); ++i)
+            if ((limit == 0 || static_cast<int>(i) < limit) && shard.contains(static_cast<int64_t>(i)))
+                todo.push_back(&corpus.entries[i]);
+        if (todo.empty())
+            throw InputError("no snippets to analyze in " + corpus.source.string() +
+                                 (shard.whole() ? std::string() : " (shard " + shard.toString() + ")"),
+                             ErrorContext(corpus.source.string()));
+        const LanguageInfo& info = LanguageRegistry::instance().get(langs.front());
+        const auto model = LanguageModel::load(resolveModelDir(modelArg), lo);
+        const int bos = model->tokenizer().addsBos() ? 1 : 0;
+        HeadTally tally(model->info().layers, maxK, info.highlight.keywords);
+        HeadRunSettings settings{model->info().name,
+                                 info.id,
+                                 headMetricName(metric),
+                                 corpus.fingerprint(),
+                                 model->info().layers,
+                                 maxK,
+                                 shard.whole() ? std::string() : shard.toString()};
+        std::set<std::string> done;
+        std::ofstream partialOut;
+        if (partial) {
+            std::error_code ec;
+            if (resume) {
+                const auto got = readHeadPartial(*partial, &tally);
+                if (!(got.settings == settings))
+                    throw InputError(*partial + " is a run of other settings (model, language, metric, corpus, " +
+                                         "layers, max k or shard differ): start a new --partial file",
+                                     ErrorContext(*partial));
+                done = got.ids;
+            } else if (fs::exists(*partial, ec)) {
+                throw InputError("partial file " + *partial + " already exists; use --resume to continue it",
+                                 ErrorContext(*partial));
+            }
+            partialOut.open(*partial, std::ios::app | std::ios::binary);
+            if (!partialOut)
+                throw InputError("cannot write the partial file " + *partial, ErrorContext(*partial));
+            if (!resume)
+                partialOut << headRunSettingsJson(settings).dump() << '\n' << std::flush;
+        }
+        std::signal(SIGINT, onInterrupt);
+        int skipped = 0, scored = 0;
+        for (const CorpusEntry* e : todo) {
+            if (g_stop)
+                break;
+            if (done.count(e->id))
+                continue;
+            if (maxTextBytes && e->code.size() > maxTextBytes) {
+                std::cerr << "analyze heads: " << e->location << ": " << e->code.size() << " bytes, over "
+                          << limits::kMaxTextBytesOption << ' ' << maxTextBytes << ": left out\n";
+                ++skipped;
+                continue;
+            }
+            const SyntaxTree tree = SyntaxTree::parse(info.id, e->code, maxAstNodes);
+            auto rels = syntaxRelations(tree);
+            const auto enc = model->tokenizer().encode(e->code, false);
+            attachTokens(rels, enc.offsets);
+            HeadScorer scorer(model->info().layers, bos, headEdges(rels, metric));
+            AttentionToScorer obs(scorer);
+            ScoreOptions so;
+            so.topK = 0;
+            so.observer = &obs;
+            const ScoredText s = model->score(e->code, so);
+            if (obs.layersSeen == 0 && s.tokens.size() + static_cast<std::size_t>(bos) >= 2)
+                throw ModelError("the model " + model->info().name + " delivered no attention weights for " +
+                                     e->location + " (its attention path cannot return them)",
+                                 ErrorContext(e->location));
+            if (s.tokens.size() != enc.ids.size())
+                throw ModelError("scoring " + e->location + " gave " + std::to_string(s.tokens.size()) +
+                                     " tokens, its encoding " + std::to_string(enc.ids.size()),
+                                 ErrorContext(e->location));
+            std::vector<std::string> texts;
+            for (const auto& t : s.tokens)
+                texts.push_back(s.text.substr(t.start, t.end - t.start));
+            const TextRecord rec = tally.record(e->id, rels, texts, scorer);
+            tally.add(rec);
+            if (partialOut.is_open())
+                partialOut << textRecordJson(rec).dump() << '\n' << std::flush;
+            ++scored;
+            if (scored % 50 == 0)
+                std::cerr << "analyze heads: " << scored << " / " << todo.size() << " snippets\n";
+        }
+        std::signal(SIGINT, SIG_DFL);
+        if (g_stop)
+            std::cerr << "analyze heads: interrupted after " << scored << " snippets"
+                      << (partial ? "; continue with --resume" : "") << '\n';
+        if (tally.texts() == 0)
+            throw InputError("no snippet of " + corpus.source.string() + " could be analyzed (" +
+                             std::to_string(skipped) + " over the size limit)");
+        report = tally.report(topK, minCount);
+        report.model = model->info().name;
+        report.language = info.id;
+        report.metric = headMetricName(metric);
+    }
+    if (latex) {
+        writeText(headTable3Latex(report) + "\n" + headTable6Latex(report), *latex);
+        std::cerr << "analyze heads: wrote " << *latex << '\n';
+    }
+    if (report.relations.empty())
+        std::cerr << "analyze heads: no relation type has " << minCount << " edges (--min-count); "
+                  << report.rare.size() << " rarer types left out\n";
+    if (asJson)
+        writeJson(headReportJson(report), out);
+    else
+        writeText(headReportText(report), out);
+    return 0;
+}
+
+} // namespace ascviz::cli
