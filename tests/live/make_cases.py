@@ -6,6 +6,8 @@ made with `transformers` at test time, each with reference NtP and greedy ids fr
 
 Writes DIR/<variant>/ (a checkpoint folder as save_pretrained leaves it, plus reference.json holding, per text, its input ids, NtP, the top-5 ids and logits, and the greedy ids) and DIR/manifest.json:
     {"transformers": str, "torch": str, "variants": [{"name", "expect": "match" | "refuse", "error": str}]}
+Per text, reference.json also holds "attentions": output_attentions=True of the eager attention,
+[layer][head][query] = that query's row up to and including the query (the causal lower triangle), rounded to 1e-9.
 "refuse" variants are configurations the runtime does not implement: loading them must be a ModelError whose
 message contains "error" (the config key and value), never different numbers.
 
@@ -180,14 +182,18 @@ def make(out, tokenizer_json, name, model_type, overrides, opts):
     for text in TEXTS:
         ids = tok.encode(text, add_special_tokens=False).ids
         with torch.no_grad():
-            logits = ref_model(torch.tensor([ids])).logits[0].float()
+            outputs = ref_model(torch.tensor([ids]), output_attentions=True)
+            logits = outputs.logits[0].float()
         probs = torch.softmax(logits, -1)
         ntp = [probs[i, ids[i + 1]].item() for i in range(len(ids) - 1)]
         top = torch.topk(logits, 5, -1)
         prompt = ids[:GREEDY_PROMPT]
         cases.append({"text": text, "input_ids": ids, "ntp": ntp, "top5_ids": top.indices.tolist(),
                       "top5_logits": top.values.tolist(), "greedy_prompt_ids": prompt,
-                      "greedy_ids": greedy(ref_model, prompt)})
+                      "greedy_ids": greedy(ref_model, prompt),
+                      "attentions": [[[[round(v, 9) for v in layer[0, h, q, :q + 1].tolist()]
+                                       for q in range(len(ids))] for h in range(layer.shape[1])]
+                                     for layer in outputs.attentions]})
     json.dump({"model_type": model_type, "transformers": transformers.__version__, "torch": torch.__version__,
                "dtype": dtype, "attn": "eager", "cases": cases}, open(os.path.join(d, "reference.json"), "w"))
     return entry
