@@ -1,0 +1,76 @@
+// The Heads page (method.md §11) on the bundled model: analyze a Python function, pick a relation, a head and a
+// token; the heat map and the arcs are SVG with the expected parts; the export writes both; screenshots into
+// ASCVIZ_SCREENSHOT_DIR when set.
+#include "uitest_util.h"
+
+#include "pages/heads/headspage.h"
+#include "services/jobtracker.h"
+#include "services/modelservice.h"
+
+#include <QFile>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace ascviz::ui;
+
+class TestHeadsPage : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void withoutAModelSaysSo()
+    {
+        ModelService models;
+        HeadsPage page(&models, nullptr);
+        QSignalSpy done(&page, &HeadsPage::headsAnalyzed);
+        page.setCode(QStringLiteral("x = 1\n"));
+        page.analyze();
+        QCOMPARE(done.count(), 1);
+        QCOMPARE(done.at(0).at(0).toBool(), false);
+        QVERIFY(done.at(0).at(1).toString().contains(QStringLiteral("No model")));
+        QVERIFY(!page.canExport(ExportKind::Svg));
+    }
+
+    void analyzeAndPick()
+    {
+        JobTracker jobs;
+        ModelService models(&jobs);
+        QSignalSpy loaded(&models, &ModelService::modelLoaded);
+        // ASCVIZ_HEADS_MODEL: another model folder (the bundled one for screenshots); default the tiny fixture.
+        const QString dir = qEnvironmentVariableIsSet("ASCVIZ_HEADS_MODEL") ? qEnvironmentVariable("ASCVIZ_HEADS_MODEL")
+                                                                            : uitest::tinyModelQ();
+        QVERIFY(models.loadModel(dir));
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+        HeadsPage page(&models, nullptr);
+        page.resize(1400, 900);
+        QSignalSpy done(&page, &HeadsPage::headsAnalyzed);
+        page.setCode(QStringLiteral("def count(s, c):\n    n = 0\n    for x in s:\n        if x == c:\n"
+                                    "            n += 1\n        else:\n            pass\n    return n\n"));
+        page.analyze();
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 60000);
+        QVERIFY2(done.at(0).at(0).toBool(), qPrintable(done.at(0).at(1).toString()));
+        const QString rel = QStringLiteral("for_statement:for\u2192body");
+        QVERIFY(page.relationTypes().contains(rel));
+        QVERIFY(page.selectRelation(rel));
+        page.pickHead(1, 2);
+        page.pickToken(12);
+        QVERIFY(page.heatmapSvg().contains(QStringLiteral("stroke=\"#d62728\""))); // the picked head
+        QVERIFY(page.heatmapSvg().contains(rel));
+        QVERIFY(page.arcsSvg().contains(QStringLiteral("L1 H2: attention of token 12")));
+        QVERIFY(page.arcsSvg().contains(QStringLiteral("stroke-dasharray"))); // the relation's edges
+        QVERIFY(page.canExport(ExportKind::Svg));
+        QTemporaryDir dir;
+        QString error;
+        QVERIFY2(page.exportTo(ExportKind::Svg, dir.filePath(QStringLiteral("heads.svg")), &error), qPrintable(error));
+        QFile f(dir.filePath(QStringLiteral("heads.svg")));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll().count("<svg"), 3);
+        if (const QByteArray shots = qgetenv("ASCVIZ_SCREENSHOT_DIR"); !shots.isEmpty()) {
+            QVERIFY(page.grab().save(QString::fromLocal8Bit(shots) + QStringLiteral("/heads-page.png")));
+            QFile::copy(dir.filePath(QStringLiteral("heads.svg")),
+                        QString::fromLocal8Bit(shots) + QStringLiteral("/heads-export.svg"));
+        }
+    }
+};
+
+QTEST_MAIN(TestHeadsPage)
+#include "test_headspage.moc"

@@ -1,0 +1,385 @@
+// The Heads page: wiring, the analysis job and the two SVG views (method.md §11).
+#include "pages/heads/headspage.h"
+
+#include "common/languages.h"
+#include "common/textpos.h"
+#include "services/jobtracker.h"
+#include "services/modelservice.h"
+
+#include "ascviz/attention/headpartial.h"
+#include "ascviz/attention/topkeys.h"
+#include "ascviz/model/model.h"
+#include "ascviz/model/observer.h"
+#include "ascviz/syntax/language.h"
+
+#include <QComboBox>
+#include <QEvent>
+#include <QFile>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMouseEvent>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSpinBox>
+#include <QSvgRenderer>
+#include <QSvgWidget>
+#include <QVBoxLayout>
+
+#include <optional>
+
+namespace ascviz::ui {
+
+// What the views show: one analyzed text (relations, tokens, its one-text tally and the heaviest keys), or a
+// corpus run's tally (no text).
+struct HeadsResult {
+    std::string text;
+    std::vector<Relation> relations;
+    std::vector<std::pair<std::size_t, std::size_t>> spans;
+    std::optional<HeadTally> tally;
+    std::optional<AttentionTopKeys> top;
+    std::string source; // "this text" or the partial file
+};
+
+namespace {
+
+// The model's attention handed to the scorer and the view's reduction, layer by layer.
+class HeadsObserver : public IntermediateObserver {
+public:
+    HeadsObserver(HeadScorer& s, AttentionTopKeys& t) : m_scorer(s), m_top(t) {}
+    bool wants(std::string_view name, int) const override { return name == intermediate::kAttention; }
+    void observe(const Intermediate& v) override
+    {
+        m_scorer.observeAttention(v.layer, v.position, v.shape, v.data);
+        m_top.observeAttention(v.layer, v.position, v.shape, v.data);
+    }
+
+private:
+    HeadScorer& m_scorer;
+    AttentionTopKeys& m_top;
+};
+
+constexpr int kCell = 36, kLeft = 64, kTop = 48; // the heat map's geometry (attention/topkeys.cpp)
+
+void analyzeText(const LanguageModel& model, const std::string& language, HeadsResult& r)
+{
+    const SyntaxTree tree = SyntaxTree::parse(language, r.text);
+    r.relations = syntaxRelations(tree);
+    r.spans = model.tokenizer().encode(r.text, false).offsets;
+    attachTokens(r.relations, r.spans);
+    const int layers = model.info().layers, bos = model.tokenizer().addsBos() ? 1 : 0;
+    HeadScorer scorer(layers, bos, headEdges(r.relations, HeadMetric::First));
+    r.top.emplace(layers, bos, 5);
+    HeadsObserver obs(scorer, *r.top);
+    ScoreOptions so;
+    so.topK = 0;
+    so.observer = &obs;
+    const ScoredText s = model.score(r.text, so);
+    if (r.top->heads() == 0)
+        throw ModelError("the model delivered no attention weights for this text (it needs at least two tokens)");
+    std::vector<std::string> texts;
+    for (const auto& t : s.tokens)
+        texts.push_back(s.text.substr(t.start, t.end - t.start));
+    r.tally.emplace(layers, 20, LanguageRegistry::instance().get(language).highlight.keywords);
+    r.tally->add(r.relations, texts, scorer);
+    r.source = "this text";
+}
+
+} // namespace
+
+HeadsPage::HeadsPage(ModelService* models, ResultStore*, QWidget* parent) : QWidget(parent), m_models(models)
+{
+    buildUi();
+}
+
+HeadsPage::~HeadsPage() = default;
+
+void HeadsPage::buildUi()
+{
+    auto* top = new QHBoxLayout;
+    m_language = new QComboBox;
+    fillLanguageBox(m_language);
+    m_run = new QPushButton(tr("Analyze heads"));
+    m_openRun = new QPushButton(tr("Open corpus run…"));
+    m_openRun->setToolTip(tr("A partial file of `ascviz-cli analyze heads --partial`: its heat maps over the corpus"));
+    m_relation = new QComboBox;
+    m_relation->setMinimumContentsLength(36);
+    m_layer = new QSpinBox;
+    m_head = new QSpinBox;
+    top->addWidget(new QLabel(tr("Language")));
+    top->addWidget(m_language);
+    top->addWidget(m_run);
+    top->addWidget(m_openRun);
+    top->addSpacing(16);
+    top->addWidget(new QLabel(tr("Relation")));
+    top->addWidget(m_relation, 1);
+    top->addWidget(new QLabel(tr("Layer")));
+    top->addWidget(m_layer);
+    top->addWidget(new QLabel(tr("Head")));
+    top->addWidget(m_head);
+
+    m_code = new QPlainTextEdit;
+    m_code->setFont(QFont(QStringLiteral("monospace")));
+    m_code->setPlaceholderText(tr("Code to analyze; put the cursor on a token to see where the picked head looks"));
+    m_heat = new QSvgWidget;
+    m_arcs = new QSvgWidget;
+    m_heat->installEventFilter(this);
+    auto scroll = [](QWidget* w) {
+        auto* s = new QScrollArea;
+        s->setWidget(w);
+        s->setWidgetResizable(false);
+        return s;
+    };
+    auto* views = new QHBoxLayout;
+    auto* left = new QVBoxLayout;
+    left->addWidget(m_code, 1);
+    left->addWidget(scroll(m_heat), 1);
+    views->addLayout(left, 2);
+    views->addWidget(scroll(m_arcs), 3);
+    m_status = new QLabel;
+    m_status->setWordWrap(true);
+    auto* main = new QVBoxLayout(this);
+    main->addLayout(top);
+    main->addLayout(views, 1);
+    main->addWidget(m_status);
+
+    connect(m_run, &QPushButton::clicked, this, &HeadsPage::analyze);
+    connect(m_openRun, &QPushButton::clicked, this, [this] {
+        const QString f = QFileDialog::getOpenFileName(this, tr("Open a corpus run of analyze heads"), {},
+                                                       tr("Partial files (*.jsonl);;All files (*)"));
+        QString error;
+        if (!f.isEmpty() && !openCorpusRun(f, &error))
+            setStatus(error, true);
+    });
+    connect(m_relation, &QComboBox::currentIndexChanged, this, [this] { refresh(); });
+    connect(m_layer, &QSpinBox::valueChanged, this, [this] { refresh(); });
+    connect(m_head, &QSpinBox::valueChanged, this, [this] { refresh(); });
+    connect(m_code, &QPlainTextEdit::cursorPositionChanged, this, [this] {
+        if (!m_result || !m_result->top)
+            return;
+        const TextPositions pos(m_result->text);
+        const std::size_t byte = pos.toByte(m_code->textCursor().position());
+        for (std::size_t i = 0; i < m_result->spans.size(); ++i)
+            if (byte >= m_result->spans[i].first && byte < m_result->spans[i].second) {
+                pickToken(static_cast<int>(i));
+                return;
+            }
+    });
+    setStatus(tr("Write or paste code and press Analyze heads (the loaded model scores it)."));
+}
+
+bool HeadsPage::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_heat && event->type() == QEvent::MouseButtonPress && m_result) {
+        const auto* e = static_cast<QMouseEvent*>(event);
+        const int head = (static_cast<int>(e->position().x()) - kLeft) / kCell;
+        const int layer = (static_cast<int>(e->position().y()) - kTop) / kCell;
+        if (e->position().x() >= kLeft && e->position().y() >= kTop && layer < m_result->tally->layers() &&
+            head < m_result->tally->heads())
+            pickHead(layer, head);
+        return true;
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+void HeadsPage::setCode(const QString& code)
+{
+    m_code->setPlainText(code);
+}
+
+void HeadsPage::setStatus(const QString& text, bool error)
+{
+    m_status->setText(text);
+    m_status->setStyleSheet(error ? QStringLiteral("color: #b00020") : QString());
+}
+
+void HeadsPage::analyze()
+{
+    const auto model = m_models ? m_models->model() : nullptr;
+    if (!model) {
+        setStatus(tr("No model is loaded: load one first (the bundled model is the default)."), true);
+        Q_EMIT headsAnalyzed(false, m_status->text());
+        return;
+    }
+    if (m_job)
+        return;
+    auto res = std::make_shared<HeadsResult>();
+    res->text = toUtf8(m_code->toPlainText());
+    const std::string language = toUtf8(m_language->currentData().toString());
+    auto error = std::make_shared<QString>();
+    auto work = [model, language, res, error](JobContext&) {
+        try {
+            analyzeText(*model, language, *res);
+        } catch (const std::exception& e) {
+            *error = toQString(e.what());
+        }
+    };
+    auto done = [this, res, error] {
+        m_job = 0;
+        m_run->setEnabled(true);
+        if (!error->isEmpty()) {
+            setStatus(*error, true);
+            Q_EMIT headsAnalyzed(false, *error);
+            return;
+        }
+        m_result = res;
+        m_token = -1;
+        m_layer->setRange(0, res->tally->layers() - 1);
+        m_head->setRange(0, res->tally->heads() - 1);
+        const QString keep = m_relation->currentText();
+        m_relation->blockSignals(true);
+        m_relation->clear();
+        for (const auto& [type, n] : res->tally->typeCounts())
+            if (n > 0)
+                m_relation->addItem(toQString(type));
+        m_relation->blockSignals(false);
+        selectRelation(keep);
+        setStatus(tr("%1 relations, %2 relation types with edges, %3 tokens; heat map: top-1 first-token score of "
+                     "each head on this text; put the cursor on a token to see the picked head's attention.")
+                      .arg(res->relations.size())
+                      .arg(m_relation->count())
+                      .arg(res->spans.size()));
+        refresh();
+        Q_EMIT headsAnalyzed(true, {});
+    };
+    m_run->setEnabled(false);
+    if (JobTracker* jobs = m_models->jobs()) {
+        JobTracker::Callbacks cb;
+        cb.finished = done;
+        cb.failed = [this, error, done](const QString& m) {
+            *error = m;
+            done();
+        };
+        m_job = jobs->start(tr("Attention heads"), QStringLiteral("heads"), work, this, cb);
+    } else {
+        JobContext ctx;
+        work(ctx);
+        done();
+    }
+}
+
+bool HeadsPage::openCorpusRun(const QString& partialFile, QString* error)
+{
+    try {
+        const auto head = readHeadPartial(partialFile.toStdString(), nullptr).settings;
+        auto res = std::make_shared<HeadsResult>();
+        res->tally.emplace(head.layers, head.maxK, LanguageRegistry::instance().get(head.language).highlight.keywords);
+        readHeadPartial(partialFile.toStdString(), &*res->tally);
+        res->source = head.model + " on " + std::to_string(res->tally->texts()) + " texts";
+        m_result = res;
+        m_layer->setRange(0, res->tally->layers() - 1);
+        m_head->setRange(0, std::max(0, res->tally->heads() - 1));
+        m_relation->blockSignals(true);
+        m_relation->clear();
+        for (const auto& [type, n] : res->tally->typeCounts())
+            if (n > 0)
+                m_relation->addItem(toQString(type) + QStringLiteral("  (%1)").arg(n), toQString(type));
+        m_relation->blockSignals(false);
+        setStatus(tr("Corpus run %1: %2 (the arcs need a text: analyze one)").arg(partialFile, toQString(res->source)));
+        refresh();
+        return true;
+    } catch (const std::exception& e) {
+        if (error)
+            *error = toQString(e.what());
+        return false;
+    }
+}
+
+QStringList HeadsPage::relationTypes() const
+{
+    QStringList out;
+    for (int i = 0; i < m_relation->count(); ++i)
+        out << (m_relation->itemData(i).isValid() ? m_relation->itemData(i).toString() : m_relation->itemText(i));
+    return out;
+}
+
+bool HeadsPage::selectRelation(const QString& type)
+{
+    const int i = relationTypes().indexOf(type);
+    if (i < 0)
+        return false;
+    m_relation->setCurrentIndex(i);
+    refresh();
+    return true;
+}
+
+void HeadsPage::pickHead(int layer, int head)
+{
+    m_layer->setValue(layer);
+    m_head->setValue(head);
+    refresh();
+}
+
+void HeadsPage::pickToken(int token)
+{
+    m_token = token;
+    refresh();
+}
+
+void HeadsPage::refresh()
+{
+    if (!m_result || !m_result->tally || m_relation->currentIndex() < 0)
+        return;
+    const QString typeQ = relationTypes().value(m_relation->currentIndex());
+    const std::string type = toUtf8(typeQ);
+    const int layer = m_layer->value(), head = m_head->value();
+    const auto scores = m_result->tally->headScores(type, 1);
+    m_heatSvg = toQString(headHeatmapSvg(scores, m_result->tally->layers(), m_result->tally->heads(),
+                                         type + ": top-1 score per head (" + m_result->source + ")", {layer, head}));
+    m_heat->load(m_heatSvg.toUtf8());
+    m_heat->setFixedSize(m_heat->renderer()->defaultSize());
+    if (!m_result->top) {
+        m_arcsSvg.clear();
+        m_arcs->load(QByteArray());
+        return;
+    }
+    std::vector<std::pair<int, int>> edges;
+    for (const auto& r : m_result->relations)
+        if (r.type == type && !r.head.tokens.empty() && !r.dependent.tokens.empty())
+            edges.emplace_back(r.head.tokens.front(), r.dependent.tokens.front());
+    const int query = m_token >= 0 ? m_token : (edges.empty() ? -1 : edges.front().second);
+    const auto keys = m_result->top->keys(layer, head, query);
+    const std::string title = "L" + std::to_string(layer) + " H" + std::to_string(head) + ": attention of token " +
+                              std::to_string(query) + " (red, width = weight); dashed: " + type;
+    m_arcsSvg = toQString(attentionArcsSvg(m_result->text, m_result->spans, query, keys, edges, title));
+    m_arcs->load(m_arcsSvg.toUtf8());
+    m_arcs->setFixedSize(m_arcs->renderer()->defaultSize());
+}
+
+bool HeadsPage::canExport(ExportKind kind) const
+{
+    return kind == ExportKind::Svg && !m_heatSvg.isEmpty();
+}
+
+QString HeadsPage::suggestedExportName(ExportKind) const
+{
+    return QStringLiteral("heads.svg");
+}
+
+bool HeadsPage::exportTo(ExportKind kind, const QString& path, QString* error)
+{
+    if (!canExport(kind)) {
+        if (error)
+            *error = tr("nothing to export: analyze a text first");
+        return false;
+    }
+    // The heat map, and the arcs below it, as one SVG of two nested pictures.
+    const QSize a = m_heat->renderer()->defaultSize();
+    const QSize b = m_arcsSvg.isEmpty() ? QSize() : m_arcs->renderer()->defaultSize();
+    QString arcs = m_arcsSvg;
+    arcs.replace(0, 4, QStringLiteral("<svg y=\"%1\"").arg(a.height()));
+    const QString svg = QStringLiteral("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%1\" height=\"%2\">\n")
+                            .arg(std::max(a.width(), b.width()))
+                            .arg(a.height() + b.height()) +
+                        m_heatSvg + arcs + QStringLiteral("</svg>\n");
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly) || f.write(svg.toUtf8()) < 0) {
+        if (error)
+            *error = tr("cannot write %1: %2").arg(path, f.errorString());
+        return false;
+    }
+    return true;
+}
+
+} // namespace ascviz::ui

@@ -1,0 +1,78 @@
+// The Heads page (method.md §11): attention heads vs syntax relations on one text. Analyze scores the code with
+// the loaded model, reducing each layer's attention as it arrives (attention/headscore.h, topkeys.h); the page
+// shows the chosen relation's layer × head heat map of top-1 scores (click a cell to pick a head), and the picked
+// head's attention from the token at the editor's cursor as arcs over the code, with that relation's edges
+// dashed. A partial file of `analyze heads` (a corpus run) can be opened to show the corpus heat map instead.
+#pragma once
+#include "pages/page.h"
+
+#include <QWidget>
+
+#include <memory>
+
+class QComboBox;
+class QLabel;
+class QPlainTextEdit;
+class QPushButton;
+class QSpinBox;
+class QSvgWidget;
+
+namespace ascviz::ui {
+
+class ModelService;
+class ResultStore;
+struct HeadsResult;
+
+class HeadsPage : public QWidget, public Page {
+    Q_OBJECT
+public:
+    HeadsPage(ModelService* models, ResultStore* results, QWidget* parent = nullptr);
+    ~HeadsPage() override;
+
+    QString title() const override { return tr("Heads"); }
+    QWidget* widget() override { return this; }
+    bool canExport(ExportKind kind) const override;
+    QString suggestedExportName(ExportKind kind) const override;
+    bool exportTo(ExportKind kind, const QString& path, QString* error) override;
+    bool canInspectCode() const override { return true; }
+    void setCode(const QString& code) override;
+
+    // --- for scripts and tests
+    void analyze();                                                 // headsAnalyzed when done
+    bool openCorpusRun(const QString& partialFile, QString* error); // a partial file of analyze heads
+    QStringList relationTypes() const;                              // of the current text (or corpus run)
+    bool selectRelation(const QString& type);
+    void pickHead(int layer, int head);
+    void pickToken(int token);
+    QString heatmapSvg() const { return m_heatSvg; }
+    QString arcsSvg() const { return m_arcsSvg; }
+
+Q_SIGNALS:
+    void headsAnalyzed(bool ok, const QString& message);
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+    void buildUi();
+    void refresh();
+    void setStatus(const QString& text, bool error = false);
+
+    ModelService* m_models;
+    QComboBox* m_language = nullptr;
+    QPlainTextEdit* m_code = nullptr;
+    QPushButton* m_run = nullptr;
+    QPushButton* m_openRun = nullptr;
+    QComboBox* m_relation = nullptr;
+    QSpinBox* m_layer = nullptr;
+    QSpinBox* m_head = nullptr;
+    QSvgWidget* m_heat = nullptr;
+    QSvgWidget* m_arcs = nullptr;
+    QLabel* m_status = nullptr;
+    std::shared_ptr<HeadsResult> m_result;
+    quint64 m_job = 0;
+    int m_token = -1;
+    QString m_heatSvg, m_arcsSvg;
+};
+
+} // namespace ascviz::ui
