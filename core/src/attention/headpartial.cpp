@@ -98,6 +98,11 @@ PartialContents readHeadPartial(const std::filesystem::path& file, HeadTally* ta
     std::ifstream in(file, std::ios::binary);
     if (!in)
         throw InputError("cannot read the partial file " + file.string(), ErrorContext(file.string()));
+    return readHeadPartial(in, file, tally);
+}
+
+PartialContents readHeadPartial(std::istream& in, const std::filesystem::path& file, HeadTally* tally)
+{
     PartialContents out;
     std::string line;
     std::size_t lineNo = 0;
@@ -122,6 +127,10 @@ PartialContents readHeadPartial(const std::filesystem::path& file, HeadTally* ta
             } catch (const nlohmann::json::exception& e) {
                 throw InputError(where + ": a header without " + e.what(), ErrorContext(file.string(), {}, lineNo));
             }
+            if (out.settings.layers < 1 || out.settings.layers > 4096 || out.settings.maxK < 1 ||
+                out.settings.maxK >= HeadScorer::kMiss)
+                throw InputError(where + ": layers must be 1..4096 and max_k 1..254",
+                                 ErrorContext(file.string(), {}, lineNo));
             header = true;
             continue;
         }

@@ -5,6 +5,7 @@
 #include "ascviz/attention/headreport.h"
 
 #include <filesystem>
+#include <istream>
 #include <set>
 #include <string>
 
@@ -30,5 +31,7 @@ struct PartialContents {
     std::set<std::string> ids;
 };
 PartialContents readHeadPartial(const std::filesystem::path& file, HeadTally* tally);
+// The same from a stream (`file` names it in messages).
+PartialContents readHeadPartial(std::istream& in, const std::filesystem::path& file, HeadTally* tally);
 
 } // namespace ascviz
