@@ -8,6 +8,7 @@
 #include "services/modelservice.h"
 
 #include <QFile>
+#include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -36,9 +37,10 @@ private Q_SLOTS:
         ModelService models(&jobs);
         QSignalSpy loaded(&models, &ModelService::modelLoaded);
         // ASCVIZ_HEADS_MODEL: another model folder (the bundled one for screenshots); default the tiny fixture.
-        const QString dir = qEnvironmentVariableIsSet("ASCVIZ_HEADS_MODEL") ? qEnvironmentVariable("ASCVIZ_HEADS_MODEL")
-                                                                            : uitest::tinyModelQ();
-        QVERIFY(models.loadModel(dir));
+        const QString modelDir = qEnvironmentVariableIsSet("ASCVIZ_HEADS_MODEL")
+                                     ? qEnvironmentVariable("ASCVIZ_HEADS_MODEL")
+                                     : uitest::tinyModelQ();
+        QVERIFY(models.loadModel(modelDir));
         QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
         HeadsPage page(&models, nullptr);
         page.resize(1400, 900);
@@ -65,7 +67,20 @@ private Q_SLOTS:
         QVERIFY(f.open(QIODevice::ReadOnly));
         QCOMPARE(f.readAll().count("<svg"), 3);
         if (const QByteArray shots = qgetenv("ASCVIZ_SCREENSHOT_DIR"); !shots.isEmpty()) {
+            // The bundled model's best head for for→body on the sample corpus (L4 H1), from the body's first
+            // token, picked by putting the editor's cursor there.
+            if (qEnvironmentVariableIsSet("ASCVIZ_HEADS_MODEL")) {
+                page.pickHead(4, 1);
+                auto* editor = page.findChild<QPlainTextEdit*>();
+                QVERIFY(editor);
+                QTextCursor c = editor->textCursor();
+                c.setPosition(static_cast<int>(editor->toPlainText().indexOf(QStringLiteral("if x"))));
+                editor->setTextCursor(c);
+                QVERIFY(page.arcsSvg().contains(QStringLiteral("L4 H1: attention of token")));
+            }
             QVERIFY(page.grab().save(QString::fromLocal8Bit(shots) + QStringLiteral("/heads-page.png")));
+            QFile::remove(QString::fromLocal8Bit(shots) + QStringLiteral("/heads-export.svg"));
+            QVERIFY(page.exportTo(ExportKind::Svg, dir.filePath(QStringLiteral("heads.svg")), &error));
             QFile::copy(dir.filePath(QStringLiteral("heads.svg")),
                         QString::fromLocal8Bit(shots) + QStringLiteral("/heads-export.svg"));
         }

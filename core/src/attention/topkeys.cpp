@@ -109,10 +109,12 @@ std::string headHeatmapSvg(const std::vector<double>& scores, int layers, int he
                            std::pair<int, int> pick)
 {
     const int cell = 36, left = 64, top = 48;
-    const int w = left + heads * cell + 16, h = top + layers * cell + 24;
+    const int w = std::max(left + heads * cell + 16, 16 + 7 * static_cast<int>(title.size())),
+              h = top + layers * cell + 24;
     std::ostringstream s;
     s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w << "\" height=\"" << h
-      << "\" font-family=\"sans-serif\" font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+      << "\" font-family=\"sans-serif\" font-size=\"11\">\n<rect width=\"" << w << "\" height=\"" << h
+      << "\" fill=\"white\"/>\n"
       << "<text x=\"8\" y=\"18\" font-size=\"13\">" << esc(title) << "</text>\n";
     for (int hd = 0; hd < heads; ++hd)
         s << "<text x=\"" << left + hd * cell + cell / 2 << "\" y=\"" << top - 6 << "\" text-anchor=\"middle\">H" << hd
@@ -142,7 +144,7 @@ std::string attentionArcsSvg(const std::string& text, const std::vector<std::pai
                              const std::vector<std::pair<int, int>>& edges, const std::string& title)
 {
     // Monospace layout: column = bytes since the line start (tabs as one), 7 px a column, 22 px a line.
-    const double cw = 7.0, lh = 22.0, left = 12, top = 40;
+    const double cw = 9.0, lh = 30.0, left = 12, top = 110; // room above the first line for its arcs
     std::vector<double> cx(spans.size()), cy(spans.size());
     std::size_t line = 0, lineStart = 0, maxCol = 0;
     std::ostringstream boxes;
@@ -168,24 +170,27 @@ std::string attentionArcsSvg(const std::string& text, const std::vector<std::pai
         cy[i] = y;
         maxCol = std::max(maxCol, e - lineStart);
         const bool q = static_cast<int>(i) == query;
-        boxes << "<rect x=\"" << x << "\" y=\"" << y - 8 << "\" width=\"" << cw * static_cast<double>(e - s)
-              << "\" height=\"16\" fill=\"" << (q ? "#ffdd99" : "#f2f2f2") << "\" stroke=\"#ccc\"/>\n"
-              << "<text x=\"" << x << "\" y=\"" << y + 4 << "\" font-family=\"monospace\" font-size=\"11.5\">"
+        boxes << "<rect x=\"" << x << "\" y=\"" << y - 10 << "\" width=\"" << cw * static_cast<double>(e - s)
+              << "\" height=\"20\" fill=\"" << (q ? "#ffdd99" : "#f2f2f2") << "\" stroke=\"#ccc\"/>\n"
+              << "<text x=\"" << x << "\" y=\"" << y + 5 << "\" font-family=\"monospace\" font-size=\"14.5\">"
               << esc(text.substr(s, e - s)) << "</text>\n";
     }
-    const double w = left * 2 + cw * static_cast<double>(maxCol) + 40, h = top + lh * static_cast<double>(line + 1) + 8;
+    const double w =
+        std::max(left * 2 + cw * static_cast<double>(maxCol) + 40, 16 + 7.0 * static_cast<double>(title.size()));
+    const double h = top + lh * static_cast<double>(line + 1) + 8;
     std::ostringstream s;
     s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w << "\" height=\"" << h
-      << "\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+      << "\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"" << w << "\" height=\"" << h
+      << "\" fill=\"white\"/>\n"
       << "<text x=\"8\" y=\"18\" font-size=\"13\">" << esc(title) << "</text>\n"
       << boxes.str();
     auto arc = [&](int from, int to, const char* colour, double width, bool dashed) {
         if (from < 0 || to < 0 || static_cast<std::size_t>(from) >= spans.size() ||
             static_cast<std::size_t>(to) >= spans.size())
             return;
-        const double x1 = cx[static_cast<std::size_t>(from)], y1 = cy[static_cast<std::size_t>(from)] - 8;
-        const double x2 = cx[static_cast<std::size_t>(to)], y2 = cy[static_cast<std::size_t>(to)] - 8;
-        const double lift = 10 + 0.25 * std::abs(x1 - x2) + 0.3 * std::abs(y1 - y2);
+        const double x1 = cx[static_cast<std::size_t>(from)], y1 = cy[static_cast<std::size_t>(from)] - 10;
+        const double x2 = cx[static_cast<std::size_t>(to)], y2 = cy[static_cast<std::size_t>(to)] - 10;
+        const double lift = std::min(10 + 0.25 * std::abs(x1 - x2) + 0.3 * std::abs(y1 - y2), top - 30);
         s << "<path d=\"M" << x1 << ' ' << y1 << " C" << x1 << ' ' << std::min(y1, y2) - lift << ' ' << x2 << ' '
           << std::min(y1, y2) - lift << ' ' << x2 << ' ' << y2 << "\" fill=\"none\" stroke=\"" << colour
           << "\" stroke-opacity=\"0.8\" stroke-width=\"" << width << "\"" << (dashed ? " stroke-dasharray=\"4 3\"" : "")

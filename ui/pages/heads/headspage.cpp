@@ -8,6 +8,7 @@
 
 #include "ascviz/attention/headpartial.h"
 #include "ascviz/attention/topkeys.h"
+#include "ascviz/base/error.h"
 #include "ascviz/model/model.h"
 #include "ascviz/model/observer.h"
 #include "ascviz/syntax/language.h"
