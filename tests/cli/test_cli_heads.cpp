@@ -1,0 +1,100 @@
+// ascviz-cli relations and analyze heads (method.md §11) on the tiny fixture model: the JSON contract, a run
+// continued with --resume and shards tallied with --from giving the whole run's report, and the bad inputs.
+#include "cli_runner.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+
+namespace {
+
+std::string tinyModel()
+{
+    return "'" + ascviz::testdata::fixtureModel("tiny-gpt2").string() + "'";
+}
+
+const char* kCorpus =
+    "{\"id\":\"a\",\"code\":\"def f(a, b):\\n    if a > b:\\n        return a\\n    return b\\n\"}\n"
+    "{\"id\":\"b\",\"code\":\"def g(x):\\n    for y in x:\\n        if y:\\n            return y\\n\"}\n"
+    "{\"id\":\"c\",\"code\":\"def h(s):\\n    while s:\\n        s = s[1:]\\n    return s\\n\"}\n";
+
+TEST(CliHeads, RelationsWithAndWithoutTokens)
+{
+    const auto f = clitest::writeTemp("rel.py", "x = foo(1)\n");
+    const auto bare = clitest::run("relations --text-file '" + f.string() + "' --json");
+    ASSERT_EQ(bare.status, 0) << bare.err;
+    const auto j = nlohmann::json::parse(bare.out);
+    bool assign = false;
+    for (const auto& r : j.at("relations")) {
+        EXPECT_FALSE(r.at("head").contains("tokens"));
+        if (r.at("type") == "assignment:left\u2192right") {
+            assign = true;
+            EXPECT_EQ(r.at("head").at("start"), 0);
+            EXPECT_EQ(r.at("dependent").at("start"), 4);
+        }
+    }
+    EXPECT_TRUE(assign);
+    const auto tok = clitest::run("relations --text-file '" + f.string() + "' --model " + tinyModel() + " --json");
+    ASSERT_EQ(tok.status, 0) << tok.err;
+    for (const auto& r : nlohmann::json::parse(tok.out).at("relations")) {
+        ASSERT_FALSE(r.at("head").at("tokens").empty()) << r;
+        EXPECT_EQ(r.at("offset"),
+                  r.at("dependent").at("tokens").front().get<int>() - r.at("head").at("tokens").front().get<int>());
+    }
+}
+
+TEST(CliHeads, ReportResumeAndShards)
+{
+    const auto corpus = clitest::writeTemp("heads.jsonl", kCorpus);
+    const std::string common =
+        "analyze heads --model " + tinyModel() + " --corpus '" + corpus.string() + "' --top-k 1,3 --min-count 1 --json";
+    const auto whole = clitest::run(common);
+    ASSERT_EQ(whole.status, 0) << whole.err;
+    const auto w = nlohmann::json::parse(whole.out);
+    EXPECT_EQ(w.at("top_k"), nlohmann::json({1, 3}));
+    EXPECT_EQ(w.at("texts"), 3);
+    EXPECT_EQ(w.at("metric"), "first");
+    ASSERT_TRUE(w.at("relations").contains("if_statement:if\u2192condition"));
+    const auto& r = w.at("relations").at("if_statement:if\u2192condition");
+    EXPECT_EQ(r.at("count"), 2);
+    EXPECT_EQ(r.at("best_head").at("scores").size(), 2u);
+    // if → condition is always the next token: offset 1 hits every edge.
+    EXPECT_EQ(r.at("offset_baseline").at("choices").front(), 1);
+    EXPECT_EQ(r.at("offset_baseline").at("scores").front(), 1.0);
+    EXPECT_LE(r.at("diff").front().get<double>(), 0.0);
+    EXPECT_EQ(w.at("model_score").size(), 2u);
+
+    // Two shards, the first interrupted after one snippet by --limit and continued with --resume.
+    const auto p0 = clitest::tempDir() / "p0.jsonl", p1 = clitest::tempDir() / "p1.jsonl";
+    ASSERT_EQ(clitest::run(common + " --shard 0/2 --limit 1 --partial '" + p0.string() + "'").status, 0);
+    const auto resumed = clitest::run(common + " --shard 0/2 --partial '" + p0.string() + "' --resume");
+    ASSERT_EQ(resumed.status, 0) << resumed.err; // the settings are the same (--limit is not one of them)
+    const std::string lines = clitest::readAll(p0);
+    EXPECT_EQ(std::count(lines.begin(), lines.end(), '\n'), 3); // the header, a and c
+    ASSERT_EQ(clitest::run(common + " --shard 1/2 --partial '" + p1.string() + "'").status, 0);
+    const auto merged = clitest::run("analyze heads --from '" + p0.string() + "','" + p1.string() +
+                                     "' --top-k 1,3 --min-count 1 --json");
+    ASSERT_EQ(merged.status, 0) << merged.err;
+    auto m = nlohmann::json::parse(merged.out);
+    EXPECT_EQ(m.at("relations"), w.at("relations"));
+    EXPECT_EQ(m.at("model_score"), w.at("model_score"));
+}
+
+TEST(CliHeads, BadInput)
+{
+    const auto empty = clitest::writeTemp("empty.jsonl", "");
+    const auto e = clitest::run("analyze heads --model " + tinyModel() + " --corpus '" + empty.string() + "'");
+    EXPECT_EQ(e.status, 1);
+    EXPECT_NE(e.err.find("empty"), std::string::npos) << e.err;
+    const auto m = clitest::run("analyze heads --corpus x.jsonl --metric middle");
+    EXPECT_EQ(m.status, 2);
+    EXPECT_NE(m.err.find("first, last or any"), std::string::npos) << m.err;
+    const auto bad = clitest::writeTemp("bad.jsonl", "{\"kind\":\"ascviz-heads-partial\"}\n");
+    const auto f = clitest::run("analyze heads --from '" + bad.string() + "'");
+    EXPECT_EQ(f.status, 1);
+    EXPECT_NE(f.err.find("bad.jsonl:1"), std::string::npos) << f.err;
+}
+
+} // namespace
