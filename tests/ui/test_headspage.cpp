@@ -59,6 +59,7 @@ private Q_SLOTS:
         QVERIFY(page.heatmapSvg().contains(rel));
         QVERIFY(page.arcsSvg().contains(QStringLiteral("L1 H2: attention of token 12")));
         QVERIFY(page.arcsSvg().contains(QStringLiteral("stroke-dasharray"))); // the relation's edges
+        QVERIFY(page.highlightedAstNodes().size() >= 3); // for and body (the relation), the query's node
         QVERIFY(page.canExport(ExportKind::Svg));
         QTemporaryDir dir;
         QString error;

@@ -1,16 +1,20 @@
 // The Heads page: wiring, the analysis job and the two SVG views (method.md §11).
 #include "pages/heads/headspage.h"
 
+#include "common/analysis.h"
 #include "common/languages.h"
 #include "common/textpos.h"
 #include "services/jobtracker.h"
 #include "services/modelservice.h"
+#include "views/astview.h"
 
 #include "ascviz/attention/headpartial.h"
 #include "ascviz/attention/topkeys.h"
 #include "ascviz/base/error.h"
+#include "ascviz/eval/eval.h"
 #include "ascviz/model/model.h"
 #include "ascviz/model/observer.h"
+#include "ascviz/render/layout.h"
 #include "ascviz/syntax/language.h"
 
 #include <QComboBox>
@@ -41,6 +45,7 @@ struct HeadsResult {
     std::optional<HeadTally> tally;
     std::optional<AttentionTopKeys> top;
     std::string source; // "this text" or the partial file
+    AnalysisPtr ast;    // the complete AST view's analysis (null for a corpus run; layoutError when Graphviz failed)
 };
 
 namespace {
@@ -85,6 +90,30 @@ void analyzeText(const LanguageModel& model, const std::string& language, HeadsR
     r.tally.emplace(layers, 20, LanguageRegistry::instance().get(language).highlight.keywords);
     r.tally->add(r.relations, texts, scorer);
     r.source = "this text";
+    // The complete AST view (every node, keywords included), where the relation's ends and the attended tokens'
+    // nodes are highlighted.
+    auto a = std::make_shared<Analysis>();
+    a->eval = std::make_shared<const EvalResult>(
+        evaluate(s, SyntaxTree::parse(language, r.text), Aggregation::Median, CategoryMap::forLanguage(language)));
+    try {
+        a->complete = std::make_shared<const GraphLayout>(layoutAst(*a->eval, ascviz::AstView::Complete));
+    } catch (const Error& e) {
+        a->layoutError = toQString(e.what());
+    }
+    r.ast = a;
+}
+
+// The deepest node holding the first visible byte of a token (-1 when none).
+int nodeOfToken(const SyntaxTree& tree, const std::string& text, std::pair<std::size_t, std::size_t> span)
+{
+    std::size_t b = span.first;
+    while (b < span.second && b < text.size() && (text[b] == ' ' || text[b] == '\n' || text[b] == '\t'))
+        ++b;
+    int best = -1;
+    for (const auto& n : tree.nodes())
+        if (n.start <= b && b < n.end && (best < 0 || n.depth > tree.nodes()[static_cast<std::size_t>(best)].depth))
+            best = n.id;
+    return best;
 }
 
 } // namespace
@@ -125,6 +154,8 @@ void HeadsPage::buildUi()
     m_code->setPlaceholderText(tr("Code to analyze; put the cursor on a token to see where the picked head looks"));
     m_heat = new QSvgWidget;
     m_arcs = new QSvgWidget;
+    m_ast = new ui::AstView(ascviz::AstView::Complete);
+    m_ast->setMinimumHeight(240);
     m_heat->installEventFilter(this);
     auto scroll = [](QWidget* w) {
         auto* s = new QScrollArea;
@@ -137,7 +168,10 @@ void HeadsPage::buildUi()
     left->addWidget(m_code, 1);
     left->addWidget(scroll(m_heat), 1);
     views->addLayout(left, 2);
-    views->addWidget(scroll(m_arcs), 3);
+    auto* right = new QVBoxLayout;
+    right->addWidget(scroll(m_arcs), 1);
+    right->addWidget(m_ast, 1);
+    views->addLayout(right, 3);
     m_status = new QLabel;
     m_status->setWordWrap(true);
     auto* main = new QVBoxLayout(this);
@@ -346,6 +380,27 @@ void HeadsPage::refresh()
     m_arcsSvg = toQString(attentionArcsSvg(m_result->text, m_result->spans, query, keys, edges, title));
     m_arcs->load(m_arcsSvg.toUtf8());
     m_arcs->setFixedSize(m_arcs->renderer()->defaultSize());
+    // The AST: the relation's ends, the query's node and the nodes of the keys it attends to.
+    if (m_result->ast && m_ast->analysis() != m_result->ast)
+        m_ast->setAnalysis(m_result->ast);
+    if (m_result->ast && m_result->ast->eval) {
+        const SyntaxTree& tree = m_result->ast->eval->tree;
+        QVector<int> nodes;
+        for (const auto& r : m_result->relations)
+            if (r.type == type)
+                nodes << r.head.node << r.dependent.node;
+        auto addToken = [&](int t) {
+            if (t >= 0 && static_cast<std::size_t>(t) < m_result->spans.size())
+                if (const int n = nodeOfToken(tree, m_result->text, m_result->spans[static_cast<std::size_t>(t)]);
+                    n >= 0)
+                    nodes << n;
+        };
+        addToken(query);
+        for (const auto& k : keys)
+            addToken(k.token);
+        m_highlighted = nodes;
+        m_ast->setHighlightedNodes(nodes);
+    }
 }
 
 bool HeadsPage::canExport(ExportKind kind) const

@@ -4,8 +4,10 @@
 // head's attention from the token at the editor's cursor as arcs over the code, with that relation's edges
 // dashed. A partial file of `analyze heads` (a corpus run) can be opened to show the corpus heat map instead.
 #pragma once
+#include "common/analysis.h" // before the forward declaration of ui::AstView (analysis.h means ascviz::AstView)
 #include "pages/page.h"
 
+#include <QVector>
 #include <QWidget>
 
 #include <memory>
@@ -20,6 +22,7 @@ class QSvgWidget;
 namespace ascviz::ui {
 
 class ModelService;
+class AstView;
 class ResultStore;
 struct HeadsResult;
 
@@ -46,6 +49,7 @@ public:
     void pickToken(int token);
     QString heatmapSvg() const { return m_heatSvg; }
     QString arcsSvg() const { return m_arcsSvg; }
+    QVector<int> highlightedAstNodes() const { return m_highlighted; } // relation ends, query, attended keys
 
 Q_SIGNALS:
     void headsAnalyzed(bool ok, const QString& message);
@@ -68,6 +72,8 @@ private:
     QSpinBox* m_head = nullptr;
     QSvgWidget* m_heat = nullptr;
     QSvgWidget* m_arcs = nullptr;
+    ui::AstView* m_ast = nullptr;
+    QVector<int> m_highlighted;
     QLabel* m_status = nullptr;
     std::shared_ptr<HeadsResult> m_result;
     quint64 m_job = 0;
