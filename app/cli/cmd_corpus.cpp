@@ -108,14 +108,7 @@ int cmdBatch(Args& args)
         throw UsageError("--limit must be >= 0 (0 = all)");
     if (batchSize < 1)
         throw UsageError("--batch-size must be >= 1");
-    ShardSpec shard;
-    if (shardArg) {
-        try {
-            shard = parseShard(*shardArg);
-        } catch (const InputError& e) {
-            throw UsageError(std::string("--shard: ") + e.what());
-        }
-    }
+    const ShardSpec shard = shardOption(shardArg);
 
     // Cheap checks first: the DB and the corpus, before loading the model.
     std::error_code ec;

@@ -7,7 +7,6 @@
 #include "ascviz/base/resources.h"
 #include "ascviz/base/utf8.h"
 #include "ascviz/model/observer.h"
-#include "ascviz/results/shards.h"
 #include "ascviz/syntax/language.h"
 
 #include <csignal>
@@ -192,14 +191,7 @@ int cmdAnalyzeHeads(Args& args)
         report.language = first.language;
         report.metric = first.metric;
     } else {
-        ShardSpec shard;
-        if (shardArg) {
-            try {
-                shard = parseShard(*shardArg);
-            } catch (const InputError& e) {
-                throw UsageError(std::string("--shard: ") + e.what());
-            }
-        }
+        const ShardSpec shard = shardOption(shardArg);
         const Corpus corpus = readCorpusOption(*corpusArg, language, "");
         const auto langs = corpus.languages();
         if (langs.size() != 1)

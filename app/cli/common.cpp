@@ -54,6 +54,17 @@ std::unique_ptr<LanguageModel> loadModel(Args& args)
     return LanguageModel::load(dir, opts);
 }
 
+ShardSpec shardOption(const std::optional<std::string>& value)
+{
+    if (!value)
+        return {};
+    try {
+        return parseShard(*value);
+    } catch (const InputError& e) {
+        throw UsageError(std::string("--shard: ") + e.what());
+    }
+}
+
 std::size_t maxTextBytesOption(Args& args)
 {
     return static_cast<std::size_t>(args.uint64Value(limits::kMaxTextBytesOption, limits::kDefaultMaxTextBytes));

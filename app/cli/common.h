@@ -7,6 +7,7 @@
 #include "ascviz/eval/eval.h"
 #include "ascviz/model/model.h"
 #include "ascviz/results/corpus.h"
+#include "ascviz/results/shards.h"
 
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -40,6 +41,8 @@ std::size_t maxTextBytesOption(Args& args);
 int maxAstDepthOption(Args& args);
 std::size_t maxAstNodesOption(Args& args);
 
+// --shard I/N (absent: the whole run); a UsageError naming the option for a malformed value.
+ShardSpec shardOption(const std::optional<std::string>& value);
 // JSON of a scored token list, per docs/cli.md: {"id","start","end","ntp"[, "generated"]}.
 nlohmann::json tokensJson(const ScoredText& s, bool withGenerated);
 
