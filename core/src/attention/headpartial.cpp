@@ -3,6 +3,7 @@
 
 #include "ascviz/base/error.h"
 
+#include <cstdint>
 #include <fstream>
 
 namespace ascviz {
@@ -29,6 +30,19 @@ int nibble(char c)
     if (c >= 'a' && c <= 'f')
         return c - 'a' + 10;
     return -1;
+}
+
+// An integer of a JSON value: a JSON integer within int's range (a float such as 5e19 would be undefined
+// behaviour to convert); InputError naming `what` otherwise.
+int intOf(const nlohmann::json& v, const std::string& where, const char* what)
+{
+    if (v.is_number_integer()) {
+        const bool fits = v.is_number_unsigned() ? v.get<uint64_t>() <= static_cast<uint64_t>(INT32_MAX)
+                                                 : v.get<int64_t>() >= INT32_MIN && v.get<int64_t>() <= INT32_MAX;
+        if (fits)
+            return static_cast<int>(v.get<int64_t>());
+    }
+    throw InputError(where + ": " + what + " must be an integer within 32 bits");
 }
 
 } // namespace
@@ -64,7 +78,7 @@ TextRecord textRecordFromJson(const nlohmann::json& j, const std::string& where)
         for (const auto& e : j.at("edges")) {
             EdgeRecord x;
             x.type = e.at("type").get<std::string>();
-            x.offset = e.at("offset").get<int>();
+            x.offset = intOf(e.at("offset"), where, "offset");
             const std::string ranks = e.at("ranks").get<std::string>();
             if (ranks.size() % 2)
                 throw InputError(where + ": ranks of odd length");
@@ -80,13 +94,14 @@ TextRecord textRecordFromJson(const nlohmann::json& j, const std::string& where)
                     c.isKeyword = true;
                     c.keyword = h.get<std::string>();
                 } else {
-                    c.offset = h.get<int>();
+                    c.offset = intOf(h, where, "an offset hit");
                 }
                 x.hits.push_back(std::move(c));
             }
             t.edges.push_back(std::move(x));
         }
-        t.outside = j.at("outside").get<std::map<std::string, int>>();
+        for (const auto& [type, n] : j.at("outside").items())
+            t.outside[type] = intOf(n, where, "an outside count");
         return t;
     } catch (const nlohmann::json::exception& e) {
         throw InputError(where + ": not a text record of analyze heads (" + e.what() + ")");
@@ -122,8 +137,13 @@ PartialContents readHeadPartial(std::istream& in, const std::filesystem::path& f
                 throw InputError(where + ": not a partial file of analyze heads (no header line)",
                                  ErrorContext(file.string(), {}, lineNo));
             try {
-                out.settings = {j.at("model"),  j.at("language"), j.at("metric"), j.at("corpus"),
-                                j.at("layers"), j.at("max_k"),    j.at("shard")};
+                out.settings = {j.at("model"),
+                                j.at("language"),
+                                j.at("metric"),
+                                j.at("corpus"),
+                                intOf(j.at("layers"), where, "layers"),
+                                intOf(j.at("max_k"), where, "max_k"),
+                                j.at("shard")};
             } catch (const nlohmann::json::exception& e) {
                 throw InputError(where + ": a header without " + e.what(), ErrorContext(file.string(), {}, lineNo));
             }
