@@ -31,6 +31,33 @@ private Q_SLOTS:
         QVERIFY(!page.canExport(ExportKind::Svg));
     }
 
+    void corpusRunHeatMap()
+    {
+        // A partial file of analyze heads by hand: 1 layer x 2 heads, two edges of one type; head 1 has both at
+        // rank 0 (top-1 100 %), head 0 one of them (50 %).
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("p.jsonl"));
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(
+            "{\"kind\":\"ascviz-heads-partial\",\"version\":1,\"model\":\"m\",\"language\":\"python\","
+            "\"metric\":\"first\",\"corpus\":\"c\",\"layers\":1,\"max_k\":3,\"shard\":\"\"}\n"
+            "{\"id\":\"a\",\"edges\":[{\"type\":\"call:function\u2192arguments\",\"offset\":1,\"ranks\":\"0000\","
+            "\"hits\":[1]},{\"type\":\"call:function\u2192arguments\",\"offset\":2,\"ranks\":\"0100\",\"hits\":[2]}],"
+            "\"outside\":{}}\n");
+        f.close();
+        ModelService models;
+        HeadsPage page(&models, nullptr);
+        QString error;
+        QVERIFY2(page.openCorpusRun(file, &error), qPrintable(error));
+        QCOMPARE(page.relationTypes(), QStringList{QStringLiteral("call:function\u2192arguments")});
+        QVERIFY(page.heatmapSvg().contains(QStringLiteral(">50</text>")));
+        QVERIFY(page.heatmapSvg().contains(QStringLiteral(">100</text>")));
+        QVERIFY(page.arcsSvg().isEmpty()); // no text: no arcs
+        QVERIFY(!page.openCorpusRun(dir.filePath(QStringLiteral("missing.jsonl")), &error));
+        QVERIFY(error.contains(QStringLiteral("missing.jsonl")));
+    }
+
     void analyzeAndPick()
     {
         JobTracker jobs;
