@@ -133,7 +133,7 @@ void TestMainWindow::noModelYet()
     QVERIFY(!w.page<InteractivePage>()->generateButton()->isEnabled());
     QVERIFY(!w.page<InteractivePage>()->scoreButton()->isEnabled());
     QVERIFY(w.modelText().contains(QStringLiteral("none")));
-    QCOMPARE(w.tabs()->count(), 4);
+    QCOMPARE(w.tabs()->count(), 5);
     QCOMPARE(w.tabs()->tabText(0), QStringLiteral("Interactive"));
     QCOMPARE(w.tabs()->tabText(1), QStringLiteral("Batch"));
     QCOMPARE(w.tabs()->tabText(2), QStringLiteral("Analysis"));

@@ -52,7 +52,7 @@ private Q_SLOTS:
         ResultStore results(models.jobs());
         const PageServices services{&models, &results};
         QWidget parent;
-        QCOMPARE(pageRegistry().size(), std::size_t(4));
+        QCOMPARE(pageRegistry().size(), std::size_t(5));
         QSet<QString> ids, titles;
         QStringList order;
         for (const PageFactory& f : pageRegistry()) {
@@ -65,11 +65,11 @@ private Q_SLOTS:
             titles << page->title();
             order << page->title();
         }
-        QCOMPARE(ids.size(), 4);
-        QCOMPARE(titles.size(), 4);
+        QCOMPARE(ids.size(), 5);
+        QCOMPARE(titles.size(), 5);
         QCOMPARE(order, QStringList({QStringLiteral("Interactive"), QStringLiteral("Batch"), QStringLiteral("Analysis"),
-                                     QStringLiteral("Study")}));
-        QCOMPARE(parent.findChildren<QWidget*>(QString(), Qt::FindDirectChildrenOnly).size(), 4);
+                                     QStringLiteral("Heads"), QStringLiteral("Study")}));
+        QCOMPARE(parent.findChildren<QWidget*>(QString(), Qt::FindDirectChildrenOnly).size(), 5);
     }
 
     void mainWindowShowsTheRegistry()

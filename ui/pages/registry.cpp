@@ -2,6 +2,7 @@
 
 #include "pages/analysis/analysispage.h"
 #include "pages/batch/batchpage.h"
+#include "pages/heads/headspage.h"
 #include "pages/interactive/interactivepage.h"
 #include "pages/study/studypage.h"
 
@@ -17,7 +18,8 @@ template <class P> PageFactory entry(const char* id)
 const std::vector<PageFactory>& pageRegistry()
 {
     static const std::vector<PageFactory> pages = {entry<InteractivePage>("interactive"), entry<BatchPage>("batch"),
-                                                   entry<AnalysisPage>("analysis"), entry<StudyPage>("study")};
+                                                   entry<AnalysisPage>("analysis"), entry<HeadsPage>("heads"),
+                                                   entry<StudyPage>("study")};
     return pages;
 }
 
