@@ -20,5 +20,6 @@ int cmdReport(Args& args);    // cmd_report.cpp (torch-free)
 int cmdMerge(Args& args);     // cmd_cluster.cpp
 int cmdSlurm(Args& args);     // cmd_cluster.cpp
 int cmdStudy(Args& args);     // cmd_study.cpp (init|render|report|export)
+int cmdFigure(Args& args);    // cmd_figure.cpp (torch-free): categories|distribution|treemap|heatmap|likert
 
 } // namespace ascviz::cli

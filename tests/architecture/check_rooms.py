@@ -29,6 +29,7 @@ ALLOWED = {
     "analysis": {"base", "results", "render"},
     "cluster": {"base", "results"},
     "study": {"base", "eval", "results"},
+    "figure": {"base", "eval", "render", "results", "study"},
 }
 MAX_LINES = 700
 CPP = {".cpp", ".h", ".hpp", ".cc"}
