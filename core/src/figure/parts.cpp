@@ -213,7 +213,7 @@ RowFrame layoutRows(Figure& f, const FigureStyle& s, double contentTop, const st
     if (s.legend == LegendPlacement::Right) {
         fr.legendX = W - kPad - legendW;
         fr.legendY = contentTop;
-        fr.legendW = legendW;
+        fr.legendW = W * 0.3; // the width it was measured at: it wraps the same when drawn
         bottom = std::max(bottom, contentTop + legendH);
     } else if (s.legend == LegendPlacement::Bottom) {
         fr.legendX = kPad;
