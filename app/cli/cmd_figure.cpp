@@ -2,6 +2,7 @@
 // distribution, treemap, heatmap, likert. Torch-free (ascviz_cli_results).
 #include "answers.h"
 #include "commands.h"
+#include "figure_args.h"
 #include "output.h"
 
 #include "ascviz/analysis/tables.h"
@@ -15,10 +16,8 @@
 
 namespace ascviz::cli {
 namespace fs = std::filesystem;
-namespace {
 
-// --width-mm W | --width-pt W, --font-pt P, --no-title, --legend right|bottom|none.
-FigureStyle readStyle(Args& args)
+FigureStyle readFigureStyle(Args& args, bool* given)
 {
     FigureStyle s;
     const auto mm = args.value("--width-mm");
@@ -39,9 +38,14 @@ FigureStyle readStyle(Args& args)
         s.widthPt = number("--width-mm", *mm) * kPointsPerMm;
     if (pt)
         s.widthPt = number("--width-pt", *pt);
-    s.fontPt = args.doubleValue("--font-pt", s.fontPt);
+    const auto font = args.value("--font-pt");
+    if (font)
+        s.fontPt = number("--font-pt", *font);
     s.title = !args.flag("--no-title");
-    if (const auto l = args.value("--legend")) {
+    const auto l = args.value("--legend");
+    if (given)
+        *given = mm || pt || font || !s.title || l;
+    if (l) {
         try {
             s.legend = parseLegendPlacement(*l);
         } catch (const InputError& e) {
@@ -55,6 +59,8 @@ FigureStyle readStyle(Args& args)
     }
     return s;
 }
+
+namespace {
 
 struct Runs {
     std::vector<ResultsDb> dbs;
@@ -103,7 +109,7 @@ int cmdFigure(Args& args)
             files.push_back(f);
     const auto svg = args.value("--svg");
     const auto pdf = args.value("--pdf");
-    const FigureStyle style = readStyle(args);
+    const FigureStyle style = readFigureStyle(args);
     const int minN = args.intValue("--min-n", static_cast<int>(kDefaultMinN));
     const bool allowDifferentCorpus = args.flag("--allow-different-corpus");
     const auto studyFile = args.value("--study");

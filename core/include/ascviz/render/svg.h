@@ -10,6 +10,15 @@ namespace ascviz {
 // data-node/data-type/data-start/data-end; token groups carry data-token (sequence view).
 // Beyond options.maxGraphvizNodes shown nodes the tree layout is used and the title line says so.
 std::string renderAstSvg(const EvalResult& r, AstView view, const LayoutOptions& options = {});
-std::string renderSequenceSvg(const EvalResult& r);
+// Whitespace-only tokens (indentation, line breaks) in the sequence view: Faint (default: their NtP colour at
+// a quarter strength, so indentation does not read as large saturated bars), None (not coloured) or Full
+// (like every other token; `render --whitespace full`).
+enum class WhitespaceTokens { Faint, None, Full };
+WhitespaceTokens parseWhitespaceTokens(const std::string& s); // "faint" | "none" | "full"; InputError else
+// Whether token `t`'s bytes are all whitespace (space, tab, CR, LF, FF, VT) — false for an empty span.
+bool isWhitespaceToken(const ScoredText& s, std::size_t t);
+// The fill of token `t` under the whitespace mode; nullopt: not coloured.
+std::optional<Rgb> tokenFill(const ScoredText& s, std::size_t t, WhitespaceTokens ws);
+std::string renderSequenceSvg(const EvalResult& r, WhitespaceTokens ws = WhitespaceTokens::Faint);
 
 } // namespace ascviz
