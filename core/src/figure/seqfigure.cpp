@@ -46,9 +46,11 @@ double drawCode(Figure& f, const ScoredText& s, double x, double y, double width
     const Rgb grey{153, 153, 153};
     for (int l = 0; l < seq.lines; ++l) {
         const int r0 = rowOf[static_cast<std::size_t>(l)];
-        f.text(codeX - cw, y + r0 * lh + lh * 0.75, std::to_string(l + 1), font * 0.85, TextAnchor::End, false, grey);
+        f.text(codeX - cw, y + r0 * lh + lh * 0.75, std::to_string(l + 1), std::max(kMinFigureFontPt, font * 0.85),
+               TextAnchor::End, false, grey);
         for (int k = 1; k * fitCols < lineCols[static_cast<std::size_t>(l)]; ++k)
-            f.text(codeX - cw, y + (r0 + k) * lh + lh * 0.75, "\u21aa", font * 0.85, TextAnchor::End, false, grey);
+            f.text(codeX - cw, y + (r0 + k) * lh + lh * 0.75, "\u21aa", std::max(kMinFigureFontPt, font * 0.85),
+                   TextAnchor::End, false, grey);
     }
     for (const auto& run : seq.runs) {
         // Split the run where it crosses the column limit (code points; wide ones count 2 columns).
