@@ -120,3 +120,51 @@ TEST(CliFigure, UsageErrors)
     EXPECT_EQ(missing.status, 1) << missing.err;
     EXPECT_NE(missing.err.find("none.db"), std::string::npos) << missing.err;
 }
+
+namespace {
+// A scored text without a model: "def f(x):\n    return x\n" in six tokens (score JSON, docs/cli.md).
+std::pair<std::filesystem::path, std::filesystem::path> scoredText()
+{
+    const auto text = clitest::writeTemp("fig-code.py", "def f(x):\n    return x\n");
+    const auto scores =
+        clitest::writeTemp("fig-scores.json",
+                           R"({"model": "hand-made", "tokens": [{"start": 0, "end": 3, "id": 1, "ntp": null},
+            {"start": 3, "end": 5, "id": 2, "ntp": 0.2}, {"start": 5, "end": 9, "id": 3, "ntp": 0.6},
+            {"start": 9, "end": 14, "id": 4, "ntp": 0.9}, {"start": 14, "end": 20, "id": 5, "ntp": 0.3},
+            {"start": 20, "end": 23, "id": 6, "ntp": 0.7}]})");
+    return {text, scores};
+}
+} // namespace
+
+TEST(CliFigure, RenderOptionsDrawThroughTheFigureCode)
+{
+    const auto [text, scores] = scoredText();
+    const std::string in = "render --scores " + q(scores) + " --text-file " + q(text);
+    const auto svg = clitest::tempDir() / "render.svg";
+    for (const std::string view : {"complete", "partial", "sequence"}) {
+        const auto r = clitest::run(in + " --view " + view + " --svg " + q(svg) + " --width-mm 85 --font-pt 7");
+        ASSERT_EQ(r.status, 0) << view << ": " << r.err;
+        const std::string s = clitest::readAll(svg);
+        EXPECT_NEAR(figtest::svgWidthMm(s), 85.0, 0.01) << view;
+        const auto sizes = figtest::svgFontSizes(s);
+        ASSERT_FALSE(sizes.empty());
+        EXPECT_GE(*std::min_element(sizes.begin(), sizes.end()), 6.0) << view;
+        EXPECT_EQ(s.find("<image"), std::string::npos);
+    }
+    // The depth limit: the root alone, with the count of what it hides.
+    auto r = clitest::run(in + " --view complete --max-depth 0 --no-title --svg " + q(svg));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(clitest::readAll(svg).find(">\u2026("), std::string::npos);
+    // figure5 as PDF.
+    const auto pdf = clitest::tempDir() / "figure5.pdf";
+    r = clitest::run(in + " --prompt-bytes 14 --view figure5 --orientation lr --pdf " + q(pdf));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(clitest::readAll(pdf).substr(0, 5), "%PDF-");
+    // Errors: a bad orientation or whitespace mode (usage), a node id the tree does not have (named).
+    EXPECT_EQ(clitest::run(in + " --view complete --orientation up --svg " + q(svg)).status, 2);
+    EXPECT_EQ(clitest::run(in + " --view sequence --whitespace dim --svg " + q(svg)).status, 2);
+    EXPECT_EQ(clitest::run(in + " --view complete --svg " + q(svg) + " --pdf " + q(pdf)).status, 2);
+    r = clitest::run(in + " --view complete --subtree 999 --svg " + q(svg));
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_NE(r.err.find("--subtree 999"), std::string::npos) << r.err;
+}
