@@ -11,27 +11,11 @@ namespace {
 
 constexpr double kLayoutLabelPt = 10.0; // the font the layout sized its boxes for (render_util.h)
 
-Rgb inkOn(Rgb fill)
-{
-    const double lum = (0.2126 * fill.r + 0.7152 * fill.g + 0.0722 * fill.b) / 255.0;
-    return lum < 0.45 ? Rgb{255, 255, 255} : Rgb{17, 17, 17};
-}
-
 // Levels below the subtree's root (or the tree's roots).
 int treeDepth(const EvalResult& r, int subtree)
 {
-    const auto& ast = r.tree.nodes();
-    std::vector<int> depth(ast.size(), -1);
-    int deepest = 0;
-    for (const auto& n : ast) {
-        const auto id = static_cast<std::size_t>(n.id);
-        if (subtree < 0 ? n.parent < 0 : n.id == subtree)
-            depth[id] = 0;
-        else if (n.parent >= 0 && depth[static_cast<std::size_t>(n.parent)] >= 0)
-            depth[id] = depth[static_cast<std::size_t>(n.parent)] + 1;
-        deepest = std::max(deepest, depth[id]);
-    }
-    return deepest;
+    const auto depth = depthsBelow(r, subtree);
+    return depth.empty() ? 0 : std::max(0, *std::max_element(depth.begin(), depth.end()));
 }
 
 // Draws the layout at `scale` with its top-left corner at (x, y).
@@ -77,7 +61,8 @@ void drawGraph(Figure& f, const EvalResult& r, const GraphLayout& g, double x, d
         const bool collapsed = !lines.empty() && lines.back().rfind("\u2026(", 0) == 0;
         const std::size_t valueLine = lines.size() - (collapsed ? 2 : 1);
         for (std::size_t i = 0; i < lines.size(); ++i, ty += lh) {
-            f.text(x + ln.x * scale, ty, lines[i], fontPt, TextAnchor::Middle, i == valueLine, inkOn(*box.fill));
+            f.text(x + ln.x * scale, ty, lines[i], fontPt, TextAnchor::Middle, i == valueLine,
+                   figparts::inkOn(*box.fill));
         }
         f.items.emplace_back(FigGroup{});
     }
@@ -104,7 +89,7 @@ ViewFigure astFigure(const EvalResult& r, AstView view, const FigureStyle& style
         GraphLayout g;
         int depth = -1; // the depth limit chosen (-1: none needed)
     };
-    const bool collapse = options.autoCollapse && options.layout.maxDepth < 0;
+    const bool collapse = options.autoCollapse; // a --max-depth given is an upper bound
     auto choose = [&](bool leftToRight) {
         Choice c{options.layout, {}, -1};
         c.lo.leftToRight = leftToRight;
@@ -112,7 +97,8 @@ ViewFigure astFigure(const EvalResult& r, AstView view, const FigureStyle& style
         if (labelAt(c.g) >= kMinFigureFontPt || !collapse)
             return c;
         // The deepest depth limit at which the labels stay legible (binary search; depth 0 = the root alone).
-        int lo_d = 0, hi_d = treeDepth(r, c.lo.subtree) - 1, best = 0;
+        const int deepest = treeDepth(r, c.lo.subtree);
+        int lo_d = 0, hi_d = (c.lo.maxDepth >= 0 ? std::min(c.lo.maxDepth, deepest) : deepest) - 1, best = 0;
         while (lo_d <= hi_d) {
             const int mid = (lo_d + hi_d) / 2;
             LayoutOptions t = c.lo;

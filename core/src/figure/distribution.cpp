@@ -1,5 +1,6 @@
 // Per-category distributions of snippet-level values by run, as box plots (charts.h; ASTxplainer Fig. 6).
 #include "ascviz/base/error.h"
+#include "ascviz/results/stats.h"
 #include "parts.h"
 
 #include <algorithm>
@@ -9,10 +10,7 @@ namespace {
 
 double quantile(const std::vector<double>& sorted, double p)
 {
-    const double pos = p * static_cast<double>(sorted.size() - 1);
-    const auto i = static_cast<std::size_t>(pos);
-    const double frac = pos - static_cast<double>(i);
-    return i + 1 < sorted.size() ? sorted[i] + (sorted[i + 1] - sorted[i]) * frac : sorted[i];
+    return percentileSorted(sorted, p * 100); // results/stats.h: numpy's linear interpolation
 }
 
 } // namespace

@@ -1,7 +1,7 @@
 // A Figure written as SVG (text as <text>, no raster) and as PDF through Cairo (figure.h).
 #include "ascviz/base/error.h"
-#include "ascviz/base/utf8.h"
 #include "ascviz/figure/figure.h"
+#include "ascviz/render/svg.h"
 
 #include <cairo-pdf.h>
 #include <cairo.h>
@@ -37,33 +37,9 @@ std::string colour(Rgb c)
     return buf;
 }
 
-// XML character data and attribute values; code points XML 1.0 forbids become U+FFFD.
 std::string escape(const std::string& s)
 {
-    std::string out;
-    for (std::size_t i = 0; i < s.size();) {
-        const char32_t cp = nextCodePoint(s, i);
-        switch (cp) {
-        case '&':
-            out += "&amp;";
-            break;
-        case '<':
-            out += "&lt;";
-            break;
-        case '>':
-            out += "&gt;";
-            break;
-        case '"':
-            out += "&quot;";
-            break;
-        default: {
-            const bool ok = cp == 0x9 || (cp >= 0x20 && cp <= 0xD7FF) || (cp >= 0xE000 && cp <= 0xFFFD) ||
-                            (cp >= 0x10000 && cp <= 0x10FFFF);
-            appendUtf8(out, ok ? cp : char32_t(0xFFFD));
-        }
-        }
-    }
-    return out;
+    return xmlEscape(s); // render/svg.h
 }
 
 std::string paint(const char* attr, const std::optional<Rgb>& c)

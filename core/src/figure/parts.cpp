@@ -23,6 +23,12 @@ std::string value2(double v)
     return buf;
 }
 
+Rgb inkOn(Rgb fill)
+{
+    const double lum = (0.2126 * fill.r + 0.7152 * fill.g + 0.0722 * fill.b) / 255.0;
+    return lum < 0.45 ? Rgb{255, 255, 255} : Rgb{17, 17, 17};
+}
+
 double drawTitle(Figure& f, const FigureStyle& s, const std::string& title)
 {
     if (!s.title || title.empty())

@@ -73,8 +73,10 @@ double drawCode(Figure& f, const ScoredText& s, double x, double y, double width
                 }
             }
             const double px = codeX + c0 * cw, py = y + r * lh;
+            std::optional<Rgb> fill;
             if (run.token >= 0) {
-                if (const auto fill = colour(run.token)) {
+                fill = colour(run.token);
+                if (fill) {
                     FigRect cell;
                     cell.x = px;
                     cell.y = py + 0.5;
@@ -94,6 +96,8 @@ double drawCode(Figure& f, const ScoredText& s, double x, double y, double width
                 t.sizePt = font;
                 t.mono = true;
                 t.bold = run.token >= 0 && underline(run.token);
+                if (fill)
+                    t.color = figparts::inkOn(*fill); // dark cells (NtP near 0 or 1): white text
                 f.items.emplace_back(t);
             }
             col += pieceCols;

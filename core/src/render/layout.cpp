@@ -40,6 +40,20 @@ std::vector<int> visibleNodes(const EvalResult& r, AstView view)
     return out;
 }
 
+std::vector<int> depthsBelow(const EvalResult& r, int subtree)
+{
+    const auto& ast = r.tree.nodes();
+    std::vector<int> depth(ast.size(), -1);
+    for (const auto& n : ast) { // pre-order: parents first
+        const auto id = static_cast<std::size_t>(n.id);
+        if (subtree < 0 ? n.parent < 0 : n.id == subtree)
+            depth[id] = 0;
+        else if (n.parent >= 0 && depth[static_cast<std::size_t>(n.parent)] >= 0)
+            depth[id] = depth[static_cast<std::size_t>(n.parent)] + 1;
+    }
+    return depth;
+}
+
 std::vector<int> visibleNodes(const EvalResult& r, AstView view, const LayoutOptions& options)
 {
     const auto& ast = r.tree.nodes();
@@ -48,15 +62,10 @@ std::vector<int> visibleNodes(const EvalResult& r, AstView view, const LayoutOpt
                          std::to_string(ast.empty() ? 0 : ast.size() - 1));
     if (options.subtree < 0 && options.maxDepth < 0)
         return visibleNodes(r, view);
-    // depth below the subtree's root (-1: outside it); ast is in pre-order, parents first.
-    std::vector<int> depth(ast.size(), -1);
+    const std::vector<int> depth = depthsBelow(r, options.subtree);
     std::vector<int> out;
     for (const auto& n : ast) {
         const auto id = static_cast<std::size_t>(n.id);
-        if (options.subtree < 0 ? n.parent < 0 : n.id == options.subtree)
-            depth[id] = 0;
-        else if (n.parent >= 0 && depth[static_cast<std::size_t>(n.parent)] >= 0)
-            depth[id] = depth[static_cast<std::size_t>(n.parent)] + 1;
         if (depth[id] < 0 || (options.maxDepth >= 0 && depth[id] > options.maxDepth))
             continue;
         if (view == AstView::Complete || !n.isTerminal() || n.error() || n.id == options.subtree)
@@ -74,13 +83,9 @@ std::vector<int> collapsedCounts(const EvalResult& r, AstView view, const Layout
     std::vector<char> shown(ast.size(), 0);
     for (int id : visibleNodes(r, view, options))
         shown[static_cast<std::size_t>(id)] = 1;
-    std::vector<int> depth(ast.size(), -1);
+    const std::vector<int> depth = depthsBelow(r, options.subtree);
     for (const auto& n : ast) {
         const auto id = static_cast<std::size_t>(n.id);
-        if (options.subtree < 0 ? n.parent < 0 : n.id == options.subtree)
-            depth[id] = 0;
-        else if (n.parent >= 0 && depth[static_cast<std::size_t>(n.parent)] >= 0)
-            depth[id] = depth[static_cast<std::size_t>(n.parent)] + 1;
         if (depth[id] <= options.maxDepth)
             continue;
         // A node below the cut counts for its nearest shown ancestor.

@@ -15,7 +15,6 @@ namespace {
 
 using detail::fmt;
 using detail::hex;
-using detail::xmlEscape;
 
 constexpr const char* kSansFont = "DejaVu Sans, Helvetica, Arial, sans-serif";
 constexpr const char* kMonoFont = "DejaVu Sans Mono, Menlo, Consolas, monospace";
@@ -186,6 +185,11 @@ std::string renderAstSvg(const EvalResult& r, AstView view, const LayoutOptions&
            "AsC-Eval of a node = " + toString(r.aggregation) + " of the NtP of its aligned tokens", true, false);
     s << "</svg>\n";
     return s.str();
+}
+
+std::string xmlEscape(std::string_view s)
+{
+    return detail::xmlEscape(s);
 }
 
 WhitespaceTokens parseWhitespaceTokens(const std::string& s)

@@ -14,7 +14,8 @@ namespace ascviz {
 struct ViewFigureOptions {
     LayoutOptions layout;                                  // subtree, max depth, orientation, Graphviz limit
     WhitespaceTokens whitespace = WhitespaceTokens::Faint; // the sequence view
-    bool autoCollapse = true; // collapse deep levels (when layout.maxDepth is unset) to keep labels legible
+    // Collapse deep levels (below layout.maxDepth when it is set) to keep labels legible at the width.
+    bool autoCollapse = true;
     // When even collapsing cannot keep the whole tree legible: also try the other orientation and keep the
     // one that shows more levels (off when the user chose the orientation).
     bool autoOrientation = true;

@@ -50,6 +50,9 @@ struct LayoutOptions {
     int maxDepth = -1;        // >= 0: levels below the root deeper than this are collapsed (render --max-depth)
     bool leftToRight = false; // ranks from left to right instead of top down (render --orientation lr)
 };
+// Per node id: its level below `subtree` (0 = the subtree's root; subtree < 0: below the tree's roots), -1
+// for nodes outside the subtree.
+std::vector<int> depthsBelow(const EvalResult& r, int subtree);
 // The nodes shown under `options` (subtree, depth), in pre-order; throws InputError naming the node when
 // options.subtree is not a node id of the tree.
 std::vector<int> visibleNodes(const EvalResult& r, AstView view, const LayoutOptions& options);

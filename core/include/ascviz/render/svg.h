@@ -3,8 +3,13 @@
 #include "ascviz/render/layout.h"
 
 #include <string>
+#include <string_view>
 
 namespace ascviz {
+
+// XML character data / attribute value escaping (& < > " ' and control characters); code points XML 1.0
+// forbids become U+FFFD. Every SVG writer of the project escapes with it.
+std::string xmlEscape(std::string_view s);
 
 // Standalone SVG documents (title line, the view, legend). Node groups carry id="node-<id>" and
 // data-node/data-type/data-start/data-end; token groups carry data-token (sequence view).
