@@ -18,23 +18,12 @@ namespace {
 
 std::string num(double x)
 {
-    if (!std::isfinite(x))
-        x = 0;
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2f", x);
-    std::string s = buf;
-    while (!s.empty() && s.back() == '0')
-        s.pop_back();
-    if (!s.empty() && s.back() == '.')
-        s.pop_back();
-    return s == "-0" ? "0" : s;
+    return svgNumber(x); // render/svg.h
 }
 
 std::string colour(Rgb c)
 {
-    char buf[8];
-    std::snprintf(buf, sizeof buf, "#%02x%02x%02x", c.r, c.g, c.b);
-    return buf;
+    return svgColour(c);
 }
 
 std::string escape(const std::string& s)

@@ -1,6 +1,8 @@
 // Shared chart pieces (parts.h).
 #include "parts.h"
 
+#include "ascviz/render/svg.h"
+
 #include <algorithm>
 #include <cstdio>
 
@@ -18,15 +20,12 @@ double lineHeight(double fontPt)
 
 std::string value2(double v)
 {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2f", v);
-    return buf;
+    return valueText(v);
 }
 
 Rgb inkOn(Rgb fill)
 {
-    const double lum = (0.2126 * fill.r + 0.7152 * fill.g + 0.0722 * fill.b) / 255.0;
-    return lum < 0.45 ? Rgb{255, 255, 255} : Rgb{17, 17, 17};
+    return relativeLuminance(fill) < 0.3 ? Rgb{255, 255, 255} : Rgb{17, 17, 17}; // as the render views
 }
 
 double drawTitle(Figure& f, const FigureStyle& s, const std::string& title)

@@ -192,6 +192,26 @@ std::string xmlEscape(std::string_view s)
     return detail::xmlEscape(s);
 }
 
+std::string svgNumber(double x)
+{
+    return detail::fmt(x);
+}
+
+std::string svgColour(Rgb c)
+{
+    return detail::hex(c);
+}
+
+double relativeLuminance(Rgb c)
+{
+    return detail::luminance(c);
+}
+
+std::string valueText(double v)
+{
+    return detail::formatValue(v);
+}
+
 WhitespaceTokens parseWhitespaceTokens(const std::string& s)
 {
     if (s == "faint")

@@ -10,6 +10,10 @@ namespace ascviz {
 // XML character data / attribute value escaping (& < > " ' and control characters); code points XML 1.0
 // forbids become U+FFFD. Every SVG writer of the project escapes with it.
 std::string xmlEscape(std::string_view s);
+std::string svgNumber(double x); // a coordinate: at most 2 decimals, no trailing zeros ("12.5", "0")
+std::string svgColour(Rgb c);    // "#rrggbb"
+double relativeLuminance(Rgb c); // WCAG relative luminance in [0, 1] (picks black or white text)
+std::string valueText(double v); // "0.63"
 
 // Standalone SVG documents (title line, the view, legend). Node groups carry id="node-<id>" and
 // data-node/data-type/data-start/data-end; token groups carry data-token (sequence view).
