@@ -125,8 +125,8 @@ TEST(Views, WhitespaceTokensAreFaintByDefault)
     const Rgb full = ascColor(0.9);
     const auto faint = tokenFill(r.scored, 4, WhitespaceTokens::Faint);
     ASSERT_TRUE(faint);
-    EXPECT_EQ(faint->r, 255 - (255 - full.r) / 4);
-    EXPECT_EQ(faint->b, 255 - (255 - full.b) / 4);
+    EXPECT_EQ(faint->r, 255 - (255 - full.r) / 8);
+    EXPECT_EQ(faint->b, 255 - (255 - full.b) / 8);
     EXPECT_FALSE(tokenFill(r.scored, 4, WhitespaceTokens::None));
     EXPECT_EQ(tokenFill(r.scored, 4, WhitespaceTokens::Full)->b, full.b);
     EXPECT_EQ(tokenFill(r.scored, 5, WhitespaceTokens::None)->r, ascColor(0.3).r); // other tokens unchanged

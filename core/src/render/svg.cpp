@@ -241,7 +241,7 @@ std::optional<Rgb> tokenFill(const ScoredText& s, std::size_t t, WhitespaceToken
         return full;
     if (ws == WhitespaceTokens::None)
         return std::nullopt;
-    auto faint = [](unsigned char c) { return static_cast<unsigned char>(255 - (255 - c) / 4); };
+    auto faint = [](unsigned char c) { return static_cast<unsigned char>(255 - (255 - c) / 8); };
     return Rgb{faint(full.r), faint(full.g), faint(full.b)};
 }
 

@@ -20,7 +20,7 @@ std::string valueText(double v); // "0.63"
 // Beyond options.maxGraphvizNodes shown nodes the tree layout is used and the title line says so.
 std::string renderAstSvg(const EvalResult& r, AstView view, const LayoutOptions& options = {});
 // Whitespace-only tokens (indentation, line breaks) in the sequence view: Faint (default: their NtP colour at
-// a quarter strength, so indentation does not read as large saturated bars), None (not coloured) or Full
+// an eighth of its strength, so indentation does not read as large saturated bars), None (not coloured) or Full
 // (like every other token; `render --whitespace full`).
 enum class WhitespaceTokens { Faint, None, Full };
 WhitespaceTokens parseWhitespaceTokens(const std::string& s); // "faint" | "none" | "full"; InputError else
