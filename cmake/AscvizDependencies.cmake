@@ -22,6 +22,10 @@ ascviz_require(PCRE2_FOUND "PCRE2 (libpcre2-8)" "libpcre2-dev")
 pkg_check_modules(GVC QUIET IMPORTED_TARGET libgvc libcgraph)
 ascviz_require(GVC_FOUND "Graphviz (libgvc, libcgraph)" "libgraphviz-dev")
 
+# Cairo: the PDF output of the paper figures and their text measurement (core/src/figure).
+pkg_check_modules(CAIRO QUIET IMPORTED_TARGET cairo cairo-pdf)
+ascviz_require(CAIRO_FOUND "Cairo (cairo, cairo-pdf)" "libcairo2-dev")
+
 pkg_check_modules(SQLITE3 QUIET IMPORTED_TARGET sqlite3)
 ascviz_require(SQLITE3_FOUND "SQLite 3" "libsqlite3-dev")
 

@@ -27,16 +27,6 @@ std::string fmtOpt(const std::optional<double>& v, const char* f = "%.3f")
     return v ? fmt(*v, f) : std::string("n/a");
 }
 
-std::vector<std::string> splitList(const std::string& s)
-{
-    std::vector<std::string> out;
-    std::stringstream in(s);
-    for (std::string item; std::getline(in, item, ',');)
-        if (!item.empty())
-            out.push_back(item);
-    return out;
-}
-
 std::string causalText(const CausalReport& r)
 {
     std::ostringstream t;

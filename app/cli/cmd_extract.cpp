@@ -15,20 +15,6 @@
 #include <sstream>
 
 namespace ascviz::cli {
-namespace {
-
-std::vector<std::string> splitList(const std::string& s)
-{
-    std::vector<std::string> out;
-    std::stringstream in(s);
-    std::string item;
-    while (std::getline(in, item, ','))
-        if (!item.empty())
-            out.push_back(item);
-    return out;
-}
-
-} // namespace
 
 int cmdExtract(Args& args)
 {

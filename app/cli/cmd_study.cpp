@@ -1,5 +1,6 @@
 // study (docs/cli.md "Additions", docs/study.md): init (design + evaluations with the model), render (what a
 // participant sees, drawn by the GUI executable: the CLI stays Qt-free), report and export (no model).
+#include "answers.h"
 #include "commands.h"
 #include "common.h"
 #include "output.h"
@@ -179,41 +180,6 @@ int studyRender(Args& args)
                          std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ")");
     std::cerr << "study: wrote " << png << '\n';
     return 0;
-}
-
-struct Answers {
-    std::vector<std::string> conditions;
-    std::vector<StudyQuestion> questions;
-    std::vector<ResponseRow> rows;
-};
-
-// The answers of a responses file (SQLite) or its CSV export; a CSV needs the study file for the scales.
-Answers readAnswers(const fs::path& responses, const std::optional<std::string>& studyFile)
-{
-    Answers a;
-    std::optional<Study> study;
-    if (studyFile)
-        study = readStudyFile(*studyFile);
-    std::error_code ec;
-    if (!fs::exists(responses, ec))
-        throw InputError("the responses file " + responses.string() + " does not exist");
-    if (isSqliteFile(responses)) {
-        const auto db = ResponsesDb::openExisting(responses);
-        if (study && (study->id != db.studyId() || study->fingerprint() != db.fingerprint()))
-            throw InputError("the responses file " + responses.string() + " belongs to study '" + db.studyId() +
-                             "' (fingerprint " + db.fingerprint() + "), not to study '" + study->id +
-                             "' (fingerprint " + study->fingerprint() + ")");
-        a.conditions = db.conditions();
-        a.questions = db.questions();
-        a.rows = db.rows();
-        return a;
-    }
-    if (!study)
-        throw UsageError("a CSV of answers needs --study STUDY.json (for the questions' scales)");
-    a.conditions = study->conditions;
-    a.questions = study->questions;
-    a.rows = readResponsesCsv(responses);
-    return a;
 }
 
 int studyReport(Args& args)

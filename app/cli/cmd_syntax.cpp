@@ -11,6 +11,7 @@
 #include "ascviz/render/svg.h"
 #include "ascviz/syntax/language.h"
 #include "ascviz/syntax/syntax.h"
+#include "render_figure.h"
 
 #include <algorithm>
 #include <cmath>
@@ -229,34 +230,44 @@ int cmdRender(Args& args)
 {
     const EvalInputs in = readEvalOptions(args);
     const std::string view = args.require("--view");
-    const std::string svgFile = args.require("--svg");
+    const auto svgFile = args.value("--svg");
+    const auto pdfFile = args.value("--pdf");
     LayoutOptions layout;
     layout.maxGraphvizNodes =
         static_cast<std::size_t>(args.uint64Value("--max-graphviz-nodes", layout.maxGraphvizNodes));
-    if (view != "complete" && view != "partial" && view != "sequence")
-        throw UsageError("--view must be complete, partial or sequence");
+    const RenderFigureArgs fig = readRenderFigureArgs(args, layout);
+    if (view != "complete" && view != "partial" && view != "sequence" && view != "figure5")
+        throw UsageError("--view must be complete, partial, sequence or figure5");
     args.finish();
+    if (svgFile.has_value() == pdfFile.has_value())
+        throw UsageError("render writes exactly one of --svg OUT or --pdf OUT");
+    const std::string outFile = svgFile ? *svgFile : *pdfFile;
     {
-        // fail before loading a model when the SVG cannot be written there
+        // fail before loading a model when the file cannot be written there
         std::error_code ec;
-        const auto dir = std::filesystem::absolute(svgFile, ec).parent_path();
+        const auto dir = std::filesystem::absolute(outFile, ec).parent_path();
         if (!std::filesystem::is_directory(dir, ec))
-            throw InputError("cannot write " + svgFile + ": the folder " + dir.string() + " does not exist");
+            throw InputError("cannot write " + outFile + ": the folder " + dir.string() + " does not exist");
     }
 
     const EvalResult r = runEval(in);
     warnSyntaxProblems(r.tree, in.textFile ? *in.textFile : *in.scoresFile);
-    const std::string svg = view == "sequence"
-                                ? renderSequenceSvg(r)
-                                : renderAstSvg(r, view == "complete" ? AstView::Complete : AstView::Partial, layout);
-    std::ofstream f(svgFile, std::ios::binary);
-    if (!f)
-        throw InputError("cannot write " + svgFile);
-    f << svg;
-    f.close();
-    if (!f)
-        throw InputError("failed writing " + svgFile);
-    std::cerr << "wrote " << svgFile << " (" << view << " view, " << r.tree.nodes().size() << " AST nodes, "
+    if (fig.figure || pdfFile || view == "figure5") {
+        writeRenderFigure(r, view, fig, outFile, pdfFile.has_value());
+    } else {
+        const std::string svg =
+            view == "sequence"
+                ? renderSequenceSvg(r, fig.options.whitespace)
+                : renderAstSvg(r, view == "complete" ? AstView::Complete : AstView::Partial, fig.options.layout);
+        std::ofstream f(outFile, std::ios::binary);
+        if (!f)
+            throw InputError("cannot write " + outFile);
+        f << svg;
+        f.close();
+        if (!f)
+            throw InputError("failed writing " + outFile);
+    }
+    std::cerr << "wrote " << outFile << " (" << view << " view, " << r.tree.nodes().size() << " AST nodes, "
               << r.scored.tokens.size() << " tokens)\n";
     return 0;
 }

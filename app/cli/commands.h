@@ -22,5 +22,6 @@ int cmdSlurm(Args& args);        // cmd_cluster.cpp
 int cmdStudy(Args& args);        // cmd_study.cpp (init|render|report|export)
 int cmdRelations(Args& args);    // cmd_heads.cpp
 int cmdAnalyzeHeads(Args& args); // cmd_heads.cpp (analyze heads: needs the model)
+int cmdFigure(Args& args);       // cmd_figure.cpp (torch-free): categories|distribution|treemap|heatmap|likert
 
 } // namespace ascviz::cli

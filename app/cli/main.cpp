@@ -41,6 +41,8 @@ const char* kUsage =
     "  study    init --corpus FILE --samples N --participants P --out STUDY.json [--conditions C,S1,S2,S3] [--seed S]\n"
     "           | render --study STUDY.json --participant ID --trial K --png OUT\n"
     "           | report --responses FILE [--json | --csv DIR] | export --responses FILE --csv OUT\n"
+    "  figure   categories|distribution|treemap|heatmap|likert --db R [--db R2...] --svg OUT | --pdf OUT\n"
+    "           [--width-mm W] [--font-pt P] [--no-title] [--legend right|bottom|none]\n"
     "common options: --model DIR|ORG/NAME|default, --device auto|cpu|cuda, --dtype auto|float32|float16|bfloat16,\n"
     "                --threads N, --out FILE; text files must be UTF-8 ('-' = stdin)\n"
     "exit status: 0 success, 2 usage error, 1 any other failure (one line on stderr)\n";
@@ -188,6 +190,24 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "  export   --responses FILE --csv OUT: one row per answer:\n"
           "           participant,trial,sample,condition,question,answer,seconds\n",
           true}},
+        {"figure",
+         {"ascviz-cli figure KIND --db R [--db R2 ...] (--svg OUT | --pdf OUT) [style options]",
+          "  paper figures as vector SVG (text as text) or PDF (Cairo), docs/figures.md\n"
+          "  KIND     categories    AsC-Eval per category, bars with bootstrap 95% CIs, runs side by side\n"
+          "           distribution  snippet-level AsC-Eval per category, a box plot per run\n"
+          "           treemap       concepts sized by count, coloured by AsC-Eval (one --db)\n"
+          "           heatmap       categories x runs (as analyze heatmap)\n"
+          "           likert        a study's answers (--db RESPONSES, a responses file or its CSV with --study)\n"
+          "  --db R             a results database (repeatable or comma-separated); runs are labelled with the\n"
+          "                     model and the settings that differ; other corpora refused unless\n"
+          "                     --allow-different-corpus\n"
+          "  --svg OUT | --pdf OUT  the file to write\n"
+          "  --width-mm W | --width-pt W  page width (default 85 mm, one column)\n"
+          "  --font-pt P        label font size (default 8; 6 to 72)\n"
+          "  --no-title         no title line\n"
+          "  --legend L         right (default), bottom or none\n"
+          "  --min-n N          categories: fewer pooled values are drawn hollow as too few (default 10)\n",
+          false}},
         {"eval",
          {"ascviz-cli eval (--model M | --scores F) --text-file F [--prompt-bytes N] [--aggregation A] [--out FILE]",
           nullptr, true}},
@@ -292,7 +312,7 @@ int main(int argc, char** argv)
         {"generate", cmdGenerate},   {"parse", cmdParse},     {"node-types", cmdNodeTypes}, {"extract", cmdExtract},
         {"analyze", cmdAnalyze},     {"eval", cmdEval},       {"render", cmdRender},        {"batch", cmdBatch},
         {"report", cmdReport},       {"merge", cmdMerge},     {"slurm", cmdSlurm},          {"study", cmdStudy},
-        {"relations", cmdRelations},
+        {"relations", cmdRelations}, {"figure", cmdFigure},
     };
     if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
         (argc < 2 ? std::cerr : std::cout) << kUsage;

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 namespace ascviz::cli {
 
@@ -93,6 +94,16 @@ void warnSyntaxProblems(const SyntaxTree& tree, const std::string& what)
         also += (also.empty() ? "" : ", ") + id;
     std::cerr << "ascviz-cli: warning: " << what << ": " << d
               << (also.empty() ? std::string() : " (it parses without errors as " + also + "; see --language)") << '\n';
+}
+
+std::vector<std::string> splitList(const std::string& s)
+{
+    std::vector<std::string> out;
+    std::stringstream in(s);
+    for (std::string item; std::getline(in, item, ',');)
+        if (!item.empty())
+            out.push_back(item);
+    return out;
 }
 
 } // namespace ascviz::cli

@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace ascviz::cli {
 
@@ -30,5 +31,8 @@ nlohmann::json syntaxProblemsJson(const SyntaxTree& tree);
 // When the tree has ERROR/MISSING nodes, one warning line on stderr naming them and the languages under
 // which the text parses cleanly (never switching language on its own). `what` names the input.
 void warnSyntaxProblems(const SyntaxTree& tree, const std::string& what);
+
+// "a,b,,c" -> {"a", "b", "c"} (comma-separated option values; empty items dropped).
+std::vector<std::string> splitList(const std::string& s);
 
 } // namespace ascviz::cli

@@ -30,6 +30,7 @@ ALLOWED = {
     "cluster": {"base", "results"},
     "study": {"base", "eval", "results"},
     "attention": {"base", "syntax"},
+    "figure": {"base", "eval", "render", "results", "study"},
 }
 MAX_LINES = 700
 CPP = {".cpp", ".h", ".hpp", ".cc"}

@@ -160,6 +160,15 @@ private Q_SLOTS:
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QByteArray svgText = f.readAll();
         QVERIFY(svgText.contains("<svg"));
+        // The paper figure of the figure room (85 mm, text as text), not a grab of the widget.
+        QVERIFY(svgText.contains("width=\"85mm\""));
+        QVERIFY(!svgText.contains("<image"));
+        QVERIFY(svgText.contains(">AsC-Eval by category (bootstrapped"));
+        const QString pdf = m_dir.filePath(QStringLiteral("distribution.pdf"));
+        QVERIFY2(tab.exportChartSvg(tab.distributionChartView(), pdf, &err), qPrintable(err));
+        QFile p(pdf);
+        QVERIFY(p.open(QIODevice::ReadOnly));
+        QVERIFY(p.read(5) == "%PDF-");
         tab.resultTabs()->setCurrentIndex(0);
         const QString csv = m_dir.filePath(QStringLiteral("stats.csv"));
         QVERIFY2(tab.exportCurrentTableCsv(csv, &err), qPrintable(err));

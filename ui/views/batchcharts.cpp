@@ -2,6 +2,9 @@
 
 #include "common/textpos.h"
 
+#include "ascviz/figure/charts.h"
+#include "ascviz/figure/data.h"
+
 #include <QBarCategoryAxis>
 #include <QBarSeries>
 #include <QBarSet>
@@ -182,6 +185,41 @@ void buildDistributionChart(QChart* chart, const std::vector<BatchResultPtr>& se
     series->attachAxis(x);
     series->attachAxis(y);
     chart->legend()->setVisible(false);
+}
+
+bool exportBatchFigure(BatchChart chart, const std::vector<BatchResultPtr>& sets, const QString& file,
+                       const QString& warning, QString* error)
+{
+    auto fail = [&](const QString& m) {
+        if (error)
+            *error = m;
+        return false;
+    };
+    if (sets.empty())
+        return fail(QObject::tr("There are no results to draw yet."));
+    try {
+        Figure f;
+        if (chart == BatchChart::Categories) {
+            std::vector<FigureRun> runs;
+            for (const auto& s : sets)
+                runs.push_back({toUtf8(s->label), &s->stats, nullptr});
+            f = categoryBarsFigure(categoryBarsData(runs, toUtf8(warning)), FigureStyle{});
+        } else {
+            DistributionData d;
+            d.rows = {"all snippets"};
+            d.values.resize(1);
+            d.warning = toUtf8(warning);
+            for (const auto& s : sets) {
+                d.runs.push_back(toUtf8(s->label));
+                d.values[0].push_back(snippetValues(*s));
+            }
+            f = distributionFigure(d, FigureStyle{});
+        }
+        writeFigure(f, toUtf8(file), file.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive));
+        return true;
+    } catch (const std::exception& e) {
+        return fail(toQString(e.what()));
+    }
 }
 
 bool exportWidgetSvg(QWidget* widget, const QString& file, const QString& title, QString* error)

@@ -26,6 +26,14 @@ void buildCategoryChart(QChart* chart, const std::vector<BatchResultPtr>& sets);
 // Clears `chart` and draws one box (quartiles, Tukey whiskers) per result set over its snippets' AsC-Eval.
 void buildDistributionChart(QChart* chart, const std::vector<BatchResultPtr>& sets);
 
+// The paper figure of a Batch chart (the figure room, as `ascviz-cli figure categories|distribution` draws
+// it: vector SVG at 85 mm with text as text, or PDF when `file` ends in ".pdf"), not a grab of the widget.
+// Categories: bars with CIs per result set; Distribution: the snippet AsC-Eval of each set as a box plot.
+// `warning` (the settings that differ between the sets) becomes the caption's last line.
+enum class BatchChart { Categories, Distribution };
+bool exportBatchFigure(BatchChart chart, const std::vector<BatchResultPtr>& sets, const QString& file,
+                       const QString& warning, QString* error = nullptr);
+
 // Renders a widget (e.g. a QChartView) into an SVG file with QSvgGenerator (vector output).
 bool exportWidgetSvg(QWidget* widget, const QString& file, const QString& title, QString* error = nullptr);
 

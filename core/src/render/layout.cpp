@@ -40,6 +40,64 @@ std::vector<int> visibleNodes(const EvalResult& r, AstView view)
     return out;
 }
 
+std::vector<int> depthsBelow(const EvalResult& r, int subtree)
+{
+    const auto& ast = r.tree.nodes();
+    std::vector<int> depth(ast.size(), -1);
+    for (const auto& n : ast) { // pre-order: parents first
+        const auto id = static_cast<std::size_t>(n.id);
+        if (subtree < 0 ? n.parent < 0 : n.id == subtree)
+            depth[id] = 0;
+        else if (n.parent >= 0 && depth[static_cast<std::size_t>(n.parent)] >= 0)
+            depth[id] = depth[static_cast<std::size_t>(n.parent)] + 1;
+    }
+    return depth;
+}
+
+std::vector<int> visibleNodes(const EvalResult& r, AstView view, const LayoutOptions& options)
+{
+    const auto& ast = r.tree.nodes();
+    if (options.subtree >= 0 && static_cast<std::size_t>(options.subtree) >= ast.size())
+        throw InputError("--subtree " + std::to_string(options.subtree) + ": the tree has nodes 0 to " +
+                         std::to_string(ast.empty() ? 0 : ast.size() - 1));
+    if (options.subtree < 0 && options.maxDepth < 0)
+        return visibleNodes(r, view);
+    const std::vector<int> depth = depthsBelow(r, options.subtree);
+    std::vector<int> out;
+    for (const auto& n : ast) {
+        const auto id = static_cast<std::size_t>(n.id);
+        if (depth[id] < 0 || (options.maxDepth >= 0 && depth[id] > options.maxDepth))
+            continue;
+        if (view == AstView::Complete || !n.isTerminal() || n.error() || n.id == options.subtree)
+            out.push_back(n.id);
+    }
+    return out;
+}
+
+std::vector<int> collapsedCounts(const EvalResult& r, AstView view, const LayoutOptions& options)
+{
+    const auto& ast = r.tree.nodes();
+    std::vector<int> hidden(ast.size(), 0);
+    if (options.maxDepth < 0)
+        return hidden;
+    std::vector<char> shown(ast.size(), 0);
+    for (int id : visibleNodes(r, view, options))
+        shown[static_cast<std::size_t>(id)] = 1;
+    const std::vector<int> depth = depthsBelow(r, options.subtree);
+    for (const auto& n : ast) {
+        const auto id = static_cast<std::size_t>(n.id);
+        if (depth[id] <= options.maxDepth)
+            continue;
+        // A node below the cut counts for its nearest shown ancestor.
+        int p = n.parent;
+        while (p >= 0 && !shown[static_cast<std::size_t>(p)])
+            p = ast[static_cast<std::size_t>(p)].parent;
+        if (p >= 0)
+            ++hidden[static_cast<std::size_t>(p)];
+    }
+    return hidden;
+}
+
 std::string nodeLabel(const EvalResult& r, int node, AstView /*view*/)
 {
     const auto& n = r.tree.nodes().at(static_cast<std::size_t>(node));
@@ -113,15 +171,26 @@ std::string inches(double points)
 } // namespace
 
 namespace {
+// nodeLabel, plus a last line "…(n)" when n nodes below it are collapsed.
+std::string collapsedLabel(const EvalResult& r, int node, AstView view, const std::vector<int>& hidden)
+{
+    std::string label = nodeLabel(r, node, view);
+    const int n = hidden[static_cast<std::size_t>(node)];
+    if (n > 0)
+        label += "\n\u2026(" + std::to_string(n) + ")";
+    return label;
+}
 constexpr double kNodeSep = 0.12 * 72.0; // dot's nodesep and ranksep below, in points
 constexpr double kRankSep = 0.32 * 72.0;
 constexpr double kTreeMargin = 4.0; // dot's bounding box pad
 } // namespace
 
-GraphLayout layoutAstTree(const EvalResult& r, AstView view)
+GraphLayout layoutAstTree(const EvalResult& r, AstView view, const LayoutOptions& options)
 {
     const auto& ast = r.tree.nodes();
-    const std::vector<int> visible = visibleNodes(r, view);
+    const std::vector<int> visible = visibleNodes(r, view, options);
+    const std::vector<int> hidden = collapsedCounts(r, view, options);
+    const bool lr = options.leftToRight;
     GraphLayout out;
     out.engine = LayoutEngine::Tree;
     if (visible.empty())
@@ -153,8 +222,10 @@ GraphLayout layoutAstTree(const EvalResult& r, AstView view)
         }
         maxDepth = std::max(maxDepth, depth[k]);
         out.nodes[k].node = a.id;
-        out.nodes[k].label = nodeLabel(r, a.id, view);
+        out.nodes[k].label = collapsedLabel(r, a.id, view, hidden);
         std::tie(w[k], h[k]) = labelSize(out.nodes[k].label);
+        if (lr) // laid out top down with the boxes turned, then mirrored on the diagonal
+            std::swap(w[k], h[k]);
     }
     // Ranks: the tallest box of each depth, stacked with dot's rank separation.
     std::vector<double> rankH(static_cast<std::size_t>(maxDepth) + 1, 0.0), rankY(rankH.size(), 0.0);
@@ -201,13 +272,22 @@ GraphLayout layoutAstTree(const EvalResult& r, AstView view)
         ln.y = rankY[static_cast<std::size_t>(depth[k])];
         ln.width = w[k];
         ln.height = h[k];
+        if (lr) {
+            std::swap(ln.x, ln.y);
+            std::swap(ln.width, ln.height);
+        }
     }
     out.width = right + kTreeMargin;
     out.height = y - kRankSep + kTreeMargin;
+    if (lr)
+        std::swap(out.width, out.height);
     for (auto& e : out.edges) {
         const auto& a = out.nodes[static_cast<std::size_t>(slot[static_cast<std::size_t>(e.from)])];
         const auto& b = out.nodes[static_cast<std::size_t>(slot[static_cast<std::size_t>(e.to)])];
-        const std::pair<double, double> p0{a.x, a.y + a.height / 2}, p3{b.x, b.y - b.height / 2};
+        const std::pair<double, double> p0 =
+            lr ? std::pair{a.x + a.width / 2, a.y} : std::pair{a.x, a.y + a.height / 2};
+        const std::pair<double, double> p3 =
+            lr ? std::pair{b.x - b.width / 2, b.y} : std::pair{b.x, b.y - b.height / 2};
         e.points = {p0, p0, p3, p3};
     }
     return out;
@@ -216,12 +296,13 @@ GraphLayout layoutAstTree(const EvalResult& r, AstView view)
 GraphLayout layoutAst(const EvalResult& r, AstView view, const LayoutOptions& options)
 {
     const auto& ast = r.tree.nodes();
-    const std::vector<int> visible = visibleNodes(r, view);
+    const std::vector<int> visible = visibleNodes(r, view, options);
+    const std::vector<int> hidden = collapsedCounts(r, view, options);
     GraphLayout out;
     if (visible.empty())
         return out;
     if (options.maxGraphvizNodes > 0 && visible.size() > options.maxGraphvizNodes)
-        return layoutAstTree(r, view);
+        return layoutAstTree(r, view, options);
 
     std::vector<char> isVisible(ast.size(), 0);
     for (int id : visible)
@@ -239,6 +320,8 @@ GraphLayout layoutAst(const EvalResult& r, AstView view, const LayoutOptions& op
     agattr(g.get(), AGRAPH, const_cast<char*>("ordering"), const_cast<char*>("out"));
     agattr(g.get(), AGRAPH, const_cast<char*>("nodesep"), const_cast<char*>("0.12"));
     agattr(g.get(), AGRAPH, const_cast<char*>("ranksep"), const_cast<char*>("0.32"));
+    if (options.leftToRight)
+        agattr(g.get(), AGRAPH, const_cast<char*>("rankdir"), const_cast<char*>("LR"));
     agattr(g.get(), AGNODE, const_cast<char*>("shape"), const_cast<char*>("box"));
     agattr(g.get(), AGNODE, const_cast<char*>("fixedsize"), const_cast<char*>("true"));
     agattr(g.get(), AGNODE, const_cast<char*>("label"), const_cast<char*>(""));
@@ -252,7 +335,7 @@ GraphLayout layoutAst(const EvalResult& r, AstView view, const LayoutOptions& op
         std::string name = std::to_string(id);
         name.insert(name.begin(), 'n');
         Agnode_t* n = agnode(g.get(), const_cast<char*>(name.c_str()), 1);
-        labels[static_cast<std::size_t>(id)] = nodeLabel(r, id, view);
+        labels[static_cast<std::size_t>(id)] = collapsedLabel(r, id, view, hidden);
         const auto [w, h] = labelSize(labels[static_cast<std::size_t>(id)]);
         agxset(n, symW, const_cast<char*>(inches(w).c_str()));
         agxset(n, symH, const_cast<char*>(inches(h).c_str()));

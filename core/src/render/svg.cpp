@@ -2,6 +2,8 @@
 // exported picture is the one the GUI draws. Text stays text (no embedded fonts): a reader can select it.
 #include "ascviz/render/svg.h"
 
+#include "ascviz/base/error.h"
+#include "ascviz/render/sequence.h"
 #include "render_util.h"
 
 #include <algorithm>
@@ -13,7 +15,6 @@ namespace {
 
 using detail::fmt;
 using detail::hex;
-using detail::xmlEscape;
 
 constexpr const char* kSansFont = "DejaVu Sans, Helvetica, Arial, sans-serif";
 constexpr const char* kMonoFont = "DejaVu Sans Mono, Menlo, Consolas, monospace";
@@ -186,73 +187,71 @@ std::string renderAstSvg(const EvalResult& r, AstView view, const LayoutOptions&
     return s.str();
 }
 
-std::string renderSequenceSvg(const EvalResult& r)
+std::string xmlEscape(std::string_view s)
 {
-    const std::string& text = r.scored.text;
+    return detail::xmlEscape(s);
+}
+
+std::string svgNumber(double x)
+{
+    return detail::fmt(x);
+}
+
+std::string svgColour(Rgb c)
+{
+    return detail::hex(c);
+}
+
+double relativeLuminance(Rgb c)
+{
+    return detail::luminance(c);
+}
+
+std::string valueText(double v)
+{
+    return detail::formatValue(v);
+}
+
+WhitespaceTokens parseWhitespaceTokens(const std::string& s)
+{
+    if (s == "faint")
+        return WhitespaceTokens::Faint;
+    if (s == "none")
+        return WhitespaceTokens::None;
+    if (s == "full")
+        return WhitespaceTokens::Full;
+    throw InputError("unknown whitespace mode '" + s + "' (faint, none or full)");
+}
+
+bool isWhitespaceToken(const ScoredText& s, std::size_t t)
+{
+    const auto& tok = s.tokens.at(t);
+    if (tok.end <= tok.start || tok.end > s.text.size())
+        return false;
+    for (std::size_t b = tok.start; b < tok.end; ++b)
+        if (std::string_view(" \t\r\n\f\v").find(s.text[b]) == std::string_view::npos)
+            return false;
+    return true;
+}
+
+std::optional<Rgb> tokenFill(const ScoredText& s, std::size_t t, WhitespaceTokens ws)
+{
+    const Rgb full = ascColor(s.tokens.at(t).ntp);
+    if (ws == WhitespaceTokens::Full || !isWhitespaceToken(s, t))
+        return full;
+    if (ws == WhitespaceTokens::None)
+        return std::nullopt;
+    auto faint = [](unsigned char c) { return static_cast<unsigned char>(255 - (255 - c) / 8); };
+    return Rgb{faint(full.r), faint(full.g), faint(full.b)};
+}
+
+std::string renderSequenceSvg(const EvalResult& r, WhitespaceTokens ws)
+{
     const auto& toks = r.scored.tokens;
     constexpr double fontSize = 13.0, cw = fontSize * 0.602, lineH = fontSize * 1.55;
-    constexpr int tabWidth = 4;
-
-    // Owner token of each byte: the first token (by index) covering it. A character belongs to the owner of
-    // its first owned byte, so a token whose span splits a character never splits the drawn text.
-    std::vector<int> owner(text.size(), -1);
-    for (std::size_t t = 0; t < toks.size(); ++t)
-        for (std::size_t b = toks[t].start; b < toks[t].end && b < text.size(); ++b)
-            if (owner[b] < 0)
-                owner[b] = static_cast<int>(t);
-
-    struct Run {
-        int token = -1;
-        int line = 0;
-        int col = 0;
-        int cols = 0;
-        std::string text;     // displayable text (tabs expanded)
-        bool newline = false; // a line break cell drawn after the line's last character
-    };
-    std::vector<Run> runs;
-    int line = 0, col = 0, maxCols = 0;
-    for (std::size_t i = 0; i < text.size();) {
-        const std::size_t cs = i;
-        const char32_t cp = detail::nextCodePoint(text, i);
-        int own = -1;
-        for (std::size_t b = cs; b < i && own < 0; ++b)
-            own = owner[b];
-        const bool crlf = cp == '\r' && i < text.size() && text[i] == '\n';
-        if (crlf) { // CRLF is one line break, owned like its \r
-            if (own < 0)
-                own = owner[i];
-            ++i;
-        }
-        if (cp == '\n' || cp == '\r') {
-            Run br{own, line, col, 1, "", true};
-            runs.push_back(br);
-            maxCols = std::max(maxCols, col + 1);
-            ++line;
-            col = 0;
-            continue;
-        }
-        std::string piece;
-        int cols = 0;
-        if (cp == '\t') {
-            cols = tabWidth - col % tabWidth;
-            piece.assign(static_cast<std::size_t>(cols), ' ');
-        } else {
-            const std::string shown = detail::displayText(text.substr(cs, i - cs));
-            std::size_t k = 0;
-            cols = std::max(detail::charColumns(detail::nextCodePoint(shown, k)), cp < 0x20 ? 1 : 0);
-            piece = shown;
-        }
-        if (!runs.empty() && !runs.back().newline && runs.back().token == own && runs.back().line == line) {
-            runs.back().text += piece;
-            runs.back().cols += cols;
-        } else {
-            runs.push_back(Run{own, line, col, cols, piece, false});
-        }
-        col += cols;
-        maxCols = std::max(maxCols, col);
-    }
-    // A final line break ends the last line; it does not open an empty numbered line.
-    const int lines = (col == 0 && line > 0) ? line : line + 1;
+    const SequenceLayout seq = layoutSequence(r.scored);
+    const auto& runs = seq.runs;
+    const int lines = seq.lines, maxCols = seq.maxCols;
 
     const int digits = static_cast<int>(std::to_string(lines).size());
     const double gutter = digits * cw + 14;
@@ -304,15 +303,17 @@ std::string renderSequenceSvg(const EvalResult& r)
             continue;
         }
         const auto& t = toks[static_cast<std::size_t>(run.token)];
-        const Rgb fill = ascColor(t.ntp);
+        const std::optional<Rgb> tokenColour = tokenFill(r.scored, static_cast<std::size_t>(run.token), ws);
+        const Rgb fill = tokenColour.value_or(Rgb{255, 255, 255});
         s << "<g class=\"token" << (t.generated ? " generated" : "") << "\" data-token=\"" << run.token << "\">";
         s << "<title>token " << run.token << " \u00b7 id " << t.id << " \u00b7 bytes [" << t.start << ", " << t.end
           << ") \u00b7 NtP " << detail::formatValue(t.ntp);
         if (auto ce = t.crossEntropy())
             s << " \u00b7 CE " << fmt(*ce);
         s << (t.generated ? " \u00b7 generated" : " \u00b7 prompt") << "</title>";
-        s << "<rect x=\"" << fmt(x + 0.4) << "\" y=\"" << fmt(y + 1) << "\" width=\"" << fmt(std::max(w - 0.8, 0.5))
-          << "\" height=\"" << fmt(lineH - 2) << "\" rx=\"2\" fill=\"" << hex(fill) << "\"/>";
+        if (tokenColour)
+            s << "<rect x=\"" << fmt(x + 0.4) << "\" y=\"" << fmt(y + 1) << "\" width=\"" << fmt(std::max(w - 0.8, 0.5))
+              << "\" height=\"" << fmt(lineH - 2) << "\" rx=\"2\" fill=\"" << hex(fill) << "\"/>";
         if (t.generated && run.token == firstGenerated && run.col == firstGeneratedCol &&
             run.line == firstGeneratedLine) // where the completion starts
             s << "<line x1=\"" << fmt(x - 1.2) << "\" y1=\"" << fmt(y - 1) << "\" x2=\"" << fmt(x - 1.2) << "\" y2=\""

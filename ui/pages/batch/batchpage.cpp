@@ -399,7 +399,9 @@ void BatchPage::updateButtons()
 
 bool BatchPage::exportChartSvg(QChartView* view, const QString& file, QString* error)
 {
-    return exportWidgetSvg(view, file, view->chart()->title(), error);
+    // The paper figure (figure room, vector, 85 mm), not a grab of the on-screen chart.
+    return exportBatchFigure(view == m_distributionView ? BatchChart::Distribution : BatchChart::Categories,
+                             m_results->batchSets(), file, m_results->comparisonWarning(), error);
 }
 
 bool BatchPage::exportCurrentTableCsv(const QString& file, QString* error)

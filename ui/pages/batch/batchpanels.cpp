@@ -197,10 +197,11 @@ void BatchPage::buildUi()
     connect(m_show, &QComboBox::currentIndexChanged, this, [this](int) { refreshViews(); });
     auto* remove = new QPushButton(tr("Close"), this);
     connect(remove, &QPushButton::clicked, this, [this] { removeResults(currentSet()); });
-    auto* exportChart = new QPushButton(tr("Export chart SVG…"), this);
+    auto* exportChart = new QPushButton(tr("Export chart SVG/PDF…"), this);
     connect(exportChart, &QPushButton::clicked, this, [this] {
         QChartView* view = m_resultTabs->currentWidget() == m_distributionView ? m_distributionView : m_categoryView;
-        const QString f = QFileDialog::getSaveFileName(this, tr("Export chart"), QString(), tr("SVG (*.svg)"));
+        const QString f =
+            QFileDialog::getSaveFileName(this, tr("Export chart"), QString(), tr("SVG (*.svg);;PDF (*.pdf)"));
         QString err;
         if (!f.isEmpty() && !exportChartSvg(view, f, &err))
             setStatus(err, true);

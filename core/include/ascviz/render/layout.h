@@ -46,7 +46,19 @@ struct LayoutOptions {
     // Beyond this many shown nodes (0 = never) the linear-time tree layout replaces Graphviz, whose dot
     // layout takes minutes and gigabytes on tens of thousands of nodes (docs/limits.md).
     std::size_t maxGraphvizNodes = limits::kDefaultMaxGraphvizNodes;
+    int subtree = -1;         // >= 0: only this node and its descendants (render --subtree NODE_ID)
+    int maxDepth = -1;        // >= 0: levels below the root deeper than this are collapsed (render --max-depth)
+    bool leftToRight = false; // ranks from left to right instead of top down (render --orientation lr)
 };
+// Per node id: its level below `subtree` (0 = the subtree's root; subtree < 0: below the tree's roots), -1
+// for nodes outside the subtree.
+std::vector<int> depthsBelow(const EvalResult& r, int subtree);
+// The nodes shown under `options` (subtree, depth), in pre-order; throws InputError naming the node when
+// options.subtree is not a node id of the tree.
+std::vector<int> visibleNodes(const EvalResult& r, AstView view, const LayoutOptions& options);
+// Per node id: how many AST nodes below it are hidden by options.maxDepth (0 for the others); the label of a
+// collapsed node ends with "…(n)".
+std::vector<int> collapsedCounts(const EvalResult& r, AstView view, const LayoutOptions& options);
 
 // Top-down layout, children in text order, boxes sized for their labels (10 pt sans). Points, y down,
 // origin at the top-left of the graph. Graphviz dot up to options.maxGraphvizNodes shown nodes, else
@@ -55,6 +67,6 @@ GraphLayout layoutAst(const EvalResult& r, AstView view, const LayoutOptions& op
 // The fallback: a layered tree layout in O(n) time and memory, no recursion. One rank per depth (the rank's
 // tallest box, dot's rank and node separations), leaves left to right in text order, each parent centred
 // over its children unless that would overlap its left neighbour on its rank; straight edges as cubics.
-GraphLayout layoutAstTree(const EvalResult& r, AstView view);
+GraphLayout layoutAstTree(const EvalResult& r, AstView view, const LayoutOptions& options = {});
 
 } // namespace ascviz

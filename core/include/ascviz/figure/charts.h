@@ -1,0 +1,78 @@
+// The paper figures of `ascviz-cli figure KIND` (docs/figures.md), drawn as Figures from plain data: category
+// bars with bootstrap CIs (runs side by side), per-category distributions by run (box plots, ASTxplainer
+// Fig. 6), the concept treemap (Fig. 3, squarified), the heat map and the study's Likert answers. Every
+// builder lays out to style.widthPt, never draws text below kMinFigureFontPt and never cuts a label (long
+// labels wrap; a treemap cell too small for its label is listed in the caption instead).
+#pragma once
+#include "ascviz/figure/figure.h"
+#include "ascviz/render/heatmap.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ascviz {
+
+struct StudyReport;
+
+// One bar: a bootstrapped median with its 95 % interval over n pooled values.
+struct BarValue {
+    std::optional<double> median; // nullopt: the run has no value for this row
+    double lo = 0, hi = 0;
+    long long n = 0;
+    bool tooFew = false; // n below the minimum count: drawn hollow and labelled "too few"
+};
+struct CategoryBarsData {
+    std::vector<std::string> runs;             // unique labels (compareRuns), legend order
+    std::vector<std::string> rows;             // categories, display order
+    std::vector<std::vector<BarValue>> values; // [row][run]
+    long long minN = 0;                        // shown in the legend
+    std::string warning;                       // settings that differ (compareRuns), as a caption line
+};
+Figure categoryBarsFigure(const CategoryBarsData& d, const FigureStyle& style);
+
+// Box plot statistics (Tukey: quartiles by linear interpolation, whiskers at the furthest values within
+// 1.5 IQR of the box). Throws InputError when values is empty.
+struct BoxStats {
+    double q1 = 0, median = 0, q3 = 0, whiskerLo = 0, whiskerHi = 0;
+    std::size_t n = 0;
+    std::vector<double> outliers;
+};
+BoxStats boxStats(std::vector<double> values);
+struct DistributionData {
+    std::vector<std::string> runs;
+    std::vector<std::string> rows;                        // categories
+    std::vector<std::vector<std::vector<double>>> values; // [row][run] -> snippet-level values
+    std::string warning;
+};
+Figure distributionFigure(const DistributionData& d, const FigureStyle& style);
+
+// Squarified treemap (Bruls, Huizing & van Wijk 2000): rectangles for `sizes` (sorted descending, > 0)
+// tiling the rectangle (x, y, w, h), each with an area proportional to its size, in the order given.
+struct TreemapRect {
+    double x = 0, y = 0, w = 0, h = 0;
+};
+std::vector<TreemapRect> squarify(const std::vector<double>& sizes, double x, double y, double w, double h);
+struct TreemapItem {
+    std::string name;            // concept
+    std::string group;           // its category ("" when none)
+    double count = 0;            // pooled node values
+    std::optional<double> value; // AsC-Eval median
+};
+struct TreemapData {
+    std::string run;
+    std::vector<TreemapItem> items;
+};
+Figure treemapFigure(const TreemapData& d, const FigureStyle& style);
+
+Figure heatmapFigure(const std::vector<std::string>& rows, const std::vector<HeatmapColumn>& columns,
+                     const FigureStyle& style, const std::string& title = "AsC-Eval by category");
+
+// Diverging stacked bars per question and condition: disagreement left of 0, agreement right, the midpoint
+// of an odd scale split across 0 (the report's answers per scale point).
+Figure likertFigure(const StudyReport& r, const FigureStyle& style);
+
+// The colour-blind-safe palette of the runs (Okabe & Ito): colour k, cycling after 8.
+Rgb runColour(std::size_t k);
+
+} // namespace ascviz

@@ -1,0 +1,168 @@
+// The figure model, text measurement (Cairo text extents) and wrapping (figure.h).
+#include "ascviz/figure/figure.h"
+
+#include "ascviz/base/error.h"
+
+#include <cairo.h>
+
+#include <cmath>
+#include <memory>
+#include <mutex>
+
+namespace ascviz {
+
+std::string toString(LegendPlacement p)
+{
+    switch (p) {
+    case LegendPlacement::Right:
+        return "right";
+    case LegendPlacement::Bottom:
+        return "bottom";
+    case LegendPlacement::None:
+        return "none";
+    }
+    return "right";
+}
+
+LegendPlacement parseLegendPlacement(const std::string& s)
+{
+    for (auto p : {LegendPlacement::Right, LegendPlacement::Bottom, LegendPlacement::None})
+        if (toString(p) == s)
+            return p;
+    throw InputError("unknown legend placement '" + s + "' (right, bottom or none)");
+}
+
+void FigureStyle::validate() const
+{
+    if (!std::isfinite(widthPt) || widthPt <= 0 || widthPt > 2000 * kPointsPerMm)
+        throw InputError("the figure width must be over 0 and at most 2000 mm");
+    if (!std::isfinite(fontPt) || fontPt < kMinFigureFontPt || fontPt > 72)
+        throw InputError("the font size must be between 6 and 72 pt (labels below 6 pt are illegible in print)");
+}
+
+void Figure::text(double x, double y, std::string s, double sizePt, TextAnchor a, bool bold, Rgb color)
+{
+    FigText t;
+    t.x = x;
+    t.y = y;
+    t.text = std::move(s);
+    t.sizePt = sizePt;
+    t.anchor = a;
+    t.bold = bold;
+    t.color = color;
+    items.emplace_back(std::move(t));
+}
+
+void Figure::rect(double x, double y, double w, double h, std::optional<Rgb> fill, std::optional<Rgb> stroke,
+                  double strokeWidth)
+{
+    FigRect r;
+    r.x = x;
+    r.y = y;
+    r.w = w;
+    r.h = h;
+    r.fill = fill;
+    r.stroke = stroke;
+    r.strokeWidth = strokeWidth;
+    items.emplace_back(std::move(r));
+}
+
+void Figure::line(double x1, double y1, double x2, double y2, Rgb stroke, double width)
+{
+    items.emplace_back(FigLine{x1, y1, x2, y2, stroke, width, false});
+}
+
+void Figure::append(const Figure& other, double dx, double dy)
+{
+    for (FigItem item : other.items) {
+        std::visit(
+            [&](auto& v) {
+                using T = std::decay_t<decltype(v)>;
+                if constexpr (std::is_same_v<T, FigText> || std::is_same_v<T, FigRect>) {
+                    v.x += dx;
+                    v.y += dy;
+                } else if constexpr (std::is_same_v<T, FigLine>) {
+                    v.x1 += dx;
+                    v.x2 += dx;
+                    v.y1 += dy;
+                    v.y2 += dy;
+                } else if constexpr (std::is_same_v<T, FigPath>) {
+                    for (auto& op : v.ops)
+                        for (std::size_t k = 0; k + 1 < op.xy.size(); k += 2) {
+                            op.xy[k] += dx;
+                            op.xy[k + 1] += dy;
+                        }
+                }
+            },
+            item);
+        items.push_back(std::move(item));
+    }
+}
+
+double measureText(const std::string& text, double sizePt, bool bold, bool mono)
+{
+    if (text.empty())
+        return 0;
+    // One measuring context for the process; Cairo's toy font API through fontconfig (DejaVu Sans).
+    static std::mutex m;
+    static cairo_surface_t* surface = cairo_image_surface_create(CAIRO_FORMAT_A8, 1, 1);
+    static cairo_t* cr = [] {
+        cairo_t* c = cairo_create(surface);
+        // Unhinted metrics: the advances of the vector outputs (PDF, an SVG viewer), not rounded to pixels.
+        cairo_font_options_t* o = cairo_font_options_create();
+        cairo_font_options_set_hint_metrics(o, CAIRO_HINT_METRICS_OFF);
+        cairo_font_options_set_hint_style(o, CAIRO_HINT_STYLE_NONE);
+        cairo_set_font_options(c, o);
+        cairo_font_options_destroy(o);
+        return c;
+    }();
+    std::lock_guard<std::mutex> lock(m);
+    cairo_select_font_face(cr, mono ? "DejaVu Sans Mono" : "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL,
+                           bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+    cairo_set_font_size(cr, sizePt);
+    cairo_text_extents_t e;
+    cairo_text_extents(cr, text.c_str(), &e);
+    if (cairo_status(cr) != CAIRO_STATUS_SUCCESS) // invalid UTF-8 and the like: an estimate that errs wide
+        return static_cast<double>(text.size()) * sizePt * 0.65;
+    return std::max(e.x_advance, e.width + std::max(0.0, e.x_bearing));
+}
+
+std::vector<std::string> wrapText(const std::string& text, double sizePt, double maxWidthPt, bool bold)
+{
+    // Break opportunities: after a space (dropped), '_', '-' or '/' (kept).
+    std::vector<std::string> pieces;
+    std::string cur;
+    for (char c : text) {
+        if (c == ' ') {
+            pieces.push_back(cur + ' ');
+            cur.clear();
+            continue;
+        }
+        cur += c;
+        if (c == '_' || c == '-' || c == '/') {
+            pieces.push_back(cur);
+            cur.clear();
+        }
+    }
+    if (!cur.empty())
+        pieces.push_back(cur);
+    auto trimmed = [](std::string s) {
+        while (!s.empty() && s.back() == ' ')
+            s.pop_back();
+        return s;
+    };
+    std::vector<std::string> lines;
+    std::string line;
+    for (const auto& p : pieces) {
+        if (!line.empty() && measureText(trimmed(line + p), sizePt, bold) > maxWidthPt) {
+            lines.push_back(trimmed(line));
+            line.clear();
+        }
+        line += p;
+    }
+    if (!trimmed(line).empty() || lines.empty())
+        lines.push_back(trimmed(line));
+    return lines;
+}
+
+} // namespace ascviz

@@ -1,0 +1,183 @@
+// The sequence view and ASTxplainer's Fig. 5 layout as paper figures (views.h).
+#include "ascviz/base/error.h"
+#include "ascviz/base/utf8.h"
+#include "ascviz/figure/views.h"
+#include "ascviz/render/sequence.h"
+#include "parts.h"
+
+#include <algorithm>
+
+namespace ascviz {
+namespace {
+
+constexpr double kMonoAdvance = 0.602; // DejaVu Sans Mono's advance per em (1233 / 2048)
+
+// The code as text cells at a font that fits the width (down to 6 pt); lines longer than that wrap at
+// the column limit onto continuation rows (marked with ↪ in the gutter). colour(token) -> the cell fill
+// (nullopt: none); underline(token) -> a line under it (the completion). Returns the height used.
+double drawCode(Figure& f, const ScoredText& s, double x, double y, double width, const FigureStyle& style,
+                const std::function<std::optional<Rgb>(int)>& colour, const std::function<bool(int)>& underline,
+                double* fontOut)
+{
+    const SequenceLayout seq = layoutSequence(s);
+    const int digits = static_cast<int>(std::to_string(std::max(seq.lines, 1)).size());
+    const double gutterCols = digits + 1.5;
+    const int cols = std::max(seq.maxCols, 1);
+    double font = std::min(style.fontPt, width / ((cols + gutterCols) * kMonoAdvance));
+    font = std::max(font, kMinFigureFontPt);
+    const double cw = font * kMonoAdvance, lh = font * 1.45;
+    const int fitCols = std::max(8, static_cast<int>((width - gutterCols * cw) / cw));
+    const double codeX = x + gutterCols * cw;
+    if (fontOut)
+        *fontOut = font;
+    // Visual rows: line l starts at row rowOf[l]; a run at column c sits at row rowOf[l] + c / fitCols.
+    std::vector<int> rowOf(static_cast<std::size_t>(seq.lines) + 1, 0);
+    std::vector<int> lineCols(static_cast<std::size_t>(seq.lines) + 1, 1);
+    for (const auto& run : seq.runs)
+        if (run.line <= seq.lines)
+            lineCols[static_cast<std::size_t>(run.line)] =
+                std::max(lineCols[static_cast<std::size_t>(run.line)], run.col + run.cols);
+    int row = 0;
+    for (int l = 0; l < seq.lines; ++l) {
+        rowOf[static_cast<std::size_t>(l)] = row;
+        row += std::max(1, (lineCols[static_cast<std::size_t>(l)] + fitCols - 1) / fitCols);
+    }
+    const int rows = std::max(row, 1);
+    const Rgb grey{153, 153, 153};
+    for (int l = 0; l < seq.lines; ++l) {
+        const int r0 = rowOf[static_cast<std::size_t>(l)];
+        f.text(codeX - cw, y + r0 * lh + lh * 0.75, std::to_string(l + 1), std::max(kMinFigureFontPt, font * 0.85),
+               TextAnchor::End, false, grey);
+        for (int k = 1; k * fitCols < lineCols[static_cast<std::size_t>(l)]; ++k)
+            f.text(codeX - cw, y + (r0 + k) * lh + lh * 0.75, "\u21aa", std::max(kMinFigureFontPt, font * 0.85),
+                   TextAnchor::End, false, grey);
+    }
+    for (const auto& run : seq.runs) {
+        // Split the run where it crosses the column limit (code points; wide ones count 2 columns).
+        std::size_t i = 0;
+        int col = run.col;
+        while (i < run.text.size() || (run.newline && i == 0)) {
+            const int r = rowOf[static_cast<std::size_t>(run.line)] + col / fitCols;
+            const int c0 = col % fitCols;
+            std::string piece;
+            int pieceCols = 0;
+            if (run.newline) {
+                pieceCols = 1;
+                i = 1;
+            } else {
+                while (i < run.text.size() && c0 + pieceCols < fitCols) {
+                    const std::size_t start = i;
+                    nextCodePoint(run.text, i);
+                    piece.append(run.text, start, i - start);
+                    ++pieceCols; // display columns of wide characters: close enough for wrapping
+                }
+            }
+            const double px = codeX + c0 * cw, py = y + r * lh;
+            std::optional<Rgb> fill;
+            if (run.token >= 0) {
+                fill = colour(run.token);
+                if (fill) {
+                    FigRect cell;
+                    cell.x = px;
+                    cell.y = py + 0.5;
+                    cell.w = (run.newline ? 0.6 : pieceCols) * cw;
+                    cell.h = lh - 1;
+                    cell.fill = *fill;
+                    f.items.emplace_back(cell);
+                }
+                if (underline(run.token) && !run.newline)
+                    f.line(px, py + lh - 1, px + pieceCols * cw, py + lh - 1, Rgb{17, 17, 17}, 0.8);
+            }
+            if (!piece.empty()) {
+                FigText t;
+                t.x = px;
+                t.y = py + lh * 0.75;
+                t.text = piece;
+                t.sizePt = font;
+                t.mono = true;
+                t.bold = run.token >= 0 && underline(run.token);
+                if (fill)
+                    t.color = figparts::inkOn(*fill); // dark cells (NtP near 0 or 1): white text
+                f.items.emplace_back(t);
+            }
+            col += pieceCols;
+            if (run.newline)
+                break;
+        }
+    }
+    return rows * lh;
+}
+
+} // namespace
+
+ViewFigure sequenceFigure(const EvalResult& r, const FigureStyle& style, const ViewFigureOptions& options)
+{
+    using namespace figparts;
+    style.validate();
+    ViewFigure out;
+    Figure& f = out.figure;
+    f.widthPt = style.widthPt;
+    const std::string model = r.scored.model.empty() ? std::string("(unnamed model)") : r.scored.model;
+    f.title = "AsC-Viz sequence view - " + model;
+    double y = drawTitle(f, style, "Next-token predictions \u00b7 " + model);
+    const auto& toks = r.scored.tokens;
+    const double h = drawCode(
+        f, r.scored, kPad, y, f.widthPt - 2 * kPad, style,
+        [&](int t) { return tokenFill(r.scored, static_cast<std::size_t>(t), options.whitespace); },
+        [&](int t) {
+            return toks[static_cast<std::size_t>(t)].generated &&
+                   !isWhitespaceToken(r.scored, static_cast<std::size_t>(t));
+        },
+        &out.labelPt);
+    double bottom = y + h;
+    if (style.legend != LegendPlacement::None) {
+        const std::string ws = options.whitespace == WhitespaceTokens::Full   ? ""
+                               : options.whitespace == WhitespaceTokens::None ? "; whitespace tokens not coloured"
+                                                                              : "; whitespace tokens faint";
+        bottom += kPad + scaleLegend(&f, kPad, bottom + kPad, f.widthPt - 2 * kPad, style,
+                                     "NtP of each token; generated tokens bold and underlined" + ws)
+                             .h;
+    }
+    f.heightPt = bottom + kPad;
+    return out;
+}
+
+ViewFigure figure5(const EvalResult& r, AstView view, const FigureStyle& style, const ViewFigureOptions& options)
+{
+    using namespace figparts;
+    // The AST view first (it decides the collapsed depth), then the code above it.
+    FigureStyle inner = style;
+    inner.title = false;
+    ViewFigure ast = astFigure(r, view, inner, options);
+    ViewFigure out;
+    Figure& f = out.figure;
+    f.widthPt = ast.figure.widthPt;
+    const std::string model = r.scored.model.empty() ? std::string("(unnamed model)") : r.scored.model;
+    f.title = "AsC-Eval of a completion - " + model;
+    double y = drawTitle(f, style, "Completion and its AST (" + model + ", \u03b8 = " + toString(r.aggregation) + ")");
+    const auto& toks = r.scored.tokens;
+    const Rgb highlight{255, 236, 179}; // the completion: a light amber behind the generated tokens
+    y += drawCode(
+        f, r.scored, kPad, y, f.widthPt - 2 * kPad, style,
+        [&](int t) {
+            return toks[static_cast<std::size_t>(t)].generated &&
+                           !isWhitespaceToken(r.scored, static_cast<std::size_t>(t))
+                       ? std::optional<Rgb>(highlight)
+                       : std::nullopt;
+        },
+        [&](int t) {
+            return toks[static_cast<std::size_t>(t)].generated &&
+                   !isWhitespaceToken(r.scored, static_cast<std::size_t>(t));
+        },
+        nullptr);
+    y += kPad;
+    f.line(kPad, y, f.widthPt - kPad, y, Rgb{200, 200, 200}, 0.4);
+    f.append(ast.figure, 0, y);
+    f.heightPt = y + ast.figure.heightPt;
+    out.labelPt = ast.labelPt;
+    out.maxDepth = ast.maxDepth;
+    out.note = ast.note;
+    return out;
+}
+
+} // namespace ascviz
