@@ -222,14 +222,30 @@ quint64 InteractiveEngine::runModelJob(Phase phase, const QString& prompt, const
     const std::size_t maxTextBytes = m_maxTextBytes;
     const std::string language = toUtf8(m_language);
     auto work = [guard, job, state, model, text, language, opts, generating, result, cancelled,
-                 maxTextBytes](JobContext&) {
+                 maxTextBytes](JobContext& ctx) {
         if (state->cancel.load())
             throw Cancelled();
         limits::checkTextSize(text.size(), maxTextBytes, generating ? "the prompt" : "the code");
         if (!generating) {
             // The tree's limits (depth, nodes) before the model runs; the analysis parses again (milliseconds).
             parseForEval(language, text);
-            *result = model->score(text);
+            ScoreOptions so;
+            so.cancel = &state->cancel;
+            so.progress = [&ctx, guard, job](std::size_t done, std::size_t total) {
+                ctx.setProgress(total ? double(done) / double(total) : -1.0);
+                QMetaObject::invokeMethod(
+                    QCoreApplication::instance(),
+                    [guard, job, done, total] {
+                        if (guard && guard->m_job == job && guard->m_phase == Phase::Scoring)
+                            Q_EMIT guard->scoringProgress(job, int(done), int(total));
+                    },
+                    Qt::QueuedConnection);
+            };
+            try {
+                *result = model->score(text, so);
+            } catch (const Cancelled&) {
+                *cancelled = true; // stopped by the user (a superseded job's result is dropped anyway)
+            }
             return;
         }
         auto onToken = [&](const StreamedToken& t) {
@@ -257,6 +273,11 @@ quint64 InteractiveEngine::runModelJob(Phase phase, const QString& prompt, const
     cb.finished = [this, job, result, prompt, opts, generating, cancelled, info = model->info()] {
         if (m_job != job)
             return;
+        if (!generating && *cancelled) { // a stopped scoring has nothing to analyse; the last result stays
+            setPhase(Phase::Idle);
+            Q_EMIT scoringStopped(job);
+            return;
+        }
         Analysis meta;
         meta.origin = generating ? AnalysisOrigin::Generated : AnalysisOrigin::Scored;
         meta.prompt = prompt;
@@ -291,7 +312,7 @@ quint64 InteractiveEngine::analyze(ScoredText scored, AnalysisOrigin origin, con
 
 void InteractiveEngine::stop()
 {
-    if (m_jobState && m_phase == Phase::Generating)
+    if (m_jobState && (m_phase == Phase::Generating || m_phase == Phase::Scoring))
         m_jobState->cancel = true;
 }
 

@@ -66,7 +66,8 @@ public:
     // scored it, as far as known (Analysis::model).
     quint64 analyze(ScoredText scored, AnalysisOrigin origin, const QString& prompt, const GenerationOptions& gen = {},
                     bool cancelled = false, std::optional<ModelInfo> scoredBy = std::nullopt);
-    // Asks the running generation to stop; it returns the tokens generated so far, which are analysed.
+    // Asks the running generation to stop; it returns the tokens generated so far, which are analysed. A
+    // running scoring stops between forward passes (scoringStopped; the last result stays).
     void stop();
 
     Phase phase() const { return m_phase; }
@@ -83,6 +84,9 @@ Q_SIGNALS:
     // before it computes the next token, so a stop() from a slot of this signal takes effect at once.
     void tokenStreamed(quint64 job, const QString& piece, double ntp, int index);
     void analysisReady(quint64 job);
+    // Scoring a long text: `done` of `total` context windows scored (after each forward pass).
+    void scoringProgress(quint64 job, int done, int total);
+    void scoringStopped(quint64 job);
     void jobFailed(quint64 job, const QString& message);
 
 private:

@@ -27,6 +27,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
@@ -62,6 +63,8 @@ InteractivePage::InteractivePage(ModelService* models, ResultStore* results, QWi
     connect(m_engine, &InteractiveEngine::tokenStreamed, this, &InteractivePage::onToken);
     connect(m_engine, &InteractiveEngine::analysisReady, this, &InteractivePage::onAnalysisReady);
     connect(m_engine, &InteractiveEngine::jobFailed, this, &InteractivePage::onJobFailed);
+    connect(m_engine, &InteractiveEngine::scoringProgress, this, &InteractivePage::onScoringProgress);
+    connect(m_engine, &InteractiveEngine::scoringStopped, this, &InteractivePage::onScoringStopped);
     connect(m_engine, &InteractiveEngine::phaseChanged, this, &InteractivePage::updateButtons);
     connect(models, &ModelService::modelLoaded, this, &InteractivePage::updateButtons);
     connect(models, &ModelService::modelLoaded, this, &InteractivePage::updateNotice);
@@ -169,7 +172,9 @@ void InteractivePage::updateButtons()
     const bool model = m_engine->models()->hasModel();
     m_generate->setEnabled(model && !running);
     m_score->setEnabled(model && !running);
-    m_stop->setEnabled(phase == InteractiveEngine::Phase::Generating);
+    m_stop->setEnabled(running);
+    if (phase != InteractiveEngine::Phase::Scoring)
+        m_progress->hide();
     switch (phase) {
     case InteractiveEngine::Phase::Generating:
         m_status->setText(tr("Generating… %n token(s)", nullptr, m_streamed));
@@ -244,6 +249,24 @@ void InteractivePage::onToken(quint64, const QString& piece, double, int index)
 {
     m_streamed = index + 1;
     m_sequence->appendStreamed(piece);
+    updateButtons();
+}
+
+void InteractivePage::onScoringProgress(quint64, int done, int total)
+{
+    if (total <= 1)
+        return; // one forward pass: nothing to show
+    m_progress->setRange(0, total);
+    m_progress->setValue(done);
+    m_progress->setFormat(tr("%v of %m windows (%p%)"));
+    m_progress->show();
+    updateButtons();
+}
+
+void InteractivePage::onScoringStopped(quint64)
+{
+    m_progress->hide();
+    m_status->setText(tr("Scoring stopped; the views keep the last result."));
     updateButtons();
 }
 

@@ -16,6 +16,7 @@ class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
+class QProgressBar;
 class QPushButton;
 class QSpinBox;
 class QTabWidget;
@@ -43,6 +44,8 @@ public:
     QPlainTextEdit* editor() const;
     QPushButton* generateButton() const { return m_generate; }
     QPushButton* stopButton() const { return m_stop; }
+    // Scoring a long text: windows scored of all (hidden when not scoring).
+    QProgressBar* scoreProgress() const { return m_progress; }
     QPushButton* scoreButton() const { return m_score; }
     QSpinBox* maxNewTokensBox() const { return m_maxTokens; }
     QComboBox* decodingBox() const { return m_decoding; }
@@ -157,6 +160,8 @@ private:
     void onJobStarted(quint64 job);
     void onToken(quint64 job, const QString& piece, double ntp, int index);
     void onJobFailed(quint64 job, const QString& message);
+    void onScoringProgress(quint64 job, int done, int total);
+    void onScoringStopped(quint64 job);
     void updateSummary();
     static QString resultStatus(const Analysis& a);
     void applySelection();
@@ -184,6 +189,7 @@ private:
     QPushButton* m_stop = nullptr;
     QPushButton* m_score = nullptr;
     QLabel* m_status = nullptr;
+    QProgressBar* m_progress = nullptr;
     QLabel* m_notice = nullptr;
     QLabel* m_summary = nullptr;
     QTabWidget* m_views = nullptr;

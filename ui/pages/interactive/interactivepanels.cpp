@@ -27,6 +27,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
@@ -165,7 +166,7 @@ QWidget* InteractivePage::buildControls()
     m_generate->setToolTip(tr("Complete the prompt with the model (Ctrl+Return)"));
     m_generate->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
     m_stop = new QPushButton(tr("Stop"), w);
-    m_stop->setToolTip(tr("Stop the generation; what was generated so far is evaluated"));
+    m_stop->setToolTip(tr("Stop the generation (what was generated so far is evaluated) or the scoring"));
     m_score = new QPushButton(tr("Score"), w);
     m_score->setToolTip(tr("Evaluate the editor's code as it is, without generating"));
     connect(m_generate, &QPushButton::clicked, this, &InteractivePage::generate);
@@ -179,6 +180,10 @@ QWidget* InteractivePage::buildControls()
     m_status->setWordWrap(true);
     m_status->setStyleSheet(QStringLiteral("color:#555"));
     v->addWidget(m_status);
+    m_progress = new QProgressBar(w);
+    m_progress->setTextVisible(true);
+    m_progress->hide();
+    v->addWidget(m_progress);
     m_notice = new QLabel(w);
     m_notice->setWordWrap(true);
     m_notice->setTextFormat(Qt::PlainText);
