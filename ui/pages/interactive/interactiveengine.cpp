@@ -48,6 +48,18 @@ Table readTable(const QString& file, const std::string& language, const std::str
     t.map = std::make_shared<const CategoryMap>(CategoryMap::fromJson(t.text, where, language));
     return t;
 }
+
+// The tokens from byte `promptBytes` on are the completion (a token across the boundary belongs to the prompt).
+void markCompletion(ScoredText& s, std::size_t promptBytes)
+{
+    s.promptBytes = promptBytes;
+    s.promptTokens = 0;
+    for (ScoredToken& t : s.tokens) {
+        t.generated = t.start >= promptBytes;
+        if (!t.generated)
+            ++s.promptTokens;
+    }
+}
 } // namespace
 
 struct InteractiveEngine::JobState {
@@ -205,7 +217,13 @@ quint64 InteractiveEngine::score(const QString& code)
     return runModelJob(Phase::Scoring, code, GenerationOptions{});
 }
 
-quint64 InteractiveEngine::runModelJob(Phase phase, const QString& prompt, const GenerationOptions& opts)
+quint64 InteractiveEngine::scoreCompletion(const QString& code, std::size_t promptBytes)
+{
+    return runModelJob(Phase::Scoring, code, GenerationOptions{}, promptBytes);
+}
+
+quint64 InteractiveEngine::runModelJob(Phase phase, const QString& prompt, const GenerationOptions& opts,
+                                       std::optional<std::size_t> boundary)
 {
     const std::shared_ptr<const LanguageModel> model = m_models->model(); // shared: a reload cannot free it
     if (!model)
@@ -221,8 +239,8 @@ quint64 InteractiveEngine::runModelJob(Phase phase, const QString& prompt, const
 
     const std::size_t maxTextBytes = m_maxTextBytes;
     const std::string language = toUtf8(m_language);
-    auto work = [guard, job, state, model, text, language, opts, generating, result, cancelled,
-                 maxTextBytes](JobContext& ctx) {
+    auto work = [guard, job, state, model, text, language, opts, generating, result, cancelled, maxTextBytes,
+                 boundary](JobContext& ctx) {
         if (state->cancel.load())
             throw Cancelled();
         limits::checkTextSize(text.size(), maxTextBytes, generating ? "the prompt" : "the code");
@@ -243,6 +261,8 @@ quint64 InteractiveEngine::runModelJob(Phase phase, const QString& prompt, const
             };
             try {
                 *result = model->score(text, so);
+                if (boundary)
+                    markCompletion(*result, std::min(*boundary, text.size()));
             } catch (const Cancelled&) {
                 *cancelled = true; // stopped by the user (a superseded job's result is dropped anyway)
             }
@@ -270,7 +290,7 @@ quint64 InteractiveEngine::runModelJob(Phase phase, const QString& prompt, const
         *cancelled = state->cancel.load();
     };
     JobTracker::Callbacks cb;
-    cb.finished = [this, job, result, prompt, opts, generating, cancelled, info = model->info()] {
+    cb.finished = [this, job, result, prompt, opts, generating, cancelled, boundary, info = model->info()] {
         if (m_job != job)
             return;
         if (!generating && *cancelled) { // a stopped scoring has nothing to analyse; the last result stays
@@ -280,7 +300,7 @@ quint64 InteractiveEngine::runModelJob(Phase phase, const QString& prompt, const
         }
         Analysis meta;
         meta.origin = generating ? AnalysisOrigin::Generated : AnalysisOrigin::Scored;
-        meta.prompt = prompt;
+        meta.prompt = boundary ? toQString(std::string_view(result->text).substr(0, result->promptBytes)) : prompt;
         meta.generation = generating ? opts : GenerationOptions{};
         meta.cancelled = *cancelled;
         meta.model = info;

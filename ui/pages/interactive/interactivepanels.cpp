@@ -176,6 +176,12 @@ QWidget* InteractivePage::buildControls()
     buttons->addWidget(m_stop);
     buttons->addWidget(m_score);
     v->addLayout(buttons);
+    m_editCompletion = new QPushButton(tr("Edit completion"), w);
+    m_editCompletion->setToolTip(tr("Put the generated completion in the editor to change it; Score then re-scores "
+                                    "it, keeping the prompt boundary"));
+    m_editCompletion->setEnabled(false);
+    connect(m_editCompletion, &QPushButton::clicked, this, &InteractivePage::editCompletion);
+    v->addWidget(m_editCompletion);
     m_status = new QLabel(w);
     m_status->setWordWrap(true);
     m_status->setStyleSheet(QStringLiteral("color:#555"));
