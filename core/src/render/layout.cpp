@@ -118,10 +118,10 @@ constexpr double kRankSep = 0.32 * 72.0;
 constexpr double kTreeMargin = 4.0; // dot's bounding box pad
 } // namespace
 
-GraphLayout layoutAstTree(const EvalResult& r, AstView view)
+GraphLayout layoutAstTree(const EvalResult& r, AstView view, const LayoutOptions& options)
 {
     const auto& ast = r.tree.nodes();
-    const std::vector<int> visible = visibleNodes(r, view);
+    const std::vector<int> visible = visibleNodes(r, view, options);
     GraphLayout out;
     out.engine = LayoutEngine::Tree;
     if (visible.empty())
@@ -153,7 +153,7 @@ GraphLayout layoutAstTree(const EvalResult& r, AstView view)
         }
         maxDepth = std::max(maxDepth, depth[k]);
         out.nodes[k].node = a.id;
-        out.nodes[k].label = nodeLabel(r, a.id, view);
+        out.nodes[k].label = nodeLabel(r, a.id, view, options);
         std::tie(w[k], h[k]) = labelSize(out.nodes[k].label);
     }
     // Ranks: the tallest box of each depth, stacked with dot's rank separation.
@@ -216,12 +216,12 @@ GraphLayout layoutAstTree(const EvalResult& r, AstView view)
 GraphLayout layoutAst(const EvalResult& r, AstView view, const LayoutOptions& options)
 {
     const auto& ast = r.tree.nodes();
-    const std::vector<int> visible = visibleNodes(r, view);
+    const std::vector<int> visible = visibleNodes(r, view, options);
     GraphLayout out;
     if (visible.empty())
         return out;
     if (options.maxGraphvizNodes > 0 && visible.size() > options.maxGraphvizNodes)
-        return layoutAstTree(r, view);
+        return layoutAstTree(r, view, options);
 
     std::vector<char> isVisible(ast.size(), 0);
     for (int id : visible)
@@ -252,7 +252,7 @@ GraphLayout layoutAst(const EvalResult& r, AstView view, const LayoutOptions& op
         std::string name = std::to_string(id);
         name.insert(name.begin(), 'n');
         Agnode_t* n = agnode(g.get(), const_cast<char*>(name.c_str()), 1);
-        labels[static_cast<std::size_t>(id)] = nodeLabel(r, id, view);
+        labels[static_cast<std::size_t>(id)] = nodeLabel(r, id, view, options);
         const auto [w, h] = labelSize(labels[static_cast<std::size_t>(id)]);
         agxset(n, symW, const_cast<char*>(inches(w).c_str()));
         agxset(n, symH, const_cast<char*>(inches(h).c_str()));

@@ -46,7 +46,23 @@ struct LayoutOptions {
     // Beyond this many shown nodes (0 = never) the linear-time tree layout replaces Graphviz, whose dot
     // layout takes minutes and gigabytes on tens of thousands of nodes (docs/limits.md).
     std::size_t maxGraphvizNodes = limits::kDefaultMaxGraphvizNodes;
+    // Folded subtrees (collapse.cpp): these nodes stay, their descendants are not laid out, and their label gets
+    // a last line "…(n)", n = the descendants the view would show. Ids that are not shown are ignored.
+    std::vector<int> collapsed;
+    // Non-terminals also show their code text (a line before the value; whitespace runs as one space, cut
+    // at 24 characters with "…"), as terminals always do.
+    bool nodeText = false;
 };
+
+// The nodes `view` shows with the subtrees of `options.collapsed` folded (pre-order ids).
+std::vector<int> visibleNodes(const EvalResult& r, AstView view, const LayoutOptions& options);
+// nodeLabel with `options` applied: the code text of a non-terminal (nodeText) and "…(n)" for a folded node.
+std::string nodeLabel(const EvalResult& r, int node, AstView view, const LayoutOptions& options);
+// The descendants of `node` that `view` shows when nothing is folded.
+std::size_t shownDescendants(const EvalResult& r, int node, AstView view);
+// The nodes of `view` at depth `depth` that have descendants the view shows: folding them all shows the tree down
+// to that depth (what a fit that keeps labels readable folds first).
+std::vector<int> foldAtDepth(const EvalResult& r, AstView view, int depth);
 
 // Top-down layout, children in text order, boxes sized for their labels (10 pt sans). Points, y down,
 // origin at the top-left of the graph. Graphviz dot up to options.maxGraphvizNodes shown nodes, else
@@ -55,6 +71,6 @@ GraphLayout layoutAst(const EvalResult& r, AstView view, const LayoutOptions& op
 // The fallback: a layered tree layout in O(n) time and memory, no recursion. One rank per depth (the rank's
 // tallest box, dot's rank and node separations), leaves left to right in text order, each parent centred
 // over its children unless that would overlap its left neighbour on its rank; straight edges as cubics.
-GraphLayout layoutAstTree(const EvalResult& r, AstView view);
+GraphLayout layoutAstTree(const EvalResult& r, AstView view, const LayoutOptions& options = {});
 
 } // namespace ascviz
