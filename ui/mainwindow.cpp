@@ -346,12 +346,7 @@ QStringList MainWindow::recentModels() const
 
 void MainWindow::rememberRecent(const QString& dir)
 {
-    QStringList list = recentModels();
-    list.removeAll(dir);
-    list.prepend(dir);
-    while (list.size() > kMaxRecent)
-        list.removeLast();
-    QSettings().setValue(QLatin1String(kRecentKey), list);
+    pushRecent(QLatin1String(kRecentKey), dir, kMaxRecent);
     rebuildRecentMenu();
 }
 

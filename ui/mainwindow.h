@@ -105,6 +105,8 @@ private:
     // windowstate.cpp: the title, recent files, the window's geometry, the question before closing.
     void updateTitle();
     void rememberRecentFile(const QString& path);
+    // Puts `value` first in the QSettings list `key`, keeping at most `max` entries.
+    static void pushRecent(const QString& key, const QString& value, int max);
     void rebuildRecentFilesMenu();
     void restoreWindowState();
     bool confirmClose();

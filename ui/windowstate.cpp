@@ -54,15 +54,19 @@ QStringList MainWindow::recentFiles() const
     return QSettings().value(QLatin1String(kRecentFilesKey)).toStringList();
 }
 
+void MainWindow::pushRecent(const QString& key, const QString& value, int max)
+{
+    QStringList list = QSettings().value(key).toStringList();
+    list.removeAll(value);
+    list.prepend(value);
+    while (list.size() > max)
+        list.removeLast();
+    QSettings().setValue(key, list);
+}
+
 void MainWindow::rememberRecentFile(const QString& path)
 {
-    const QString abs = QFileInfo(path).absoluteFilePath();
-    QStringList list = recentFiles();
-    list.removeAll(abs);
-    list.prepend(abs);
-    while (list.size() > kMaxRecentFiles)
-        list.removeLast();
-    QSettings().setValue(QLatin1String(kRecentFilesKey), list);
+    pushRecent(QLatin1String(kRecentFilesKey), QFileInfo(path).absoluteFilePath(), kMaxRecentFiles);
     rebuildRecentFilesMenu();
 }
 

@@ -123,15 +123,19 @@ void TestConventions::titleAndRecentFiles()
 
 void TestConventions::geometryRemembered()
 {
+    QSize closedAt;
     {
         MainWindow w;
         w.show();
-        w.resize(1234, 777);
+        w.resize(1517, 933); // not the default 1400 x 900, above any minimum size
         QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QTRY_COMPARE(w.size(), QSize(1517, 933));
+        closedAt = w.size();
         QVERIFY(w.close()); // nothing to save: no question
     }
     MainWindow again;
-    QCOMPARE(again.size(), QSize(1234, 777));
+    QCOMPARE(again.size(), closedAt);
+    QVERIFY(again.size() != QSize(1400, 900));
 }
 
 void TestConventions::closeAsksForAnUnsavedResult()

@@ -34,6 +34,20 @@ struct Fixture {
         tab.engine()->analyze(std::move(s), AnalysisOrigin::Scored, prompt);
         return spy.wait(20000) ? tab.shown() : nullptr;
     }
+    // Shown, on `view`, with `code` scored by hand.
+    AnalysisPtr open(const std::string& code, InteractivePage::View view)
+    {
+        tab.show();
+        if (!QTest::qWaitForWindowExposed(&tab))
+            return nullptr;
+        tab.showView(view);
+        return show(uitest::tokenizedText(code));
+    }
+    void shot(const QString& name)
+    {
+        if (const QByteArray dir = qgetenv("ASCVIZ_SCREENSHOT_DIR"); !dir.isEmpty())
+            QVERIFY(tab.grab().save(QString::fromLocal8Bit(dir) + QLatin1Char('/') + name));
+    }
 };
 
 // A wide and deep tree: 30 statements with nested calls.
@@ -76,10 +90,7 @@ private Q_SLOTS:
 void TestLargeTree::doubleClickFoldsASubtree()
 {
     Fixture f;
-    f.tab.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&f.tab));
-    f.tab.showView(InteractivePage::View::Complete);
-    const AnalysisPtr a = f.show(uitest::tokenizedText("x = g(1, 2)\n"));
+    const AnalysisPtr a = f.open("x = g(1, 2)\n", InteractivePage::View::Complete);
     QVERIFY(a);
     ui::AstView* v = f.tab.astView(Kind::Complete);
     const int all = int(v->nodeItems().size());
@@ -96,8 +107,7 @@ void TestLargeTree::doubleClickFoldsASubtree()
     call = v->itemForNode(node);
     QVERIFY(call);
     QVERIFY2(call->label().endsWith(QStringLiteral("\u2026(%1)").arg(hidden)), qPrintable(call->label()));
-    if (const QByteArray shots = qgetenv("ASCVIZ_SCREENSHOT_DIR"); !shots.isEmpty())
-        QVERIFY(f.tab.grab().save(QString::fromLocal8Bit(shots) + QStringLiteral("/ast-folded-call.png")));
+    f.shot(QStringLiteral("ast-folded-call.png"));
     // Double-click again: unfolded; Expand all undoes every fold.
     QTest::mouseDClick(v->viewport(), Qt::LeftButton, {}, v->mapFromScene(call->pos()));
     QVERIFY(!v->isCollapsed(node));
@@ -113,10 +123,7 @@ void TestLargeTree::doubleClickFoldsASubtree()
 void TestLargeTree::fitFoldsDeepLevelsFirst()
 {
     Fixture f;
-    f.tab.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&f.tab));
-    f.tab.showView(InteractivePage::View::Complete);
-    const AnalysisPtr a = f.show(uitest::tokenizedText(wideCode()));
+    const AnalysisPtr a = f.open(wideCode(), InteractivePage::View::Complete);
     QVERIFY(a);
     ui::AstView* v = f.tab.astView(Kind::Complete);
     QTest::mouseClick(toolButton(v->parentWidget(), QStringLiteral("Fit")), Qt::LeftButton);
@@ -137,17 +144,13 @@ void TestLargeTree::fitFoldsDeepLevelsFirst()
     const GraphLayout g = layoutAstTree(*a->eval, Kind::Complete, deeper);
     QVERIFY(std::min(v->viewport()->width() / (g.width + 32), v->viewport()->height() / (g.height + 32)) <
             ui::AstView::kLegibleZoom);
-    if (const QByteArray shots = qgetenv("ASCVIZ_SCREENSHOT_DIR"); !shots.isEmpty())
-        QVERIFY(f.tab.grab().save(QString::fromLocal8Bit(shots) + QStringLiteral("/ast-fit-folded.png")));
+    f.shot(QStringLiteral("ast-fit-folded.png"));
 }
 
 void TestLargeTree::zoomToSelectionAndBreadcrumb()
 {
     Fixture f;
-    f.tab.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&f.tab));
-    f.tab.showView(InteractivePage::View::Complete);
-    const AnalysisPtr a = f.show(uitest::tokenizedText(wideCode()));
+    const AnalysisPtr a = f.open(wideCode(), InteractivePage::View::Complete);
     QVERIFY(a);
     ui::AstView* v = f.tab.astView(Kind::Complete);
     v->fitWhole(); // the whole tree: tiny labels
@@ -175,17 +178,13 @@ void TestLargeTree::zoomToSelectionAndBreadcrumb()
     const int parent = nodes[std::size_t(target)].parent;
     Q_EMIT crumbs->linkActivated(QStringLiteral("#%1").arg(parent));
     QCOMPARE(f.tab.selectedNode(), parent);
-    if (const QByteArray shots = qgetenv("ASCVIZ_SCREENSHOT_DIR"); !shots.isEmpty())
-        QVERIFY(f.tab.grab().save(QString::fromLocal8Bit(shots) + QStringLiteral("/ast-selection-breadcrumb.png")));
+    f.shot(QStringLiteral("ast-selection-breadcrumb.png"));
 }
 
 void TestLargeTree::partialNodesShowTheirCode()
 {
     Fixture f;
-    f.tab.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&f.tab));
-    f.tab.showView(InteractivePage::View::Partial);
-    const AnalysisPtr a = f.show(uitest::tokenizedText("x = g(1, 2)\n"));
+    const AnalysisPtr a = f.open("x = g(1, 2)\n", InteractivePage::View::Partial);
     QVERIFY(a);
     ui::AstView* v = f.tab.astView(Kind::Partial);
     AstNodeItem* call = itemOfType(v, a, "call");
@@ -196,8 +195,7 @@ void TestLargeTree::partialNodesShowTheirCode()
     QVERIFY(v->showsCode());
     call = itemOfType(v, a, "call");
     QVERIFY2(call->label().contains(QLatin1String("\ng(1, 2)\n")), qPrintable(call->label()));
-    if (const QByteArray shots = qgetenv("ASCVIZ_SCREENSHOT_DIR"); !shots.isEmpty())
-        QVERIFY(f.tab.grab().save(QString::fromLocal8Bit(shots) + QStringLiteral("/ast-partial-code.png")));
+    f.shot(QStringLiteral("ast-partial-code.png"));
     QTest::mouseClick(code, Qt::LeftButton);
     QVERIFY(!itemOfType(v, a, "call")->label().contains(QLatin1String("g(1, 2)")));
 }

@@ -6,6 +6,7 @@
 
 #include "ascviz/base/error.h"
 #include "ascviz/base/limits.h"
+#include "ascviz/base/scored.h"
 #include "ascviz/base/utf8.h"
 #include "ascviz/syntax/language.h"
 
@@ -49,17 +50,6 @@ Table readTable(const QString& file, const std::string& language, const std::str
     return t;
 }
 
-// The tokens from byte `promptBytes` on are the completion (a token across the boundary belongs to the prompt).
-void markCompletion(ScoredText& s, std::size_t promptBytes)
-{
-    s.promptBytes = promptBytes;
-    s.promptTokens = 0;
-    for (ScoredToken& t : s.tokens) {
-        t.generated = t.start >= promptBytes;
-        if (!t.generated)
-            ++s.promptTokens;
-    }
-}
 } // namespace
 
 struct InteractiveEngine::JobState {
@@ -262,7 +252,7 @@ quint64 InteractiveEngine::runModelJob(Phase phase, const QString& prompt, const
             try {
                 *result = model->score(text, so);
                 if (boundary)
-                    markCompletion(*result, std::min(*boundary, text.size()));
+                    splitAtPrompt(*result, std::min(*boundary, text.size())); // the rest: the completion
             } catch (const Cancelled&) {
                 *cancelled = true; // stopped by the user (a superseded job's result is dropped anyway)
             }
