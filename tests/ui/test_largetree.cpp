@@ -3,9 +3,12 @@
 // text on partial-view nodes, and the study's tree conditions opening scaled to the trial area.
 #include "uitest_util.h"
 
+#include "study_test_util.h"
+
 #include "common/textpos.h"
 #include "pages/interactive/interactiveengine.h"
 #include "pages/interactive/interactivepage.h"
+#include "pages/study/trialscreen.h"
 #include "services/modelservice.h"
 #include "views/astview.h"
 
@@ -85,6 +88,7 @@ private Q_SLOTS:
     void fitFoldsDeepLevelsFirst();
     void zoomToSelectionAndBreadcrumb();
     void partialNodesShowTheirCode();
+    void studyTreesOpenFittedToTheTrialArea();
 };
 
 void TestLargeTree::doubleClickFoldsASubtree()
@@ -198,6 +202,42 @@ void TestLargeTree::partialNodesShowTheirCode()
     f.shot(QStringLiteral("ast-partial-code.png"));
     QTest::mouseClick(code, Qt::LeftButton);
     QVERIFY(!itemOfType(v, a, "call")->label().contains(QLatin1String("g(1, 2)")));
+}
+
+void TestLargeTree::studyTreesOpenFittedToTheTrialArea()
+{
+    auto study = std::make_shared<const Study>(studytest::handStudy(4, 1));
+    TrialScreen screen(study);
+    screen.resize(900, 560);
+    screen.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&screen));
+    const auto& trials = study->participants.front().trials;
+    int shown = 0;
+    for (std::size_t t = 0; t < trials.size(); ++t) {
+        if (trials[t].condition != "S2" && trials[t].condition != "S3")
+            continue;
+        screen.showTrial(int(t), int(trials.size()), trials[t]);
+        auto* ast = qobject_cast<ui::AstView*>(screen.conditionView());
+        QVERIFY(ast);
+        // The whole tree in the trial area, at once and after the window changes size; nothing folded.
+        const auto fitted = [ast] {
+            const QRect r = ast->mapFromScene(ast->sceneRect()).boundingRect();
+            return r.width() <= ast->viewport()->width() + 2 && r.height() <= ast->viewport()->height() + 2;
+        };
+        QTRY_VERIFY(fitted());
+        QVERIFY(ast->collapsedNodes().isEmpty());
+        QCOMPARE(
+            int(ast->nodeItems().size()),
+            int(visibleNodes(*studySampleAnalysis(study->samples[std::size_t(trials[t].sample)])->eval, ast->kind())
+                    .size()));
+        screen.resize(700, 480);
+        QTRY_VERIFY(fitted());
+        screen.resize(900, 560);
+        if (++shown == 1)
+            if (const QByteArray dir = qgetenv("ASCVIZ_SCREENSHOT_DIR"); !dir.isEmpty())
+                QVERIFY(screen.grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/study-trial-fitted.png")));
+    }
+    QVERIFY(shown >= 1);
 }
 
 QTEST_MAIN(TestLargeTree)
