@@ -65,8 +65,22 @@ void InteractivePage::linkEditor()
     connect(m_editor, &QPlainTextEdit::textChanged, this, &InteractivePage::onEditorEdited);
 }
 
+const TextPositions* InteractivePage::editorShowsResult() const
+{
+    if (!m_shown || !m_shown->eval)
+        return nullptr;
+    if (!m_shownPositions || m_shownPositions->first != m_shown) { // once per result and edit, not per cursor move
+        auto pos = std::make_shared<TextPositions>(m_shown->eval->scored.text);
+        const bool same = pos->text() == m_editor->toPlainText();
+        m_shownPositions = std::make_shared<std::pair<AnalysisPtr, std::shared_ptr<TextPositions>>>(
+            m_shown, same ? std::move(pos) : nullptr);
+    }
+    return m_shownPositions->second.get();
+}
+
 void InteractivePage::onEditorEdited()
 {
+    m_shownPositions.reset();         // the editor's text changed: compare again
     m_editor->setExtraSelections({}); // a mark would no longer sit on its text
     // Only the user's edits count (setPlainText, wherever the page calls it, leaves the document unmodified).
     if (m_settingText || m_modified || !m_editor->document()->isModified())
@@ -91,10 +105,10 @@ void InteractivePage::onEditorCursorMoved()
     if (m_syncingEditor || !m_shown || !m_shown->eval)
         return;
     const ScoredText& s = m_shown->eval->scored;
-    const QString text = m_editor->toPlainText();
-    if (text.size() != qsizetype(toQString(s.text).size()) || toUtf8(text) != s.text)
+    const TextPositions* pos = editorShowsResult();
+    if (!pos)
         return; // the editor no longer holds the shown text
-    const std::size_t byte = TextPositions(s.text).toByte(m_editor->textCursor().position());
+    const std::size_t byte = pos->toByte(m_editor->textCursor().position());
     const int token = tokenAt(s, byte);
     const int node = nodeAt(m_shown->eval->tree, byte);
     m_syncingEditor = true; // the selection came from the editor: leave its cursor where it is
@@ -132,12 +146,12 @@ void InteractivePage::showSelectionInEditor()
             std::tie(from, to) = std::pair(t.start, t.end);
         }
     }
-    const QString text = m_editor->toPlainText();
-    if (to <= from || toUtf8(text) != m_shown->eval->scored.text) {
+    const TextPositions* positions = to > from ? editorShowsResult() : nullptr;
+    if (!positions) {
         m_editor->setExtraSelections(marks);
         return;
     }
-    const TextPositions pos(m_shown->eval->scored.text);
+    const TextPositions& pos = *positions;
     QTextEdit::ExtraSelection mark;
     mark.format.setBackground(kEditorMark);
     mark.cursor = QTextCursor(m_editor->document());

@@ -10,7 +10,9 @@
 #include <QTextCursor>
 #include <QWidget>
 
+#include <memory>
 #include <optional>
+#include <utility>
 
 class QComboBox;
 class QDoubleSpinBox;
@@ -33,6 +35,7 @@ class PromptEditor;
 class ResultStore;
 class SyntaxHighlighter;
 class SequenceView;
+class TextPositions;
 
 class InteractivePage : public QWidget, public Page, public ScriptablePage {
     Q_OBJECT
@@ -189,6 +192,8 @@ private:
     void onEditorEdited();
     void showSelectionInEditor();
     void setDocument(const QString& path, bool resultSaved) const;
+    // The shown text's positions when the editor holds exactly that text, else null (cached per result and edit).
+    const TextPositions* editorShowsResult() const;
 
     InteractiveEngine* m_engine;
     PageHost* m_host = nullptr;
@@ -239,6 +244,7 @@ private:
     bool m_syncingEditor = false;         // the page moves the editor's cursor (not the user)
     int m_cursorNode = -1;
     std::optional<QTextCursor> m_boundary; // the prompt boundary while a completion is edited (follows edits)
+    mutable std::shared_ptr<std::pair<AnalysisPtr, std::shared_ptr<TextPositions>>> m_shownPositions;
 };
 
 } // namespace ascviz::ui
