@@ -149,6 +149,9 @@ MainWindow::MainWindow(QWidget* parent)
     buildMenus();
     updateModelPanel();
     resize(1400, 900);
+    restoreWindowState();
+    connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::updateTitle);
+    updateTitle();
 }
 
 MainWindow::~MainWindow()
@@ -210,6 +213,8 @@ void MainWindow::buildMenus()
     connect(m_hubMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildHubMenu);
     file->addSeparator();
     file->addAction(tr("&Open session…"), QKeySequence::Open, this, &MainWindow::openSession);
+    m_recentFilesMenu = file->addMenu(tr("Open &Recent"));
+    connect(m_recentFilesMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentFilesMenu);
     file->addAction(tr("&Save session…"), QKeySequence::Save, this, &MainWindow::saveSession);
     file->addSeparator();
     m_exportMenu = file->addMenu(tr("&Export"));
@@ -240,6 +245,7 @@ void MainWindow::buildMenus()
     connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::updateExportActions);
     updateExportActions();
     rebuildRecentMenu();
+    rebuildRecentFilesMenu();
 }
 
 void MainWindow::loadModel(const QString& dirOrDefault, const LoadOptions& optsIn)
@@ -340,12 +346,7 @@ QStringList MainWindow::recentModels() const
 
 void MainWindow::rememberRecent(const QString& dir)
 {
-    QStringList list = recentModels();
-    list.removeAll(dir);
-    list.prepend(dir);
-    while (list.size() > kMaxRecent)
-        list.removeLast();
-    QSettings().setValue(QLatin1String(kRecentKey), list);
+    pushRecent(QLatin1String(kRecentKey), dir, kMaxRecent);
     rebuildRecentMenu();
 }
 
@@ -440,28 +441,33 @@ void MainWindow::openSession()
     if (f.isEmpty())
         return;
     QString error;
-    if (!page->restoreSession(f, &error))
+    if (!page->restoreSession(f, &error)) {
         showError(tr("Could not open the session: %1").arg(error));
-    else
+    } else {
         m_tabs->setCurrentWidget(page->widget());
+        documentChanged(f);
+    }
 }
 
-void MainWindow::saveSession()
+bool MainWindow::saveSessionAs()
 {
     Page* page = sessionPage();
     if (!page)
-        return;
+        return false;
     QString f = QFileDialog::getSaveFileName(this, tr("Save session"), QStringLiteral("session.ascviz"),
                                              tr("AsC-Viz session (*.ascviz)"));
     if (f.isEmpty())
-        return;
+        return false;
     if (!f.endsWith(QLatin1String(".ascviz")))
         f += QLatin1String(".ascviz");
     QString error;
-    if (!page->saveSession(f, &error))
+    if (!page->saveSession(f, &error)) {
         showError(tr("Could not save the session: %1").arg(error));
-    else
-        statusBar()->showMessage(tr("Saved %1").arg(f), 8000);
+        return false;
+    }
+    statusBar()->showMessage(tr("Saved %1").arg(f), 8000);
+    documentChanged(f);
+    return true;
 }
 
 void MainWindow::exportCurrent(ExportKind kind)

@@ -74,20 +74,43 @@ public:
     bool isBannerVisible() const;
     QString bannerText() const;
     QStringList recentModels() const;
+    // Files opened or saved (sources and sessions), newest first (QSettings "files/recent"); File › Open Recent.
+    QStringList recentFiles() const;
+    QMenu* recentFilesMenu() const { return m_recentFilesMenu; }
+    // Opens a recent file: a session (.ascviz) in the page that keeps sessions, else a source file in the page
+    // that opens it. False (and the message shown) when it cannot; a file that is gone leaves the list.
+    bool openRecentFile(const QString& path);
 
 public Q_SLOTS:
     void openModelFolder(); // asks with a file dialog
     void openSession();
-    void saveSession();
+    void saveSession() { saveSessionAs(); }
     void showError(const QString& message) override;
+    // Saves the session of the page that keeps one, asking for the file; false when nothing was saved.
+    bool saveSessionAs();
 
 public:
     // --- PageHost
     void showStatus(const QString& message) override;
     void openSnippet(const QString& code, const QString& modelDir, const QString& language,
                      const QString& aggregation) override;
+    void documentChanged(const QString& opened = {}) override;
+
+protected:
+    // Asks first when closing would stop a batch run or lose an unsaved result; remembers the window's
+    // geometry and state (QSettings "window/geometry", "window/state").
+    void closeEvent(QCloseEvent* e) override;
 
 private:
+    // windowstate.cpp: the title, recent files, the window's geometry, the question before closing.
+    void updateTitle();
+    void rememberRecentFile(const QString& path);
+    // Puts `value` first in the QSettings list `key`, keeping at most `max` entries.
+    static void pushRecent(const QString& key, const QString& value, int max);
+    void rebuildRecentFilesMenu();
+    void restoreWindowState();
+    bool confirmClose();
+
     QWidget* buildModelPanel();
     void buildMenus();
     void updateModelPanel();
@@ -114,6 +137,7 @@ private:
     QComboBox* m_dtypeBox = nullptr; // compute precision: float32 (default), float16, bfloat16
     LoadOptions m_loadOptions;       // device / dtype of the last load request
     QMenu* m_recentMenu = nullptr;
+    QMenu* m_recentFilesMenu = nullptr;
     QMenu* m_hubMenu = nullptr; // models in the local Hugging Face cache, listed when opened
     QString m_pendingSnippet;   // a Batch snippet to score once its model is loaded
     bool m_hasPendingSnippet = false;

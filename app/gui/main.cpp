@@ -58,6 +58,8 @@ int main(int argc, char** argv)
     }
 
     ascviz::ui::MainWindow w;
+    if (opts.scripted())
+        w.resize(1400, 900); // scripted runs and their screenshots: the default size, not the remembered one
     w.show();
     ascviz::LoadOptions load;
     load.device = ascviz::ui::toUtf8(opts.device);

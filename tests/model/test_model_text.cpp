@@ -278,3 +278,41 @@ TEST(Score, ScoresTheFirstTokenFromBos)
 }
 
 } // namespace
+
+// Long texts report progress per forward pass and can be stopped between passes; the hooks change no NtP.
+// tiny-gpt2's context is 128 ids: n ids are scored in 1 + ceil((n - 128) / 64) windows, packed up to 2048 ids
+// (16 windows) per forward pass on the CPU.
+TEST(Score, ProgressPerForwardPassAndCancel)
+{
+    std::string text;
+    for (int i = 0; text.size() < 9000; ++i)
+        text += "def f" + std::to_string(i) + "(x):\n    return x * " + std::to_string(i) + "\n";
+    const auto plain = tinyGpt2().score(text);
+    const std::size_t ids = plain.tokens.size() + (plain.tokens.front().ntp ? 1 : 0); // + BOS when scored from one
+    ASSERT_GT(ids, 1100u) << "more than 16 windows: more than one forward pass";
+    const std::size_t windows = 1 + (ids - 128 + 63) / 64;
+
+    std::vector<std::pair<std::size_t, std::size_t>> calls;
+    ascviz::ScoreOptions o;
+    o.progress = [&](std::size_t done, std::size_t total) { calls.emplace_back(done, total); };
+    const auto hooked = tinyGpt2().score(text, o);
+    ASSERT_EQ(calls.size(), (windows + 15) / 16);
+    EXPECT_EQ(calls.front().first, 16u);
+    EXPECT_EQ(calls.back().first, windows);
+    for (const auto& [done, total] : calls)
+        EXPECT_EQ(total, windows);
+    ASSERT_EQ(hooked.tokens.size(), plain.tokens.size());
+    for (std::size_t i = 0; i < plain.tokens.size(); ++i)
+        ASSERT_EQ(hooked.tokens[i].ntp, plain.tokens[i].ntp) << i;
+
+    // Stopped after the first forward pass: Cancelled, no second pass.
+    ascviz::CancelFlag cancel{false};
+    o.cancel = &cancel;
+    calls.clear();
+    o.progress = [&](std::size_t done, std::size_t total) {
+        calls.emplace_back(done, total);
+        cancel = true;
+    };
+    EXPECT_THROW(tinyGpt2().score(text, o), ascviz::Cancelled);
+    EXPECT_EQ(calls.size(), 1u);
+}

@@ -3,6 +3,7 @@
 #include "common/textpos.h"
 
 #include <QCoreApplication>
+#include <QRegularExpression>
 #include <QStringList>
 
 namespace ascviz::ui {
@@ -24,9 +25,26 @@ QString remedyForGui(Remedy remedy)
     return parts.join(tr(", or "));
 }
 
+QString guiWording(const QString& message)
+{
+    static const QRegularExpression corpusChanged(
+        QStringLiteral("corpus content \\(fingerprint\\) is '[0-9a-fA-F]*' in the DB but '[0-9a-fA-F]*' now"));
+    static const QRegularExpression quotedHex(QStringLiteral("'[0-9a-fA-F]{16,}'"));
+    static const QRegularExpression hex(QStringLiteral("\\b[0-9a-fA-F]{16,}\\b"));
+    static const QRegularExpression dbOption(QStringLiteral("--db\\s+"));
+    static const QRegularExpression resumeOption(QStringLiteral("--resume\\b"));
+    QString m = message;
+    m.replace(corpusChanged, tr("the corpus file's content is not the content the run stored (it changed since)"));
+    m.replace(quotedHex, tr("(checksum)"));
+    m.replace(hex, tr("(checksum)"));
+    m.replace(dbOption, tr("the results file "));
+    m.replace(resumeOption, tr("Resume"));
+    return m;
+}
+
 QString errorMessage(const std::exception& e)
 {
-    QString message = toQString(e.what());
+    QString message = guiWording(toQString(e.what()));
     if (const auto* error = dynamic_cast<const Error*>(&e))
         if (const QString remedy = remedyForGui(error->context().remedy); !remedy.isEmpty())
             message += QStringLiteral("; ") + remedy;

@@ -14,8 +14,13 @@ namespace ascviz::ui {
 // with ", or "; empty for Remedy::None.
 QString remedyForGui(Remedy remedy);
 
-// The message to show for an exception caught from core: what(), then "; " and the remedy when it is an
-// ascviz::Error that names one.
+// The message to show for an exception caught from core: what() in the GUI's words (guiWording), then "; " and
+// the remedy when it is an ascviz::Error that names one.
 QString errorMessage(const std::exception& e);
+
+// A core message as the GUI shows it: no hex checksums (a corpus whose content changed is said in words, any
+// other run of 16+ hex digits becomes "(checksum)") and no command-line options (--db FILE: "the results file
+// FILE"; --resume: "Resume").
+QString guiWording(const QString& message);
 
 } // namespace ascviz::ui

@@ -25,6 +25,9 @@ public:
     // `aggregation`: the θ (its name) the snippet's numbers were made with ("" = the page's choice).
     virtual void openSnippet(const QString& code, const QString& modelDir, const QString& language,
                              const QString& aggregation) = 0;
+    // The page's document (Page::documentPath, isDocumentModified) changed: the window's title follows. A
+    // non-empty `opened` is a file the user opened or saved (File › Open Recent lists it).
+    virtual void documentChanged(const QString& opened = {}) { Q_UNUSED(opened); }
 };
 
 class Page {
@@ -85,6 +88,23 @@ public:
 
     // The shared model changed (loaded or replaced).
     virtual void onModelChanged() {}
+
+    // The file or session the page shows ("" = none: the window's title names the page) and whether what it
+    // shows is not saved (the title's [*]; closing the window asks to save an unsaved result first).
+    virtual QString documentPath() const { return {}; }
+    virtual bool isDocumentModified() const { return false; }
+    virtual bool hasUnsavedResult() const { return false; }
+    // Opens a file of the page's own kind (a source file: the Interactive page); false with *error otherwise.
+    virtual bool openDocument(const QString& path, QString* error)
+    {
+        Q_UNUSED(path);
+        if (error)
+            *error = QStringLiteral("this page opens no files");
+        return false;
+    }
+    // Long work that closing the window would stop, in words ("a batch run"; "" = none), and stopping it.
+    virtual QString runningWork() const { return {}; }
+    virtual void stopRunningWork() {}
 };
 
 QString exportKindName(ExportKind kind); // "svg", "png", "json", "csv"

@@ -161,27 +161,33 @@ void AstView::setAnalysis(AnalysisPtr a)
 {
     const bool sameTree =
         m_analysis && a && m_analysis->eval && a->eval && m_analysis->eval->scored.text == a->eval->scored.text;
-    const QTransform keepTransform = transform();
-    const QPointF keepCentre = mapToScene(viewport()->rect().center());
     m_analysis = a;
     m_highlighted.clear();
+    if (!sameTree)
+        m_collapsed.clear(); // folds belong to one tree
     if (!a || !a->eval) {
         showMessage(tr("The AST appears here after generating or scoring."));
+        Q_EMIT breadcrumbChanged(QString());
         return;
     }
-    const GraphLayout* layout = a->layout(m_kind);
-    if (!layout) {
-        showMessage(tr("No layout: %1").arg(a->layoutError.isEmpty() ? tr("unknown error") : a->layoutError));
-        return;
-    }
+    if (!sameTree)
+        m_autoZoom = AutoZoom::Readable;
+    relayout(sameTree);
+    Q_EMIT breadcrumbChanged(breadcrumb());
+}
+
+void AstView::buildScene(const GraphLayout& layout, bool keepView)
+{
+    const QTransform keepTransform = transform();
+    const QPointF keepCentre = mapToScene(viewport()->rect().center());
     m_scene->clear();
     m_items.clear();
-    const EvalResult& r = *a->eval;
-    for (const LayoutEdge& e : layout->edges) {
+    const EvalResult& r = *m_analysis->eval;
+    for (const LayoutEdge& e : layout.edges) {
         auto* item = m_scene->addPath(edgePath(e), QPen(kEdge, 1.1));
         item->setZValue(0);
     }
-    for (const LayoutNode& n : layout->nodes) {
+    for (const LayoutNode& n : layout.nodes) {
         if (n.node < 0 || std::size_t(n.node) >= r.tree.nodes().size())
             continue;
         const AstNode& an = r.tree.nodes()[std::size_t(n.node)];
@@ -190,13 +196,14 @@ void AstView::setAnalysis(AnalysisPtr a)
         m_scene->addItem(item);
         m_items.insert(n.node, item);
     }
-    m_scene->setSceneRect(QRectF(0, 0, layout->width, layout->height).adjusted(-16, -16, 16, 16));
-    if (sameTree && m_autoZoom == AutoZoom::None) {
+    m_scene->setSceneRect(QRectF(0, 0, layout.width, layout.height).adjusted(-16, -16, 16, 16));
+    for (int n : std::as_const(m_highlighted))
+        if (auto* it = itemForNode(n))
+            it->setHighlighted(true);
+    if (keepView && m_autoZoom == AutoZoom::None) {
         setTransform(keepTransform);
         centerOn(keepCentre);
     } else {
-        if (!sameTree)
-            m_autoZoom = AutoZoom::Readable;
         applyAutoZoom();
     }
 }
@@ -219,6 +226,7 @@ void AstView::setHighlightedNodes(const QVector<int>& nodes)
     for (int n : nodes)
         if (auto* it = itemForNode(n))
             it->setHighlighted(true);
+    Q_EMIT breadcrumbChanged(breadcrumb());
 }
 
 void AstView::centerOnNode(int node)
@@ -253,7 +261,7 @@ void AstView::resetZoom()
     Q_EMIT zoomChanged(zoom());
 }
 
-void AstView::zoomToFit()
+void AstView::fitWhole()
 {
     m_autoZoom = AutoZoom::Whole;
     applyAutoZoom();

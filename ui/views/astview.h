@@ -1,6 +1,9 @@
 // AST views (paper S2 partial / S3 complete): the Graphviz layout computed by core (layoutAst), drawn
 // in a QGraphicsScene. Nodes are coloured by AsC-Eval (grey n/a), ERROR/MISSING nodes get a dashed
-// dark-red frame and a warning badge. Zoom: Ctrl+wheel, buttons, fit; pan: drag.
+// dark-red frame and a warning badge. Zoom: Ctrl+wheel, buttons, fit; pan: drag. Large trees (astfolding.cpp):
+// a double-click or the context menu folds a node's subtree ("…(n)" on it), Fit folds the deepest levels first
+// when the whole tree would be too small to read, zoom to the selection, the path root → selection as a
+// breadcrumb, and non-terminals showing their code text.
 #pragma once
 #include "common/analysis.h"
 
@@ -52,6 +55,23 @@ public:
     void centerOnNode(int node);
 
     double zoom() const { return transform().m11(); }
+
+    // --- large trees (astfolding.cpp)
+    // Folded nodes: their descendants are not drawn, their label ends in "…(n)". Laid out again on the GUI
+    // thread (Graphviz up to LayoutOptions::maxGraphvizNodes shown nodes, milliseconds for a folded tree).
+    void setCollapsed(int node, bool collapsed);
+    void toggleCollapsed(int node);
+    bool isCollapsed(int node) const { return m_collapsed.contains(node); }
+    QVector<int> collapsedNodes() const { return m_collapsed; }
+    void expandAll();
+    // Non-terminals show their code text too (LayoutOptions::nodeText).
+    void setShowCode(bool on);
+    bool showsCode() const { return m_showCode; }
+    // The path root → the first highlighted node: node types joined by " › ", each a link "#ID" (rich text);
+    // "" without a highlighted node.
+    QString breadcrumb() const;
+    // The smallest zoom at which labels stay readable (Fit folds deeper levels rather than go below it).
+    static constexpr double kLegibleZoom = 0.6;
     // The whole scene rendered at `scale` on white (for PNG export).
     QImage renderImage(double scale = 2.0);
 
@@ -64,20 +84,35 @@ public Q_SLOTS:
     // bounds, showing the top.
     void zoomReadable();
     void resetZoom();
+    // The whole tree in the view, scaled only (no folding): the study's trial area.
+    void fitWhole();
+    // The highlighted nodes (or the selection's subtree) fill the view, within readable bounds.
+    void zoomToSelection();
 
 Q_SIGNALS:
     void nodeClicked(int node); // -1: a click on the background
     void zoomChanged(double zoom);
+    void breadcrumbChanged(const QString& html);
+    void foldingChanged();
 
 protected:
     void wheelEvent(QWheelEvent* e) override;
     void mousePressEvent(QMouseEvent* e) override;
     void mouseReleaseEvent(QMouseEvent* e) override;
     void resizeEvent(QResizeEvent* e) override;
+    void mouseDoubleClickEvent(QMouseEvent* e) override;
+    void contextMenuEvent(QContextMenuEvent* e) override;
 
 private:
     void scaleBy(double f);
     void showMessage(const QString& text);
+    // Draws `layout` of the current analysis (its own or one with folds), keeping the view when `keepView`.
+    void buildScene(const GraphLayout& layout, bool keepView);
+    // Lays the current analysis out with the folds and code text; the analysis's own layout when neither.
+    void relayout(bool keepView);
+    AstNodeItem* nodeAt(const QPoint& viewPos) const;
+    QVector<int> m_collapsed;
+    bool m_showCode = false;
 
     ascviz::AstView m_kind;
     AnalysisPtr m_analysis;

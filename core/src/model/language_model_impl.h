@@ -90,9 +90,10 @@ private:
     // cut into windows of `context` tokens overlapping by half a context; each window predicts only the
     // positions no earlier window predicted, so every such position has at least half a context of history.
     // All windows of all sequences are batched together (right padding, sorted by length). `observer` (may be
-    // null) receives the intermediates of every forward pass (ScoreOptions::observer).
+    // null) receives the intermediates of every forward pass (ScoreOptions::observer); `hooks` (may be null):
+    // ScoreOptions::progress and ::cancel, between forward passes.
     std::vector<Preds> predict(const std::vector<std::vector<int32_t>>& seqs, int topK,
-                               IntermediateObserver* observer = nullptr) const;
+                               IntermediateObserver* observer = nullptr, const ScoreOptions* hooks = nullptr) const;
 
     // generation.cpp
     // Spans of generated tokens from incremental decoding in context (fallback for tokenizers whose

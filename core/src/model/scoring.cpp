@@ -130,7 +130,7 @@ std::vector<ScoredText> TorchLanguageModel::scoreBatch(const std::vector<std::st
         ids.insert(ids.end(), encs.back().ids.begin(), encs.back().ids.end());
         seqs.push_back(std::move(ids));
     }
-    const auto preds = predict(seqs, std::max(0, opts.topK), opts.observer);
+    const auto preds = predict(seqs, std::max(0, opts.topK), opts.observer, &opts);
     std::vector<ScoredText> out;
     for (std::size_t i = 0; i < texts.size(); ++i) {
         ScoredText s;
@@ -254,7 +254,7 @@ std::vector<Pred> TorchLanguageModel::predsFromHidden(const at::Tensor& rows, co
 // positions no earlier window predicted, so every such position has at least half a context of history.
 // All windows of all sequences are batched together (right padding, sorted by length).
 std::vector<Preds> TorchLanguageModel::predict(const std::vector<std::vector<int32_t>>& seqs, int topK,
-                                               IntermediateObserver* observer) const
+                                               IntermediateObserver* observer, const ScoreOptions* hooks) const
 {
     std::optional<SequenceObserver> watch;
     if (observer) {
@@ -282,6 +282,15 @@ std::vector<Preds> TorchLanguageModel::predict(const std::vector<std::vector<int
             start += std::max<int64_t>(1, C / 2);
         }
     }
+    // Before a forward pass over segs[i, ...): stop when asked; after one that ended at segs[j]: report.
+    const auto checkCancel = [&] {
+        if (hooks && hooks->cancel && hooks->cancel->load())
+            throw Cancelled();
+    };
+    const auto report = [&](std::size_t j) {
+        if (hooks && hooks->progress)
+            hooks->progress(j, segs.size());
+    };
     // Predictions of segs[i, j) from hidden rows `flat` [rows, hidden]; segment k's id at position p is in row
     // rowOf(k) + (p - start).
     auto predictSegments = [&](std::size_t i, std::size_t j, const at::Tensor& flat, auto rowOf) {
@@ -321,6 +330,7 @@ std::vector<Preds> TorchLanguageModel::predict(const std::vector<std::vector<int
                 tokens += sg.end - sg.start;
                 ++j;
             }
+            checkCancel();
             const at::Tensor h = m_dec->hiddenPacked(at::tensor(packed, at::kLong).to(m_dec->device()), lengths);
             std::vector<int64_t> offsets; // of each window's first row in the pack
             int64_t offset = 0;
@@ -329,6 +339,7 @@ std::vector<Preds> TorchLanguageModel::predict(const std::vector<std::vector<int
                 offset += len;
             }
             predictSegments(i, j, h, [&](std::size_t k) { return offsets[k - i]; });
+            report(j);
             i = j;
         }
         return out;
@@ -366,11 +377,13 @@ std::vector<Preds> TorchLanguageModel::predict(const std::vector<std::vector<int
             watch->setRows(std::move(rowInfo));
         }
         ForwardObserver* forward = watch ? &*watch : nullptr;
+        checkCancel();
         const at::Tensor h = m_dec->hidden(idTensor(rows, static_cast<std::size_t>(T)), valid, nullptr, forward);
         if (watch)
             watch->observeLogits(*m_dec, h);
         predictSegments(i, j, h.reshape({-1, h.size(-1)}),
                         [&](std::size_t k) { return static_cast<int64_t>(k - i) * T; });
+        report(j);
         i = j;
     }
     return out;

@@ -54,50 +54,6 @@ std::vector<int> depthsBelow(const EvalResult& r, int subtree)
     return depth;
 }
 
-std::vector<int> visibleNodes(const EvalResult& r, AstView view, const LayoutOptions& options)
-{
-    const auto& ast = r.tree.nodes();
-    if (options.subtree >= 0 && static_cast<std::size_t>(options.subtree) >= ast.size())
-        throw InputError("--subtree " + std::to_string(options.subtree) + ": the tree has nodes 0 to " +
-                         std::to_string(ast.empty() ? 0 : ast.size() - 1));
-    if (options.subtree < 0 && options.maxDepth < 0)
-        return visibleNodes(r, view);
-    const std::vector<int> depth = depthsBelow(r, options.subtree);
-    std::vector<int> out;
-    for (const auto& n : ast) {
-        const auto id = static_cast<std::size_t>(n.id);
-        if (depth[id] < 0 || (options.maxDepth >= 0 && depth[id] > options.maxDepth))
-            continue;
-        if (view == AstView::Complete || !n.isTerminal() || n.error() || n.id == options.subtree)
-            out.push_back(n.id);
-    }
-    return out;
-}
-
-std::vector<int> collapsedCounts(const EvalResult& r, AstView view, const LayoutOptions& options)
-{
-    const auto& ast = r.tree.nodes();
-    std::vector<int> hidden(ast.size(), 0);
-    if (options.maxDepth < 0)
-        return hidden;
-    std::vector<char> shown(ast.size(), 0);
-    for (int id : visibleNodes(r, view, options))
-        shown[static_cast<std::size_t>(id)] = 1;
-    const std::vector<int> depth = depthsBelow(r, options.subtree);
-    for (const auto& n : ast) {
-        const auto id = static_cast<std::size_t>(n.id);
-        if (depth[id] <= options.maxDepth)
-            continue;
-        // A node below the cut counts for its nearest shown ancestor.
-        int p = n.parent;
-        while (p >= 0 && !shown[static_cast<std::size_t>(p)])
-            p = ast[static_cast<std::size_t>(p)].parent;
-        if (p >= 0)
-            ++hidden[static_cast<std::size_t>(p)];
-    }
-    return hidden;
-}
-
 std::string nodeLabel(const EvalResult& r, int node, AstView /*view*/)
 {
     const auto& n = r.tree.nodes().at(static_cast<std::size_t>(node));
@@ -171,15 +127,6 @@ std::string inches(double points)
 } // namespace
 
 namespace {
-// nodeLabel, plus a last line "…(n)" when n nodes below it are collapsed.
-std::string collapsedLabel(const EvalResult& r, int node, AstView view, const std::vector<int>& hidden)
-{
-    std::string label = nodeLabel(r, node, view);
-    const int n = hidden[static_cast<std::size_t>(node)];
-    if (n > 0)
-        label += "\n\u2026(" + std::to_string(n) + ")";
-    return label;
-}
 constexpr double kNodeSep = 0.12 * 72.0; // dot's nodesep and ranksep below, in points
 constexpr double kRankSep = 0.32 * 72.0;
 constexpr double kTreeMargin = 4.0; // dot's bounding box pad
@@ -222,7 +169,7 @@ GraphLayout layoutAstTree(const EvalResult& r, AstView view, const LayoutOptions
         }
         maxDepth = std::max(maxDepth, depth[k]);
         out.nodes[k].node = a.id;
-        out.nodes[k].label = collapsedLabel(r, a.id, view, hidden);
+        out.nodes[k].label = detail::labelWithHidden(r, a.id, view, options, hidden[static_cast<std::size_t>(a.id)]);
         std::tie(w[k], h[k]) = labelSize(out.nodes[k].label);
         if (lr) // laid out top down with the boxes turned, then mirrored on the diagonal
             std::swap(w[k], h[k]);
@@ -335,7 +282,8 @@ GraphLayout layoutAst(const EvalResult& r, AstView view, const LayoutOptions& op
         std::string name = std::to_string(id);
         name.insert(name.begin(), 'n');
         Agnode_t* n = agnode(g.get(), const_cast<char*>(name.c_str()), 1);
-        labels[static_cast<std::size_t>(id)] = collapsedLabel(r, id, view, hidden);
+        labels[static_cast<std::size_t>(id)] =
+            detail::labelWithHidden(r, id, view, options, hidden[static_cast<std::size_t>(id)]);
         const auto [w, h] = labelSize(labels[static_cast<std::size_t>(id)]);
         agxset(n, symW, const_cast<char*>(inches(w).c_str()));
         agxset(n, symH, const_cast<char*>(inches(h).c_str()));

@@ -39,5 +39,8 @@ std::string hex(Rgb c);
 double luminance(Rgb c);
 std::string formatValue(std::optional<double> v); // "0.63" or "n/a"
 std::string fmt(double x);                        // compact number for SVG coordinates
+// nodeLabel with `options` applied (collapse.cpp): the code text of a non-terminal (options.nodeText) and a last
+// line "…(n)" when hidden > 0 nodes below it are not shown (collapsedCounts).
+std::string labelWithHidden(const EvalResult& r, int node, AstView view, const LayoutOptions& options, int hidden);
 
 } // namespace ascviz::detail

@@ -41,14 +41,21 @@ BatchController::~BatchController()
 
 bool BatchController::storedRunIncomplete(const std::filesystem::path& db)
 {
+    return incompleteRun(db).has_value();
+}
+
+std::optional<RunInfo> BatchController::incompleteRun(const std::filesystem::path& db)
+{
     std::error_code ec;
     if (db.empty() || !std::filesystem::exists(db, ec))
-        return false;
+        return std::nullopt;
     try {
-        return ResultsDb::open(db).runInfo().status != RunStatus::Complete;
+        RunInfo run = ResultsDb::open(db).runInfo();
+        if (run.status != RunStatus::Complete)
+            return run;
     } catch (const std::exception&) {
-        return false;
     }
+    return std::nullopt;
 }
 
 bool BatchController::start(const BatchJob& job)

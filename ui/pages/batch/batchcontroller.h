@@ -6,12 +6,15 @@
 #pragma once
 #include "pages/batch/batchrunner.h"
 
+#include "ascviz/results/resultsdb.h"
+
 #include <QObject>
 #include <QString>
 
 #include <atomic>
 #include <filesystem>
 #include <memory>
+#include <optional>
 
 namespace ascviz::ui {
 
@@ -36,6 +39,8 @@ public:
     // Whether `db` is a results database whose run did not complete (interrupted or cancelled): what Resume
     // can continue. A complete run, a missing file or a file that is no results DB cannot be resumed.
     static bool storedRunIncomplete(const std::filesystem::path& db);
+    // The run stored in `db` when it did not complete (what Resume continues with), else nullopt.
+    static std::optional<RunInfo> incompleteRun(const std::filesystem::path& db);
 
 Q_SIGNALS:
     void runStarting();                                  // accepted: the page clears the last run's output

@@ -175,6 +175,7 @@ void BatchPage::resume()
         m_run->unpause();
         return;
     }
+    fillFromStoredRun(); // the stored run's settings, not the form's: Resume continues that run
     launch(true);
 }
 
@@ -196,6 +197,14 @@ void BatchPage::launch(bool resume)
                   db = m_db->text().trimmed();
     if (corpus.isEmpty() || modelDir.isEmpty() || db.isEmpty()) {
         setStatus(tr("Choose a corpus, a model folder and a results DB file."), true);
+        return;
+    }
+    if (!resume && QFileInfo::exists(db) && !BatchController::storedRunIncomplete(toUtf8(db))) {
+        // A finished run: nothing to resume, so the page does not offer it.
+        setStatus(
+            tr("%1 already exists and holds a finished run; choose another results file (New name) to start a new one.")
+                .arg(db),
+            true);
         return;
     }
     BatchJob job;

@@ -114,6 +114,13 @@ public:
     bool exportTo(ExportKind kind, const QString& path, QString* error) override;
     void onModelChanged() override;
     void attach(PageHost* host) override;
+    QString runningWork() const override;
+    void stopRunningWork() override { cancel(); }
+
+    // When dbPath() holds a run that did not complete: puts its corpus, model folder, θ, language, precision and
+    // limit in the form (what Resume continues with) and says so; false when there is no such run. Resume and
+    // choosing such a file call it.
+    bool fillFromStoredRun();
 
 Q_SIGNALS:
     // The user asked to inspect one snippet of a results database in the Interactive tab: its code, the run's

@@ -96,8 +96,10 @@ void BatchPage::buildUi()
               const QString f = QFileDialog::getSaveFileName(this, tr("Results database"), m_db->text(),
                                                              tr("Results (*.db *.sqlite);;All files (*)"), nullptr,
                                                              QFileDialog::DontConfirmOverwrite);
-              if (!f.isEmpty())
-                  m_db->setText(f);
+              if (f.isEmpty())
+                  return;
+              m_db->setText(f);
+              fillFromStoredRun();
           }},
          {tr("New name"), [this] { m_db->setText(suggestDbPath()); }}});
     auto* opts = new QHBoxLayout;
@@ -160,6 +162,7 @@ void BatchPage::buildUi()
     connect(m_cancel, &QPushButton::clicked, this, &BatchPage::cancel);
     connect(m_resume, &QPushButton::clicked, this, &BatchPage::resume);
     connect(m_db, &QLineEdit::textChanged, this, &BatchPage::updateButtons);
+    connect(m_db, &QLineEdit::editingFinished, this, &BatchPage::fillFromStoredRun);
     m_issues = new QPlainTextEdit(runBox);
     m_issues->setReadOnly(true);
     m_issues->setMaximumHeight(60);

@@ -190,6 +190,7 @@ bool InteractivePage::saveSession(const QString& path, QString* error) const
             *error = toQString(e.what());
         return false;
     }
+    setDocument(path, true);
     return true;
 }
 
@@ -244,6 +245,7 @@ bool InteractivePage::openSession(const QString& path, QString* error)
     m_sessionNotes = notes;
     m_checkSessionAscEval = true;
     m_sessionAscEval = s.ascEval;
+    setDocument(path, true);
     return true;
 }
 
@@ -335,6 +337,7 @@ bool InteractivePage::openPromptFile(const QString& path, QString* error)
     if (!lang.isEmpty())
         setLanguage(lang);
     setPrompt(QString::fromUtf8(bytes));
+    setDocument(path, false);
     return true;
 }
 

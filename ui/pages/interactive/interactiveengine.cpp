@@ -6,6 +6,7 @@
 
 #include "ascviz/base/error.h"
 #include "ascviz/base/limits.h"
+#include "ascviz/base/scored.h"
 #include "ascviz/base/utf8.h"
 #include "ascviz/syntax/language.h"
 
@@ -48,6 +49,7 @@ Table readTable(const QString& file, const std::string& language, const std::str
     t.map = std::make_shared<const CategoryMap>(CategoryMap::fromJson(t.text, where, language));
     return t;
 }
+
 } // namespace
 
 struct InteractiveEngine::JobState {
@@ -205,7 +207,13 @@ quint64 InteractiveEngine::score(const QString& code)
     return runModelJob(Phase::Scoring, code, GenerationOptions{});
 }
 
-quint64 InteractiveEngine::runModelJob(Phase phase, const QString& prompt, const GenerationOptions& opts)
+quint64 InteractiveEngine::scoreCompletion(const QString& code, std::size_t promptBytes)
+{
+    return runModelJob(Phase::Scoring, code, GenerationOptions{}, promptBytes);
+}
+
+quint64 InteractiveEngine::runModelJob(Phase phase, const QString& prompt, const GenerationOptions& opts,
+                                       std::optional<std::size_t> boundary)
 {
     const std::shared_ptr<const LanguageModel> model = m_models->model(); // shared: a reload cannot free it
     if (!model)
@@ -221,15 +229,33 @@ quint64 InteractiveEngine::runModelJob(Phase phase, const QString& prompt, const
 
     const std::size_t maxTextBytes = m_maxTextBytes;
     const std::string language = toUtf8(m_language);
-    auto work = [guard, job, state, model, text, language, opts, generating, result, cancelled,
-                 maxTextBytes](JobContext&) {
+    auto work = [guard, job, state, model, text, language, opts, generating, result, cancelled, maxTextBytes,
+                 boundary](JobContext& ctx) {
         if (state->cancel.load())
             throw Cancelled();
         limits::checkTextSize(text.size(), maxTextBytes, generating ? "the prompt" : "the code");
         if (!generating) {
             // The tree's limits (depth, nodes) before the model runs; the analysis parses again (milliseconds).
             parseForEval(language, text);
-            *result = model->score(text);
+            ScoreOptions so;
+            so.cancel = &state->cancel;
+            so.progress = [&ctx, guard, job](std::size_t done, std::size_t total) {
+                ctx.setProgress(total ? double(done) / double(total) : -1.0);
+                QMetaObject::invokeMethod(
+                    QCoreApplication::instance(),
+                    [guard, job, done, total] {
+                        if (guard && guard->m_job == job && guard->m_phase == Phase::Scoring)
+                            Q_EMIT guard->scoringProgress(job, int(done), int(total));
+                    },
+                    Qt::QueuedConnection);
+            };
+            try {
+                *result = model->score(text, so);
+                if (boundary)
+                    splitAtPrompt(*result, std::min(*boundary, text.size())); // the rest: the completion
+            } catch (const Cancelled&) {
+                *cancelled = true; // stopped by the user (a superseded job's result is dropped anyway)
+            }
             return;
         }
         auto onToken = [&](const StreamedToken& t) {
@@ -254,12 +280,17 @@ quint64 InteractiveEngine::runModelJob(Phase phase, const QString& prompt, const
         *cancelled = state->cancel.load();
     };
     JobTracker::Callbacks cb;
-    cb.finished = [this, job, result, prompt, opts, generating, cancelled, info = model->info()] {
+    cb.finished = [this, job, result, prompt, opts, generating, cancelled, boundary, info = model->info()] {
         if (m_job != job)
             return;
+        if (!generating && *cancelled) { // a stopped scoring has nothing to analyse; the last result stays
+            setPhase(Phase::Idle);
+            Q_EMIT scoringStopped(job);
+            return;
+        }
         Analysis meta;
         meta.origin = generating ? AnalysisOrigin::Generated : AnalysisOrigin::Scored;
-        meta.prompt = prompt;
+        meta.prompt = boundary ? toQString(std::string_view(result->text).substr(0, result->promptBytes)) : prompt;
         meta.generation = generating ? opts : GenerationOptions{};
         meta.cancelled = *cancelled;
         meta.model = info;
@@ -291,7 +322,7 @@ quint64 InteractiveEngine::analyze(ScoredText scored, AnalysisOrigin origin, con
 
 void InteractiveEngine::stop()
 {
-    if (m_jobState && m_phase == Phase::Generating)
+    if (m_jobState && (m_phase == Phase::Generating || m_phase == Phase::Scoring))
         m_jobState->cancel = true;
 }
 

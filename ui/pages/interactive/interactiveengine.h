@@ -62,11 +62,15 @@ public:
     // Each returns the new job id (0 when there is no model). A new job supersedes the running one.
     quint64 generate(const QString& prompt, const GenerationOptions& opts);
     quint64 score(const QString& code);
+    // Scores `code` whose first `promptBytes` UTF-8 bytes are the prompt: the tokens from there on are flagged
+    // generated (an edited completion re-scored in place; the text before the boundary is Analysis::prompt).
+    quint64 scoreCompletion(const QString& code, std::size_t promptBytes);
     // Evaluates an already scored text (e.g. from a session file); needs no model. `scoredBy`: the model that
     // scored it, as far as known (Analysis::model).
     quint64 analyze(ScoredText scored, AnalysisOrigin origin, const QString& prompt, const GenerationOptions& gen = {},
                     bool cancelled = false, std::optional<ModelInfo> scoredBy = std::nullopt);
-    // Asks the running generation to stop; it returns the tokens generated so far, which are analysed.
+    // Asks the running generation to stop; it returns the tokens generated so far, which are analysed. A
+    // running scoring stops between forward passes (scoringStopped; the last result stays).
     void stop();
 
     Phase phase() const { return m_phase; }
@@ -83,13 +87,17 @@ Q_SIGNALS:
     // before it computes the next token, so a stop() from a slot of this signal takes effect at once.
     void tokenStreamed(quint64 job, const QString& piece, double ntp, int index);
     void analysisReady(quint64 job);
+    // Scoring a long text: `done` of `total` context windows scored (after each forward pass).
+    void scoringProgress(quint64 job, int done, int total);
+    void scoringStopped(quint64 job);
     void jobFailed(quint64 job, const QString& message);
 
 private:
     struct JobState;
     void setPhase(Phase p);
     std::shared_ptr<JobState> beginJob(std::optional<Phase> phase);
-    quint64 runModelJob(Phase phase, const QString& prompt, const GenerationOptions& gen);
+    quint64 runModelJob(Phase phase, const QString& prompt, const GenerationOptions& gen,
+                        std::optional<std::size_t> boundary = std::nullopt);
     // Evaluates `scored` (or re-aggregates `base`) with the current settings into a copy of `meta` (its origin,
     // prompt, generation settings and model; the rest is filled in).
     quint64 startAnalysis(quint64 job, std::shared_ptr<const EvalResult> base, ScoredText scored, const Analysis& meta,

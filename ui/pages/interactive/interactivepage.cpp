@@ -27,6 +27,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
@@ -58,10 +59,13 @@ InteractivePage::InteractivePage(ModelService* models, ResultStore* results, QWi
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(split);
 
+    linkEditor();
     connect(m_engine, &InteractiveEngine::jobStarted, this, &InteractivePage::onJobStarted);
     connect(m_engine, &InteractiveEngine::tokenStreamed, this, &InteractivePage::onToken);
     connect(m_engine, &InteractiveEngine::analysisReady, this, &InteractivePage::onAnalysisReady);
     connect(m_engine, &InteractiveEngine::jobFailed, this, &InteractivePage::onJobFailed);
+    connect(m_engine, &InteractiveEngine::scoringProgress, this, &InteractivePage::onScoringProgress);
+    connect(m_engine, &InteractiveEngine::scoringStopped, this, &InteractivePage::onScoringStopped);
     connect(m_engine, &InteractiveEngine::phaseChanged, this, &InteractivePage::updateButtons);
     connect(models, &ModelService::modelLoaded, this, &InteractivePage::updateButtons);
     connect(models, &ModelService::modelLoaded, this, &InteractivePage::updateNotice);
@@ -121,7 +125,10 @@ bool InteractivePage::setPrompt(const QString& text)
         Q_EMIT errorOccurred(PromptEditor::refusal(bytes, kMaxEditorFileBytes));
         return false;
     }
+    m_boundary.reset(); // a new text: no completion being edited
+    m_settingText = true;
     m_editor->setPlainText(text);
+    m_settingText = false;
     return true;
 }
 
@@ -158,6 +165,7 @@ void InteractivePage::watchResults(QObject* context, std::function<void()> shown
 
 void InteractivePage::attach(PageHost* host)
 {
+    m_host = host;
     connect(this, &InteractivePage::errorOccurred, this, [host](const QString& m) { host->showError(m); });
     connect(this, &InteractivePage::statusMessage, this, [host](const QString& m) { host->showStatus(m); });
 }
@@ -169,7 +177,10 @@ void InteractivePage::updateButtons()
     const bool model = m_engine->models()->hasModel();
     m_generate->setEnabled(model && !running);
     m_score->setEnabled(model && !running);
-    m_stop->setEnabled(phase == InteractiveEngine::Phase::Generating);
+    m_editCompletion->setEnabled(!running && m_shown && m_shown->generatedTokens() > 0);
+    m_stop->setEnabled(running);
+    if (phase != InteractiveEngine::Phase::Scoring)
+        m_progress->hide();
     switch (phase) {
     case InteractiveEngine::Phase::Generating:
         m_status->setText(tr("Generating… %n token(s)", nullptr, m_streamed));
@@ -197,6 +208,7 @@ void InteractivePage::generate()
         Q_EMIT errorOccurred(tr("No model is loaded. Open a model folder first."));
         return;
     }
+    m_boundary.reset();
     m_engine->generate(prompt(), generationOptions());
 }
 
@@ -210,7 +222,10 @@ void InteractivePage::score()
         Q_EMIT errorOccurred(tr("The editor is empty: there is nothing to score."));
         return;
     }
-    m_engine->score(prompt());
+    if (const qint64 boundary = completionBoundary(); boundary >= 0)
+        m_engine->scoreCompletion(prompt(), std::size_t(boundary));
+    else
+        m_engine->score(prompt());
 }
 
 void InteractivePage::stop()
@@ -247,6 +262,24 @@ void InteractivePage::onToken(quint64, const QString& piece, double, int index)
     updateButtons();
 }
 
+void InteractivePage::onScoringProgress(quint64, int done, int total)
+{
+    if (total <= 1)
+        return; // one forward pass: nothing to show
+    m_progress->setRange(0, total);
+    m_progress->setValue(done);
+    m_progress->setFormat(tr("%v of %m windows (%p%)"));
+    m_progress->show();
+    updateButtons();
+}
+
+void InteractivePage::onScoringStopped(quint64)
+{
+    m_progress->hide();
+    m_status->setText(tr("Scoring stopped; the views keep the last result."));
+    updateButtons();
+}
+
 void InteractivePage::onJobFailed(quint64, const QString& message)
 {
     m_status->setText(tr("Failed: %1").arg(message));
@@ -261,6 +294,7 @@ void InteractivePage::onAnalysisReady(quint64)
     const AnalysisPtr a = m_engine->current();
     const bool sameText = m_shown && a && m_shown->eval->scored.text == a->eval->scored.text;
     m_shown = a;
+    m_resultUnsaved = !m_checkSessionAscEval; // a session's own result is saved; any other is not
     if (!sameText) {
         m_selectedNode = -1;
         m_selectedToken = -1;
@@ -292,6 +326,8 @@ void InteractivePage::onAnalysisReady(quint64)
     m_status->setText(status);
     updateNotice();
     updateButtons();
+    if (m_host)
+        m_host->documentChanged();
     Q_EMIT statusMessage(status);
     Q_EMIT resultShown();
 }
@@ -424,6 +460,7 @@ void InteractivePage::applySelection()
         m_partial->setHighlightedNodes({});
         m_complete->setHighlightedNodes({});
         m_details->showSummary(nullptr);
+        m_editor->setExtraSelections({});
         return;
     }
     const EvalResult& r = *m_shown->eval;
@@ -446,6 +483,7 @@ void InteractivePage::applySelection()
         m_complete->setHighlightedNodes({});
         m_details->showSummary(m_shown);
     }
+    showSelectionInEditor();
 }
 
 } // namespace ascviz::ui

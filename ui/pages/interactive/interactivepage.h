@@ -7,15 +7,19 @@
 #include "pages/scriptable.h"
 
 #include <QStringList>
+#include <QTextCursor>
 #include <QWidget>
 
+#include <memory>
 #include <optional>
+#include <utility>
 
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
+class QProgressBar;
 class QPushButton;
 class QSpinBox;
 class QTabWidget;
@@ -31,6 +35,7 @@ class PromptEditor;
 class ResultStore;
 class SyntaxHighlighter;
 class SequenceView;
+class TextPositions;
 
 class InteractivePage : public QWidget, public Page, public ScriptablePage {
     Q_OBJECT
@@ -43,7 +48,17 @@ public:
     QPlainTextEdit* editor() const;
     QPushButton* generateButton() const { return m_generate; }
     QPushButton* stopButton() const { return m_stop; }
+    // Scoring a long text: windows scored of all (hidden when not scoring).
+    QProgressBar* scoreProgress() const { return m_progress; }
     QPushButton* scoreButton() const { return m_score; }
+    // "Edit completion": puts the shown generated text (prompt + completion) in the editor; Score then re-scores
+    // the edited text with the prompt boundary kept (the text after it stays the completion).
+    QPushButton* editCompletionButton() const { return m_editCompletion; }
+    void editCompletion();
+    // The prompt boundary in the editor (UTF-8 bytes of its text) while a completion is edited; -1 otherwise.
+    qint64 completionBoundary() const;
+    // The node at the editor's cursor (tree-sitter-playground style; -1 none), highlighted in the AST views.
+    int cursorNode() const { return m_cursorNode; }
     QSpinBox* maxNewTokensBox() const { return m_maxTokens; }
     QComboBox* decodingBox() const { return m_decoding; }
     QComboBox* aggregationBox() const { return m_aggregation; }
@@ -114,6 +129,10 @@ public:
     bool exportTo(ExportKind kind, const QString& path, QString* error) override;
     bool hasSession() const override { return true; }
     bool restoreSession(const QString& path, QString* error) override { return openSession(path, error); }
+    QString documentPath() const override { return m_documentPath; }
+    bool isDocumentModified() const override { return m_modified || hasUnsavedResult(); }
+    bool hasUnsavedResult() const override { return m_shown && m_resultUnsaved; }
+    bool openDocument(const QString& path, QString* error) override { return openPromptFile(path, error); }
     void onModelChanged() override
     {
         updateButtons();
@@ -157,6 +176,8 @@ private:
     void onJobStarted(quint64 job);
     void onToken(quint64 job, const QString& piece, double ntp, int index);
     void onJobFailed(quint64 job, const QString& message);
+    void onScoringProgress(quint64 job, int done, int total);
+    void onScoringStopped(quint64 job);
     void updateSummary();
     static QString resultStatus(const Analysis& a);
     void applySelection();
@@ -165,8 +186,17 @@ private:
     void restoreCategories(const SessionData& s, QStringList* notes);
     QString modelNote(const Analysis& a) const;
     void updateNotice();
+    // editorlink.cpp: the editor's cursor and the views' selection follow each other; the document state.
+    void linkEditor();
+    void onEditorCursorMoved();
+    void onEditorEdited();
+    void showSelectionInEditor();
+    void setDocument(const QString& path, bool resultSaved) const;
+    // The shown text's positions when the editor holds exactly that text, else null (cached per result and edit).
+    const TextPositions* editorShowsResult() const;
 
     InteractiveEngine* m_engine;
+    PageHost* m_host = nullptr;
     ResultStore* m_results;
     SyntaxHighlighter* m_highlighter = nullptr;
     QComboBox* m_languageBox = nullptr;
@@ -183,7 +213,9 @@ private:
     QPushButton* m_generate = nullptr;
     QPushButton* m_stop = nullptr;
     QPushButton* m_score = nullptr;
+    QPushButton* m_editCompletion = nullptr;
     QLabel* m_status = nullptr;
+    QProgressBar* m_progress = nullptr;
     QLabel* m_notice = nullptr;
     QLabel* m_summary = nullptr;
     QTabWidget* m_views = nullptr;
@@ -202,6 +234,17 @@ private:
     bool m_checkSessionAscEval = false;
     std::optional<double> m_sessionAscEval;
     QStringList m_sessionNotes; // what the session did not record or could not restore (until a model job)
+
+    // The file or session in the editor (set by opening/saving; mutable: saving a session is const) and
+    // whether the editor or the result changed since.
+    mutable QString m_documentPath;
+    mutable bool m_modified = false;
+    mutable bool m_resultUnsaved = false; // the shown result came from the model and is in no session file
+    bool m_settingText = false;           // the page itself is putting text in the editor
+    bool m_syncingEditor = false;         // the page moves the editor's cursor (not the user)
+    int m_cursorNode = -1;
+    std::optional<QTextCursor> m_boundary; // the prompt boundary while a completion is edited (follows edits)
+    mutable std::shared_ptr<std::pair<AnalysisPtr, std::shared_ptr<TextPositions>>> m_shownPositions;
 };
 
 } // namespace ascviz::ui

@@ -27,6 +27,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
@@ -165,7 +166,7 @@ QWidget* InteractivePage::buildControls()
     m_generate->setToolTip(tr("Complete the prompt with the model (Ctrl+Return)"));
     m_generate->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
     m_stop = new QPushButton(tr("Stop"), w);
-    m_stop->setToolTip(tr("Stop the generation; what was generated so far is evaluated"));
+    m_stop->setToolTip(tr("Stop the generation (what was generated so far is evaluated) or the scoring"));
     m_score = new QPushButton(tr("Score"), w);
     m_score->setToolTip(tr("Evaluate the editor's code as it is, without generating"));
     connect(m_generate, &QPushButton::clicked, this, &InteractivePage::generate);
@@ -175,10 +176,20 @@ QWidget* InteractivePage::buildControls()
     buttons->addWidget(m_stop);
     buttons->addWidget(m_score);
     v->addLayout(buttons);
+    m_editCompletion = new QPushButton(tr("Edit completion"), w);
+    m_editCompletion->setToolTip(tr("Put the generated completion in the editor to change it; Score then re-scores "
+                                    "it, keeping the prompt boundary"));
+    m_editCompletion->setEnabled(false);
+    connect(m_editCompletion, &QPushButton::clicked, this, &InteractivePage::editCompletion);
+    v->addWidget(m_editCompletion);
     m_status = new QLabel(w);
     m_status->setWordWrap(true);
     m_status->setStyleSheet(QStringLiteral("color:#555"));
     v->addWidget(m_status);
+    m_progress = new QProgressBar(w);
+    m_progress->setTextVisible(true);
+    m_progress->hide();
+    v->addWidget(m_progress);
     m_notice = new QLabel(w);
     m_notice->setWordWrap(true);
     m_notice->setTextFormat(Qt::PlainText);
@@ -205,7 +216,15 @@ QWidget* InteractivePage::buildAstPage(AstView* view)
     };
     auto* zoomOut = button(QStringLiteral("−"), tr("Zoom out (Ctrl+wheel)"));
     auto* zoomIn = button(QStringLiteral("+"), tr("Zoom in (Ctrl+wheel)"));
-    auto* fit = button(tr("Fit"), tr("Fit the tree in the view"));
+    auto* fit = button(tr("Fit"), tr("Fit the tree in the view (deep levels are folded first when the labels "
+                                     "would be too small to read)"));
+    auto* toSelection = button(tr("Selection"), tr("Zoom to the selected node and its subtree"));
+    auto* expand = button(tr("Expand all"), tr("Unfold every folded subtree (double-click a node to fold it)"));
+    auto* code = button(tr("Code"), tr("Show each node's code text"));
+    code->setCheckable(true);
+    connect(toSelection, &QToolButton::clicked, view, &AstView::zoomToSelection);
+    connect(expand, &QToolButton::clicked, view, &AstView::expandAll);
+    connect(code, &QToolButton::toggled, view, &AstView::setShowCode);
     auto* one = button(tr("100%"), tr("Actual size"));
     auto* zoomLabel = new QLabel(page);
     zoomLabel->setMinimumWidth(48);
@@ -220,11 +239,26 @@ QWidget* InteractivePage::buildAstPage(AstView* view)
     bar->addWidget(fit);
     bar->addWidget(one);
     bar->addWidget(zoomLabel);
+    bar->addWidget(toSelection);
+    bar->addWidget(expand);
+    bar->addWidget(code);
     bar->addStretch(1);
-    auto* hint = new QLabel(tr("drag to pan · click a node to see its tokens"), page);
+    auto* hint = new QLabel(tr("drag to pan · click a node to see its tokens · double-click folds it"), page);
     hint->setStyleSheet(QStringLiteral("color:#777"));
     bar->addWidget(hint);
     v->addLayout(bar);
+    // The path root → the selected node; a click on a step selects that node.
+    auto* crumbs = new QLabel(page);
+    crumbs->setObjectName(QStringLiteral("astBreadcrumb"));
+    crumbs->setTextFormat(Qt::RichText);
+    crumbs->setContentsMargins(4, 0, 4, 0);
+    connect(view, &AstView::breadcrumbChanged, crumbs, &QLabel::setText);
+    connect(crumbs, &QLabel::linkActivated, this, [this, view](const QString& link) {
+        const int node = link.mid(1).toInt();
+        selectNode(node);
+        view->centerOnNode(node);
+    });
+    v->addWidget(crumbs);
     v->addWidget(view, 1);
     return page;
 }

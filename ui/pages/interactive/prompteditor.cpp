@@ -6,7 +6,9 @@
 
 #include <algorithm>
 
+#include <QKeyEvent>
 #include <QMimeData>
+#include <QTextBlock>
 #include <QTextCursor>
 #include <QTextDocument>
 #include <QUrl>
@@ -22,6 +24,26 @@ QString PromptEditor::refusal(qint64 bytes, qint64 maxBytes)
     return tr("This text would make the code %1, over the %2 the editor holds; nothing was inserted")
         .arg(toQString(limits::describeBytes(std::size_t(bytes))),
              toQString(limits::describeBytes(std::size_t(maxBytes))));
+}
+
+void PromptEditor::keyPressEvent(QKeyEvent* e)
+{
+    const bool enter = e->key() == Qt::Key_Return || e->key() == Qt::Key_Enter;
+    if (!enter || (e->modifiers() & ~(Qt::KeypadModifier | Qt::ShiftModifier)) != Qt::NoModifier || isReadOnly()) {
+        QPlainTextEdit::keyPressEvent(e);
+        return;
+    }
+    QTextCursor c = textCursor();
+    const QString line = c.block().text().left(c.positionInBlock());
+    qsizetype n = 0;
+    while (n < line.size() && (line[n] == QLatin1Char(' ') || line[n] == QLatin1Char('\t')))
+        ++n;
+    c.beginEditBlock(); // one undo step
+    c.insertText(QStringLiteral("\n") + line.left(n));
+    c.endEditBlock();
+    setTextCursor(c);
+    ensureCursorVisible();
+    e->accept();
 }
 
 bool PromptEditor::canInsertFromMimeData(const QMimeData* source) const

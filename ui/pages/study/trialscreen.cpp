@@ -211,6 +211,7 @@ void TrialScreen::showTrial(int index, int count, const StudyTrial& trial, const
         old->deleteLater();
         m_ast->setVisible(true);
         m_ast->setAnalysis(a);
+        m_ast->fitWhole(); // the tree conditions open scaled to the trial area (and stay so on resize)
     } else {
         m_ast->setAnalysis(nullptr);
     }

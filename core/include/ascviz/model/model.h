@@ -54,6 +54,11 @@ struct ScoreOptions {
     // the texts (observer.h): one Intermediate per name, layer, text and window (a text of fewer than two ids,
     // BOS included, needs no forward pass and has none). nullptr: none, at no cost.
     IntermediateObserver* observer = nullptr;
+    // Long texts: `progress` is called after each forward pass with the windows scored so far and the windows
+    // in all (one window per context-sized piece of every text); `cancel` is polled before each forward pass
+    // and, once set, scoring throws Cancelled. Neither changes a number.
+    std::function<void(std::size_t done, std::size_t total)> progress;
+    const std::atomic<bool>* cancel = nullptr;
 };
 
 // The user's settings (base/generation.h) and the runtime's own switches.

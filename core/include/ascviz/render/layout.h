@@ -49,16 +49,31 @@ struct LayoutOptions {
     int subtree = -1;         // >= 0: only this node and its descendants (render --subtree NODE_ID)
     int maxDepth = -1;        // >= 0: levels below the root deeper than this are collapsed (render --max-depth)
     bool leftToRight = false; // ranks from left to right instead of top down (render --orientation lr)
+    // Folded subtrees (collapse.cpp): these nodes stay, their descendants are not laid out, and their label gets
+    // a last line "…(n)", n = the descendants the view would show. Ids that are not shown are ignored.
+    std::vector<int> collapsed;
+    // Non-terminals also show their code text (a line before the value; whitespace runs as one space, cut
+    // at 24 characters with "…"), as terminals always do.
+    bool nodeText = false;
 };
 // Per node id: its level below `subtree` (0 = the subtree's root; subtree < 0: below the tree's roots), -1
 // for nodes outside the subtree.
 std::vector<int> depthsBelow(const EvalResult& r, int subtree);
-// The nodes shown under `options` (subtree, depth), in pre-order; throws InputError naming the node when
-// options.subtree is not a node id of the tree.
+// The nodes shown under `options` (subtree, depth, the folded subtrees of `collapsed`), in pre-order; throws
+// InputError naming the node when options.subtree is not a node id of the tree.
 std::vector<int> visibleNodes(const EvalResult& r, AstView view, const LayoutOptions& options);
-// Per node id: how many AST nodes below it are hidden by options.maxDepth (0 for the others); the label of a
-// collapsed node ends with "…(n)".
+// Per node id: how many nodes the view would show below it are hidden by options.maxDepth or by folding it
+// (options.collapsed) (0 for the others); the label of such a node ends with "…(n)".
 std::vector<int> collapsedCounts(const EvalResult& r, AstView view, const LayoutOptions& options);
+
+// nodeLabel with `options` applied: the code text of a non-terminal (nodeText) and "…(n)" for a node with hidden
+// nodes below it (collapsedCounts).
+std::string nodeLabel(const EvalResult& r, int node, AstView view, const LayoutOptions& options);
+// The descendants of `node` that `view` shows when nothing is folded.
+std::size_t shownDescendants(const EvalResult& r, int node, AstView view);
+// The nodes of `view` at depth `depth` that have descendants the view shows: folding them all shows the tree down
+// to that depth (what a fit that keeps labels readable folds first).
+std::vector<int> foldAtDepth(const EvalResult& r, AstView view, int depth);
 
 // Top-down layout, children in text order, boxes sized for their labels (10 pt sans). Points, y down,
 // origin at the top-left of the graph. Graphviz dot up to options.maxGraphvizNodes shown nodes, else
