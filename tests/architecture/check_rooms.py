@@ -29,6 +29,8 @@ ALLOWED = {
     "analysis": {"base", "results", "render"},
     "cluster": {"base", "results"},
     "study": {"base", "eval", "results"},
+    "galeras": {"base", "syntax", "results", "analysis"},
+    "galerasrun": {"base", "syntax", "eval", "model", "galeras"},
 }
 MAX_LINES = 700
 CPP = {".cpp", ".h", ".hpp", ".cc"}
