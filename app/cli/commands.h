@@ -3,6 +3,9 @@
 #pragma once
 #include "args.h"
 
+#include <string>
+#include <vector>
+
 namespace ascviz::cli {
 
 int cmdVersion(Args& args);
@@ -20,5 +23,9 @@ int cmdReport(Args& args);    // cmd_report.cpp (torch-free)
 int cmdMerge(Args& args);     // cmd_cluster.cpp
 int cmdSlurm(Args& args);     // cmd_cluster.cpp
 int cmdStudy(Args& args);     // cmd_study.cpp (init|render|report|export)
+int cmdGaleras(Args& args);   // cmd_galeras.cpp (run|testbed)
+// cmd_analyze_treatments.cpp (torch-free): `analyze treatments`, and --confounders a,b,c as a list
+int analyzeTreatmentsCommand(Args& args);
+std::vector<std::string> confoundersOption(Args& args);
 
 } // namespace ascviz::cli

@@ -33,8 +33,13 @@ const char* kUsage =
     "  slurm    submit --model M --corpus C --shards N --out DIR [--partition P] [--gres G] [--time T]\n"
     "           [--sbatch-extra LINE] [--dry-run] | status DIR [--watch S] | resume DIR\n"
     "  report   --db RESULTS [--json | --csv DIR] [--min-n N]\n"
-    "  analyze  causal --db RESULTS [--by global|category|concept] | perplexed --db RESULTS [--min-count K]\n"
+    "  analyze  causal --db RESULTS [--by global|category|concept] [--confounders a,b]\n"
+    "           | perplexed --db RESULTS [--min-count K]\n"
     "           | heatmap --db A.db[,B.db...] --svg OUT [--latex OUT] [--allow-different-corpus]\n"
+    "           | treatments --db RUNS [--outcome Y] [--confounders a,b] [--json] [--latex OUT]\n"
+    "  galeras  run --model M --records FILE|default --testbed randomcut|withdocstring|fromdocstring\n"
+    "           --treatments F|default --db RUNS [--resume] [--seed S] [--max-new-tokens N] [--stop-at-function-end]\n"
+    "           | testbed --records FILE --testbed T [--seed S]\n"
     "  study    init --corpus FILE --samples N --participants P --out STUDY.json [--conditions C,S1,S2,S3] [--seed S]\n"
     "           | render --study STUDY.json --participant ID --trial K --png OUT\n"
     "           | report --responses FILE [--json | --csv DIR] | export --responses FILE --csv OUT\n"
@@ -138,11 +143,13 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "  --prompts           add \"prompt\": the code cut after a line drawn from mt19937_64(S + index)\n",
           false}},
         {"analyze",
-         {"ascviz-cli analyze causal|perplexed|heatmap --db RESULTS[,...] [options]",
+         {"ascviz-cli analyze causal|perplexed|heatmap|treatments --db RESULTS[,...] [options]",
           "  causal     AsC-Causal (method.md 7): rho of T = AsC-Eval with Y = cross-entropy and the confounders,\n"
           "             the effect of T by OLS back-door adjustment (se, 95% CI), refutations\n"
           "    --by global|category|concept   T per category / concept too (absent: excluded); default global\n"
           "    --min-snippets N   groups with fewer snippets get rho only (default 10)   --seed S   refutation draws\n"
+          "    --confounders a,b  adjust for these only (tokens, ast_nodes, ast_levels, cyclomatic; default all)\n"
+          "    --simulations N    simulations per refuter, with p-values (default 100; 0 = one draw each)\n"
           "    --json             the JSON of docs/cli.md (default: a text table)   --latex FILE   Table II "
           "(booktabs)\n"
           "  perplexed  PERPLEXED (method.md 10): CE per token text and AST label, worst and best, calls, ERROR\n"
@@ -152,6 +159,12 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "    each database is labelled with its model and the settings that differ (θ, dtype, categories,\n"
           "    corpus; a one-line warning names them); databases of different corpora are refused unless\n"
           "    --allow-different-corpus\n"
+          "  treatments Galeras (method.md 12): per treatment vs control, the ATE by OLS Y ~ 1 + D + Z (se, 95% CI)\n"
+          "             and refutations with p-values, and the descriptive table, over a `galeras run` database\n"
+          "    --outcome Y  levenshtein (default), bleu4, exact_match, ast_match, asc_eval\n"
+          "    --confounders a,b  of prompt_size, n_whitespaces, token_count, nloc, ast_nodes, ast_levels,\n"
+          "                 cyclomatic (default all)   --simulations N (default 100)   --seed S\n"
+          "    --json   --latex FILE\n"
           "  --out FILE         write the JSON / text there instead of stdout\n",
           false}},
         {"study",
@@ -225,6 +238,23 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "  resume DIR [--dry-run]   after cancelled, failed or timed-out tasks: resubmits the shards that are\n"
           "         neither complete nor queued, and a new merge job (afterok on every shard task still queued)\n",
           false}},
+        {"galeras",
+         {"ascviz-cli galeras run|testbed [options]",
+          "  Galeras (method.md 12, docs/galeras.md): prompt treatments and their effect on generated code\n"
+          "  run      --db RUNS [--resume] --records FILE|default --testbed T --treatments F|default [options]\n"
+          "           every testbed item x treatment: generate, store prompt, completion, stop, outcomes, confounders\n"
+          "           (one transaction per row; Ctrl-C stops after the current row; --resume continues)\n"
+          "    --records FILE   JSON Lines or CSV (code, signature, docstring, id, language, repo, path, date;\n"
+          "                     other numeric fields: precomputed confounders); default: the bundled sample\n"
+          "    --fields MAP     other column names: code=body,signature=sig\n"
+          "    --testbed T      randomcut (default), withdocstring or fromdocstring; --seed S the cut's draws\n"
+          "    --treatments F   the templates (JSON); default: resources/galeras/treatments.json\n"
+          "    --max-new-tokens N (default 64)  --greedy | --temperature T --top-p P --top-k K --sample-seed S\n"
+          "    --stop-at-function-end   stop when the completion goes past the function, cut it there\n"
+          "    --shard I/N      only items k with k mod N = I   --limit N   the first N items   --quiet\n"
+          "  testbed  --records FILE|default --testbed T [--seed S] [--out FILE]: the testbed as JSON Lines\n"
+          "           {id, language, testbed, partial, ground_truth, signature, docstring, cut_line}\n",
+          true}},
         {"report",
          {"ascviz-cli report --db RESULTS [--json | --csv DIR] [--resamples N] [--seed S] [--min-n N] [--out FILE]",
           "  corpus statistics: bootstrapped medians per concept and category, Global AsC-Eval\n"
@@ -276,6 +306,7 @@ int main(int argc, char** argv)
         {"generate", cmdGenerate}, {"parse", cmdParse},     {"node-types", cmdNodeTypes}, {"extract", cmdExtract},
         {"analyze", cmdAnalyze},   {"eval", cmdEval},       {"render", cmdRender},        {"batch", cmdBatch},
         {"report", cmdReport},     {"merge", cmdMerge},     {"slurm", cmdSlurm},          {"study", cmdStudy},
+        {"galeras", cmdGaleras},
     };
     if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
         (argc < 2 ? std::cerr : std::cout) << kUsage;
