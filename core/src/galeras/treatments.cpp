@@ -122,6 +122,8 @@ TreatmentSet parseTreatments(const std::string& text, const std::string& where)
         return s;
     } catch (const InputError& e) {
         throw InputError(e.what(), ErrorContext(where));
+    } catch (const nlohmann::json::exception& e) {
+        throw InputError("treatments file " + where + ": " + e.what(), ErrorContext(where));
     }
 }
 
