@@ -143,7 +143,7 @@ int cmdAnalyze(Args& args)
         return 0;
     }
     if (*sub == "treatments")
-        return analyzeTreatmentsCommand(args);
+        return analyzeTreatmentsCommand(args, out);
     if (*sub == "perplexed") {
         const fs::path db = args.require("--db");
         PerplexedOptions opts;

@@ -26,7 +26,7 @@ std::vector<std::string> confoundersOption(Args& args)
     return out;
 }
 
-int analyzeTreatmentsCommand(Args& args)
+int analyzeTreatmentsCommand(Args& args, const std::optional<std::string>& out)
 {
     const std::string db = args.require("--db");
     TreatmentAnalysisOptions opts;
@@ -36,7 +36,6 @@ int analyzeTreatmentsCommand(Args& args)
     opts.refute.simulations = args.intValue("--simulations", opts.refute.simulations);
     const bool asJson = args.flag("--json");
     const auto latex = args.value("--latex");
-    const auto out = args.value("--out");
     args.finish();
     if (opts.refute.simulations < 2)
         throw UsageError("--simulations must be >= 2");

@@ -90,9 +90,9 @@ int galerasTestbed(Args& args)
     printSkipped(set.skipped);
     std::ostringstream o;
     for (const auto& it : set.items)
-        o << nlohmann::json{{"id", it.recordId},         {"language", it.language},   {"testbed", toString(kind)},
-                            {"partial", it.partial},     {"ground_truth", it.groundTruth},
-                            {"signature", it.signature}, {"docstring", it.docstring}, {"cut_line", it.cutLine}}
+        o << nlohmann::json{{"id", it.recordId},         {"language", it.language},        {"testbed", toString(kind)},
+                            {"partial", it.partial},     {"ground_truth", it.groundTruth}, {"signature", it.signature},
+                            {"docstring", it.docstring}, {"cut_line", it.cutLine}}
                  .dump()
           << '\n';
     writeText(o.str(), out);

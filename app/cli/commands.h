@@ -3,6 +3,7 @@
 #pragma once
 #include "args.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,7 @@ int cmdSlurm(Args& args);     // cmd_cluster.cpp
 int cmdStudy(Args& args);     // cmd_study.cpp (init|render|report|export)
 int cmdGaleras(Args& args);   // cmd_galeras.cpp (run|testbed)
 // cmd_analyze_treatments.cpp (torch-free): `analyze treatments`, and --confounders a,b,c as a list
-int analyzeTreatmentsCommand(Args& args);
+int analyzeTreatmentsCommand(Args& args, const std::optional<std::string>& out);
 std::vector<std::string> confoundersOption(Args& args);
 
 } // namespace ascviz::cli

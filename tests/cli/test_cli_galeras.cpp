@@ -98,7 +98,8 @@ TEST(CliGaleras, KilledRunResumesWithNothingLostOrTwice)
     }
     EXPECT_EQ(g.meta().at("testbed"), "withdocstring");
 
-    const auto an = run("analyze treatments --db '" + db.string() + "' --json --simulations 5 --confounders "
+    const auto an = run("analyze treatments --db '" + db.string() +
+                        "' --json --simulations 5 --confounders "
                         "prompt_size,token_count");
     ASSERT_EQ(an.status, 0) << an.err;
     const auto j = nlohmann::json::parse(an.out);
@@ -115,9 +116,10 @@ TEST(CliGaleras, BadInputsAreRefusedClearly)
 {
     const auto recs = clitest::writeTemp("records2.jsonl", records());
     const auto noCode = clitest::writeTemp(
-        "t.json", R"({"control": {"name": "c", "template": "# hi"}, "treatments": [{"name": "t", "template": "{code}"}]})");
-    const auto r = run("galeras run --records '" + recs.string() + "' --treatments '" + noCode.string() +
-                       "' --db '" + (clitest::tempDir() / "x.db").string() + "'");
+        "t.json",
+        R"({"control": {"name": "c", "template": "# hi"}, "treatments": [{"name": "t", "template": "{code}"}]})");
+    const auto r = run("galeras run --records '" + recs.string() + "' --treatments '" + noCode.string() + "' --db '" +
+                       (clitest::tempDir() / "x.db").string() + "'");
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.err.find("no {code} placeholder"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("t.json"), std::string::npos) << r.err;

@@ -12,8 +12,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size)
     return fuzz::expectingErrors([&] {
         const std::string text(fuzz::bytes(data, size));
         const bool csv = !text.empty() && text[0] == '#';
-        const ascviz::RecordSet rs = csv ? ascviz::parseRecordsCsv(text.substr(1), "fuzz.csv")
-                                         : ascviz::parseRecordsJsonl(text, "fuzz.jsonl");
+        const ascviz::RecordSet rs =
+            csv ? ascviz::parseRecordsCsv(text.substr(1), "fuzz.csv") : ascviz::parseRecordsJsonl(text, "fuzz.jsonl");
         std::set<std::string> ids;
         for (const auto& r : rs.records) {
             FUZZ_CHECK(!r.code.empty());

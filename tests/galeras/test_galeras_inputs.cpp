@@ -13,8 +13,8 @@ using namespace ascviz;
 
 namespace {
 
-const char* kLines[] = {"def f(a, b):\n", "    \"\"\"Add.\"\"\"\n", "    c = a + b\n",
-                        "    d = c * 2\n", "    e = d - 1\n",         "    return e\n"};
+const char* kLines[] = {"def f(a, b):\n",  "    \"\"\"Add.\"\"\"\n", "    c = a + b\n",
+                        "    d = c * 2\n", "    e = d - 1\n",        "    return e\n"};
 
 std::string fn()
 {
@@ -71,7 +71,8 @@ TEST(GalerasTestbed, CutRule)
         EXPECT_EQ(rc.items[0].signature, "def f(a, b):");
         const auto wd = buildTestbed(records, Testbed::WithDocString, seed);
         ASSERT_EQ(wd.items.size(), 1u);
-        EXPECT_EQ(wd.items[0].partial, std::string(kLines[0]) + kLines[1] + partial.substr(std::string(kLines[0]).size()));
+        EXPECT_EQ(wd.items[0].partial,
+                  std::string(kLines[0]) + kLines[1] + partial.substr(std::string(kLines[0]).size()));
         EXPECT_EQ(wd.items[0].groundTruth, truth);
     }
     const auto fd = buildTestbed(records, Testbed::FromDocString, 7);
@@ -85,9 +86,11 @@ TEST(GalerasTestbed, SkippedWithReasons)
 {
     const std::string text =
         nlohmann::json{{"id", "short"}, {"code", "def g():\n    pass\n"}}.dump() + "\n" +
-        nlohmann::json{{"id", "bad"}, {"code", "def h(:\n    return aaaaaaaaaaaaa + bbbbbbbbbbbbbbbbb + ccccc + dddd\n"}}
+        nlohmann::json{{"id", "bad"},
+                       {"code", "def h(:\n    return aaaaaaaaaaaaa + bbbbbbbbbbbbbbbbb + ccccc + dddd\n"}}
             .dump() +
-        "\n" + nlohmann::json{{"id", "nodoc"}, {"code", "def k(x):\n    y = x + 1\n    z = y * 2\n    return z\n"}}.dump() +
+        "\n" +
+        nlohmann::json{{"id", "nodoc"}, {"code", "def k(x):\n    y = x + 1\n    z = y * 2\n    return z\n"}}.dump() +
         "\n" + nlohmann::json{{"id", "ok"}, {"code", fn()}}.dump() + "\n";
     const auto rs = parseRecordsJsonl(text, "mem");
     ASSERT_EQ(rs.records.size(), 4u);

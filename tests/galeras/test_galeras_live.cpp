@@ -40,11 +40,14 @@ TEST(GalerasLive, AteMatchesStatsmodels)
                 r.treatment = t;
                 r.isControl = t == "control";
                 r.stop = "eos";
-                const double ps =
-                    tokens * 1.3 + double(rng() % 7) + (t == "control" ? 8 : t == "T1" ? 15 : 40 + nloc);
-                r.values = {{"prompt_size", ps},         {"token_count", tokens}, {"nloc", nloc},
-                            {"n_whitespaces", tokens / 2 + double(rng() % 11)}, {"ast_nodes", 3 * tokens + nloc + double(rng() % 9)},
-                            {"ast_levels", 4 + std::floor(nloc / 5)}, {"cyclomatic", 1.0 + double(rng() % 5)}};
+                const double ps = tokens * 1.3 + double(rng() % 7) + (t == "control" ? 8 : t == "T1" ? 15 : 40 + nloc);
+                r.values = {{"prompt_size", ps},
+                            {"token_count", tokens},
+                            {"nloc", nloc},
+                            {"n_whitespaces", tokens / 2 + double(rng() % 11)},
+                            {"ast_nodes", 3 * tokens + nloc + double(rng() % 9)},
+                            {"ast_levels", 4 + std::floor(nloc / 5)},
+                            {"cyclomatic", 1.0 + double(rng() % 5)}};
                 r.values["levenshtein"] = 0.4 + eff - 0.001 * tokens + 0.004 * nloc + noise(rng);
                 if (i == 5 && t == "T2")
                     r.values["levenshtein"] = std::nullopt;

@@ -63,7 +63,7 @@ TEST(GalerasOutcomes, AstMatch)
 TEST(GalerasRefute, PValueAsDoWhy)
 {
     std::vector<double> sims(100);
-    std::iota(sims.begin(), sims.end(), 0.0); // 0..99: the empirical test
+    std::iota(sims.begin(), sims.end(), 0.0);             // 0..99: the empirical test
     EXPECT_DOUBLE_EQ(refutationPValue(sims, 10.5), 0.11); // 11 below
     EXPECT_DOUBLE_EQ(refutationPValue(sims, 95.0), 0.05); // 95 below: 100 - 95
     EXPECT_DOUBLE_EQ(refutationPValue(sims, 1000.0), 0.0);

@@ -185,8 +185,8 @@ CausalEstimate estimateCausal(const CausalRows& rows, const CausalOptions& opts,
             e.dataSubset = f->coef[1];
     }
     if (opts.simulations > 0)
-        e.refutations = refuteEffect(rows.t, rows.y, z, e.effect,
-                                     RefuteOptions{opts.simulations, seed + 3, opts.subsetFraction});
+        e.refutations =
+            refuteEffect(rows.t, rows.y, z, e.effect, RefuteOptions{opts.simulations, seed + 3, opts.subsetFraction});
     return e;
 }
 

@@ -76,6 +76,11 @@ TreatmentEffect estimateTreatment(const std::vector<double>& d, const std::vecto
         else
             z.push_back(c);
     }
+    if (!y.empty() && std::all_of(y.begin(), y.end(), [&](double v) { return v == y.front(); })) {
+        e.note += (e.note.empty() ? "" : "; ") +
+                  std::string("the outcome is constant over these rows: no effect to estimate");
+        return e;
+    }
     std::vector<std::vector<double>> cols{std::vector<double>(d.size(), 1.0), d};
     cols.insert(cols.end(), z.begin(), z.end());
     try {
@@ -200,8 +205,8 @@ nlohmann::json treatmentsToJson(const TreatmentReport& r)
     auto desc = nlohmann::json::object();
     for (const auto& [t, cols] : r.descriptive)
         for (const auto& [c, s] : cols)
-            desc[t][c] = {{"n", s.n}, {"mean", s.mean}, {"sd", s.sd}, {"median", s.median}, {"min", s.min},
-                          {"max", s.max}};
+            desc[t][c] = {{"n", s.n},           {"mean", s.mean}, {"sd", s.sd},
+                          {"median", s.median}, {"min", s.min},   {"max", s.max}};
     j["descriptive"] = std::move(desc);
     auto stops = nlohmann::json::object();
     for (const auto& [k, n] : r.stops) {
@@ -220,7 +225,8 @@ std::string treatmentsText(const TreatmentReport& r)
       << "\n\n";
     o << std::left << std::setw(14) << "treatment" << std::right << std::setw(6) << "n" << std::setw(10) << "ATE"
       << std::setw(9) << "se" << std::setw(22) << "95% CI" << std::setw(18) << "placebo (p)" << std::setw(18)
-      << "common cause (p)" << std::setw(18) << "subset (p)" << "\n";
+      << "common cause (p)" << std::setw(18) << "subset (p)"
+      << "\n";
     for (const auto& e : r.treatments) {
         o << std::left << std::setw(14) << e.name << std::right << std::setw(6) << e.n;
         if (!e.hasEffect) {
@@ -237,18 +243,21 @@ std::string treatmentsText(const TreatmentReport& r)
     }
     o << "\nmean (sd) per treatment\n" << std::left << std::setw(14) << "column";
     for (const auto& [t, cols] : r.descriptive)
-        o << std::right << std::setw(22) << t;
+        o << std::right << std::setw(26) << t;
     o << "\n";
     if (!r.descriptive.empty())
         for (const auto& [c, s0] : r.descriptive.front().second) {
             o << std::left << std::setw(14) << c;
             for (const auto& [t, cols] : r.descriptive) {
                 const auto& s = cols.at(c);
-                o << std::right << std::setw(22)
+                o << std::right << std::setw(26)
                   << (s.n ? num(s.mean, 3) + " (" + num(s.sd, 3) + ") n=" + std::to_string(s.n) : std::string("-"));
             }
             o << "\n";
         }
+    for (const auto& [k, n] : r.stops)
+        o << (k == r.stops.begin()->first ? "\nstops: " : ", ") << k << " " << n;
+    o << "\n";
     return o.str();
 }
 

@@ -19,7 +19,8 @@ std::vector<char32_t> codePointsOf(const std::string& s)
     while (i < s.size()) {
         const Utf8Step st = decodeUtf8(s, i);
         // invalid bytes count one by one, each distinct from every code point
-        out.push_back(st.status == Utf8Status::Ok ? st.codePoint : char32_t(0x110000 + static_cast<unsigned char>(s[i])));
+        out.push_back(st.status == Utf8Status::Ok ? st.codePoint
+                                                  : char32_t(0x110000 + static_cast<unsigned char>(s[i])));
         i += st.status == Utf8Status::Ok ? st.length : 1;
     }
     return out;

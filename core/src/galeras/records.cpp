@@ -19,8 +19,8 @@ namespace {
 
 const std::vector<std::string>& knownFields()
 {
-    static const std::vector<std::string> f = {"code", "signature", "docstring", "id",
-                                               "language", "repo", "path", "date"};
+    static const std::vector<std::string> f = {"code",     "signature", "docstring", "id",
+                                               "language", "repo",      "path",      "date"};
     return f;
 }
 

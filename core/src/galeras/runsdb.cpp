@@ -83,8 +83,8 @@ GalerasDb GalerasDb::open(const std::filesystem::path& path, bool writable)
                          ErrorContext(path.string()));
     }
     if (m["schema_version"] != std::to_string(kGalerasSchemaVersion))
-        throw InputError(path.string() + " has Galeras schema version '" + m["schema_version"] + "'; this build reads " +
-                             std::to_string(kGalerasSchemaVersion),
+        throw InputError(path.string() + " has Galeras schema version '" + m["schema_version"] +
+                             "'; this build reads " + std::to_string(kGalerasSchemaVersion),
                          ErrorContext(path.string()));
     return g;
 }

@@ -95,8 +95,7 @@ std::vector<Line> splitLines(const std::string& s)
         b = e;
     }
     // trailing whitespace-only lines are no part of the function
-    while (!lines.empty() &&
-           s.find_first_not_of(" \t\r\n", lines.back().start) >= lines.back().end)
+    while (!lines.empty() && s.find_first_not_of(" \t\r\n", lines.back().start) >= lines.back().end)
         lines.pop_back();
     return lines;
 }
@@ -149,9 +148,8 @@ FunctionParts findFunctionParts(const std::string& code, const std::string& lang
         return p;
     }
     const auto& nodes = tree.nodes();
-    const auto def = std::find_if(nodes.begin(), nodes.end(), [&](const AstNode& n) {
-        return n.named && rules.definitions.count(n.type);
-    });
+    const auto def = std::find_if(nodes.begin(), nodes.end(),
+                                  [&](const AstNode& n) { return n.named && rules.definitions.count(n.type); });
     if (def == nodes.end()) {
         p.error = "no function definition";
         return p;

@@ -67,7 +67,8 @@ Treatment readTreatment(const nlohmann::json& j, const std::string& where)
     if (findInvalidUtf8(t.name) || findInvalidUtf8(t.tmpl))
         throw InputError(w + " is not valid UTF-8");
     bool hasCode = false;
-    walkTemplate(t.tmpl, w, [](const std::string&) {}, [&](const std::string& f) { hasCode |= f == "code"; });
+    walkTemplate(
+        t.tmpl, w, [](const std::string&) {}, [&](const std::string& f) { hasCode |= f == "code"; });
     if (!hasCode)
         throw InputError(w + ": the template has no {code} placeholder (the partial code must be in every prompt)");
     return t;

@@ -27,8 +27,8 @@ std::map<std::string, std::string> runMeta(const LanguageModel& model, const Rec
         {"seed", std::to_string(o.seed)},
         {"max_new_tokens", std::to_string(g.maxNewTokens)},
         {"decoding", g.greedy ? std::string("greedy")
-                              : "sampling temperature=" + std::to_string(g.temperature) + " top_p=" +
-                                    std::to_string(g.topP) + " top_k=" + std::to_string(g.topK) +
+                              : "sampling temperature=" + std::to_string(g.temperature) +
+                                    " top_p=" + std::to_string(g.topP) + " top_k=" + std::to_string(g.topK) +
                                     " seed=" + std::to_string(g.seed)},
         {"stop_at_function_end", o.stopAtFunctionEnd ? "1" : "0"},
         {"shard", std::to_string(o.shard) + "/" + std::to_string(o.shards)},
@@ -61,8 +61,8 @@ std::map<std::string, std::optional<double>> galerasValues(const TestbedItem& it
     const std::string& lang = item.language;
     const std::string cand = item.partial + completion, ref = item.partial + item.groundTruth;
     v["levenshtein"] = levenshteinSimilarity(completion, item.groundTruth);
-    v["bleu4"] = bleu4(lexicalTokensFrom(cand, item.partial.size(), lang),
-                       lexicalTokensFrom(ref, item.partial.size(), lang));
+    v["bleu4"] =
+        bleu4(lexicalTokensFrom(cand, item.partial.size(), lang), lexicalTokensFrom(ref, item.partial.size(), lang));
     v["exact_match"] = exactMatch(completion, item.groundTruth);
     v["ast_match"] = astMatch(item.partial, completion, item.groundTruth, lang);
     v["asc_eval"] = scored ? completionAscEval(*scored, item.partial.size(), lang) : std::nullopt;
@@ -120,8 +120,7 @@ GalerasRunSummary runGaleras(const LanguageModel& model, const RecordSet& record
         db.insertSkipped(testbed.skippedRecords);
     std::vector<const TestbedItem*> items;
     for (std::size_t k = 0; k < testbed.items.size(); ++k)
-        if (static_cast<int>(k % static_cast<std::size_t>(o.shards)) == o.shard &&
-            (o.limit == 0 || k < o.limit))
+        if (static_cast<int>(k % static_cast<std::size_t>(o.shards)) == o.shard && (o.limit == 0 || k < o.limit))
             items.push_back(&testbed.items[k]);
     const auto all = treatments.all();
     sum.items = static_cast<int>(items.size());

@@ -215,8 +215,8 @@ Corpus parseJsonLines(const std::string& text, const std::string& name)
     return c;
 }
 
-// (results/csvread.h) RFC 4180: fields separated by ',', records by CRLF or LF; a quoted field may contain ',', '"' (doubled)
-// and line breaks. Errors (text after a closing quote, a quote inside an unquoted field, an unterminated
+// (results/csvread.h) RFC 4180: fields separated by ',', records by CRLF or LF; a quoted field may contain ',', '"'
+// (doubled) and line breaks. Errors (text after a closing quote, a quote inside an unquoted field, an unterminated
 // quote) are recorded on the record, which the caller skips.
 std::vector<CsvRecord> splitCsv(std::string_view s)
 {

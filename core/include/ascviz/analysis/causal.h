@@ -40,8 +40,8 @@ struct CausalEstimate {
     bool hasEffect = false;
     double effect = 0, se = 0, lo = 0, hi = 0;                    // T's OLS coefficient, its se and 95 % interval
     std::optional<double> placebo, randomCommonCause, dataSubset; // refuted effects (one seeded draw each)
-    std::vector<Refutation> refutations; // N simulations each, with p-values (refute.h)
-    std::vector<std::string> adjusted;   // the confounders in the regression
+    std::vector<Refutation> refutations;                          // N simulations each, with p-values (refute.h)
+    std::vector<std::string> adjusted;                            // the confounders in the regression
     std::string note; // why there is no effect (too few snippets, a singular design)
 };
 

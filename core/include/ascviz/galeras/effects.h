@@ -16,15 +16,15 @@ namespace ascviz {
 
 struct TreatmentEffect {
     std::string name;
-    int n = 0;                 // rows in the regression (control + treatment)
+    int n = 0; // rows in the regression (control + treatment)
     int nTreated = 0;
     bool hasEffect = false;
     double ate = 0, se = 0, lo = 0, hi = 0;
     std::vector<Refutation> refutations;
-    std::string note;          // why there is no effect, confounders left out
+    std::string note; // why there is no effect, confounders left out
 };
 
-struct OutcomeSummary {        // one outcome under one treatment
+struct OutcomeSummary { // one outcome under one treatment
     int n = 0;
     double mean = 0, sd = 0, median = 0, min = 0, max = 0;
 };

@@ -13,9 +13,9 @@
 namespace ascviz {
 
 struct GalerasRecord {
-    std::string id;       // the `id` field, else "<file>:<line>"
-    std::string code;     // the whole function, UTF-8
-    std::string language; // a registry id (the `language` field, else the reader's default)
+    std::string id;                                  // the `id` field, else "<file>:<line>"
+    std::string code;                                // the whole function, UTF-8
+    std::string language;                            // a registry id (the `language` field, else the reader's default)
     std::optional<std::string> signature, docstring; // given by the record; else found by the testbed builder
     std::string repo, path, date;
     std::map<std::string, double> confounders; // other numeric fields
@@ -36,7 +36,7 @@ struct RecordSet {
 
 struct RecordReadOptions {
     std::map<std::string, std::string> fields; // our name -> the file's column name
-    std::string language;                       // for records without one; empty: the registry's default
+    std::string language;                      // for records without one; empty: the registry's default
 };
 
 // "code=body,signature=sig" -> {code: body, signature: sig}; throws InputError for an unknown name or a

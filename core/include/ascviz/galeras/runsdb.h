@@ -29,7 +29,7 @@ struct GalerasRow {
     std::string stop; // eos | length | function_end | context | cancelled | error
     int generatedTokens = 0;
     std::map<std::string, std::optional<double>> values; // outcome and confounder columns by name
-    std::string error;                                    // "" = generated
+    std::string error;                                   // "" = generated
 };
 
 class GalerasDb {
@@ -39,7 +39,7 @@ public:
     static GalerasDb open(const std::filesystem::path& path, bool writable = false);
 
     std::map<std::string, std::string> meta() const;
-    void insert(const GalerasRow& row) const;                  // one transaction
+    void insert(const GalerasRow& row) const; // one transaction
     void insertSkipped(const std::vector<std::pair<std::string, std::string>>& skipped) const;
     std::vector<std::pair<std::string, std::string>> doneKeys() const; // record_id, treatment
     std::vector<GalerasRow> rows() const;

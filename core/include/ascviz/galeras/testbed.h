@@ -31,12 +31,12 @@ std::string toString(Testbed t);
 
 // The parts of a function, found with tree-sitter.
 struct FunctionParts {
-    std::size_t bodyStart = 0;             // byte where the body's first statement starts
-    std::optional<std::size_t> docStart;   // the docstring statement's byte span
+    std::size_t bodyStart = 0;           // byte where the body's first statement starts
+    std::optional<std::size_t> docStart; // the docstring statement's byte span
     std::size_t docEnd = 0;
-    std::string signature;                 // definition start .. body start, trailing whitespace trimmed
-    std::optional<std::string> docstring;  // the docstring literal's text
-    std::string error;                     // why none were found ("" = found)
+    std::string signature;                // definition start .. body start, trailing whitespace trimmed
+    std::optional<std::string> docstring; // the docstring literal's text
+    std::string error;                    // why none were found ("" = found)
 };
 // Throws nothing; `error` says what is wrong (no rules for the language, syntax errors, no definition).
 FunctionParts findFunctionParts(const std::string& code, const std::string& language);
@@ -54,7 +54,7 @@ struct TestbedItem {
 struct TestbedSet {
     Testbed kind = Testbed::RandomCut;
     std::vector<TestbedItem> items;
-    std::map<std::string, int> skipped;             // reason -> count
+    std::map<std::string, int> skipped;                              // reason -> count
     std::vector<std::pair<std::string, std::string>> skippedRecords; // record id, reason
 };
 

@@ -17,8 +17,8 @@ namespace ascviz {
 
 struct GalerasRunOptions {
     Testbed testbed = Testbed::RandomCut;
-    uint64_t seed = 20230807;  // the cut rule's draws (sampling has its own, generation.seed)
-    GenerationSettings generation; // maxNewTokens, greedy / sampling
+    uint64_t seed = 20230807;       // the cut rule's draws (sampling has its own, generation.seed)
+    GenerationSettings generation;  // maxNewTokens, greedy / sampling
     bool stopAtFunctionEnd = false; // stop when the completion goes past the function, and cut it there
     bool resume = false;
     int shard = 0, shards = 1; // items k with k mod shards == shard
@@ -26,11 +26,11 @@ struct GalerasRunOptions {
 };
 
 struct GalerasRunSummary {
-    int items = 0;       // testbed items in this shard
-    int planned = 0;     // items × treatments
-    int done = 0;        // rows written now
-    int resumed = 0;     // rows found from an earlier run
-    int errors = 0;      // rows stored with an error
+    int items = 0;                      // testbed items in this shard
+    int planned = 0;                    // items × treatments
+    int done = 0;                       // rows written now
+    int resumed = 0;                    // rows found from an earlier run
+    int errors = 0;                     // rows stored with an error
     std::map<std::string, int> skipped; // testbed reason -> records
     std::map<std::string, int> stops;   // stop reason -> rows written now
     bool cancelled = false;
