@@ -66,19 +66,6 @@ void printSkipped(const std::map<std::string, int>& skipped)
         std::cerr << "testbed: " << n << " record(s) skipped: " << why << '\n';
 }
 
-double numberOption(const std::string& name, const std::string& v)
-{
-    try {
-        std::size_t used = 0;
-        const double d = std::stod(v, &used);
-        if (used != v.size())
-            throw std::invalid_argument(v);
-        return d;
-    } catch (const std::exception&) {
-        throw UsageError(name + " expects a number, got '" + v + "'");
-    }
-}
-
 int galerasTestbed(Args& args)
 {
     const RecordSet records = recordsOption(args);
@@ -111,21 +98,7 @@ int galerasRun(Args& args)
     opts.limit = static_cast<std::size_t>(std::max(0, args.intValue("--limit", 0)));
     auto& g = opts.generation;
     g.maxNewTokens = args.intValue("--max-new-tokens", g.maxNewTokens);
-    const bool greedy = args.flag("--greedy");
-    const auto temperature = args.value("--temperature"), topP = args.value("--top-p"), topK = args.value("--top-k"),
-               sampleSeed = args.value("--sample-seed");
-    const bool sampling = temperature || topP || topK || sampleSeed;
-    if (greedy && sampling)
-        throw UsageError("--greedy cannot be combined with --temperature, --top-p, --top-k or --sample-seed");
-    g.greedy = !sampling;
-    if (temperature)
-        g.temperature = numberOption("--temperature", *temperature);
-    if (topP)
-        g.topP = numberOption("--top-p", *topP);
-    if (topK)
-        g.topK = static_cast<int>(numberOption("--top-k", *topK));
-    if (sampleSeed)
-        g.seed = static_cast<uint64_t>(numberOption("--sample-seed", *sampleSeed));
+    samplingOptions(args, g, "--sample-seed");
     if (const auto shard = args.value("--shard")) {
         try {
             const ShardSpec s = parseShard(*shard);
@@ -143,10 +116,6 @@ int galerasRun(Args& args)
     args.finish();
     if (g.maxNewTokens < 1)
         throw UsageError("--max-new-tokens must be >= 1");
-    if (sampling && !(g.temperature > 0))
-        throw UsageError("--temperature must be > 0");
-    if (g.topP <= 0 || g.topP > 1)
-        throw UsageError("--top-p must be in (0, 1]");
     if (!opts.resume && fs::exists(dbPath))
         throw InputError("Galeras runs database " + dbPath.string() +
                          " already exists; use --resume to continue it or choose another --db");
