@@ -159,18 +159,33 @@ int galerasRun(Args& args)
     return 0;
 }
 
+int galerasMerge(Args& args)
+{
+    const std::string out = args.require("--out");
+    const auto files = args.positionals();
+    args.finish();
+    if (files.empty())
+        throw UsageError("galeras merge needs the shard databases: --out ALL.db SHARD.db...");
+    std::vector<fs::path> shards(files.begin(), files.end());
+    mergeGalerasShards(out, shards);
+    std::cerr << "galeras: merged " << shards.size() << " shards into " << out << '\n';
+    return 0;
+}
+
 } // namespace
 
 int cmdGaleras(Args& args)
 {
     const auto sub = args.subcommand();
     if (!sub)
-        throw UsageError("galeras needs a subcommand: run or testbed");
+        throw UsageError("galeras needs a subcommand: run, testbed or merge");
     if (*sub == "run")
         return galerasRun(args);
     if (*sub == "testbed")
         return galerasTestbed(args);
-    throw UsageError("unknown galeras subcommand '" + *sub + "' (run or testbed)");
+    if (*sub == "merge")
+        return galerasMerge(args);
+    throw UsageError("unknown galeras subcommand '" + *sub + "' (run, testbed or merge)");
 }
 
 } // namespace ascviz::cli

@@ -24,7 +24,7 @@ int cmdReport(Args& args);    // cmd_report.cpp (torch-free)
 int cmdMerge(Args& args);     // cmd_cluster.cpp
 int cmdSlurm(Args& args);     // cmd_cluster.cpp
 int cmdStudy(Args& args);     // cmd_study.cpp (init|render|report|export)
-int cmdGaleras(Args& args);   // cmd_galeras.cpp (run|testbed)
+int cmdGaleras(Args& args);   // cmd_galeras.cpp (run|testbed|merge)
 // cmd_analyze_treatments.cpp (torch-free): `analyze treatments`, and --confounders a,b,c as a list
 int analyzeTreatmentsCommand(Args& args, const std::optional<std::string>& out);
 std::vector<std::string> confoundersOption(Args& args);

@@ -39,7 +39,7 @@ const char* kUsage =
     "           | treatments --db RUNS [--outcome Y] [--confounders a,b] [--json] [--latex OUT]\n"
     "  galeras  run --model M --records FILE|default --testbed randomcut|withdocstring|fromdocstring\n"
     "           --treatments F|default --db RUNS [--resume] [--seed S] [--max-new-tokens N] [--stop-at-function-end]\n"
-    "           | testbed --records FILE --testbed T [--seed S]\n"
+    "           | testbed --records FILE --testbed T [--seed S] | merge --out ALL.db SHARD.db...\n"
     "  study    init --corpus FILE --samples N --participants P --out STUDY.json [--conditions C,S1,S2,S3] [--seed S]\n"
     "           | render --study STUDY.json --participant ID --trial K --png OUT\n"
     "           | report --responses FILE [--json | --csv DIR] | export --responses FILE --csv OUT\n"
@@ -239,7 +239,7 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "         neither complete nor queued, and a new merge job (afterok on every shard task still queued)\n",
           false}},
         {"galeras",
-         {"ascviz-cli galeras run|testbed [options]",
+         {"ascviz-cli galeras run|testbed|merge [options]",
           "  Galeras (method.md 12, docs/galeras.md): prompt treatments and their effect on generated code\n"
           "  run      --db RUNS [--resume] --records FILE|default --testbed T --treatments F|default [options]\n"
           "           every testbed item x treatment: generate, store prompt, completion, stop, outcomes, confounders\n"
@@ -253,7 +253,8 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "    --stop-at-function-end   stop when the completion goes past the function, cut it there\n"
           "    --shard I/N      only items k with k mod N = I   --limit N   the first N items   --quiet\n"
           "  testbed  --records FILE|default --testbed T [--seed S] [--out FILE]: the testbed as JSON Lines\n"
-          "           {id, language, testbed, partial, ground_truth, signature, docstring, cut_line}\n",
+          "           {id, language, testbed, partial, ground_truth, signature, docstring, cut_line}\n"
+          "  merge    --out ALL.db SHARD.db...: joins the complete shards (run --shard I/N, every I once) of one run\n",
           true}},
         {"report",
          {"ascviz-cli report --db RESULTS [--json | --csv DIR] [--resamples N] [--seed S] [--min-n N] [--out FILE]",

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -97,6 +98,23 @@ TEST(CliGaleras, KilledRunResumesWithNothingLostOrTwice)
         EXPECT_NE(r.prompt.find(r.partial), std::string::npos);
     }
     EXPECT_EQ(g.meta().at("testbed"), "withdocstring");
+
+    // The same run in two shards, merged: the same rows (greedy decoding is deterministic)
+    std::map<std::pair<std::string, std::string>, std::string> whole;
+    for (const auto& r : rows)
+        whole[{r.recordId, r.treatment}] = r.completion;
+    const fs::path s0 = clitest::tempDir() / "s0.db", s1 = clitest::tempDir() / "s1.db",
+                   merged = clitest::tempDir() / "merged.db";
+    ASSERT_EQ(run(runArgs(recs, s0) + " --shard 0/2").status, 0);
+    ASSERT_EQ(run(runArgs(recs, s1) + " --shard 1/2").status, 0);
+    const auto m = run("galeras merge --out '" + merged.string() + "' '" + s0.string() + "' '" + s1.string() + "'");
+    ASSERT_EQ(m.status, 0) << m.err;
+    const auto mergedRows = ascviz::GalerasDb::open(merged).rows();
+    ASSERT_EQ(mergedRows.size(), 9u);
+    for (const auto& r : mergedRows)
+        EXPECT_EQ(r.completion, (whole[{r.recordId, r.treatment}])) << r.recordId << " " << r.treatment;
+    EXPECT_EQ(run("galeras merge --out '" + (clitest::tempDir() / "m2.db").string() + "' '" + s0.string() + "'").status,
+              1); // shard 1 missing
 
     const auto an = run("analyze treatments --db '" + db.string() +
                         "' --json --simulations 5 --confounders "

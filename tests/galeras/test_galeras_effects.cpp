@@ -82,3 +82,41 @@ TEST(GalerasEffects, OverARunsDatabase)
     o.confounders = {"size"};
     EXPECT_THROW(analyzeTreatments(db, o), InputError);
 }
+
+TEST(GalerasShards, MergeJoinsCompleteShardsAndRefusesTheRest)
+{
+    const testdata::TempDir dir("galeras-merge");
+    auto shard = [&](int i, int rows, const std::string& seed) {
+        const auto p = dir / ("s" + std::to_string(i) + "-" + seed + ".db");
+        const GalerasDb db = GalerasDb::create(p, {{"shard", std::to_string(i) + "/2"}, {"seed", seed}});
+        db.setMeta("planned", "2");
+        for (int k = 0; k < rows; ++k) {
+            GalerasRow r;
+            r.recordId = "r" + std::to_string(i);
+            r.treatment = k == 0 ? "control" : "T1";
+            r.isControl = k == 0;
+            r.stop = "eos";
+            r.values["levenshtein"] = 0.25 * (i + k);
+            db.insert(r);
+        }
+        db.insertSkipped({{"short" + std::to_string(i), "too short"}});
+        return p;
+    };
+    const auto a = shard(0, 2, "1"), b = shard(1, 2, "1"), partial = shard(1, 1, "x"), other = shard(1, 2, "2");
+    mergeGalerasShards(dir / "all.db", {a, b});
+    const GalerasDb all = GalerasDb::open(dir / "all.db");
+    const auto rows = all.rows();
+    ASSERT_EQ(rows.size(), 4u);
+    EXPECT_EQ(rows[3].recordId, "r1");
+    EXPECT_DOUBLE_EQ(*rows[3].values.at("levenshtein"), 0.5);
+    EXPECT_EQ(all.skipped().size(), 2u);
+    EXPECT_EQ(all.meta().at("shard"), "merged/2");
+    EXPECT_EQ(all.meta().at("planned"), "4");
+    EXPECT_THROW(mergeGalerasShards(dir / "x1.db", {a}), InputError);          // shard 1 missing
+    EXPECT_THROW(mergeGalerasShards(dir / "x2.db", {a, a}), InputError);       // twice
+    EXPECT_THROW(mergeGalerasShards(dir / "x3.db", {a, partial}), InputError); // incomplete (and another seed)
+    EXPECT_THROW(mergeGalerasShards(dir / "x4.db", {a, other}), InputError);   // another run
+    EXPECT_THROW(mergeGalerasShards(dir / "all.db", {a, b}), InputError);      // exists
+    EXPECT_FALSE(std::filesystem::exists(dir / "x1.db"));
+    EXPECT_FALSE(std::filesystem::exists(dir / "x4.db"));
+}

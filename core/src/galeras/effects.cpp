@@ -3,6 +3,7 @@
 
 #include "ascviz/analysis/regression.h"
 #include "ascviz/base/error.h"
+#include "ascviz/results/stats.h"
 
 #include <algorithm>
 #include <cmath>
@@ -32,8 +33,7 @@ OutcomeSummary summarize(std::vector<double> v)
     s.min = v.front();
     s.max = v.back();
     s.mean = std::accumulate(v.begin(), v.end(), 0.0) / double(v.size());
-    const std::size_t m = v.size() / 2;
-    s.median = v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+    s.median = median(v);
     double ss = 0;
     for (double x : v)
         ss += (x - s.mean) * (x - s.mean);

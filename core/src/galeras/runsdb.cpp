@@ -98,6 +98,15 @@ std::map<std::string, std::string> GalerasDb::meta() const
     return m;
 }
 
+void GalerasDb::setMeta(const std::string& key, const std::string& value) const
+{
+    sqlite::Transaction tx(m_db);
+    sqlite::Stmt(m_db, "INSERT OR REPLACE INTO galeras_meta(key, value) VALUES(?, ?)", "writing the run's settings")
+        .bindAll(key, value)
+        .run();
+    tx.commit();
+}
+
 void GalerasDb::insert(const GalerasRow& r) const
 {
     std::string names = kTextColumns, qs = "?, ?, ?, ?, ?, ?, ?, ?, ?, ?";
@@ -173,6 +182,69 @@ std::vector<std::pair<std::string, std::string>> GalerasDb::skipped() const
     while (st.step())
         v.emplace_back(st.text(0), st.text(1));
     return v;
+}
+
+void mergeGalerasShards(const std::filesystem::path& out, const std::vector<std::filesystem::path>& shards)
+{
+    if (shards.empty())
+        throw InputError("galeras merge needs the shard databases");
+    if (std::filesystem::exists(out))
+        throw InputError(out.string() + " exists: merge writes a new file", ErrorContext(out.string()));
+    std::map<std::string, std::string> first;
+    std::vector<bool> seen;
+    std::vector<GalerasDb> dbs;
+    for (const auto& p : shards) {
+        GalerasDb db = GalerasDb::open(p);
+        auto m = db.meta();
+        const std::string shard = m["shard"];
+        const auto slash = shard.find('/');
+        int index = -1, count = 0;
+        try {
+            index = std::stoi(shard.substr(0, slash));
+            count = std::stoi(shard.substr(slash + 1));
+        } catch (const std::exception&) {
+        }
+        if (slash == std::string::npos || count < 1 || index < 0 || index >= count)
+            throw InputError(p.string() + " is no shard of a run (shard '" + shard + "')", ErrorContext(p.string()));
+        if (seen.empty())
+            seen.assign(static_cast<std::size_t>(count), false);
+        if (static_cast<int>(seen.size()) != count)
+            throw InputError(p.string() + " is shard " + shard + ", the others are of " + std::to_string(seen.size()),
+                             ErrorContext(p.string()));
+        if (seen[static_cast<std::size_t>(index)])
+            throw InputError(p.string() + ": shard " + shard + " is given twice", ErrorContext(p.string()));
+        seen[static_cast<std::size_t>(index)] = true;
+        if (!m.count("planned") || std::to_string(db.doneKeys().size()) != m["planned"])
+            throw InputError(
+                p.string() + ": shard " + shard + " is incomplete (" + std::to_string(db.doneKeys().size()) + " of " +
+                    (m.count("planned") ? m["planned"] : std::string("?")) + " rows): finish it with --resume first",
+                ErrorContext(p.string()));
+        m.erase("shard");
+        m.erase("planned");
+        if (first.empty())
+            first = m;
+        for (const auto& [k, v] : first)
+            if (m[k] != v)
+                throw InputError(p.string() + " is of another run: its " + k + " is '" + m[k] +
+                                     "', the first shard's '" + v + "'",
+                                 ErrorContext(p.string()));
+        dbs.push_back(std::move(db));
+    }
+    for (std::size_t i = 0; i < seen.size(); ++i)
+        if (!seen[i])
+            throw InputError("shard " + std::to_string(i) + "/" + std::to_string(seen.size()) + " is missing");
+    auto meta = first;
+    meta.erase("schema_version");
+    meta["shard"] = "merged/" + std::to_string(seen.size());
+    const GalerasDb merged = GalerasDb::create(out, meta);
+    std::size_t planned = 0;
+    for (const auto& db : dbs) {
+        for (const auto& row : db.rows())
+            merged.insert(row);
+        merged.insertSkipped(db.skipped());
+        planned += db.doneKeys().size();
+    }
+    merged.setMeta("planned", std::to_string(planned));
 }
 
 } // namespace ascviz

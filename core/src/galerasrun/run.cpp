@@ -125,6 +125,7 @@ GalerasRunSummary runGaleras(const LanguageModel& model, const RecordSet& record
     const auto all = treatments.all();
     sum.items = static_cast<int>(items.size());
     sum.planned = sum.items * static_cast<int>(all.size());
+    db.setMeta("planned", std::to_string(sum.planned));
     std::set<std::pair<std::string, std::string>> done;
     for (const auto& k : db.doneKeys())
         done.insert(k);

@@ -39,7 +39,8 @@ public:
     static GalerasDb open(const std::filesystem::path& path, bool writable = false);
 
     std::map<std::string, std::string> meta() const;
-    void insert(const GalerasRow& row) const; // one transaction
+    void setMeta(const std::string& key, const std::string& value) const; // one transaction
+    void insert(const GalerasRow& row) const;                             // one transaction
     void insertSkipped(const std::vector<std::pair<std::string, std::string>>& skipped) const;
     std::vector<std::pair<std::string, std::string>> doneKeys() const; // record_id, treatment
     std::vector<GalerasRow> rows() const;
@@ -50,5 +51,10 @@ private:
     explicit GalerasDb(sqlite::Db db) : m_db(std::move(db)) {}
     sqlite::Db m_db;
 };
+
+// Joins the shard databases of one run (galeras run --shard I/N, every I of N once, each complete) into `out`
+// (which must not exist): the same rows and skipped records, meta `shard` = "merged/N". Throws InputError,
+// writing nothing, for a missing, duplicate or incomplete shard or shards of another run (the setting named).
+void mergeGalerasShards(const std::filesystem::path& out, const std::vector<std::filesystem::path>& shards);
 
 } // namespace ascviz
