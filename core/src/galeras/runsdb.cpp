@@ -51,8 +51,10 @@ GalerasDb GalerasDb::create(const std::filesystem::path& path, const std::map<st
     std::string cols;
     for (const auto& c : valueColumns())
         cols += ", " + c + " REAL";
-    g.m_db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;"
-                "CREATE TABLE galeras_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+    g.m_db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;", "setting up the runs database");
+    // the tables and the settings in one transaction: a reader never sees a database without its settings
+    sqlite::Transaction tx(g.m_db);
+    g.m_db.exec("CREATE TABLE galeras_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
                 "CREATE TABLE galeras_runs(record_id TEXT NOT NULL, treatment TEXT NOT NULL, is_control INTEGER "
                 "NOT NULL, prompt TEXT NOT NULL, partial TEXT NOT NULL, ground_truth TEXT NOT NULL, completion TEXT "
                 "NOT NULL, stop TEXT NOT NULL, generated_tokens INTEGER NOT NULL, error TEXT NOT NULL" +
@@ -60,7 +62,6 @@ GalerasDb GalerasDb::create(const std::filesystem::path& path, const std::map<st
                     ", PRIMARY KEY(record_id, treatment));"
                     "CREATE TABLE galeras_skipped(record_id TEXT PRIMARY KEY, reason TEXT NOT NULL);",
                 "creating the Galeras tables");
-    sqlite::Transaction tx(g.m_db);
     sqlite::Stmt st(g.m_db, "INSERT INTO galeras_meta(key, value) VALUES(?, ?)", "writing the run's settings");
     st.bindAll(std::string("schema_version"), std::to_string(kGalerasSchemaVersion)).run();
     for (const auto& [k, v] : meta)
