@@ -163,7 +163,7 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "             and refutations with p-values, and the descriptive table, over a `galeras run` database\n"
           "    --outcome Y  levenshtein (default), bleu4, exact_match, ast_match, asc_eval\n"
           "    --confounders a,b  of prompt_size, n_whitespaces, token_count, nloc, ast_nodes, ast_levels,\n"
-          "                 cyclomatic (default all)   --simulations N (default 100)   --seed S\n"
+          "                 cyclomatic (default all), or a numeric field of the records   --simulations N   --seed S\n"
           "    --json   --latex FILE\n"
           "  --out FILE         write the JSON / text there instead of stdout\n",
           false}},

@@ -45,6 +45,7 @@ TEST(GalerasEffects, OverARunsDatabase)
                 r.values["prompt_size"] = ps;
                 r.values["nloc"] = 3.0;
                 r.values["levenshtein"] = 0.1 * ps + (t == "T1" ? 0.5 : 0.0) + (i % 3 == 0 ? 0.01 : -0.005);
+                r.recordConfounders["age_days"] = 100.0 + i * i; // a record's own field
                 db.insert(r);
             }
         GalerasRow err;
@@ -76,11 +77,23 @@ TEST(GalerasEffects, OverARunsDatabase)
     EXPECT_TRUE(j["treatments"][0]["refutations"]["placebo"].contains("p_value"));
     EXPECT_EQ(j["descriptive"]["T1"]["levenshtein"]["n"], 8);
     EXPECT_NE(treatmentsLatex(r).find("\\toprule"), std::string::npos);
+    // the records' own fields are confounders too (stored once per record)
+    EXPECT_EQ(db.recordConfounders().size(), 8u);
+    EXPECT_DOUBLE_EQ(db.recordConfounders().at("r3").at("age_days"), 109.0);
+    o.confounders = {"prompt_size", "age_days"};
+    const auto withAge = analyzeTreatments(db, o);
+    ASSERT_TRUE(withAge.treatments[0].hasEffect) << withAge.treatments[0].note;
+    EXPECT_NEAR(withAge.treatments[0].ate, 0.5, 0.02);
     o.outcome = "nope";
     EXPECT_THROW(analyzeTreatments(db, o), InputError);
     o.outcome = "bleu4";
     o.confounders = {"size"};
-    EXPECT_THROW(analyzeTreatments(db, o), InputError);
+    try {
+        analyzeTreatments(db, o);
+        ADD_FAILURE() << "an unknown confounder was accepted";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("the records' own: age_days"), std::string::npos) << e.what();
+    }
 }
 
 TEST(GalerasShards, MergeJoinsCompleteShardsAndRefusesTheRest)

@@ -108,9 +108,29 @@ TreatmentReport analyzeTreatments(const GalerasDb& db, const TreatmentAnalysisOp
     TreatmentReport r;
     r.outcome = opts.outcome;
     r.confounders = opts.confounders.empty() ? allZ : opts.confounders;
+    const auto recordZ = db.recordConfounders();
+    std::set<std::string> recordNames;
+    for (const auto& [id, m] : recordZ)
+        for (const auto& [name, v] : m)
+            recordNames.insert(name);
     for (const auto& c : r.confounders)
-        if (std::find(allZ.begin(), allZ.end(), c) == allZ.end())
-            throw InputError("unknown confounder '" + c + "' (known: " + joined(allZ) + ")");
+        if (std::find(allZ.begin(), allZ.end(), c) == allZ.end() && !recordNames.count(c))
+            throw InputError("unknown confounder '" + c + "' (known: " + joined(allZ) +
+                             (recordNames.empty()
+                                  ? std::string()
+                                  : "; the records' own: " +
+                                        joined(std::vector<std::string>(recordNames.begin(), recordNames.end()))) +
+                             ")");
+    // a confounder's value in a row: a computed column, else the record's own field
+    auto value = [&](const GalerasRow& row, const std::string& c) -> std::optional<double> {
+        if (const auto it = row.values.find(c); it != row.values.end())
+            return it->second;
+        const auto rec = recordZ.find(row.recordId);
+        if (rec == recordZ.end())
+            return std::nullopt;
+        const auto v = rec->second.find(c);
+        return v == rec->second.end() ? std::nullopt : std::optional<double>(v->second);
+    };
     const auto meta = db.meta();
     r.testbed = meta.count("testbed") ? meta.at("testbed") : "";
     r.model = meta.count("model") ? meta.at("model") : "";
@@ -146,7 +166,7 @@ TreatmentReport analyzeTreatments(const GalerasDb& db, const TreatmentAnalysisOp
         if (!row.error.empty() || !row.values.at(r.outcome))
             return false;
         return std::all_of(r.confounders.begin(), r.confounders.end(),
-                           [&](const std::string& c) { return row.values.at(c).has_value(); });
+                           [&](const std::string& c) { return value(row, c).has_value(); });
     };
     for (const auto& row : rows)
         r.leftOut += usable(row) ? 0 : 1;
@@ -159,7 +179,7 @@ TreatmentReport analyzeTreatments(const GalerasDb& db, const TreatmentAnalysisOp
             d.push_back(row.treatment == r.control ? 0.0 : 1.0);
             y.push_back(*row.values.at(r.outcome));
             for (std::size_t k = 0; k < z.size(); ++k)
-                z[k].push_back(*row.values.at(r.confounders[k]));
+                z[k].push_back(*value(row, r.confounders[k]));
         }
         RefuteOptions ro = opts.refute;
         ro.seed = opts.refute.seed + 1000003ULL * ti;

@@ -60,7 +60,9 @@ GalerasDb GalerasDb::create(const std::filesystem::path& path, const std::map<st
                 "NOT NULL, stop TEXT NOT NULL, generated_tokens INTEGER NOT NULL, error TEXT NOT NULL" +
                     cols +
                     ", PRIMARY KEY(record_id, treatment));"
-                    "CREATE TABLE galeras_skipped(record_id TEXT PRIMARY KEY, reason TEXT NOT NULL);",
+                    "CREATE TABLE galeras_skipped(record_id TEXT PRIMARY KEY, reason TEXT NOT NULL);"
+                    "CREATE TABLE galeras_record_confounders(record_id TEXT NOT NULL, name TEXT NOT NULL, value REAL "
+                    "NOT NULL, PRIMARY KEY(record_id, name));",
                 "creating the Galeras tables");
     sqlite::Stmt st(g.m_db, "INSERT INTO galeras_meta(key, value) VALUES(?, ?)", "writing the run's settings");
     st.bindAll(std::string("schema_version"), std::to_string(kGalerasSchemaVersion)).run();
@@ -126,7 +128,28 @@ void GalerasDb::insert(const GalerasRow& r) const
         st.bind(++i, it == r.values.end() ? std::optional<double>() : it->second);
     }
     st.run();
+    if (!r.recordConfounders.empty()) {
+        sqlite::Stmt rc(m_db,
+                        "INSERT OR IGNORE INTO galeras_record_confounders(record_id, name, value) VALUES(?, ?, ?)",
+                        "writing record " + r.recordId + "'s confounders");
+        for (const auto& [name, v] : r.recordConfounders)
+            rc.bindAll(r.recordId, name, v).run();
+    }
     tx.commit();
+}
+
+std::map<std::string, std::map<std::string, double>> GalerasDb::recordConfounders() const
+{
+    std::map<std::string, std::map<std::string, double>> out;
+    sqlite::Stmt has(m_db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'galeras_record_confounders'",
+                     "reading the records' confounders");
+    if (!has.step())
+        return out;
+    sqlite::Stmt st(m_db, "SELECT record_id, name, value FROM galeras_record_confounders",
+                    "reading the records' confounders");
+    while (st.step())
+        out[st.text(0)][st.text(1)] = st.real(2);
+    return out;
 }
 
 void GalerasDb::insertSkipped(const std::vector<std::pair<std::string, std::string>>& skipped) const
@@ -240,8 +263,12 @@ void mergeGalerasShards(const std::filesystem::path& out, const std::vector<std:
     const GalerasDb merged = GalerasDb::create(out, meta);
     std::size_t planned = 0;
     for (const auto& db : dbs) {
-        for (const auto& row : db.rows())
+        const auto rc = db.recordConfounders();
+        for (auto row : db.rows()) {
+            if (const auto it = rc.find(row.recordId); it != rc.end())
+                row.recordConfounders = it->second;
             merged.insert(row);
+        }
         merged.insertSkipped(db.skipped());
         planned += db.doneKeys().size();
     }

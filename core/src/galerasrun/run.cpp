@@ -149,6 +149,8 @@ GalerasRunSummary runGaleras(const LanguageModel& model, const RecordSet& record
             row.prompt = renderPrompt(all[t].tmpl, *item);
             row.partial = item->partial;
             row.groundTruth = item->groundTruth;
+            if (item->record)
+                row.recordConfounders = item->record->confounders;
             try {
                 GenerationOptions g;
                 static_cast<GenerationSettings&>(g) = o.generation;

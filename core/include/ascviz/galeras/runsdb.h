@@ -3,6 +3,8 @@
 //   galeras_runs(one row per record × treatment: record_id, treatment, is_control, prompt, partial,
 //                ground_truth, completion, stop, generated_tokens, the outcomes, the confounders, error)
 //   galeras_skipped(record_id, reason)  records the testbed left out
+//   galeras_record_confounders(record_id, name, value)  the records' own numeric fields (precomputed
+//                                       confounders), written with the record's first row
 // Every row is written in its own transaction, so a killed run keeps every finished row and none twice.
 #pragma once
 #include "ascviz/results/sqlite.h"
@@ -30,6 +32,7 @@ struct GalerasRow {
     int generatedTokens = 0;
     std::map<std::string, std::optional<double>> values; // outcome and confounder columns by name
     std::string error;                                   // "" = generated
+    std::map<std::string, double> recordConfounders;     // the record's precomputed confounders
 };
 
 class GalerasDb {
@@ -45,6 +48,8 @@ public:
     std::vector<std::pair<std::string, std::string>> doneKeys() const; // record_id, treatment
     std::vector<GalerasRow> rows() const;
     std::vector<std::pair<std::string, std::string>> skipped() const;
+    // record id -> name -> value (empty for a database made before the table existed)
+    std::map<std::string, std::map<std::string, double>> recordConfounders() const;
     const std::filesystem::path& path() const { return m_db.path(); }
 
 private:
