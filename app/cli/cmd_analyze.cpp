@@ -95,7 +95,7 @@ int cmdAnalyze(Args& args)
 {
     const auto sub = args.subcommand();
     if (!sub)
-        throw UsageError("analyze needs a subcommand: causal, perplexed or heatmap");
+        throw UsageError("analyze needs a subcommand: causal, perplexed, heatmap or treatments");
     const auto out = args.value("--out");
     if (*sub == "causal") {
         const fs::path db = args.require("--db");
@@ -109,6 +109,13 @@ int cmdAnalyze(Args& args)
         CausalOptions opts;
         opts.seed = args.uint64Value("--seed", opts.seed);
         opts.minSnippets = args.intValue("--min-snippets", opts.minSnippets);
+        opts.confounders = confoundersOption(args);
+        opts.simulations = args.intValue("--simulations", opts.simulations);
+        try {
+            checkCausalConfounders(opts.confounders);
+        } catch (const InputError& e) {
+            throw UsageError(e.what());
+        }
         const bool asJson = args.flag("--json");
         const auto latex = args.value("--latex");
         args.finish();
@@ -125,6 +132,8 @@ int cmdAnalyze(Args& args)
             writeText(causalText(r), out);
         return 0;
     }
+    if (*sub == "treatments")
+        return analyzeTreatmentsCommand(args, out);
     if (*sub == "perplexed") {
         const fs::path db = args.require("--db");
         PerplexedOptions opts;
@@ -179,7 +188,7 @@ int cmdAnalyze(Args& args)
         }
         return 0;
     }
-    throw UsageError("unknown analyze subcommand '" + *sub + "' (causal, perplexed or heatmap)");
+    throw UsageError("unknown analyze subcommand '" + *sub + "' (causal, perplexed, heatmap or treatments)");
 }
 
 } // namespace ascviz::cli

@@ -58,46 +58,13 @@ int cmdGenerate(Args& args)
     const auto outFile = args.value("--out");
     GenerationOptions g;
     g.maxNewTokens = args.intValue("--max-new-tokens", 64);
-    const bool greedy = args.flag("--greedy");
-    const auto temperature = args.value("--temperature");
-    const auto topP = args.value("--top-p");
-    const auto topK = args.value("--top-k");
-    const auto seed = args.value("--seed");
     g.stopAtEos = !args.flag("--ignore-eos");
-    const bool sampling = temperature || topP || topK || seed;
-    if (greedy && sampling)
-        throw UsageError("--greedy cannot be combined with --temperature, --top-p, --top-k or --seed");
-    g.greedy = !sampling;
-    auto number = [](const std::string& name, const std::string& v) {
-        try {
-            std::size_t used = 0;
-            const double d = std::stod(v, &used);
-            if (used != v.size())
-                throw std::invalid_argument(v);
-            return d;
-        } catch (const std::exception&) {
-            throw UsageError(name + " expects a number, got '" + v + "'");
-        }
-    };
-    if (temperature)
-        g.temperature = number("--temperature", *temperature);
-    if (topP)
-        g.topP = number("--top-p", *topP);
-    if (topK)
-        g.topK = static_cast<int>(number("--top-k", *topK));
-    if (seed)
-        g.seed = static_cast<uint64_t>(number("--seed", *seed));
+    samplingOptions(args, g, "--seed");
     args.finish();
     if (!promptFile)
         throw UsageError("missing required option --prompt-file");
     if (g.maxNewTokens < 0)
         throw UsageError("--max-new-tokens must be >= 0");
-    if (sampling && !(g.temperature > 0))
-        throw UsageError("--temperature must be > 0");
-    if (g.topP <= 0 || g.topP > 1)
-        throw UsageError("--top-p must be in (0, 1]");
-    if (g.topK < 0)
-        throw UsageError("--top-k must be >= 0");
 
     const std::string prompt = readUtf8File(*promptFile);
     const auto model = LanguageModel::load(dir, load);

@@ -3,6 +3,10 @@
 #pragma once
 #include "args.h"
 
+#include <optional>
+#include <string>
+#include <vector>
+
 namespace ascviz::cli {
 
 int cmdVersion(Args& args);
@@ -23,5 +27,9 @@ int cmdStudy(Args& args);        // cmd_study.cpp (init|render|report|export)
 int cmdRelations(Args& args);    // cmd_heads.cpp
 int cmdAnalyzeHeads(Args& args); // cmd_heads.cpp (analyze heads: needs the model)
 int cmdFigure(Args& args);       // cmd_figure.cpp (torch-free): categories|distribution|treemap|heatmap|likert
+int cmdGaleras(Args& args);      // cmd_galeras.cpp (run|testbed|merge)
+// cmd_analyze_treatments.cpp (torch-free): `analyze treatments`, and --confounders a,b,c as a list
+int analyzeTreatmentsCommand(Args& args, const std::optional<std::string>& out);
+std::vector<std::string> confoundersOption(Args& args);
 
 } // namespace ascviz::cli

@@ -96,4 +96,42 @@ nlohmann::json tokensJson(const ScoredText& s, bool withGenerated)
     return arr;
 }
 
+void samplingOptions(Args& args, GenerationSettings& g, const std::string& seedFlag)
+{
+    const bool greedy = args.flag("--greedy");
+    const auto temperature = args.value("--temperature");
+    const auto topP = args.value("--top-p");
+    const auto topK = args.value("--top-k");
+    const auto seed = args.value(seedFlag);
+    const bool sampling = temperature || topP || topK || seed;
+    if (greedy && sampling)
+        throw UsageError("--greedy cannot be combined with --temperature, --top-p, --top-k or " + seedFlag);
+    g.greedy = !sampling;
+    auto number = [](const std::string& name, const std::string& v) {
+        try {
+            std::size_t used = 0;
+            const double d = std::stod(v, &used);
+            if (used != v.size())
+                throw std::invalid_argument(v);
+            return d;
+        } catch (const std::exception&) {
+            throw UsageError(name + " expects a number, got '" + v + "'");
+        }
+    };
+    if (temperature)
+        g.temperature = number("--temperature", *temperature);
+    if (topP)
+        g.topP = number("--top-p", *topP);
+    if (topK)
+        g.topK = static_cast<int>(number("--top-k", *topK));
+    if (seed)
+        g.seed = static_cast<uint64_t>(number(seedFlag, *seed));
+    if (sampling && !(g.temperature > 0))
+        throw UsageError("--temperature must be > 0");
+    if (g.topP <= 0 || g.topP > 1)
+        throw UsageError("--top-p must be in (0, 1]");
+    if (g.topK < 0)
+        throw UsageError("--top-k must be >= 0");
+}
+
 } // namespace ascviz::cli

@@ -43,6 +43,10 @@ std::size_t maxAstNodesOption(Args& args);
 
 // --shard I/N (absent: the whole run); a UsageError naming the option for a malformed value.
 ShardSpec shardOption(const std::optional<std::string>& value);
+// The decoding options: --greedy | --temperature T --top-p P --top-k K `seedFlag` S (greedy unless a sampling
+// option is given), read into g and checked; UsageError naming the option (a number expected, --greedy with a
+// sampling option, T <= 0, P outside (0, 1], K < 0).
+void samplingOptions(Args& args, GenerationSettings& g, const std::string& seedFlag);
 // JSON of a scored token list, per docs/cli.md: {"id","start","end","ntp"[, "generated"]}.
 nlohmann::json tokensJson(const ScoredText& s, bool withGenerated);
 

@@ -33,11 +33,16 @@ const char* kUsage =
     "  slurm    submit --model M --corpus C --shards N --out DIR [--partition P] [--gres G] [--time T]\n"
     "           [--sbatch-extra LINE] [--dry-run] | status DIR [--watch S] | resume DIR\n"
     "  report   --db RESULTS [--json | --csv DIR] [--min-n N]\n"
-    "  analyze  causal --db RESULTS [--by global|category|concept] | perplexed --db RESULTS [--min-count K]\n"
+    "  analyze  causal --db RESULTS [--by global|category|concept] [--confounders a,b]\n"
+    "           | perplexed --db RESULTS [--min-count K]\n"
     "           | heatmap --db A.db[,B.db...] --svg OUT [--latex OUT] [--allow-different-corpus]\n"
     "           | heads --model M --corpus C [--top-k 1,3,10,20] [--metric first|last|any] [--min-count N]\n"
     "             [--json | --latex OUT] [--partial P.jsonl [--resume]] [--shard I/N] | heads --from P1,P2\n"
     "  relations [--language L] --text-file F [--model M] [--json]\n"
+    "           | treatments --db RUNS [--outcome Y] [--confounders a,b] [--json] [--latex OUT]\n"
+    "  galeras  run --model M --records FILE|default --testbed randomcut|withdocstring|fromdocstring\n"
+    "           --treatments F|default --db RUNS [--resume] [--seed S] [--max-new-tokens N] [--stop-at-function-end]\n"
+    "           | testbed --records FILE --testbed T [--seed S] | merge --out ALL.db SHARD.db...\n"
     "  study    init --corpus FILE --samples N --participants P --out STUDY.json [--conditions C,S1,S2,S3] [--seed S]\n"
     "           | render --study STUDY.json --participant ID --trial K --png OUT\n"
     "           | report --responses FILE [--json | --csv DIR] | export --responses FILE --csv OUT\n"
@@ -150,11 +155,14 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "  \"dependent\":{...}, \"offset\"}]} (bytes; tokens and offset only with --model: its tokenizer)\n",
           false}},
         {"analyze",
-         {"ascviz-cli analyze causal|perplexed|heatmap|heads [options]",
+         {"ascviz-cli analyze causal|perplexed|heatmap|heads|treatments [options]",
           "  causal     AsC-Causal (method.md 7): rho of T = AsC-Eval with Y = cross-entropy and the confounders,\n"
           "             the effect of T by OLS back-door adjustment (se, 95% CI), refutations\n"
           "    --by global|category|concept   T per category / concept too (absent: excluded); default global\n"
-          "    --min-snippets N   groups with fewer snippets get rho only (default 10)   --seed S   refutation draws\n"
+          "    --min-snippets N   groups with fewer snippets get rho only (default 10)   --seed S   refutation "
+          "draws\n"
+          "    --confounders a,b  adjust for these only (tokens, ast_nodes, ast_levels, cyclomatic; default all)\n"
+          "    --simulations N    simulations per refuter, with p-values (default 100; 0 = one draw each)\n"
           "    --json             the JSON of docs/cli.md (default: a text table)   --latex FILE   Table II "
           "(booktabs)\n"
           "  perplexed  PERPLEXED (method.md 10): CE per token text and AST label, worst and best, calls, ERROR\n"
@@ -170,6 +178,13 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "    --json   --latex FILE (Tables 3 and 6)   --limit N   --shard I/N   --language L\n"
           "    --partial P.jsonl [--resume]: one line per snippet, continued by --resume; --from P1,P2: tally\n"
           "    partial files (shards) without a model\n"
+          "  treatments Galeras (method.md 12): per treatment vs control, the ATE by OLS Y ~ 1 + D + Z (se, 95% CI)\n"
+          "             and refutations with p-values, and the descriptive table, over a `galeras run` database\n"
+          "    --outcome Y  levenshtein (default), bleu4, exact_match, ast_match, asc_eval\n"
+          "    --confounders a,b  of prompt_size, n_whitespaces, token_count, nloc, ast_nodes, ast_levels,\n"
+          "                 cyclomatic (default all), or a numeric field of the records   --simulations N   --seed "
+          "S\n"
+          "    --json   --latex FILE\n"
           "  --out FILE         write the JSON / text there instead of stdout\n",
           false}},
         {"study",
@@ -178,7 +193,8 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "  init     --corpus FILE|DIR|default --samples N --participants P --out STUDY.json [--conditions "
           "C,S1,S2,S3]\n"
           "           [--seed S] [--points 4|5] [--labels L1,L2,...] [--id NAME] [--title T] [--aggregation A]\n"
-          "           [--language L] [--model M]: draws N samples (seeded), evaluates them with the model and stores\n"
+          "           [--language L] [--model M]: draws N samples (seeded), evaluates them with the model and "
+          "stores\n"
           "           the evaluations in the study file with a counterbalanced trial order per participant (N must\n"
           "           be a multiple of the number of conditions); prints the assignment JSON\n"
           "  render   --study STUDY.json --participant ID --trial K --png OUT [--size WxH]: what that participant\n"
@@ -229,7 +245,8 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "                     shards)\n"
           "  --aggregation A    median (default), mean, max or min\n"
           "  --language L       a language of the registry (resources/languages); default: the registry's default\n"
-          "  --extensions E     file extensions read from a corpus folder, comma-separated (default: the language's)\n"
+          "  --extensions E     file extensions read from a corpus folder, comma-separated (default: the "
+          "language's)\n"
           "  --shard I/N        only shard I (0-based) of N: snippet k of the run (file order, after --limit) is\n"
           "                     in shard k mod N; the database records the shard (merge joins them)\n"
           "  --max-text-bytes N longer snippets are stored as error rows, unscored (default 32768; 0 = no limit)\n"
@@ -261,6 +278,26 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "  resume DIR [--dry-run]   after cancelled, failed or timed-out tasks: resubmits the shards that are\n"
           "         neither complete nor queued, and a new merge job (afterok on every shard task still queued)\n",
           false}},
+        {"galeras",
+         {"ascviz-cli galeras run|testbed|merge [options]",
+          "  Galeras (method.md 12, docs/galeras.md): prompt treatments and their effect on generated code\n"
+          "  run      --db RUNS [--resume] --records FILE|default --testbed T --treatments F|default [options]\n"
+          "           every testbed item x treatment: generate, store prompt, completion, stop, outcomes, "
+          "confounders\n"
+          "           (one transaction per row; Ctrl-C stops after the current row; --resume continues)\n"
+          "    --records FILE   JSON Lines or CSV (code, signature, docstring, id, language, repo, path, date;\n"
+          "                     other numeric fields: precomputed confounders); default: the bundled sample\n"
+          "    --fields MAP     other column names: code=body,signature=sig\n"
+          "    --testbed T      randomcut (default), withdocstring or fromdocstring; --seed S the cut's draws\n"
+          "    --treatments F   the templates (JSON); default: resources/galeras/treatments.json\n"
+          "    --max-new-tokens N (default 64)  --greedy | --temperature T --top-p P --top-k K --sample-seed S\n"
+          "    --stop-at-function-end   stop when the completion goes past the function, cut it there\n"
+          "    --shard I/N      only items k with k mod N = I   --limit N   the first N items   --quiet\n"
+          "  testbed  --records FILE|default --testbed T [--seed S] [--out FILE]: the testbed as JSON Lines\n"
+          "           {id, language, testbed, partial, ground_truth, signature, docstring, cut_line}\n"
+          "  merge    --out ALL.db SHARD.db...: joins the complete shards (run --shard I/N, every I once) of one "
+          "run\n",
+          true}},
         {"report",
          {"ascviz-cli report --db RESULTS [--json | --csv DIR] [--resamples N] [--seed S] [--min-n N] [--out FILE]",
           "  corpus statistics: bootstrapped medians per concept and category, Global AsC-Eval\n"
@@ -312,7 +349,7 @@ int main(int argc, char** argv)
         {"generate", cmdGenerate},   {"parse", cmdParse},     {"node-types", cmdNodeTypes}, {"extract", cmdExtract},
         {"analyze", cmdAnalyze},     {"eval", cmdEval},       {"render", cmdRender},        {"batch", cmdBatch},
         {"report", cmdReport},       {"merge", cmdMerge},     {"slurm", cmdSlurm},          {"study", cmdStudy},
-        {"relations", cmdRelations}, {"figure", cmdFigure},
+        {"relations", cmdRelations}, {"figure", cmdFigure},   {"galeras", cmdGaleras},
     };
     if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
         (argc < 2 ? std::cerr : std::cout) << kUsage;

@@ -31,6 +31,8 @@ ALLOWED = {
     "study": {"base", "eval", "results"},
     "attention": {"base", "syntax"},
     "figure": {"base", "eval", "render", "results", "study"},
+    "galeras": {"base", "syntax", "results", "analysis"},
+    "galerasrun": {"base", "syntax", "eval", "model", "galeras"},
 }
 MAX_LINES = 700
 CPP = {".cpp", ".h", ".hpp", ".cc"}

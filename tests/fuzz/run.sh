@@ -30,6 +30,8 @@ options() {
     pipeline)     echo "-dict=$here/dict/code.dict -max_len=1024 -timeout=20" ;;
     study)        echo "-dict=$here/dict/study.dict -max_len=16384 -timeout=10" ;;
     heads_partial) echo "-dict=$here/dict/json.dict -max_len=16384 -timeout=10" ;;
+    galeras_records)    echo "-dict=$here/dict/json.dict -max_len=4096 -timeout=10" ;;
+    galeras_treatments) echo "-dict=$here/dict/json.dict -max_len=4096 -timeout=10" ;;
     *)            echo "-timeout=10" ;;
   esac
 }

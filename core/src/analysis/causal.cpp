@@ -128,10 +128,15 @@ CausalEstimate estimateCausal(const CausalRows& rows, const CausalOptions& opts,
     std::vector<std::vector<double>> z;
     for (std::size_t k = 0; k < rows.z.size(); ++k) {
         const auto& c = rows.z[k];
+        if (!opts.confounders.empty() && std::find(opts.confounders.begin(), opts.confounders.end(),
+                                                   causalConfounders()[k]) == opts.confounders.end())
+            continue;
         if (std::all_of(c.begin(), c.end(), [&](double v) { return v == c.front(); }))
             e.note += (e.note.empty() ? "constant confounder left out: " : ", ") + causalConfounders()[k];
-        else
+        else {
             z.push_back(c);
+            e.adjusted.push_back(causalConfounders()[k]);
+        }
     }
     std::string error;
     const auto fit = fitEffect(rows.t, rows.y, z, &error);
@@ -179,7 +184,18 @@ CausalEstimate estimateCausal(const CausalRows& rows, const CausalOptions& opts,
         if (const auto f = fitEffect(sub.t, sub.y, sub.z))
             e.dataSubset = f->coef[1];
     }
+    if (opts.simulations > 0)
+        e.refutations =
+            refuteEffect(rows.t, rows.y, z, e.effect, RefuteOptions{opts.simulations, seed + 3, opts.subsetFraction});
     return e;
+}
+
+void checkCausalConfounders(const std::vector<std::string>& names)
+{
+    const auto& all = causalConfounders();
+    for (const auto& n : names)
+        if (std::find(all.begin(), all.end(), n) == all.end())
+            throw InputError("unknown confounder '" + n + "' (known: tokens, ast_nodes, ast_levels, cyclomatic)");
 }
 
 CausalBy parseCausalBy(const std::string& s)
@@ -243,7 +259,7 @@ nlohmann::json estimateJson(const CausalEstimate& e)
     j["n"] = e.n;
     j["treatment"] = "asc_eval";
     j["outcome"] = "cross_entropy";
-    j["confounders"] = causalConfounders();
+    j["confounders"] = e.hasEffect ? e.adjusted : causalConfounders();
     nlohmann::json rho;
     rho["treatment"] = opt(e.rhoOutcome);
     for (const auto& [name, v] : e.rhoConfounders)
@@ -256,6 +272,13 @@ nlohmann::json estimateJson(const CausalEstimate& e)
     j["refutations"] = {{"placebo", {{"estimate", opt(e.placebo)}}},
                         {"random_common_cause", {{"estimate", opt(e.randomCommonCause)}}},
                         {"data_subset", {{"estimate", opt(e.dataSubset)}}}};
+    // N simulations (refute.h): their mean effect, p-value and count beside the single draw's estimate
+    for (const auto& r : e.refutations) {
+        auto& o = j["refutations"][r.name];
+        o["mean_estimate"] = r.simulations ? nlohmann::json(r.newEffect) : nlohmann::json(nullptr);
+        o["p_value"] = opt(r.p);
+        o["simulations"] = r.simulations;
+    }
     if (!e.note.empty())
         j["note"] = e.note;
     return j;

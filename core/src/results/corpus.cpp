@@ -1,5 +1,6 @@
 // Corpus readers: JSON Lines, CSV (RFC 4180) and folders of source files.
 #include "ascviz/results/corpus.h"
+#include "ascviz/results/csvread.h"
 
 #include "ascviz/base/error.h"
 #include "ascviz/base/utf8.h"
@@ -214,16 +215,8 @@ Corpus parseJsonLines(const std::string& text, const std::string& name)
     return c;
 }
 
-namespace {
-
-struct CsvRecord {
-    std::vector<std::string> fields;
-    std::size_t line = 0; // line where the record starts (1-based)
-    std::optional<std::string> error;
-};
-
-// RFC 4180: fields separated by ',', records by CRLF or LF; a quoted field may contain ',', '"' (doubled)
-// and line breaks. Errors (text after a closing quote, a quote inside an unquoted field, an unterminated
+// (results/csvread.h) RFC 4180: fields separated by ',', records by CRLF or LF; a quoted field may contain ',', '"'
+// (doubled) and line breaks. Errors (text after a closing quote, a quote inside an unquoted field, an unterminated
 // quote) are recorded on the record, which the caller skips.
 std::vector<CsvRecord> splitCsv(std::string_view s)
 {
@@ -291,8 +284,6 @@ std::vector<CsvRecord> splitCsv(std::string_view s)
     }
     return out;
 }
-
-} // namespace
 
 Corpus parseCsv(const std::string& text, const std::string& name)
 {

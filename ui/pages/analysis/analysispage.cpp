@@ -1,5 +1,6 @@
 // The Analysis page: jobs, heat map, exports (analysispage.h). Widgets: analysispanels.cpp.
 #include "pages/analysis/analysispage.h"
+#include "pages/galeras/galeraspanel.h"
 
 #include "common/textpos.h"
 #include "models/analysismodels.h"
@@ -287,6 +288,8 @@ void AnalysisPage::showScatter(const QString& key)
 bool AnalysisPage::canExport(ExportKind kind) const
 {
     const QWidget* w = m_tabs->currentWidget();
+    if (w == m_treatments)
+        return false;
     const bool heat = m_tabs->currentIndex() == 2;
     if (kind == ExportKind::Svg)
         return heat ? !m_heatmapSvg.isEmpty() : (m_causal && m_tabs->currentIndex() == 0);

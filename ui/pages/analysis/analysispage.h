@@ -27,6 +27,7 @@ namespace ascviz::ui {
 
 class CausalTableModel;
 class CeTableModel;
+class GalerasAnalysisView;
 class ModelService;
 class ResultStore;
 
@@ -80,6 +81,7 @@ private:
     QPushButton* m_cancel = nullptr;
     QLabel* m_status = nullptr;
     QTabWidget* m_tabs = nullptr;
+    GalerasAnalysisView* m_treatments = nullptr; // the Treatments tab (pages/galeras)
     CausalTableModel* m_causalModel = nullptr;
     QSortFilterProxyModel* m_causalProxy = nullptr;
     QTableView* m_causalView = nullptr;

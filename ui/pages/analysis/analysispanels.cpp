@@ -2,6 +2,7 @@
 #include "pages/analysis/analysispage.h"
 
 #include "models/analysismodels.h"
+#include "pages/galeras/galeraspanel.h"
 #include "views/tableview.h"
 
 #include <QChart>
@@ -96,6 +97,9 @@ void AnalysisPage::buildUi()
     hl->addWidget(m_heatmap, 1, Qt::AlignTop | Qt::AlignLeft);
     hl->addStretch(1);
     m_tabs->addTab(heat, tr("Heat map"));
+    // Galeras treatments (docs/galeras.md): the effects over a `galeras run` database; no export.
+    m_treatments = new GalerasAnalysisView(m_tabs);
+    m_tabs->addTab(m_treatments, tr("Treatments"));
     top->addWidget(m_tabs, 1);
 
     connect(m_run, &QPushButton::clicked, this, &AnalysisPage::analyse);

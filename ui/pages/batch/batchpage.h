@@ -31,6 +31,7 @@ class StatsFilterProxy;
 class ComparisonTableModel;
 class SnippetTableModel;
 class ClusterRunView;
+class GalerasRunPanel;
 
 // The Batch page: corpus-level AsC-Eval runs, results tables, charts, model comparison. Widgets and wiring
 // only: a run is the BatchController's (a JobTracker job over the ModelService's one model, which it holds
@@ -168,6 +169,7 @@ private:
     QComboBox* m_statsLanguage = nullptr; // all / one language's statistics
     QLineEdit* m_filter = nullptr;
     QTabWidget* m_resultTabs = nullptr;
+    GalerasRunPanel* m_galeras = nullptr; // the Galeras tab (pages/galeras)
     QTableView* m_statsView = nullptr;
     QTableView* m_compareView = nullptr;
     QTableView* m_snippetView = nullptr;

@@ -1,4 +1,5 @@
 #include "pages/batch/batchpage.h"
+#include "pages/galeras/galeraspanel.h"
 
 #include "common/appidentity.h"
 
@@ -289,6 +290,9 @@ void BatchPage::buildUi()
     connect(m_snippetView, &QTableView::clicked, this,
             [this](const QModelIndex& i) { openSnippet(m_snippetProxy->mapToSource(i).row()); });
     m_resultTabs->addTab(m_snippetView, tr("Snippets"));
+    // Galeras (docs/galeras.md): prompt treatments, generation runs and their effects, with the same model.
+    m_galeras = new GalerasRunPanel(m_models, m_resultTabs);
+    m_resultTabs->addTab(m_galeras, tr("Galeras"));
 
     auto* top = new QVBoxLayout(this);
     top->addWidget(runBox);

@@ -5,6 +5,7 @@
 // t-based 95 % interval, as statsmodels reports them); and three refutations (placebo treatment, an added
 // random common cause, a random data subset).
 #pragma once
+#include "ascviz/analysis/refute.h"
 #include "ascviz/results/resultsdb.h"
 
 #include <nlohmann/json.hpp>
@@ -21,6 +22,9 @@ struct CausalOptions {
     uint64_t seed = 20230807;    // refutation draws (mixed with the group's name)
     double subsetFraction = 0.8; // the data-subset refutation keeps this share of the rows
     int minSnippets = 10;        // a group with fewer usable snippets gets ρ only (no effect)
+    // The confounders adjusted for (names of causalConfounders()); empty = all. ρ is reported for all.
+    std::vector<std::string> confounders;
+    int simulations = 100; // refute.h: N simulations per refuter with p-values (0 = only the single draws)
 };
 
 // The rows of one analysis: T, Y and the confounders' columns, one entry per snippet.
@@ -35,11 +39,15 @@ struct CausalEstimate {
     std::vector<std::pair<std::string, std::optional<double>>> rhoConfounders; // ρ(T, Z_k), in confounder order
     bool hasEffect = false;
     double effect = 0, se = 0, lo = 0, hi = 0;                    // T's OLS coefficient, its se and 95 % interval
-    std::optional<double> placebo, randomCommonCause, dataSubset; // refuted effects
+    std::optional<double> placebo, randomCommonCause, dataSubset; // refuted effects (one seeded draw each)
+    std::vector<Refutation> refutations;                          // N simulations each, with p-values (refute.h)
+    std::vector<std::string> adjusted;                            // the confounders in the regression
     std::string note; // why there is no effect (too few snippets, a singular design)
 };
 
-// The names of the confounders, in column order.
+// The names of the confounders, in column order. checkCausalConfounders throws InputError for a name that is
+// not one of them (naming the known ones).
+void checkCausalConfounders(const std::vector<std::string>& names);
 const std::vector<std::string>& causalConfounders();
 
 // One analysis on given rows; `key` seeds the refutations (so a group's result does not depend on others).

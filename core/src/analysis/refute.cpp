@@ -1,0 +1,123 @@
+// Refutations with N simulations and DoWhy's p-values (refute.h).
+#include "ascviz/analysis/refute.h"
+
+#include "ascviz/analysis/regression.h"
+#include "ascviz/base/error.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+namespace ascviz {
+namespace {
+
+std::optional<double> effectOf(const std::vector<double>& t, const std::vector<double>& y,
+                               const std::vector<std::vector<double>>& z)
+{
+    std::vector<std::vector<double>> cols;
+    cols.emplace_back(t.size(), 1.0);
+    cols.push_back(t);
+    cols.insert(cols.end(), z.begin(), z.end());
+    try {
+        return ols(cols, y).coef[1];
+    } catch (const InputError&) {
+        return std::nullopt; // a singular draw (a subset where a column is constant): not counted
+    }
+}
+
+double normalTail(double z) // P(Z > z) for a standard normal
+{
+    return 0.5 * std::erfc(z / std::sqrt(2.0));
+}
+
+Refutation summarize(const std::string& name, const std::vector<double>& sims, double original)
+{
+    Refutation r;
+    r.name = name;
+    r.simulations = static_cast<int>(sims.size());
+    if (!sims.empty())
+        r.newEffect = std::accumulate(sims.begin(), sims.end(), 0.0) / double(sims.size());
+    if (sims.size() >= 2)
+        r.p = refutationPValue(sims, original);
+    return r;
+}
+
+} // namespace
+
+double refutationPValue(std::vector<double> sims, double estimate)
+{
+    const auto n = sims.size();
+    if (n < 2)
+        throw std::invalid_argument("refutationPValue needs at least 2 simulations");
+    if (n >= 100) {
+        std::sort(sims.begin(), sims.end());
+        auto k = static_cast<double>(std::lower_bound(sims.begin(), sims.end(), estimate) - sims.begin());
+        if (k >= double(n) / 2)
+            k = double(n) - k;
+        return k / double(n);
+    }
+    const double mean = std::accumulate(sims.begin(), sims.end(), 0.0) / double(n);
+    double ss = 0;
+    for (double v : sims)
+        ss += (v - mean) * (v - mean);
+    const double sd = std::sqrt(ss / double(n));
+    if (sd == 0)
+        return estimate == mean ? 0.5 : 0.0;
+    return normalTail(std::abs((estimate - mean) / sd));
+}
+
+std::vector<Refutation> refuteEffect(const std::vector<double>& t, const std::vector<double>& y,
+                                     const std::vector<std::vector<double>>& z, double original,
+                                     const RefuteOptions& opts)
+{
+    const std::size_t n = t.size();
+    if (y.size() != n || std::any_of(z.begin(), z.end(), [&](const auto& c) { return c.size() != n; }))
+        throw std::invalid_argument("refuteEffect: columns of different sizes");
+    std::vector<double> placebo, common, subset;
+    const auto keepN = static_cast<std::size_t>(std::lround(opts.subsetFraction * double(n)));
+    for (int s = 0; s < opts.simulations; ++s) {
+        const uint64_t seed = opts.seed + 3 * static_cast<uint64_t>(s);
+        {
+            const auto perm = seededPermutation(n, seed);
+            std::vector<double> tp(n);
+            for (std::size_t i = 0; i < n; ++i)
+                tp[i] = t[perm[i]];
+            if (const auto e = effectOf(tp, y, z))
+                placebo.push_back(*e);
+        }
+        {
+            auto zz = z;
+            zz.push_back(seededNormals(n, seed + 1));
+            if (const auto e = effectOf(t, y, zz))
+                common.push_back(*e);
+        }
+        {
+            const auto keep = seededSubset(n, keepN, seed + 2);
+            std::vector<double> ts, ys;
+            std::vector<std::vector<double>> zs(z.size());
+            for (std::size_t i : keep) {
+                ts.push_back(t[i]);
+                ys.push_back(y[i]);
+                for (std::size_t k = 0; k < z.size(); ++k)
+                    zs[k].push_back(z[k][i]);
+            }
+            if (const auto e = effectOf(ts, ys, zs))
+                subset.push_back(*e);
+        }
+    }
+    return {summarize("placebo", placebo, original), summarize("random_common_cause", common, original),
+            summarize("data_subset", subset, original)};
+}
+
+nlohmann::json refutationsToJson(const std::vector<Refutation>& rs)
+{
+    auto j = nlohmann::json::object();
+    for (const auto& r : rs)
+        j[r.name] = {{"estimate", r.simulations ? nlohmann::json(r.newEffect) : nlohmann::json(nullptr)},
+                     {"p_value", r.p ? nlohmann::json(*r.p) : nlohmann::json(nullptr)},
+                     {"simulations", r.simulations}};
+    return j;
+}
+
+} // namespace ascviz

@@ -1,0 +1,278 @@
+// The Galeras runs database (runsdb.h).
+#include "ascviz/galeras/runsdb.h"
+
+#include "ascviz/base/error.h"
+
+namespace ascviz {
+namespace {
+
+sqlite::OpenOptions options(sqlite::OpenMode mode)
+{
+    sqlite::OpenOptions o;
+    o.mode = mode;
+    o.label = "Galeras runs database";
+    o.advice.otherWriter = "another galeras run on the same file";
+    o.advice.kept = "every row stored so far is kept (--resume continues)";
+    return o;
+}
+
+std::vector<std::string> valueColumns()
+{
+    auto v = galerasOutcomes();
+    const auto& c = galerasConfounders();
+    v.insert(v.end(), c.begin(), c.end());
+    return v;
+}
+
+const char* kTextColumns = "record_id, treatment, is_control, prompt, partial, ground_truth, completion, stop, "
+                           "generated_tokens, error";
+
+} // namespace
+
+const std::vector<std::string>& galerasOutcomes()
+{
+    static const std::vector<std::string> v = {"levenshtein", "bleu4", "exact_match", "ast_match", "asc_eval"};
+    return v;
+}
+
+const std::vector<std::string>& galerasConfounders()
+{
+    static const std::vector<std::string> v = {"prompt_size", "n_whitespaces", "token_count", "nloc",
+                                               "ast_nodes",   "ast_levels",    "cyclomatic"};
+    return v;
+}
+
+GalerasDb GalerasDb::create(const std::filesystem::path& path, const std::map<std::string, std::string>& meta)
+{
+    if (std::filesystem::exists(path))
+        throw InputError(path.string() + " exists (use --resume to continue a run, or another --db)",
+                         ErrorContext(path.string()));
+    GalerasDb g(sqlite::Db::open(path, options(sqlite::OpenMode::Create)));
+    std::string cols;
+    for (const auto& c : valueColumns())
+        cols += ", " + c + " REAL";
+    g.m_db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;", "setting up the runs database");
+    // the tables and the settings in one transaction: a reader never sees a database without its settings
+    sqlite::Transaction tx(g.m_db);
+    g.m_db.exec("CREATE TABLE galeras_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+                "CREATE TABLE galeras_runs(record_id TEXT NOT NULL, treatment TEXT NOT NULL, is_control INTEGER "
+                "NOT NULL, prompt TEXT NOT NULL, partial TEXT NOT NULL, ground_truth TEXT NOT NULL, completion TEXT "
+                "NOT NULL, stop TEXT NOT NULL, generated_tokens INTEGER NOT NULL, error TEXT NOT NULL" +
+                    cols +
+                    ", PRIMARY KEY(record_id, treatment));"
+                    "CREATE TABLE galeras_skipped(record_id TEXT PRIMARY KEY, reason TEXT NOT NULL);"
+                    "CREATE TABLE galeras_record_confounders(record_id TEXT NOT NULL, name TEXT NOT NULL, value REAL "
+                    "NOT NULL, PRIMARY KEY(record_id, name));",
+                "creating the Galeras tables");
+    sqlite::Stmt st(g.m_db, "INSERT INTO galeras_meta(key, value) VALUES(?, ?)", "writing the run's settings");
+    st.bindAll(std::string("schema_version"), std::to_string(kGalerasSchemaVersion)).run();
+    for (const auto& [k, v] : meta)
+        st.bindAll(k, v).run();
+    tx.commit();
+    return g;
+}
+
+GalerasDb GalerasDb::open(const std::filesystem::path& path, bool writable)
+{
+    if (!std::filesystem::exists(path))
+        throw InputError("Galeras runs database " + path.string() + " does not exist", ErrorContext(path.string()));
+    GalerasDb g(sqlite::Db::open(path, options(writable ? sqlite::OpenMode::ReadWrite : sqlite::OpenMode::ReadOnly)));
+    std::map<std::string, std::string> m;
+    try {
+        m = g.meta();
+    } catch (const SqliteError&) {
+        throw InputError(path.string() + " is not a Galeras runs database (no galeras_meta table; made by "
+                                         "`ascviz-cli galeras run`)",
+                         ErrorContext(path.string()));
+    }
+    if (m["schema_version"] != std::to_string(kGalerasSchemaVersion))
+        throw InputError(path.string() + " has Galeras schema version '" + m["schema_version"] +
+                             "'; this build reads " + std::to_string(kGalerasSchemaVersion),
+                         ErrorContext(path.string()));
+    return g;
+}
+
+std::map<std::string, std::string> GalerasDb::meta() const
+{
+    std::map<std::string, std::string> m;
+    sqlite::Stmt st(m_db, "SELECT key, value FROM galeras_meta", "reading the run's settings");
+    while (st.step())
+        m[st.text(0)] = st.text(1);
+    return m;
+}
+
+void GalerasDb::setMeta(const std::string& key, const std::string& value) const
+{
+    sqlite::Transaction tx(m_db);
+    sqlite::Stmt(m_db, "INSERT OR REPLACE INTO galeras_meta(key, value) VALUES(?, ?)", "writing the run's settings")
+        .bindAll(key, value)
+        .run();
+    tx.commit();
+}
+
+void GalerasDb::insert(const GalerasRow& r) const
+{
+    std::string names = kTextColumns, qs = "?, ?, ?, ?, ?, ?, ?, ?, ?, ?";
+    for (const auto& c : valueColumns()) {
+        names += ", " + c;
+        qs += ", ?";
+    }
+    sqlite::Transaction tx(m_db);
+    sqlite::Stmt st(m_db, "INSERT INTO galeras_runs(" + names + ") VALUES(" + qs + ")",
+                    "writing record " + r.recordId + " under treatment " + r.treatment);
+    st.bindAll(r.recordId, r.treatment, int64_t(r.isControl ? 1 : 0), r.prompt, r.partial, r.groundTruth, r.completion,
+               r.stop, int64_t(r.generatedTokens), r.error);
+    int i = 10;
+    for (const auto& c : valueColumns()) {
+        const auto it = r.values.find(c);
+        st.bind(++i, it == r.values.end() ? std::optional<double>() : it->second);
+    }
+    st.run();
+    if (!r.recordConfounders.empty()) {
+        sqlite::Stmt rc(m_db,
+                        "INSERT OR IGNORE INTO galeras_record_confounders(record_id, name, value) VALUES(?, ?, ?)",
+                        "writing record " + r.recordId + "'s confounders");
+        for (const auto& [name, v] : r.recordConfounders)
+            rc.bindAll(r.recordId, name, v).run();
+    }
+    tx.commit();
+}
+
+std::map<std::string, std::map<std::string, double>> GalerasDb::recordConfounders() const
+{
+    std::map<std::string, std::map<std::string, double>> out;
+    sqlite::Stmt has(m_db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'galeras_record_confounders'",
+                     "reading the records' confounders");
+    if (!has.step())
+        return out;
+    sqlite::Stmt st(m_db, "SELECT record_id, name, value FROM galeras_record_confounders",
+                    "reading the records' confounders");
+    while (st.step())
+        out[st.text(0)][st.text(1)] = st.real(2);
+    return out;
+}
+
+void GalerasDb::insertSkipped(const std::vector<std::pair<std::string, std::string>>& skipped) const
+{
+    sqlite::Transaction tx(m_db);
+    sqlite::Stmt st(m_db, "INSERT OR REPLACE INTO galeras_skipped(record_id, reason) VALUES(?, ?)",
+                    "writing the skipped records");
+    for (const auto& [id, why] : skipped)
+        st.bindAll(id, why).run();
+    tx.commit();
+}
+
+std::vector<std::pair<std::string, std::string>> GalerasDb::doneKeys() const
+{
+    std::vector<std::pair<std::string, std::string>> v;
+    sqlite::Stmt st(m_db, "SELECT record_id, treatment FROM galeras_runs", "reading the finished rows");
+    while (st.step())
+        v.emplace_back(st.text(0), st.text(1));
+    return v;
+}
+
+std::vector<GalerasRow> GalerasDb::rows() const
+{
+    std::string names = kTextColumns;
+    for (const auto& c : valueColumns())
+        names += ", " + c;
+    std::vector<GalerasRow> out;
+    sqlite::Stmt st(m_db, "SELECT " + names + " FROM galeras_runs ORDER BY rowid", "reading the runs");
+    const auto cols = valueColumns();
+    while (st.step()) {
+        GalerasRow r;
+        r.recordId = st.text(0);
+        r.treatment = st.text(1);
+        r.isControl = st.int64(2) != 0;
+        r.prompt = st.text(3);
+        r.partial = st.text(4);
+        r.groundTruth = st.text(5);
+        r.completion = st.text(6);
+        r.stop = st.text(7);
+        r.generatedTokens = static_cast<int>(st.int64(8));
+        r.error = st.text(9);
+        for (std::size_t k = 0; k < cols.size(); ++k)
+            r.values[cols[k]] = st.optionalReal(10 + static_cast<int>(k));
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+std::vector<std::pair<std::string, std::string>> GalerasDb::skipped() const
+{
+    std::vector<std::pair<std::string, std::string>> v;
+    sqlite::Stmt st(m_db, "SELECT record_id, reason FROM galeras_skipped ORDER BY record_id",
+                    "reading the skipped records");
+    while (st.step())
+        v.emplace_back(st.text(0), st.text(1));
+    return v;
+}
+
+void mergeGalerasShards(const std::filesystem::path& out, const std::vector<std::filesystem::path>& shards)
+{
+    if (shards.empty())
+        throw InputError("galeras merge needs the shard databases");
+    if (std::filesystem::exists(out))
+        throw InputError(out.string() + " exists: merge writes a new file", ErrorContext(out.string()));
+    std::map<std::string, std::string> first;
+    std::vector<bool> seen;
+    std::vector<GalerasDb> dbs;
+    for (const auto& p : shards) {
+        GalerasDb db = GalerasDb::open(p);
+        auto m = db.meta();
+        const std::string shard = m["shard"];
+        const auto slash = shard.find('/');
+        int index = -1, count = 0;
+        try {
+            index = std::stoi(shard.substr(0, slash));
+            count = std::stoi(shard.substr(slash + 1));
+        } catch (const std::exception&) {
+        }
+        if (slash == std::string::npos || count < 1 || index < 0 || index >= count)
+            throw InputError(p.string() + " is no shard of a run (shard '" + shard + "')", ErrorContext(p.string()));
+        if (seen.empty())
+            seen.assign(static_cast<std::size_t>(count), false);
+        if (static_cast<int>(seen.size()) != count)
+            throw InputError(p.string() + " is shard " + shard + ", the others are of " + std::to_string(seen.size()),
+                             ErrorContext(p.string()));
+        if (seen[static_cast<std::size_t>(index)])
+            throw InputError(p.string() + ": shard " + shard + " is given twice", ErrorContext(p.string()));
+        seen[static_cast<std::size_t>(index)] = true;
+        if (!m.count("planned") || std::to_string(db.doneKeys().size()) != m["planned"])
+            throw InputError(
+                p.string() + ": shard " + shard + " is incomplete (" + std::to_string(db.doneKeys().size()) + " of " +
+                    (m.count("planned") ? m["planned"] : std::string("?")) + " rows): finish it with --resume first",
+                ErrorContext(p.string()));
+        m.erase("shard");
+        m.erase("planned");
+        if (first.empty())
+            first = m;
+        for (const auto& [k, v] : first)
+            if (m[k] != v)
+                throw InputError(p.string() + " is of another run: its " + k + " is '" + m[k] +
+                                     "', the first shard's '" + v + "'",
+                                 ErrorContext(p.string()));
+        dbs.push_back(std::move(db));
+    }
+    for (std::size_t i = 0; i < seen.size(); ++i)
+        if (!seen[i])
+            throw InputError("shard " + std::to_string(i) + "/" + std::to_string(seen.size()) + " is missing");
+    auto meta = first;
+    meta.erase("schema_version");
+    meta["shard"] = "merged/" + std::to_string(seen.size());
+    const GalerasDb merged = GalerasDb::create(out, meta);
+    std::size_t planned = 0;
+    for (const auto& db : dbs) {
+        const auto rc = db.recordConfounders();
+        for (auto row : db.rows()) {
+            if (const auto it = rc.find(row.recordId); it != rc.end())
+                row.recordConfounders = it->second;
+            merged.insert(row);
+        }
+        merged.insertSkipped(db.skipped());
+        planned += db.doneKeys().size();
+    }
+    merged.setMeta("planned", std::to_string(planned));
+}
+
+} // namespace ascviz

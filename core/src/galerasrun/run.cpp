@@ -1,0 +1,207 @@
+// Galeras generation runs (run.h).
+#include "ascviz/galerasrun/run.h"
+
+#include "ascviz/base/error.h"
+#include "ascviz/eval/eval.h"
+#include "ascviz/galeras/outcomes.h"
+#include "ascviz/syntax/syntax.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace ascviz {
+namespace {
+
+std::map<std::string, std::string> runMeta(const LanguageModel& model, const RecordSet& records,
+                                           const TreatmentSet& treatments, const GalerasRunOptions& o)
+{
+    const auto& g = o.generation;
+    return {
+        {"model", model.info().name},
+        {"model_fingerprint", model.info().fingerprint},
+        {"records", records.fingerprint()},
+        {"treatments", treatments.fingerprint()},
+        {"control", treatments.control.name},
+        {"testbed", toString(o.testbed)},
+        {"seed", std::to_string(o.seed)},
+        {"max_new_tokens", std::to_string(g.maxNewTokens)},
+        {"decoding", g.greedy ? std::string("greedy")
+                              : "sampling temperature=" + std::to_string(g.temperature) +
+                                    " top_p=" + std::to_string(g.topP) + " top_k=" + std::to_string(g.topK) +
+                                    " seed=" + std::to_string(g.seed)},
+        {"stop_at_function_end", o.stopAtFunctionEnd ? "1" : "0"},
+        {"shard", std::to_string(o.shard) + "/" + std::to_string(o.shards)},
+        {"limit", std::to_string(o.limit)},
+    };
+}
+
+std::optional<double> completionAscEval(const ScoredText& scored, std::size_t from, const std::string& language)
+{
+    const EvalResult r = evaluate(scored, language, Aggregation::Median, CategoryMap::forLanguage(language));
+    double sum = 0;
+    int n = 0;
+    const auto& nodes = r.tree.nodes();
+    for (std::size_t k = 0; k < nodes.size(); ++k)
+        if (nodes[k].start >= from && r.nodes[k].value) {
+            sum += *r.nodes[k].value;
+            ++n;
+        }
+    if (n == 0)
+        return std::nullopt;
+    return sum / n;
+}
+
+} // namespace
+
+std::map<std::string, std::optional<double>> galerasValues(const TestbedItem& item, const std::string& completion,
+                                                           const ScoredText* scored)
+{
+    std::map<std::string, std::optional<double>> v;
+    const std::string& lang = item.language;
+    const std::string cand = item.partial + completion, ref = item.partial + item.groundTruth;
+    v["levenshtein"] = levenshteinSimilarity(completion, item.groundTruth);
+    v["bleu4"] =
+        bleu4(lexicalTokensFrom(cand, item.partial.size(), lang), lexicalTokensFrom(ref, item.partial.size(), lang));
+    v["exact_match"] = exactMatch(completion, item.groundTruth);
+    v["ast_match"] = astMatch(item.partial, completion, item.groundTruth, lang);
+    v["asc_eval"] = scored ? completionAscEval(*scored, item.partial.size(), lang) : std::nullopt;
+    // confounders of the partial code (prompt_size: the runner's, in model tokens)
+    double ws = 0;
+    for (char c : item.partial)
+        ws += (c == ' ' || c == '\t' || c == '\n' || c == '\r') ? 1 : 0;
+    v["n_whitespaces"] = ws;
+    v["token_count"] = double(lexicalTokensFrom(item.partial, 0, lang).size());
+    double nloc = 0;
+    std::size_t b = 0;
+    while (b < item.partial.size()) {
+        const auto nl = item.partial.find('\n', b);
+        const std::size_t e = nl == std::string::npos ? item.partial.size() : nl;
+        if (item.partial.find_first_not_of(" \t\r", b) < e)
+            ++nloc;
+        b = e + 1;
+    }
+    v["nloc"] = nloc;
+    const SyntaxTree tree = SyntaxTree::parse(lang, item.partial);
+    v["ast_nodes"] = double(tree.nodes().size());
+    v["ast_levels"] = double(tree.levels());
+    v["cyclomatic"] = double(cyclomaticComplexity(tree));
+    return v;
+}
+
+GalerasRunSummary runGaleras(const LanguageModel& model, const RecordSet& records, const TreatmentSet& treatments,
+                             const std::filesystem::path& dbPath, const GalerasRunOptions& o,
+                             const std::function<void(const GalerasProgress&)>& progress, const CancelFlag* cancel)
+{
+    if (o.shards < 1 || o.shard < 0 || o.shard >= o.shards)
+        throw InputError("--shard must be I/N with 0 <= I < N (got " + std::to_string(o.shard) + "/" +
+                         std::to_string(o.shards) + ")");
+    const auto meta = runMeta(model, records, treatments, o);
+    const bool exists = std::filesystem::exists(dbPath);
+    if (exists && !o.resume)
+        throw InputError(dbPath.string() + " exists (add --resume to continue that run, or choose another --db)",
+                         ErrorContext(dbPath.string()));
+    GalerasDb db = exists ? GalerasDb::open(dbPath, true) : GalerasDb::create(dbPath, meta);
+    if (exists) {
+        const auto have = db.meta();
+        for (const auto& [k, v] : meta) {
+            const auto it = have.find(k);
+            if (k != "model_fingerprint" && (it == have.end() || it->second != v))
+                throw InputError(dbPath.string() + " was made with another " + k + " ('" +
+                                     (it == have.end() ? std::string() : it->second) + "', now '" + v +
+                                     "'): --resume continues the same run only",
+                                 ErrorContext(dbPath.string()));
+        }
+    }
+    const TestbedSet testbed = buildTestbed(records, o.testbed, o.seed);
+    GalerasRunSummary sum;
+    sum.skipped = testbed.skipped;
+    if (!exists)
+        db.insertSkipped(testbed.skippedRecords);
+    std::vector<const TestbedItem*> items;
+    for (std::size_t k = 0; k < testbed.items.size(); ++k)
+        if (static_cast<int>(k % static_cast<std::size_t>(o.shards)) == o.shard && (o.limit == 0 || k < o.limit))
+            items.push_back(&testbed.items[k]);
+    const auto all = treatments.all();
+    sum.items = static_cast<int>(items.size());
+    sum.planned = sum.items * static_cast<int>(all.size());
+    db.setMeta("planned", std::to_string(sum.planned));
+    std::set<std::pair<std::string, std::string>> done;
+    for (const auto& k : db.doneKeys())
+        done.insert(k);
+    GalerasProgress pr;
+    pr.planned = sum.planned;
+    for (const TestbedItem* item : items)
+        for (std::size_t t = 0; t < all.size(); ++t) {
+            if (done.count({item->recordId, all[t].name})) {
+                ++sum.resumed;
+                ++pr.finished;
+                continue;
+            }
+            if (cancel && cancel->load()) {
+                sum.cancelled = true;
+                return sum;
+            }
+            GalerasRow row;
+            row.recordId = item->recordId;
+            row.treatment = all[t].name;
+            row.isControl = t == 0;
+            row.prompt = renderPrompt(all[t].tmpl, *item);
+            row.partial = item->partial;
+            row.groundTruth = item->groundTruth;
+            if (item->record)
+                row.recordConfounders = item->record->confounders;
+            try {
+                GenerationOptions g;
+                static_cast<GenerationSettings&>(g) = o.generation;
+                g.topAlternatives = 0;
+                CancelFlag stopNow{false};
+                bool functionEnded = false;
+                std::string completion;
+                const auto onToken = [&](const StreamedToken& tok) {
+                    completion += tok.piece;
+                    if (cancel && cancel->load())
+                        stopNow = true;
+                    if (o.stopAtFunctionEnd && tok.piece.find('\n') != std::string::npos &&
+                        functionEnd(item->partial + completion, item->language)) {
+                        functionEnded = true;
+                        stopNow = true;
+                    }
+                };
+                const ScoredText s = model.generate(row.prompt, g, onToken, &stopNow);
+                if (cancel && cancel->load()) {
+                    sum.cancelled = true;
+                    return sum; // this row is not stored: a resume generates it again
+                }
+                row.completion = s.text.substr(std::min(s.promptBytes, s.text.size()));
+                row.stop = functionEnded ? "function_end" : stopReasonName(s.stop);
+                if (o.stopAtFunctionEnd)
+                    if (const auto end = functionEnd(item->partial + row.completion, item->language);
+                        end && *end >= item->partial.size()) {
+                        row.completion.resize(*end - item->partial.size());
+                        row.stop = "function_end";
+                    }
+                row.generatedTokens = static_cast<int>(s.tokens.size() - s.promptTokens);
+                const ScoredText scored = model.score(item->partial + row.completion);
+                row.values = galerasValues(*item, row.completion, &scored);
+                row.values["prompt_size"] = double(s.promptTokens);
+            } catch (const std::exception& e) {
+                row.stop = "error";
+                row.error = e.what();
+                ++sum.errors;
+            }
+            db.insert(row);
+            ++sum.done;
+            ++sum.stops[row.stop];
+            ++pr.finished;
+            if (progress) {
+                pr.recordId = row.recordId;
+                pr.treatment = row.treatment;
+                pr.stop = row.stop;
+                progress(pr);
+            }
+        }
+    return sum;
+}
+
+} // namespace ascviz

@@ -1,0 +1,161 @@
+// Galeras inputs: records (JSONL, CSV, field mapping), the cut rule of the testbeds, treatments files.
+#include "ascviz/base/error.h"
+#include "ascviz/galeras/records.h"
+#include "ascviz/galeras/testbed.h"
+#include "ascviz/galeras/treatments.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <random>
+
+using namespace ascviz;
+
+namespace {
+
+const char* kLines[] = {"def f(a, b):\n",  "    \"\"\"Add.\"\"\"\n", "    c = a + b\n",
+                        "    d = c * 2\n", "    e = d - 1\n",        "    return e\n"};
+
+std::string fn()
+{
+    std::string s;
+    for (const char* l : kLines)
+        s += l;
+    return s;
+}
+
+RecordSet oneRecord(const std::string& code, const std::string& id = "r1")
+{
+    return parseRecordsJsonl(nlohmann::json{{"id", id}, {"code", code}}.dump() + "\n", "mem");
+}
+
+// The documented draw: k = mt19937_64(seed XOR FNV-1a 64(id)) first output mod (L - 1) + 1.
+int expectedCut(uint64_t seed, const std::string& id, int bodyLines)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (unsigned char c : id) {
+        h ^= c;
+        h *= 1099511628211ULL;
+    }
+    std::mt19937_64 rng(seed ^ h);
+    return static_cast<int>(rng() % static_cast<uint64_t>(bodyLines - 1)) + 1;
+}
+
+} // namespace
+
+TEST(GalerasTestbed, FunctionParts)
+{
+    const auto p = findFunctionParts(fn(), "python");
+    ASSERT_TRUE(p.error.empty()) << p.error;
+    EXPECT_EQ(p.signature, "def f(a, b):");
+    ASSERT_TRUE(p.docstring);
+    EXPECT_EQ(*p.docstring, "\"\"\"Add.\"\"\"");
+    EXPECT_EQ(p.bodyStart, std::string(kLines[0]).size() + 4);
+}
+
+TEST(GalerasTestbed, CutRule)
+{
+    const auto records = oneRecord(fn());
+    for (uint64_t seed : {1ULL, 2ULL, 3ULL, 20230807ULL}) {
+        const int k = expectedCut(seed, "r1", 4); // body lines without the docstring: 4
+        ASSERT_GE(k, 1);
+        ASSERT_LE(k, 3);
+        const auto rc = buildTestbed(records, Testbed::RandomCut, seed);
+        ASSERT_EQ(rc.items.size(), 1u);
+        EXPECT_EQ(rc.items[0].cutLine, k);
+        std::string partial = kLines[0], truth;
+        for (int j = 0; j < 4; ++j)
+            (j < k ? partial : truth) += kLines[2 + j];
+        EXPECT_EQ(rc.items[0].partial, partial) << "seed " << seed; // the docstring is left out
+        EXPECT_EQ(rc.items[0].groundTruth, truth);
+        EXPECT_EQ(rc.items[0].signature, "def f(a, b):");
+        const auto wd = buildTestbed(records, Testbed::WithDocString, seed);
+        ASSERT_EQ(wd.items.size(), 1u);
+        EXPECT_EQ(wd.items[0].partial,
+                  std::string(kLines[0]) + kLines[1] + partial.substr(std::string(kLines[0]).size()));
+        EXPECT_EQ(wd.items[0].groundTruth, truth);
+    }
+    const auto fd = buildTestbed(records, Testbed::FromDocString, 7);
+    ASSERT_EQ(fd.items.size(), 1u);
+    EXPECT_EQ(fd.items[0].partial, std::string(kLines[0]) + kLines[1]);
+    EXPECT_EQ(fd.items[0].groundTruth, std::string(kLines[2]) + kLines[3] + kLines[4] + kLines[5]);
+    EXPECT_EQ(fd.items[0].cutLine, 0);
+}
+
+TEST(GalerasTestbed, SkippedWithReasons)
+{
+    const std::string text =
+        nlohmann::json{{"id", "short"}, {"code", "def g():\n    pass\n"}}.dump() + "\n" +
+        nlohmann::json{{"id", "bad"},
+                       {"code", "def h(:\n    return aaaaaaaaaaaaa + bbbbbbbbbbbbbbbbb + ccccc + dddd\n"}}
+            .dump() +
+        "\n" +
+        nlohmann::json{{"id", "nodoc"}, {"code", "def k(x):\n    y = x + 1\n    z = y * 2\n    return z\n"}}.dump() +
+        "\n" + nlohmann::json{{"id", "ok"}, {"code", fn()}}.dump() + "\n";
+    const auto rs = parseRecordsJsonl(text, "mem");
+    ASSERT_EQ(rs.records.size(), 4u);
+    const auto rc = buildTestbed(rs, Testbed::RandomCut, 1);
+    EXPECT_EQ(rc.items.size(), 2u);
+    EXPECT_EQ(rc.skipped.at("too short (<= 10 tokens and <= 100 characters)"), 1);
+    EXPECT_EQ(rc.skipped.at("unparsable code"), 1);
+    const auto wd = buildTestbed(rs, Testbed::WithDocString, 1);
+    EXPECT_EQ(wd.items.size(), 1u);
+    EXPECT_EQ(wd.skipped.at("no docstring"), 1);
+    EXPECT_EQ(wd.skippedRecords.size(), 3u);
+}
+
+TEST(GalerasRecords, JsonlCsvAndMapping)
+{
+    RecordReadOptions o;
+    o.fields = parseFieldMapping("code=body,signature=sig");
+    const auto j = parseRecordsJsonl("{\"body\": \"def a():\\n    return 1\\n\", \"sig\": \"def a():\", \"nloc\": 2}\n"
+                                     "not json\n{\"code\": \"x\"}\n{\"body\": 5}\n",
+                                     "r.jsonl", o);
+    ASSERT_EQ(j.records.size(), 1u);
+    EXPECT_EQ(j.records[0].id, "r.jsonl:1");
+    EXPECT_EQ(*j.records[0].signature, "def a():");
+    EXPECT_DOUBLE_EQ(j.records[0].confounders.at("nloc"), 2.0);
+    ASSERT_EQ(j.issues.size(), 3u);
+    EXPECT_EQ(j.issues[0].location, "r.jsonl:2");
+    EXPECT_EQ(j.issues[1].location, "r.jsonl:3"); // no `body`
+    const auto c = parseRecordsCsv("id,code,docstring,size\nx1,\"def a():\n    return 1\n\",doc,17\nx2,,,\n", "r.csv");
+    ASSERT_EQ(c.records.size(), 1u);
+    EXPECT_EQ(c.records[0].id, "x1");
+    EXPECT_EQ(*c.records[0].docstring, "doc");
+    EXPECT_DOUBLE_EQ(c.records[0].confounders.at("size"), 17.0);
+    ASSERT_EQ(c.issues.size(), 1u);
+    EXPECT_EQ(c.issues[0].location, "r.csv:5"); // x1 spans lines 2-4
+    EXPECT_THROW(parseRecordsCsv("id,body\n1,x\n", "r.csv"), InputError);
+    EXPECT_THROW(parseFieldMapping("cod=body"), InputError);
+}
+
+TEST(GalerasTreatments, ParseAndRender)
+{
+    const auto t = parseTreatments(R"({"control": {"name": "c", "template": "{code}"},
+        "treatments": [{"name": "T1", "template": "# {signature} {{x}}\n{code}"}]})",
+                                   "t.json");
+    EXPECT_EQ(t.all().size(), 2u);
+    TestbedItem item;
+    item.partial = "def f():\n";
+    item.signature = "def f():";
+    item.language = "python";
+    EXPECT_EQ(renderPrompt(t.treatments[0].tmpl, item), "# def f(): {x}\ndef f():\n");
+    auto fails = [](const std::string& json, const std::string& needle) {
+        try {
+            parseTreatments(json, "t.json");
+        } catch (const InputError& e) {
+            return std::string(e.what()).find(needle) != std::string::npos &&
+                   std::string(e.what()).find("t.json") != std::string::npos;
+        }
+        return false;
+    };
+    EXPECT_TRUE(fails(R"({"control": {"name": "c", "template": "no code"}, "treatments": []})", "no {code}"));
+    EXPECT_TRUE(fails(R"({"control": {"name": "c", "template": "{code}"}, "treatments": [{"name": "c",
+        "template": "{code}"}]})",
+                      "used twice"));
+    EXPECT_TRUE(fails(R"({"control": {"name": "c", "template": "{code} {nope}"}, "treatments": [{"name": "d",
+        "template": "{code}"}]})",
+                      "unknown placeholder"));
+    EXPECT_TRUE(fails("{", "not valid JSON"));
+    EXPECT_TRUE(fails(R"({"control": {"name": "c", "template": "{code"}, "treatments": []})", "unmatched"));
+}

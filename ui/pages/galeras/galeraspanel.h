@@ -1,0 +1,75 @@
+#pragma once
+// Galeras in the GUI (docs/galeras.md): GalerasRunPanel runs `galeras run` from the Batch page (testbed,
+// treatments, progress, cancel, resume) as a JobTracker job over the ModelService's one model, which it holds
+// while it runs; GalerasAnalysisView shows `analyze treatments` of a runs database (the Analysis page and the
+// run panel use it). Widgets and wiring only: the work is core's (galeras, galerasrun).
+#include <QWidget>
+
+#include <memory>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+
+namespace ascviz::ui {
+
+class ModelService;
+
+class GalerasAnalysisView : public QWidget {
+    Q_OBJECT
+public:
+    explicit GalerasAnalysisView(QWidget* parent = nullptr);
+    void setDbPath(const QString& path);
+    void setOutcome(const QString& outcome); // levenshtein, bleu4, exact_match, ast_match, asc_eval
+    // Analyses the database now (a few hundred rows: well under a second); the table or the error is shown.
+    bool analyze();
+    QString text() const;
+
+private:
+    QLineEdit* m_db = nullptr;
+    QComboBox* m_outcome = nullptr;
+    QPlainTextEdit* m_table = nullptr;
+};
+
+class GalerasRunPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit GalerasRunPanel(ModelService* models, QWidget* parent = nullptr);
+    ~GalerasRunPanel() override;
+
+    void setRecordsPath(const QString& path);    // empty: the bundled sample
+    void setTreatmentsPath(const QString& path); // empty: resources/galeras/treatments.json
+    void setDbPath(const QString& path);
+    void setTestbed(const QString& testbed); // randomcut, withdocstring, fromdocstring
+    void setLimit(int items);                // 0 = all
+    void setMaxNewTokens(int n);
+
+    bool start(bool resume); // false (and a status line) when it cannot start
+    void cancel();
+    bool isRunning() const { return m_job != 0; }
+    QString status() const;
+    GalerasAnalysisView* analysis() const { return m_analysis; }
+
+Q_SIGNALS:
+    void runEnded(bool complete, const QString& message);
+
+private:
+    ModelService* m_models;
+    QLineEdit *m_records = nullptr, *m_treatments = nullptr, *m_db = nullptr;
+    QComboBox* m_testbed = nullptr;
+    QSpinBox *m_limit = nullptr, *m_maxNew = nullptr;
+    QCheckBox* m_functionEnd = nullptr;
+    QPushButton *m_run = nullptr, *m_resume = nullptr, *m_cancel = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QLabel* m_status = nullptr;
+    GalerasAnalysisView* m_analysis = nullptr;
+    quint64 m_job = 0;
+    void setRunning(bool running);
+};
+
+} // namespace ascviz::ui
