@@ -10,15 +10,17 @@ int cmdTokenize(Args& args); // cmd_tokenize.cpp
 int cmdScore(Args& args);    // cmd_model.cpp
 int cmdGenerate(Args& args); // cmd_model.cpp
 int cmdParse(Args& args);
-int cmdNodeTypes(Args& args); // cmd_syntax.cpp
-int cmdExtract(Args& args);   // cmd_extract.cpp
-int cmdAnalyze(Args& args);   // cmd_analyze.cpp (torch-free)    // cmd_syntax.cpp
-int cmdEval(Args& args);      // cmd_syntax.cpp
-int cmdRender(Args& args);    // cmd_syntax.cpp
-int cmdBatch(Args& args);     // cmd_corpus.cpp
-int cmdReport(Args& args);    // cmd_report.cpp (torch-free)
-int cmdMerge(Args& args);     // cmd_cluster.cpp
-int cmdSlurm(Args& args);     // cmd_cluster.cpp
-int cmdStudy(Args& args);     // cmd_study.cpp (init|render|report|export)
+int cmdNodeTypes(Args& args);  // cmd_syntax.cpp
+int cmdExtract(Args& args);    // cmd_extract.cpp
+int cmdAnalyze(Args& args);    // cmd_analyze.cpp (torch-free)    // cmd_syntax.cpp
+int cmdEval(Args& args);       // cmd_syntax.cpp
+int cmdRender(Args& args);     // cmd_syntax.cpp
+int cmdBatch(Args& args);      // cmd_corpus.cpp
+int cmdReport(Args& args);     // cmd_report.cpp (torch-free)
+int cmdMerge(Args& args);      // cmd_cluster.cpp
+int cmdSlurm(Args& args);      // cmd_cluster.cpp
+int cmdAttribute(Args& args);  // cmd_inside.cpp: attribution by AST node
+int cmdAnalyzeAll(Args& args); // cmd_inside.cpp: analyze layers, else cmdAnalyze
+int cmdStudy(Args& args);      // cmd_study.cpp (init|render|report|export)
 
 } // namespace ascviz::cli

@@ -29,6 +29,8 @@ ALLOWED = {
     "analysis": {"base", "results", "render"},
     "cluster": {"base", "results"},
     "study": {"base", "eval", "results"},
+    "lens": {"base", "eval", "model", "results"},
+    "attribution": {"base", "eval", "model"},
 }
 MAX_LINES = 700
 CPP = {".cpp", ".h", ".hpp", ".cc"}

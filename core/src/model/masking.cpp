@@ -24,11 +24,13 @@ void checkTarget(const std::vector<int32_t>& ids, TargetTokens t)
                          " tokens after the first (a target needs at least one token with a prediction)");
 }
 
-// Sum over the target of log p(id) from the final normed hidden states [B, T, hidden]: [B] float32.
-at::Tensor targetLogProb(const Decoder& dec, const at::Tensor& normed, const at::Tensor& idRow, TargetTokens t)
+// Sum over the target of log p(id) from the final normed hidden states [B, T', hidden] of the positions
+// [from, from + T'): [B] float32.
+at::Tensor targetLogProb(const Decoder& dec, const at::Tensor& normed, const at::Tensor& idRow, TargetTokens t,
+                         int64_t from = 0)
 {
     const auto b = static_cast<int64_t>(t.begin), n = static_cast<int64_t>(t.end - t.begin);
-    const at::Tensor rows = normed.narrow(1, b - 1, n);          // position p predicts the id at p + 1
+    const at::Tensor rows = normed.narrow(1, b - 1 - from, n);   // position p predicts the id at p + 1
     const at::Tensor lp = at::log_softmax(dec.logits(rows), -1); // [B, n, vocab]
     const at::Tensor tgt = idRow.narrow(0, b, n).view({1, n, 1}).expand({normed.size(0), n, 1});
     return lp.gather(2, tgt).squeeze(-1).sum(-1);
@@ -76,25 +78,47 @@ std::vector<double> maskedTargetLogProbs(const LanguageModel& m, const std::vect
     const at::Tensor idRow = model::probeIds(dec, used);
     const auto T = static_cast<int64_t>(used.size());
     const int batch = std::max(1, opts.batch);
-    std::vector<double> out;
-    out.reserve(masks.size());
-    for (std::size_t i = 0; i < masks.size(); i += static_cast<std::size_t>(batch)) {
+    // The unmasked pass keeps its keys and values: positions before a mask's first hidden position are the same
+    // with and without the mask (causal), so each masked copy recomputes only from there on.
+    model::KvCache full = dec.makeCache(1, T);
+    const at::Tensor h0 = dec.hidden(idRow.view({1, T}), {}, &full);
+    const double unmasked = model::targetLogProb(dec, h0, idRow, target).to(at::kCPU, at::kDouble).item<double>();
+    // Masks in order of their first position, so that a batch's copies share most of their prefix.
+    std::vector<double> out(masks.size(), unmasked);
+    std::vector<std::size_t> order;
+    for (std::size_t k = 0; k < masks.size(); ++k)
+        if (!masks[k].empty())
+            order.push_back(k);
+    auto first = [&](std::size_t k) { return *std::min_element(masks[k].begin(), masks[k].end()); };
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return first(a) < first(b); });
+    model::KvCache copies;
+    std::size_t done = masks.size() - order.size();
+    for (std::size_t i = 0; i < order.size(); i += static_cast<std::size_t>(batch)) {
         if (opts.cancel && opts.cancel->load())
             throw Cancelled();
-        const std::size_t j = std::min(masks.size(), i + static_cast<std::size_t>(batch));
+        const std::size_t j = std::min(order.size(), i + static_cast<std::size_t>(batch));
         const auto B = static_cast<int64_t>(j - i);
+        const auto from = static_cast<int64_t>(first(order[i])); // the batch's earliest hidden position
+        if (copies.capacity == 0 || copies.k.front().size(0) != B)
+            copies = dec.makeCache(B, T);
+        for (std::size_t l = 0; l < full.k.size(); ++l) {
+            copies.k[l].narrow(2, 0, from).copy_(full.k[l].narrow(2, 0, from).expand({B, -1, -1, -1}));
+            copies.v[l].narrow(2, 0, from).copy_(full.v[l].narrow(2, 0, from).expand({B, -1, -1, -1}));
+        }
+        copies.length = from;
         at::Tensor valid = at::ones({B, T}, at::kBool);
         auto a = valid.accessor<bool, 2>();
         for (std::size_t k = i; k < j; ++k)
-            for (const std::size_t p : masks[k])
+            for (const std::size_t p : masks[order[k]])
                 a[static_cast<int64_t>(k - i)][static_cast<int64_t>(p)] = false;
-        const at::Tensor h =
-            dec.hidden(idRow.view({1, T}).expand({B, T}).contiguous(), valid.to(dec.device()), nullptr);
-        const at::Tensor lp = model::targetLogProb(dec, h, idRow, target).to(at::kCPU, at::kDouble).contiguous();
+        const at::Tensor rest = idRow.narrow(0, from, T - from).view({1, T - from}).expand({B, T - from}).contiguous();
+        const at::Tensor h = dec.hidden(rest, valid.to(dec.device()), &copies);
+        const at::Tensor lp = model::targetLogProb(dec, h, idRow, target, from).to(at::kCPU, at::kDouble).contiguous();
         for (int64_t k = 0; k < B; ++k)
-            out.push_back(lp.data_ptr<double>()[k]);
+            out[order[i + static_cast<std::size_t>(k)]] = lp.data_ptr<double>()[k];
+        done += static_cast<std::size_t>(B);
         if (opts.progress)
-            opts.progress(j, masks.size());
+            opts.progress(done, masks.size());
     }
     return out;
 }

@@ -1,0 +1,226 @@
+// Inside the model (method.md §13, docs/cli.md): `attribute` (attribution by AST node) and `analyze layers` (the
+// concept/category × layer matrix of the layer lens). `eval --layers` is in cmd_syntax.cpp.
+#include "commands.h"
+#include "common.h"
+
+#include "ascviz/attribution/attribution.h"
+#include "ascviz/base/error.h"
+#include "ascviz/base/resources.h"
+#include "ascviz/base/utf8.h"
+#include "ascviz/lens/matrix.h"
+#include "ascviz/model/lens.h"
+#include "ascviz/render/heatmap.h"
+#include "ascviz/results/resultsdb.h"
+
+#include <chrono>
+#include <iostream>
+#include <map>
+
+namespace ascviz::cli {
+
+using nlohmann::json;
+
+int cmdAttribute(Args& args)
+{
+    const std::string file = args.require("--text-file");
+    const std::string language = languageOption(args, file);
+    const auto promptArg = args.require("--prompt-bytes");
+    const std::string targetArg = args.valueOr("--target", "all");
+    AttributionOptions opts;
+    const auto method = args.valueOr("--method", "occlusion");
+    const auto order = args.valueOr("--order", "deepest");
+    const int budget = args.intValue("--budget", 256);
+    opts.batch = args.intValue("--batch-size", opts.batch);
+    const auto categoriesFile = args.value("--categories");
+    const bool asJson = args.flag("--json");
+    const bool quiet = args.flag("--quiet");
+    const auto out = args.value("--out");
+    std::size_t promptBytes = 0;
+    try {
+        std::size_t pos = 0;
+        const long long v = std::stoll(promptArg, &pos);
+        if (pos != promptArg.size() || v < 0)
+            throw std::invalid_argument("bad");
+        promptBytes = static_cast<std::size_t>(v);
+    } catch (const std::exception&) {
+        throw UsageError("--prompt-bytes expects a byte count >= 0, got '" + promptArg + "'");
+    }
+    AttributionTargetSpec target;
+    try {
+        opts.method = parseAttributionMethod(method);
+        opts.order = parseNodeOrder(order);
+        target = parseAttributionTarget(targetArg);
+    } catch (const InputError& e) {
+        throw UsageError(e.what());
+    }
+    if (budget < 0 || opts.batch < 1)
+        throw UsageError("--budget must be >= 0 (0 = every prompt node) and --batch-size >= 1");
+    opts.budget = static_cast<std::size_t>(budget);
+    auto model = loadModel(args);
+    args.finish();
+
+    const std::string text = readUtf8File(file);
+    const CategoryMap categories =
+        categoriesFile ? CategoryMap::fromFile(*categoriesFile, language) : CategoryMap::forLanguage(language);
+    if (!quiet)
+        opts.progress = [](std::size_t done, std::size_t total) {
+            std::cerr << "\rattribute: " << done << "/" << total << " masked copies" << std::flush;
+        };
+    const auto t0 = std::chrono::steady_clock::now();
+    const AttributionResult r = attribute(*model, text, promptBytes, language, target, opts, &categories);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!quiet)
+        std::cerr << "\rattribute: " << r.nodes.size() << " prompt nodes (" << toString(r.method) << ", "
+                  << r.forwardPasses << " masked copies) in " << fmt(seconds, "%.2f") << " s\n";
+    json j = attributionJson(r);
+    j["model"] = model->info().name;
+    j["language"] = language;
+    j["budget"] = opts.budget;
+    if (asJson) {
+        writeJson(j, out);
+        return 0;
+    }
+    std::string t = "target " + r.targetType + " bytes " + std::to_string(r.targetStart) + "-" +
+                    std::to_string(r.targetEnd) + ", log P = " + fmt(r.targetLogProb) + " (" + toString(r.method) +
+                    ")\n";
+    for (const auto& n : r.nodes)
+        t += std::to_string(n.id) + "\t" + n.type + "\t" + std::to_string(n.start) + "-" + std::to_string(n.end) +
+             "\t" + fmt(n.attribution, "%+.4f") + "\n";
+    writeText(t, out);
+    return 0;
+}
+
+namespace {
+
+struct LayerSnippet {
+    std::string code, language;
+};
+
+int cmdAnalyzeLayers(Args& args)
+{
+    const auto dbArg = args.value("--db");
+    const auto corpusArg = args.value("--corpus");
+    if (dbArg.has_value() == corpusArg.has_value())
+        throw UsageError("analyze layers needs --db RESULTS or --corpus C (with --model M), not both");
+    const std::string languageArg = languageOptionOrEmpty(args);
+    const auto extensions = args.valueOr("--extensions", "");
+    const int limit = args.intValue("--limit", 0);
+    const double fraction = args.doubleValue("--fraction", 0.9);
+    BootstrapOptions boot;
+    boot.resamples = args.intValue("--resamples", boot.resamples);
+    boot.seed = args.uint64Value("--seed", boot.seed);
+    const bool asJson = args.flag("--json");
+    const auto latex = args.value("--latex");
+    const auto svg = args.value("--svg");
+    const auto out = args.value("--out");
+    const bool quiet = args.flag("--quiet");
+    Aggregation aggregation = aggregationOption(args);
+    if (!(fraction > 0 && fraction <= 1))
+        throw UsageError("--fraction must be in (0, 1]");
+    if (boot.resamples < 1 || limit < 0)
+        throw UsageError("--resamples must be >= 1 and --limit >= 0");
+
+    std::vector<LayerSnippet> snippets;
+    std::string modelArg;
+    if (dbArg) {
+        const ResultsDb db = ResultsDb::open(*dbArg);
+        const RunInfo run = db.runInfo();
+        modelArg = args.valueOr("--model", run.modelDir);
+        if (!args.value("--aggregation"))
+            aggregation = run.aggregation;
+        for (const auto& row : db.snippets())
+            if (row.ok)
+                snippets.push_back({db.snippetCode(row.index), row.language.empty() ? run.language : row.language});
+    } else {
+        modelArg = args.valueOr("--model", "default");
+        const Corpus corpus = readCorpusOption(*corpusArg, languageArg, extensions);
+        for (const auto& e : corpus.entries)
+            snippets.push_back({e.code, e.language});
+    }
+    const LoadOptions load = loadOptions(args);
+    args.finish();
+    if (limit > 0 && snippets.size() > static_cast<std::size_t>(limit))
+        snippets.resize(static_cast<std::size_t>(limit));
+    auto model = LanguageModel::load(resolveModelDir(modelArg), load);
+
+    std::map<std::string, CategoryMap> tables;
+    auto tableOf = [&](const std::string& language) -> const CategoryMap& {
+        auto it = tables.find(language);
+        if (it == tables.end())
+            it = tables.emplace(language, CategoryMap::forLanguage(language)).first;
+        return it->second;
+    };
+    const std::string firstLanguage = snippets.empty() ? std::string() : snippets.front().language;
+    LayerMatrixBuilder builder(model->info().name, model->info().layers,
+                               firstLanguage.empty() ? std::vector<std::string>{}
+                                                     : tableOf(firstLanguage).categories());
+    int skipped = 0;
+    double lensSeconds = 0;
+    for (std::size_t i = 0; i < snippets.size(); ++i) {
+        const auto& sn = snippets[i];
+        try {
+            SyntaxTree tree = parseForEval(sn.language, sn.code);
+            const auto t0 = std::chrono::steady_clock::now();
+            LayerLens lens = scoreLayers(*model, sn.code);
+            lensSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            const EvalResult r = evaluate(std::move(lens.scored), std::move(tree), aggregation, tableOf(sn.language));
+            builder.add(r, evaluateLayers(r, lens.ntp, lens.layers));
+        } catch (const InputError& e) {
+            ++skipped; // longer than the context, a tree past the limits: named in the summary
+            if (!quiet)
+                std::cerr << "\nanalyze layers: snippet " << i << " skipped: " << e.what() << '\n';
+        }
+        if (!quiet && (i + 1) % 25 == 0)
+            std::cerr << "\ranalyze layers: " << (i + 1) << "/" << snippets.size() << " snippets" << std::flush;
+    }
+    if (builder.snippets() == 0)
+        throw InputError("analyze layers: no snippet could be evaluated (" + std::to_string(skipped) + " skipped)");
+    const LayerMatrix m = builder.finish(boot, fraction);
+    if (!quiet)
+        std::cerr << "\ranalyze layers: " << m.snippets << " snippets (" << skipped << " skipped), " << m.layers
+                  << " layers; lens " << fmt(lensSeconds, "%.1f") << " s\n";
+    if (latex) {
+        writeText(layerMatrixLatex(m), *latex);
+        std::cerr << "analyze: wrote " << *latex << '\n';
+    }
+    if (svg) {
+        std::vector<std::string> rows;
+        for (const auto& row : m.categories)
+            rows.push_back(row.name);
+        rows.push_back("Global");
+        std::vector<HeatmapColumn> cols;
+        for (int l = 0; l <= m.layers; ++l) {
+            HeatmapColumn c;
+            c.name = l == 0 ? "emb" : "L" + std::to_string(l);
+            for (const auto& row : m.categories)
+                if (const auto& v = row.values[static_cast<std::size_t>(l)])
+                    c.values[row.name] = v->median;
+            c.values["Global"] = m.global[static_cast<std::size_t>(l)];
+            cols.push_back(std::move(c));
+        }
+        writeText(renderHeatmapSvg(rows, cols, "AsC-Eval by category and layer (" + m.model + ")"), *svg);
+        std::cerr << "analyze: wrote " << *svg << '\n';
+    }
+    json j = layerMatrixJson(m);
+    j["skipped"] = skipped;
+    j["aggregation"] = toString(aggregation);
+    if (asJson || !latex) {
+        writeJson(j, out);
+        return 0;
+    }
+    return 0;
+}
+
+} // namespace
+
+int cmdAnalyzeAll(Args& args)
+{
+    Args peek = args;
+    if (const auto sub = peek.subcommand(); sub && *sub == "layers") {
+        args.subcommand();
+        return cmdAnalyzeLayers(args);
+    }
+    return cmdAnalyze(args);
+}
+
+} // namespace ascviz::cli
