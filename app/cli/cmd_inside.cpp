@@ -14,7 +14,6 @@
 
 #include <chrono>
 #include <iostream>
-#include <map>
 
 namespace ascviz::cli {
 
@@ -92,10 +91,6 @@ int cmdAttribute(Args& args)
 
 namespace {
 
-struct LayerSnippet {
-    std::string code, language;
-};
-
 int cmdAnalyzeLayers(Args& args)
 {
     const auto dbArg = args.value("--db");
@@ -114,68 +109,54 @@ int cmdAnalyzeLayers(Args& args)
     const auto svg = args.value("--svg");
     const auto out = args.value("--out");
     const bool quiet = args.flag("--quiet");
+    Args peek = args;
+    const bool aggregationGiven = peek.value("--aggregation").has_value();
     Aggregation aggregation = aggregationOption(args);
     if (!(fraction > 0 && fraction <= 1))
         throw UsageError("--fraction must be in (0, 1]");
     if (boot.resamples < 1 || limit < 0)
         throw UsageError("--resamples must be >= 1 and --limit >= 0");
 
-    std::vector<LayerSnippet> snippets;
+    std::vector<LayerText> texts;
     std::string modelArg;
     if (dbArg) {
         const ResultsDb db = ResultsDb::open(*dbArg);
         const RunInfo run = db.runInfo();
         modelArg = args.valueOr("--model", run.modelDir);
-        if (!args.value("--aggregation"))
+        if (!aggregationGiven)
             aggregation = run.aggregation;
         for (const auto& row : db.snippets())
             if (row.ok)
-                snippets.push_back({db.snippetCode(row.index), row.language.empty() ? run.language : row.language});
+                texts.push_back({db.snippetCode(row.index), row.language.empty() ? run.language : row.language});
     } else {
         modelArg = args.valueOr("--model", "default");
         const Corpus corpus = readCorpusOption(*corpusArg, languageArg, extensions);
         for (const auto& e : corpus.entries)
-            snippets.push_back({e.code, e.language});
+            texts.push_back({e.code, e.language});
     }
     const LoadOptions load = loadOptions(args);
     args.finish();
-    if (limit > 0 && snippets.size() > static_cast<std::size_t>(limit))
-        snippets.resize(static_cast<std::size_t>(limit));
+    if (limit > 0 && texts.size() > static_cast<std::size_t>(limit))
+        texts.resize(static_cast<std::size_t>(limit));
     auto model = LanguageModel::load(resolveModelDir(modelArg), load);
 
-    std::map<std::string, CategoryMap> tables;
-    auto tableOf = [&](const std::string& language) -> const CategoryMap& {
-        auto it = tables.find(language);
-        if (it == tables.end())
-            it = tables.emplace(language, CategoryMap::forLanguage(language)).first;
-        return it->second;
-    };
-    const std::string firstLanguage = snippets.empty() ? std::string() : snippets.front().language;
-    LayerMatrixBuilder builder(model->info().name, model->info().layers,
-                               firstLanguage.empty() ? std::vector<std::string>{}
-                                                     : tableOf(firstLanguage).categories());
-    int skipped = 0;
-    double lensSeconds = 0;
-    for (std::size_t i = 0; i < snippets.size(); ++i) {
-        const auto& sn = snippets[i];
-        try {
-            SyntaxTree tree = parseForEval(sn.language, sn.code);
-            const auto t0 = std::chrono::steady_clock::now();
-            LayerLens lens = scoreLayers(*model, sn.code);
-            lensSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            const EvalResult r = evaluate(std::move(lens.scored), std::move(tree), aggregation, tableOf(sn.language));
-            builder.add(r, evaluateLayers(r, lens.ntp, lens.layers));
-        } catch (const InputError& e) {
-            ++skipped; // longer than the context, a tree past the limits: named in the summary
-            if (!quiet)
-                std::cerr << "\nanalyze layers: snippet " << i << " skipped: " << e.what() << '\n';
-        }
-        if (!quiet && (i + 1) % 25 == 0)
-            std::cerr << "\ranalyze layers: " << (i + 1) << "/" << snippets.size() << " snippets" << std::flush;
+    LayerRunOptions run;
+    run.aggregation = aggregation;
+    run.bootstrap = boot;
+    run.fraction = fraction;
+    if (!quiet) {
+        run.skipped = [](std::size_t i, const std::string& why) {
+            std::cerr << "\nanalyze layers: snippet " << i << " skipped: " << why << '\n';
+        };
+        run.progress = [](std::size_t done, std::size_t total) {
+            if (done % 25 == 0 || done == total)
+                std::cerr << "\ranalyze layers: " << done << "/" << total << " snippets" << std::flush;
+        };
     }
-    if (builder.snippets() == 0)
-        throw InputError("analyze layers: no snippet could be evaluated (" + std::to_string(skipped) + " skipped)");
-    const LayerMatrix m = builder.finish(boot, fraction);
+    const auto t0 = std::chrono::steady_clock::now();
+    const LayerMatrix m = layerMatrixOfTexts(*model, texts, run);
+    const double lensSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const int skipped = m.skipped;
     if (!quiet)
         std::cerr << "\ranalyze layers: " << m.snippets << " snippets (" << skipped << " skipped), " << m.layers
                   << " layers; lens " << fmt(lensSeconds, "%.1f") << " s\n";

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,6 +33,7 @@ struct LayerMatrix {
     std::vector<LayerMatrixRow> categories;    // in category-table order
     std::vector<LayerMatrixRow> concepts;      // by name
     std::vector<std::optional<double>> global; // Global AsC-Eval (categorized concepts) per layer
+    int skipped = 0;                           // texts left out (layerMatrixOfTexts: past the context or limits)
 };
 
 // The first ℓ with values[ℓ].median >= fraction × values[L].median (nullopt when the final value is missing).
@@ -53,6 +55,26 @@ private:
     std::vector<ResultsDb::NodeValues> m_values; // per ℓ
     int m_snippets = 0;
 };
+
+struct LayerText {
+    std::string code;
+    std::string language; // a registry id; its bundled category table is used
+};
+
+struct LayerRunOptions {
+    Aggregation aggregation = Aggregation::Median;
+    BootstrapOptions bootstrap;
+    double fraction = 0.9;
+    const CancelFlag* cancel = nullptr;                                     // polled between texts (Cancelled)
+    std::function<void(std::size_t done, std::size_t total)> progress;      // after each text
+    std::function<void(std::size_t index, const std::string& why)> skipped; // a text left out, and why
+};
+
+// The layer lens on every text (model/lens.h), AsC-Eval per layer, pooled into the matrix. A text longer than the
+// context or past the AST limits is left out (an InputError of that text; counted in `skipped`). InputError when
+// no text is left.
+LayerMatrix layerMatrixOfTexts(const LanguageModel& model, const std::vector<LayerText>& texts,
+                               const LayerRunOptions& opts = {});
 
 // {"model", "layers", "snippets", "fraction", "resamples", "seed", "global": [..],
 //  "categories": {name: {"median": [..], "se": [..], "n": [..], "reaches": ℓ|null}}, "concepts": {same +
