@@ -2,6 +2,7 @@
 #include "pages/analysis/analysispage.h"
 
 #include "models/analysismodels.h"
+#include "pages/analysis/layertab.h"
 #include "views/tableview.h"
 
 #include <QChart>
@@ -96,6 +97,7 @@ void AnalysisPage::buildUi()
     hl->addWidget(m_heatmap, 1, Qt::AlignTop | Qt::AlignLeft);
     hl->addStretch(1);
     m_tabs->addTab(heat, tr("Heat map"));
+    m_tabs->addTab(new LayerTab(m_models, m_tabs), tr("Layers")); // the layer lens (method.md 13)
     top->addWidget(m_tabs, 1);
 
     connect(m_run, &QPushButton::clicked, this, &AnalysisPage::analyse);
