@@ -12,8 +12,11 @@
 #include "services/modelservice.h"
 #include "views/astview.h"
 
+#include "ascviz/base/resources.h"
 #include "ascviz/lens/layers.h"
 #include "ascviz/model/lens.h"
+#include "ascviz/results/corpus.h"
+#include "common/textpos.h"
 
 #include <QComboBox>
 #include <QLabel>
@@ -26,6 +29,8 @@
 #include <QTabWidget>
 #include <QTest>
 
+#include <algorithm>
+
 using namespace ascviz;
 using namespace ascviz::ui;
 
@@ -36,6 +41,7 @@ private Q_SLOTS:
     void attributionColours();
     void layerSliderAndAttribution();
     void layerMatrixTab();
+    void bundledModelScreenshot();
 
 private:
     bool loadTiny(MainWindow& w)
@@ -182,6 +188,57 @@ void TestInside::layerMatrixTab()
             tabs->setCurrentWidget(analysis);
     QTest::qWait(50);
     shoot(&w, QStringLiteral("layers-tab.png"));
+}
+
+// The bundled model on a sample-corpus function: generate a completion, the layer lens at a middle layer, then the
+// attribution of the completion to the prompt's nodes, shot for the documentation (only with a screenshot folder).
+void TestInside::bundledModelScreenshot()
+{
+    if (qEnvironmentVariableIsEmpty("ASCVIZ_SCREENSHOT_DIR"))
+        QSKIP("documentation screenshot: set ASCVIZ_SCREENSHOT_DIR");
+    std::string code;
+    for (const auto& e : readCorpus(sampleCorpus()).entries) {
+        const auto lines = std::count(e.code.begin(), e.code.end(), '\n');
+        if (lines >= 7 && lines <= 10 && e.code.find("\"\"\"") == std::string::npos) {
+            code = e.code;
+            break;
+        }
+    }
+    QVERIFY(!code.empty());
+    // all but the last 2 lines, and the first word of the next one (a prompt that stops mid-statement)
+    const std::size_t line = code.rfind('\n', code.rfind('\n', code.size() - 2) - 1) + 1;
+    const std::size_t cut = std::min(code.size() - 1, code.find_first_not_of(' ', line) + 3);
+    MainWindow w;
+    w.resize(1600, 950);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QSignalSpy loaded(w.modelService(), &ModelService::modelLoaded);
+    w.loadModel(toQString(resolveModelDir("default").string()));
+    QVERIFY(loaded.wait(120000));
+    InteractivePage* tab = w.page<InteractivePage>();
+    QVERIFY(tab->setPrompt(toQString(code.substr(0, cut))));
+    tab->maxNewTokensBox()->setValue(16);
+    QSignalSpy shown(tab, &InteractivePage::resultShown);
+    tab->generateButton()->click();
+    QVERIFY(shown.wait(120000));
+    auto* panel = w.findChild<InsidePanel*>();
+    QSignalSpy done(panel, &InsidePanel::jobDone);
+    panel->computeLens();
+    QVERIFY(done.wait(120000));
+    done.clear();
+    panel->layerSlider()->setValue(panel->layers() - 2);
+    tab->showView(InteractivePage::View::Partial);
+    if (auto* tabs = qobject_cast<QTabWidget*>(panel->parentWidget()->parentWidget()))
+        tabs->setCurrentWidget(panel);
+    QTest::qWait(50);
+    shoot(&w, QStringLiteral("bundled-layer-6.png"));
+    panel->layerSlider()->setValue(panel->layers());
+    panel->attributeSelection();
+    QVERIFY(done.wait(300000));
+    QVERIFY2(done.takeFirst().at(0).toBool(), qPrintable(panel->statusLabel()->text()));
+    tab->showView(InteractivePage::View::Complete);
+    QTest::qWait(50);
+    shoot(&w, QStringLiteral("bundled-attribution.png"));
 }
 
 QTEST_MAIN(TestInside)
