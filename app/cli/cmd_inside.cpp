@@ -9,7 +9,6 @@
 #include "ascviz/base/utf8.h"
 #include "ascviz/lens/matrix.h"
 #include "ascviz/model/lens.h"
-#include "ascviz/render/heatmap.h"
 #include "ascviz/results/resultsdb.h"
 
 #include <chrono>
@@ -165,21 +164,7 @@ int cmdAnalyzeLayers(Args& args)
         std::cerr << "analyze: wrote " << *latex << '\n';
     }
     if (svg) {
-        std::vector<std::string> rows;
-        for (const auto& row : m.categories)
-            rows.push_back(row.name);
-        rows.push_back("Global");
-        std::vector<HeatmapColumn> cols;
-        for (int l = 0; l <= m.layers; ++l) {
-            HeatmapColumn c;
-            c.name = l == 0 ? "emb" : "L" + std::to_string(l);
-            for (const auto& row : m.categories)
-                if (const auto& v = row.values[static_cast<std::size_t>(l)])
-                    c.values[row.name] = v->median;
-            c.values["Global"] = m.global[static_cast<std::size_t>(l)];
-            cols.push_back(std::move(c));
-        }
-        writeText(renderHeatmapSvg(rows, cols, "AsC-Eval by category and layer (" + m.model + ")"), *svg);
+        writeText(layerMatrixSvg(m), *svg);
         std::cerr << "analyze: wrote " << *svg << '\n';
     }
     json j = layerMatrixJson(m);

@@ -29,7 +29,7 @@ ALLOWED = {
     "analysis": {"base", "results", "render"},
     "cluster": {"base", "results"},
     "study": {"base", "eval", "results"},
-    "lens": {"base", "eval", "model", "results"},
+    "lens": {"base", "eval", "model", "results", "render"},
     "attribution": {"base", "eval", "model"},
 }
 MAX_LINES = 700

@@ -131,6 +131,10 @@ TEST(LayerMatrix, CategoriesPerLayerFollowTableI)
     const std::string tex = ascviz::layerMatrixLatex(m);
     EXPECT_NE(tex.find("Types & 0.50 & 0.60 & 0.90 & 2 \\\\"), std::string::npos) << tex;
     EXPECT_NE(tex.find("\\bottomrule"), std::string::npos);
+    const std::string svg = ascviz::layerMatrixSvg(m);
+    EXPECT_NE(svg.find(">L2<"), std::string::npos);
+    EXPECT_NE(svg.find(">Types<"), std::string::npos);
+    EXPECT_NE(svg.find(">0.90<"), std::string::npos) << "the Types cell at L2";
 }
 
 } // namespace

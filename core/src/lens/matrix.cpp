@@ -1,6 +1,7 @@
 #include "ascviz/lens/matrix.h"
 
 #include "ascviz/base/error.h"
+#include "ascviz/render/heatmap.h"
 
 #include <cstdio>
 #include <sstream>
@@ -178,6 +179,25 @@ std::string layerMatrixLatex(const LayerMatrix& m)
         t << " & " << (g ? fixed(*g, 2) : std::string("--"));
     t << " & -- \\\\\n\\bottomrule\n\\end{tabular}\n";
     return t.str();
+}
+
+std::string layerMatrixSvg(const LayerMatrix& m)
+{
+    std::vector<std::string> rows;
+    for (const auto& row : m.categories)
+        rows.push_back(row.name);
+    rows.push_back("Global");
+    std::vector<HeatmapColumn> cols;
+    for (int l = 0; l <= m.layers; ++l) {
+        HeatmapColumn c;
+        c.name = l == 0 ? "emb" : "L" + std::to_string(l);
+        for (const auto& row : m.categories)
+            if (const auto& v = row.values[static_cast<std::size_t>(l)])
+                c.values[row.name] = v->median;
+        c.values["Global"] = m.global[static_cast<std::size_t>(l)];
+        cols.push_back(std::move(c));
+    }
+    return renderHeatmapSvg(rows, cols, "AsC-Eval by category and layer (" + m.model + ")");
 }
 
 } // namespace ascviz

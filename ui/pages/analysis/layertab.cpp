@@ -6,7 +6,6 @@
 
 #include "ascviz/base/error.h"
 #include "ascviz/base/resources.h"
-#include "ascviz/render/heatmap.h"
 #include "ascviz/results/corpus.h"
 
 #include <QDoubleSpinBox>
@@ -20,25 +19,6 @@
 #include <QVBoxLayout>
 
 namespace ascviz::ui {
-
-std::string LayerTab::heatmapSvg(const LayerMatrix& m)
-{
-    std::vector<std::string> rows;
-    for (const auto& row : m.categories)
-        rows.push_back(row.name);
-    rows.push_back("Global");
-    std::vector<HeatmapColumn> cols;
-    for (int l = 0; l <= m.layers; ++l) {
-        HeatmapColumn c;
-        c.name = l == 0 ? "emb" : "L" + std::to_string(l);
-        for (const auto& row : m.categories)
-            if (const auto& v = row.values[static_cast<std::size_t>(l)])
-                c.values[row.name] = v->median;
-        c.values["Global"] = m.global[static_cast<std::size_t>(l)];
-        cols.push_back(std::move(c));
-    }
-    return renderHeatmapSvg(rows, cols, "AsC-Eval by category and layer (" + m.model + ")");
-}
 
 LayerTab::LayerTab(ModelService* models, QWidget* parent) : QWidget(parent), m_models(models)
 {
@@ -117,7 +97,7 @@ void LayerTab::compute()
             return;
         }
         m_matrix = *out;
-        m_svg = toQString(heatmapSvg(*m_matrix));
+        m_svg = toQString(layerMatrixSvg(*m_matrix));
         m_heat->load(m_svg.toUtf8());
         m_heat->setFixedSize(m_heat->sizeHint());
         QString reaches;

@@ -32,8 +32,6 @@ public:
     QString svg() const { return m_svg; }
     std::shared_ptr<const LayerMatrix> matrix() const { return m_matrix; }
     bool isRunning() const { return m_job != 0; }
-    // The heat map SVG of a matrix (categories and Global × layers).
-    static std::string heatmapSvg(const LayerMatrix& m);
 
 public Q_SLOTS:
     void compute();

@@ -83,5 +83,8 @@ nlohmann::json layerMatrixJson(const LayerMatrix& m);
 // A booktabs table: one row per category (and Global), one column per layer, plus the layer that reaches the
 // fraction.
 std::string layerMatrixLatex(const LayerMatrix& m);
+// The category × layer heat map (render/heatmap.h: rows the categories and Global, one column per layer), the
+// figure of `analyze layers --svg` and the GUI's Layers tab.
+std::string layerMatrixSvg(const LayerMatrix& m);
 
 } // namespace ascviz
