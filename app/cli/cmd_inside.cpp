@@ -4,6 +4,7 @@
 #include "common.h"
 
 #include "ascviz/attribution/attribution.h"
+#include "ascviz/attribution/reliance.h"
 #include "ascviz/base/error.h"
 #include "ascviz/base/resources.h"
 #include "ascviz/base/utf8.h"
@@ -18,8 +19,54 @@ namespace ascviz::cli {
 
 using nlohmann::json;
 
+namespace {
+
+// attribute --corpus C: the category x category reliance matrix (gradient x input unless --method occlusion).
+int attributeCorpus(Args& args, const std::string& corpusArg)
+{
+    const std::string language = languageOptionOrEmpty(args);
+    const int limit = args.intValue("--limit", 50);
+    RelianceOptions opts;
+    opts.targetsPerText = args.intValue("--targets", opts.targetsPerText);
+    const auto method = args.valueOr("--method", "gradxinput");
+    opts.attribution.budget = static_cast<std::size_t>(std::max(0, args.intValue("--budget", 64)));
+    const bool quiet = args.flag("--quiet");
+    (void)args.flag("--json"); // the matrix is JSON only
+    const auto out = args.value("--out");
+    try {
+        opts.attribution.method = parseAttributionMethod(method);
+    } catch (const InputError& e) {
+        throw UsageError(e.what());
+    }
+    if (limit < 0 || opts.targetsPerText < 1)
+        throw UsageError("--limit must be >= 0 and --targets >= 1");
+    auto model = loadModel(args);
+    args.finish();
+    const Corpus corpus = readCorpusOption(corpusArg, language, "");
+    std::vector<RelianceText> texts;
+    for (const auto& e : corpus.entries)
+        if (limit == 0 || texts.size() < static_cast<std::size_t>(limit))
+            texts.push_back({e.code, e.language});
+    if (!quiet)
+        opts.progress = [](std::size_t done, std::size_t total) {
+            std::cerr << "\rattribute: " << done << "/" << total << " snippets" << std::flush;
+        };
+    const RelianceMatrix m = relianceMatrix(*model, texts, opts);
+    if (!quiet)
+        std::cerr << "\rattribute: " << m.texts << " snippets (" << m.skipped << " skipped), " << m.targets
+                  << " targets\n";
+    json j = relianceJson(m);
+    j["model"] = model->info().name;
+    writeJson(j, out);
+    return 0;
+}
+
+} // namespace
+
 int cmdAttribute(Args& args)
 {
+    if (const auto corpus = args.value("--corpus"))
+        return attributeCorpus(args, *corpus);
     const std::string file = args.require("--text-file");
     const std::string language = languageOption(args, file);
     const auto promptArg = args.require("--prompt-bytes");

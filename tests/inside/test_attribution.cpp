@@ -3,6 +3,7 @@
 // called here on its own), nodes with the same tokens get the same value, the budget keeps the deepest nodes,
 // gradient × input sums the per-token values of the node's tokens, and bad targets and prompts are refused.
 #include "ascviz/attribution/attribution.h"
+#include "ascviz/attribution/reliance.h"
 #include "ascviz/base/error.h"
 #include "testdata.h"
 
@@ -164,6 +165,46 @@ TEST(Attribution, BadInputIsRefusedWithAMessage)
                   ascviz::attribute(*m, kText, kPrompt, "python", ascviz::parseAttributionTarget("token:2"));
               }).find("is not a token of the completion"),
               std::string::npos);
+}
+
+TEST(Reliance, CellsAreMeansOverTargetAndPromptNodePairs)
+{
+    const auto m = model();
+    // 5 lines: the prompt is the first 2 ("def area(w, h):\n    s = w * h\n", 30 bytes).
+    ascviz::RelianceOptions o;
+    o.attribution.method = ascviz::AttributionMethod::GradientTimesInput;
+    o.targetsPerText = 2;
+    const auto r = ascviz::relianceMatrix(*m, {{kText, "python"}, {"x", "python"}}, o);
+    EXPECT_EQ(r.texts, 1);
+    EXPECT_EQ(r.skipped, 1); // one line: no completion
+    EXPECT_EQ(r.targets, 2);
+    // By hand: the first two categorized nodes starting at or after byte 30, each attributed on its own.
+    const auto table = ascviz::CategoryMap::forLanguage("python");
+    const auto tree = ascviz::parseForEval("python", kText);
+    std::map<std::string, std::map<std::string, std::pair<double, int>>> want;
+    int taken = 0;
+    for (const auto& n : tree.nodes()) {
+        const auto c = table.categoryOf(n.type);
+        if (taken == 2 || !c || n.start < 30 || n.end <= n.start)
+            continue;
+        const auto a = ascviz::attribute(*m, kText, 30, "python", ascviz::parseAttributionTarget(std::to_string(n.id)),
+                                         o.attribution, &table);
+        for (const auto& p : a.nodes)
+            if (p.category) {
+                want[*c][*p.category].first += p.attribution;
+                ++want[*c][*p.category].second;
+            }
+        ++taken;
+    }
+    ASSERT_FALSE(want.empty());
+    for (const auto& [x, row] : want)
+        for (const auto& [y, sumN] : row) {
+            EXPECT_EQ(r.cells.at(x).at(y).n, sumN.second) << x << " <- " << y;
+            EXPECT_NEAR(r.cells.at(x).at(y).mean, sumN.first / sumN.second, 1e-9) << x << " <- " << y;
+        }
+    const auto j = ascviz::relianceJson(r);
+    EXPECT_EQ(j.at("method"), "gradxinput");
+    EXPECT_EQ(j.at("targets"), 2);
 }
 
 } // namespace
