@@ -115,6 +115,8 @@ void TestInside::layerSliderAndAttribution()
         for (AstNodeItem* item : tab->astView(kind)->nodeItems()) {
             const auto v = le.nodes[std::size_t(item->node())][0];
             QCOMPARE(item->fillColor(), ascQColor(v));
+            QVERIFY2(item->label().endsWith(v ? QString::number(*v, 'f', 2) : QStringLiteral("n/a")),
+                     qPrintable(item->label())); // the label shows the layer's value too
             differs += item->fillColor() != ascQColor(a->eval->nodes[std::size_t(item->node())].value);
         }
     QVERIFY(differs > 0);

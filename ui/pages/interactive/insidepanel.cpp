@@ -61,6 +61,16 @@ InsidePanel::InsidePanel(InteractivePage* page, ModelService* models, QWidget* p
                                "on each prompt node; purple helps, orange hurts"));
     af->addRow(tr("Method"), m_method);
     af->addRow(m_attribute);
+    // The attribution scale (not AsC-Eval's): orange below 0, white at 0, purple above, scaled by the largest |value|.
+    auto* scale = new QLabel(attrBox);
+    QString cells;
+    for (const double v : {-1.0, -0.5, 0.0, 0.5, 1.0})
+        cells += QStringLiteral("<td style=\"background:%1\">&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;</td>")
+                     .arg(attributionColor(v).name());
+    scale->setText(QStringLiteral("<table cellspacing=0><tr><td>%1&nbsp;</td>%2<td>&nbsp;%3</td></tr></table>")
+                       .arg(tr("hurts"), cells, tr("relied on")));
+    scale->setToolTip(tr("Attribution, scaled by the largest |value| of the result"));
+    af->addRow(tr("Scale"), scale);
     m_top = new QListWidget(attrBox);
     m_top->setMaximumHeight(180);
     af->addRow(m_top);
@@ -206,6 +216,10 @@ void InsidePanel::showLayer(int layer)
             eval->scored.tokens[i].ntp =
                 m_lens->ntp[i].empty() ? std::nullopt : std::optional<double>(m_lens->ntp[i][l]);
         copy->eval = eval;
+        if (shown->partial)
+            copy->partial = std::make_shared<const GraphLayout>(relabelValues(*shown->partial, *eval));
+        if (shown->complete)
+            copy->complete = std::make_shared<const GraphLayout>(relabelValues(*shown->complete, *eval));
         a = copy;
     }
     m_page->sequenceView()->setAnalysis(a);
