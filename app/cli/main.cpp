@@ -224,12 +224,7 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "  --max-text-bytes N longer snippets are stored as error rows, unscored (default 32768; 0 = no limit)\n"
           "  --max-ast-depth N  deeper syntax trees are stored as error rows (default 1000 levels; 0 = no limit)\n"
           "  --max-ast-nodes N  larger syntax trees are stored as error rows (default 200000 nodes; 0 = no limit)\n"
-          "  --quiet            no progress line\n"
-          "  --corpus C [--limit N] [--targets K]   instead of --text-file: the category x category reliance matrix\n"
-          "                     (method.md 13): each snippet's first half of lines is the prompt, its first K "
-          "(default\n"
-          "                     8) categorized completion nodes the targets; --method gradxinput by default;\n"
-          "                     {\"cells\": {X: {Y: {\"mean\", \"n\"}}}, ...} (first 50 snippets by default)\n",
+          "  --quiet            no progress line\n",
           true}},
         {"merge",
          {"ascviz-cli merge --out ALL.db SHARD.db... [--quiet]",
