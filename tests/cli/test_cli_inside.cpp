@@ -86,6 +86,19 @@ TEST(CliInside, AnalyzeLayersMatrix)
     EXPECT_EQ(j.at("categories").at("Scope").at("median").size(), 3u);
     EXPECT_NE(clitest::readAll(tex).find("\\begin{tabular}"), std::string::npos);
     EXPECT_EQ(clitest::run("analyze layers --model " + tinyModel()).status, 2); // neither --db nor --corpus
+
+    // --db: the database's snippets with its run's model and aggregation.
+    const auto db = clitest::tempDir() / "layers.db";
+    ASSERT_EQ(clitest::run("batch --model " + tinyModel() + " --device cpu --quiet --aggregation mean --corpus '" +
+                           corpus.string() + "' --db '" + db.string() + "'")
+                  .status,
+              0);
+    const auto d = clitest::run("analyze layers --db '" + db.string() + "' --quiet --resamples 20");
+    ASSERT_EQ(d.status, 0) << d.err;
+    const json dj = json::parse(d.out);
+    EXPECT_EQ(dj.at("model"), "tiny-gpt2");
+    EXPECT_EQ(dj.at("snippets"), 2);
+    EXPECT_EQ(dj.at("aggregation"), "mean");
 }
 
 } // namespace
