@@ -8,6 +8,8 @@
 #include "ascviz/base/utf8.h"
 #include "ascviz/eval/eval.h"
 #include "ascviz/eval/evaljson.h"
+#include "ascviz/lens/layers.h"
+#include "ascviz/model/lens.h"
 #include "ascviz/render/svg.h"
 #include "ascviz/syntax/language.h"
 #include "ascviz/syntax/syntax.h"
@@ -125,7 +127,8 @@ EvalInputs readEvalOptions(Args& args)
 }
 
 // `dtype` (when given) receives the compute dtype of the scores: the model's, or the scores file's "dtype".
-EvalResult runEval(const EvalInputs& in, std::string* dtype = nullptr)
+// `lens` (when given) receives the layer lens, whose forward pass also gives the NtP (eval --layers).
+EvalResult runEval(const EvalInputs& in, std::string* dtype = nullptr, LayerLens* lens = nullptr)
 {
     const CategoryMap categories = in.categoriesFile ? CategoryMap::fromFile(*in.categoriesFile, in.language)
                                                      : CategoryMap::forLanguage(in.language);
@@ -142,7 +145,12 @@ EvalResult runEval(const EvalInputs& in, std::string* dtype = nullptr)
         limits::checkTextSize(text->size(), in.maxTextBytes, *in.textFile);
         tree = parseForEval(in.language, *text, in.maxAstDepth, in.maxAstNodes);
         auto model = LanguageModel::load(resolveModelDir(*in.modelDir), in.load);
-        scored = model->score(*text);
+        if (lens) {
+            *lens = scoreLayers(*model, *text);
+            scored = lens->scored;
+        } else {
+            scored = model->score(*text);
+        }
         if (dtype)
             *dtype = model->info().dtype;
     }
@@ -209,10 +217,14 @@ int cmdEval(Args& args)
 {
     const EvalInputs in = readEvalOptions(args);
     const auto out = args.value("--out");
+    const bool layers = args.flag("--layers");
     args.finish();
+    if (layers && in.scoresFile)
+        throw UsageError("--layers runs the layer lens of a model: give --model, not --scores");
 
     std::string dtype;
-    const EvalResult r = runEval(in, &dtype);
+    LayerLens lens;
+    const EvalResult r = runEval(in, &dtype, layers ? &lens : nullptr);
     warnSyntaxProblems(r.tree, in.textFile ? *in.textFile : *in.scoresFile);
     json j = evalResultJson(r);
     j["language"] = in.language;
@@ -222,6 +234,8 @@ int cmdEval(Args& args)
     for (const auto& [k, v] : r.features.perCategory)
         perCategory[k] = v;
     j["summary"]["categories"] = std::move(perCategory);
+    if (layers)
+        addLayerFields(j, lens.ntp, evaluateLayers(r, lens.ntp, lens.layers));
     writeJson(j, out);
     return 0;
 }

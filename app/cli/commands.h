@@ -31,5 +31,7 @@ int cmdGaleras(Args& args);      // cmd_galeras.cpp (run|testbed|merge)
 // cmd_analyze_treatments.cpp (torch-free): `analyze treatments`, and --confounders a,b,c as a list
 int analyzeTreatmentsCommand(Args& args, const std::optional<std::string>& out);
 std::vector<std::string> confoundersOption(Args& args);
+int cmdAttribute(Args& args);  // cmd_inside.cpp: attribution by AST node
+int cmdAnalyzeAll(Args& args); // cmd_inside.cpp: analyze layers, else cmdAnalyze
 
 } // namespace ascviz::cli

@@ -26,7 +26,7 @@ const char* kUsage =
     "  parse    [--language L] --text-file F\n"
     "  node-types [--language L]\n"
     "  extract  --language L --node-types T[,T] --source P[,P] --out FILE [--sample N --seed S]\n"
-    "  eval     --model M --text-file F [--prompt-bytes N] [--aggregation median|mean|max|min]\n"
+    "  eval     --model M --text-file F [--prompt-bytes N] [--aggregation median|mean|max|min] [--layers]\n"
     "  render   --model M --text-file F --view complete|partial|sequence --svg OUT\n"
     "  batch    --model M --corpus FILE --db RESULTS [--limit N] [--resume] [--batch-size B] [--shard I/N]\n"
     "  merge    --out ALL.db SHARD.db...\n"
@@ -43,6 +43,8 @@ const char* kUsage =
     "  galeras  run --model M --records FILE|default --testbed randomcut|withdocstring|fromdocstring\n"
     "           --treatments F|default --db RUNS [--resume] [--seed S] [--max-new-tokens N] [--stop-at-function-end]\n"
     "           | testbed --records FILE --testbed T [--seed S] | merge --out ALL.db SHARD.db...\n"
+    "           | layers (--db RESULTS | --corpus C --model M) [--json] [--latex OUT] [--svg OUT]\n"
+    "  attribute --model M --text-file F --prompt-bytes N [--target NODE|all] [--method occlusion|gradxinput]\n"
     "  study    init --corpus FILE --samples N --participants P --out STUDY.json [--conditions C,S1,S2,S3] [--seed S]\n"
     "           | render --study STUDY.json --participant ID --trial K --png OUT\n"
     "           | report --responses FILE [--json | --csv DIR] | export --responses FILE --csv OUT\n"
@@ -185,8 +187,31 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "                 cyclomatic (default all), or a numeric field of the records   --simulations N   --seed "
           "S\n"
           "    --json   --latex FILE\n"
+          "  layers     (--db RESULTS | --corpus C [--model M]): the layer lens (method.md 13) on every snippet, "
+          "AsC-Eval\n"
+          "             per category and concept at every layer (bootstrapped medians) and the first layer reaching\n"
+          "             --fraction F of the final value (default 0.9); --limit N  --resamples N  --seed S  "
+          "--aggregation A\n"
+          "             --json  --latex FILE  --svg FILE (category x layer heat map); model options as batch's\n"
           "  --out FILE         write the JSON / text there instead of stdout\n",
           false}},
+        {"attribute",
+         {"ascviz-cli attribute --model M --text-file F --prompt-bytes N [--target NODE|token:K|all] "
+          "[--method occlusion|gradxinput] [--json]",
+          "  attribution by AST node (method.md 13): how much the target (a node of the completion, one completion\n"
+          "  token, or all of it) relies on each prompt node\n"
+          "  --method M         occlusion (default): log P(target) minus log P(target) with the node's tokens hidden\n"
+          "                     as attention keys; gradxinput: gradient x input summed over the node's tokens\n"
+          "  --budget N         occlusion: prompt nodes weighed (default 256; 0 = all)   --order deepest|level\n"
+          "  --batch-size B     masked copies per forward pass (default 16)\n"
+          "  --language L  --categories F   as eval     --json  the JSON of docs/cli.md (default: a text table)\n"
+          "  --quiet            no progress line\n"
+          "  --corpus C [--limit N] [--targets K]   instead of --text-file: the category x category reliance matrix\n"
+          "                     (method.md 13): each snippet's first half of lines is the prompt, its first K "
+          "(default\n"
+          "                     8) categorized completion nodes the targets; --method gradxinput by default;\n"
+          "                     {\"cells\": {X: {Y: {\"mean\", \"n\"}}}, ...} (first 50 snippets by default)\n",
+          true}},
         {"study",
          {"ascviz-cli study init|render|report|export [options]",
           "  user studies of the explanations (method.md 9; docs/study.md)\n"
@@ -331,7 +356,10 @@ void printCommandHelp(const std::string& name)
                      "  --max-graphviz-nodes N  AST views with more shown nodes use a linear-time tree layout instead\n"
                      "                     of Graphviz dot (default 1500; 0 = always Graphviz)\n";
     else if (name == "eval")
-        std::cout << "  --out FILE         write the JSON there instead of stdout\n";
+        std::cout
+            << "  --out FILE         write the JSON there instead of stdout\n"
+               "  --layers           the layer lens (method.md 13): \"ntp_layers\" per token, \"asc_eval_layers\" per\n"
+               "                     node (layer 0 = the embeddings ... L = the last block; needs --model)\n";
     if (h.modelOptions)
         std::cout << kModelOptions;
 }
@@ -347,9 +375,9 @@ int main(int argc, char** argv)
     const std::map<std::string, std::function<int(Args&)>> commands = {
         {"--version", cmdVersion},   {"version", cmdVersion}, {"tokenize", cmdTokenize},    {"score", cmdScore},
         {"generate", cmdGenerate},   {"parse", cmdParse},     {"node-types", cmdNodeTypes}, {"extract", cmdExtract},
-        {"analyze", cmdAnalyze},     {"eval", cmdEval},       {"render", cmdRender},        {"batch", cmdBatch},
+        {"analyze", cmdAnalyzeAll},  {"eval", cmdEval},       {"render", cmdRender},        {"batch", cmdBatch},
         {"report", cmdReport},       {"merge", cmdMerge},     {"slurm", cmdSlurm},          {"study", cmdStudy},
-        {"relations", cmdRelations}, {"figure", cmdFigure},   {"galeras", cmdGaleras},
+        {"relations", cmdRelations}, {"figure", cmdFigure},   {"galeras", cmdGaleras},      {"attribute", cmdAttribute},
     };
     if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
         (argc < 2 ? std::cerr : std::cout) << kUsage;

@@ -33,6 +33,8 @@ ALLOWED = {
     "figure": {"base", "eval", "render", "results", "study"},
     "galeras": {"base", "syntax", "results", "analysis"},
     "galerasrun": {"base", "syntax", "eval", "model", "galeras"},
+    "lens": {"base", "eval", "model", "results", "render"},
+    "attribution": {"base", "eval", "model"},
 }
 MAX_LINES = 700
 CPP = {".cpp", ".h", ".hpp", ".cc"}

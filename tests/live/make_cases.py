@@ -4,7 +4,8 @@ made with `transformers` at test time, each with reference NtP and greedy ids fr
 
     make_cases.py --out DIR --tokenizer tokenizer.json
 
-Writes DIR/<variant>/ (a checkpoint folder as save_pretrained leaves it, plus reference.json holding, per text, its input ids, NtP, the top-5 ids and logits, and the greedy ids) and DIR/manifest.json:
+Writes DIR/<variant>/ (a checkpoint folder as save_pretrained leaves it, plus reference.json holding, per text, its input ids, NtP, the layer lens's NtP per predicted position and layer
+("ntp_layers": output_hidden_states through the final norm and head), the top-5 ids and logits, and the greedy ids) and DIR/manifest.json:
     {"transformers": str, "torch": str, "variants": [{"name", "expect": "match" | "refuse", "error": str}]}
 Per text, reference.json also holds "attentions": output_attentions=True of the eager attention,
 [layer][head][query] = that query's row up to and including the query (the causal lower triangle), rounded to 1e-9.
@@ -145,6 +146,33 @@ def greedy(model, prompt):
     return ids[0].tolist()
 
 
+def final_norm(model):
+    """The final norm of a causal LM (gpt2/gpt_neo/codegen/gpt_bigcode: ln_f, gpt_neox: final_layer_norm,
+    llama/qwen2/starcoder2: norm)."""
+    base = model.base_model
+    for name in ("ln_f", "final_layer_norm", "norm"):
+        if hasattr(base, name):
+            return getattr(base, name)
+    raise RuntimeError(f"no final norm found in {type(model).__name__}")
+
+
+def layer_ntp(model, ids, logits):
+    """The layer lens (method.md 13): per predicted position i (1..n-1), NtP of ids[i] from every entry of
+    output_hidden_states through the same final norm and head; the last entry is already normed (its logits are
+    the model's own), the others are the raw residual stream."""
+    with torch.no_grad():
+        hs = model(torch.tensor([ids]), output_hidden_states=True).hidden_states
+        norm, head = final_norm(model), model.get_output_embeddings()
+        per_layer = []
+        for ell, h in enumerate(hs):
+            lg = logits if ell == len(hs) - 1 else head(norm(h[0])).float()
+            if ell == len(hs) - 1:
+                assert torch.allclose(head(h[0]).float(), logits, atol=1e-5), "last hidden state is not normed"
+            p = torch.softmax(lg, -1)
+            per_layer.append([p[i, ids[i + 1]].item() for i in range(len(ids) - 1)])
+    return [list(col) for col in zip(*per_layer)]
+
+
 def make(out, tokenizer_json, name, model_type, overrides, opts):
     from tokenizers import Tokenizer
 
@@ -188,7 +216,9 @@ def make(out, tokenizer_json, name, model_type, overrides, opts):
         ntp = [probs[i, ids[i + 1]].item() for i in range(len(ids) - 1)]
         top = torch.topk(logits, 5, -1)
         prompt = ids[:GREEDY_PROMPT]
-        cases.append({"text": text, "input_ids": ids, "ntp": ntp, "top5_ids": top.indices.tolist(),
+        case_layers = layer_ntp(ref_model, ids, logits)
+        cases.append({"text": text, "input_ids": ids, "ntp": ntp, "ntp_layers": case_layers,
+                      "top5_ids": top.indices.tolist(),
                       "top5_logits": top.values.tolist(), "greedy_prompt_ids": prompt,
                       "greedy_ids": greedy(ref_model, prompt),
                       "attentions": [[[[round(v, 9) for v in layer[0, h, q, :q + 1].tolist()]

@@ -5,6 +5,7 @@
 #include "model_test_util.h"
 
 #include "ascviz/base/error.h"
+#include "ascviz/model/lens.h"
 
 #include <gtest/gtest.h>
 
@@ -30,7 +31,8 @@ TEST(LiveConformance, EveryVariantMatchesOrIsRefused)
     const auto& variants = manifest.at("variants");
     ASSERT_GE(variants.size(), 30u) << "make_cases.py wrote too few variants";
     int compared = 0, refused = 0, texts = 0;
-    double worstNtp = 0, worstLogit = 0;
+    double worstNtp = 0, worstLogit = 0, worstLayer = 0;
+    int lensTexts = 0;
     for (const auto& v : variants) {
         const std::string name = v.at("name");
         SCOPED_TRACE(name);
@@ -65,6 +67,21 @@ TEST(LiveConformance, EveryVariantMatchesOrIsRefused)
                 worstNtp = std::max(worstNtp, err);
                 EXPECT_LE(err, 1e-5) << "position " << i;
             }
+            // The layer lens: every layer's NtP against output_hidden_states through the same norm and head.
+            if (c.contains("ntp_layers")) {
+                const auto wantLayers = c.at("ntp_layers").get<std::vector<std::vector<double>>>();
+                const auto gotLayers = ascviz::layerNtpOfIds(*m, input);
+                ASSERT_EQ(wantLayers.size() + 1, gotLayers.size());
+                for (std::size_t i = 1; i < gotLayers.size(); ++i) {
+                    ASSERT_EQ(gotLayers[i].size(), wantLayers[i - 1].size()) << "position " << i;
+                    for (std::size_t l = 0; l < gotLayers[i].size(); ++l) {
+                        const double err = std::abs(gotLayers[i][l] - wantLayers[i - 1][l]);
+                        worstLayer = std::max(worstLayer, err);
+                        EXPECT_LE(err, 1e-4) << "position " << i << " layer " << l;
+                    }
+                }
+                ++lensTexts;
+            }
             // Logits: HF's five largest at every position, within 1e-4 (and the same ranking).
             const auto logits = m->logits(input);
             const std::size_t V = logits.size() / input.size();
@@ -93,8 +110,9 @@ TEST(LiveConformance, EveryVariantMatchesOrIsRefused)
     RecordProperty("compared", compared);
     RecordProperty("refused", refused);
     std::printf("live conformance (transformers %s): %d variants compared (%d texts, max NtP error %.2e, max logit "
-                "error %.2e), %d refused\n",
-                manifest.at("transformers").get<std::string>().c_str(), compared, texts, worstNtp, worstLogit, refused);
+                "error %.2e), %d refused; layer lens: %d texts, max error %.2e\n",
+                manifest.at("transformers").get<std::string>().c_str(), compared, texts, worstNtp, worstLogit, refused,
+                lensTexts, worstLayer);
     EXPECT_EQ(compared + refused, static_cast<int>(variants.size()));
 }
 

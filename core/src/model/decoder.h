@@ -88,6 +88,10 @@ public:
     at::Tensor hiddenPacked(const at::Tensor& ids, const std::vector<int64_t>& lengths) const;
     // Float32 logits [..., vocab] of hidden states.
     at::Tensor logits(const at::Tensor& hidden) const;
+    // The layer lens (lens.cpp): float32 logits of a residual stream [..., hidden] through the final norm and the
+    // head; whether the checkpoint has a final norm and a head to apply to every layer.
+    at::Tensor lensLogits(const at::Tensor& residual) const;
+    bool hasLensHead() const;
 
 private:
     at::Tensor norm(const Norm& n, const at::Tensor& x) const;

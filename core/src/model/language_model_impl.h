@@ -49,6 +49,9 @@ public:
 
     const ModelInfo& info() const override { return m_info; }
     const Tokenizer& tokenizer() const override { return *m_tok; }
+    // For the lens and attribution probes (lens.cpp, masking.cpp): the decoder, BOS when scoring starts from it.
+    const Decoder& decoder() const { return *m_dec; }
+    std::optional<int32_t> scoringBos() const { return startWithBos(); }
 
     // scoring.cpp
     ScoredText score(std::string_view text, const ScoreOptions& opts) const override;

@@ -11,6 +11,7 @@
 #include "ascviz/model/fingerprint.h"
 
 #include <ATen/Parallel.h>
+#include <ATen/core/grad_mode.h>
 #include <c10/core/InferenceMode.h>
 #include <torch/cuda.h>
 #include <torch/version.h>
@@ -125,7 +126,9 @@ std::unique_ptr<LanguageModel> LanguageModel::load(const fs::path& dirIn, const 
         }
     }
 
-    c10::InferenceMode guard;
+    // No autograd while loading, but plain tensors (not inference tensors): gradient x input (masking.cpp, the
+    // one path that records autograd) saves weights for backward, which inference tensors refuse.
+    at::NoGradGuard guard;
     WeightStore store(dir, dtype, device);
     const uint64_t need = store.computeBytes();
     const uint64_t limit = opts.maxWeightBytes ? opts.maxWeightBytes : (useCuda ? 0 : availableCpuMemory());

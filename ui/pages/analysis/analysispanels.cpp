@@ -2,6 +2,7 @@
 #include "pages/analysis/analysispage.h"
 
 #include "models/analysismodels.h"
+#include "pages/analysis/layertab.h"
 #include "pages/galeras/galeraspanel.h"
 #include "views/tableview.h"
 
@@ -100,6 +101,7 @@ void AnalysisPage::buildUi()
     // Galeras treatments (docs/galeras.md): the effects over a `galeras run` database; no export.
     m_treatments = new GalerasAnalysisView(m_tabs);
     m_tabs->addTab(m_treatments, tr("Treatments"));
+    m_tabs->addTab(new LayerTab(m_models, m_tabs), tr("Layers")); // the layer lens (method.md 13)
     top->addWidget(m_tabs, 1);
 
     connect(m_run, &QPushButton::clicked, this, &AnalysisPage::analyse);

@@ -2,6 +2,7 @@
 
 #include "common/languages.h"
 #include "common/textpos.h"
+#include "pages/interactive/insidepanel.h"
 #include "pages/interactive/interactiveengine.h"
 #include "pages/interactive/prompteditor.h"
 #include "services/modelservice.h"
@@ -50,7 +51,10 @@ InteractivePage::InteractivePage(ModelService* models, ResultStore* results, QWi
     m_details = new DetailsPanel(this);
     split->addWidget(controls);
     split->addWidget(views);
-    split->addWidget(m_details);
+    auto* right = new QTabWidget(this); // the details, and inside the model (layer lens, attribution)
+    right->addTab(m_details, tr("Details"));
+    right->addTab(new InsidePanel(this, models, right), tr("Inside"));
+    split->addWidget(right);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 6);
     split->setStretchFactor(2, 3);

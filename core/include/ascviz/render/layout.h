@@ -83,5 +83,8 @@ GraphLayout layoutAst(const EvalResult& r, AstView view, const LayoutOptions& op
 // tallest box, dot's rank and node separations), leaves left to right in text order, each parent centred
 // over its children unless that would overlap its left neighbour on its rank; straight edges as cubics.
 GraphLayout layoutAstTree(const EvalResult& r, AstView view, const LayoutOptions& options = {});
+// The same layout with each label's value line rewritten from r's node values (another layer of the layer lens,
+// method.md §13): boxes and edges stay where they are.
+GraphLayout relabelValues(const GraphLayout& layout, const EvalResult& r);
 
 } // namespace ascviz

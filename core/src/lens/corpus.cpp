@@ -1,0 +1,51 @@
+// The layer matrix of a list of texts: the layer lens, AsC-Eval per layer and the pooling, one text at a time
+// (shared by `ascviz-cli analyze layers` and the GUI's Layers tab).
+#include "ascviz/base/error.h"
+#include "ascviz/lens/matrix.h"
+#include "ascviz/model/lens.h"
+
+#include <map>
+
+namespace ascviz {
+
+LayerMatrix layerMatrixOfTexts(const LanguageModel& model, const std::vector<LayerText>& texts,
+                               const LayerRunOptions& opts)
+{
+    std::map<std::string, CategoryMap> tables;
+    auto tableOf = [&](const std::string& language) -> const CategoryMap& {
+        auto it = tables.find(language);
+        if (it == tables.end())
+            it = tables.emplace(language, CategoryMap::forLanguage(language)).first;
+        return it->second;
+    };
+    LayerMatrixBuilder builder(model.info().name, model.info().layers,
+                               texts.empty() ? std::vector<std::string>{}
+                                             : tableOf(texts.front().language).categories());
+    int skipped = 0;
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+        if (opts.cancel && opts.cancel->load())
+            throw Cancelled();
+        const auto& t = texts[i];
+        try {
+            SyntaxTree tree = parseForEval(t.language, t.code);
+            LayerLens lens = scoreLayers(model, t.code);
+            const EvalResult r =
+                evaluate(std::move(lens.scored), std::move(tree), opts.aggregation, tableOf(t.language));
+            builder.add(r, evaluateLayers(r, lens.ntp, lens.layers));
+        } catch (const InputError& e) {
+            ++skipped;
+            if (opts.skipped)
+                opts.skipped(i, e.what());
+        }
+        if (opts.progress)
+            opts.progress(i + 1, texts.size());
+    }
+    if (builder.snippets() == 0)
+        throw InputError("the layer matrix has no text: all " + std::to_string(texts.size()) +
+                         " were left out (past the context or the AST limits)");
+    LayerMatrix m = builder.finish(opts.bootstrap, opts.fraction);
+    m.skipped = skipped;
+    return m;
+}
+
+} // namespace ascviz

@@ -1,0 +1,247 @@
+// Inside the model in the GUI (method.md §13) with the tiny GPT-2 fixture: the Interactive tab's Inside panel
+// (the layer slider recolours the AST views with AsC-Eval at that layer, attribution colours the prompt's nodes on
+// the signed scale, cancel) and the Analysis page's Layers tab (the category × layer heat map). Screenshots go to
+// $ASCVIZ_SCREENSHOT_DIR when it is set.
+#include "uitest_util.h"
+
+#include "mainwindow.h"
+#include "pages/analysis/analysispage.h"
+#include "pages/analysis/layertab.h"
+#include "pages/interactive/insidepanel.h"
+#include "pages/interactive/interactivepage.h"
+#include "services/modelservice.h"
+#include "views/astview.h"
+
+#include "ascviz/base/resources.h"
+#include "ascviz/lens/layers.h"
+#include "ascviz/model/lens.h"
+#include "ascviz/results/corpus.h"
+#include "common/textpos.h"
+
+#include <QComboBox>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTest>
+
+#include <algorithm>
+
+using namespace ascviz;
+using namespace ascviz::ui;
+
+class TestInside : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void attributionColours();
+    void layerSliderAndAttribution();
+    void layerMatrixTab();
+    void bundledModelScreenshot();
+
+private:
+    bool loadTiny(MainWindow& w)
+    {
+        QSignalSpy loaded(w.modelService(), &ModelService::modelLoaded);
+        w.loadModel(uitest::tinyModelQ());
+        return loaded.wait(60000);
+    }
+    void shoot(QWidget* w, const QString& name)
+    {
+        const QByteArray dir = qgetenv("ASCVIZ_SCREENSHOT_DIR");
+        if (!dir.isEmpty())
+            QVERIFY(w->grab().save(QString::fromUtf8(dir) + QLatin1Char('/') + name));
+    }
+};
+
+void TestInside::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("AsC-Viz-tests"));
+    QCoreApplication::setApplicationName(QStringLiteral("test_ui_inside"));
+}
+
+void TestInside::attributionColours()
+{
+    QCOMPARE(attributionColor(0.0), QColor(255, 255, 255));
+    QCOMPARE(attributionColor(1.0), QColor(94, 60, 153));
+    QCOMPARE(attributionColor(-1.0), QColor(230, 97, 1));
+    QCOMPARE(attributionColor(0.5), QColor(175, 158, 204)); // halfway to purple, rounded half away from zero
+    QCOMPARE(attributionColor(-7.0), QColor(230, 97, 1));   // clamped
+    QVERIFY(attributionColor(0.8) != ascQColor(0.9));       // not AsC-Eval's scale
+}
+
+void TestInside::layerSliderAndAttribution()
+{
+    MainWindow w;
+    w.resize(1500, 900);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(loadTiny(w));
+    InteractivePage* tab = w.page<InteractivePage>();
+    const QString prompt = QStringLiteral("def area(w, h):\n    s = w * h\n    return s\n\nprint(area(2, 3))\n");
+    QVERIFY(tab->setPrompt(prompt));
+    tab->maxNewTokensBox()->setValue(8);
+    QSignalSpy shown(tab, &InteractivePage::resultShown);
+    tab->generateButton()->click();
+    QVERIFY(shown.wait(60000));
+    const AnalysisPtr a = tab->shown();
+    QVERIFY(a && a->generatedTokens() >= 1);
+
+    auto* panel = w.findChild<InsidePanel*>();
+    QVERIFY(panel);
+    QSignalSpy done(panel, &InsidePanel::jobDone);
+    panel->computeLens();
+    QVERIFY(done.wait(60000));
+    QVERIFY2(done.takeFirst().at(0).toBool(), qPrintable(panel->statusLabel()->text()));
+    const int L = panel->layers();
+    QCOMPARE(L, 2);
+    QCOMPARE(panel->layerSlider()->maximum(), L);
+
+    // The same numbers computed here: layer 0's AsC-Eval colours both AST views.
+    const auto model = LanguageModel::load(uitest::tinyModel());
+    std::vector<int32_t> ids;
+    for (const auto& t : a->eval->scored.tokens)
+        ids.push_back(t.id);
+    const auto byPosition = layerNtpOfIds(*model, ids); // the tiny gpt2 scores without BOS
+    const LayerEval le = evaluateLayers(*a->eval, byPosition, model->info().layers);
+    panel->layerSlider()->setValue(0);
+    int differs = 0;
+    for (auto kind : {ascviz::AstView::Partial, ascviz::AstView::Complete})
+        for (AstNodeItem* item : tab->astView(kind)->nodeItems()) {
+            const auto v = le.nodes[std::size_t(item->node())][0];
+            QCOMPARE(item->fillColor(), ascQColor(v));
+            QVERIFY2(item->label().endsWith(v ? QString::number(*v, 'f', 2) : QStringLiteral("n/a")),
+                     qPrintable(item->label())); // the label shows the layer's value too
+            differs += item->fillColor() != ascQColor(a->eval->nodes[std::size_t(item->node())].value);
+        }
+    QVERIFY(differs > 0);
+    // Back at L: AsC-Eval itself.
+    panel->layerSlider()->setValue(L);
+    for (AstNodeItem* item : tab->astView(ascviz::AstView::Partial)->nodeItems())
+        QCOMPARE(item->fillColor(), ascQColor(a->eval->nodes[std::size_t(item->node())].value));
+
+    // Attribution of the whole completion: prompt nodes on the signed scale, the rest grey.
+    panel->attributeSelection();
+    QVERIFY(done.wait(60000));
+    QVERIFY2(done.takeFirst().at(0).toBool(), qPrintable(panel->statusLabel()->text()));
+    const auto r = panel->attribution();
+    QVERIFY(r);
+    QCOMPARE(r->targetKind, AttributionTargetSpec::Kind::Completion);
+    QVERIFY(!r->nodes.empty());
+    double maxAbs = 0;
+    for (const auto& n : r->nodes)
+        maxAbs = std::max(maxAbs, std::abs(n.attribution));
+    QVERIFY(maxAbs > 0);
+    int coloured = 0;
+    for (const auto& n : r->nodes)
+        if (AstNodeItem* item = tab->astView(ascviz::AstView::Complete)->itemForNode(n.id)) {
+            QCOMPARE(item->fillColor(), attributionColor(n.attribution / maxAbs));
+            ++coloured;
+        }
+    QVERIFY(coloured > 0);
+    tab->showView(InteractivePage::View::Complete);
+    if (auto* tabs = qobject_cast<QTabWidget*>(panel->parentWidget()->parentWidget()))
+        tabs->setCurrentWidget(panel);
+    QTest::qWait(50);
+    shoot(&w, QStringLiteral("attribution-interactive.png"));
+
+    // Cancel: the job ends and the panel is usable again.
+    panel->methodBox()->setCurrentIndex(0);
+    panel->attributeSelection();
+    panel->cancel();
+    QVERIFY(done.count() > 0 || done.wait(60000));
+    QVERIFY(!panel->isRunning());
+    QVERIFY(panel->attributeButton()->isEnabled());
+}
+
+void TestInside::layerMatrixTab()
+{
+    MainWindow w;
+    w.resize(1300, 800);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    auto* layers = w.findChild<LayerTab*>();
+    QVERIFY(layers);
+    QSignalSpy computed(layers, &LayerTab::computed);
+    layers->compute(); // no model yet: says so
+    QCOMPARE(computed.count(), 1);
+    QCOMPARE(computed.takeFirst().at(0).toBool(), false);
+    QVERIFY(layers->statusLabel()->text().contains(QStringLiteral("Load a model")));
+    QVERIFY(loadTiny(w));
+    layers->limitBox()->setValue(4);
+    layers->compute();
+    QVERIFY(computed.wait(120000));
+    QCOMPARE(computed.takeFirst().at(0).toBool(), true);
+    const auto m = layers->matrix();
+    QVERIFY(m);
+    QCOMPARE(m->layers, 2);
+    QCOMPARE(m->snippets + m->skipped, 4);
+    QVERIFY(layers->svg().contains(QStringLiteral("AsC-Eval by category and layer")));
+    QVERIFY(layers->svg().contains(QStringLiteral(">L2<")));
+    auto* analysis = w.page<AnalysisPage>();
+    analysis->tabs()->setCurrentWidget(layers);
+    for (auto* tabs : w.findChildren<QTabWidget*>())
+        if (tabs->indexOf(analysis) >= 0)
+            tabs->setCurrentWidget(analysis);
+    QTest::qWait(50);
+    shoot(&w, QStringLiteral("layers-tab.png"));
+}
+
+// The bundled model on a sample-corpus function: generate a completion, the layer lens at a middle layer, then the
+// attribution of the completion to the prompt's nodes, shot for the documentation (only with a screenshot folder).
+void TestInside::bundledModelScreenshot()
+{
+    if (qEnvironmentVariableIsEmpty("ASCVIZ_SCREENSHOT_DIR"))
+        QSKIP("documentation screenshot: set ASCVIZ_SCREENSHOT_DIR");
+    std::string code;
+    for (const auto& e : readCorpus(sampleCorpus()).entries) {
+        const auto lines = std::count(e.code.begin(), e.code.end(), '\n');
+        if (lines >= 7 && lines <= 10 && e.code.find("\"\"\"") == std::string::npos) {
+            code = e.code;
+            break;
+        }
+    }
+    QVERIFY(!code.empty());
+    // all but the last 2 lines, and the first word of the next one (a prompt that stops mid-statement)
+    const std::size_t line = code.rfind('\n', code.rfind('\n', code.size() - 2) - 1) + 1;
+    const std::size_t cut = std::min(code.size() - 1, code.find_first_not_of(' ', line) + 3);
+    MainWindow w;
+    w.resize(1600, 950);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QSignalSpy loaded(w.modelService(), &ModelService::modelLoaded);
+    w.loadModel(toQString(resolveModelDir("default").string()));
+    QVERIFY(loaded.wait(120000));
+    InteractivePage* tab = w.page<InteractivePage>();
+    QVERIFY(tab->setPrompt(toQString(code.substr(0, cut))));
+    tab->maxNewTokensBox()->setValue(16);
+    QSignalSpy shown(tab, &InteractivePage::resultShown);
+    tab->generateButton()->click();
+    QVERIFY(shown.wait(120000));
+    auto* panel = w.findChild<InsidePanel*>();
+    QSignalSpy done(panel, &InsidePanel::jobDone);
+    panel->computeLens();
+    QVERIFY(done.wait(120000));
+    done.clear();
+    panel->layerSlider()->setValue(panel->layers() - 2);
+    tab->showView(InteractivePage::View::Partial);
+    if (auto* tabs = qobject_cast<QTabWidget*>(panel->parentWidget()->parentWidget()))
+        tabs->setCurrentWidget(panel);
+    QTest::qWait(50);
+    shoot(&w, QStringLiteral("bundled-layer-6.png"));
+    panel->layerSlider()->setValue(panel->layers());
+    panel->attributeSelection();
+    QVERIFY(done.wait(300000));
+    QVERIFY2(done.takeFirst().at(0).toBool(), qPrintable(panel->statusLabel()->text()));
+    tab->showView(InteractivePage::View::Complete);
+    QTest::qWait(50);
+    shoot(&w, QStringLiteral("bundled-attribution.png"));
+}
+
+QTEST_MAIN(TestInside)
+#include "test_inside.moc"

@@ -1,0 +1,318 @@
+#include "pages/interactive/insidepanel.h"
+
+#include "common/textpos.h"
+#include "pages/interactive/interactivepage.h"
+#include "services/jobtracker.h"
+#include "services/modelservice.h"
+#include "views/astview.h"
+#include "views/sequenceview.h"
+
+#include "ascviz/base/error.h"
+#include "ascviz/model/lens.h"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QLabel>
+#include <QListWidget>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSlider>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+namespace ascviz::ui {
+
+QColor attributionColor(double s)
+{
+    s = std::clamp(s, -1.0, 1.0);
+    // purple (94, 60, 153) above 0, orange (230, 97, 1) below, white at 0
+    const QColor end = s >= 0 ? QColor(94, 60, 153) : QColor(230, 97, 1);
+    const double t = std::abs(s);
+    return QColor(int(std::lround(255 + (end.red() - 255) * t)), int(std::lround(255 + (end.green() - 255) * t)),
+                  int(std::lround(255 + (end.blue() - 255) * t)));
+}
+
+InsidePanel::InsidePanel(InteractivePage* page, ModelService* models, QWidget* parent)
+    : QWidget(parent), m_page(page), m_models(models)
+{
+    auto* layout = new QVBoxLayout(this);
+    auto* lensBox = new QGroupBox(tr("Layer lens"), this);
+    auto* lf = new QFormLayout(lensBox);
+    m_lensButton = new QPushButton(tr("Compute layers"), lensBox);
+    m_lensButton->setToolTip(tr("NtP of every layer: the residual stream after each block through the final norm "
+                                "and LM head (method.md §13)"));
+    m_layer = new QSlider(Qt::Horizontal, lensBox);
+    m_layer->setEnabled(false);
+    m_layerLabel = new QLabel(tr("layer: —"), lensBox);
+    lf->addRow(m_lensButton);
+    lf->addRow(m_layerLabel, m_layer);
+    layout->addWidget(lensBox);
+
+    auto* attrBox = new QGroupBox(tr("Attribution to prompt nodes"), this);
+    auto* af = new QFormLayout(attrBox);
+    m_method = new QComboBox(attrBox);
+    m_method->addItem(tr("Occlusion"), QStringLiteral("occlusion"));
+    m_method->addItem(tr("Gradient × input"), QStringLiteral("gradxinput"));
+    m_attribute = new QPushButton(tr("Attribute selected node"), attrBox);
+    m_attribute->setToolTip(tr("How much the selected completion node (none selected: the whole completion) relies "
+                               "on each prompt node; purple helps, orange hurts"));
+    af->addRow(tr("Method"), m_method);
+    af->addRow(m_attribute);
+    // The attribution scale (not AsC-Eval's): orange below 0, white at 0, purple above, scaled by the largest |value|.
+    auto* scale = new QLabel(attrBox);
+    QString cells;
+    for (const double v : {-1.0, -0.5, 0.0, 0.5, 1.0})
+        cells += QStringLiteral("<td style=\"background:%1\">&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;</td>")
+                     .arg(attributionColor(v).name());
+    scale->setText(QStringLiteral("<table cellspacing=0><tr><td>%1&nbsp;</td>%2<td>&nbsp;%3</td></tr></table>")
+                       .arg(tr("hurts"), cells, tr("relied on")));
+    scale->setToolTip(tr("Attribution, scaled by the largest |value| of the result"));
+    af->addRow(tr("Scale"), scale);
+    m_top = new QListWidget(attrBox);
+    m_top->setMaximumHeight(180);
+    af->addRow(m_top);
+    layout->addWidget(attrBox);
+
+    m_progress = new QProgressBar(this);
+    m_progress->setVisible(false);
+    m_cancel = new QPushButton(tr("Cancel"), this);
+    m_cancel->setVisible(false);
+    m_status = new QLabel(this);
+    m_status->setWordWrap(true);
+    layout->addWidget(m_progress);
+    layout->addWidget(m_cancel);
+    layout->addWidget(m_status);
+    layout->addStretch(1);
+
+    connect(m_lensButton, &QPushButton::clicked, this, &InsidePanel::computeLens);
+    connect(m_attribute, &QPushButton::clicked, this, &InsidePanel::attributeSelection);
+    connect(m_cancel, &QPushButton::clicked, this, &InsidePanel::cancel);
+    connect(m_layer, &QSlider::valueChanged, this, &InsidePanel::showLayer);
+}
+
+void InsidePanel::setBusy(bool busy)
+{
+    m_progress->setVisible(busy);
+    m_cancel->setVisible(busy);
+    m_lensButton->setEnabled(!busy);
+    m_attribute->setEnabled(!busy);
+    if (busy)
+        m_progress->setRange(0, 0);
+}
+
+void InsidePanel::start(const QString& title, std::function<void(JobContext&)> work, std::function<void()> done)
+{
+    if (m_job != 0)
+        return;
+    if (!m_models->model()) {
+        m_status->setText(tr("Load a model first."));
+        return;
+    }
+    if (!m_page->shown()) {
+        m_status->setText(tr("Score or generate a text first."));
+        return;
+    }
+    setBusy(true);
+    m_status->setText(title + QStringLiteral("…"));
+    JobTracker::Callbacks cb;
+    cb.finished = [this, done] {
+        m_job = 0;
+        setBusy(false);
+        done();
+        Q_EMIT jobDone(true);
+    };
+    cb.failed = [this](const QString& message) {
+        m_job = 0;
+        setBusy(false);
+        m_status->setText(tr("Failed: %1").arg(message));
+        Q_EMIT jobDone(false);
+    };
+    cb.progress = [this](double f, const QString& text) {
+        if (f >= 0) {
+            m_progress->setRange(0, 1000);
+            m_progress->setValue(int(f * 1000));
+        }
+        if (!text.isEmpty())
+            m_status->setText(text);
+    };
+    m_job = m_models->jobs()->start(title, QStringLiteral("inside"), std::move(work), this, cb);
+}
+
+void InsidePanel::cancel()
+{
+    if (m_job != 0)
+        m_models->jobs()->cancel(m_job);
+}
+
+void InsidePanel::computeLens()
+{
+    const AnalysisPtr shown = m_page->shown();
+    const auto model = m_models->model();
+    auto out = std::make_shared<LensResult>();
+    auto cancelled = std::make_shared<bool>(false);
+    start(
+        tr("Layer lens"),
+        [shown, model, out, cancelled](JobContext& ctx) {
+            if (!shown || !model)
+                return;
+            // The shown tokens' own ids (a generated text keeps the ids it was generated with, which re-encoding
+            // its text need not give back), from BOS where the model scores from it.
+            const auto& tokens = shown->eval->scored.tokens;
+            std::vector<int32_t> ids;
+            const auto& tok = model->tokenizer();
+            const std::size_t prefix = tok.addsBos() && tok.bosId() ? 1 : 0;
+            if (prefix)
+                ids.push_back(*tok.bosId());
+            for (const auto& t : tokens)
+                ids.push_back(t.id);
+            const auto byPosition = layerNtpOfIds(*model, ids);
+            if (ctx.isCancelled()) {
+                *cancelled = true;
+                return;
+            }
+            std::vector<std::vector<double>> ntp;
+            for (std::size_t j = 0; j < tokens.size(); ++j)
+                ntp.push_back(byPosition[j + prefix]);
+            out->layers = model->info().layers;
+            out->eval = evaluateLayers(*shown->eval, ntp, out->layers);
+            out->ntp = std::move(ntp);
+            out->text = shown->eval->scored.text;
+        },
+        [this, out, cancelled] {
+            if (*cancelled || out->layers == 0) {
+                m_status->setText(tr("Layer lens cancelled."));
+                return;
+            }
+            m_lens = out;
+            m_layer->blockSignals(true);
+            m_layer->setRange(0, out->layers);
+            m_layer->setValue(out->layers);
+            m_layer->blockSignals(false);
+            m_layer->setEnabled(true);
+            showLayer(out->layers);
+            m_status->setText(tr("Layer lens: %1 layers. Move the slider to colour the views with AsC-Eval at that "
+                                 "depth (0 = the embeddings).")
+                                  .arg(out->layers));
+        });
+}
+
+void InsidePanel::showLayer(int layer)
+{
+    const AnalysisPtr shown = m_page->shown();
+    if (!m_lens || !shown || shown->eval->scored.text != m_lens->text)
+        return;
+    m_layerLabel->setText(layer == 0 ? tr("layer: embeddings") : tr("layer: %1 of %2").arg(layer).arg(m_lens->layers));
+    AnalysisPtr a = shown;
+    if (layer != m_lens->layers) {
+        auto copy = std::make_shared<Analysis>(*shown);
+        auto eval = std::make_shared<EvalResult>(*shown->eval);
+        const auto l = static_cast<std::size_t>(layer);
+        for (std::size_t k = 0; k < eval->nodes.size() && k < m_lens->eval.nodes.size(); ++k)
+            eval->nodes[k].value = m_lens->eval.nodes[k][l];
+        for (std::size_t i = 0; i < eval->scored.tokens.size() && i < m_lens->ntp.size(); ++i)
+            eval->scored.tokens[i].ntp =
+                m_lens->ntp[i].empty() ? std::nullopt : std::optional<double>(m_lens->ntp[i][l]);
+        copy->eval = eval;
+        if (shown->partial)
+            copy->partial = std::make_shared<const GraphLayout>(relabelValues(*shown->partial, *eval));
+        if (shown->complete)
+            copy->complete = std::make_shared<const GraphLayout>(relabelValues(*shown->complete, *eval));
+        a = copy;
+    }
+    m_page->sequenceView()->setAnalysis(a);
+    m_page->astView(ascviz::AstView::Partial)->setAnalysis(a);
+    m_page->astView(ascviz::AstView::Complete)->setAnalysis(a);
+}
+
+void InsidePanel::attributeSelection()
+{
+    const AnalysisPtr shown = m_page->shown();
+    const auto model = m_models->model();
+    if (!shown || !model) {
+        start(tr("Attribution"), {}, {}); // says what is missing
+        return;
+    }
+    AttributionTargetSpec target;
+    if (m_page->selectedNode() >= 0) {
+        target.kind = AttributionTargetSpec::Kind::Node;
+        target.index = m_page->selectedNode();
+    }
+    AttributionOptions opts;
+    opts.method = parseAttributionMethod(toUtf8(m_method->currentData().toString()));
+    const std::string language = toUtf8(m_page->language());
+    auto out = std::make_shared<std::shared_ptr<const AttributionResult>>();
+    start(
+        tr("Attribution"),
+        [shown, model, out, opts, target, language](JobContext& ctx) mutable {
+            opts.cancel = ctx.cancelFlag();
+            opts.progress = [&ctx](std::size_t done, std::size_t total) {
+                ctx.setProgress(double(done) / double(std::max<std::size_t>(1, total)),
+                                QObject::tr("Attribution: %1 of %2 masked copies").arg(done).arg(total));
+            };
+            try {
+                *out = std::make_shared<const AttributionResult>(attribute(*model, shown->eval->scored.text,
+                                                                           shown->eval->scored.promptBytes, language,
+                                                                           target, opts, nullptr));
+            } catch (const Cancelled&) {
+            }
+        },
+        [this, out] {
+            if (!*out) {
+                m_status->setText(tr("Attribution cancelled."));
+                return;
+            }
+            m_attribution = *out;
+            colourAttribution();
+        });
+}
+
+void InsidePanel::colourAttribution()
+{
+    if (!m_attribution)
+        return;
+    const AttributionResult& r = *m_attribution;
+    double maxAbs = 0;
+    for (const auto& n : r.nodes)
+        maxAbs = std::max(maxAbs, std::abs(n.attribution));
+    QHash<int, double> value;
+    for (const auto& n : r.nodes)
+        value.insert(n.id, maxAbs > 0 ? n.attribution / maxAbs : 0.0);
+    for (const auto kind : {ascviz::AstView::Partial, ascviz::AstView::Complete}) {
+        AstView* view = m_page->astView(kind);
+        for (AstNodeItem* item : view->nodeItems()) {
+            if (value.contains(item->node()))
+                item->setBrush(attributionColor(value.value(item->node())));
+            else
+                item->setBrush(QColor(235, 235, 235));
+            item->setToolTip(value.contains(item->node())
+                                 ? tr("attribution %1").arg(value.value(item->node()) * maxAbs, 0, 'f', 4)
+                                 : QString());
+        }
+        if (r.targetNode)
+            view->setHighlightedNodes({*r.targetNode});
+    }
+    std::vector<const NodeAttribution*> order;
+    for (const auto& n : r.nodes)
+        order.push_back(&n);
+    std::sort(order.begin(), order.end(),
+              [](const auto* a, const auto* b) { return std::abs(a->attribution) > std::abs(b->attribution); });
+    m_top->clear();
+    const QString text = toQString(m_page->shown() ? m_page->shown()->eval->scored.text : std::string());
+    for (std::size_t i = 0; i < order.size() && i < 12; ++i) {
+        const auto* n = order[i];
+        m_top->addItem(QStringLiteral("%1  %2 #%3").arg(n->attribution, 8, 'f', 3).arg(toQString(n->type)).arg(n->id));
+        m_top->item(int(i))->setBackground(attributionColor(maxAbs > 0 ? n->attribution / maxAbs : 0));
+    }
+    m_status->setText(tr("Target %1 (%2), log P %3, over %4 prompt nodes (%5); purple: the prediction relies on the "
+                         "node, orange: it does better without it.")
+                          .arg(toQString(r.targetType))
+                          .arg(r.targetNode ? tr("node %1").arg(*r.targetNode) : tr("the whole completion"))
+                          .arg(r.targetLogProb, 0, 'f', 3)
+                          .arg(r.nodes.size())
+                          .arg(toQString(toString(r.method))));
+}
+
+} // namespace ascviz::ui

@@ -1,0 +1,83 @@
+// Inside the model, in the Interactive tab (method.md §13): a layer slider that recolours the sequence and both
+// AST views with NtP_ℓ / AsC-Eval_ℓ of the layer lens, and attribution of the selected completion node (or the
+// whole completion) to the prompt's nodes, shown on both AST views on a signed purple–white–orange scale (not
+// AsC-Eval's red–white–blue). Both run as JobTracker jobs with progress and cancel; this widget only shows
+// their results.
+#pragma once
+#include "common/analysis.h"
+
+#include "ascviz/attribution/attribution.h"
+#include "ascviz/lens/layers.h"
+
+#include <QWidget>
+
+#include <memory>
+
+class QComboBox;
+class QLabel;
+class QListWidget;
+class QProgressBar;
+class QPushButton;
+class QSlider;
+
+namespace ascviz::ui {
+
+class InteractivePage;
+class ModelService;
+
+// The attribution colour of a value in [-1, 1] (scaled by the largest |attribution|): orange below 0, white at
+// 0, purple above.
+QColor attributionColor(double scaled);
+
+class InsidePanel : public QWidget {
+    Q_OBJECT
+public:
+    InsidePanel(InteractivePage* page, ModelService* models, QWidget* parent = nullptr);
+
+    QPushButton* lensButton() const { return m_lensButton; }
+    QSlider* layerSlider() const { return m_layer; }
+    QPushButton* attributeButton() const { return m_attribute; }
+    QComboBox* methodBox() const { return m_method; }
+    QLabel* statusLabel() const { return m_status; }
+    bool isRunning() const { return m_job != 0; }
+    // The last attribution shown (null before the first).
+    std::shared_ptr<const AttributionResult> attribution() const { return m_attribution; }
+    int layers() const { return m_lens ? m_lens->layers : 0; }
+
+public Q_SLOTS:
+    void computeLens();
+    void attributeSelection();
+    void cancel();
+    void showLayer(int layer);
+
+Q_SIGNALS:
+    void jobDone(bool ok);
+
+private:
+    struct LensResult {
+        std::vector<std::vector<double>> ntp;
+        LayerEval eval;
+        int layers = 0;
+        std::string text;
+    };
+    void start(const QString& title, std::function<void(class JobContext&)> work, std::function<void()> done);
+    void colourAttribution();
+    void setBusy(bool busy);
+
+    InteractivePage* m_page;
+    ModelService* m_models;
+    QPushButton* m_lensButton;
+    QSlider* m_layer;
+    QLabel* m_layerLabel;
+    QComboBox* m_method;
+    QPushButton* m_attribute;
+    QPushButton* m_cancel;
+    QProgressBar* m_progress;
+    QLabel* m_status;
+    QListWidget* m_top;
+    quint64 m_job = 0;
+    std::shared_ptr<const LensResult> m_lens;
+    std::shared_ptr<const AttributionResult> m_attribution;
+};
+
+} // namespace ascviz::ui
