@@ -3,12 +3,14 @@
 #include "commands.h"
 #include "output.h"
 
+#include "ascviz/analysis/calls.h"
 #include "ascviz/analysis/causal.h"
 #include "ascviz/analysis/perplexed.h"
 #include "ascviz/analysis/tables.h"
 #include "ascviz/base/error.h"
 #include "ascviz/render/heatmap.h"
 #include "ascviz/results/compare.h"
+#include "ascviz/results/corpus.h"
 #include "ascviz/results/resultsdb.h"
 #include "ascviz/results/stats.h"
 
@@ -67,6 +69,36 @@ std::string causalText(const CausalReport& r)
     return t.str();
 }
 
+// PERPLEXED's Table 1 (calls.h).
+std::string callTableText(const CallTable& c)
+{
+    std::ostringstream t;
+    t << "Table 1: internal (declared in another file of the same repository) vs external calls; " << c.internal.calls
+      << " internal, " << c.external.calls << " external, " << c.builtinCalls << " builtin calls left out; "
+      << c.sources << " sources in " << c.repositories << " repositories";
+    if (c.unplacedSnippets > 0)
+        t << "; " << c.unplacedSnippets << " snippets without a repository/file not counted";
+    t << "\n";
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "%-36s %9s %9s %9s %9s\n", "node", "internal?", "count", "mean CE", "std CE");
+    t << buf;
+    for (const auto& r : c.rows) {
+        std::snprintf(buf, sizeof buf, "%-36s %9s %9lld %9.3f %9.3f\n", r.node.substr(0, 36).c_str(),
+                      r.internal ? "yes" : "no", static_cast<long long>(r.ce.count), r.ce.mean, r.ce.std);
+        t << buf;
+    }
+    for (const bool internal : {true, false}) {
+        const CallSummary& s = internal ? c.internal : c.external;
+        std::snprintf(buf, sizeof buf, "%-36s %9s %9lld %9.3f %9.3f\n",
+                      internal ? "Summary: Internal" : "Summary: External", "", static_cast<long long>(s.tokens),
+                      s.mean, s.std);
+        t << buf;
+    }
+    t << "(summary: the unweighted mean of the rows' mean CE and their population std, over " << c.internal.rows
+      << " / " << c.external.rows << " rows)\n";
+    return t.str();
+}
+
 std::string perplexedText(const PerplexedReport& r)
 {
     std::ostringstream t;
@@ -90,11 +122,19 @@ std::string perplexedText(const PerplexedReport& r)
     list("best tokens", r.bestTokens);
     list("worst AST labels (parent -> type)", r.worstLabels);
     list("best AST labels", r.bestLabels);
-    t << "calls: internal " << r.internalCalls.calls << " calls, mean CE " << fmt(r.internalCalls.ce.mean) << " (std "
-      << fmt(r.internalCalls.ce.std) << ", " << r.internalCalls.ce.count << " tokens); external "
-      << r.externalCalls.calls << " calls, mean CE " << fmt(r.externalCalls.ce.mean) << " (std "
-      << fmt(r.externalCalls.ce.std) << ", " << r.externalCalls.ce.count << " tokens); " << r.builtinCalls
-      << " builtin calls left out\n";
+    list("worst tokens, unfiltered (any count)", r.worstTokensAll);
+    list("best tokens, unfiltered", r.bestTokensAll);
+    list("worst AST labels, unfiltered", r.worstLabelsAll);
+    list("best AST labels, unfiltered", r.bestLabelsAll);
+    t << "Spearman rho (frequency vs mean CE): tokens " << fmtOpt(r.spearmanTokens) << " over " << r.tokenGroups
+      << " token texts; AST labels " << fmtOpt(r.spearmanLabels) << " over " << r.labelGroups << " labels\n\n";
+    if (r.callTable)
+        t << callTableText(*r.callTable) << '\n';
+    t << "calls by snippet (internal = defined in the same snippet): internal " << r.internalCalls.calls
+      << " calls, mean CE " << fmt(r.internalCalls.ce.mean) << " (std " << fmt(r.internalCalls.ce.std) << ", "
+      << r.internalCalls.ce.count << " tokens); external " << r.externalCalls.calls << " calls, mean CE "
+      << fmt(r.externalCalls.ce.mean) << " (std " << fmt(r.externalCalls.ce.std) << ", " << r.externalCalls.ce.count
+      << " tokens); " << r.builtinCalls << " builtin calls left out\n";
     t << "ERROR-parented tokens: " << r.errorParented.count << ", mean CE " << fmt(r.errorParented.mean) << '\n';
     return t.str();
 }
@@ -140,11 +180,31 @@ int cmdAnalyze(Args& args)
         PerplexedOptions opts;
         opts.minCount = args.intValue("--min-count", opts.minCount);
         opts.top = args.intValue("--top", opts.top);
+        const auto corpusArg = args.value("--corpus");
+        const bool noCalls = args.flag("--no-call-table");
         const bool asJson = args.flag("--json");
         args.finish();
         if (opts.minCount < 1 || opts.top < 1)
             throw UsageError("--min-count and --top must be >= 1");
-        const PerplexedReport r = analyzePerplexed(ResultsDb::open(db), opts);
+        const ResultsDb rdb = ResultsDb::open(db);
+        // The call table needs each snippet's repository and file: from the corpus (--corpus, else the run's).
+        std::optional<CallRepository> repository;
+        if (!noCalls) {
+            const RunInfo info = rdb.runInfo();
+            const fs::path corpus = corpusArg ? fs::path(*corpusArg) : fs::path(info.corpusPath);
+            std::error_code ec;
+            if (corpusArg || fs::exists(corpus, ec)) {
+                CorpusReadOptions ro;
+                if (!fs::is_directory(corpus, ec))
+                    ro.language = info.language; // entries without a `language` field are in the run's
+                repository = CallRepository::fromCorpus(readCorpus(corpus, ro));
+                opts.repository = &*repository;
+            } else {
+                std::cerr << "analyze: no call table: the run's corpus " << corpus.string()
+                          << " is not there (give --corpus FILE|DIR)\n";
+            }
+        }
+        const PerplexedReport r = analyzePerplexed(rdb, opts);
         if (asJson)
             writeJson(perplexedToJson(r), out);
         else
