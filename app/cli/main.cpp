@@ -146,7 +146,9 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "    --json             the JSON of docs/cli.md (default: a text table)   --latex FILE   Table II "
           "(booktabs)\n"
           "  perplexed  PERPLEXED (method.md 10): CE per token text and AST label, worst and best, calls, ERROR\n"
-          "    --min-count K (default 5)   --top N (default 20)   --json\n"
+          "    --min-count K (default 5)   --top N (default 20)   --json; the unfiltered top 10 and Spearman rho\n"
+          "    --corpus FILE|DIR  the snippets' repositories and files for Table 1 (default: the run's corpus)\n"
+          "    --no-call-table    leave Table 1 out\n"
           "  heatmap    categories x result databases, coloured by the bootstrapped median\n"
           "    --db A.db,B.db   --names N1,N2   --svg FILE   --latex FILE (the comparison, Table I layout)\n"
           "    each database is labelled with its model and the settings that differ (θ, dtype, categories,\n"
@@ -174,7 +176,9 @@ const std::map<std::string, CommandHelp>& commandHelp()
           true}},
         {"eval",
          {"ascviz-cli eval (--model M | --scores F) --text-file F [--prompt-bytes N] [--aggregation A] [--out FILE]",
-          nullptr, true}},
+          "  --aggregation-scope tokens|children   theta over a node's own tokens (default) or, as the paper's\n"
+          "                     Fig. 2-C, over its children's values (method.md 4)\n",
+          true}},
         {"render",
          {"ascviz-cli render (--model M | --scores F) --text-file F --view complete|partial|sequence --svg OUT",
           nullptr, true}},
