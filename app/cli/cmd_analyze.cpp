@@ -5,6 +5,7 @@
 
 #include "ascviz/analysis/calls.h"
 #include "ascviz/analysis/causal.h"
+#include "ascviz/analysis/papertables.h"
 #include "ascviz/analysis/perplexed.h"
 #include "ascviz/analysis/tables.h"
 #include "ascviz/base/error.h"
@@ -14,6 +15,7 @@
 #include "ascviz/results/resultsdb.h"
 #include "ascviz/results/stats.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -148,14 +150,10 @@ int cmdAnalyze(Args& args)
         throw UsageError("analyze needs a subcommand: causal, perplexed or heatmap");
     const auto out = args.value("--out");
     if (*sub == "causal") {
-        const fs::path db = args.require("--db");
-        const CausalBy by = [&] {
-            try {
-                return parseCausalBy(args.valueOr("--by", "global"));
-            } catch (const InputError& e) {
-                throw UsageError(e.what());
-            }
-        }();
+        const auto dbs = splitList(args.require("--db"));
+        const auto byArg = args.value("--by");
+        const auto conceptsArg = args.value("--concepts");
+        const auto namesArg = args.value("--names");
         CausalOptions opts;
         opts.seed = args.uint64Value("--seed", opts.seed);
         opts.minSnippets = args.intValue("--min-snippets", opts.minSnippets);
@@ -164,15 +162,62 @@ int cmdAnalyze(Args& args)
         args.finish();
         if (opts.minSnippets < 7)
             throw UsageError("--min-snippets must be >= 7 (the regression has 6 parameters)");
-        const CausalReport r = analyzeCausal(ResultsDb::open(db), by, opts);
+        if (dbs.empty())
+            throw UsageError("--db needs at least one results database");
+        // The paper's Table II layout: a concept selection, several models side by side.
+        const bool paper = conceptsArg.has_value() || dbs.size() > 1;
+        if (paper && !latex)
+            throw UsageError("--concepts and several --db lay out the paper's Table II: give --latex FILE");
+        if (paper && byArg && *byArg != "concept")
+            throw UsageError("the paper's Table II is by concept: leave --by out or give --by concept");
+        if (dbs.size() > 1 && asJson)
+            throw UsageError("--json takes one --db");
+        const auto names = namesArg ? splitList(*namesArg) : std::vector<std::string>{};
+        if (namesArg && names.size() != dbs.size())
+            throw UsageError("--names needs one name per --db (" + std::to_string(dbs.size()) + ")");
+        const CausalBy by = [&] {
+            try {
+                return paper ? CausalBy::Concept : parseCausalBy(byArg.value_or("global"));
+            } catch (const InputError& e) {
+                throw UsageError(e.what());
+            }
+        }();
+        std::vector<CausalReport> reports;
+        std::vector<RunInfo> runs;
+        for (const auto& d : dbs) {
+            const ResultsDb rdb = ResultsDb::open(d);
+            runs.push_back(rdb.runInfo());
+            reports.push_back(analyzeCausal(rdb, by, opts));
+        }
+        std::vector<std::string> labels = names;
+        for (std::size_t i = 0; labels.size() < dbs.size(); ++i) {
+            const bool repeated = std::count_if(runs.begin(), runs.end(),
+                                                [&](const RunInfo& x) { return x.modelName == runs[i].modelName; }) > 1;
+            labels.push_back(repeated ? runs[i].modelName + " (" + fs::path(dbs[i]).filename().string() + ")"
+                                      : runs[i].modelName);
+        }
         if (latex) {
-            writeText(causalLatex(r), *latex);
+            if (paper) {
+                std::vector<std::pair<std::string, const CausalReport*>> models;
+                for (std::size_t i = 0; i < reports.size(); ++i)
+                    models.emplace_back(labels[i], &reports[i]);
+                const auto groups =
+                    parseConceptSelection(conceptsArg.value_or("paper"), CategoryMap::forLanguage(runs[0].language));
+                writeText(causalPaperLatex(models, groups), *latex);
+            } else {
+                writeText(causalLatex(reports[0]), *latex);
+            }
             std::cerr << "analyze: wrote " << *latex << '\n';
         }
-        if (asJson)
-            writeJson(causalToJson(r), out);
-        else
-            writeText(causalText(r), out);
+        if (asJson) {
+            writeJson(causalToJson(reports[0]), out);
+        } else {
+            std::string text;
+            for (std::size_t i = 0; i < reports.size(); ++i)
+                text += (reports.size() > 1 ? "== " + labels[i] + " (" + dbs[i] + ")\n" : std::string()) +
+                        causalText(reports[i]) + (i + 1 < reports.size() ? "\n" : "");
+            writeText(text, out);
+        }
         return 0;
     }
     if (*sub == "perplexed") {
@@ -216,10 +261,15 @@ int cmdAnalyze(Args& args)
         const auto namesArg = args.value("--names");
         const auto svg = args.value("--svg");
         const auto latex = args.value("--latex");
+        const auto table1 = args.value("--table1");
+        const auto typesArg = args.value("--types");
         const bool allowDifferentCorpus = args.flag("--allow-different-corpus");
         args.finish();
-        if (!svg && !latex)
-            throw UsageError("analyze heatmap writes --svg FILE and/or --latex FILE");
+        if (!svg && !latex && !table1)
+            throw UsageError("analyze heatmap writes --svg FILE, --latex FILE and/or --table1 FILE");
+        const auto types = typesArg ? splitList(*typesArg) : std::vector<std::string>{};
+        if (typesArg && types.size() != dbs.size())
+            throw UsageError("--types needs one model type per --db (" + std::to_string(dbs.size()) + ")");
         const auto names = namesArg ? splitList(*namesArg) : std::vector<std::string>{};
         if (namesArg && names.size() != dbs.size())
             throw UsageError("--names needs one name per --db (" + std::to_string(dbs.size()) + ")");
@@ -246,6 +296,13 @@ int cmdAnalyze(Args& args)
         if (latex) {
             writeText(comparisonLatex(sets, cmp.warning), *latex);
             std::cerr << "analyze: wrote " << *latex << '\n';
+        }
+        if (table1) {
+            std::vector<TableOneModel> models;
+            for (std::size_t i = 0; i < stats.size(); ++i)
+                models.push_back({sets[i].first, types.empty() ? std::string() : types[i], &stats[i]});
+            writeText(tableOneLatex(models), *table1);
+            std::cerr << "analyze: wrote " << *table1 << '\n';
         }
         return 0;
     }
