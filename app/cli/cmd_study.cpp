@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -246,6 +247,8 @@ struct Answers {
     std::vector<std::string> conditions;
     std::vector<StudyQuestion> questions;
     std::vector<ResponseRow> rows;
+    std::vector<BackgroundQuestion> background;                                  // from the study file
+    std::map<std::string, std::map<std::string, std::string>> backgroundAnswers; // responses file only
 };
 
 // The answers of a responses file (SQLite) or its CSV export; a CSV needs the study file for the scales.
@@ -267,6 +270,15 @@ Answers readAnswers(const fs::path& responses, const std::optional<std::string>&
         a.conditions = db.conditions();
         a.questions = db.questions();
         a.rows = db.rows();
+        a.backgroundAnswers = db.backgroundAnswers();
+        if (study)
+            a.background = study->background;
+        else // no study file: each answered question, its answers in sorted order
+            for (const auto& [p, qs] : a.backgroundAnswers)
+                for (const auto& [q, v] : qs)
+                    if (std::none_of(a.background.begin(), a.background.end(),
+                                     [&](const BackgroundQuestion& b) { return b.id == q; }))
+                        a.background.push_back({q, "", "choice", {}});
         return a;
     }
     if (!study)
@@ -289,12 +301,18 @@ int studyReport(Args& args)
         throw UsageError("--json and --csv are exclusive");
     const Answers a = readAnswers(responses, studyFile);
     const StudyReport r = computeStudyReport(a.conditions, a.questions, a.rows);
+    const auto breakdown = a.backgroundAnswers.empty() ? std::vector<BackgroundBreakdown>{}
+                                                       : backgroundBreakdown(a.conditions, a.questions, a.background,
+                                                                             a.rows, a.backgroundAnswers);
     if (csvDir) {
         std::cerr << "study: wrote " << writeStudyReportCsv(r, *csvDir).string() << '\n';
         return 0;
     }
     if (asJson) {
-        writeJson(studyReportJson(r), out);
+        auto j = studyReportJson(r);
+        if (!breakdown.empty())
+            j["by_background"] = backgroundBreakdownJson(breakdown);
+        writeJson(j, out);
         return 0;
     }
     std::ostringstream t;
@@ -310,6 +328,20 @@ int studyReport(Args& args)
             for (std::size_t i = 0; i < qr.distribution.size(); ++i)
                 t << (i ? " " : "") << qr.distribution[i];
             t << "]\n";
+        }
+    }
+    for (const auto& b : breakdown) {
+        t << "\nby background question '" << b.question << "' (% agreement per condition)\n";
+        for (const auto& g : b.groups) {
+            t << "  " << g.answer << " (" << g.participants << " participants):";
+            for (const auto& q : r.questions)
+                for (const auto& c : r.conditions) {
+                    char buf[96];
+                    std::snprintf(buf, sizeof buf, " %s/%s %.0f%% (n=%d)", c.c_str(), q.id.c_str(),
+                                  g.report.at(c, q.id).agreePct, g.report.at(c, q.id).n);
+                    t << buf;
+                }
+            t << '\n';
         }
     }
     writeText(t.str(), out);

@@ -1,8 +1,11 @@
 // The between-subjects design (each participant one condition, groups balanced) and the background
 // section as data in the study file (method.md §9).
 #include "ascviz/base/error.h"
+#include "ascviz/study/report.h"
+#include "ascviz/study/responses.h"
 #include "ascviz/study/study.h"
 #include "study_test_util.h"
+#include "testdata.h"
 
 #include <gtest/gtest.h>
 
@@ -90,4 +93,54 @@ TEST(StudyBetween, StudyFileKeepsDesignAndEditableBackground)
     const Study old = studyFromJson(j);
     EXPECT_EQ(old.design, StudyDesignKind::Within);
     EXPECT_TRUE(old.background.empty());
+}
+
+TEST(StudyBetween, ReportByBackgroundAnswersByHand)
+{
+    const std::vector<std::string> conds = {"C", "S1"};
+    const auto questions = defaultStudyQuestions(5);
+    // P01 (Expert): C agrees (5), S1 not (2); P02 (Beginner): C not (1), S1 agrees (4); P03 gave no background.
+    const std::vector<ResponseRow> rows = {{"P01", 0, "s0", "C", "useful", 5, 1},
+                                           {"P01", 1, "s1", "S1", "useful", 2, 1},
+                                           {"P02", 0, "s0", "C", "useful", 1, 1},
+                                           {"P02", 1, "s1", "S1", "useful", 4, 1},
+                                           {"P03", 0, "s0", "C", "useful", 4, 1}};
+    const std::map<std::string, std::map<std::string, std::string>> answers = {
+        {"P01", {{"python", "Expert"}, {"problems", "hallucinated APIs"}}}, {"P02", {{"python", "Beginner"}}}};
+    const auto b = backgroundBreakdown(conds, questions, defaultBackgroundQuestions(), rows, answers);
+    ASSERT_EQ(b.size(), 3u); // the three choice questions; the free-text one is not grouped
+    EXPECT_EQ(b[0].question, "python");
+    // Groups in option order (None, Beginner, Intermediate, Advanced, Expert), then "(no answer)".
+    ASSERT_EQ(b[0].groups.size(), 6u);
+    EXPECT_EQ(b[0].groups[1].answer, "Beginner");
+    EXPECT_EQ(b[0].groups[1].participants, 1);
+    EXPECT_DOUBLE_EQ(b[0].groups[1].report.at("C", "useful").agreePct, 0.0);
+    EXPECT_DOUBLE_EQ(b[0].groups[1].report.at("S1", "useful").agreePct, 100.0);
+    EXPECT_EQ(b[0].groups[4].answer, "Expert");
+    EXPECT_DOUBLE_EQ(b[0].groups[4].report.at("C", "useful").agreePct, 100.0);
+    EXPECT_EQ(b[0].groups[4].report.at("S1", "useful").n, 1);
+    EXPECT_EQ(b[0].groups[0].participants, 0); // None: nobody
+    EXPECT_EQ(b[0].groups[5].answer, "(no answer)");
+    EXPECT_EQ(b[0].groups[5].participants, 1); // P03
+    EXPECT_DOUBLE_EQ(b[0].groups[5].report.at("C", "useful").agreePct, 100.0);
+    // llm: nobody answered: every participant under "(no answer)".
+    EXPECT_EQ(b[1].groups.back().participants, 3);
+    const auto j = backgroundBreakdownJson(b);
+    EXPECT_EQ(j[0]["groups"][4]["conditions"]["C"]["questions"]["useful"]["agree_pct"], 100.0);
+}
+
+TEST(StudyBetween, ResponsesFileKeepsBackgroundAnswers)
+{
+    testdata::TempDir dir("background");
+    const Study s = studytest::handStudy(4, 2);
+    auto db = ResponsesDb::open(dir / "r.db", s);
+    EXPECT_TRUE(db.backgroundAnswers().empty());                                  // no table yet
+    EXPECT_THROW(db.recordBackground("P01", {{"python", "Expert"}}), InputError); // not started
+    db.startParticipant("P01", false);
+    db.recordBackground("P01", {{"python", "Expert"}, {"problems", "wrong imports"}});
+    db.recordBackground("P01", {{"python", "Advanced"}}); // replaces
+    const auto again = ResponsesDb::openExisting(dir / "r.db").backgroundAnswers();
+    ASSERT_EQ(again.size(), 1u);
+    EXPECT_EQ(again.at("P01").at("python"), "Advanced");
+    EXPECT_EQ(again.at("P01").at("problems"), "wrong imports");
 }
