@@ -90,9 +90,9 @@ int studyInit(Args& args)
         throw UsageError("--max-new-tokens must be >= 1");
     // The background section: the paper's questions, those of a JSON file (an array of {"id", "text", "kind":
     // "choice"|"text", "options"}), or none.
-    if (backgroundArg && *backgroundArg == "none")
-        d.background.clear();
-    else if (backgroundArg)
+    if (!backgroundArg)
+        d.background = defaultBackgroundQuestions();
+    else if (*backgroundArg != "none")
         d.background = [&] {
             const std::string text = readUtf8File(*backgroundArg);
             try {

@@ -135,7 +135,8 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "  --root DIR          paths in \"source\" are relative to DIR (default: the first source's folder)\n"
           "  --id-prefix P       ids P-0000, P-0001, ... (default: the language)\n"
           "  --licence TEXT      recorded in every entry\n"
-          "  --prompts           add \"prompt\": the code cut after a line drawn from mt19937_64(S + index)\n",
+          "  --prompts           add \"prompt\": the code cut after a line drawn from mt19937_64(S + index)\n"
+          "  --repo NAME         the \"repo\" field (default: the root folder's name); \"path\" is the file under it\n",
           false}},
         {"analyze",
          {"ascviz-cli analyze causal|perplexed|heatmap --db RESULTS[,...] [options]",
@@ -165,6 +166,9 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "           [--language L] [--model M]: draws N samples (seeded), evaluates them with the model and stores\n"
           "           the evaluations in the study file with a counterbalanced trial order per participant (N must\n"
           "           be a multiple of the number of conditions); prints the assignment JSON\n"
+          "           --design within|between   between: one condition per participant, groups balanced\n"
+          "           --background FILE|none    the background questions (default: the paper's four)\n"
+          "           --complete [--max-new-tokens N]   samples = the model's completion of each prompt\n"
           "  render   --study STUDY.json --participant ID --trial K --png OUT [--size WxH]: what that participant\n"
           "           sees in trial K (0-based) as PNG (drawn by the ascviz GUI executable next to ascviz-cli,\n"
           "           or $ASCVIZ_GUI; offscreen)\n"

@@ -62,6 +62,7 @@ TEST(StudyBetween, StudyFileKeepsDesignAndEditableBackground)
     d.design = StudyDesignKind::Between;
     d.conditions = {"C", "S1"};
     d.participants = 3;
+    d.background = defaultBackgroundQuestions();
     const Study s = makeStudy(d, studytest::handSamples(3)); // 3 samples: fine between subjects
     EXPECT_EQ(s.design, StudyDesignKind::Between);
     ASSERT_EQ(s.background.size(), 4u);

@@ -120,7 +120,7 @@ std::vector<StudyParticipant> assignTrialsBetween(int samples, const std::vector
 struct StudyDesign {
     std::string id, title, model, source;
     StudyDesignKind design = StudyDesignKind::Within;
-    std::vector<BackgroundQuestion> background = defaultBackgroundQuestions();
+    std::vector<BackgroundQuestion> background; // none unless asked (study init: the paper's by default)
     uint64_t seed = 0;
     Aggregation aggregation = Aggregation::Median;
     std::vector<std::string> conditions = studyConditionNames();
