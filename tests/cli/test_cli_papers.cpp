@@ -12,27 +12,22 @@
 using nlohmann::json;
 
 namespace {
+using clitest::slurp;
 std::string q(const std::filesystem::path& p)
 {
-    return "'" + p.string() + "'";
+    return clitest::quoted(p);
 }
 
+// The bundled Python sample (12 functions) with the default model, once per test program.
 const std::filesystem::path& resultsDb()
 {
     static const std::filesystem::path db = [] {
         const auto p = clitest::tempDir() / "papers.db";
-        std::filesystem::remove(p);
         const auto r = clitest::run("batch --model default --quiet --corpus default --limit 12 --db " + q(p));
         EXPECT_EQ(r.status, 0) << r.err;
         return p;
     }();
     return db;
-}
-
-std::string slurp(const std::filesystem::path& p)
-{
-    std::ifstream in(p);
-    return std::string((std::istreambuf_iterator<char>(in)), {});
 }
 } // namespace
 
