@@ -6,6 +6,8 @@
 #include "ascviz/base/error.h"
 #include "ascviz/study/responses.h"
 
+#include <algorithm>
+
 namespace ascviz::cli {
 namespace fs = std::filesystem;
 
@@ -27,6 +29,15 @@ Answers readAnswers(const fs::path& responses, const std::optional<std::string>&
         a.conditions = db.conditions();
         a.questions = db.questions();
         a.rows = db.rows();
+        a.backgroundAnswers = db.backgroundAnswers();
+        if (study)
+            a.background = study->background;
+        else // no study file: each answered question, its answers in sorted order
+            for (const auto& [p, qs] : a.backgroundAnswers)
+                for (const auto& [q, v] : qs)
+                    if (std::none_of(a.background.begin(), a.background.end(),
+                                     [&](const BackgroundQuestion& b) { return b.id == q; }))
+                        a.background.push_back({q, "", "choice", {}});
         return a;
     }
     if (!study)

@@ -4,6 +4,7 @@
 #include "ascviz/study/study.h"
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,8 @@ struct Answers {
     std::vector<std::string> conditions;
     std::vector<StudyQuestion> questions;
     std::vector<ResponseRow> rows;
+    std::vector<BackgroundQuestion> background;                                  // from the study file
+    std::map<std::string, std::map<std::string, std::string>> backgroundAnswers; // responses file only
 };
 
 // The answers of a responses file (SQLite) or its CSV export; a CSV needs the study file for the scales.

@@ -3,15 +3,19 @@
 #include "commands.h"
 #include "output.h"
 
+#include "ascviz/analysis/calls.h"
 #include "ascviz/analysis/causal.h"
+#include "ascviz/analysis/papertables.h"
 #include "ascviz/analysis/perplexed.h"
 #include "ascviz/analysis/tables.h"
 #include "ascviz/base/error.h"
 #include "ascviz/render/heatmap.h"
 #include "ascviz/results/compare.h"
+#include "ascviz/results/corpus.h"
 #include "ascviz/results/resultsdb.h"
 #include "ascviz/results/stats.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -57,6 +61,36 @@ std::string causalText(const CausalReport& r)
     return t.str();
 }
 
+// PERPLEXED's Table 1 (calls.h).
+std::string callTableText(const CallTable& c)
+{
+    std::ostringstream t;
+    t << "Table 1: internal (declared in another file of the same repository) vs external calls; " << c.internal.calls
+      << " internal, " << c.external.calls << " external, " << c.builtinCalls << " builtin calls left out; "
+      << c.sources << " sources in " << c.repositories << " repositories";
+    if (c.unplacedSnippets > 0)
+        t << "; " << c.unplacedSnippets << " snippets without a repository/file not counted";
+    t << "\n";
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "%-36s %9s %9s %9s %9s\n", "node", "internal?", "count", "mean CE", "std CE");
+    t << buf;
+    for (const auto& r : c.rows) {
+        std::snprintf(buf, sizeof buf, "%-36s %9s %9lld %9.3f %9.3f\n", r.node.substr(0, 36).c_str(),
+                      r.internal ? "yes" : "no", static_cast<long long>(r.ce.count), r.ce.mean, r.ce.std);
+        t << buf;
+    }
+    for (const bool internal : {true, false}) {
+        const CallSummary& s = internal ? c.internal : c.external;
+        std::snprintf(buf, sizeof buf, "%-36s %9s %9lld %9.3f %9.3f\n",
+                      internal ? "Summary: Internal" : "Summary: External", "", static_cast<long long>(s.tokens),
+                      s.mean, s.std);
+        t << buf;
+    }
+    t << "(summary: the unweighted mean of the rows' mean CE and their population std, over " << c.internal.rows
+      << " / " << c.external.rows << " rows)\n";
+    return t.str();
+}
+
 std::string perplexedText(const PerplexedReport& r)
 {
     std::ostringstream t;
@@ -80,11 +114,19 @@ std::string perplexedText(const PerplexedReport& r)
     list("best tokens", r.bestTokens);
     list("worst AST labels (parent -> type)", r.worstLabels);
     list("best AST labels", r.bestLabels);
-    t << "calls: internal " << r.internalCalls.calls << " calls, mean CE " << fmt(r.internalCalls.ce.mean) << " (std "
-      << fmt(r.internalCalls.ce.std) << ", " << r.internalCalls.ce.count << " tokens); external "
-      << r.externalCalls.calls << " calls, mean CE " << fmt(r.externalCalls.ce.mean) << " (std "
-      << fmt(r.externalCalls.ce.std) << ", " << r.externalCalls.ce.count << " tokens); " << r.builtinCalls
-      << " builtin calls left out\n";
+    list("worst tokens, unfiltered (any count)", r.worstTokensAll);
+    list("best tokens, unfiltered", r.bestTokensAll);
+    list("worst AST labels, unfiltered", r.worstLabelsAll);
+    list("best AST labels, unfiltered", r.bestLabelsAll);
+    t << "Spearman rho (frequency vs mean CE): tokens " << fmtOpt(r.spearmanTokens) << " over " << r.tokenGroups
+      << " token texts; AST labels " << fmtOpt(r.spearmanLabels) << " over " << r.labelGroups << " labels\n\n";
+    if (r.callTable)
+        t << callTableText(*r.callTable) << '\n';
+    t << "calls by snippet (internal = defined in the same snippet): internal " << r.internalCalls.calls
+      << " calls, mean CE " << fmt(r.internalCalls.ce.mean) << " (std " << fmt(r.internalCalls.ce.std) << ", "
+      << r.internalCalls.ce.count << " tokens); external " << r.externalCalls.calls << " calls, mean CE "
+      << fmt(r.externalCalls.ce.mean) << " (std " << fmt(r.externalCalls.ce.std) << ", " << r.externalCalls.ce.count
+      << " tokens); " << r.builtinCalls << " builtin calls left out\n";
     t << "ERROR-parented tokens: " << r.errorParented.count << ", mean CE " << fmt(r.errorParented.mean) << '\n';
     return t.str();
 }
@@ -98,14 +140,10 @@ int cmdAnalyze(Args& args)
         throw UsageError("analyze needs a subcommand: causal, perplexed, heatmap or treatments");
     const auto out = args.value("--out");
     if (*sub == "causal") {
-        const fs::path db = args.require("--db");
-        const CausalBy by = [&] {
-            try {
-                return parseCausalBy(args.valueOr("--by", "global"));
-            } catch (const InputError& e) {
-                throw UsageError(e.what());
-            }
-        }();
+        const auto dbs = splitList(args.require("--db"));
+        const auto byArg = args.value("--by");
+        const auto conceptsArg = args.value("--concepts");
+        const auto namesArg = args.value("--names");
         CausalOptions opts;
         opts.seed = args.uint64Value("--seed", opts.seed);
         opts.minSnippets = args.intValue("--min-snippets", opts.minSnippets);
@@ -121,15 +159,62 @@ int cmdAnalyze(Args& args)
         args.finish();
         if (opts.minSnippets < 7)
             throw UsageError("--min-snippets must be >= 7 (the regression has 6 parameters)");
-        const CausalReport r = analyzeCausal(ResultsDb::open(db), by, opts);
+        if (dbs.empty())
+            throw UsageError("--db needs at least one results database");
+        // The paper's Table II layout: a concept selection, several models side by side.
+        const bool paper = conceptsArg.has_value() || dbs.size() > 1;
+        if (paper && !latex)
+            throw UsageError("--concepts and several --db lay out the paper's Table II: give --latex FILE");
+        if (paper && byArg && *byArg != "concept")
+            throw UsageError("the paper's Table II is by concept: leave --by out or give --by concept");
+        if (dbs.size() > 1 && asJson)
+            throw UsageError("--json takes one --db");
+        const auto names = namesArg ? splitList(*namesArg) : std::vector<std::string>{};
+        if (namesArg && names.size() != dbs.size())
+            throw UsageError("--names needs one name per --db (" + std::to_string(dbs.size()) + ")");
+        const CausalBy by = [&] {
+            try {
+                return paper ? CausalBy::Concept : parseCausalBy(byArg.value_or("global"));
+            } catch (const InputError& e) {
+                throw UsageError(e.what());
+            }
+        }();
+        std::vector<CausalReport> reports;
+        std::vector<RunInfo> runs;
+        for (const auto& d : dbs) {
+            const ResultsDb rdb = ResultsDb::open(d);
+            runs.push_back(rdb.runInfo());
+            reports.push_back(analyzeCausal(rdb, by, opts));
+        }
+        std::vector<std::string> labels = names;
+        for (std::size_t i = 0; labels.size() < dbs.size(); ++i) {
+            const bool repeated = std::count_if(runs.begin(), runs.end(),
+                                                [&](const RunInfo& x) { return x.modelName == runs[i].modelName; }) > 1;
+            labels.push_back(repeated ? runs[i].modelName + " (" + fs::path(dbs[i]).filename().string() + ")"
+                                      : runs[i].modelName);
+        }
         if (latex) {
-            writeText(causalLatex(r), *latex);
+            if (paper) {
+                std::vector<std::pair<std::string, const CausalReport*>> models;
+                for (std::size_t i = 0; i < reports.size(); ++i)
+                    models.emplace_back(labels[i], &reports[i]);
+                const auto groups =
+                    parseConceptSelection(conceptsArg.value_or("paper"), CategoryMap::forLanguage(runs[0].language));
+                writeText(causalPaperLatex(models, groups), *latex);
+            } else {
+                writeText(causalLatex(reports[0]), *latex);
+            }
             std::cerr << "analyze: wrote " << *latex << '\n';
         }
-        if (asJson)
-            writeJson(causalToJson(r), out);
-        else
-            writeText(causalText(r), out);
+        if (asJson) {
+            writeJson(causalToJson(reports[0]), out);
+        } else {
+            std::string text;
+            for (std::size_t i = 0; i < reports.size(); ++i)
+                text += (reports.size() > 1 ? "== " + labels[i] + " (" + dbs[i] + ")\n" : std::string()) +
+                        causalText(reports[i]) + (i + 1 < reports.size() ? "\n" : "");
+            writeText(text, out);
+        }
         return 0;
     }
     if (*sub == "treatments")
@@ -139,11 +224,31 @@ int cmdAnalyze(Args& args)
         PerplexedOptions opts;
         opts.minCount = args.intValue("--min-count", opts.minCount);
         opts.top = args.intValue("--top", opts.top);
+        const auto corpusArg = args.value("--corpus");
+        const bool noCalls = args.flag("--no-call-table");
         const bool asJson = args.flag("--json");
         args.finish();
         if (opts.minCount < 1 || opts.top < 1)
             throw UsageError("--min-count and --top must be >= 1");
-        const PerplexedReport r = analyzePerplexed(ResultsDb::open(db), opts);
+        const ResultsDb rdb = ResultsDb::open(db);
+        // The call table needs each snippet's repository and file: from the corpus (--corpus, else the run's).
+        std::optional<CallRepository> repository;
+        if (!noCalls) {
+            const RunInfo info = rdb.runInfo();
+            const fs::path corpus = corpusArg ? fs::path(*corpusArg) : fs::path(info.corpusPath);
+            std::error_code ec;
+            if (corpusArg || fs::exists(corpus, ec)) {
+                CorpusReadOptions ro;
+                if (!fs::is_directory(corpus, ec))
+                    ro.language = info.language; // entries without a `language` field are in the run's
+                repository = CallRepository::fromCorpus(readCorpus(corpus, ro));
+                opts.repository = &*repository;
+            } else {
+                std::cerr << "analyze: no call table: the run's corpus " << corpus.string()
+                          << " is not there (give --corpus FILE|DIR)\n";
+            }
+        }
+        const PerplexedReport r = analyzePerplexed(rdb, opts);
         if (asJson)
             writeJson(perplexedToJson(r), out);
         else
@@ -155,10 +260,15 @@ int cmdAnalyze(Args& args)
         const auto namesArg = args.value("--names");
         const auto svg = args.value("--svg");
         const auto latex = args.value("--latex");
+        const auto table1 = args.value("--table1");
+        const auto typesArg = args.value("--types");
         const bool allowDifferentCorpus = args.flag("--allow-different-corpus");
         args.finish();
-        if (!svg && !latex)
-            throw UsageError("analyze heatmap writes --svg FILE and/or --latex FILE");
+        if (!svg && !latex && !table1)
+            throw UsageError("analyze heatmap writes --svg FILE, --latex FILE and/or --table1 FILE");
+        const auto types = typesArg ? splitList(*typesArg) : std::vector<std::string>{};
+        if (typesArg && types.size() != dbs.size())
+            throw UsageError("--types needs one model type per --db (" + std::to_string(dbs.size()) + ")");
         const auto names = namesArg ? splitList(*namesArg) : std::vector<std::string>{};
         if (namesArg && names.size() != dbs.size())
             throw UsageError("--names needs one name per --db (" + std::to_string(dbs.size()) + ")");
@@ -185,6 +295,13 @@ int cmdAnalyze(Args& args)
         if (latex) {
             writeText(comparisonLatex(sets, cmp.warning), *latex);
             std::cerr << "analyze: wrote " << *latex << '\n';
+        }
+        if (table1) {
+            std::vector<TableOneModel> models;
+            for (std::size_t i = 0; i < stats.size(); ++i)
+                models.push_back({sets[i].first, types.empty() ? std::string() : types[i], &stats[i]});
+            writeText(tableOneLatex(models), *table1);
+            std::cerr << "analyze: wrote " << *table1 << '\n';
         }
         return 0;
     }

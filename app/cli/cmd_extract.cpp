@@ -30,6 +30,7 @@ int cmdExtract(Args& args)
     const int seed = args.intValue("--seed", 1);
     const std::string prefix = args.valueOr("--id-prefix", opts.language);
     const auto root = args.value("--root");
+    const auto repoArg = args.value("--repo");
     const auto licence = args.value("--licence");
     const bool prompts = args.flag("--prompts");
     args.finish();
@@ -41,6 +42,11 @@ int cmdExtract(Args& args)
 
     std::vector<std::filesystem::path> paths(sources.begin(), sources.end());
     const std::filesystem::path base = root ? std::filesystem::path(*root) : paths.front().parent_path();
+    // The repository every snippet comes from (method.md §10): --repo, else the root folder's name.
+    std::filesystem::path rootAbs = std::filesystem::absolute(base).lexically_normal();
+    if (rootAbs.filename().empty()) // "dir/" ends in an empty name
+        rootAbs = rootAbs.parent_path();
+    const std::string repo = repoArg ? *repoArg : rootAbs.filename().string();
     std::vector<std::string> skipped;
     const auto snippets =
         cutCorpus(paths, base, opts, static_cast<std::size_t>(sample), static_cast<uint64_t>(seed), &skipped);
@@ -58,6 +64,8 @@ int cmdExtract(Args& args)
         j["id"] = prefix + "-" + id;
         j["language"] = opts.language;
         j["source"] = snippets[i].source;
+        j["repo"] = repo;
+        j["path"] = snippets[i].path;
         j["line"] = snippets[i].line;
         if (licence)
             j["licence"] = *licence;

@@ -7,21 +7,26 @@
 
 #include "ascviz/base/error.h"
 #include "ascviz/base/resources.h"
+#include "ascviz/base/utf8.h"
 #include "ascviz/results/corpus.h"
 #include "ascviz/study/report.h"
 #include "ascviz/study/responses.h"
 #include "ascviz/study/study.h"
 #include "ascviz/syntax/language.h"
 
+#include <nlohmann/json.hpp>
+
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 namespace ascviz::cli {
@@ -54,6 +59,10 @@ int studyInit(Args& args)
     const int points = args.intValue("--points", 5);
     const auto labels = args.value("--labels");
     d.aggregation = aggregationOption(args);
+    const std::string designArg = args.valueOr("--design", "within");
+    const auto backgroundArg = args.value("--background");
+    const bool complete = args.flag("--complete");
+    const int maxNewTokens = args.intValue("--max-new-tokens", 64);
     const std::string language = languageOptionOrEmpty(args);
     const std::string modelArg = args.valueOr("--model", "default");
     LoadOptions lo = loadOptions(args);
@@ -73,11 +82,36 @@ int studyInit(Args& args)
             q.labels = l;
     }
     d.participants = participants;
+    try {
+        d.design = parseStudyDesign(designArg);
+    } catch (const InputError&) {
+        throw UsageError("--design must be within or between");
+    }
+    if (maxNewTokens < 1)
+        throw UsageError("--max-new-tokens must be >= 1");
+    // The background section: the paper's questions, those of a JSON file (an array of {"id", "text", "kind":
+    // "choice"|"text", "options"}), or none.
+    if (!backgroundArg)
+        d.background = defaultBackgroundQuestions();
+    else if (*backgroundArg != "none")
+        d.background = [&] {
+            const std::string text = readUtf8File(*backgroundArg);
+            try {
+                return backgroundFromJson(nlohmann::json::parse(text));
+            } catch (const nlohmann::json::parse_error& e) {
+                throw InputError("--background " + *backgroundArg + ": invalid JSON (" + e.what() + ")");
+            } catch (const InputError& e) {
+                throw InputError("--background " + *backgroundArg + ": " + e.what());
+            }
+        }();
     // Cheap checks before the model: the output, the design's arithmetic, the corpus.
     std::error_code ec;
     if (fs::exists(out, ec))
         throw InputError("the study file " + out.string() + " exists already; not overwritten (choose another --out)");
-    assignTrials(samples, d.conditions, participants, d.seed);
+    if (d.design == StudyDesignKind::Between)
+        assignTrialsBetween(samples, d.conditions, participants, d.seed);
+    else
+        assignTrials(samples, d.conditions, participants, d.seed);
 
     CorpusReadOptions ro;
     ro.language = language;
@@ -101,15 +135,43 @@ int studyInit(Args& args)
     for (std::size_t i = 0; i < picked.size(); ++i) {
         const CorpusEntry& e = corpus.entries[picked[i]];
         std::cerr << "study: evaluating " << (i + 1) << "/" << picked.size() << " (" << e.id << ")\n";
-        ScoredText s = model->score(e.code);
-        splitAtPromptText(s, e.prompt);
+        ScoredText s;
+        if (complete) {
+            // The model's completion of the prompt (method.md §9), generated once here and stored: greedy,
+            // at most --max-new-tokens tokens; the prompt is teacher-forced, the completion flagged generated.
+            if (!e.prompt)
+                throw InputError("--complete: corpus entry " + e.id + " (" + e.location +
+                                 ") has no prompt to complete (a \"prompt\" field)");
+            // The prompt's trailing line breaks are left for the model to predict: after a prompt ending in
+            // one, a code model tends to end the text at once (EOS), which would leave no completion.
+            std::string prompt = *e.prompt;
+            while (prompt.size() > 1 && (prompt.back() == '\n' || prompt.back() == '\r'))
+                prompt.pop_back();
+            GenerationOptions g;
+            g.maxNewTokens = maxNewTokens;
+            g.greedy = true;
+            s = model->generate(prompt, g);
+            if (s.promptBytes == s.text.size())
+                std::cerr << "study: note: the model ended " << e.id << " at once (EOS): no completion\n";
+        } else {
+            s = model->score(e.code);
+            splitAtPromptText(s, e.prompt);
+        }
         evaluated.push_back(makeStudySample(e.id, e.language, std::move(s), d.aggregation));
     }
     const Study study = makeStudy(d, std::move(evaluated));
     writeStudyFile(out, study);
     std::cerr << "study: wrote " << out.string() << " (study '" << study.id << "', " << study.samples.size()
               << " samples, " << study.participants.size() << " participants)\n";
-    if (participants % int(d.conditions.size()) != 0)
+    if (d.design == StudyDesignKind::Between) {
+        std::map<std::string, int> groups;
+        for (const auto& p : study.participants)
+            ++groups[p.trials.front().condition];
+        std::cerr << "study: between subjects, groups:";
+        for (const auto& c : d.conditions)
+            std::cerr << ' ' << c << ' ' << groups[c];
+        std::cerr << '\n';
+    } else if (participants % int(d.conditions.size()) != 0)
         std::cerr << "study: note: " << participants << " participants is not a multiple of the " << d.conditions.size()
                   << " conditions; each participant is balanced, but the last group does not show every sample under "
                      "every condition\n";
@@ -194,12 +256,18 @@ int studyReport(Args& args)
         throw UsageError("--json and --csv are exclusive");
     const Answers a = readAnswers(responses, studyFile);
     const StudyReport r = computeStudyReport(a.conditions, a.questions, a.rows);
+    const auto breakdown = a.backgroundAnswers.empty() ? std::vector<BackgroundBreakdown>{}
+                                                       : backgroundBreakdown(a.conditions, a.questions, a.background,
+                                                                             a.rows, a.backgroundAnswers);
     if (csvDir) {
         std::cerr << "study: wrote " << writeStudyReportCsv(r, *csvDir).string() << '\n';
         return 0;
     }
     if (asJson) {
-        writeJson(studyReportJson(r), out);
+        auto j = studyReportJson(r);
+        if (!breakdown.empty())
+            j["by_background"] = backgroundBreakdownJson(breakdown);
+        writeJson(j, out);
         return 0;
     }
     std::ostringstream t;
@@ -215,6 +283,20 @@ int studyReport(Args& args)
             for (std::size_t i = 0; i < qr.distribution.size(); ++i)
                 t << (i ? " " : "") << qr.distribution[i];
             t << "]\n";
+        }
+    }
+    for (const auto& b : breakdown) {
+        t << "\nby background question '" << b.question << "' (% agreement per condition)\n";
+        for (const auto& g : b.groups) {
+            t << "  " << g.answer << " (" << g.participants << " participants):";
+            for (const auto& q : r.questions)
+                for (const auto& c : r.conditions) {
+                    char buf[96];
+                    std::snprintf(buf, sizeof buf, " %s/%s %.0f%% (n=%d)", c.c_str(), q.id.c_str(),
+                                  g.report.at(c, q.id).agreePct, g.report.at(c, q.id).n);
+                    t << buf;
+                }
+            t << '\n';
         }
     }
     writeText(t.str(), out);

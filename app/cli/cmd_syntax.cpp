@@ -85,6 +85,7 @@ struct EvalInputs {
     LoadOptions load;
     std::optional<long long> promptBytes;
     Aggregation aggregation = Aggregation::Median;
+    AggregationScope scope = AggregationScope::Tokens;
     std::string language;
     std::optional<std::string> categoriesFile;
     std::size_t maxTextBytes = limits::kDefaultMaxTextBytes;
@@ -118,6 +119,11 @@ EvalInputs readEvalOptions(Args& args)
         }
     }
     in.aggregation = aggregationOption(args);
+    try {
+        in.scope = parseAggregationScope(args.valueOr("--aggregation-scope", "tokens"));
+    } catch (const InputError&) {
+        throw UsageError("--aggregation-scope must be tokens or children");
+    }
     in.language = languageOption(args, in.textFile);
     in.categoriesFile = args.value("--categories");
     in.maxTextBytes = maxTextBytesOption(args);
@@ -161,9 +167,13 @@ EvalResult runEval(const EvalInputs& in, std::string* dtype = nullptr, LayerLens
                              std::to_string(scored.text.size()) + " bytes)");
         splitAtPrompt(scored, n);
     }
-    if (tree && tree->text() == scored.text)
-        return evaluate(std::move(scored), std::move(*tree), in.aggregation, categories);
-    return evaluate(std::move(scored), in.language, in.aggregation, categories, in.maxAstDepth, in.maxAstNodes);
+    EvalResult r =
+        tree && tree->text() == scored.text
+            ? evaluate(std::move(scored), std::move(*tree), in.aggregation, categories)
+            : evaluate(std::move(scored), in.language, in.aggregation, categories, in.maxAstDepth, in.maxAstNodes);
+    if (in.scope != AggregationScope::Tokens)
+        reaggregate(r, in.aggregation, in.scope);
+    return r;
 }
 
 } // namespace

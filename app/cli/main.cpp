@@ -147,7 +147,8 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "  --root DIR          paths in \"source\" are relative to DIR (default: the first source's folder)\n"
           "  --id-prefix P       ids P-0000, P-0001, ... (default: the language)\n"
           "  --licence TEXT      recorded in every entry\n"
-          "  --prompts           add \"prompt\": the code cut after a line drawn from mt19937_64(S + index)\n",
+          "  --prompts           add \"prompt\": the code cut after a line drawn from mt19937_64(S + index)\n"
+          "  --repo NAME         the \"repo\" field (default: the root folder's name); \"path\" is the file under it\n",
           false}},
         {"relations",
          {"ascviz-cli relations --text-file F [--language L] [--model M] [--json] [--out FILE]",
@@ -168,7 +169,9 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "    --json             the JSON of docs/cli.md (default: a text table)   --latex FILE   Table II "
           "(booktabs)\n"
           "  perplexed  PERPLEXED (method.md 10): CE per token text and AST label, worst and best, calls, ERROR\n"
-          "    --min-count K (default 5)   --top N (default 20)   --json\n"
+          "    --min-count K (default 5)   --top N (default 20)   --json; the unfiltered top 10 and Spearman rho\n"
+          "    --corpus FILE|DIR  the snippets' repositories and files for Table 1 (default: the run's corpus)\n"
+          "    --no-call-table    leave Table 1 out\n"
           "  heatmap    categories x result databases, coloured by the bootstrapped median\n"
           "    --db A.db,B.db   --names N1,N2   --svg FILE   --latex FILE (the comparison, Table I layout)\n"
           "    each database is labelled with its model and the settings that differ (θ, dtype, categories,\n"
@@ -222,6 +225,9 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "stores\n"
           "           the evaluations in the study file with a counterbalanced trial order per participant (N must\n"
           "           be a multiple of the number of conditions); prints the assignment JSON\n"
+          "           --design within|between   between: one condition per participant, groups balanced\n"
+          "           --background FILE|none    the background questions (default: the paper's four)\n"
+          "           --complete [--max-new-tokens N]   samples = the model's completion of each prompt\n"
           "  render   --study STUDY.json --participant ID --trial K --png OUT [--size WxH]: what that participant\n"
           "           sees in trial K (0-based) as PNG (drawn by the ascviz GUI executable next to ascviz-cli,\n"
           "           or $ASCVIZ_GUI; offscreen)\n"
@@ -251,7 +257,9 @@ const std::map<std::string, CommandHelp>& commandHelp()
           false}},
         {"eval",
          {"ascviz-cli eval (--model M | --scores F) --text-file F [--prompt-bytes N] [--aggregation A] [--out FILE]",
-          nullptr, true}},
+          "  --aggregation-scope tokens|children   theta over a node's own tokens (default) or, as the paper's\n"
+          "                     Fig. 2-C, over its children's values (method.md 4)\n",
+          true}},
         {"render",
          {"ascviz-cli render (--model M | --scores F) --text-file F --view complete|partial|sequence --svg OUT",
           nullptr, true}},

@@ -63,4 +63,17 @@ inline std::string dataDir()
     return ascviz::testdata::dataDir().string();
 }
 
+// A path in single quotes, for a command line.
+inline std::string quoted(const std::filesystem::path& p)
+{
+    return "'" + p.string() + "'";
+}
+
+// The whole content of a file ("" when it cannot be read).
+inline std::string slurp(const std::filesystem::path& p)
+{
+    std::ifstream in(p);
+    return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
 } // namespace clitest

@@ -1,6 +1,7 @@
 // PERPLEXED over a results database (perplexed.h).
 #include "ascviz/analysis/perplexed.h"
 
+#include "ascviz/analysis/rank.h"
 #include "ascviz/base/error.h"
 #include "ascviz/syntax/language.h"
 #include "ascviz/syntax/syntax.h"
@@ -32,11 +33,6 @@ CeStat ceStat(const std::vector<double>& v)
 }
 
 namespace {
-
-struct Tok {
-    std::size_t start, end;
-    double ce;
-};
 
 bool listed(const std::vector<std::string>& v, const std::string& s)
 {
@@ -81,7 +77,7 @@ PerplexedReport analyzePerplexed(const ResultsDb& db, const PerplexedOptions& op
     r.minCount = opts.minCount;
     const auto& reg = LanguageRegistry::instance();
     // Tokens per snippet.
-    std::map<int64_t, std::vector<Tok>> tokens;
+    std::map<int64_t, std::vector<CeToken>> tokens;
     db.forEachOkToken([&](const TokenRow& t) {
         if (!t.ntp || !(*t.ntp > 0)) {
             ++r.skipped;
@@ -91,6 +87,9 @@ PerplexedReport analyzePerplexed(const ResultsDb& db, const PerplexedOptions& op
     });
     std::map<std::string, std::vector<double>> byText, byLabel, errorLabels;
     std::vector<double> all, internal, external, errorParented;
+    std::optional<CallTableBuilder> builder;
+    if (opts.repository)
+        builder.emplace(*opts.repository);
     for (const auto& row : db.snippets()) {
         if (!row.ok)
             continue;
@@ -104,7 +103,7 @@ PerplexedReport analyzePerplexed(const ResultsDb& db, const PerplexedOptions& op
             throw InputError("snippet " + row.id + " is in language '" + row.language + "', which this build lacks");
         const SyntaxTree tree = SyntaxTree::parse(lang->id, code);
         const auto& nodes = tree.nodes();
-        for (const Tok& t : it->second) {
+        for (const CeToken& t : it->second) {
             if (t.end > code.size() || t.start >= t.end)
                 continue;
             all.push_back(t.ce);
@@ -112,8 +111,10 @@ PerplexedReport analyzePerplexed(const ResultsDb& db, const PerplexedOptions& op
             std::size_t pos = t.start;
             while (pos < t.end && std::isspace(static_cast<unsigned char>(code[pos])))
                 ++pos;
-            if (pos == t.end)
-                pos = t.start; // an all-whitespace token: where it starts
+            if (pos == t.end) { // an all-whitespace token: not the statement it indents (method.md §10)
+                byLabel["whitespace"].push_back(t.ce);
+                continue;
+            }
             const AstNode& n = nodes[static_cast<std::size_t>(deepestAt(tree, pos))];
             const std::string label =
                 n.parent < 0 ? n.type : nodes[static_cast<std::size_t>(n.parent)].type + " -> " + n.type;
@@ -123,6 +124,8 @@ PerplexedReport analyzePerplexed(const ResultsDb& db, const PerplexedOptions& op
                 errorLabels[label].push_back(t.ce);
             }
         }
+        if (builder)
+            builder->addSnippet(row.id, *lang, tree, it->second);
         // Calls: internal when the snippet defines the callee.
         std::set<std::string> defined;
         for (const auto& n : nodes)
@@ -131,20 +134,9 @@ PerplexedReport analyzePerplexed(const ResultsDb& db, const PerplexedOptions& op
         for (const auto& c : nodes) {
             if (!c.named || !listed(lang->calls.types, c.type))
                 continue;
-            std::size_t argsStart = c.end;
-            for (int k : c.children)
-                if (listed(lang->calls.arguments, nodes[static_cast<std::size_t>(k)].type)) {
-                    argsStart = nodes[static_cast<std::size_t>(k)].start;
-                    break;
-                }
-            std::string callee;
-            for (int id = c.id + 1; id < static_cast<int>(nodes.size()); ++id) {
-                const AstNode& d = nodes[static_cast<std::size_t>(id)];
-                if (d.start >= argsStart || d.start >= c.end)
-                    break;
-                if (isNameNode(d.type) && d.end <= argsStart)
-                    callee = std::string(tree.nodeText(d));
-            }
+            const int calleeId = calleeNode(tree, *lang, c);
+            const std::string callee =
+                calleeId < 0 ? std::string() : std::string(tree.nodeText(nodes[static_cast<std::size_t>(calleeId)]));
             // A qualified name (C++ a::b) is matched by its last part too.
             const std::string last =
                 callee.substr(callee.rfind("::") == std::string::npos ? 0 : callee.rfind("::") + 2);
@@ -162,7 +154,7 @@ PerplexedReport analyzePerplexed(const ResultsDb& db, const PerplexedOptions& op
                         isInternal = true;
             auto& sink = isInternal ? internal : external;
             (isInternal ? r.internalCalls : r.externalCalls).calls++;
-            for (const Tok& t : it->second)
+            for (const CeToken& t : it->second)
                 if (t.start < c.end && t.end > c.start)
                     sink.push_back(t.ce);
         }
@@ -176,6 +168,24 @@ PerplexedReport analyzePerplexed(const ResultsDb& db, const PerplexedOptions& op
     r.internalCalls.ce = ceStat(internal);
     r.externalCalls.ce = ceStat(external);
     r.errorParented = ceStat(errorParented);
+    r.worstTokensAll = ranked(byText, 1, 10, true);
+    r.bestTokensAll = ranked(byText, 1, 10, false);
+    r.worstLabelsAll = ranked(byLabel, 1, 10, true);
+    r.bestLabelsAll = ranked(byLabel, 1, 10, false);
+    auto rho = [](const std::map<std::string, std::vector<double>>& groups) {
+        std::vector<double> freq, mean;
+        for (const auto& [k, v] : groups) {
+            freq.push_back(static_cast<double>(v.size()));
+            mean.push_back(ceStat(v).mean);
+        }
+        return spearman(freq, mean);
+    };
+    r.spearmanTokens = rho(byText);
+    r.spearmanLabels = rho(byLabel);
+    r.tokenGroups = static_cast<int64_t>(byText.size());
+    r.labelGroups = static_cast<int64_t>(byLabel.size());
+    if (builder)
+        r.callTable = builder->finish();
     r.errorLabels = ranked(errorLabels, 1, opts.top, true);
     if (r.tokens == 0)
         throw InputError(db.path().string() + " holds no scored token of an evaluated snippet: nothing to analyse");
@@ -218,6 +228,17 @@ nlohmann::json perplexedToJson(const PerplexedReport& r)
     j["calls"] = {{"internal", call(r.internalCalls)},
                   {"external", call(r.externalCalls)},
                   {"builtin_calls_left_out", r.builtinCalls}};
+    j["tokens"]["worst_unfiltered"] = listJson(r.worstTokensAll, "text");
+    j["tokens"]["best_unfiltered"] = listJson(r.bestTokensAll, "text");
+    j["labels"]["worst_unfiltered"] = listJson(r.worstLabelsAll, "label");
+    j["labels"]["best_unfiltered"] = listJson(r.bestLabelsAll, "label");
+    auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
+    j["spearman_frequency_ce"] = {{"tokens", opt(r.spearmanTokens)},
+                                  {"labels", opt(r.spearmanLabels)},
+                                  {"token_groups", r.tokenGroups},
+                                  {"label_groups", r.labelGroups}};
+    j["call_table"] = r.callTable ? callTableToJson(*r.callTable) : nlohmann::json();
+    j["calls"]["rule"] = "internal: defined in the same snippet (call_table: the paper's repository rule)";
     j["error_parented"] = statJson(r.errorParented);
     j["error_parented"]["labels"] = listJson(r.errorLabels, "label");
     j["method"] = "CE = -ln NtP per token; label = 'parent -> type' of the deepest node holding the token's first "

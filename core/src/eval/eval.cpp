@@ -133,6 +133,19 @@ void computeValues(EvalResult& r)
                 vals.push_back(*p);
         ne.value = aggregate(vals, r.aggregation);
     }
+    if (r.scope != AggregationScope::Children)
+        return;
+    // Bottom-up: in pre-order every child comes after its parent, so walking backwards sees children first.
+    const auto& ast = r.tree.nodes();
+    for (std::size_t i = ast.size(); i-- > 0;) {
+        if (ast[i].children.empty())
+            continue;
+        vals.clear();
+        for (int c : ast[i].children)
+            if (const auto& v = r.nodes[static_cast<std::size_t>(c)].value)
+                vals.push_back(*v);
+        r.nodes[i].value = aggregate(vals, r.aggregation);
+    }
 }
 
 void computeFeatures(EvalResult& r)
@@ -219,6 +232,26 @@ EvalResult evaluate(ScoredText scored, SyntaxTree tree, Aggregation a, const Cat
     computeValues(r);
     computeFeatures(r);
     return r;
+}
+
+AggregationScope parseAggregationScope(const std::string& s)
+{
+    if (s == "tokens")
+        return AggregationScope::Tokens;
+    if (s == "children")
+        return AggregationScope::Children;
+    throw InputError("unknown aggregation scope '" + s + "' (use tokens or children)");
+}
+
+std::string toString(AggregationScope s)
+{
+    return s == AggregationScope::Children ? "children" : "tokens";
+}
+
+void reaggregate(EvalResult& r, Aggregation a, AggregationScope scope)
+{
+    r.scope = scope;
+    reaggregate(r, a);
 }
 
 void reaggregate(EvalResult& r, Aggregation a)

@@ -45,19 +45,22 @@ json evalResultJson(const EvalResult& r)
 
     const double ce = s.crossEntropy();
     const SnippetFeatures& f = r.features;
-    return json{{"model", s.model},
-                {"tokens", std::move(tokens)},
-                {"cross_entropy", std::isfinite(ce) ? json(ce) : json(nullptr)},
-                {"aggregation", toString(r.aggregation)},
-                {"prompt_bytes", s.promptBytes},
-                {"prompt_tokens", s.promptTokens},
-                {"nodes", std::move(nodes)},
-                {"summary",
-                 {{"asc_eval", optionalNumber(f.ascEval)},
-                  {"ast_nodes", f.astNodes},
-                  {"ast_levels", f.astLevels},
-                  {"cyclomatic", f.cyclomatic},
-                  {"tokens", f.tokens}}}};
+    json out{{"model", s.model},
+             {"tokens", std::move(tokens)},
+             {"cross_entropy", std::isfinite(ce) ? json(ce) : json(nullptr)},
+             {"aggregation", toString(r.aggregation)},
+             {"prompt_bytes", s.promptBytes},
+             {"prompt_tokens", s.promptTokens},
+             {"nodes", std::move(nodes)},
+             {"summary",
+              {{"asc_eval", optionalNumber(f.ascEval)},
+               {"ast_nodes", f.astNodes},
+               {"ast_levels", f.astLevels},
+               {"cyclomatic", f.cyclomatic},
+               {"tokens", f.tokens}}}};
+    if (r.scope != AggregationScope::Tokens) // written only when not the default (older readers ignore it)
+        out["aggregation_scope"] = toString(r.scope);
+    return out;
 }
 
 } // namespace ascviz

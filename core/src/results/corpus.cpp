@@ -61,6 +61,22 @@ void addEntry(Corpus& c, std::map<std::string, std::string>& seen, CorpusEntry e
     c.entries.push_back(std::move(e));
 }
 
+// The entry's repository and file from `repo` / `path`, else from `source` ("<path>::<name>": the path, and
+// its first folder as the repository; corpus.h).
+void setRepoFile(CorpusEntry& e, std::string repo, std::string path, const std::string& source)
+{
+    if (path.empty() && !source.empty()) {
+        const std::size_t cut = source.find("::");
+        path = source.substr(0, cut);
+        if (repo.empty() && path.find('/') != std::string::npos) {
+            repo = path.substr(0, path.find('/'));
+            path = path.substr(repo.size() + 1);
+        }
+    }
+    e.repo = std::move(repo);
+    e.path = std::move(path);
+}
+
 std::optional<std::string> utf8Problem(std::string_view s, const char* what)
 {
     if (auto bad = findInvalidUtf8(s))
@@ -210,6 +226,22 @@ Corpus parseJsonLines(const std::string& text, const std::string& name)
             }
             e.language = *id;
         }
+        std::string text[3]; // repo, path, source
+        bool bad = false;
+        for (int k = 0; k < 3 && !bad; ++k) {
+            const char* key = k == 0 ? "repo" : k == 1 ? "path" : "source";
+            if (auto f = j.find(key); f != j.end() && !f->is_null()) {
+                if (!f->is_string() && k < 2) {
+                    c.issues.push_back({where, std::string("field \"") + key + "\" must be a string; skipped"});
+                    bad = true;
+                } else if (f->is_string()) { // a non-string `source` is no file: ignored, as before
+                    text[k] = f->get<std::string>();
+                }
+            }
+        }
+        if (bad)
+            continue;
+        setRepoFile(e, text[0], text[1], text[2]);
         addEntry(c, seen, std::move(e));
     }
     return c;
@@ -313,6 +345,9 @@ Corpus parseCsv(const std::string& text, const std::string& name)
     const auto idCol = column("id");
     const auto promptCol = column("prompt");
     const auto languageCol = column("language");
+    const auto repoCol = column("repo");
+    const auto pathCol = column("path");
+    const auto sourceCol = column("source");
     std::map<std::string, std::string> seen;
     for (std::size_t r = 1; r < records.size(); ++r) {
         auto& rec = records[r];
@@ -344,6 +379,8 @@ Corpus parseCsv(const std::string& text, const std::string& name)
         e.id = idCol && !rec.fields[*idCol].empty() ? rec.fields[*idCol] : "row-" + std::to_string(r);
         if (promptCol)
             e.prompt = rec.fields[*promptCol];
+        setRepoFile(e, repoCol ? rec.fields[*repoCol] : "", pathCol ? rec.fields[*pathCol] : "",
+                    sourceCol ? rec.fields[*sourceCol] : "");
         if (languageCol && !rec.fields[*languageCol].empty()) {
             std::string problem;
             const auto id = entryLanguage(rec.fields[*languageCol], &problem);
@@ -396,6 +433,10 @@ Corpus readFolder(const fs::path& root, const CorpusReadOptions& opts)
         CorpusEntry e;
         e.id = f.lexically_relative(root).generic_string();
         e.location = f.string();
+        e.repo = fs::absolute(root, ec).lexically_normal().filename().string(); // the folder is one repository
+        if (e.repo.empty()) // "dir/" normalizes to a trailing empty name
+            e.repo = fs::absolute(root, ec).lexically_normal().parent_path().filename().string();
+        e.path = e.id;
         if (!opts.language.empty())
             e.language = LanguageRegistry::instance().get(opts.language).id; // the user's word wins
         else if (const LanguageInfo* l = LanguageRegistry::instance().forFile(f))

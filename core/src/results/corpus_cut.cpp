@@ -66,6 +66,7 @@ std::vector<CutSnippet> cutSnippets(const std::string& text, const std::string& 
         CutSnippet s;
         s.name = definitionName(tree, n);
         s.source = relPath + "::" + s.name;
+        s.path = relPath;
         s.code = std::move(code);
         s.line = lineOf(text, n.start);
         out.push_back(std::move(s));

@@ -326,6 +326,37 @@ void ResponsesDb::saveCommentDraft(const std::string& participant, int trial, co
     st.run();
 }
 
+void ResponsesDb::recordBackground(const std::string& participant, const std::map<std::string, std::string>& answers)
+{
+    if (!hasParticipant(participant))
+        throw InputError("participant " + participant + " has not been started");
+    const std::string what = "saving the background answers of participant " + participant;
+    sqlite::Transaction tx(m->db);
+    m->db.exec("CREATE TABLE IF NOT EXISTS background_answers (participant TEXT NOT NULL REFERENCES participants(id), "
+               "question TEXT NOT NULL, answer TEXT NOT NULL, answered TEXT NOT NULL, "
+               "PRIMARY KEY (participant, question)) WITHOUT ROWID",
+               what);
+    for (const auto& [q, a] : answers) {
+        sqlite::Stmt st(m->db, "INSERT OR REPLACE INTO background_answers VALUES (?, ?, ?, ?)", what);
+        st.bindAll(participant, q, a, isoTimestampUtc());
+        st.run();
+    }
+    tx.commit();
+}
+
+std::map<std::string, std::map<std::string, std::string>> ResponsesDb::backgroundAnswers() const
+{
+    std::map<std::string, std::map<std::string, std::string>> out;
+    const std::string what = "reading the background answers";
+    sqlite::Stmt has(m->db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'background_answers'", what);
+    if (!has.step())
+        return out; // a file from before the background section, or nobody answered yet
+    sqlite::Stmt st(m->db, "SELECT participant, question, answer FROM background_answers ORDER BY participant", what);
+    while (st.step())
+        out[st.text(0)][st.text(1)] = st.text(2);
+    return out;
+}
+
 std::string ResponsesDb::comment(const std::string& participant, int trial) const
 {
     const std::string what = "reading a comment of participant " + participant;

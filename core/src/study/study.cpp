@@ -42,14 +42,6 @@ struct Fnv {
     }
 };
 
-// Fisher-Yates with an explicit draw, so that the order is the same with every standard library.
-template <class T> void seededShuffle(std::vector<T>& v, uint64_t seed)
-{
-    std::mt19937_64 rng(seed);
-    for (std::size_t i = v.size(); i > 1; --i)
-        std::swap(v[i - 1], v[rng() % i]);
-}
-
 } // namespace
 
 void checkQuestions(const std::vector<StudyQuestion>& qs)
@@ -236,7 +228,12 @@ Study makeStudy(const StudyDesign& d, std::vector<StudySample> samples)
     st.conditions = d.conditions;
     st.questions = d.questions;
     st.created = isoTimestampUtc();
-    st.participants = assignTrials(int(samples.size()), d.conditions, d.participants, d.seed);
+    checkBackgroundQuestions(d.background);
+    st.design = d.design;
+    st.background = d.background;
+    st.participants = d.design == StudyDesignKind::Between
+                          ? assignTrialsBetween(int(samples.size()), d.conditions, d.participants, d.seed)
+                          : assignTrials(int(samples.size()), d.conditions, d.participants, d.seed);
     st.samples = std::move(samples);
     st.id = d.id.empty() ? "study-" + st.fingerprint().substr(0, 8) : d.id;
     return st;

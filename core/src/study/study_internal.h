@@ -2,7 +2,10 @@
 #pragma once
 #include "ascviz/study/study.h"
 
+#include <cstdint>
+#include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ascviz {
@@ -11,5 +14,13 @@ namespace ascviz {
 void checkQuestions(const std::vector<StudyQuestion>& qs);
 // Throw InputError for no condition, an unknown or a repeated one.
 void checkConditions(const std::vector<std::string>& cs);
+
+// Fisher-Yates with an explicit draw, so that the order is the same with every standard library.
+template <class T> void seededShuffle(std::vector<T>& v, uint64_t seed)
+{
+    std::mt19937_64 rng(seed);
+    for (std::size_t i = v.size(); i > 1; --i)
+        std::swap(v[i - 1], v[rng() % i]);
+}
 
 } // namespace ascviz

@@ -107,21 +107,27 @@ json studyToJson(const Study& s)
                            {"code", sm.eval->scored.text},
                            {"eval", evalResultJson(*sm.eval)}});
     json participants = assignmentJson(s).at("participants");
-    return json{{"format", "ascviz-study"},
-                {"version", kStudyVersion},
-                {"id", s.id},
-                {"title", s.title},
-                {"created", s.created},
-                {"fingerprint", s.fingerprint()},
-                {"model", s.model},
-                {"source", s.source},
-                {"seed", s.seed},
-                {"aggregation", toString(s.aggregation)},
-                {"conditions", s.conditions},
-                {"questions", std::move(questions)},
-                {"participant_mode", {{"exit_key", s.exitKey}, {"comments", s.allowComments}}},
-                {"samples", std::move(samples)},
-                {"participants", std::move(participants)}};
+    json out{{"format", "ascviz-study"},
+             {"version", kStudyVersion},
+             {"id", s.id},
+             {"title", s.title},
+             {"created", s.created},
+             {"fingerprint", s.fingerprint()},
+             {"model", s.model},
+             {"source", s.source},
+             {"seed", s.seed},
+             {"aggregation", toString(s.aggregation)},
+             {"conditions", s.conditions},
+             {"questions", std::move(questions)},
+             {"participant_mode", {{"exit_key", s.exitKey}, {"comments", s.allowComments}}},
+             {"samples", std::move(samples)},
+             {"participants", std::move(participants)}};
+    // Written only when used, so that files of studies without them stay as they were.
+    if (s.design != StudyDesignKind::Within)
+        out["design"] = toString(s.design);
+    if (!s.background.empty())
+        out["background"] = backgroundToJson(s.background);
+    return out;
 }
 
 namespace {
@@ -156,6 +162,13 @@ Study studyFromJsonUnchecked(const json& j)
     try {
         checkConditions(s.conditions);
         checkQuestions(s.questions);
+    } catch (const InputError& e) {
+        bad(e.what());
+    }
+    try {
+        s.design = parseStudyDesign(j.value("design", std::string("within")));
+        if (j.contains("background"))
+            s.background = backgroundFromJson(j.at("background"));
     } catch (const InputError& e) {
         bad(e.what());
     }

@@ -1,5 +1,7 @@
 #include "pages/study/participantwindow.h"
 
+#include "pages/study/backgroundform.h"
+
 #include "common/textpos.h"
 #include "pages/study/trialscreen.h"
 
@@ -50,6 +52,26 @@ ParticipantWindow::ParticipantWindow(std::shared_ptr<const Study> study, Respons
     exit->setContext(Qt::WindowShortcut);
     connect(exit, &QShortcut::activated, this, &QWidget::close);
     m_trial = m_db->firstOpenTrial(toUtf8(m_participant));
+    // The background section first, unless answered (a resumed participant) or the trials are under way.
+    const auto given = m_db->backgroundAnswers();
+    if (!m_study->background.empty() && m_trial == 0 && !given.count(toUtf8(m_participant))) {
+        m_background = new BackgroundForm(m_study->background, this);
+        l->insertWidget(0, m_background);
+        m_screen->hide();
+        connect(m_background, &BackgroundForm::submitted, this, [this] {
+            try {
+                m_db->recordBackground(toUtf8(m_participant), m_background->answers());
+            } catch (const std::exception& e) {
+                m_screen->setError(
+                    tr("Your answers could not be saved (%1). Please tell the researcher.").arg(toQString(e.what())));
+            }
+            m_background->hide();
+            m_background->deleteLater();
+            m_background = nullptr;
+            m_screen->show();
+            showCurrent();
+        });
+    }
     showCurrent();
 }
 

@@ -14,6 +14,7 @@
 
 namespace ascviz::ui {
 
+class BackgroundForm;
 class TrialScreen;
 
 class ParticipantWindow : public QWidget {
@@ -27,6 +28,9 @@ public:
     ~ParticipantWindow() override;
 
     TrialScreen* screen() const { return m_screen; }
+    // The background section, shown before the first trial while the participant has not answered it
+    // (null when the study has none or it was answered).
+    BackgroundForm* backgroundForm() const { return m_background; }
     int currentTrial() const { return m_trial; } // = trialCount() when done
     int trialCount() const;
     QString participant() const { return m_participant; }
@@ -53,6 +57,7 @@ private:
     int m_trial = 0;
     QElapsedTimer m_timer;
     TrialScreen* m_screen;
+    BackgroundForm* m_background = nullptr;
 };
 
 } // namespace ascviz::ui

@@ -77,6 +77,9 @@ StudyDesign StudyPage::designFromForm() const
     for (const auto& c : studyConditionNames())
         if (m_conditions.value(toQString(c))->isChecked())
             d.conditions.push_back(c);
+    d.design = parseStudyDesign(toUtf8(m_design->currentData().toString()));
+    if (m_background->isChecked())
+        d.background = defaultBackgroundQuestions();
     const int points = m_points->currentData().toInt();
     std::vector<std::string> labels;
     for (const QString& l : m_labels->text().split(QLatin1Char(','), Qt::SkipEmptyParts))
@@ -108,7 +111,10 @@ bool StudyPage::createStudy(const QString& path, QString* error)
         if (int(d.questions.front().labels.size()) != m_points->currentData().toInt())
             throw InputError("the scale needs " + std::to_string(m_points->currentData().toInt()) +
                              " labels separated by commas");
-        assignTrials(total, d.conditions, d.participants, d.seed);
+        if (d.design == StudyDesignKind::Between)
+            assignTrialsBetween(total, d.conditions, d.participants, d.seed);
+        else
+            assignTrials(total, d.conditions, d.participants, d.seed);
     } catch (const std::exception& e) {
         return fail(toQString(e.what()));
     }

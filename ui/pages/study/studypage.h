@@ -68,6 +68,8 @@ public:
     QSpinBox* samplesBox() const { return m_samples; }
     QSpinBox* participantsBox() const { return m_participants; }
     QComboBox* pointsBox() const { return m_points; }
+    QComboBox* designBox() const { return m_design; }         // within (Latin square) | between subjects
+    QCheckBox* backgroundBox() const { return m_background; } // the paper's background section
     QLineEdit* labelsEdit() const { return m_labels; }
     QLineEdit* corpusEdit() const { return m_corpusPath; }
     QComboBox* sourceBox() const { return m_source; }
@@ -115,6 +117,8 @@ private:
     QSpinBox* m_seed = nullptr;
     QMap<QString, QCheckBox*> m_conditions;
     QComboBox* m_points = nullptr;
+    QComboBox* m_design = nullptr;
+    QCheckBox* m_background = nullptr;
     QLineEdit* m_labels = nullptr;
     QMap<QString, QLineEdit*> m_questions;
     QLineEdit* m_exitKey = nullptr;

@@ -88,6 +88,14 @@ QWidget* StudyPage::buildDesignBox()
         ++ci;
     }
     form->addRow(tr("Conditions"), conds);
+    m_design = new QComboBox(box);
+    m_design->addItem(tr("Within subjects: every participant sees every condition"), QStringLiteral("within"));
+    m_design->addItem(tr("Between subjects: one condition per participant"), QStringLiteral("between"));
+    form->addRow(tr("Design"), m_design);
+    m_background = new QCheckBox(tr("Ask the background questions first"), box);
+    m_background->setToolTip(tr("Python proficiency, familiarity with LLMs for code, AST knowledge, problems faced: "
+                                "editable in the study file"));
+    form->addRow(tr("Background"), m_background);
 
     m_points = new QComboBox(box);
     m_points->addItem(tr("5-point scale"), 5);

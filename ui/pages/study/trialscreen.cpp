@@ -22,6 +22,8 @@
 #include <QRadioButton>
 #include <QSplitter>
 #include <QStackedWidget>
+#include <QTextCursor>
+#include <QTextEdit>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -187,6 +189,7 @@ void TrialScreen::showTrial(int index, int count, const StudyTrial& trial, const
             m_code->document()->findChild<SyntaxHighlighter*>()->setRules(lang->highlight);
         }
     }
+    highlightCompletion(sample);
     const bool seq = trial.condition == "S1";
     const bool ast = trial.condition == "S2" || trial.condition == "S3";
     // S1: the sequence view is the code, coloured; C: the code alone; S2/S3: the code and the AST view.
@@ -227,6 +230,29 @@ void TrialScreen::showTrial(int index, int count, const StudyTrial& trial, const
     m_commentTimer->stop();
     m_comment->setText(comment);
     updateNext();
+}
+
+// The model's completion (the text after the prompt) in bold, underlined, on a light yellow background, as
+// the paper's Fig. 5 region 1 and as the sequence view marks generated tokens: in C, S2 and S3 the
+// participant sees it in the code (method.md §9).
+void TrialScreen::highlightCompletion(const StudySample& sample)
+{
+    const std::string& text = sample.eval->scored.text;
+    const std::size_t promptBytes = std::min(sample.eval->scored.promptBytes, text.size());
+    QList<QTextEdit::ExtraSelection> marks;
+    if (promptBytes < text.size()) {
+        const TextPositions pos(text);
+        QTextEdit::ExtraSelection sel;
+        sel.cursor = QTextCursor(m_code->document());
+        sel.cursor.setPosition(pos.toQt(promptBytes));
+        sel.cursor.setPosition(pos.toQt(text.size()), QTextCursor::KeepAnchor);
+        sel.format.setBackground(QColor(0xFF, 0xF3, 0xB0));
+        sel.format.setFontUnderline(true);
+        sel.format.setFontWeight(QFont::Bold);
+        marks.append(sel);
+    }
+    m_code->setExtraSelections(marks);
+    m_codeTitle->setText(promptBytes < text.size() ? tr("Code (the model's completion is highlighted)") : tr("Code"));
 }
 
 void TrialScreen::showDone()

@@ -68,6 +68,7 @@ protected:
 
 private:
     void buildQuestions();
+    void highlightCompletion(const StudySample& sample);
     void updateNext();
 
     std::shared_ptr<const Study> m_study;

@@ -72,10 +72,19 @@ double medianInPlace(std::vector<double>& v);
 // if_clause, case_clause). Throws InputError for a language that is not registered.
 int cyclomaticComplexity(const SyntaxTree& tree);
 
+// θ's scope (method.md §4). Tokens (the default, as the paper's text says): θ over the node's own aligned
+// tokens. Children (the paper's Fig. 2-C worked example): a node without children (a terminal) from its
+// tokens; a node with children θ over its children's values, bottom-up (children without a value are left
+// out; tokens of the node that no child covers, such as indentation, do not count).
+enum class AggregationScope { Tokens, Children };
+AggregationScope parseAggregationScope(const std::string& s); // "tokens" | "children"; throws InputError
+std::string toString(AggregationScope s);
+
 struct EvalResult {
     ScoredText scored;
     SyntaxTree tree;
     Aggregation aggregation = Aggregation::Median;
+    AggregationScope scope = AggregationScope::Tokens;
     std::vector<NodeEval> nodes; // parallel to tree.nodes()
     SnippetFeatures features;
     // token index -> the nodes it is aligned to (inverse of nodes[].tokens)
@@ -96,7 +105,8 @@ EvalResult evaluate(ScoredText scored, SyntaxTree tree, Aggregation a, const Cat
 EvalResult evaluate(ScoredText scored, const std::string& language, Aggregation a, const CategoryMap& categories,
                     int maxAstDepth = limits::kDefaultMaxAstDepth,
                     std::size_t maxAstNodes = limits::kDefaultMaxAstNodes);
-// Recompute values for another aggregation (cheap; alignment is kept).
+// Recompute values for another aggregation (cheap; alignment is kept); the first keeps the result's scope.
 void reaggregate(EvalResult& r, Aggregation a);
+void reaggregate(EvalResult& r, Aggregation a, AggregationScope scope);
 
 } // namespace ascviz

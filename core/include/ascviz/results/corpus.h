@@ -18,6 +18,12 @@ struct CorpusEntry {
     // The entry's language (a registry id): its `language` field / column (the id, name or an alias), a
     // folder file's extension, else — filled in by readCorpus — CorpusReadOptions::language or the default.
     std::string language;
+    // The repository and the file (path relative to the repository) the code comes from (method.md §10:
+    // PERPLEXED's internal calls): the `repo` / `path` fields or CSV columns; without them a `source` field
+    // `<path>::<name>` (ascviz-cli extract) gives the path and its first folder the repository. A folder corpus
+    // is one repository: the folder's name, each file its path. Empty when unknown.
+    std::string repo;
+    std::string path;
 };
 
 struct CorpusIssue {

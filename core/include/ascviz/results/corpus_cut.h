@@ -21,6 +21,7 @@ struct CutOptions {
 
 struct CutSnippet {
     std::string source; // "<relative path>::<name>"
+    std::string path;   // the relative path (the `path` field of the corpus, corpus.h)
     std::string name;   // the function's name ("anonymous" when it has none)
     std::string code;   // the node's text, its first line's indentation removed from every line
     int line = 0;       // 1-based line of the node in its file

@@ -48,6 +48,25 @@ StudyReport computeStudyReport(const std::vector<std::string>& conditions, const
 // {"conditions":{name:{"questions":{q:{"n", "distribution", "agree_pct"}}}}} plus "questions" (the scales).
 nlohmann::json studyReportJson(const StudyReport& r);
 
+// The report by background (method.md §9): for each choice question of the background section, the
+// participants grouped by their answer (in the question's option order; "(no answer)" last), each group's
+// report over its participants' answers.
+struct BackgroundGroup {
+    std::string answer;
+    int participants = 0;
+    StudyReport report;
+};
+struct BackgroundBreakdown {
+    std::string question; // the background question's id
+    std::vector<BackgroundGroup> groups;
+};
+std::vector<BackgroundBreakdown>
+backgroundBreakdown(const std::vector<std::string>& conditions, const std::vector<StudyQuestion>& questions,
+                    const std::vector<BackgroundQuestion>& background, const std::vector<ResponseRow>& rows,
+                    const std::map<std::string, std::map<std::string, std::string>>& answers);
+// [{"question", "groups": [{"answer", "participants", "conditions": {...studyReportJson's}}]}]
+nlohmann::json backgroundBreakdownJson(const std::vector<BackgroundBreakdown>& b);
+
 // The CSV of the answers (header participant,trial,sample,condition,question,answer,seconds; RFC 4180).
 std::string responsesCsv(const std::vector<ResponseRow>& rows);
 void writeResponsesCsv(const std::filesystem::path& file, const std::vector<ResponseRow>& rows);

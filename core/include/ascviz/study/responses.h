@@ -63,6 +63,12 @@ public:
     // The first trial not completed; = the number of trials when the participant is done.
     int firstOpenTrial(const std::string& participant) const;
 
+    // The background section's answers of a participant (method.md §9; question id -> answer text), each
+    // replacing an earlier one; one transaction. The table is added to older files when first written.
+    void recordBackground(const std::string& participant, const std::map<std::string, std::string>& answers);
+    // participant -> question id -> answer (empty when none was given).
+    std::map<std::string, std::map<std::string, std::string>> backgroundAnswers() const;
+
     // Every answer of completed and open trials, ordered by participant, trial, question order.
     std::vector<ResponseRow> rows() const;
 

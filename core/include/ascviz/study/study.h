@@ -36,6 +36,31 @@ std::vector<std::string> defaultLikertLabels(int points);
 // The paper's three questions on a `points`-point scale.
 std::vector<StudyQuestion> defaultStudyQuestions(int points = 5);
 
+// The study's design (method.md §9): Within = every participant sees every condition (the Latin square of
+// assignTrials); Between = each participant sees one condition for all samples, the groups balanced
+// (assignTrialsBetween). Written to the study file as "design" when Between (absent: Within).
+enum class StudyDesignKind { Within, Between };
+StudyDesignKind parseStudyDesign(const std::string& s); // "within" | "between"; InputError otherwise
+std::string toString(StudyDesignKind d);
+
+// A question of the survey's background section (method.md §9), asked once per participant before the
+// trials. Data in the study file ("background"), editable there after creation (it is not part of the
+// fingerprint; answers are keyed by the question's id). kind "choice": one of `options` (a Likert scale
+// is a choice); kind "text": free text.
+struct BackgroundQuestion {
+    std::string id;
+    std::string text;
+    std::string kind = "choice";
+    std::vector<std::string> options; // choice: 2 or more, distinct
+};
+// The paper's background section: Python proficiency, familiarity with LLMs for code, knowledge of ASTs
+// (5-point scales), and the problems faced with LLMs (free text).
+std::vector<BackgroundQuestion> defaultBackgroundQuestions();
+// Checks ids (non-empty, distinct), kinds and options; InputError naming the question.
+void checkBackgroundQuestions(const std::vector<BackgroundQuestion>& questions);
+nlohmann::json backgroundToJson(const std::vector<BackgroundQuestion>& questions);
+std::vector<BackgroundQuestion> backgroundFromJson(const nlohmann::json& j); // InputError for bad input
+
 struct StudySample {
     std::string id;                         // the corpus entry's id
     std::string language;                   // a language of the registry
@@ -64,7 +89,9 @@ struct Study {
     std::vector<StudyQuestion> questions;
     std::vector<StudySample> samples;
     std::vector<StudyParticipant> participants;
-    std::string exitKey = "Ctrl+Shift+F12"; // ends participant mode (a Qt key sequence)
+    StudyDesignKind design = StudyDesignKind::Within;
+    std::vector<BackgroundQuestion> background; // empty: no background section (files before it existed)
+    std::string exitKey = "Ctrl+Shift+F12";     // ends participant mode (a Qt key sequence)
     bool allowComments = true;
 
     // FNV-1a 64 (hex) over the design: samples (id, text, tokens, NtP), conditions, questions, scales and
@@ -83,8 +110,17 @@ struct Study {
 std::vector<StudyParticipant> assignTrials(int samples, const std::vector<std::string>& conditions, int participants,
                                            uint64_t seed);
 
+// Between subjects: participant p is in group perm_b[p mod k] (b = p / k), perm_b a seeded permutation of
+// the conditions (mt19937_64(seed + b)), so group sizes differ by at most one and every k consecutive
+// participants cover every condition once; each participant sees every sample under their group's
+// condition, in a seeded order (mt19937_64(seed + 1 + p)). Any number of samples >= 1.
+std::vector<StudyParticipant> assignTrialsBetween(int samples, const std::vector<std::string>& conditions,
+                                                  int participants, uint64_t seed);
+
 struct StudyDesign {
     std::string id, title, model, source;
+    StudyDesignKind design = StudyDesignKind::Within;
+    std::vector<BackgroundQuestion> background; // none unless asked (study init: the paper's by default)
     uint64_t seed = 0;
     Aggregation aggregation = Aggregation::Median;
     std::vector<std::string> conditions = studyConditionNames();
