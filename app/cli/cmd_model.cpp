@@ -34,14 +34,7 @@ int cmdScore(Args& args)
     const std::string text = readUtf8File(*textFile);
     limits::checkTextSize(text.size(), maxTextBytes, *textFile);
     const auto model = LanguageModel::load(dir, load);
-    const ScoredText s = model->score(text);
-    nlohmann::json j;
-    j["model"] = s.model;
-    j["dtype"] = model->info().dtype;
-    j["device"] = model->info().device;
-    j["tokens"] = tokensJson(s, false);
-    j["cross_entropy"] = numberOrNull(s.crossEntropy());
-    writeJson(j, outFile);
+    writeJson(scoreCommandJson(model->score(text), model->info()), outFile);
     return 0;
 }
 

@@ -168,15 +168,8 @@ int cmdParse(Args& args)
     args.finish();
 
     const SyntaxTree tree = SyntaxTree::parse(language, readUtf8File(file), maxAstNodes);
-    json nodes = json::array();
-    for (const auto& n : tree.nodes())
-        nodes.push_back(astNodeJson(n));
     warnSyntaxProblems(tree, file);
-    writeJson({{"language", language},
-               {"levels", tree.levels()},
-               {"syntax_errors", syntaxProblemsJson(tree)},
-               {"nodes", std::move(nodes)}},
-              out);
+    writeJson(parseCommandJson(tree), out);
     return 0;
 }
 
@@ -213,15 +206,7 @@ int cmdEval(Args& args)
     std::string dtype;
     const EvalResult r = runEval(in, &dtype);
     warnSyntaxProblems(r.tree, in.textFile ? *in.textFile : *in.scoresFile);
-    json j = evalResultJson(r);
-    j["language"] = in.language;
-    j["syntax_errors"] = syntaxProblemsJson(r.tree);
-    j["dtype"] = dtype.empty() ? json(nullptr) : json(dtype);
-    json perCategory = json::object();
-    for (const auto& [k, v] : r.features.perCategory)
-        perCategory[k] = v;
-    j["summary"]["categories"] = std::move(perCategory);
-    writeJson(j, out);
+    writeJson(evalCommandJson(r, in.language, dtype), out);
     return 0;
 }
 

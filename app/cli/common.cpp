@@ -4,6 +4,7 @@
 #include "ascviz/base/limits.h"
 #include "ascviz/base/resources.h"
 
+#include <cmath>
 #include <fstream>
 #include <iostream>
 
@@ -83,6 +84,18 @@ nlohmann::json tokensJson(const ScoredText& s, bool withGenerated)
         arr.push_back(std::move(o));
     }
     return arr;
+}
+
+nlohmann::json scoreCommandJson(const ScoredText& s, const ModelInfo& info)
+{
+    const double ce = s.crossEntropy();
+    nlohmann::json j;
+    j["model"] = s.model;
+    j["dtype"] = info.dtype;
+    j["device"] = info.device;
+    j["tokens"] = tokensJson(s, false);
+    j["cross_entropy"] = std::isfinite(ce) ? nlohmann::json(ce) : nlohmann::json(nullptr);
+    return j;
 }
 
 } // namespace ascviz::cli

@@ -43,4 +43,7 @@ std::size_t maxAstNodesOption(Args& args);
 // JSON of a scored token list, per docs/cli.md: {"id","start","end","ntp"[, "generated"]}.
 nlohmann::json tokensJson(const ScoredText& s, bool withGenerated);
 
+// The JSON `score` prints (docs/cli.md): {"model", "dtype", "device", "tokens", "cross_entropy"}.
+nlohmann::json scoreCommandJson(const ScoredText& s, const ModelInfo& info);
+
 } // namespace ascviz::cli
