@@ -4,6 +4,8 @@
 #include "ascviz/base/error.h"
 #include "ascviz/model/model.h"
 
+#include <nanobind/stl/string.h>
+
 #include <exception>
 
 namespace nb = nanobind;

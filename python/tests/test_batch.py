@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 
+import pandas as pd
 import pytest
 
 import ascviz
@@ -17,9 +18,10 @@ LIMIT = 8
 CLOCK_COLUMNS = ["created", "seconds"]
 
 
-def content(res):
-    return (res.snippets.drop(columns=CLOCK_COLUMNS).to_dict("records"), res.tokens.to_dict("records"),
-            res.nodes.to_dict("records"))
+def assert_same_content(a, b):
+    pd.testing.assert_frame_equal(a.snippets.drop(columns=CLOCK_COLUMNS), b.snippets.drop(columns=CLOCK_COLUMNS))
+    pd.testing.assert_frame_equal(a.tokens, b.tokens, check_exact=True)
+    pd.testing.assert_frame_equal(a.nodes, b.nodes, check_exact=True)
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +53,7 @@ def test_batch_interrupted_and_resumed_equals_cli_batch(model, cli, cli_db, tmp_
 
     api, ref = ascviz.open_results(db), ascviz.open_results(cli_db)
     assert len(api.snippets) == LIMIT and api.run["status"] == "complete"
-    assert content(api) == content(ref)
+    assert_same_content(api, ref)
     assert set(api.nodes.columns) >= {"snippet", "node", "type", "category", "asc_eval"}
 
 
