@@ -98,4 +98,15 @@ nlohmann::json scoreCommandJson(const ScoredText& s, const ModelInfo& info)
     return j;
 }
 
+nlohmann::json generateCommandJson(const ScoredText& s, const ModelInfo& info)
+{
+    nlohmann::json j = scoreCommandJson(s, info);
+    j["text"] = s.text;
+    j["prompt_tokens"] = s.promptTokens;
+    j["prompt_bytes"] = s.promptBytes;
+    j["tokens"] = tokensJson(s, true);
+    j["stop"] = stopReasonName(s.stop);
+    return j;
+}
+
 } // namespace ascviz::cli

@@ -45,5 +45,8 @@ nlohmann::json tokensJson(const ScoredText& s, bool withGenerated);
 
 // The JSON `score` prints (docs/cli.md): {"model", "dtype", "device", "tokens", "cross_entropy"}.
 nlohmann::json scoreCommandJson(const ScoredText& s, const ModelInfo& info);
+// The JSON `generate` prints: score's fields plus "text", "prompt_tokens", "prompt_bytes", "stop", and per
+// token "generated".
+nlohmann::json generateCommandJson(const ScoredText& s, const ModelInfo& info);
 
 } // namespace ascviz::cli

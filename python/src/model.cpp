@@ -31,7 +31,6 @@ namespace ascviz::python {
 
 using cli::evalCommandJson;
 using cli::scoreCommandJson;
-using cli::tokensJson;
 
 namespace {
 
@@ -101,14 +100,9 @@ Generated generateText(const Model& m, const std::string& prompt, const Generati
     const CategoryMap categories = CategoryMap::forLanguage(language);
     limits::checkTextSize(prompt.size(), lim.maxTextBytes, "the prompt");
     ScoredText s = m.model->generate(prompt, g);
-    nlohmann::json j = scoreCommandJson(s, m.model->info());
-    j["text"] = s.text;
-    j["prompt_tokens"] = s.promptTokens;
-    j["prompt_bytes"] = s.promptBytes;
-    j["tokens"] = tokensJson(s, true);
-    j["stop"] = stopReasonName(s.stop);
+    const std::string json = cli::generateCommandJson(s, m.model->info()).dump();
     EvalResult r = evaluate(std::move(s), language, agg, categories, lim.maxAstDepth, lim.maxAstNodes);
-    return Generated{Result{std::move(r), language, m.model->info().dtype}, j.dump()};
+    return Generated{Result{std::move(r), language, m.model->info().dtype}, json};
 }
 
 // `ascviz-cli score`'s JSON for each text, scored `batchSize` texts at a time (1: one by one, as the CLI).
