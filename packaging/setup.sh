@@ -14,6 +14,9 @@
 #            live model tier).
 # test builds with -Werror (ASCVIZ_WERROR) and checks the formatting (clang-format-14, ctest clang_format), and
 # prints each stage's seconds and the total at the end (CI budget: 40 minutes on 2 cores from a fresh clone).
+# test then builds the Python package (python/, docs/python.md) with `pip install ./python` into a venv that sees
+# the pytorch venv's packages (no second torch download), reusing the pytorch build's objects through ccache,
+# and runs its pytest suite against the pytorch build's CLI (ASCVIZ_PYTHON_TESTS=0 leaves this stage out).
 # test then runs the robustness checks (docs/robustness.md), unless ASCVIZ_ROBUSTNESS=0:
 #   fuzz        the libFuzzer targets (clang), their regression inputs replayed, then each fuzzed for
 #               ASCVIZ_FUZZ_SECONDS (default 15), two targets at a time                    build-fuzz/
@@ -52,6 +55,8 @@ APT_PACKAGES=(
 if [ "$mode" = test ]; then
   APT_PACKAGES+=(slurmctld slurmd slurm-client munge)
   APT_PACKAGES+=(clang-format-14)
+  # The Python package's build reuses the pytorch build's objects (stage python).
+  APT_PACKAGES+=(ccache)
   [ "${ASCVIZ_ROBUSTNESS:-1}" = 0 ] || APT_PACKAGES+=(clang libclang-rt-14-dev)
 fi
 
@@ -122,6 +127,12 @@ configure_and_build() {
   if [ "$torch" = pytorch ]; then
     torch_args=(-DASCVIZ_TORCH_PACKAGE="$(pytorch_package)")
   fi
+  # ccache, when installed: the Python package's build (same sources, same flags) reuses these objects.
+  local launcher_args=()
+  if command -v ccache >/dev/null 2>&1; then
+    launcher_args=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+    export CCACHE_BASEDIR="$here"
+  fi
   local live_args=()
   if [ "$tests" = ON ]; then
     # The live conformance tier (tests/live) runs transformers from the same venv (or ASCVIZ_LIVE_PYTHON's).
@@ -133,7 +144,7 @@ configure_and_build() {
     fi
   fi
   cmake -S "$here" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DASCVIZ_BUILD_GUI="$gui" -DASCVIZ_BUILD_TESTS="$tests" \
-    -DASCVIZ_SLURM_TESTS="${5:-OFF}" -DASCVIZ_WERROR="$werror" "${torch_args[@]}" "${live_args[@]}" \
+    -DASCVIZ_SLURM_TESTS="${5:-OFF}" -DASCVIZ_WERROR="$werror" "${torch_args[@]}" "${live_args[@]}" "${launcher_args[@]}" \
     -Wno-dev --log-level=WARNING >/dev/null
   echo "setup: building in $dir ($torch LibTorch, $jobs jobs)" >&2
   cmake --build "$dir" -j "$jobs" -- --no-print-directory -s
@@ -183,6 +194,50 @@ robustness() {
   ASCVIZ_FUZZ_JOBS="$jobs" bash "$here/tests/fuzz/run.sh" "$dir" "${ASCVIZ_FUZZ_SECONDS:-15}" >&2 || status=1
   stage_end fuzz
   return $status
+}
+
+# The Python package (stage python): `pip install ./python` into $cache/venv-python, a venv of the pytorch
+# venv's interpreter that sees that venv's packages through a .pth file (torch, pandas, tqdm), with the build
+# tools (nanobind, scikit-build-core, pytest) of its own; built in build-python/ with the pytorch build's
+# compilers and flags so that ccache serves the pytorch build's objects; then pytest python/tests, whose API
+# results are compared with the pytorch build's CLI.
+python_package() {
+  local pyvenv="$cache/venv-python" torch_pkg site compiler_args=() launcher_args=()
+  torch_pkg="$(pytorch_package)"
+  site="$(dirname "$torch_pkg")"
+  local base_python="${ASCVIZ_LIVE_PYTHON:-$venv/bin/python}"
+  if [ ! -x "$pyvenv/bin/python" ]; then
+    "$base_python" -m venv "$pyvenv"
+  fi
+  local pysite
+  pysite="$("$pyvenv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+  echo "$site" > "$pysite/ascviz-torch-venv.pth"
+  local tools=("nanobind>=2.0" "scikit-build-core>=0.10" "pytest")
+  if [ "$(cat "$pyvenv/.ascviz-requirements" 2>/dev/null)" != "${tools[*]}" ]; then
+    "$pyvenv/bin/python" -m pip install --quiet --disable-pip-version-check "${tools[@]}" >&2
+    echo "${tools[*]}" > "$pyvenv/.ascviz-requirements"
+  fi
+  local cmcache="$(build_dir pytorch)/CMakeCache.txt" c
+  for c in CMAKE_C_COMPILER CMAKE_CXX_COMPILER; do
+    local v
+    v="$(sed -n "s/^$c:FILEPATH=//p" "$cmcache" 2>/dev/null)"
+    [ -n "$v" ] && compiler_args+=(-C "cmake.define.$c=$v")
+  done
+  if command -v ccache >/dev/null 2>&1; then
+    launcher_args=(-C cmake.define.CMAKE_C_COMPILER_LAUNCHER=ccache -C cmake.define.CMAKE_CXX_COMPILER_LAUNCHER=ccache)
+    export CCACHE_BASEDIR="$here"
+  fi
+  echo "setup: pip install ./python (build-python/, LibTorch $torch_pkg)" >&2
+  (cd "$here" && CMAKE_GENERATOR="Unix Makefiles" CMAKE_BUILD_PARALLEL_LEVEL="$jobs" \
+     "$pyvenv/bin/python" -m pip install --quiet --disable-pip-version-check --no-build-isolation \
+     -C build-dir="$build_base-python" -C cmake.define.ASCVIZ_WERROR=ON \
+     -C cmake.define.ASCVIZ_TORCH_PACKAGE="$torch_pkg" "${compiler_args[@]}" "${launcher_args[@]}" ./python >&2) || return 1
+  local test_tmp rc=0
+  test_tmp="$(mktemp -d "${TMPDIR:-/tmp}/ascviz-pytest-XXXXXX")"
+  (cd "$here" && TMPDIR="$test_tmp" ASCVIZ_CLI="$(build_dir pytorch)/app/ascviz-cli" \
+     "$pyvenv/bin/python" -m pytest -q -p no:cacheprovider python/tests) || rc=1
+  rm -rf "$test_tmp"
+  return $rc
 }
 
 build_dir() { if [ "$1" = pytorch ]; then echo "$build_base-pytorch"; else echo "$build_base"; fi; }
@@ -237,6 +292,11 @@ case "$mode" in
       rm -rf "$test_tmp"
       stage_end "$t"
     done
+    if [ "${ASCVIZ_PYTHON_TESTS:-1}" != 0 ] && [[ " ${builds[*]} " == *" pytorch "* ]]; then
+      stage_begin
+      python_package || status=1
+      stage_end python
+    fi
     if [ "${ASCVIZ_ROBUSTNESS:-1}" != 0 ]; then
       robustness || status=1
     fi

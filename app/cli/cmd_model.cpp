@@ -10,14 +10,6 @@
 #include <cmath>
 
 namespace ascviz::cli {
-namespace {
-
-nlohmann::json numberOrNull(double v)
-{
-    return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
-}
-
-} // namespace
 
 // score --model DIR --text-file F [--out FILE]
 // {"model", "tokens":[{"id","start","end","ntp"}], "cross_entropy"}
@@ -34,14 +26,7 @@ int cmdScore(Args& args)
     const std::string text = readUtf8File(*textFile);
     limits::checkTextSize(text.size(), maxTextBytes, *textFile);
     const auto model = LanguageModel::load(dir, load);
-    const ScoredText s = model->score(text);
-    nlohmann::json j;
-    j["model"] = s.model;
-    j["dtype"] = model->info().dtype;
-    j["device"] = model->info().device;
-    j["tokens"] = tokensJson(s, false);
-    j["cross_entropy"] = numberOrNull(s.crossEntropy());
-    writeJson(j, outFile);
+    writeJson(scoreCommandJson(model->score(text), model->info()), outFile);
     return 0;
 }
 
@@ -68,18 +53,7 @@ int cmdGenerate(Args& args)
 
     const std::string prompt = readUtf8File(*promptFile);
     const auto model = LanguageModel::load(dir, load);
-    const ScoredText s = model->generate(prompt, g);
-    nlohmann::json j;
-    j["model"] = s.model;
-    j["dtype"] = model->info().dtype;
-    j["device"] = model->info().device;
-    j["text"] = s.text;
-    j["prompt_tokens"] = s.promptTokens;
-    j["prompt_bytes"] = s.promptBytes;
-    j["tokens"] = tokensJson(s, true);
-    j["cross_entropy"] = numberOrNull(s.crossEntropy());
-    j["stop"] = stopReasonName(s.stop);
-    writeJson(j, outFile);
+    writeJson(generateCommandJson(model->generate(prompt, g), model->info()), outFile);
     return 0;
 }
 

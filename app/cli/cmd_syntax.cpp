@@ -187,15 +187,8 @@ int cmdParse(Args& args)
     args.finish();
 
     const SyntaxTree tree = SyntaxTree::parse(language, readUtf8File(file), maxAstNodes);
-    json nodes = json::array();
-    for (const auto& n : tree.nodes())
-        nodes.push_back(astNodeJson(n));
     warnSyntaxProblems(tree, file);
-    writeJson({{"language", language},
-               {"levels", tree.levels()},
-               {"syntax_errors", syntaxProblemsJson(tree)},
-               {"nodes", std::move(nodes)}},
-              out);
+    writeJson(parseCommandJson(tree), out);
     return 0;
 }
 
@@ -236,14 +229,7 @@ int cmdEval(Args& args)
     LayerLens lens;
     const EvalResult r = runEval(in, &dtype, layers ? &lens : nullptr);
     warnSyntaxProblems(r.tree, in.textFile ? *in.textFile : *in.scoresFile);
-    json j = evalResultJson(r);
-    j["language"] = in.language;
-    j["syntax_errors"] = syntaxProblemsJson(r.tree);
-    j["dtype"] = dtype.empty() ? json(nullptr) : json(dtype);
-    json perCategory = json::object();
-    for (const auto& [k, v] : r.features.perCategory)
-        perCategory[k] = v;
-    j["summary"]["categories"] = std::move(perCategory);
+    json j = evalCommandJson(r, in.language, dtype);
     if (layers)
         addLayerFields(j, lens.ntp, evaluateLayers(r, lens.ntp, lens.layers));
     writeJson(j, out);

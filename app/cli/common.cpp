@@ -4,6 +4,7 @@
 #include "ascviz/base/limits.h"
 #include "ascviz/base/resources.h"
 
+#include <cmath>
 #include <fstream>
 #include <iostream>
 
@@ -132,6 +133,29 @@ void samplingOptions(Args& args, GenerationSettings& g, const std::string& seedF
         throw UsageError("--top-p must be in (0, 1]");
     if (g.topK < 0)
         throw UsageError("--top-k must be >= 0");
+}
+
+nlohmann::json scoreCommandJson(const ScoredText& s, const ModelInfo& info)
+{
+    const double ce = s.crossEntropy();
+    nlohmann::json j;
+    j["model"] = s.model;
+    j["dtype"] = info.dtype;
+    j["device"] = info.device;
+    j["tokens"] = tokensJson(s, false);
+    j["cross_entropy"] = std::isfinite(ce) ? nlohmann::json(ce) : nlohmann::json(nullptr);
+    return j;
+}
+
+nlohmann::json generateCommandJson(const ScoredText& s, const ModelInfo& info)
+{
+    nlohmann::json j = scoreCommandJson(s, info);
+    j["text"] = s.text;
+    j["prompt_tokens"] = s.promptTokens;
+    j["prompt_bytes"] = s.promptBytes;
+    j["tokens"] = tokensJson(s, true);
+    j["stop"] = stopReasonName(s.stop);
+    return j;
 }
 
 } // namespace ascviz::cli

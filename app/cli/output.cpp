@@ -1,6 +1,7 @@
 #include "output.h"
 
 #include "ascviz/base/error.h"
+#include "ascviz/eval/evaljson.h"
 #include "ascviz/syntax/language.h"
 
 #include <cstdio>
@@ -82,6 +83,30 @@ nlohmann::json syntaxProblemsJson(const SyntaxTree& tree)
                        {"line", p.line},
                        {"column", p.column}});
     return out;
+}
+
+nlohmann::json parseCommandJson(const SyntaxTree& tree)
+{
+    nlohmann::json nodes = nlohmann::json::array();
+    for (const auto& n : tree.nodes())
+        nodes.push_back(astNodeJson(n));
+    return {{"language", tree.language()},
+            {"levels", tree.levels()},
+            {"syntax_errors", syntaxProblemsJson(tree)},
+            {"nodes", std::move(nodes)}};
+}
+
+nlohmann::json evalCommandJson(const EvalResult& r, const std::string& language, const std::string& dtype)
+{
+    nlohmann::json j = evalResultJson(r);
+    j["language"] = language;
+    j["syntax_errors"] = syntaxProblemsJson(r.tree);
+    j["dtype"] = dtype.empty() ? nlohmann::json(nullptr) : nlohmann::json(dtype);
+    nlohmann::json perCategory = nlohmann::json::object();
+    for (const auto& [k, v] : r.features.perCategory)
+        perCategory[k] = v;
+    j["summary"]["categories"] = std::move(perCategory);
+    return j;
 }
 
 void warnSyntaxProblems(const SyntaxTree& tree, const std::string& what)

@@ -2,6 +2,7 @@
 #pragma once
 #include "args.h"
 
+#include "ascviz/eval/eval.h"
 #include "ascviz/syntax/syntax.h"
 
 #include <nlohmann/json.hpp>
@@ -28,6 +29,11 @@ std::string languageOptionOrEmpty(Args& args);
 
 // Syntax errors of a parsed text, for JSON output: [{"node", "what", "start", "end", "line", "column"}].
 nlohmann::json syntaxProblemsJson(const SyntaxTree& tree);
+// The JSON `parse` prints (docs/cli.md): {"language", "levels", "syntax_errors", "nodes"}.
+nlohmann::json parseCommandJson(const SyntaxTree& tree);
+// The JSON `eval` prints (docs/cli.md): evalResultJson plus "language", "syntax_errors", "dtype" (null when
+// empty: scores from a file) and summary.categories. The Python package prints the same (python/).
+nlohmann::json evalCommandJson(const EvalResult& r, const std::string& language, const std::string& dtype);
 // When the tree has ERROR/MISSING nodes, one warning line on stderr naming them and the languages under
 // which the text parses cleanly (never switching language on its own). `what` names the input.
 void warnSyntaxProblems(const SyntaxTree& tree, const std::string& what);

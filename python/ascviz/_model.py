@@ -1,0 +1,222 @@
+"""load_model, Model, Result and Scores: a loaded model and what it computes, as pandas objects."""
+from __future__ import annotations
+
+import html
+import json
+import os
+from typing import Any, Dict, List, Optional, Sequence, Union
+
+import pandas as pd
+
+from . import _ascviz
+from . import _check as check
+from ._frames import NODE_COLUMNS, SCORE_TOKEN_COLUMNS, TOKEN_COLUMNS, frame
+
+# The CLI's defaults (base/limits.h; docs/limits.md).
+MAX_TEXT_BYTES = 32768
+MAX_AST_DEPTH = 1000
+MAX_AST_NODES = 200000
+MAX_GRAPHVIZ_NODES = 1500
+
+DEVICES = ("auto", "cpu", "cuda")
+DTYPES = ("auto", "float32", "float16", "bfloat16")
+VIEWS = ("complete", "partial", "sequence")
+
+
+def _inline(svg: str) -> str:
+    """An SVG document without its XML declaration, to be inlined in HTML."""
+    if svg.startswith("<?xml"):
+        svg = svg[svg.index("?>") + 2:].lstrip()
+    return svg
+
+
+class Result:
+    """An evaluated text: what `ascviz-cli eval --json` prints, as pandas objects.
+
+    tokens      DataFrame, one row per token: id, start, end (UTF-8 byte offsets), ntp, generated
+    nodes       DataFrame, one row per AST node: id, type, named, start, end, parent, depth, error, missing,
+                category, asc_eval, tokens (the aligned token indices)
+    summary     dict: asc_eval, ast_nodes, ast_levels, cyclomatic, tokens, categories
+    categories  Series: the mean AsC-Eval of each category's nodes
+    json        dict: the whole eval JSON (equal to the CLI's for the same model and text)
+    """
+
+    def __init__(self, native: Any, text: str, generation: Optional[str] = None):
+        self._native = native
+        self.text = text
+        self.json: Dict[str, Any] = json.loads(native.json())
+        self.generation: Optional[Dict[str, Any]] = json.loads(generation) if generation else None
+        self.tokens = frame(self.json["tokens"], TOKEN_COLUMNS)
+        self.nodes = frame(self.json["nodes"], NODE_COLUMNS)
+        self.summary: Dict[str, Any] = self.json["summary"]
+        self.categories = pd.Series(self.summary["categories"], dtype="float64", name="asc_eval")
+        self.categories.index.name = "category"
+
+    @property
+    def stop(self) -> Optional[str]:
+        """Why generation stopped (eos, length, cancelled, context); None for an evaluated text."""
+        return self.generation["stop"] if self.generation else None
+
+    @property
+    def asc_eval(self) -> Optional[float]:
+        return self.summary["asc_eval"]
+
+    @property
+    def cross_entropy(self) -> Optional[float]:
+        return self.json["cross_entropy"]
+
+    def render(self, view: str = "complete", path: Union[str, os.PathLike, None] = None, *,
+               max_graphviz_nodes: int = MAX_GRAPHVIZ_NODES) -> str:
+        """The view (complete, partial or sequence) as SVG, drawn by core as `ascviz-cli render` draws it;
+        written to `path` too when given. Returns the SVG text."""
+        view = check.choice(view, "view", VIEWS)
+        check.integer(max_graphviz_nodes, "max_graphviz_nodes", 0)
+        if path is not None:
+            path = check.path(path, "path")
+            if path.lower().endswith(".pdf"):
+                raise NotImplementedError("PDF output needs core's figure room, which this build does not have yet; "
+                                          "write .svg (rsvg-convert turns it into a PDF)")
+        svg = self._native.render(view, max_graphviz_nodes)
+        if path is not None:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(svg)
+        return svg
+
+    def _repr_svg_(self) -> str:
+        return self.render("complete")
+
+    def _repr_html_(self) -> str:
+        s = self.summary
+        head = (f"<p><b>AsC-Eval {s['asc_eval']:.3f}</b> · {s['tokens']} tokens · {s['ast_nodes']} AST nodes · "
+                f"{html.escape(self.json['language'])} · θ = {html.escape(self.json['aggregation'])} · "
+                f"{html.escape(self.json['model'])}</p>" if s["asc_eval"] is not None else "")
+        return (f"<div class='ascviz-result'>{head}<div>{_inline(self.render('sequence'))}</div>"
+                f"<div style='overflow:auto'>{_inline(self.render('complete'))}</div></div>")
+
+    def __repr__(self) -> str:
+        s = self.summary
+        return (f"<ascviz.Result {s['tokens']} tokens, {s['ast_nodes']} AST nodes, AsC-Eval {s['asc_eval']}, "
+                f"language {self.json['language']}>")
+
+
+class Scores:
+    """A scored text: what `ascviz-cli score` prints. tokens: DataFrame (id, start, end, ntp)."""
+
+    def __init__(self, text: str, raw: str):
+        self.text = text
+        self.json: Dict[str, Any] = json.loads(raw)
+        self.tokens = frame(self.json["tokens"], SCORE_TOKEN_COLUMNS)
+        self.cross_entropy: Optional[float] = self.json["cross_entropy"]
+
+    def __repr__(self) -> str:
+        return f"<ascviz.Scores {len(self.tokens)} tokens, cross-entropy {self.cross_entropy}>"
+
+
+class Model:
+    """A loaded model (it stays in memory while this object lives). Make one with load_model()."""
+
+    def __init__(self, native: Any):
+        self._native = native
+        self.info: Dict[str, Any] = json.loads(native.info())
+
+    @property
+    def name(self) -> str:
+        return self.info["name"]
+
+    def __repr__(self) -> str:
+        i = self.info
+        return f"<ascviz.Model {i['name']} ({i['architecture']}, {i['device']}, {i['dtype']})>"
+
+    def evaluate(self, code: Union[str, bytes], language: Optional[str] = None, prompt_bytes: Optional[int] = None,
+                 aggregation: str = "median", *, max_text_bytes: int = MAX_TEXT_BYTES,
+                 max_ast_depth: int = MAX_AST_DEPTH, max_ast_nodes: int = MAX_AST_NODES) -> Result:
+        """AsC-Eval of `code` as `ascviz-cli eval --model M --text-file F` computes it.
+
+        language: a registered language (id, name or alias); None = the default language (python).
+        prompt_bytes: the first N bytes are the prompt, the rest counts as generated (None = all prompt).
+        aggregation: θ, median | mean | max | min."""
+        code = check.text(code, "code")
+        language = "" if language is None else check.string(language, "language")
+        if prompt_bytes is not None:
+            check.integer(prompt_bytes, "prompt_bytes", 0)
+        aggregation = check.choice(aggregation, "aggregation", check.AGGREGATIONS)
+        check.integer(max_text_bytes, "max_text_bytes", 0)
+        check.integer(max_ast_depth, "max_ast_depth", 0)
+        check.integer(max_ast_nodes, "max_ast_nodes", 0)
+        native = self._native.evaluate(code, language, prompt_bytes, aggregation, max_text_bytes, max_ast_depth,
+                                       max_ast_nodes)
+        return Result(native, code)
+
+    def generate(self, prompt: Union[str, bytes], max_new_tokens: int = 64, *, greedy: Optional[bool] = None,
+                 temperature: Optional[float] = None, top_p: Optional[float] = None, top_k: Optional[int] = None,
+                 seed: Optional[int] = None, ignore_eos: bool = False, language: Optional[str] = None,
+                 aggregation: str = "median", max_text_bytes: int = MAX_TEXT_BYTES,
+                 max_ast_depth: int = MAX_AST_DEPTH, max_ast_nodes: int = MAX_AST_NODES) -> Result:
+        """Completes `prompt` as `ascviz-cli generate` does (greedy unless temperature, top_p, top_k or seed is
+        given) and returns the completed text evaluated; result.generation holds generate's JSON."""
+        prompt = check.text(prompt, "prompt")
+        check.integer(max_new_tokens, "max_new_tokens", 0)
+        sampling = any(v is not None for v in (temperature, top_p, top_k, seed))
+        if greedy is not None:
+            check.flag(greedy, "greedy")
+            if greedy and sampling:
+                raise ValueError("greedy=True cannot be combined with temperature, top_p, top_k or seed")
+        t = 1.0 if temperature is None else check.number(temperature, "temperature")
+        p = 1.0 if top_p is None else check.number(top_p, "top_p")
+        k = 0 if top_k is None else check.integer(top_k, "top_k", 0)
+        s = 0 if seed is None else check.integer(seed, "seed", 0)
+        if sampling and not t > 0:
+            raise ValueError(f"temperature must be > 0, got {t}")
+        if not 0 < p <= 1:
+            raise ValueError(f"top_p must be in (0, 1], got {p}")
+        check.flag(ignore_eos, "ignore_eos")
+        language = "" if language is None else check.string(language, "language")
+        aggregation = check.choice(aggregation, "aggregation", check.AGGREGATIONS)
+        native, generation = self._native.generate(prompt, max_new_tokens, not sampling, t, p, k, s, not ignore_eos,
+                                                   language, aggregation, max_text_bytes, max_ast_depth,
+                                                   max_ast_nodes)
+        return Result(native, json.loads(generation)["text"], generation)
+
+    def score(self, texts: Union[str, bytes, Sequence[Union[str, bytes]]], batch_size: int = 1, *,
+              max_text_bytes: int = MAX_TEXT_BYTES) -> Union[Scores, List[Scores]]:
+        """NtP of every token, as `ascviz-cli score` prints it: one Scores for a text, a list for a list of
+        texts (scored batch_size at a time; 1 = one by one, bit for bit the CLI's)."""
+        single = isinstance(texts, (str, bytes, bytearray))
+        if single:
+            items = [check.text(texts, "texts")]
+        else:
+            if not isinstance(texts, Sequence):
+                raise TypeError(f"texts must be str, bytes or a sequence of them, not {type(texts).__name__}")
+            items = [check.text(t, f"texts[{i}]") for i, t in enumerate(texts)]
+        check.integer(batch_size, "batch_size", 1)
+        check.integer(max_text_bytes, "max_text_bytes", 0)
+        out = [Scores(t, raw) for t, raw in zip(items, self._native.score(items, batch_size, max_text_bytes))]
+        return out[0] if single else out
+
+
+def load_model(name: Union[str, os.PathLike] = "default", device: str = "auto", dtype: str = "auto", *,
+               threads: int = 0) -> Model:
+    """Loads a model as `ascviz-cli --model` does: "default" (the bundled ascviz-tiny-code), a folder, or
+    "org/name" from the Hugging Face cache (nothing is downloaded). device: auto | cpu | cuda;
+    dtype: auto | float32 | float16 | bfloat16; threads: CPU threads (0 = one per core)."""
+    name = check.path(name, "name")
+    device = check.choice(device, "device", DEVICES)
+    dtype = check.choice(dtype, "dtype", DTYPES)
+    check.integer(threads, "threads", 0)
+    return Model(_ascviz.load_model(name, device, dtype, threads))
+
+
+PARSE_COLUMNS = ("id", "type", "named", "start", "end", "parent", "depth", "error", "missing")
+
+
+def parse(code: Union[str, bytes], language: Optional[str] = None, *, max_ast_nodes: int = MAX_AST_NODES
+          ) -> pd.DataFrame:
+    """The tree-sitter AST of `code` as `ascviz-cli parse` prints it, one row per node (pre-order): id, type,
+    named, start, end, parent, depth, error, missing. df.attrs holds language, levels and syntax_errors."""
+    code = check.text(code, "code")
+    language = "" if language is None else check.string(language, "language")
+    check.integer(max_ast_nodes, "max_ast_nodes", 0)
+    j = json.loads(_ascviz.parse_json(code, language, max_ast_nodes))
+    df = frame(j["nodes"], PARSE_COLUMNS)
+    df.attrs.update({"language": j["language"], "levels": j["levels"], "syntax_errors": j["syntax_errors"]})
+    return df

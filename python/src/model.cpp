@@ -1,0 +1,249 @@
+// load_model, Model and EvalResult: the model stays loaded in the Python object; evaluate/generate/score run
+// with the GIL released and print the CLI's JSON (app/cli: evalCommandJson, scoreCommandJson).
+#include "binding.h"
+
+#include "common.h"
+#include "output.h"
+
+#include "ascviz/base/error.h"
+#include "ascviz/base/limits.h"
+#include "ascviz/base/resources.h"
+#include "ascviz/eval/eval.h"
+#include "ascviz/model/model.h"
+#include "ascviz/render/svg.h"
+#include "ascviz/syntax/language.h"
+
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nb = nanobind;
+
+namespace ascviz::python {
+
+using cli::evalCommandJson;
+using cli::scoreCommandJson;
+
+namespace {
+
+// A loaded model, shared with the batches that run over it.
+struct Model {
+    std::shared_ptr<const LanguageModel> model;
+    std::string dir; // the resolved folder (the batch's run row names it, as the CLI's does)
+};
+
+// An evaluated text: what `ascviz-cli eval` prints, and what `render` draws.
+struct Result {
+    EvalResult eval;
+    std::string language;
+    std::string dtype;
+};
+
+// The registry id of a language given by id, name or alias ("" = the registry's default language).
+std::string languageId(const std::string& given)
+{
+    const auto& reg = LanguageRegistry::instance();
+    if (given.empty())
+        return reg.defaultLanguage().id;
+    if (const LanguageInfo* l = reg.lookup(given))
+        return l->id;
+    std::string list;
+    for (const auto& id : reg.ids())
+        list += (list.empty() ? "" : ", ") + id;
+    throw InputError("language must be one of: " + list + " (got '" + given + "')");
+}
+
+struct Limits {
+    std::size_t maxTextBytes = limits::kDefaultMaxTextBytes;
+    int maxAstDepth = limits::kDefaultMaxAstDepth;
+    std::size_t maxAstNodes = limits::kDefaultMaxAstNodes;
+};
+
+// As `ascviz-cli eval --model`: the text's size and its tree are checked before the model runs, then the text
+// is scored, split at the prompt and evaluated.
+Result evaluateText(const Model& m, const std::string& code, const std::string& languageArg,
+                    std::optional<std::size_t> promptBytes, const std::string& aggregation, const Limits& lim)
+{
+    const std::string language = languageId(languageArg);
+    const Aggregation agg = parseAggregation(aggregation);
+    const CategoryMap categories = CategoryMap::forLanguage(language);
+    limits::checkTextSize(code.size(), lim.maxTextBytes, "the text");
+    SyntaxTree tree = parseForEval(language, code, lim.maxAstDepth, lim.maxAstNodes);
+    ScoredText scored = m.model->score(code);
+    if (promptBytes) {
+        if (*promptBytes > scored.text.size())
+            throw InputError("prompt_bytes " + std::to_string(*promptBytes) + " is beyond the end of the text (" +
+                             std::to_string(scored.text.size()) + " bytes)");
+        splitAtPrompt(scored, *promptBytes);
+    }
+    return Result{evaluate(std::move(scored), std::move(tree), agg, categories), language, m.model->info().dtype};
+}
+
+struct Generated {
+    Result result;
+    std::string generationJson; // `ascviz-cli generate`'s JSON
+};
+
+Generated generateText(const Model& m, const std::string& prompt, const GenerationOptions& g,
+                       const std::string& languageArg, const std::string& aggregation, const Limits& lim)
+{
+    const std::string language = languageId(languageArg);
+    const Aggregation agg = parseAggregation(aggregation);
+    const CategoryMap categories = CategoryMap::forLanguage(language);
+    limits::checkTextSize(prompt.size(), lim.maxTextBytes, "the prompt");
+    ScoredText s = m.model->generate(prompt, g);
+    const std::string json = cli::generateCommandJson(s, m.model->info()).dump();
+    EvalResult r = evaluate(std::move(s), language, agg, categories, lim.maxAstDepth, lim.maxAstNodes);
+    return Generated{Result{std::move(r), language, m.model->info().dtype}, json};
+}
+
+// `ascviz-cli score`'s JSON for each text, scored `batchSize` texts at a time (1: one by one, as the CLI).
+std::vector<std::string> scoreTexts(const Model& m, const std::vector<std::string>& texts, int batchSize,
+                                    std::size_t maxTextBytes)
+{
+    if (batchSize < 1)
+        throw InputError("batch_size must be >= 1, got " + std::to_string(batchSize));
+    for (std::size_t i = 0; i < texts.size(); ++i)
+        limits::checkTextSize(texts[i].size(), maxTextBytes, "text " + std::to_string(i));
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < texts.size(); i += static_cast<std::size_t>(batchSize)) {
+        const std::size_t n = std::min(texts.size() - i, static_cast<std::size_t>(batchSize));
+        std::vector<ScoredText> scored;
+        if (n == 1)
+            scored.push_back(m.model->score(texts[i]));
+        else
+            scored = m.model->scoreBatch(std::vector<std::string>(texts.begin() + static_cast<std::ptrdiff_t>(i),
+                                                                  texts.begin() + static_cast<std::ptrdiff_t>(i + n)));
+        for (const auto& s : scored)
+            out.push_back(scoreCommandJson(s, m.model->info()).dump());
+    }
+    return out;
+}
+
+std::string renderView(const Result& r, const std::string& view, std::size_t maxGraphvizNodes)
+{
+    if (view == "sequence")
+        return renderSequenceSvg(r.eval);
+    if (view != "complete" && view != "partial")
+        throw InputError("view must be complete, partial or sequence, not '" + view + "'");
+    LayoutOptions layout;
+    layout.maxGraphvizNodes = maxGraphvizNodes;
+    return renderAstSvg(r.eval, view == "complete" ? AstView::Complete : AstView::Partial, layout);
+}
+
+std::string modelInfoJson(const ModelInfo& i)
+{
+    return nlohmann::json{{"name", i.name},
+                          {"dir", i.dir.string()},
+                          {"architecture", i.architecture},
+                          {"device", i.device},
+                          {"dtype", i.dtype},
+                          {"parameters", i.parameters},
+                          {"context_length", i.contextLength},
+                          {"vocab_size", i.vocabSize},
+                          {"layers", i.layers},
+                          {"hidden", i.hidden},
+                          {"threads", i.threads},
+                          {"fingerprint", i.fingerprint}}
+        .dump();
+}
+
+} // namespace
+
+// The shared model of a Model object, for batch (corpus.cpp).
+std::shared_ptr<const LanguageModel> sharedModel(nb::handle model, std::string* dir)
+{
+    const Model& m = nb::cast<const Model&>(model);
+    if (dir)
+        *dir = m.dir;
+    return m.model;
+}
+
+void bindModel(nb::module_& m)
+{
+    nb::class_<Result>(m, "EvalResult")
+        .def("json", [](const Result& r) { return evalCommandJson(r.eval, r.language, r.dtype).dump(); })
+        .def(
+            "render",
+            [](const Result& r, const std::string& view, std::size_t maxGraphvizNodes) {
+                nb::gil_scoped_release release;
+                return renderView(r, view, maxGraphvizNodes);
+            },
+            nb::arg("view"), nb::arg("max_graphviz_nodes") = limits::kDefaultMaxGraphvizNodes);
+
+    nb::class_<Model>(m, "Model")
+        .def("info", [](const Model& self) { return modelInfoJson(self.model->info()); })
+        .def(
+            "evaluate",
+            [](const Model& self, const std::string& code, const std::string& language,
+               std::optional<std::size_t> promptBytes, const std::string& aggregation, std::size_t maxTextBytes,
+               int maxAstDepth, std::size_t maxAstNodes) {
+                nb::gil_scoped_release release;
+                return evaluateText(self, code, language, promptBytes, aggregation,
+                                    Limits{maxTextBytes, maxAstDepth, maxAstNodes});
+            },
+            nb::arg("code"), nb::arg("language"), nb::arg("prompt_bytes").none(), nb::arg("aggregation"),
+            nb::arg("max_text_bytes"), nb::arg("max_ast_depth"), nb::arg("max_ast_nodes"))
+        .def(
+            "generate",
+            [](const Model& self, const std::string& prompt, int maxNewTokens, bool greedy, double temperature,
+               double topP, int topK, uint64_t seed, bool stopAtEos, const std::string& language,
+               const std::string& aggregation, std::size_t maxTextBytes, int maxAstDepth, std::size_t maxAstNodes) {
+                GenerationOptions g;
+                g.maxNewTokens = maxNewTokens;
+                g.greedy = greedy;
+                g.temperature = temperature;
+                g.topP = topP;
+                g.topK = topK;
+                g.seed = seed;
+                g.stopAtEos = stopAtEos;
+                nb::gil_scoped_release release;
+                Generated out = generateText(self, prompt, g, language, aggregation,
+                                             Limits{maxTextBytes, maxAstDepth, maxAstNodes});
+                return std::make_pair(std::move(out.result), std::move(out.generationJson));
+            },
+            nb::arg("prompt"), nb::arg("max_new_tokens"), nb::arg("greedy"), nb::arg("temperature"), nb::arg("top_p"),
+            nb::arg("top_k"), nb::arg("seed"), nb::arg("stop_at_eos"), nb::arg("language"), nb::arg("aggregation"),
+            nb::arg("max_text_bytes"), nb::arg("max_ast_depth"), nb::arg("max_ast_nodes"))
+        .def(
+            "score",
+            [](const Model& self, const std::vector<std::string>& texts, int batchSize, std::size_t maxTextBytes) {
+                nb::gil_scoped_release release;
+                return scoreTexts(self, texts, batchSize, maxTextBytes);
+            },
+            nb::arg("texts"), nb::arg("batch_size"), nb::arg("max_text_bytes"));
+
+    m.def(
+        "load_model",
+        [](const std::string& name, const std::string& device, const std::string& dtype, int threads) {
+            LoadOptions o;
+            o.device = device;
+            o.dtype = dtype;
+            o.threads = threads;
+            nb::gil_scoped_release release;
+            const auto dir = resolveModelDir(name);
+            std::shared_ptr<const LanguageModel> model = LanguageModel::load(dir, o);
+            return Model{std::move(model), dir.string()};
+        },
+        nb::arg("name"), nb::arg("device"), nb::arg("dtype"), nb::arg("threads"));
+    m.def(
+        "parse_json",
+        [](const std::string& code, const std::string& languageArg, std::size_t maxAstNodes) {
+            nb::gil_scoped_release release;
+            return cli::parseCommandJson(SyntaxTree::parse(languageId(languageArg), code, maxAstNodes)).dump();
+        },
+        nb::arg("code"), nb::arg("language"), nb::arg("max_ast_nodes"));
+    m.def("default_language", [] { return LanguageRegistry::instance().defaultLanguage().id; });
+    m.def("language_id", &languageId, nb::arg("name"));
+    m.def("resource_dir", [] { return resourceDir().string(); });
+}
+
+} // namespace ascviz::python
