@@ -30,6 +30,18 @@ TEST(CpuThreads, OtherBlasRunsOnLibTorchsThreads)
     EXPECT_EQ(planCpuThreads(0, "").torch, 1); // never fewer than one
 }
 
+TEST(CpuThreads, WithOneDnnLinearsLibTorchGetsTheThreadsAndOpenBlasKeepsOne)
+{
+    ::unsetenv("ASCVIZ_TORCH_THREADS");
+    ::unsetenv("ASCVIZ_BLAS_THREADS");
+    const CpuThreadPlan p = planCpuThreads(4, "pthreads", /*oneDnnLinears=*/true);
+    EXPECT_EQ(p.torch, 4);
+    EXPECT_EQ(p.blas, 1);
+    const CpuThreadPlan m = planCpuThreads(4, "", /*oneDnnLinears=*/true); // MKL inside LibTorch: nothing to split
+    EXPECT_EQ(m.torch, 4);
+    EXPECT_EQ(m.blas, 0);
+}
+
 TEST(CpuThreads, EnvironmentOverridesThePlan)
 {
     ::setenv("ASCVIZ_TORCH_THREADS", "2", 1);
@@ -47,11 +59,12 @@ TEST(CpuThreads, LoadedModelReportsTheAppliedSetup)
 {
     // This process's BLAS decides the split; the description names both pools and agrees with the plan.
     const BlasThreads b = blasThreads();
-    const CpuThreadPlan p = planCpuThreads(2, b.threading);
+    const CpuThreadPlan p = planCpuThreads(2, b.threading, model::oneDnnLinearEnabled());
     const std::string d = describeCpuThreads(2);
     EXPECT_EQ(d.rfind(std::to_string(p.torch) + " LibTorch intra-op thread", 0), 0u) << d;
     EXPECT_NE(d.find("BLAS: "), std::string::npos) << d;
     if (!b.name.empty()) {
         EXPECT_NE(d.find(b.threading), std::string::npos) << d;
     }
+    EXPECT_NE(d.find("float32 linear layers: " + model::cpuLinearDescription()), std::string::npos) << d;
 }

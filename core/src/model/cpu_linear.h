@@ -3,9 +3,9 @@
 // AMD CPUs (PyPI's LibTorch 2.x), or the system's OpenBLAS (Debian's LibTorch 1.13); oneDNN picks its
 // kernels by the CPU's instruction sets (AVX-512 where present) on any vendor.
 #pragma once
-#include <ATen/ATen.h>
+#include "cpu_threads.h"
 
-#include <string>
+#include <ATen/ATen.h>
 
 namespace ascviz::model {
 
@@ -14,15 +14,9 @@ namespace ascviz::model {
 // than it saves there.
 constexpr int64_t kOneDnnMinRows = 16;
 
-// Whether float32 linear layers on the CPU go through oneDNN in this process: LibTorch was built with it and
-// ASCVIZ_CPU_LINEAR is not "aten" (the switch for A/B measurements).
-bool oneDnnLinearEnabled();
-
-// x Wᵀ + b for x [..., in], w [out, in], b [out] or undefined: oneDNN when enabled, x is a float32 CPU
-// tensor with at least kOneDnnMinRows rows and w is float32; at::linear otherwise. A plain (strided) tensor.
+// x Wᵀ + b (oneDnnLinearEnabled: cpu_threads.h) for x [..., in], w [out, in], b [out] or undefined: oneDNN when
+// enabled, x is a float32 CPU tensor with at least kOneDnnMinRows rows and w is float32; at::linear otherwise. A plain
+// (strided) tensor.
 at::Tensor cpuAwareLinear(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b);
-
-// What computes the CPU's float32 linear layers, for --version: "oneDNN ..." or "LibTorch's BLAS".
-std::string cpuLinearDescription();
 
 } // namespace ascviz::model
