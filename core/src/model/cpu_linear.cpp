@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <stdexcept>
 
 namespace ascviz::model {
 namespace {
@@ -73,6 +74,20 @@ at::Tensor cpuAwareLinear(const at::Tensor& x, const at::Tensor& w, const at::Te
     // LibTorch 1.13: aten::mkldnn_linear takes its input in oneDNN's layout; the weights stay LibTorch's.
     return at::mkldnn_linear(x2.to_mkldnn(), w, b).to_dense().view(outSizes);
 #endif
+}
+
+std::vector<float> cpuLinearOnArrays(const std::vector<float>& x, const std::vector<float>& w,
+                                     const std::vector<float>& b, int64_t batch, int64_t rows, int64_t in, int64_t out)
+{
+    const auto f32 = at::TensorOptions().dtype(at::kFloat);
+    // from_blob does not copy: clone so that LibTorch owns what it computes with.
+    const at::Tensor xt = at::from_blob(const_cast<float*>(x.data()), {batch, rows, in}, f32).clone();
+    const at::Tensor wt = at::from_blob(const_cast<float*>(w.data()), {out, in}, f32).clone();
+    const at::Tensor bt = b.empty() ? at::Tensor() : at::from_blob(const_cast<float*>(b.data()), {out}, f32).clone();
+    const at::Tensor y = cpuAwareLinear(xt, wt, bt).contiguous();
+    if (y.sizes() != at::IntArrayRef({batch, rows, out}))
+        throw std::logic_error("cpuAwareLinear returned the wrong shape");
+    return std::vector<float>(y.data_ptr<float>(), y.data_ptr<float>() + y.numel());
 }
 
 std::string cpuLinearDescription()

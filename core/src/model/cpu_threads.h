@@ -4,7 +4,9 @@
 // of its own beside LibTorch's OpenMP threads, and the two sets spin against each other on the same cores
 // (issue 29: 23 s instead of 4.75 s on 2 cores). PyPI's LibTorch has MKL inside, on LibTorch's own threads.
 #pragma once
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ascviz {
 
@@ -46,6 +48,10 @@ namespace model {
 bool oneDnnLinearEnabled();
 // What computes the CPU's float32 linear layers, for --version: "oneDNN (...) from 16 rows" or "LibTorch's BLAS".
 std::string cpuLinearDescription();
+// x Wᵀ + b through the CPU's linear-layer path (cpu_linear.h) on plain float32 arrays, for tests without torch
+// headers: x [batch, rows, in], w [out, in], b [out] (empty: none), all row-major; returns [batch, rows, out].
+std::vector<float> cpuLinearOnArrays(const std::vector<float>& x, const std::vector<float>& w,
+                                     const std::vector<float>& b, int64_t batch, int64_t rows, int64_t in, int64_t out);
 } // namespace model
 
 } // namespace ascviz
