@@ -61,11 +61,14 @@ BlasThreads blasThreads()
     return b;
 }
 
-CpuThreadPlan planCpuThreads(int threads, const std::string& threading)
+CpuThreadPlan planCpuThreads(int threads, const std::string& threading, bool oneDnnLinears)
 {
     threads = std::max(1, threads);
     CpuThreadPlan p;
-    if (threading == "pthreads") {
+    if (threading == "pthreads" && oneDnnLinears) {
+        p.torch = threads;
+        p.blas = 1;
+    } else if (threading == "pthreads") {
         p.torch = 1;
         p.blas = threads;
     } else {
@@ -81,7 +84,7 @@ CpuThreadPlan planCpuThreads(int threads, const std::string& threading)
 
 CpuThreadPlan applyCpuThreads(int threads)
 {
-    const CpuThreadPlan p = planCpuThreads(threads, blasThreads().threading);
+    const CpuThreadPlan p = planCpuThreads(threads, blasThreads().threading, model::oneDnnLinearEnabled());
     at::set_num_threads(p.torch);
     if (p.blas > 0) {
         if (const auto set = symbol<SetInt>("openblas_set_num_threads"))
@@ -93,11 +96,13 @@ CpuThreadPlan applyCpuThreads(int threads)
 std::string describeCpuThreads(int threads)
 {
     const BlasThreads b = blasThreads();
-    const CpuThreadPlan p = planCpuThreads(threads, b.threading);
+    const CpuThreadPlan p = planCpuThreads(threads, b.threading, model::oneDnnLinearEnabled());
     std::string s = plural(p.torch, "LibTorch intra-op thread");
     if (b.name.empty())
-        return s + "; BLAS: LibTorch's own (on its threads)";
-    return s + "; BLAS: " + b.name + " (" + b.threading + "), " + plural(p.blas > 0 ? p.blas : b.threads, "thread");
+        s += "; BLAS: LibTorch's own (on its threads)";
+    else
+        s += "; BLAS: " + b.name + " (" + b.threading + "), " + plural(p.blas > 0 ? p.blas : b.threads, "thread");
+    return s + "; float32 linear layers: " + model::cpuLinearDescription();
 }
 
 } // namespace ascviz

@@ -4,7 +4,9 @@
 // of its own beside LibTorch's OpenMP threads, and the two sets spin against each other on the same cores
 // (issue 29: 23 s instead of 4.75 s on 2 cores). PyPI's LibTorch has MKL inside, on LibTorch's own threads.
 #pragma once
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ascviz {
 
@@ -26,13 +28,30 @@ struct CpuThreadPlan {
 // keeps one thread: two pools of `threads` each oversubscribe the cores (both spin between calls), and
 // LibTorch's own parallel operations gain less than its spinning costs (measured on 2 cores, 100 functions,
 // bundled model: torch 1 + BLAS 2: 5.4 s; torch 2 + BLAS 1: 9.4 s; 1 + 1: 7.7 s; 2 + 2: 25.5 s). Otherwise
-// LibTorch gets every thread. ASCVIZ_TORCH_THREADS / ASCVIZ_BLAS_THREADS override the plan (benchmarks).
-CpuThreadPlan planCpuThreads(int threads, const std::string& threading);
+// LibTorch gets every thread. `oneDnnLinears`: the linear layers run on oneDNN (cpu_linear.h), which computes on
+// LibTorch's OpenMP threads; LibTorch then gets every thread and OpenBLAS (left with attention's small products
+// and the matrix-vector products of generation) one. ASCVIZ_TORCH_THREADS / ASCVIZ_BLAS_THREADS override the
+// plan (benchmarks).
+CpuThreadPlan planCpuThreads(int threads, const std::string& threading, bool oneDnnLinears = false);
 
-// Applies planCpuThreads(threads, this process's BLAS) and returns the plan applied.
+// Applies planCpuThreads(threads, this process's BLAS, whether its linear layers run on oneDNN) and returns the
+// plan applied.
 CpuThreadPlan applyCpuThreads(int threads);
 
-// "1 LibTorch intra-op thread; BLAS: OpenBLAS 0.3.21 ... (pthreads), 2 threads" for `threads` CPU threads.
+// "2 LibTorch intra-op threads; BLAS: OpenBLAS 0.3.21 ... (pthreads), 1 thread; linear layers: oneDNN ..." for
+// `threads` CPU threads.
 std::string describeCpuThreads(int threads);
+
+namespace model {
+// Whether float32 linear layers on the CPU go through oneDNN in this process (cpu_linear.h): LibTorch was built
+// with it and ASCVIZ_CPU_LINEAR is not "aten" (the switch for A/B measurements).
+bool oneDnnLinearEnabled();
+// What computes the CPU's float32 linear layers, for --version: "oneDNN (...) from 16 rows" or "LibTorch's BLAS".
+std::string cpuLinearDescription();
+// x Wᵀ + b through the CPU's linear-layer path (cpu_linear.h) on plain float32 arrays, for tests without torch
+// headers: x [batch, rows, in], w [out, in], b [out] (empty: none), all row-major; returns [batch, rows, out].
+std::vector<float> cpuLinearOnArrays(const std::vector<float>& x, const std::vector<float>& w,
+                                     const std::vector<float>& b, int64_t batch, int64_t rows, int64_t in, int64_t out);
+} // namespace model
 
 } // namespace ascviz

@@ -1,5 +1,7 @@
 #include "decoder.h"
 
+#include "cpu_linear.h"
+
 #include "ascviz/base/error.h"
 #include "ascviz/model/observer.h"
 
@@ -13,7 +15,7 @@ namespace ascviz::model {
 
 at::Tensor Linear::operator()(const at::Tensor& x) const
 {
-    return at::linear(x, w, b);
+    return cpuAwareLinear(x, w, b);
 }
 
 Decoder::Decoder(ArchSpec spec, DecoderWeights weights, at::Device device, at::ScalarType dtype)
@@ -417,7 +419,7 @@ at::Tensor Decoder::hidden(const at::Tensor& ids, const at::Tensor& keyValid, Kv
 
 at::Tensor Decoder::logits(const at::Tensor& hidden) const
 {
-    return at::linear(hidden, m_w.head, m_w.headBias).to(at::kFloat);
+    return cpuAwareLinear(hidden, m_w.head, m_w.headBias).to(at::kFloat);
 }
 
 } // namespace ascviz::model
