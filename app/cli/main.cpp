@@ -68,6 +68,8 @@ const char* kEvalOptions =
     "  --scores F         score JSON (from score/generate) instead of running a model\n"
     "  --prompt-bytes N   the first N bytes are the prompt (the rest counts as generated)\n"
     "  --aggregation A    θ over a node's token NtPs: median (default), mean, max or min\n"
+    "  --aggregation-scope tokens|children   θ over a node's own tokens (default) or, as the paper's\n"
+    "                     Fig. 2-C, over its children's values (method.md 4)\n"
     "  --language L       a language of the registry (resources/languages); default: the file's\n                     "
     "extension's language, else the registry's default\n"
     "  --categories F     a category table (JSON) instead of the language's own\n"
@@ -257,11 +259,10 @@ const std::map<std::string, CommandHelp>& commandHelp()
           false}},
         {"eval",
          {"ascviz-cli eval (--model M | --scores F) --text-file F [--prompt-bytes N] [--aggregation A] [--out FILE]",
-          "  --aggregation-scope tokens|children   theta over a node's own tokens (default) or, as the paper's\n"
-          "                     Fig. 2-C, over its children's values (method.md 4)\n",
-          true}},
+          nullptr, true}},
         {"render",
-         {"ascviz-cli render (--model M | --scores F) --text-file F --view complete|partial|sequence --svg OUT",
+         {"ascviz-cli render (--model M | --scores F) --text-file F --view complete|partial|sequence|figure5\n"
+          "                  (--svg OUT | --pdf OUT) [figure options]",
           nullptr, true}},
         {"batch",
          {"ascviz-cli batch --model M --corpus FILE|DIR|default --db RESULTS [--limit N] [--resume] [--batch-size B]",
@@ -360,9 +361,15 @@ void printCommandHelp(const std::string& name)
     else
         std::cout << "  score + parse + align + aggregate (AsC-Eval per AST node)\n" << kEvalOptions;
     if (name == "render")
-        std::cout << "  --view V           complete, partial or sequence\n  --svg OUT          the SVG file to write\n"
-                     "  --max-graphviz-nodes N  AST views with more shown nodes use a linear-time tree layout instead\n"
-                     "                     of Graphviz dot (default 1500; 0 = always Graphviz)\n";
+        std::cout
+            << "  --view V           complete, partial, sequence or figure5 (the code with the completion marked\n"
+               "                     beside the AST view, ASTxplainer Fig. 5)\n"
+               "  --svg OUT | --pdf OUT   the file to write (PDF through Cairo; docs/figures.md)\n"
+               "  --subtree NODE_ID  only this node and its descendants   --max-depth D  deeper levels collapsed\n"
+               "  --orientation td|lr  top down or left to right   --whitespace faint|none|full  whitespace tokens\n"
+               "  --width-mm W | --width-pt W   --font-pt P   --no-title   --legend right|bottom|none\n"
+               "  --max-graphviz-nodes N  AST views with more shown nodes use a linear-time tree layout instead\n"
+               "                     of Graphviz dot (default 1500; 0 = always Graphviz)\n";
     else if (name == "eval")
         std::cout
             << "  --out FILE         write the JSON there instead of stdout\n"

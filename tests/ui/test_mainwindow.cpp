@@ -137,7 +137,8 @@ void TestMainWindow::noModelYet()
     QCOMPARE(w.tabs()->tabText(0), QStringLiteral("Interactive"));
     QCOMPARE(w.tabs()->tabText(1), QStringLiteral("Batch"));
     QCOMPARE(w.tabs()->tabText(2), QStringLiteral("Analysis"));
-    QCOMPARE(w.tabs()->tabText(3), QStringLiteral("Study"));
+    QCOMPARE(w.tabs()->tabText(3), QStringLiteral("Heads"));
+    QCOMPARE(w.tabs()->tabText(4), QStringLiteral("Study"));
 }
 
 void TestMainWindow::openSnippetFromBatch()

@@ -60,7 +60,7 @@ void TestPages::initTestCase()
 void TestPages::mainWindowEnumeratesPages()
 {
     MainWindow w;
-    QCOMPARE(w.pages().size(), 4);
+    QCOMPARE(w.pages().size(), 5);
     QCOMPARE(w.tabs()->count(), w.pages().size());
     for (int i = 0; i < w.pages().size(); ++i) {
         QCOMPARE(w.tabs()->widget(i), w.pages()[i]->widget());
