@@ -7,6 +7,7 @@
 #include "mainwindow.h"
 #include "pages/analysis/analysispage.h"
 #include "pages/batch/batchpage.h"
+#include "pages/heads/headspage.h"
 #include "pages/interactive/interactiveengine.h"
 #include "pages/interactive/interactivepage.h"
 #include "pages/page.h"
@@ -69,7 +70,8 @@ void TestPages::mainWindowEnumeratesPages()
     QCOMPARE(w.pages()[0], static_cast<Page*>(w.page<InteractivePage>()));
     QCOMPARE(w.pages()[1], static_cast<Page*>(w.page<BatchPage>()));
     QCOMPARE(w.pages()[2], static_cast<Page*>(w.page<AnalysisPage>()));
-    QCOMPARE(w.pages()[3], static_cast<Page*>(w.page<StudyPage>()));
+    QCOMPARE(w.pages()[3], static_cast<Page*>(w.page<HeadsPage>()));
+    QCOMPARE(w.pages()[4], static_cast<Page*>(w.page<StudyPage>()));
     w.tabs()->setCurrentIndex(1);
     QCOMPARE(w.currentPage(), static_cast<Page*>(w.page<BatchPage>()));
     // The Interactive page's menu (View) is in the menu bar; its actions bring the page to the front.

@@ -45,10 +45,19 @@ bool compiledWithOneDnn()
 bool oneDnnLinearEnabled()
 {
     static const bool enabled = [] {
+        // The default per build is the faster one measured (docs/performance.md): oneDNN on LibTorch 2.x; on
+        // Debian's 1.13 (OpenBLAS with its own threads) the BLAS path, which is as fast for packed scoring and
+        // faster for one text per call and for generation. ASCVIZ_CPU_LINEAR=onednn|aten overrides.
         const char* v = std::getenv("ASCVIZ_CPU_LINEAR");
         if (v && std::strcmp(v, "aten") == 0)
             return false;
+        if (v && std::strcmp(v, "onednn") == 0)
+            return compiledWithOneDnn();
+#if TORCH_VERSION_MAJOR >= 2
         return compiledWithOneDnn();
+#else
+        return false;
+#endif
     }();
     return enabled;
 }

@@ -44,7 +44,7 @@ std::string describeCpuThreads(int threads);
 
 namespace model {
 // Whether float32 linear layers on the CPU go through oneDNN in this process (cpu_linear.h): LibTorch was built
-// with it and ASCVIZ_CPU_LINEAR is not "aten" (the switch for A/B measurements).
+// with it, and the build default (LibTorch 2.x: on; 1.13: off) or ASCVIZ_CPU_LINEAR=onednn|aten says so.
 bool oneDnnLinearEnabled();
 // What computes the CPU's float32 linear layers, for --version: "oneDNN (...) from 16 rows" or "LibTorch's BLAS".
 std::string cpuLinearDescription();
