@@ -1,6 +1,7 @@
 #include "cpu_linear.h"
 
 #include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/core/grad_mode.h>
 #include <torch/version.h>
 
 #include <cstdlib>
@@ -66,7 +67,11 @@ at::Tensor cpuAwareLinear(const at::Tensor& x, const at::Tensor& w, const at::Te
 {
     const int64_t in = x.size(-1);
     const int64_t rows = in > 0 ? x.numel() / in : 0;
-    if (!oneDnnLinearEnabled() || !x.device().is_cpu() || x.scalar_type() != at::kFloat ||
+    // oneDNN's linear has no autograd kernel (LibTorch 2.x warns and returns zero gradients): anything that
+    // records a graph (gradient x input, attribution/) takes at::linear.
+    const bool recording =
+        at::GradMode::is_enabled() && (x.requires_grad() || w.requires_grad() || (b.defined() && b.requires_grad()));
+    if (recording || !oneDnnLinearEnabled() || !x.device().is_cpu() || x.scalar_type() != at::kFloat ||
         w.scalar_type() != at::kFloat || rows < kOneDnnMinRows)
         return at::linear(x, w, b);
     auto outSizes = x.sizes().vec();
