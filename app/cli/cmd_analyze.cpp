@@ -234,19 +234,12 @@ int cmdAnalyze(Args& args)
         // The call table needs each snippet's repository and file: from the corpus (--corpus, else the run's).
         std::optional<CallRepository> repository;
         if (!noCalls) {
-            const RunInfo info = rdb.runInfo();
-            const fs::path corpus = corpusArg ? fs::path(*corpusArg) : fs::path(info.corpusPath);
-            std::error_code ec;
-            if (corpusArg || fs::exists(corpus, ec)) {
-                CorpusReadOptions ro;
-                if (!fs::is_directory(corpus, ec))
-                    ro.language = info.language; // entries without a `language` field are in the run's
-                repository = CallRepository::fromCorpus(readCorpus(corpus, ro));
+            std::string why;
+            repository = callRepositoryOfRun(rdb, corpusArg ? std::optional<fs::path>(*corpusArg) : std::nullopt, &why);
+            if (repository)
                 opts.repository = &*repository;
-            } else {
-                std::cerr << "analyze: no call table: the run's corpus " << corpus.string()
-                          << " is not there (give --corpus FILE|DIR)\n";
-            }
+            else
+                std::cerr << "analyze: no call table: " << why << " (give --corpus FILE|DIR)\n";
         }
         const PerplexedReport r = analyzePerplexed(rdb, opts);
         if (asJson)

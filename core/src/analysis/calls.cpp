@@ -229,4 +229,21 @@ nlohmann::json callTableToJson(const CallTable& t)
     return j;
 }
 
+std::optional<CallRepository> callRepositoryOfRun(const ResultsDb& db,
+                                                  const std::optional<std::filesystem::path>& corpus, std::string* why)
+{
+    const RunInfo info = db.runInfo();
+    const std::filesystem::path path = corpus ? *corpus : std::filesystem::path(info.corpusPath);
+    std::error_code ec;
+    if (!corpus && !std::filesystem::exists(path, ec)) {
+        if (why)
+            *why = "the run's corpus " + path.string() + " is not there";
+        return std::nullopt;
+    }
+    CorpusReadOptions ro;
+    if (!std::filesystem::is_directory(path, ec))
+        ro.language = info.language; // entries without a `language` field are in the run's
+    return CallRepository::fromCorpus(readCorpus(path, ro));
+}
+
 } // namespace ascviz

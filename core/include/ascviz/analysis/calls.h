@@ -11,6 +11,7 @@
 #pragma once
 #include "ascviz/analysis/cestat.h"
 #include "ascviz/results/corpus.h"
+#include "ascviz/results/resultsdb.h"
 #include "ascviz/syntax/language.h"
 #include "ascviz/syntax/syntax.h"
 
@@ -18,6 +19,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <set>
@@ -49,6 +51,13 @@ private:
     std::map<std::string, RepoFile> m_files;
     std::map<std::string, std::map<std::string, std::set<std::string>>> m_decls; // repo -> name -> paths
 };
+
+// The repository of a run's snippets for the call table: from `corpus` when given, else the run's own corpus
+// (RunInfo::corpusPath) when it still exists (entries without a `language` field are in the run's language);
+// nullopt, with `*why` saying so, when the run's corpus is gone. Throws InputError for an unreadable corpus.
+std::optional<CallRepository> callRepositoryOfRun(const ResultsDb& db,
+                                                  const std::optional<std::filesystem::path>& corpus,
+                                                  std::string* why = nullptr);
 
 // A scored token of a snippet: its byte span and CE.
 struct CeToken {
