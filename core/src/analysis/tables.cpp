@@ -1,6 +1,7 @@
 // LaTeX tables and heat map data (tables.h).
 #include "ascviz/analysis/tables.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <set>
 #include <sstream>
@@ -153,6 +154,42 @@ std::string causalLatex(const CausalReport& r)
               << num(e.hi, "%.2f") << "]";
         else
             o << " & -- & --";
+        o << " \\\\\n";
+    };
+    row("Global AsC-Eval", r.global);
+    if (!r.groups.empty())
+        o << "\\midrule\n";
+    for (const auto& [k, e] : r.groups)
+        row(k, e);
+    o << "\\bottomrule\n\\end{tabular}\n";
+    o << refutationLatex(r);
+    return o.str();
+}
+
+std::string refutationLatex(const CausalReport& r)
+{
+    bool any = !r.global.refutations.empty();
+    for (const auto& [k, e] : r.groups)
+        any = any || !e.refutations.empty();
+    if (!any)
+        return {};
+    std::ostringstream o;
+    o << "% Refutations (DoWhy): each refuter's mean new effect over its simulations and the p-value of the\n"
+      << "% effect against them (placebo: mean ~0; random common cause, data subset: mean ~ the effect).\n"
+      << "\\begin{tabular}{lrrrrrr}\n\\toprule\n"
+      << "Treatment & \\multicolumn{2}{c}{Placebo} & \\multicolumn{2}{c}{Random common cause} & "
+         "\\multicolumn{2}{c}{Data subset} \\\\\n"
+      << " & mean & $p$ & mean & $p$ & mean & $p$ \\\\\n\\midrule\n";
+    auto row = [&](const std::string& name, const CausalEstimate& e) {
+        o << latexEscape(name);
+        for (const char* refuter : {"placebo", "random_common_cause", "data_subset"}) {
+            const auto it = std::find_if(e.refutations.begin(), e.refutations.end(),
+                                         [&](const Refutation& x) { return x.name == refuter; });
+            if (it == e.refutations.end() || it->simulations == 0)
+                o << " & -- & --";
+            else
+                o << " & " << num(it->newEffect, "%.2f") << " & " << optNum(it->p);
+        }
         o << " \\\\\n";
     };
     row("Global AsC-Eval", r.global);
