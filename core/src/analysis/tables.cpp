@@ -21,6 +21,16 @@ std::string optNum(const std::optional<double>& v)
 {
     return v ? num(*v, "%.2f") : "--";
 }
+// The rows of a causal table (Global, a rule, each group) and its end.
+template <class Row> void causalRows(std::ostringstream& o, const CausalReport& r, const Row& row)
+{
+    row("Global AsC-Eval", r.global);
+    if (!r.groups.empty())
+        o << "\\midrule\n";
+    for (const auto& [k, e] : r.groups)
+        row(k, e);
+    o << "\\bottomrule\n\\end{tabular}\n";
+}
 } // namespace
 
 std::string latexEscape(const std::string& s)
@@ -156,12 +166,7 @@ std::string causalLatex(const CausalReport& r)
             o << " & -- & --";
         o << " \\\\\n";
     };
-    row("Global AsC-Eval", r.global);
-    if (!r.groups.empty())
-        o << "\\midrule\n";
-    for (const auto& [k, e] : r.groups)
-        row(k, e);
-    o << "\\bottomrule\n\\end{tabular}\n";
+    causalRows(o, r, row);
     o << refutationLatex(r);
     return o.str();
 }
@@ -192,12 +197,7 @@ std::string refutationLatex(const CausalReport& r)
         }
         o << " \\\\\n";
     };
-    row("Global AsC-Eval", r.global);
-    if (!r.groups.empty())
-        o << "\\midrule\n";
-    for (const auto& [k, e] : r.groups)
-        row(k, e);
-    o << "\\bottomrule\n\\end{tabular}\n";
+    causalRows(o, r, row);
     return o.str();
 }
 
