@@ -52,6 +52,8 @@ std::string causalText(const CausalReport& r)
                       rz[2].c_str(), rz[3].c_str(), eff.c_str(), ci.c_str(), fmtOpt(e.placebo).c_str(),
                       fmtOpt(e.randomCommonCause).c_str(), fmtOpt(e.dataSubset).c_str());
         t << buf;
+        if (!e.refutations.empty())
+            t << "    refuters, mean new effect (p-value): " << refutationsText(e.refutations) << "\n";
         if (!e.note.empty())
             t << "    (" << e.note << ")\n";
     };

@@ -1,9 +1,12 @@
 // ascviz-cli analyze treatments (docs/cli.md, docs/galeras.md): the effect of each Galeras treatment against
 // the control over a runs database. Torch-free (ascviz_cli_results).
 #include "commands.h"
+#include "figure_args.h"
 #include "output.h"
 
 #include "ascviz/base/error.h"
+#include "ascviz/figure/charts.h"
+#include "ascviz/galeras/distributions.h"
 #include "ascviz/galeras/effects.h"
 
 #include <iostream>
@@ -30,15 +33,39 @@ int analyzeTreatmentsCommand(Args& args, const std::optional<std::string>& out)
 {
     const std::string db = args.require("--db");
     TreatmentAnalysisOptions opts;
-    opts.outcome = args.valueOr("--outcome", opts.outcome);
+    const auto outcomeArg = args.value("--outcome");
+    opts.outcome = outcomeArg.value_or(opts.outcome);
     opts.confounders = confoundersOption(args);
     opts.refute.seed = args.uint64Value("--seed", opts.refute.seed);
     opts.refute.simulations = args.intValue("--simulations", opts.refute.simulations);
     const bool asJson = args.flag("--json");
     const auto latex = args.value("--latex");
+    const auto svg = args.value("--svg");
+    const auto pdf = args.value("--pdf");
+    bool styled = false;
+    const FigureStyle style = readFigureStyle(args, &styled);
     args.finish();
     if (opts.refute.simulations < 2)
         throw UsageError("--simulations must be >= 2");
+    if (svg && pdf)
+        throw UsageError("analyze treatments writes one of --svg OUT or --pdf OUT");
+    if (styled && !svg && !pdf)
+        throw UsageError(
+            "--width-mm, --font-pt, --no-title and --legend style the figure: give --svg OUT or --pdf OUT");
+    if (svg || pdf) {
+        // The outcomes' distributions per treatment: the asked --outcome, else all as small multiples.
+        const OutcomeDistributions od = outcomeDistributions(GalerasDb::open(db), outcomeArg.value_or(""));
+        DistributionData d;
+        d.runs = od.treatments;
+        d.rows = od.outcomes;
+        d.values = od.values;
+        d.title = od.outcomes.size() == 1 ? od.outcomes[0] + " by treatment" : "Outcomes by treatment";
+        d.axisLabel = "outcome per completion";
+        if (od.leftOut > 0)
+            d.warning = std::to_string(od.leftOut) + " values left out (error or no value)";
+        writeFigure(distributionFigure(d, style), svg ? *svg : *pdf, pdf.has_value());
+        std::cerr << "analyze: wrote " << (svg ? *svg : *pdf) << '\n';
+    }
     const TreatmentReport r = analyzeTreatments(GalerasDb::open(db), opts);
     if (latex) {
         writeText(treatmentsLatex(r), *latex);

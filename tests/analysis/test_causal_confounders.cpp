@@ -1,6 +1,7 @@
 // analyze causal --confounders / --simulations (issue 34): the regression adjusts for the chosen confounders
 // only, and the refutations are simulated N times with p-values (analysis/refute.h).
 #include "ascviz/analysis/causal.h"
+#include "ascviz/analysis/tables.h"
 #include "ascviz/base/error.h"
 
 #include <gtest/gtest.h>
@@ -58,4 +59,28 @@ TEST(CausalConfounders, OnlyTheChosenAreAdjustedFor)
 
     EXPECT_THROW(checkCausalConfounders({"tokens", "size"}), InputError);
     EXPECT_NO_THROW(checkCausalConfounders({"cyclomatic"}));
+}
+
+// The refuters' mean new effects and p-values in the text line and in the LaTeX block (issue 34).
+TEST(CausalConfounders, RefutationsInTextAndLatex)
+{
+    const std::vector<Refutation> rs = {
+        {"placebo", 100, 0.0126, 0.43}, {"random_common_cause", 100, -1.5, 0.5}, {"data_subset", 0, 0.0, std::nullopt}};
+    EXPECT_EQ(refutationsText(rs),
+              "placebo 0.013 (p 0.430), random_common_cause -1.500 (p 0.500), data_subset n/a (p n/a)");
+
+    CausalReport c;
+    c.global.n = 40;
+    c.global.refutations = rs;
+    c.groups["if_statement"] = c.global;
+    c.groups["if_statement"].refutations[2] = {"data_subset", 50, 2.004, 0.02};
+    const std::string tex = causalLatex(c);
+    EXPECT_NE(tex.find("Global AsC-Eval & 0.01 & 0.43 & $-$1.50 & 0.50 & -- & -- \\\\"), std::string::npos) << tex;
+    EXPECT_NE(tex.find("if\\_statement & 0.01 & 0.43 & $-$1.50 & 0.50 & 2.00 & 0.02 \\\\"), std::string::npos) << tex;
+    EXPECT_NE(tex.find("\\multicolumn{2}{c}{Placebo}"), std::string::npos) << tex;
+    // No simulations (--simulations 0): no refutation block.
+    c.global.refutations.clear();
+    c.groups["if_statement"].refutations.clear();
+    EXPECT_EQ(refutationLatex(c), "");
+    EXPECT_EQ(causalLatex(c).find("Placebo"), std::string::npos);
 }

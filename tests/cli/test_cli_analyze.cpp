@@ -2,6 +2,8 @@
 #include "cli_runner.h"
 #include "dbcontent.h"
 
+#include "ascviz/galeras/runsdb.h"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -188,4 +190,49 @@ TEST(CliAnalyze, ReportFlagsFewValuesTooFew)
     EXPECT_NE(text.out.find("too_few when n < 10 (--min-n)"), std::string::npos) << text.out;
     EXPECT_NE(text.out.find("too_few"), text.out.rfind("too_few")) << text.out; // the header and a row
     EXPECT_EQ(clitest::run("report --db " + q(db) + " --min-n 0").status, 2);
+}
+
+// Issue 34: the text table shows each refuter's mean new effect and p-value; the LaTeX adds its block.
+TEST(CliAnalyze, CausalRefutationsShown)
+{
+    const auto tex = clitest::tempDir() / "t2r.tex";
+    const auto r = clitest::run("analyze causal --db " + q(resultsDb()) + " --simulations 20 --latex " + q(tex));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("refuters, mean new effect (p-value): placebo "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(", random_common_cause "), std::string::npos) << r.out;
+    EXPECT_NE(slurp(tex).find("\\multicolumn{2}{c}{Placebo}"), std::string::npos);
+}
+
+// Issue 30: analyze treatments --svg draws a box per treatment at the requested width.
+TEST(CliAnalyze, TreatmentsFigure)
+{
+    const auto dir = clitest::tempDir();
+    const auto db = dir / "runs-fig.db";
+    std::filesystem::remove(db);
+    {
+        const ascviz::GalerasDb g = ascviz::GalerasDb::create(db, {{"testbed", "randomcut"}});
+        for (int i = 0; i < 8; ++i)
+            for (const std::string t : {"control", "T1"}) {
+                ascviz::GalerasRow row;
+                row.recordId = "r" + std::to_string(i);
+                row.treatment = t;
+                row.isControl = t == "control";
+                row.stop = "eos";
+                row.values["prompt_size"] = 10.0 + i;
+                row.values["levenshtein"] = 0.1 * i + (t == "T1" ? 0.05 : 0.0);
+                g.insert(row);
+            }
+    }
+    const auto svg = dir / "treatments.svg";
+    const auto r = clitest::run("analyze treatments --db " + q(db) + " --outcome levenshtein --svg " + q(svg) +
+                                " --width-mm 85 --confounders prompt_size --simulations 5");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::string s = slurp(svg);
+    EXPECT_NE(s.find("width=\"85mm\""), std::string::npos);
+    EXPECT_EQ(s.find("<image"), std::string::npos);
+    EXPECT_NE(s.find("control: median 0.35, IQR [0.18, 0.53], n=8"), std::string::npos) << s;
+    EXPECT_NE(s.find("T1: median"), std::string::npos);
+    EXPECT_EQ(clitest::run("analyze treatments --db " + q(db) + " --width-mm 85").status, 2);
+    std::filesystem::remove(svg);
+    std::filesystem::remove(db);
 }

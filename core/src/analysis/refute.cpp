@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 #include <stdexcept>
 
@@ -118,6 +119,30 @@ nlohmann::json refutationsToJson(const std::vector<Refutation>& rs)
                      {"p_value", r.p ? nlohmann::json(*r.p) : nlohmann::json(nullptr)},
                      {"simulations", r.simulations}};
     return j;
+}
+
+std::string refutationsText(const std::vector<Refutation>& rs)
+{
+    std::string out;
+    char buf[64];
+    for (const auto& r : rs) {
+        if (!out.empty())
+            out += ", ";
+        out += r.name + ' ';
+        if (r.simulations > 0) {
+            std::snprintf(buf, sizeof buf, "%.3f", r.newEffect);
+            out += buf;
+        } else {
+            out += "n/a";
+        }
+        if (r.p) {
+            std::snprintf(buf, sizeof buf, " (p %.3f)", *r.p);
+            out += buf;
+        } else {
+            out += " (p n/a)";
+        }
+    }
+    return out;
 }
 
 } // namespace ascviz

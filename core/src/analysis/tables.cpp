@@ -1,6 +1,7 @@
 // LaTeX tables and heat map data (tables.h).
 #include "ascviz/analysis/tables.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <set>
 #include <sstream>
@@ -19,6 +20,16 @@ std::string num(double v, const char* f = "%.3f")
 std::string optNum(const std::optional<double>& v)
 {
     return v ? num(*v, "%.2f") : "--";
+}
+// The rows of a causal table (Global, a rule, each group) and its end.
+template <class Row> void causalRows(std::ostringstream& o, const CausalReport& r, const Row& row)
+{
+    row("Global AsC-Eval", r.global);
+    if (!r.groups.empty())
+        o << "\\midrule\n";
+    for (const auto& [k, e] : r.groups)
+        row(k, e);
+    o << "\\bottomrule\n\\end{tabular}\n";
 }
 } // namespace
 
@@ -155,12 +166,38 @@ std::string causalLatex(const CausalReport& r)
             o << " & -- & --";
         o << " \\\\\n";
     };
-    row("Global AsC-Eval", r.global);
-    if (!r.groups.empty())
-        o << "\\midrule\n";
+    causalRows(o, r, row);
+    o << refutationLatex(r);
+    return o.str();
+}
+
+std::string refutationLatex(const CausalReport& r)
+{
+    bool any = !r.global.refutations.empty();
     for (const auto& [k, e] : r.groups)
-        row(k, e);
-    o << "\\bottomrule\n\\end{tabular}\n";
+        any = any || !e.refutations.empty();
+    if (!any)
+        return {};
+    std::ostringstream o;
+    o << "% Refutations (DoWhy): each refuter's mean new effect over its simulations and the p-value of the\n"
+      << "% effect against them (placebo: mean ~0; random common cause, data subset: mean ~ the effect).\n"
+      << "\\begin{tabular}{lrrrrrr}\n\\toprule\n"
+      << "Treatment & \\multicolumn{2}{c}{Placebo} & \\multicolumn{2}{c}{Random common cause} & "
+         "\\multicolumn{2}{c}{Data subset} \\\\\n"
+      << " & mean & $p$ & mean & $p$ & mean & $p$ \\\\\n\\midrule\n";
+    auto row = [&](const std::string& name, const CausalEstimate& e) {
+        o << latexEscape(name);
+        for (const char* refuter : {"placebo", "random_common_cause", "data_subset"}) {
+            const auto it = std::find_if(e.refutations.begin(), e.refutations.end(),
+                                         [&](const Refutation& x) { return x.name == refuter; });
+            if (it == e.refutations.end() || it->simulations == 0)
+                o << " & -- & --";
+            else
+                o << " & " << num(it->newEffect, "%.2f") << " & " << optNum(it->p);
+        }
+        o << " \\\\\n";
+    };
+    causalRows(o, r, row);
     return o.str();
 }
 

@@ -47,8 +47,8 @@ Figure distributionFigure(const DistributionData& d, const FigureStyle& style)
         throw InputError("a distribution chart needs at least one run with categorized values");
     Figure f;
     f.widthPt = style.widthPt;
-    f.title = "Snippet-level AsC-Eval by category";
-    const double top = drawTitle(f, style, "Snippet-level AsC-Eval by category");
+    f.title = d.title.empty() ? std::string("Snippet-level AsC-Eval by category") : d.title;
+    const double top = drawTitle(f, style, f.title);
     const std::string boxNote = "box: quartiles, whiskers: 1.5 IQR, dots: outliers";
     auto legend = [&](Figure* target, double x, double y, double w) {
         return runLegend(target, x, y, w, d.runs, style, style.legend == LegendPlacement::Right, {boxNote});
@@ -99,7 +99,8 @@ Figure distributionFigure(const DistributionData& d, const FigureStyle& style)
             }
         }
     }
-    axis01(f, fr.plotX0, fr.plotX1, fr.plotTop, fr.plotBottom, style, "snippet AsC-Eval of the category");
+    axis01(f, fr.plotX0, fr.plotX1, fr.plotTop, fr.plotBottom, style,
+           d.axisLabel.empty() ? std::string("snippet AsC-Eval of the category") : d.axisLabel);
     if (style.legend != LegendPlacement::None)
         legend(&f, fr.legendX, fr.legendY, fr.legendW);
     f.heightPt += drawNote(f, d.warning, kPad, f.heightPt - kPad, f.widthPt - 2 * kPad, style);

@@ -41,6 +41,10 @@ std::vector<Refutation> refuteEffect(const std::vector<double>& t, const std::ve
 // DoWhy's significance test of `estimate` against simulated effects (above).
 double refutationPValue(std::vector<double> simulated, double estimate);
 
+// One line for text tables: "placebo 0.012 (p 0.430), random_common_cause 1.990 (p 0.500), ..." — each
+// refuter's mean new effect and p-value ("n/a" where missing), "%.3f".
+std::string refutationsText(const std::vector<Refutation>& r);
+
 // {"placebo": {"estimate": mean new effect, "p_value": p, "simulations": N}, ...}
 nlohmann::json refutationsToJson(const std::vector<Refutation>& r);
 

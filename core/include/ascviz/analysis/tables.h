@@ -21,7 +21,13 @@ std::string comparisonLatex(const std::vector<std::pair<std::string, const Corpu
                             const std::string& warning = {});
 
 // Rows: global, then each group; columns n, ρ(T,Y), ρ(T,Z_k), the effect (se) and its 95 % interval.
+// Followed by refutationLatex(r) when the report has simulated refutations.
 std::string causalLatex(const CausalReport& r);
+
+// A second, compact table: rows as causalLatex; per refuter (placebo, random common cause, data subset) the
+// mean new effect and the p-value, "%.2f"; "--" where a refuter has no successful simulation (or no p-value).
+// Empty when no estimate has simulated refutations (--simulations 0).
+std::string refutationLatex(const CausalReport& r);
 
 // The heat map's rows ("Global", then the categories, union in name order) and one column per set.
 std::pair<std::vector<std::string>, std::vector<HeatmapColumn>>

@@ -44,6 +44,8 @@ struct DistributionData {
     std::vector<std::string> rows;                        // categories
     std::vector<std::vector<std::vector<double>>> values; // [row][run] -> snippet-level values
     std::string warning;
+    std::string title;     // "" = "Snippet-level AsC-Eval by category"
+    std::string axisLabel; // "" = "snippet AsC-Eval of the category"; the axis is [0, 1] either way
 };
 Figure distributionFigure(const DistributionData& d, const FigureStyle& style);
 
