@@ -22,5 +22,7 @@ void bindErrors(nanobind::module_& m);
 void bindModel(nanobind::module_& m);
 // batch over a corpus into a results database, and the torch-free readers: report, causal, perplexed.
 void bindCorpus(nanobind::module_& m);
+// analyze heads --from / layers / treatments through the CLI's command functions (analyses.cpp).
+void bindAnalyses(nanobind::module_& m);
 
 } // namespace ascviz::python
