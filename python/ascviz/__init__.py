@@ -22,5 +22,5 @@ torch_build = _ascviz.torch_build
 cuda_available = _ascviz.cuda_available
 
 __all__ = ["load_model", "parse", "Model", "Result", "Scores", "batch", "open_results", "Results", "report", "report_frame",
-           "causal", "perplexed", "heads", "layers", "treatments", "Error", "InputError", "ModelError", "TokenizerError", "Cancelled",
-           "torch_version", "torch_build", "cuda_available"]
+           "causal", "perplexed", "heads", "layers", "treatments", "Error", "InputError", "ModelError",
+           "TokenizerError", "Cancelled", "torch_version", "torch_build", "cuda_available"]

@@ -18,7 +18,7 @@ std::shared_ptr<const LanguageModel> sharedModel(nanobind::handle model, std::st
 
 // core's error types as Python exceptions (ascviz.Error and its subclasses), with core's messages.
 void bindErrors(nanobind::module_& m);
-// load_model, Model (evaluate, generate, score, info) and EvalResult (json, render).
+// load_model, Model (evaluate, generate, score, info) and EvalResult (json, render, render_figure).
 void bindModel(nanobind::module_& m);
 // batch over a corpus into a results database, and the torch-free readers: report, causal, perplexed.
 void bindCorpus(nanobind::module_& m);
