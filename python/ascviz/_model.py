@@ -4,6 +4,7 @@ from __future__ import annotations
 import html
 import json
 import os
+import tempfile
 from typing import Any, Dict, List, Optional, Sequence, Union
 
 import pandas as pd
@@ -21,6 +22,34 @@ MAX_GRAPHVIZ_NODES = 1500
 DEVICES = ("auto", "cpu", "cuda")
 DTYPES = ("auto", "float32", "float16", "bfloat16")
 VIEWS = ("complete", "partial", "sequence")
+
+
+# render's figure options: Python name -> (CLI option, check).
+_FIGURE_OPTIONS = {
+    "width_mm": "--width-mm", "font_pt": "--font-pt", "legend": "--legend", "subtree": "--subtree",
+    "max_depth": "--max-depth", "orientation": "--orientation", "whitespace": "--whitespace",
+}
+
+
+def _figure_argv(options: Dict[str, Any]) -> List[str]:
+    """The figure options as the CLI's arguments (its own parser checks the values)."""
+    argv: List[str] = []
+    for name, value in options.items():
+        if name == "title":
+            if not check.flag(value, "title"):
+                argv.append("--no-title")
+        elif name in _FIGURE_OPTIONS:
+            if name in ("width_mm", "font_pt"):
+                value = check.number(value, name)
+            elif name in ("subtree", "max_depth"):
+                value = check.integer(value, name, 0)
+            else:
+                value = check.string(value, name)
+            argv += [_FIGURE_OPTIONS[name], str(value)]
+        else:
+            raise TypeError(f"render() got an unknown figure option '{name}' (figure options: title, "
+                            f"{', '.join(_FIGURE_OPTIONS)})")
+    return argv
 
 
 def _inline(svg: str) -> str:
@@ -66,21 +95,34 @@ class Result:
         return self.json["cross_entropy"]
 
     def render(self, view: str = "complete", path: Union[str, os.PathLike, None] = None, *,
-               max_graphviz_nodes: int = MAX_GRAPHVIZ_NODES) -> str:
-        """The view (complete, partial or sequence) as SVG, drawn by core as `ascviz-cli render` draws it;
-        written to `path` too when given. Returns the SVG text."""
-        view = check.choice(view, "view", VIEWS)
+               max_graphviz_nodes: int = MAX_GRAPHVIZ_NODES, format: Optional[str] = None,
+               **figure_options: Any) -> Union[str, bytes]:
+        """The view (complete, partial, sequence or figure5) drawn by core as `ascviz-cli render` draws it;
+        written to `path` too when given. SVG (returns the text) or PDF (returns the bytes): `format` "svg" or
+        "pdf", else from path's ending (.pdf), else SVG. figure_options are render's figure options (docs/cli.md):
+        width_mm, font_pt, title (False = --no-title), legend (right | bottom | none), subtree (node id),
+        max_depth, orientation (td | lr), whitespace (faint | none | full); with any of them, for figure5 and
+        for PDF the view is drawn through the figure room, as the CLI does."""
+        view = check.choice(view, "view", VIEWS + ("figure5",))
         check.integer(max_graphviz_nodes, "max_graphviz_nodes", 0)
         if path is not None:
             path = check.path(path, "path")
-            if path.lower().endswith(".pdf"):
-                raise NotImplementedError("PDF output needs core's figure room, which this build does not have yet; "
-                                          "write .svg (rsvg-convert turns it into a PDF)")
-        svg = self._native.render(view, max_graphviz_nodes)
-        if path is not None:
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(svg)
-        return svg
+        if format is None:
+            format = "pdf" if path is not None and path.lower().endswith(".pdf") else "svg"
+        format = check.choice(format, "format", ("svg", "pdf"))
+        options = _figure_argv(figure_options)
+        if not options and format == "svg" and view != "figure5":
+            svg = self._native.render(view, max_graphviz_nodes)
+            if path is not None:
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(svg)
+            return svg
+        with tempfile.TemporaryDirectory(prefix="pyrender-") as tmp:
+            out = path if path is not None else os.path.join(tmp, "view." + format)
+            self._native.render_figure(view, options, max_graphviz_nodes, out, format == "pdf")
+            with open(out, "rb") as f:
+                data = f.read()
+        return data if format == "pdf" else data.decode("utf-8")
 
     def _repr_svg_(self) -> str:
         return self.render("complete")

@@ -18,9 +18,11 @@ std::shared_ptr<const LanguageModel> sharedModel(nanobind::handle model, std::st
 
 // core's error types as Python exceptions (ascviz.Error and its subclasses), with core's messages.
 void bindErrors(nanobind::module_& m);
-// load_model, Model (evaluate, generate, score, info) and EvalResult (json, render).
+// load_model, Model (evaluate, generate, score, info) and EvalResult (json, render, render_figure).
 void bindModel(nanobind::module_& m);
-// batch over a corpus into a results database, and the torch-free readers: report, causal, perplexed.
+// batch over a corpus into a results database, and the torch-free readers: report, causal.
 void bindCorpus(nanobind::module_& m);
+// analyze perplexed / heads --from / layers / treatments through the CLI's command functions (analyses.cpp).
+void bindAnalyses(nanobind::module_& m);
 
 } // namespace ascviz::python

@@ -5,7 +5,6 @@
 #include "common.h"
 
 #include "ascviz/analysis/causal.h"
-#include "ascviz/analysis/perplexed.h"
 #include "ascviz/base/error.h"
 #include "ascviz/batch/batch.h"
 #include "ascviz/eval/eval.h"
@@ -145,16 +144,6 @@ void bindCorpus(nb::module_& m)
             return causalToJson(analyzeCausal(ResultsDb::open(db), parseCausalBy(by), opts)).dump();
         },
         nb::arg("db"), nb::arg("by"), nb::arg("seed"), nb::arg("min_snippets"));
-    m.def(
-        "perplexed_json",
-        [](const std::string& db, int minCount, int top) {
-            nb::gil_scoped_release release;
-            PerplexedOptions opts;
-            opts.minCount = minCount;
-            opts.top = top;
-            return perplexedToJson(analyzePerplexed(ResultsDb::open(db), opts)).dump();
-        },
-        nb::arg("db"), nb::arg("min_count"), nb::arg("top"));
     m.def(
         "check_results",
         [](const std::string& db) {

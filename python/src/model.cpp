@@ -4,6 +4,7 @@
 
 #include "common.h"
 #include "output.h"
+#include "render_figure.h"
 
 #include "ascviz/base/error.h"
 #include "ascviz/base/limits.h"
@@ -139,6 +140,33 @@ std::string renderView(const Result& r, const std::string& view, std::size_t max
     return renderAstSvg(r.eval, view == "complete" ? AstView::Complete : AstView::Partial, layout);
 }
 
+// render VIEW with the figure options (`--width-mm 85` ...) as `ascviz-cli render` reads and draws them.
+void renderFigure(const Result& r, const std::string& view, const std::vector<std::string>& options,
+                  std::size_t maxGraphvizNodes, const std::string& file, bool pdf)
+{
+    if (view != "complete" && view != "partial" && view != "sequence" && view != "figure5")
+        throw InputError("view must be complete, partial, sequence or figure5, not '" + view + "'");
+    LayoutOptions layout;
+    layout.maxGraphvizNodes = maxGraphvizNodes;
+    try {
+        cli::Args args(options);
+        const cli::RenderFigureArgs a = cli::readRenderFigureArgs(args, layout);
+        args.finish();
+        if (a.figure || pdf || view == "figure5") {
+            cli::writeRenderFigure(r.eval, view, a, file, pdf);
+            return;
+        }
+        // no figure option: the views' own SVG, as cmdRender writes it
+        const std::string svg =
+            view == "sequence"
+                ? renderSequenceSvg(r.eval, a.options.whitespace)
+                : renderAstSvg(r.eval, view == "complete" ? AstView::Complete : AstView::Partial, a.options.layout);
+        cli::writeText(svg, file);
+    } catch (const cli::UsageError& e) {
+        throw InputError(e.what());
+    }
+}
+
 std::string modelInfoJson(const ModelInfo& i)
 {
     return nlohmann::json{{"name", i.name},
@@ -177,7 +205,15 @@ void bindModel(nb::module_& m)
                 nb::gil_scoped_release release;
                 return renderView(r, view, maxGraphvizNodes);
             },
-            nb::arg("view"), nb::arg("max_graphviz_nodes") = limits::kDefaultMaxGraphvizNodes);
+            nb::arg("view"), nb::arg("max_graphviz_nodes") = limits::kDefaultMaxGraphvizNodes)
+        .def(
+            "render_figure",
+            [](const Result& r, const std::string& view, const std::vector<std::string>& options,
+               std::size_t maxGraphvizNodes, const std::string& file, bool pdf) {
+                nb::gil_scoped_release release;
+                renderFigure(r, view, options, maxGraphvizNodes, file, pdf);
+            },
+            nb::arg("view"), nb::arg("options"), nb::arg("max_graphviz_nodes"), nb::arg("file"), nb::arg("pdf"));
 
     nb::class_<Model>(m, "Model")
         .def("info", [](const Model& self) { return modelInfoJson(self.model->info()); })

@@ -1,0 +1,129 @@
+"""The analyses added with the attention heads, the layer lens and Galeras (method.md §11–§12): analyze heads
+--from, analyze layers and analyze treatments, run through the CLI's own command code (their JSON is the CLI's),
+as DataFrames with the whole JSON in df.attrs["json"]."""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from typing import Any, Dict, List, Optional, Sequence, Union
+
+import pandas as pd
+
+from . import _ascviz
+from . import _check as check
+
+PathLike = Union[str, os.PathLike]
+
+
+def _analyze(argv: List[str]) -> Dict[str, Any]:
+    """`ascviz-cli analyze ARGV --json`'s JSON (written by the command itself to a temporary file)."""
+    with tempfile.TemporaryDirectory(prefix="pyanalyze-") as tmp:
+        out = os.path.join(tmp, "out.json")
+        _ascviz.analyze_to_file(argv, out)
+        with open(out, encoding="utf-8") as f:
+            return json.load(f)
+
+
+def _counts(values: Sequence[int], name: str) -> str:
+    if isinstance(values, int):
+        values = [values]
+    if not values:
+        raise ValueError(f"{name} needs at least one value")
+    return ",".join(str(check.integer(v, name, 1)) for v in values)
+
+
+def heads(partials: Sequence[PathLike], *, top_k: Sequence[int] = (1, 3, 10, 20), min_count: int = 20) -> pd.DataFrame:
+    """Attention heads vs syntax relations (method.md §11) from the partial files of earlier runs, as
+    `ascviz-cli analyze heads --from P1,P2 --json`: one row per relation type: relation, count,
+    outside_window, mean_offset, layer and head (the best head), and per k of top_k: head_top<k> (the best
+    head's score), offset_top<k>, keyword_top<k>, combined_top<k> (the baselines) and diff_top<k>."""
+    if isinstance(partials, (str, os.PathLike)):
+        partials = [partials]
+    files = [check.path(p, "partials") for p in partials]
+    if not files:
+        raise ValueError("partials needs at least one partial file")
+    for f in files:
+        if "," in f:
+            raise ValueError(f"partial file {f}: a name with a comma cannot be passed to analyze heads --from")
+    check.integer(min_count, "min_count", 1)
+    j = _analyze(["heads", "--from", ",".join(files), "--top-k", _counts(top_k, "top_k"),
+                  "--min-count", str(min_count)])
+    ks = j["top_k"]
+    rows = []
+    for name, r in j["relations"].items():
+        row = {"relation": name, "count": r["count"], "outside_window": r.get("outside_window"),
+               "mean_offset": r.get("mean_offset"), "layer": r["best_head"]["layer"], "head": r["best_head"]["head"]}
+        for i, k in enumerate(ks):
+            row[f"head_top{k}"] = r["best_head"]["scores"][i]
+            row[f"offset_top{k}"] = r["offset_baseline"]["scores"][i]
+            row[f"keyword_top{k}"] = r["keyword_baseline"]["scores"][i]
+            row[f"combined_top{k}"] = r["combined_baseline"]["scores"][i]
+            row[f"diff_top{k}"] = r["diff"][i]
+        rows.append(row)
+    columns = ["relation", "count", "outside_window", "mean_offset", "layer", "head"] + [
+        f"{c}_top{k}" for k in ks for c in ("head", "offset", "keyword", "combined", "diff")]
+    df = pd.DataFrame(rows, columns=columns)
+    df.attrs["json"] = j
+    return df
+
+
+def layers(db: PathLike, *, model: Optional[PathLike] = None, limit: int = 0, fraction: float = 0.9,
+           resamples: Optional[int] = None, seed: Optional[int] = None,
+           aggregation: Optional[str] = None) -> pd.DataFrame:
+    """The layer lens (method.md §6 rules per layer) over a results database's status-ok snippets, as
+    `ascviz-cli analyze layers --db DB --json` (the database's model and θ unless given): one row per group and
+    layer: kind (global | category | concept), name, layer, median, se, n, reaches (the first layer whose median
+    is >= fraction x the final layer's), category (of a concept)."""
+    argv = ["layers", "--db", check.path(db, "db"), "--quiet"]
+    if model is not None:
+        argv += ["--model", check.path(model, "model")]
+    argv += ["--limit", str(check.integer(limit, "limit", 0)), "--fraction", repr(check.number(fraction, "fraction"))]
+    if resamples is not None:
+        argv += ["--resamples", str(check.integer(resamples, "resamples", 1))]
+    if seed is not None:
+        argv += ["--seed", str(check.integer(seed, "seed", 0))]
+    if aggregation is not None:
+        argv += ["--aggregation", check.choice(aggregation, "aggregation", check.AGGREGATIONS)]
+    j = _analyze(argv)
+    rows: List[Dict[str, Any]] = [{"kind": "global", "name": "global", "layer": i, "median": v}
+                                  for i, v in enumerate(j["global"])]
+    for kind, key in (("category", "categories"), ("concept", "concepts")):
+        for name, g in j[key].items():
+            for i, v in enumerate(g["median"]):
+                rows.append({"kind": kind, "name": name, "layer": i, "median": v, "se": g["se"][i], "n": g["n"][i],
+                             "reaches": g.get("reaches"), "category": g.get("category")})
+    df = pd.DataFrame(rows, columns=["kind", "name", "layer", "median", "se", "n", "reaches", "category"])
+    df.attrs["json"] = j
+    return df
+
+
+def treatments(db: PathLike, outcome: str = "levenshtein", *, confounders: Optional[Sequence[str]] = None,
+               simulations: Optional[int] = None, seed: Optional[int] = None) -> pd.DataFrame:
+    """Galeras (method.md §12) over a `galeras run` database, as `ascviz-cli analyze treatments --json`: one
+    row per treatment against the control: treatment, n, n_treated, ate, se, ci_low, ci_high, placebo,
+    random_common_cause, data_subset (the refutations' mean new effects), note."""
+    argv = ["treatments", "--db", check.path(db, "db"), "--outcome", check.string(outcome, "outcome")]
+    if confounders is not None:
+        names = [check.string(c, "confounders") for c in confounders]
+        if not names or any("," in c or not c for c in names):
+            raise ValueError("confounders needs one or more names without commas")
+        argv += ["--confounders", ",".join(names)]
+    if simulations is not None:
+        argv += ["--simulations", str(check.integer(simulations, "simulations", 2))]
+    if seed is not None:
+        argv += ["--seed", str(check.integer(seed, "seed", 0))]
+    j = _analyze(argv)
+    rows = []
+    for t in j["treatments"]:
+        ci = t.get("ci95") or [None, None]
+        row = {"treatment": t["name"], "n": t["n"], "n_treated": t["n_treated"], "ate": t.get("ate"),
+               "se": t.get("se"), "ci_low": ci[0], "ci_high": ci[1]}
+        for k in ("placebo", "random_common_cause", "data_subset"):
+            row[k] = (t.get("refutations") or {}).get(k, {}).get("estimate")
+        row["note"] = t.get("note")
+        rows.append(row)
+    df = pd.DataFrame(rows, columns=["treatment", "n", "n_treated", "ate", "se", "ci_low", "ci_high", "placebo",
+                                     "random_common_cause", "data_subset", "note"])
+    df.attrs["json"] = j
+    return df
