@@ -94,8 +94,8 @@ TEST(CliHeads, HeatmapAsSvgAndPdf)
         "\"hits\":[1]},{\"type\":\"call:function\u2192arguments\",\"offset\":2,\"ranks\":\"0100\",\"hits\":[2]}],"
         "\"outside\":{}}\n");
     const auto svg = clitest::tempDir() / "heat.svg", pdf = clitest::tempDir() / "heat.pdf";
-    const auto r = clitest::run("analyze heads --from '" + p.string() + "' --min-count 1 --svg '" + svg.string() +
-                                "' --pdf '" + pdf.string() + "'");
+    const auto r = clitest::run("analyze heads --top-k 1 --from '" + p.string() + "' --min-count 1 --svg '" +
+                                svg.string() + "' --pdf '" + pdf.string() + "'");
     ASSERT_EQ(r.status, 0) << r.err;
     const std::string s = clitest::readAll(svg.string());
     EXPECT_NE(s.find(">50</text>"), std::string::npos) << s;
@@ -104,15 +104,15 @@ TEST(CliHeads, HeatmapAsSvgAndPdf)
     EXPECT_NE(s.find("mm\" height=\""), std::string::npos); // the figure room's SVG (mm)
     EXPECT_EQ(s.find("<image"), std::string::npos);
     EXPECT_EQ(clitest::readAll(pdf.string()).rfind("%PDF", 0), 0u);
-    const auto one = clitest::run("analyze heads --from '" + p.string() +
+    const auto one = clitest::run("analyze heads --top-k 1 --from '" + p.string() +
                                   "' --relation 'call:function\u2192arguments' --svg '" + svg.string() + "'");
     ASSERT_EQ(one.status, 0) << one.err;
     EXPECT_NE(clitest::readAll(svg.string()).find("call:function\u2192arguments: top-1"), std::string::npos);
-    const auto none =
-        clitest::run("analyze heads --from '" + p.string() + "' --relation nope --svg '" + svg.string() + "'");
+    const auto none = clitest::run("analyze heads --top-k 1 --from '" + p.string() + "' --relation nope --svg '" +
+                                   svg.string() + "'");
     EXPECT_EQ(none.status, 2);
     EXPECT_NE(none.err.find("nope"), std::string::npos) << none.err;
-    const auto alone = clitest::run("analyze heads --from '" + p.string() + "' --relation x");
+    const auto alone = clitest::run("analyze heads --top-k 1 --from '" + p.string() + "' --relation x");
     EXPECT_EQ(alone.status, 2);
 }
 

@@ -3,6 +3,8 @@
 // items tagged as overlay, so a new layout of the view (a fold, another analysis) drops them; call setEdges again
 // after one. Edges whose ends are not shown (folded away) are not drawn.
 #pragma once
+#include "common/analysis.h" // before the forward declaration of ui::AstView (analysis.h means ascviz::AstView)
+
 #include <QColor>
 #include <QPair>
 #include <QVector>
