@@ -52,8 +52,10 @@ void AstEdgeOverlay::setEdges(const QVector<QPair<int, int>>& edges)
         // A curve bowed to the side, so that edges between siblings on one row stay visible.
         const QPointF mid = (p + q) / 2, d = q - p;
         const double len = std::hypot(d.x(), d.y());
-        const QPointF normal = len > 0 ? QPointF(-d.y() / len, d.x() / len) : QPointF(0, -1);
-        const QPointF c = mid + normal * std::max(24.0, 0.25 * len) - QPointF(0, 0.15 * len);
+        QPointF normal = len > 0 ? QPointF(-d.y() / len, d.x() / len) : QPointF(0, -1);
+        if (normal.y() > 0)
+            normal = -normal; // bow upwards (towards the parent)
+        const QPointF c = mid + normal * std::max(30.0, 0.35 * len);
         QPainterPath path(p);
         path.quadTo(c, q);
         // The arrow head at the dependent, along the curve's last tangent.

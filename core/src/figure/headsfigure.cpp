@@ -84,6 +84,8 @@ Figure attentionArcsFigure(const std::string& text, const std::vector<std::pair<
         cx[i] = x + cw * static_cast<double>(e - s) / 2;
         cy[i] = y;
         maxCol = std::max(maxCol, e - lineStart);
+        if (e == s)
+            continue; // a whitespace-only token: no box
         const bool q = static_cast<int>(i) == query;
         boxes.rect(x, y - 8, cw * static_cast<double>(e - s), 15, q ? Rgb{255, 221, 153} : Rgb{242, 242, 242},
                    Rgb{204, 204, 204});

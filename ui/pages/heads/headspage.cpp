@@ -75,7 +75,11 @@ constexpr double kPixelsPerPt = 1.5; // the pictures on screen
 QString showFigure(QSvgWidget* w, const Figure& f)
 {
     const QString svg = toQString(figureToSvg(f));
-    w->load(svg.toUtf8());
+    // Qt SVG takes a family list as one name: the code's monospace family alone on screen.
+    QString shown = svg;
+    shown.replace(QStringLiteral("font-family=\"DejaVu Sans Mono, monospace\""),
+                  QStringLiteral("font-family=\"DejaVu Sans Mono\""));
+    w->load(shown.toUtf8());
     w->setFixedSize(static_cast<int>(std::ceil(f.widthPt * kPixelsPerPt)),
                     static_cast<int>(std::ceil(f.heightPt * kPixelsPerPt)));
     return svg;
