@@ -221,7 +221,8 @@ void MainWindow::buildMenus()
     const std::pair<ExportKind, QString> kinds[] = {{ExportKind::Svg, tr("Current view as &SVG…")},
                                                     {ExportKind::Png, tr("Current view as &PNG…")},
                                                     {ExportKind::Json, tr("Result as &JSON…")},
-                                                    {ExportKind::Csv, tr("Current table as &CSV…")}};
+                                                    {ExportKind::Csv, tr("Current table as &CSV…")},
+                                                    {ExportKind::Pdf, tr("Current view as P&DF…")}};
     for (const auto& [kind, text] : kinds) {
         QAction* a = m_exportMenu->addAction(text, this, [this, k = kind] { exportCurrent(k); });
         m_exportActions.push_back({kind, a});

@@ -6,6 +6,7 @@
 #include "ascviz/attention/headpartial.h"
 #include "ascviz/base/resources.h"
 #include "ascviz/base/utf8.h"
+#include "ascviz/figure/heads.h"
 #include "ascviz/model/observer.h"
 #include "ascviz/syntax/language.h"
 
@@ -119,6 +120,38 @@ int cmdRelations(Args& args)
     return 0;
 }
 
+namespace {
+
+// --svg OUT | --pdf OUT: the layer × head heat map at top-1 of one relation type (--relation TYPE) or, by
+// default, of the model score (per head, the mean of its scores over the relation types the report keeps).
+void writeHeadHeatmap(const HeadTally& tally, const HeadReport& report, const std::optional<std::string>& relation,
+                      const std::string& file, bool pdf)
+{
+    std::vector<double> scores;
+    std::string title;
+    if (relation) {
+        scores = tally.headScores(*relation, 1);
+        if (scores.empty())
+            throw UsageError("--relation: no edge of type '" + *relation + "' in this run");
+        title = *relation + ": top-1 score per head (" + report.model + ")";
+    } else {
+        if (report.relations.empty())
+            throw UsageError("--svg/--pdf: no relation type has --min-count edges; give --relation TYPE");
+        scores.assign(static_cast<std::size_t>(tally.layers() * tally.heads()), 0.0);
+        for (const auto& r : report.relations) {
+            const auto s = tally.headScores(r.type, 1);
+            for (std::size_t i = 0; i < scores.size() && i < s.size(); ++i)
+                scores[i] += s[i] / static_cast<double>(report.relations.size());
+        }
+        title = "model score: mean top-1 score per head over " + std::to_string(report.relations.size()) +
+                " relation types (" + report.model + ")";
+    }
+    writeFigure(headHeatmapFigure(scores, tally.layers(), tally.heads(), title), file, pdf);
+    std::cerr << "analyze heads: wrote " << file << '\n';
+}
+
+} // namespace
+
 int cmdAnalyzeHeads(Args& args)
 {
     const std::vector<int> topK = topKOption(args);
@@ -127,6 +160,9 @@ int cmdAnalyzeHeads(Args& args)
     const bool asJson = args.flag("--json");
     const auto latex = args.value("--latex");
     const auto out = args.value("--out");
+    const auto svgOut = args.value("--svg");
+    const auto pdfOut = args.value("--pdf");
+    const auto relationArg = args.value("--relation");
     const auto from = args.value("--from");
     const auto partial = args.value("--partial");
     const bool resume = args.flag("--resume");
@@ -149,6 +185,8 @@ int cmdAnalyzeHeads(Args& args)
         throw UsageError("--min-count must be >= 1");
     if (limit < 0)
         throw UsageError("--limit must be >= 0 (0 = all)");
+    if (relationArg && !svgOut && !pdfOut)
+        throw UsageError("--relation picks the heat map of --svg OUT or --pdf OUT; give one of them");
     if (from && (corpusArg || partial))
         throw UsageError("--from tallies partial files; it takes no --corpus or --partial");
     if (!from && !corpusArg)
@@ -157,6 +195,12 @@ int cmdAnalyzeHeads(Args& args)
         throw UsageError("--resume continues the --partial file of an earlier run");
     const int maxK = *std::max_element(topK.begin(), topK.end());
     HeadReport report;
+    auto heatmaps = [&](const HeadTally& tally) {
+        if (svgOut)
+            writeHeadHeatmap(tally, report, relationArg, *svgOut, false);
+        if (pdfOut)
+            writeHeadHeatmap(tally, report, relationArg, *pdfOut, true);
+    };
 
     if (from) {
         // Tally the partial files of shards (or of one run) with the settings they share.
@@ -190,6 +234,7 @@ int cmdAnalyzeHeads(Args& args)
         report.model = first.model;
         report.language = first.language;
         report.metric = first.metric;
+        heatmaps(*tally);
     } else {
         const ShardSpec shard = shardOption(shardArg);
         const Corpus corpus = readCorpusOption(*corpusArg, language, "");
@@ -291,6 +336,7 @@ int cmdAnalyzeHeads(Args& args)
         report.model = model->info().name;
         report.language = info.id;
         report.metric = headMetricName(metric);
+        heatmaps(tally);
     }
     if (latex) {
         writeText(headTable3Latex(report) + "\n" + headTable6Latex(report), *latex);

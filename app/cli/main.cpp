@@ -185,6 +185,7 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "    --json   --latex FILE (Tables 3 and 6)   --limit N   --shard I/N   --language L\n"
           "    --partial P.jsonl [--resume]: one line per snippet, continued by --resume; --from P1,P2: tally\n"
           "    partial files (shards) without a model\n"
+          "    --svg OUT | --pdf OUT [--relation TYPE]: the layer x head heat map (default: the model score)\n"
           "  treatments Galeras (method.md 12): per treatment vs control, the ATE by OLS Y ~ 1 + D + Z (se, 95% CI)\n"
           "             and refutations with p-values, and the descriptive table, over a `galeras run` database\n"
           "    --outcome Y  levenshtein (default), bleu4, exact_match, ast_match, asc_eval\n"

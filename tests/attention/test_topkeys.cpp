@@ -1,4 +1,4 @@
-// The heads view's reduction (the heaviest keys per query) and its SVG pictures.
+// The heads view's reduction (the heaviest keys per query) (its pictures: tests/figure/test_headsfigure.cpp).
 #include "ascviz/attention/topkeys.h"
 #include "ascviz/base/error.h"
 
@@ -25,19 +25,6 @@ TEST(TopKeys, KeepsTheHeaviestKeysPerQuery)
     EXPECT_EQ(top.queries(), 2);
     EXPECT_TRUE(top.keys(0, 1, 0).empty());
     EXPECT_THROW(top.observeAttention(1, 0, shape, rows), ascviz::InputError);
-}
-
-TEST(TopKeys, SvgPictures)
-{
-    const auto heat = ascviz::headHeatmapSvg({0.0, 1.0, 0.5, 0.25}, 2, 2, "if_statement:if\u2192body", {1, 0});
-    EXPECT_NE(heat.find(">100</text>"), std::string::npos);
-    EXPECT_NE(heat.find(">25</text>"), std::string::npos);
-    EXPECT_NE(heat.find("stroke=\"#d62728\""), std::string::npos); // the picked head
-    const auto arcs = ascviz::attentionArcsSvg("x = a<b\n", {{0, 1}, {1, 3}, {3, 5}, {5, 6}, {6, 7}}, 3,
-                                               {{0, 0.5f}, {1, 0.25f}}, {{0, 2}}, "L0 H1");
-    EXPECT_NE(arcs.find(">&lt;</text>"), std::string::npos) << arcs; // escaped token text
-    EXPECT_EQ(std::count(arcs.begin(), arcs.end(), 'C'), 3);         // two attention arcs and one relation edge
-    EXPECT_NE(arcs.find("stroke-dasharray"), std::string::npos);
 }
 
 } // namespace

@@ -82,6 +82,40 @@ TEST(CliHeads, ReportResumeAndShards)
     EXPECT_EQ(m.at("model_score"), w.at("model_score"));
 }
 
+TEST(CliHeads, HeatmapAsSvgAndPdf)
+{
+    // A partial file by hand: 1 layer x 2 heads, two edges of one type; head 1 has both at rank 0 (top-1 100 %),
+    // head 0 one of them (50 %). The model score over that one type is the same.
+    const auto p = clitest::writeTemp(
+        "heat.jsonl",
+        "{\"kind\":\"ascviz-heads-partial\",\"version\":1,\"model\":\"m\",\"language\":\"python\","
+        "\"metric\":\"first\",\"corpus\":\"c\",\"layers\":1,\"max_k\":3,\"shard\":\"\"}\n"
+        "{\"id\":\"a\",\"edges\":[{\"type\":\"call:function\u2192arguments\",\"offset\":1,\"ranks\":\"0000\","
+        "\"hits\":[1]},{\"type\":\"call:function\u2192arguments\",\"offset\":2,\"ranks\":\"0100\",\"hits\":[2]}],"
+        "\"outside\":{}}\n");
+    const auto svg = clitest::tempDir() / "heat.svg", pdf = clitest::tempDir() / "heat.pdf";
+    const auto r = clitest::run("analyze heads --top-k 1 --from '" + p.string() + "' --min-count 1 --svg '" +
+                                svg.string() + "' --pdf '" + pdf.string() + "'");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::string s = clitest::readAll(svg.string());
+    EXPECT_NE(s.find(">50</text>"), std::string::npos) << s;
+    EXPECT_NE(s.find(">100</text>"), std::string::npos);
+    EXPECT_NE(s.find("model score"), std::string::npos);
+    EXPECT_NE(s.find("mm\" height=\""), std::string::npos); // the figure room's SVG (mm)
+    EXPECT_EQ(s.find("<image"), std::string::npos);
+    EXPECT_EQ(clitest::readAll(pdf.string()).rfind("%PDF", 0), 0u);
+    const auto one = clitest::run("analyze heads --top-k 1 --from '" + p.string() +
+                                  "' --relation 'call:function\u2192arguments' --svg '" + svg.string() + "'");
+    ASSERT_EQ(one.status, 0) << one.err;
+    EXPECT_NE(clitest::readAll(svg.string()).find("call:function\u2192arguments: top-1"), std::string::npos);
+    const auto none = clitest::run("analyze heads --top-k 1 --from '" + p.string() + "' --relation nope --svg '" +
+                                   svg.string() + "'");
+    EXPECT_EQ(none.status, 2);
+    EXPECT_NE(none.err.find("nope"), std::string::npos) << none.err;
+    const auto alone = clitest::run("analyze heads --top-k 1 --from '" + p.string() + "' --relation x");
+    EXPECT_EQ(alone.status, 2);
+}
+
 TEST(CliHeads, BadInput)
 {
     const auto empty = clitest::writeTemp("empty.jsonl", "");

@@ -3,15 +3,24 @@
 // ASCVIZ_SCREENSHOT_DIR when set.
 #include "uitest_util.h"
 
+#include "common/textpos.h"
 #include "pages/heads/headspage.h"
 #include "services/jobtracker.h"
 #include "services/modelservice.h"
+#include "views/astview.h"
+
+#include "ascviz/attention/relations.h"
+#include "ascviz/figure/figure.h"
 
 #include <QFile>
 #include <QPlainTextEdit>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <algorithm>
+#include <cmath>
 
 using namespace ascviz::ui;
 
@@ -111,6 +120,68 @@ private Q_SLOTS:
             QVERIFY(page.exportTo(ExportKind::Svg, dir.filePath(QStringLiteral("heads.svg")), &error));
             QFile::copy(dir.filePath(QStringLiteral("heads.svg")),
                         QString::fromLocal8Bit(shots) + QStringLiteral("/heads-export.svg"));
+        }
+    }
+
+    void edgesOverTheAstAndVectorExport()
+    {
+        JobTracker jobs;
+        ModelService models(&jobs);
+        QSignalSpy loaded(&models, &ModelService::modelLoaded);
+        QVERIFY(models.loadModel(uitest::tinyModelQ()));
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+        HeadsPage page(&models, nullptr);
+        page.resize(1400, 900);
+        QSignalSpy done(&page, &HeadsPage::headsAnalyzed);
+        const QString code = QStringLiteral("def f(a, b):\n    if a:\n        return b\n    return a\n");
+        page.setCode(code);
+        page.analyze();
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 60000);
+        QVERIFY2(done.at(0).at(0).toBool(), qPrintable(done.at(0).at(1).toString()));
+        // The relation's edges, counted from the parse itself: one dashed curve each over the AST view.
+        const auto relations = ascviz::syntaxRelations(ascviz::SyntaxTree::parse("python", ascviz::ui::toUtf8(code)));
+        for (const QString& type : page.relationTypes()) {
+            QVERIFY(page.selectRelation(type));
+            const auto n = std::count_if(relations.begin(), relations.end(),
+                                         [&](const ascviz::Relation& r) { return r.type == ascviz::ui::toUtf8(type); });
+            QVERIFY(n > 0);
+            QCOMPARE(page.astEdgeCount(), static_cast<int>(n));
+        }
+        // The export through the figure room: vector only, the width of the wider picture.
+        QTemporaryDir dir;
+        QString error;
+        QVERIFY(page.canExport(ExportKind::Pdf));
+        QVERIFY2(page.exportTo(ExportKind::Svg, dir.filePath(QStringLiteral("h.svg")), &error), qPrintable(error));
+        QVERIFY2(page.exportTo(ExportKind::Pdf, dir.filePath(QStringLiteral("h.pdf")), &error), qPrintable(error));
+        QFile svgFile(dir.filePath(QStringLiteral("h.svg")));
+        QVERIFY(svgFile.open(QIODevice::ReadOnly));
+        const QByteArray svg = svgFile.readAll();
+        QVERIFY(!svg.contains("<image"));
+        const QRegularExpression widthRe(QStringLiteral("<svg[^>]* width=\"([0-9.]+)(mm)?\""));
+        auto it = widthRe.globalMatch(QString::fromUtf8(svg));
+        QVector<double> widths;
+        while (it.hasNext())
+            widths << it.next().captured(1).toDouble();
+        QCOMPARE(widths.size(), 3); // the page (mm), the heat map and the arcs (points)
+        const double widestPt = std::max(widths[1], widths[2]);
+        QVERIFY(std::abs(widths[0] * ascviz::kPointsPerMm - widestPt) < 0.01);
+        QFile pdfFile(dir.filePath(QStringLiteral("h.pdf")));
+        QVERIFY(pdfFile.open(QIODevice::ReadOnly));
+        const QByteArray pdf = pdfFile.readAll();
+        QVERIFY(pdf.startsWith("%PDF"));
+        QVERIFY(!pdf.contains("/Image"));
+        const QRegularExpression boxRe(QStringLiteral("/MediaBox \\[ *0 +0 +([0-9.]+)"));
+        const auto box = boxRe.match(QString::fromLatin1(pdf));
+        QVERIFY(box.hasMatch());
+        QVERIFY(std::abs(box.captured(1).toDouble() - widestPt) < 1.0);
+        if (const QByteArray shots = qgetenv("ASCVIZ_SCREENSHOT_DIR"); !shots.isEmpty()) {
+            QVERIFY(page.selectRelation(page.relationTypes().front()));
+            QVERIFY(page.grab().save(QString::fromLocal8Bit(shots) + QStringLiteral("/heads-edges-page.png")));
+            QVERIFY(
+                page.astView()->grab().save(QString::fromLocal8Bit(shots) + QStringLiteral("/heads-edges-ast.png")));
+            QFile::remove(QString::fromLocal8Bit(shots) + QStringLiteral("/heads-export.pdf"));
+            QFile::copy(dir.filePath(QStringLiteral("h.pdf")),
+                        QString::fromLocal8Bit(shots) + QStringLiteral("/heads-export.pdf"));
         }
     }
 };

@@ -13,6 +13,8 @@ QString exportKindName(ExportKind kind)
         return QStringLiteral("json");
     case ExportKind::Csv:
         return QStringLiteral("csv");
+    case ExportKind::Pdf:
+        return QStringLiteral("pdf");
     }
     return QStringLiteral("dat");
 }

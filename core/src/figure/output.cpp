@@ -90,6 +90,8 @@ struct SvgWriter {
         s << "\"" << paint("fill", p.fill);
         if (p.stroke)
             s << paint("stroke", p.stroke) << " stroke-width=\"" << num(p.width) << "\"";
+        if (p.dashed)
+            s << " stroke-dasharray=\"" << num(p.width * 3) << ' ' << num(p.width * 2) << "\"";
         s << "/>\n";
     }
     void operator()(const FigGroup& g)
@@ -185,7 +187,7 @@ struct PdfPainter {
             else if (op.op == 'Z')
                 cairo_close_path(cr);
         }
-        fillAndStroke(cr, p.fill, p.stroke, p.width, false);
+        fillAndStroke(cr, p.fill, p.stroke, p.width, p.dashed);
     }
     void operator()(const FigGroup&) {}
 };

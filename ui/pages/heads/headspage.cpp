@@ -6,12 +6,14 @@
 #include "common/textpos.h"
 #include "services/jobtracker.h"
 #include "services/modelservice.h"
+#include "views/astedges.h"
 #include "views/astview.h"
 
 #include "ascviz/attention/headpartial.h"
 #include "ascviz/attention/topkeys.h"
 #include "ascviz/base/error.h"
 #include "ascviz/eval/eval.h"
+#include "ascviz/figure/heads.h"
 #include "ascviz/model/model.h"
 #include "ascviz/model/observer.h"
 #include "ascviz/render/layout.h"
@@ -32,6 +34,7 @@
 #include <QSvgWidget>
 #include <QVBoxLayout>
 
+#include <cmath>
 #include <optional>
 
 namespace ascviz::ui {
@@ -66,7 +69,21 @@ private:
     AttentionTopKeys& m_top;
 };
 
-constexpr int kCell = 36, kLeft = 64, kTop = 48; // the heat map's geometry (attention/topkeys.cpp)
+constexpr double kPixelsPerPt = 1.5; // the pictures on screen
+
+// The SVG of a figure shown in `w` at kPixelsPerPt.
+QString showFigure(QSvgWidget* w, const Figure& f)
+{
+    const QString svg = toQString(figureToSvg(f));
+    // Qt SVG takes a family list as one name: the code's monospace family alone on screen.
+    QString shown = svg;
+    shown.replace(QStringLiteral("font-family=\"DejaVu Sans Mono, monospace\""),
+                  QStringLiteral("font-family=\"DejaVu Sans Mono\""));
+    w->load(shown.toUtf8());
+    w->setFixedSize(static_cast<int>(std::ceil(f.widthPt * kPixelsPerPt)),
+                    static_cast<int>(std::ceil(f.heightPt * kPixelsPerPt)));
+    return svg;
+}
 
 void analyzeText(const LanguageModel& model, const std::string& language, HeadsResult& r)
 {
@@ -156,6 +173,7 @@ void HeadsPage::buildUi()
     m_arcs = new QSvgWidget;
     m_ast = new ui::AstView(ascviz::AstView::Complete);
     m_ast->setMinimumHeight(240);
+    m_edges = std::make_unique<AstEdgeOverlay>(m_ast);
     m_heat->installEventFilter(this);
     auto scroll = [](QWidget* w) {
         auto* s = new QScrollArea;
@@ -208,9 +226,10 @@ bool HeadsPage::eventFilter(QObject* watched, QEvent* event)
 {
     if (watched == m_heat && event->type() == QEvent::MouseButtonPress && m_result) {
         const auto* e = static_cast<QMouseEvent*>(event);
-        const int head = (static_cast<int>(e->position().x()) - kLeft) / kCell;
-        const int layer = (static_cast<int>(e->position().y()) - kTop) / kCell;
-        if (e->position().x() >= kLeft && e->position().y() >= kTop && layer < m_result->tally->layers() &&
+        const double x = e->position().x() / kPixelsPerPt, y = e->position().y() / kPixelsPerPt;
+        const int head = static_cast<int>((x - kHeadMapLeft) / kHeadMapCell);
+        const int layer = static_cast<int>((y - kHeadMapTop) / kHeadMapCell);
+        if (x >= kHeadMapLeft && y >= kHeadMapTop && layer < m_result->tally->layers() &&
             head < m_result->tally->heads())
             pickHead(layer, head);
         return true;
@@ -360,12 +379,13 @@ void HeadsPage::refresh()
     const std::string type = toUtf8(typeQ);
     const int layer = m_layer->value(), head = m_head->value();
     const auto scores = m_result->tally->headScores(type, 1);
-    m_heatSvg = toQString(headHeatmapSvg(scores, m_result->tally->layers(), m_result->tally->heads(),
-                                         type + ": top-1 score per head (" + m_result->source + ")", {layer, head}));
-    m_heat->load(m_heatSvg.toUtf8());
-    m_heat->setFixedSize(m_heat->renderer()->defaultSize());
+    m_heatFig = std::make_shared<Figure>(headHeatmapFigure(scores, m_result->tally->layers(), m_result->tally->heads(),
+                                                           type + ": top-1 score per head (" + m_result->source + ")",
+                                                           {layer, head}));
+    m_heatSvg = showFigure(m_heat, *m_heatFig);
     if (!m_result->top) {
         m_arcsSvg.clear();
+        m_arcsFig.reset();
         m_arcs->load(QByteArray());
         return;
     }
@@ -377,18 +397,24 @@ void HeadsPage::refresh()
     const auto keys = m_result->top->keys(layer, head, query);
     const std::string title = "L" + std::to_string(layer) + " H" + std::to_string(head) + ": attention of token " +
                               std::to_string(query) + " (red, width = weight); dashed: " + type;
-    m_arcsSvg = toQString(attentionArcsSvg(m_result->text, m_result->spans, query, keys, edges, title));
-    m_arcs->load(m_arcsSvg.toUtf8());
-    m_arcs->setFixedSize(m_arcs->renderer()->defaultSize());
+    std::vector<std::pair<int, float>> weights;
+    for (const auto& k : keys)
+        weights.emplace_back(k.token, k.weight);
+    m_arcsFig =
+        std::make_shared<Figure>(attentionArcsFigure(m_result->text, m_result->spans, query, weights, edges, title));
+    m_arcsSvg = showFigure(m_arcs, *m_arcsFig);
     // The AST: the relation's ends, the query's node and the nodes of the keys it attends to.
     if (m_result->ast && m_ast->analysis() != m_result->ast)
         m_ast->setAnalysis(m_result->ast);
     if (m_result->ast && m_result->ast->eval) {
         const SyntaxTree& tree = m_result->ast->eval->tree;
         QVector<int> nodes;
+        QVector<QPair<int, int>> astEdges;
         for (const auto& r : m_result->relations)
-            if (r.type == type)
+            if (r.type == type) {
                 nodes << r.head.node << r.dependent.node;
+                astEdges.append({r.head.node, r.dependent.node});
+            }
         auto addToken = [&](int t) {
             if (t >= 0 && static_cast<std::size_t>(t) < m_result->spans.size())
                 if (const int n = nodeOfToken(tree, m_result->text, m_result->spans[static_cast<std::size_t>(t)]);
@@ -400,17 +426,23 @@ void HeadsPage::refresh()
             addToken(k.token);
         m_highlighted = nodes;
         m_ast->setHighlightedNodes(nodes);
+        m_edges->setEdges(astEdges);
     }
+}
+
+int HeadsPage::astEdgeCount() const
+{
+    return m_edges->drawnEdges();
 }
 
 bool HeadsPage::canExport(ExportKind kind) const
 {
-    return kind == ExportKind::Svg && !m_heatSvg.isEmpty();
+    return (kind == ExportKind::Svg || kind == ExportKind::Pdf) && m_heatFig;
 }
 
-QString HeadsPage::suggestedExportName(ExportKind) const
+QString HeadsPage::suggestedExportName(ExportKind kind) const
 {
-    return QStringLiteral("heads.svg");
+    return kind == ExportKind::Pdf ? QStringLiteral("heads.pdf") : QStringLiteral("heads.svg");
 }
 
 bool HeadsPage::exportTo(ExportKind kind, const QString& path, QString* error)
@@ -420,17 +452,49 @@ bool HeadsPage::exportTo(ExportKind kind, const QString& path, QString* error)
             *error = tr("nothing to export: analyze a text first");
         return false;
     }
-    // The heat map, and the arcs below it, as one SVG of two nested pictures.
-    const QSize a = m_heat->renderer()->defaultSize();
-    const QSize b = m_arcsSvg.isEmpty() ? QSize() : m_arcs->renderer()->defaultSize();
-    QString arcs = m_arcsSvg;
-    arcs.replace(0, 4, QStringLiteral("<svg y=\"%1\"").arg(a.height()));
-    const QString svg = QStringLiteral("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%1\" height=\"%2\">\n")
-                            .arg(std::max(a.width(), b.width()))
-                            .arg(a.height() + b.height()) +
-                        m_heatSvg + arcs + QStringLiteral("</svg>\n");
+    // The heat map, and the arcs below it: PDF as one Figure; SVG as one picture holding the two figures' SVG
+    // (each in points, placed by its own viewport).
+    try {
+        if (kind == ExportKind::Pdf) {
+            Figure page;
+            page.title = m_heatFig->title;
+            page.widthPt = std::max(m_heatFig->widthPt, m_arcsFig ? m_arcsFig->widthPt : 0.0);
+            page.heightPt = m_heatFig->heightPt + (m_arcsFig ? m_arcsFig->heightPt : 0.0);
+            page.append(*m_heatFig, 0, 0);
+            if (m_arcsFig)
+                page.append(*m_arcsFig, 0, m_heatFig->heightPt);
+            writeFigure(page, toUtf8(path), true);
+            return true;
+        }
+    } catch (const std::exception& e) {
+        if (error)
+            *error = toQString(e.what());
+        return false;
+    }
+    const double w = std::max(m_heatFig->widthPt, m_arcsFig ? m_arcsFig->widthPt : 0.0);
+    const double h = m_heatFig->heightPt + (m_arcsFig ? m_arcsFig->heightPt : 0.0);
+    auto nested = [](const Figure& f, double y) {
+        std::string svg = figureToSvg(f);
+        svg.erase(0, svg.find("<svg")); // the XML declaration
+        // Sized in points (the outer picture's user units) instead of mm.
+        const std::size_t end = svg.find('>');
+        std::string open = svg.substr(0, end);
+        const std::size_t wAt = open.find(" width=\""), hAt = open.find(" height=\"");
+        if (wAt != std::string::npos && hAt != std::string::npos) {
+            const std::size_t hEnd = open.find('"', hAt + 9);
+            open.replace(wAt, hEnd + 1 - wAt,
+                         " y=\"" + std::to_string(y) + "\" width=\"" + std::to_string(f.widthPt) + "\" height=\"" +
+                             std::to_string(f.heightPt) + "\"");
+        }
+        return open + svg.substr(end);
+    };
+    std::string svg = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
+                      std::to_string(w / kPointsPerMm) + "mm\" height=\"" + std::to_string(h / kPointsPerMm) +
+                      "mm\" viewBox=\"0 0 " + std::to_string(w) + ' ' + std::to_string(h) + "\">\n" +
+                      nested(*m_heatFig, 0) + (m_arcsFig ? nested(*m_arcsFig, m_heatFig->heightPt) : std::string()) +
+                      "</svg>\n";
     QFile f(path);
-    if (!f.open(QIODevice::WriteOnly) || f.write(svg.toUtf8()) < 0) {
+    if (!f.open(QIODevice::WriteOnly) || f.write(QByteArray::fromStdString(svg)) < 0) {
         if (error)
             *error = tr("cannot write %1: %2").arg(path, f.errorString());
         return false;

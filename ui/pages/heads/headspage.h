@@ -2,7 +2,9 @@
 // the loaded model, reducing each layer's attention as it arrives (attention/headscore.h, topkeys.h); the page
 // shows the chosen relation's layer × head heat map of top-1 scores (click a cell to pick a head), and the picked
 // head's attention from the token at the editor's cursor as arcs over the code, with that relation's edges
-// dashed. A partial file of `analyze heads` (a corpus run) can be opened to show the corpus heat map instead.
+// dashed, and the same edges as dashed curves over the AST view (views/astedges.h). Both pictures are Figures of
+// the figure room (figure/heads.h): exported as SVG or PDF. A partial file of `analyze heads` (a corpus run) can be
+// opened to show the corpus heat map instead.
 #pragma once
 #include "common/analysis.h" // before the forward declaration of ui::AstView (analysis.h means ascviz::AstView)
 #include "pages/page.h"
@@ -19,10 +21,15 @@ class QPushButton;
 class QSpinBox;
 class QSvgWidget;
 
+namespace ascviz {
+struct Figure;
+}
+
 namespace ascviz::ui {
 
 class ModelService;
 class AstView;
+class AstEdgeOverlay;
 class ResultStore;
 struct HeadsResult;
 
@@ -50,6 +57,8 @@ public:
     QString heatmapSvg() const { return m_heatSvg; }
     QString arcsSvg() const { return m_arcsSvg; }
     QVector<int> highlightedAstNodes() const { return m_highlighted; } // relation ends, query, attended keys
+    int astEdgeCount() const;                                          // the relation's edges drawn over the AST view
+    ui::AstView* astView() const { return m_ast; }
 
 Q_SIGNALS:
     void headsAnalyzed(bool ok, const QString& message);
@@ -73,6 +82,8 @@ private:
     QSvgWidget* m_heat = nullptr;
     QSvgWidget* m_arcs = nullptr;
     ui::AstView* m_ast = nullptr;
+    std::unique_ptr<AstEdgeOverlay> m_edges;
+    std::shared_ptr<Figure> m_heatFig, m_arcsFig;
     QVector<int> m_highlighted;
     QLabel* m_status = nullptr;
     std::shared_ptr<HeadsResult> m_result;

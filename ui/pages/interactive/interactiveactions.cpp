@@ -380,6 +380,7 @@ bool InteractivePage::exportTo(ExportKind kind, const QString& path, QString* er
     case ExportKind::Json:
         return exportJson(path, error);
     case ExportKind::Csv:
+    case ExportKind::Pdf:
         break;
     }
     if (error)

@@ -69,6 +69,7 @@ struct FigPath {
     std::optional<Rgb> fill;
     std::optional<Rgb> stroke;
     double width = 0.5;
+    bool dashed = false;
 };
 // Attributes written on the SVG group of the items that follow (data-node="3"); an empty list closes it.
 struct FigGroup {
