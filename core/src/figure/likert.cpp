@@ -5,6 +5,7 @@
 #include "parts.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ascviz {
 namespace {
@@ -81,7 +82,9 @@ Figure likertFigure(const StudyReport& r, const FigureStyle& style)
             seg.h = fr.slotH * 0.9;
             seg.fill = cs[static_cast<std::size_t>(p)];
             seg.tooltip = keys[i].first->labels[static_cast<std::size_t>(p)] + ": " +
-                          std::to_string(qr.distribution[static_cast<std::size_t>(p)]);
+                          std::to_string(qr.distribution[static_cast<std::size_t>(p)]) + " (" +
+                          std::to_string(static_cast<int>(std::lround(qr.agreePct))) +
+                          "% agree, n=" + std::to_string(qr.n) + ")";
             f.items.emplace_back(seg);
             x += w;
         }
