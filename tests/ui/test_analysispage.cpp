@@ -139,6 +139,8 @@ private Q_SLOTS:
                 QTest::qWait(50);
                 QVERIFY(page.grab().save(QString::fromLocal8Bit(shots) + QStringLiteral("/analysis-%1.png").arg(i)));
             }
+            QFile::remove(QString::fromLocal8Bit(shots) + QStringLiteral("/analysis-scatter.svg"));
+            QFile::copy(svg, QString::fromLocal8Bit(shots) + QStringLiteral("/analysis-scatter.svg"));
         }
         // Removing every set empties the heat map.
         results.removeBatchSet(1);
