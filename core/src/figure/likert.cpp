@@ -91,9 +91,13 @@ Figure likertFigure(const StudyReport& r, const FigureStyle& style)
     }
     f.line(mid, fr.plotTop, mid, fr.plotBottom, Rgb{68, 68, 68}, 0.6);
     f.line(x0, fr.plotBottom, x1, fr.plotBottom, Rgb{68, 68, 68}, 0.5);
+    // Tick labels that would touch their neighbour (a narrow plot) are left out; 0 and the ends stay.
+    const double labelW = measureText("100%", tf) + 2;
     for (int pct : {-100, -50, 0, 50, 100}) {
         const double tx = mid + half * pct / 100.0;
         f.line(tx, fr.plotBottom, tx, fr.plotBottom + 2, Rgb{68, 68, 68}, 0.5);
+        if (std::abs(pct) == 50 && half / 2 < labelW)
+            continue;
         f.text(tx, fr.plotBottom + 2 + tf, std::to_string(std::abs(pct)) + "%", tf, TextAnchor::Middle);
     }
     if (style.legend != LegendPlacement::None)
