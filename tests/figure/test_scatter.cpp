@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 
 using namespace ascviz;
 
@@ -75,6 +76,8 @@ TEST(Scatter, PointsAndFitLineSitAtTheirValues)
     EXPECT_NEAR(figtest::svgWidthMm(svg), 85.0, 0.01);
     for (double s : figtest::svgFontSizes(svg))
         EXPECT_GE(s, kMinFigureFontPt);
+    if (const char* shots = std::getenv("ASCVIZ_FIGURE_SHOTS"))
+        writeFigure(f, std::string(shots) + "/scatter-fit.svg", false);
 }
 
 TEST(Scatter, BadInputIsAnInputError)
