@@ -73,6 +73,10 @@ Figure likertFigure(const StudyReport& r, const FigureStyle& style)
                 left += share / 2;
         }
         double x = mid - left * half;
+        // The row's summary on its SVG group (as the on-screen chart labels it): "44% agree, n=16".
+        f.items.emplace_back(FigGroup{{{"data-row", rows[i]},
+                                       {"data-summary", std::to_string(static_cast<int>(std::lround(qr.agreePct))) +
+                                                            "% agree, n=" + std::to_string(qr.n)}}});
         for (int p = 0; p < points; ++p) {
             const double w = half * static_cast<double>(qr.distribution[static_cast<std::size_t>(p)]) / qr.n;
             FigRect seg;
@@ -82,12 +86,11 @@ Figure likertFigure(const StudyReport& r, const FigureStyle& style)
             seg.h = fr.slotH * 0.9;
             seg.fill = cs[static_cast<std::size_t>(p)];
             seg.tooltip = keys[i].first->labels[static_cast<std::size_t>(p)] + ": " +
-                          std::to_string(qr.distribution[static_cast<std::size_t>(p)]) + " (" +
-                          std::to_string(static_cast<int>(std::lround(qr.agreePct))) +
-                          "% agree, n=" + std::to_string(qr.n) + ")";
+                          std::to_string(qr.distribution[static_cast<std::size_t>(p)]);
             f.items.emplace_back(seg);
             x += w;
         }
+        f.items.emplace_back(FigGroup{});
     }
     f.line(mid, fr.plotTop, mid, fr.plotBottom, Rgb{68, 68, 68}, 0.6);
     f.line(x0, fr.plotBottom, x1, fr.plotBottom, Rgb{68, 68, 68}, 0.5);
