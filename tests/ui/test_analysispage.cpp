@@ -1,6 +1,7 @@
 // The Analysis page offscreen: a results database made by a real batch (tiny fixture model), opened in the
 // shared ResultStore; Analyse runs AsC-Causal and PERPLEXED as a job; the tables equal core's numbers; the
 // scatter follows the selected row; the heat map covers every open database; CSV, SVG and LaTeX exports.
+#include "figureexport_util.h"
 #include "models/analysismodels.h"
 #include "pages/analysis/analysispage.h"
 #include "services/modelservice.h"
@@ -105,6 +106,18 @@ private Q_SLOTS:
         const QString svg = m_dir.filePath(QStringLiteral("scatter.svg"));
         QVERIFY2(page.exportTo(ExportKind::Svg, svg, &err), qPrintable(err));
         QVERIFY(QFile(svg).size() > 500);
+        // The scatter export is the figure room's scatterFigure: vector, 85 mm, the points and axis captions.
+        QCOMPARE(uitest::checkFigureExport(svg, false), QString());
+        {
+            QFile sf(svg);
+            QVERIFY(sf.open(QIODevice::ReadOnly));
+            const QByteArray sd = sf.readAll();
+            QVERIFY(sd.contains(">cross-entropy<"));
+            QCOMPARE(sd.count("<title>("), qsizetype(ref.groups.at(key.toStdString()).n)); // one dot per snippet
+        }
+        const QString spdf = m_dir.filePath(QStringLiteral("scatter.pdf"));
+        QVERIFY2(page.exportTo(ExportKind::Svg, spdf, &err), qPrintable(err));
+        QCOMPARE(uitest::checkFigureExport(spdf, true), QString());
         const QString tex = m_dir.filePath(QStringLiteral("causal.tex"));
         QVERIFY2(page.exportLatex(tex, &err), qPrintable(err));
         QFile t(tex);
@@ -126,6 +139,8 @@ private Q_SLOTS:
                 QTest::qWait(50);
                 QVERIFY(page.grab().save(QString::fromLocal8Bit(shots) + QStringLiteral("/analysis-%1.png").arg(i)));
             }
+            QFile::remove(QString::fromLocal8Bit(shots) + QStringLiteral("/analysis-scatter.svg"));
+            QFile::copy(svg, QString::fromLocal8Bit(shots) + QStringLiteral("/analysis-scatter.svg"));
         }
         // Removing every set empties the heat map.
         results.removeBatchSet(1);

@@ -2,6 +2,7 @@
 // responses file holds exactly the answers given), a window destroyed mid-session and a process killed
 // mid-session (both resume at the first open trial), bad input refused, the report chart and its SVG, and
 // creating a study with the model as a job (progress, cancel).
+#include "figureexport_util.h"
 #include "uitest_util.h"
 
 #include "study_test_util.h"
@@ -364,6 +365,11 @@ void TestStudyPage::reportChartAndSvg()
     const QByteArray data = f.readAll();
     QVERIFY(data.contains("<svg"));
     QVERIFY(data.contains("agree, n=16"));
+    // The export is the figure room's likertFigure: vector, 85 mm wide; a .pdf name writes a PDF.
+    QCOMPARE(uitest::checkFigureExport(svg, false), QString());
+    const QString pdf = q((dir / "chart.pdf").string());
+    QVERIFY2(page.exportTo(ExportKind::Svg, pdf, &err), qPrintable(err));
+    QCOMPARE(uitest::checkFigureExport(pdf, true), QString());
     const QString csv = q((dir / "answers.csv").string());
     QVERIFY(page.exportTo(ExportKind::Csv, csv, &err));
     QCOMPARE(readResponsesCsv(csv.toStdString()).size(), std::size_t(8 * 8 * 3));

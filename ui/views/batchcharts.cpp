@@ -92,6 +92,10 @@ void buildCategoryChart(QChart* chart, const std::vector<BatchResultPtr>& sets)
 
     auto* x = new QBarCategoryAxis;
     x->append(labels);
+    // Category names are drawn in full, never "Functional Progr...": vertical labels, not truncated (QtCharts
+    // otherwise cuts a label to the axis area), and the legend on the right leaves the height to the axis.
+    x->setLabelsAngle(-90);
+    x->setTruncateLabels(false);
     auto* y = unitAxis(QObject::tr("AsC-Eval"));
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
@@ -156,7 +160,7 @@ void buildCategoryChart(QChart* chart, const std::vector<BatchResultPtr>& sets)
         t->attachAxis(y);
     }
     chart->legend()->setVisible(true);
-    chart->legend()->setAlignment(Qt::AlignBottom);
+    chart->legend()->setAlignment(Qt::AlignRight);
 }
 
 void buildDistributionChart(QChart* chart, const std::vector<BatchResultPtr>& sets)

@@ -22,6 +22,7 @@ inline constexpr const char* kBoxSeriesName = "distribution";
 // Clears `chart` and draws one bar set per result set over the union of their categories (sorted), with an
 // I-beam QLineSeries per bar from the CI's low to high end, and dashed lines at 0.5 and 0.6. A category
 // flagged "too few" in some set (fewer values than its stats.minN) has " *" on the axis, explained in the title.
+// Category names stand vertical under the bars, in full (not truncated); the legend is on the right.
 void buildCategoryChart(QChart* chart, const std::vector<BatchResultPtr>& sets);
 // Clears `chart` and draws one box (quartiles, Tukey whiskers) per result set over its snippets' AsC-Eval.
 void buildDistributionChart(QChart* chart, const std::vector<BatchResultPtr>& sets);

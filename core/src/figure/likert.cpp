@@ -5,6 +5,7 @@
 #include "parts.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ascviz {
 namespace {
@@ -72,6 +73,10 @@ Figure likertFigure(const StudyReport& r, const FigureStyle& style)
                 left += share / 2;
         }
         double x = mid - left * half;
+        // The row's summary on its SVG group (as the on-screen chart labels it): "44% agree, n=16".
+        f.items.emplace_back(FigGroup{{{"data-row", rows[i]},
+                                       {"data-summary", std::to_string(static_cast<int>(std::lround(qr.agreePct))) +
+                                                            "% agree, n=" + std::to_string(qr.n)}}});
         for (int p = 0; p < points; ++p) {
             const double w = half * static_cast<double>(qr.distribution[static_cast<std::size_t>(p)]) / qr.n;
             FigRect seg;
@@ -85,12 +90,17 @@ Figure likertFigure(const StudyReport& r, const FigureStyle& style)
             f.items.emplace_back(seg);
             x += w;
         }
+        f.items.emplace_back(FigGroup{});
     }
     f.line(mid, fr.plotTop, mid, fr.plotBottom, Rgb{68, 68, 68}, 0.6);
     f.line(x0, fr.plotBottom, x1, fr.plotBottom, Rgb{68, 68, 68}, 0.5);
+    // Tick labels that would touch their neighbour (a narrow plot) are left out; 0 and the ends stay.
+    const double labelW = measureText("100%", tf) + 2;
     for (int pct : {-100, -50, 0, 50, 100}) {
         const double tx = mid + half * pct / 100.0;
         f.line(tx, fr.plotBottom, tx, fr.plotBottom + 2, Rgb{68, 68, 68}, 0.5);
+        if (std::abs(pct) == 50 && half / 2 < labelW)
+            continue;
         f.text(tx, fr.plotBottom + 2 + tf, std::to_string(std::abs(pct)) + "%", tf, TextAnchor::Middle);
     }
     if (style.legend != LegendPlacement::None)

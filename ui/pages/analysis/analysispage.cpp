@@ -11,6 +11,7 @@
 #include "views/batchcharts.h"
 
 #include "ascviz/analysis/tables.h"
+#include "ascviz/figure/charts.h"
 #include "ascviz/render/heatmap.h"
 #include "ascviz/results/resultsdb.h"
 
@@ -235,6 +236,7 @@ void AnalysisPage::selectCausalRow(int row)
 
 void AnalysisPage::showScatter(const QString& key)
 {
+    m_scatterKey = key;
     QChart* chart = m_scatter->chart();
     chart->removeAllSeries();
     for (auto* a : chart->axes())
@@ -319,7 +321,7 @@ bool AnalysisPage::exportTo(ExportKind kind, const QString& path, QString* error
     const int t = m_tabs->currentIndex();
     if (kind == ExportKind::Svg) {
         if (t == 0)
-            return exportWidgetSvg(m_scatter, path, m_scatter->chart()->title(), error);
+            return exportScatterFigure(path, error);
         QFile f(path);
         if (!f.open(QIODevice::WriteOnly) || f.write(m_heatmapSvg.toUtf8()) < 0)
             return fail(tr("Cannot write %1").arg(path));
@@ -343,6 +345,40 @@ bool AnalysisPage::exportTo(ExportKind kind, const QString& path, QString* error
     if (f.write(out) < 0)
         return fail(tr("Cannot write %1").arg(path));
     return true;
+}
+
+bool AnalysisPage::exportScatterFigure(const QString& path, QString* error) const
+{
+    // The paper figure of the figure room (85 mm, text as text; PDF when the name ends in .pdf), not a grab.
+    const auto* r =
+        m_rows && m_causal && m_rows->count(toUtf8(m_scatterKey)) ? &m_rows->at(toUtf8(m_scatterKey)) : nullptr;
+    if (!r) {
+        if (error)
+            *error = tr("There is no scatter to export (select a row of the causal table).");
+        return false;
+    }
+    try {
+        const CausalEstimate& e = m_scatterKey.isEmpty() ? m_causal->global : m_causal->groups.at(toUtf8(m_scatterKey));
+        ScatterData d;
+        d.title = toUtf8(m_scatter->chart()->title());
+        d.xLabel = "T: AsC-Eval" + (m_scatterKey.isEmpty() ? std::string() : " (" + toUtf8(m_scatterKey) + ")");
+        d.yLabel = "cross-entropy";
+        d.x = r->t;
+        d.y = r->y;
+        if (e.hasEffect && !r->t.empty()) {
+            // The adjusted effect as a line through the means, as on screen.
+            const double mt = std::accumulate(r->t.begin(), r->t.end(), 0.0) / double(r->t.size());
+            const double my = std::accumulate(r->y.begin(), r->y.end(), 0.0) / double(r->y.size());
+            d.fit = ScatterFit{my - e.effect * mt, e.effect, toUtf8(tr("adjusted effect %1").arg(e.effect, 0, 'f', 2))};
+        }
+        writeFigure(scatterFigure(d, FigureStyle{}), toUtf8(path),
+                    path.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive));
+        return true;
+    } catch (const std::exception& ex) {
+        if (error)
+            *error = toQString(ex.what());
+        return false;
+    }
 }
 
 bool AnalysisPage::exportLatex(const QString& path, QString* error)

@@ -61,6 +61,8 @@ public:
     QString callsText() const;
     void selectCausalRow(int row); // shows that row's scatter
     bool exportLatex(const QString& path, QString* error);
+    // The selected scatter as scatterFigure (figure room): SVG, or PDF when `path` ends in ".pdf".
+    bool exportScatterFigure(const QString& path, QString* error) const;
 
 Q_SIGNALS:
     void analysisFinished(bool ok, const QString& message);
@@ -95,6 +97,7 @@ private:
     quint64 m_job = 0;
     std::shared_ptr<const CausalReport> m_causal;
     std::shared_ptr<const std::map<std::string, CausalRows>> m_rows;
+    QString m_scatterKey; // the causal row the scatter shows ("" = global); its export draws scatterFigure
     std::shared_ptr<const PerplexedReport> m_perplexed;
     QString m_analysedLabel;
 };

@@ -2,9 +2,10 @@
 
 #include "common/textpos.h"
 
+#include "ascviz/figure/charts.h"
+
 #include <QPaintEvent>
 #include <QPainter>
-#include <QSvgGenerator>
 
 #include <algorithm>
 
@@ -142,22 +143,16 @@ bool LikertChart::exportSvg(const QString& path, QString* error) const
             *error = tr("there is no report to export");
         return false;
     }
-    const QSize size = sizeHint();
-    QSvgGenerator gen;
-    gen.setFileName(path);
-    gen.setSize(size);
-    gen.setViewBox(QRect(QPoint(0, 0), size));
-    gen.setTitle(QStringLiteral("AsC-Viz study report"));
-    QPainter p;
-    if (!p.begin(&gen)) {
+    // The paper figure of the figure room (`ascviz-cli figure likert`), not a grab of this widget.
+    try {
+        writeFigure(likertFigure(*m_report, FigureStyle{}), toUtf8(path),
+                    path.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive));
+        return true;
+    } catch (const std::exception& e) {
         if (error)
-            *error = tr("cannot write %1").arg(path);
+            *error = toQString(e.what());
         return false;
     }
-    p.fillRect(QRect(QPoint(0, 0), size), Qt::white);
-    paint(p, QRectF(QPointF(0, 0), QSizeF(size)));
-    p.end();
-    return true;
 }
 
 } // namespace ascviz::ui

@@ -1,7 +1,7 @@
 // The usual Likert plot of a study report: one diverging stacked bar per condition and question, the
 // disagreeing answers left of the centre line, the agreeing ones right of it (a middle answer of an odd
-// scale split half and half), each bar labelled with n and % agreement. Drawn with QPainter, so the same
-// drawing goes to the screen and to SVG (QSvgGenerator).
+// scale split half and half), each bar labelled with n and % agreement. Drawn with QPainter on screen; the
+// export writes the paper figure of the figure room (likertFigure, as `ascviz-cli figure likert`).
 #pragma once
 #include "ascviz/study/report.h"
 
@@ -18,8 +18,9 @@ public:
     void setReport(std::optional<StudyReport> report);
     const std::optional<StudyReport>& report() const { return m_report; }
     QSize sizeHint() const override;
-    // Paints the chart into `rect` (used by paintEvent and exportSvg).
+    // Paints the chart into `rect` (used by paintEvent).
     void paint(QPainter& p, const QRectF& rect) const;
+    // Writes likertFigure at 85 mm: vector SVG with text as text, or PDF when `path` ends in ".pdf".
     bool exportSvg(const QString& path, QString* error) const;
 
 protected:

@@ -178,7 +178,7 @@ QWidget* StudyPage::buildReportBox()
     scroll->setWidget(m_chart);
     l->addWidget(scroll, 1);
     auto* row = new QHBoxLayout;
-    auto* svg = new QPushButton(tr("Export chart (SVG)…"), box);
+    auto* svg = new QPushButton(tr("Export chart SVG/PDF…"), box);
     auto* csv = new QPushButton(tr("Export answers (CSV)…"), box);
     auto* json = new QPushButton(tr("Export report (JSON)…"), box);
     auto* refreshButton = new QPushButton(tr("Refresh"), box);

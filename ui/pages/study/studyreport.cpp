@@ -1,5 +1,5 @@
 // The Study page's report: the participants' progress and the answers read from the responses file, the
-// Likert chart, and the exports (chart SVG, answers CSV, report JSON).
+// Likert chart, and the exports (chart SVG or PDF through the figure room, answers CSV, report JSON).
 #include "pages/study/likertchart.h"
 #include "pages/study/studypage.h"
 
@@ -91,7 +91,8 @@ void StudyPage::exportWithDialog(ExportKind kind)
 {
     if (!canExport(kind))
         return;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export"), suggestedExportName(kind));
+    const QString filter = kind == ExportKind::Svg ? tr("SVG (*.svg);;PDF (*.pdf)") : QString();
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export"), suggestedExportName(kind), filter);
     if (path.isEmpty())
         return;
     QString err;

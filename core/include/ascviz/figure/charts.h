@@ -74,6 +74,25 @@ Figure heatmapFigure(const std::vector<std::string>& rows, const std::vector<Hea
 // of an odd scale split across 0 (the report's answers per scale point).
 Figure likertFigure(const StudyReport& r, const FigureStyle& style);
 
+// A scatter plot (the Analysis page's T vs cross-entropy): one dot per point on value axes padded by 5 % of
+// each range (±0.5 when a range is empty), "nice" ticks (1, 2 or 5 x 10^k), axis captions, and an optional
+// fit line y = intercept + slope * x drawn over the range of x. Throws InputError when x and y differ in size
+// or hold no point, or a value is not finite.
+struct ScatterFit {
+    double intercept = 0, slope = 0;
+    std::string label; // legend text ("adjusted effect 0.42")
+};
+struct ScatterData {
+    std::string title; // "" = no title line
+    std::string xLabel, yLabel;
+    std::vector<double> x, y;
+    std::optional<ScatterFit> fit;
+};
+Figure scatterFigure(const ScatterData& d, const FigureStyle& style);
+// The tick values of a value axis over [lo, hi]: multiples of the largest step 1, 2 or 5 x 10^k that gives
+// at least `minTicks` ticks inside the range.
+std::vector<double> niceTicks(double lo, double hi, int minTicks = 4);
+
 // The colour-blind-safe palette of the runs (Okabe & Ito): colour k, cycling after 8.
 Rgb runColour(std::size_t k);
 
