@@ -38,7 +38,8 @@ TEST(CliHeads, RelationsWithAndWithoutTokens)
     EXPECT_TRUE(assign);
     const auto tok = clitest::run("relations --text-file '" + f.string() + "' --model " + tinyModel() + " --json");
     ASSERT_EQ(tok.status, 0) << tok.err;
-    for (const auto& r : nlohmann::json::parse(tok.out).at("relations")) {
+    const auto withTokens = nlohmann::json::parse(tok.out); // kept alive for the loop
+    for (const auto& r : withTokens.at("relations")) {
         ASSERT_FALSE(r.at("head").at("tokens").empty()) << r;
         EXPECT_EQ(r.at("offset"),
                   r.at("dependent").at("tokens").front().get<int>() - r.at("head").at("tokens").front().get<int>());
