@@ -82,3 +82,21 @@ else()
   endif()
 endif()
 message(STATUS "AsC-Viz: libtorch ${ASCVIZ_TORCH_VERSION} (${ASCVIZ_TORCH_ORIGIN}), CUDA build: ${ASCVIZ_TORCH_CUDA}")
+
+# oneDNN called directly for the CPU's float32 linear layers (core/src/model/dnnl_linear.*): Debian's libdnnl-dev,
+# the same libdnnl.so.2 that Debian's LibTorch 1.13 links. Optional: without it the model room uses LibTorch's
+# own paths. ASCVIZ_DNNL=OFF leaves it out.
+option(ASCVIZ_DNNL "Call the system oneDNN (libdnnl-dev) for the CPU's linear layers when found" ON)
+add_library(ascviz_dnnl INTERFACE)
+set(ASCVIZ_DNNL_FOUND OFF)
+if(ASCVIZ_DNNL)
+  find_path(ASCVIZ_DNNL_INCLUDE_DIR oneapi/dnnl/dnnl.hpp)
+  find_library(ASCVIZ_DNNL_LIBRARY NAMES dnnl)
+  if(ASCVIZ_DNNL_INCLUDE_DIR AND ASCVIZ_DNNL_LIBRARY)
+    set(ASCVIZ_DNNL_FOUND ON)
+    target_include_directories(ascviz_dnnl SYSTEM INTERFACE "${ASCVIZ_DNNL_INCLUDE_DIR}")
+    target_link_libraries(ascviz_dnnl INTERFACE "${ASCVIZ_DNNL_LIBRARY}")
+    target_compile_definitions(ascviz_dnnl INTERFACE ASCVIZ_HAVE_DNNL=1)
+  endif()
+endif()
+message(STATUS "AsC-Viz: oneDNN for the CPU's linear layers: ${ASCVIZ_DNNL_FOUND} ${ASCVIZ_DNNL_LIBRARY}")

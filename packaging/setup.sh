@@ -44,6 +44,8 @@ APT_PACKAGES=(
   qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev qt6-qpa-plugins
   libgraphviz-dev nlohmann-json3-dev libtorch-dev libpcre2-dev
   libsqlite3-dev libutf8proc-dev libssl-dev libcairo2-dev libgtest-dev xvfb xauth
+  # oneDNN, the library Debian's LibTorch links, called directly for the CPU's linear layers (pre-packed weights).
+  libdnnl-dev
   # pip fetches the pinned tree-sitter sources (cmake/AscvizGrammars.cmake) and PyPI's torch.
   python3 python3-pip python3-venv
   # Debian's libtorch calls whatever libblas.so.3 is selected; OpenBLAS takes over that alternative

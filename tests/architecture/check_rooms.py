@@ -5,7 +5,7 @@
    or a new edge is added here and in docs/architecture.md together).
 2. Each room's sources include only headers of rooms in its link closure (the build enforces the same with
    per-room include folders; this check names the file and line).
-3. core has no Qt; only the model room's sources see torch; ui and app never include torch headers.
+3. core has no Qt; only the model room's sources see torch and oneDNN; ui and app never include torch headers.
 4. ui is compiled with QT_NO_KEYWORDS.
 5. No C++ source file over MAX_LINES lines (new work goes in a new file or room, not a bigger file).
 
@@ -50,7 +50,7 @@ def room_links(cmake_text: str):
     """target -> the ascviz_* libraries named in its target_link_libraries calls."""
     links = {}
     for m in re.finditer(r"target_link_libraries\(\s*ascviz_(\w+)([^)]*)\)", cmake_text, re.S):
-        names = set(re.findall(r"\bascviz_(\w+)", m.group(2))) - {"warnings", "torch", "grammars"}
+        names = set(re.findall(r"\bascviz_(\w+)", m.group(2))) - {"warnings", "torch", "dnnl", "grammars"}
         links.setdefault(m.group(1), set()).update(names)
     return links
 
@@ -97,7 +97,7 @@ for path in sorted(p for p in (root / "core").rglob("*") if p.suffix in CPP):
         inc = m.group(1)
         if re.match(r"Q[A-Z]|Qt", inc):
             findings.append(f"{rel(path)}:{no}: core includes Qt ({inc})")
-        if inc.startswith(("torch/", "ATen/", "c10/")) and not (parts[0] == "src" and room == "model"):
+        if inc.startswith(("torch/", "ATen/", "c10/", "oneapi/")) and not (parts[0] == "src" and room == "model"):
             findings.append(f"{rel(path)}:{no}: torch header {inc} outside the model room's sources")
         r = re.match(r"ascviz/(\w+)/", inc)
         if r and allowed_rooms is not None and r.group(1) not in allowed_rooms and r.group(1) != room:
@@ -107,7 +107,7 @@ for top in ("ui", "app"):
     for path in sorted(p for p in (root / top).rglob("*") if p.suffix in CPP):
         for no, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
             m = include_re.match(line)
-            if m and m.group(1).startswith(("torch/", "ATen/", "c10/")):
+            if m and m.group(1).startswith(("torch/", "ATen/", "c10/", "oneapi/")):
                 findings.append(f"{rel(path)}:{no}: {top} includes a torch header ({m.group(1)})")
 
 ui_cmake = (root / "ui" / "CMakeLists.txt").read_text() if (root / "ui" / "CMakeLists.txt").exists() else ""

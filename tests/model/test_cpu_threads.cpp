@@ -1,13 +1,19 @@
 // The CPU thread plan (core/src/model/cpu_threads.h): which pool gets the threads for each BLAS build.
 #include "cpu_threads.h"
 
+#include "model_test_util.h"
+
 #include "ascviz/model/model.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 
 using namespace ascviz;
+using modeltest::cpuFloat32;
+using modeltest::fixtureModel;
 
 TEST(CpuThreads, OpenBlasPthreadsGetsTheThreadsAndLibTorchKeepsOne)
 {
@@ -93,4 +99,67 @@ TEST(CpuLinear, MatchesHandComputedProductsOnBothPaths)
         EXPECT_EQ(noBias[2], 0.0f);
         EXPECT_EQ(noBias[3], -3.0f);
     }
+}
+
+// The activation epilogue (fused into the oneDNN primitive where the direct path is built, LibTorch's activation
+// after the product otherwise) against the formulas by hand: GELU tanh = 0.5 y (1 + tanh(√(2/π) (y + 0.044715 y³))),
+// GELU erf = 0.5 y (1 + erf(y / √2)), ReLU = max(y, 0), on products y = 0.25 r - 1 that span both signs.
+TEST(CpuLinear, ActivationEpilogueMatchesTheFormulas)
+{
+    const int64_t rows = 40, in = 2, out = 1;
+    const std::vector<float> w = {0.25f, -1.0f};
+    std::vector<float> x;
+    for (int64_t r = 0; r < rows; ++r)
+        x.insert(x.end(), {static_cast<float>(r) - 20.0f, 1.0f}); // y = 0.25 (r - 20) - 1
+    const double k = std::sqrt(2.0 / M_PI);
+    for (const model::DnnlAct act : {model::DnnlAct::GeluTanh, model::DnnlAct::GeluErf, model::DnnlAct::Relu}) {
+        const std::vector<float> y = model::cpuLinearActivationOnArrays(x, w, {}, 1, rows, in, out, act);
+        ASSERT_EQ(y.size(), static_cast<std::size_t>(rows));
+        for (int64_t r = 0; r < rows; ++r) {
+            const double v = 0.25 * (static_cast<double>(r) - 20.0) - 1.0;
+            const double want = act == model::DnnlAct::GeluTanh
+                                    ? 0.5 * v * (1.0 + std::tanh(k * (v + 0.044715 * v * v * v)))
+                                : act == model::DnnlAct::GeluErf ? 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)))
+                                                                 : std::max(v, 0.0);
+            EXPECT_NEAR(y[static_cast<std::size_t>(r)], want, 2e-6 * std::max(1.0, std::abs(want)))
+                << "act " << static_cast<int>(act) << " row " << r;
+        }
+    }
+}
+
+// Pre-packed weights are keyed by their storage: a new weight each call (freed after it) must give its own
+// product every time, never a stale packed copy, and the packed copies of freed weights must be released.
+TEST(CpuLinear, PackedWeightsFollowTheirTensors)
+{
+    const int64_t rows = 20, in = 4, out = 3;
+    std::vector<float> x(static_cast<std::size_t>(rows * in), 1.0f); // every row (1, 1, 1, 1)
+    for (int i = 0; i < 30; ++i) {
+        const std::vector<float> w(static_cast<std::size_t>(out * in), static_cast<float>(i)); // row sums 4 i
+        const std::vector<float> y = model::cpuLinearOnArrays(x, w, {}, 1, rows, in, out);
+        for (float v : y)
+            ASSERT_EQ(v, 4.0f * static_cast<float>(i)) << "call " << i;
+        EXPECT_EQ(model::cpuPackedWeightBytes(), 0) << "call " << i << ": the freed weight's packed copy is kept";
+    }
+}
+
+// A loaded model's weights are packed on its first forward pass and kept while it lives (that is the point: no
+// per-call reordering), with the same NtP on a second pass; unloading the model releases them.
+TEST(CpuLinear, ModelWeightsStayPackedWhileTheModelLives)
+{
+    const bool packs = model::cpuLinearDescription().find("pre-packed") != std::string::npos;
+    {
+        auto m = LanguageModel::load(fixtureModel("tiny-gpt2"), cpuFloat32());
+        const auto first = m->score("def f(x):\n    return x + 1\n");
+        const int64_t held = model::cpuPackedWeightBytes();
+        if (packs)
+            EXPECT_GT(held, 0);
+        else
+            EXPECT_EQ(held, 0);
+        const auto second = m->score("def f(x):\n    return x + 1\n");
+        ASSERT_EQ(first.tokens.size(), second.tokens.size());
+        for (std::size_t i = 0; i < first.tokens.size(); ++i)
+            EXPECT_EQ(first.tokens[i].ntp, second.tokens[i].ntp) << "token " << i;
+        EXPECT_EQ(model::cpuPackedWeightBytes(), held);
+    }
+    EXPECT_EQ(model::cpuPackedWeightBytes(), 0);
 }

@@ -1,5 +1,7 @@
 #include "cpu_linear.h"
 
+#include "dnnl_linear.h"
+
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/grad_mode.h>
 #include <torch/version.h>
@@ -43,24 +45,37 @@ bool compiledWithOneDnn()
 
 } // namespace
 
-bool oneDnnLinearEnabled()
+namespace {
+
+enum class LinearPath { Aten, TorchOneDnn, Dnnl };
+
+LinearPath linearPath()
 {
-    static const bool enabled = [] {
-        // The default per build is the faster one measured (docs/performance.md): oneDNN on LibTorch 2.x; on
-        // Debian's 1.13 (OpenBLAS with its own threads) the BLAS path, which is as fast for packed scoring and
-        // faster for one text per call and for generation. ASCVIZ_CPU_LINEAR=onednn|aten overrides.
+    static const LinearPath path = [] {
+        // The default is the fastest path this build has, measured (docs/performance.md, "Linear layers"): the
+        // system's oneDNN called directly (pre-packed weights) when CMake found it, else LibTorch's own oneDNN
+        // operator on LibTorch 2.x, else LibTorch's BLAS. ASCVIZ_CPU_LINEAR=dnnl|onednn|aten overrides.
         const char* v = std::getenv("ASCVIZ_CPU_LINEAR");
         if (v && std::strcmp(v, "aten") == 0)
-            return false;
+            return LinearPath::Aten;
         if (v && std::strcmp(v, "onednn") == 0)
-            return compiledWithOneDnn();
+            return compiledWithOneDnn() ? LinearPath::TorchOneDnn : LinearPath::Aten;
+        if (dnnlLinearCompiled())
+            return LinearPath::Dnnl;
 #if TORCH_VERSION_MAJOR >= 2
-        return compiledWithOneDnn();
+        return compiledWithOneDnn() ? LinearPath::TorchOneDnn : LinearPath::Aten;
 #else
-        return false;
+        return LinearPath::Aten;
 #endif
     }();
-    return enabled;
+    return path;
+}
+
+} // namespace
+
+bool oneDnnLinearEnabled()
+{
+    return linearPath() != LinearPath::Aten;
 }
 
 at::Tensor cpuAwareLinear(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b)
@@ -71,13 +86,21 @@ at::Tensor cpuAwareLinear(const at::Tensor& x, const at::Tensor& w, const at::Te
     // records a graph (gradient x input, attribution/) takes at::linear.
     const bool recording =
         at::GradMode::is_enabled() && (x.requires_grad() || w.requires_grad() || (b.defined() && b.requires_grad()));
-    if (recording || !oneDnnLinearEnabled() || !x.device().is_cpu() || x.scalar_type() != at::kFloat ||
-        w.scalar_type() != at::kFloat || rows < kOneDnnMinRows)
+    const LinearPath path = linearPath();
+    const int64_t minRows = path == LinearPath::Dnnl ? kDnnlMinRows : kOneDnnMinRows;
+    if (recording || path == LinearPath::Aten || !x.device().is_cpu() || x.scalar_type() != at::kFloat ||
+        w.scalar_type() != at::kFloat || (b.defined() && b.scalar_type() != at::kFloat) || rows < minRows || rows == 0)
         return at::linear(x, w, b);
     auto outSizes = x.sizes().vec();
     outSizes.back() = w.size(0);
     const at::Tensor x2 = x.reshape({rows, in}).contiguous();
+    if (path == LinearPath::Dnnl && w.is_contiguous() && (!b.defined() || b.is_contiguous()))
+        return dnnlLinear(x2, w, b).view(outSizes);
+    if (path == LinearPath::Dnnl && rows < kOneDnnMinRows)
+        return at::linear(x, w, b);
 #if TORCH_VERSION_MAJOR >= 2
+    if (!pointwiseOp())
+        return at::linear(x, w, b);
     std::optional<at::Tensor> bias;
     if (b.defined())
         bias = b;
@@ -88,6 +111,27 @@ at::Tensor cpuAwareLinear(const at::Tensor& x, const at::Tensor& w, const at::Te
     // LibTorch 1.13: aten::mkldnn_linear takes its input in oneDNN's layout; the weights stay LibTorch's.
     return at::mkldnn_linear(x2.to_mkldnn(), w, b).to_dense().view(outSizes);
 #endif
+}
+
+std::optional<at::Tensor> cpuFusedLinearActivation(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b,
+                                                   DnnlAct act)
+{
+    static const bool fuse = [] {
+        const char* v = std::getenv("ASCVIZ_CPU_FUSE");
+        return !(v && std::strcmp(v, "0") == 0);
+    }();
+    const int64_t in = x.size(-1);
+    const int64_t rows = in > 0 ? x.numel() / in : 0;
+    const bool recording =
+        at::GradMode::is_enabled() && (x.requires_grad() || w.requires_grad() || (b.defined() && b.requires_grad()));
+    if (!fuse || act == DnnlAct::None || recording || linearPath() != LinearPath::Dnnl || !x.device().is_cpu() ||
+        x.scalar_type() != at::kFloat || w.scalar_type() != at::kFloat ||
+        (b.defined() && (b.scalar_type() != at::kFloat || !b.is_contiguous())) || !w.is_contiguous() ||
+        rows < kDnnlMinRows)
+        return std::nullopt;
+    auto outSizes = x.sizes().vec();
+    outSizes.back() = w.size(0);
+    return dnnlLinear(x.reshape({rows, in}).contiguous(), w, b, act).view(outSizes);
 }
 
 std::vector<float> cpuLinearOnArrays(const std::vector<float>& x, const std::vector<float>& w,
@@ -104,10 +148,41 @@ std::vector<float> cpuLinearOnArrays(const std::vector<float>& x, const std::vec
     return std::vector<float>(y.data_ptr<float>(), y.data_ptr<float>() + y.numel());
 }
 
+std::vector<float> cpuLinearActivationOnArrays(const std::vector<float>& x, const std::vector<float>& w,
+                                               const std::vector<float>& b, int64_t batch, int64_t rows, int64_t in,
+                                               int64_t out, DnnlAct act)
+{
+    const auto f32 = at::TensorOptions().dtype(at::kFloat);
+    const at::Tensor xt = at::from_blob(const_cast<float*>(x.data()), {batch, rows, in}, f32).clone();
+    const at::Tensor wt = at::from_blob(const_cast<float*>(w.data()), {out, in}, f32).clone();
+    const at::Tensor bt = b.empty() ? at::Tensor() : at::from_blob(const_cast<float*>(b.data()), {out}, f32).clone();
+    at::Tensor y;
+    if (auto fused = cpuFusedLinearActivation(xt, wt, bt, act)) {
+        y = *fused;
+    } else {
+        y = cpuAwareLinear(xt, wt, bt);
+        if (act == DnnlAct::GeluTanh)
+            y = at::gelu(y, "tanh");
+        else if (act == DnnlAct::GeluErf)
+            y = at::gelu(y);
+        else if (act == DnnlAct::Relu)
+            y = at::relu(y);
+    }
+    y = y.contiguous();
+    return std::vector<float>(y.data_ptr<float>(), y.data_ptr<float>() + y.numel());
+}
+
+int64_t cpuPackedWeightBytes()
+{
+    return dnnlPackedBytes();
+}
+
 std::string cpuLinearDescription()
 {
-    if (!oneDnnLinearEnabled())
+    if (linearPath() == LinearPath::Aten)
         return "LibTorch's BLAS";
+    if (linearPath() == LinearPath::Dnnl)
+        return dnnlLinearDescription() + ", from " + std::to_string(kDnnlMinRows) + " rows";
 #if TORCH_VERSION_MAJOR >= 2
     return "oneDNN (mkldnn::_linear_pointwise) from " + std::to_string(kOneDnnMinRows) + " rows";
 #else

@@ -4,8 +4,11 @@
 // kernels by the CPU's instruction sets (AVX-512 where present) on any vendor.
 #pragma once
 #include "cpu_threads.h"
+#include "dnnl_linear.h"
 
 #include <ATen/ATen.h>
+
+#include <optional>
 
 namespace ascviz::model {
 
@@ -13,10 +16,19 @@ namespace ascviz::model {
 // reading the weights, and oneDNN's per-call setup (the weights are LibTorch's, reordered per call) costs more
 // than it saves there.
 constexpr int64_t kOneDnnMinRows = 16;
+// The same for the direct oneDNN path (dnnl_linear.h), whose weights are packed once: measured in
+// docs/performance.md.
+constexpr int64_t kDnnlMinRows = 1;
 
 // x Wᵀ + b (oneDnnLinearEnabled: cpu_threads.h) for x [..., in], w [out, in], b [out] or undefined: oneDNN when
 // enabled, x is a float32 CPU tensor with at least kOneDnnMinRows rows and w is float32; at::linear otherwise. A plain
 // (strided) tensor.
 at::Tensor cpuAwareLinear(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b);
+
+// act(x Wᵀ + b) as one oneDNN primitive (the activation fused as the product's epilogue) when cpuAwareLinear would
+// take the direct oneDNN path; nullopt otherwise, and the caller computes the product and the activation apart.
+// ASCVIZ_CPU_FUSE=0 turns the fusion off (benchmarks).
+std::optional<at::Tensor> cpuFusedLinearActivation(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b,
+                                                   DnnlAct act);
 
 } // namespace ascviz::model

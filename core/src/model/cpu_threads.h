@@ -43,6 +43,8 @@ CpuThreadPlan applyCpuThreads(int threads);
 std::string describeCpuThreads(int threads);
 
 namespace model {
+// An activation the CPU's direct oneDNN path can run as a linear layer's epilogue (dnnl_linear.h).
+enum class DnnlAct { None, GeluTanh, GeluErf, Relu };
 // Whether float32 linear layers on the CPU go through oneDNN in this process (cpu_linear.h): LibTorch was built
 // with it, and the build default (LibTorch 2.x: on; 1.13: off) or ASCVIZ_CPU_LINEAR=onednn|aten says so.
 bool oneDnnLinearEnabled();
@@ -52,6 +54,13 @@ std::string cpuLinearDescription();
 // headers: x [batch, rows, in], w [out, in], b [out] (empty: none), all row-major; returns [batch, rows, out].
 std::vector<float> cpuLinearOnArrays(const std::vector<float>& x, const std::vector<float>& w,
                                      const std::vector<float>& b, int64_t batch, int64_t rows, int64_t in, int64_t out);
+// act(x Wᵀ + b) through cpuFusedLinearActivation when it applies, else cpuAwareLinear and LibTorch's activation
+// (GELU tanh/erf, ReLU): the same arrays as cpuLinearOnArrays, for tests.
+std::vector<float> cpuLinearActivationOnArrays(const std::vector<float>& x, const std::vector<float>& w,
+                                               const std::vector<float>& b, int64_t batch, int64_t rows, int64_t in,
+                                               int64_t out, DnnlAct act);
+// Bytes of pre-packed weights the direct oneDNN path holds now (0 without it).
+int64_t cpuPackedWeightBytes();
 } // namespace model
 
 } // namespace ascviz

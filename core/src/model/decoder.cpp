@@ -241,9 +241,17 @@ at::Tensor Decoder::attend(int layer, const at::Tensor& q, const at::Tensor& k, 
 
 at::Tensor Decoder::mlp(const LayerWeights& lw, const at::Tensor& x) const
 {
+    if (!m_spec.gatedMlp) {
+        // On the CPU's direct oneDNN path the activation runs as the up projection's epilogue (cpu_linear.h).
+        const DnnlAct fusable = m_spec.act == Activation::GeluTanh  ? DnnlAct::GeluTanh
+                                : m_spec.act == Activation::GeluErf ? DnnlAct::GeluErf
+                                : m_spec.act == Activation::Relu    ? DnnlAct::Relu
+                                                                    : DnnlAct::None;
+        if (auto fused = cpuFusedLinearActivation(x, lw.up.w, lw.up.b, fusable))
+            return lw.down(*fused);
+        return lw.down(activation(lw.up(x)));
+    }
     const at::Tensor h = lw.up(x);
-    if (!m_spec.gatedMlp)
-        return lw.down(activation(h));
     const int64_t I = m_spec.intermediate;
     return lw.down(activation(h.narrow(-1, 0, I)) * h.narrow(-1, I, I));
 }

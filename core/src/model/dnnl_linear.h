@@ -1,0 +1,34 @@
+// Float32 linear layers on the CPU through the system's oneDNN (Debian's libdnnl, the library Debian's LibTorch
+// 1.13 itself links), called directly: the weights are reordered once into the blocked layout oneDNN's matmul
+// picks for this CPU ("pre-packed") and reused by every later call, and each shape's primitive is created once.
+// docs/performance.md, "Linear layers", has the measurements behind it. Built only when CMake finds oneDNN
+// (ASCVIZ_HAVE_DNNL); cpu_linear.cpp falls back to LibTorch's paths otherwise.
+#pragma once
+#include "cpu_threads.h"
+
+#include <ATen/ATen.h>
+
+#include <cstdint>
+#include <string>
+
+namespace ascviz::model {
+
+// Whether this build has the direct oneDNN path.
+bool dnnlLinearCompiled();
+
+// y = x Wᵀ + b for a contiguous float32 CPU x [rows, in], a contiguous float32 w [out, in] and b [out] or undefined;
+// returns [rows, out]. Weights are packed on first use, keyed by their storage and offset and checked against
+// the storage's lifetime and the tensor's version counter, so a freed or modified weight is never read from a
+// stale copy. Packed copies are kept up to a budget (ASCVIZ_DNNL_PACK_MB, default 4096 MiB); past it the
+// weights are read in LibTorch's own layout (no copy).
+// `act` (cpu_threads.h) is an element-wise activation applied to the result inside the same primitive (oneDNN's
+// eltwise post-op, computed on the product while it is still in registers): act(x Wᵀ + b).
+at::Tensor dnnlLinear(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b, DnnlAct act = DnnlAct::None);
+
+// "oneDNN 2.6.3 (matmul, pre-packed weights, avx512_core)" for --version.
+std::string dnnlLinearDescription();
+
+// Bytes of packed weights held now (tests).
+int64_t dnnlPackedBytes();
+
+} // namespace ascviz::model
