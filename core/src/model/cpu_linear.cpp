@@ -113,13 +113,47 @@ at::Tensor cpuAwareLinear(const at::Tensor& x, const at::Tensor& w, const at::Te
 #endif
 }
 
-std::optional<at::Tensor> cpuFusedLinearActivation(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b,
-                                                   DnnlAct act)
+namespace {
+bool fuseEnabled()
 {
     static const bool fuse = [] {
         const char* v = std::getenv("ASCVIZ_CPU_FUSE");
         return !(v && std::strcmp(v, "0") == 0);
     }();
+    return fuse;
+}
+} // namespace
+
+at::Tensor cpuFusedAttention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& mask,
+                             bool causal, double scale)
+{
+#if TORCH_VERSION_MAJOR >= 2
+    // LibTorch 2.x computes attention with its fused scaled-dot-product kernel (decoder.cpp); the system oneDNN's
+    // strided batched products (its gemm:jit path) fail to execute beside a PyTorch wheel's OpenMP runtime
+    // ("unimplemented", generation's single-query step).
+    (void)q, (void)k, (void)v, (void)mask, (void)causal, (void)scale;
+    return {};
+#else
+    const bool recording = at::GradMode::is_enabled() && (q.requires_grad() || k.requires_grad() || v.requires_grad());
+    if (!fuseEnabled() || recording || linearPath() != LinearPath::Dnnl || !q.device().is_cpu() || q.dim() != 4 ||
+        k.dim() != 4 || v.dim() != 4 || q.scalar_type() != at::kFloat || k.scalar_type() != at::kFloat ||
+        v.scalar_type() != at::kFloat || k.size(1) != q.size(1) || v.size(1) != q.size(1) || q.size(2) < 1)
+        return {};
+    at::Tensor m = mask;
+    const int64_t T = q.size(2), S = k.size(2);
+    if (!m.defined() && causal && T > 1) {
+        const auto longOpts = at::TensorOptions().dtype(at::kLong).device(q.device());
+        const at::Tensor row = at::arange(S - T, S, longOpts), col = at::arange(0, S, longOpts);
+        m = (row.unsqueeze(1) >= col.unsqueeze(0)).unsqueeze(0).unsqueeze(0); // [1, 1, T, S]
+    }
+    return dnnlAttend(q, k, v, m, scale);
+#endif
+}
+
+std::optional<at::Tensor> cpuFusedLinearActivation(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b,
+                                                   DnnlAct act)
+{
+    const bool fuse = fuseEnabled();
     const int64_t in = x.size(-1);
     const int64_t rows = in > 0 ? x.numel() / in : 0;
     const bool recording =

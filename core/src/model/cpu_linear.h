@@ -28,6 +28,13 @@ at::Tensor cpuAwareLinear(const at::Tensor& x, const at::Tensor& w, const at::Te
 // act(x Wᵀ + b) as one oneDNN primitive (the activation fused as the product's epilogue) when cpuAwareLinear would
 // take the direct oneDNN path; nullopt otherwise, and the caller computes the product and the activation apart.
 // ASCVIZ_CPU_FUSE=0 turns the fusion off (benchmarks).
+// softmax(scale · q kᵀ + mask) v through oneDNN (dnnl_linear.h, dnnlAttend) when the linear layers take the direct
+// oneDNN path, q, k, v are float32 CPU tensors with as many key/value heads as query heads and nothing records a
+// graph; an undefined tensor otherwise (the caller computes it with LibTorch). `causal` without a mask: the causal
+// mask. ASCVIZ_CPU_FUSE=0 turns it off.
+at::Tensor cpuFusedAttention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& mask,
+                             bool causal, double scale);
+
 std::optional<at::Tensor> cpuFusedLinearActivation(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b,
                                                    DnnlAct act);
 

@@ -34,6 +34,10 @@ struct CpuThreadPlan {
 // plan (benchmarks).
 CpuThreadPlan planCpuThreads(int threads, const std::string& threading, bool oneDnnLinears = false);
 
+// Gives the calling thread the process's CPU thread setting (OpenMP keeps the count per thread), once per thread
+// and per applyCpuThreads: every entry point of the model room calls it.
+void prepareCpuThread();
+
 // Applies planCpuThreads(threads, this process's BLAS, whether its linear layers run on oneDNN) and returns the
 // plan applied.
 CpuThreadPlan applyCpuThreads(int threads);

@@ -214,6 +214,11 @@ at::Tensor Decoder::attend(int layer, const at::Tensor& q, const at::Tensor& k, 
                                                 /*enable_gqa=*/rep > 1);
     }
 #endif
+    // The CPU's direct oneDNN path (cpu_linear.h): one batched product, softmax and product, no copies of q, k, v.
+    if (!probsTo) {
+        if (at::Tensor fused = cpuFusedAttention(q, k, v, m, causal, scale); fused.defined())
+            return fused;
+    }
     at::Tensor mask = m;
     if (!mask.defined() && causal && T > 1) {
         const auto longOpts = at::TensorOptions().dtype(at::kLong).device(m_device);

@@ -1,27 +1,23 @@
 #include "dnnl_linear.h"
 
 #if ASCVIZ_HAVE_DNNL
+#include "dnnl_gemm.h"
+
 #include <c10/util/intrusive_ptr.h>
-#include <oneapi/dnnl/dnnl.hpp>
 
 #include <cstdlib>
-#include <list>
+#include <limits>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <tuple>
-#include <unordered_map>
-#include <utility>
 #endif
 
 namespace ascviz::model {
 
 #if ASCVIZ_HAVE_DNNL
 namespace {
-
-using dnnl::memory;
-using Tag = memory::format_tag;
-using DT = memory::data_type;
 
 int64_t packBudgetBytes()
 {
@@ -34,176 +30,66 @@ int64_t packBudgetBytes()
     return budget;
 }
 
-// One weight's packed copy: valid while the weight's storage lives and its version counter is unchanged.
-struct Packed {
-    explicit Packed(c10::weak_intrusive_ptr<c10::StorageImpl> s) : storage(std::move(s)) {}
+// One weight's packed copies: valid while the weight's storage lives (the weak reference keeps the storage
+// object, not its data, so its address cannot be reused meanwhile) and its version counter is unchanged.
+struct Entry {
+    explicit Entry(c10::weak_intrusive_ptr<c10::StorageImpl> s) : storage(std::move(s)) {}
     c10::weak_intrusive_ptr<c10::StorageImpl> storage;
     uint32_t version = 0;
-    memory::desc md;
-    memory mem;
-    int64_t bytes = 0;
+    std::shared_ptr<DnnlPackedWeights> packed = std::make_shared<DnnlPackedWeights>();
 };
 
-struct Primitive {
-    dnnl::matmul prim;
-    memory::desc weights; // the layout the primitive reads its weights in
-};
-
-class Engine {
+class Packs {
 public:
-    Engine() : m_engine(dnnl::engine::kind::cpu, 0) {}
-
-    at::Tensor run(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b, DnnlAct act)
+    // The packed copies of w (new when w is new or written since); null when the budget is spent.
+    std::shared_ptr<DnnlPackedWeights> of(const at::Tensor& w)
     {
-        const int64_t rows = x.size(0), in = x.size(1), out = w.size(0);
-        const bool bias = b.defined();
-        at::Tensor y = at::empty({rows, out}, x.options());
-        memory::desc srcMd({rows, in}, DT::f32, Tag::ab);
-        memory::desc dstMd({rows, out}, DT::f32, Tag::ab);
-        memory::desc biasMd({1, out}, DT::f32, Tag::ab);
-        // LibTorch's w [out, in] row-major is the {in, out} matrix oneDNN reads with tag ba.
-        memory::desc plainMd({in, out}, DT::f32, Tag::ba);
-
-        std::unique_lock<std::mutex> lock(m_mutex);
-        const Packed* packed = packedFor(w, in, out, bias, act, rows, srcMd, dstMd, biasMd, plainMd);
-        const Primitive& p = primitiveFor(rows, in, out, bias, act, packed != nullptr, srcMd, dstMd, biasMd, plainMd);
-        dnnl::matmul prim = p.prim;
-        memory weights = packed ? packed->mem : memory(plainMd, m_engine, const_cast<float*>(w.data_ptr<float>()));
-        lock.unlock();
-
-        memory src(srcMd, m_engine, const_cast<float*>(x.data_ptr<float>()));
-        memory dst(dstMd, m_engine, y.data_ptr<float>());
-        std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};
-        if (bias)
-            args.emplace(DNNL_ARG_BIAS, memory(biasMd, m_engine, const_cast<float*>(b.data_ptr<float>())));
-        dnnl::stream stream(m_engine);
-        prim.execute(stream, args);
-        stream.wait();
-        return y;
+        std::lock_guard<std::mutex> lock(m_mutex);
+        const Key key{w.storage().unsafeGetStorageImpl(), w.storage_offset(), w.size(0), w.size(1)};
+        const auto version = static_cast<uint32_t>(w._version());
+        if (auto it = m_entries.find(key); it != m_entries.end()) {
+            if (it->second.storage.use_count() > 0 && it->second.version == version)
+                return it->second.packed;
+            m_entries.erase(it);
+        }
+        dropStale();
+        int64_t held = 0;
+        for (const auto& [k, e] : m_entries)
+            held += e.packed->bytes();
+        if (held + w.numel() * static_cast<int64_t>(sizeof(float)) > packBudgetBytes())
+            return nullptr;
+        Entry e(w.storage().getWeakStorageImpl());
+        e.version = version;
+        return m_entries.emplace(key, std::move(e)).first->second.packed;
     }
 
-    int64_t packedBytes()
+    int64_t bytes()
     {
         std::lock_guard<std::mutex> lock(m_mutex);
         dropStale();
-        return m_packedBytes;
+        int64_t held = 0;
+        for (const auto& [k, e] : m_entries)
+            held += e.packed->bytes();
+        return held;
     }
 
 private:
-    using WeightKey = std::tuple<const void*, int64_t, int64_t, int64_t>;       // storage, offset, out, in
-    using PrimKey = std::tuple<int64_t, int64_t, int64_t, bool, DnnlAct, bool>; // rows, in, out, bias, act, packed
-
-    dnnl::matmul::primitive_desc describe(const memory::desc& src, const memory::desc& weights,
-                                          const memory::desc& biasMd, bool bias, const memory::desc& dst, DnnlAct act)
-    {
-        dnnl::primitive_attr attr;
-        if (act != DnnlAct::None) {
-            const dnnl::algorithm alg = act == DnnlAct::GeluTanh  ? dnnl::algorithm::eltwise_gelu_tanh
-                                        : act == DnnlAct::GeluErf ? dnnl::algorithm::eltwise_gelu_erf
-                                                                  : dnnl::algorithm::eltwise_relu;
-            dnnl::post_ops ops;
-#if DNNL_VERSION_MAJOR >= 3
-            ops.append_eltwise(alg, 0.f, 0.f);
-#else
-            ops.append_eltwise(1.f, alg, 0.f, 0.f);
-#endif
-            attr.set_post_ops(ops);
-        }
-#if DNNL_VERSION_MAJOR >= 3
-        return bias ? dnnl::matmul::primitive_desc(m_engine, src, weights, biasMd, dst, attr)
-                    : dnnl::matmul::primitive_desc(m_engine, src, weights, dst, attr);
-#else
-        return bias ? dnnl::matmul::primitive_desc(dnnl::matmul::desc(src, weights, biasMd, dst), attr, m_engine)
-                    : dnnl::matmul::primitive_desc(dnnl::matmul::desc(src, weights, dst), attr, m_engine);
-#endif
-    }
-
-    // The packed copy of w in the layout the primitive for this shape wants, made on first use; null when the
-    // budget is spent (the caller then reads w in place).
-    const Packed* packedFor(const at::Tensor& w, int64_t in, int64_t out, bool bias, DnnlAct act, int64_t rows,
-                            const memory::desc& srcMd, const memory::desc& dstMd, const memory::desc& biasMd,
-                            const memory::desc& plainMd)
-    {
-        const Primitive& p = primitiveFor(rows, in, out, bias, act, true, srcMd, dstMd, biasMd, plainMd);
-        const WeightKey key{w.storage().unsafeGetStorageImpl(), w.storage_offset(), out, in};
-        const auto version = static_cast<uint32_t>(w._version());
-        auto range = m_packed.equal_range(key);
-        for (auto it = range.first; it != range.second;) {
-            const bool alive = it->second.storage.use_count() > 0;
-            if (!alive || it->second.version != version) { // freed (address reused) or written since: drop
-                m_packedBytes -= it->second.bytes;
-                it = m_packed.erase(it);
-                continue;
-            }
-            if (it->second.md == p.weights)
-                return &it->second;
-            ++it;
-        }
-        const auto bytes = static_cast<int64_t>(p.weights.get_size());
-        if (m_packedBytes + bytes > packBudgetBytes()) {
-            dropStale();
-            if (m_packedBytes + bytes > packBudgetBytes())
-                return nullptr;
-        }
-        Packed entry(w.storage().getWeakStorageImpl());
-        entry.version = version;
-        entry.md = p.weights;
-        entry.mem = memory(p.weights, m_engine);
-        entry.bytes = bytes;
-        memory plain(plainMd, m_engine, const_cast<float*>(w.data_ptr<float>()));
-        dnnl::stream stream(m_engine);
-        dnnl::reorder(plain, entry.mem).execute(stream, plain, entry.mem);
-        stream.wait();
-        m_packedBytes += bytes;
-        return &m_packed.emplace(key, std::move(entry))->second;
-    }
-
-    const Primitive& primitiveFor(int64_t rows, int64_t in, int64_t out, bool bias, DnnlAct act, bool packed,
-                                  const memory::desc& srcMd, const memory::desc& dstMd, const memory::desc& biasMd,
-                                  const memory::desc& plainMd)
-    {
-        const PrimKey key{rows, in, out, bias, act, packed};
-        if (auto it = m_prims.find(key); it != m_prims.end()) {
-            m_lru.splice(m_lru.begin(), m_lru, it->second.second);
-            return it->second.first;
-        }
-        const memory::desc anyMd({in, out}, DT::f32, Tag::any);
-        auto pd = describe(srcMd, packed ? anyMd : plainMd, biasMd, bias, dstMd, act);
-        Primitive p{dnnl::matmul(pd), pd.weights_desc()};
-        // Bounded: one entry per distinct row count and shape (a corpus of texts has many row counts).
-        constexpr size_t kMaxPrimitives = 4096;
-        if (m_prims.size() >= kMaxPrimitives) {
-            m_prims.erase(m_lru.back());
-            m_lru.pop_back();
-        }
-        m_lru.push_front(key);
-        return m_prims.emplace(key, std::make_pair(std::move(p), m_lru.begin())).first->second.first;
-    }
+    using Key = std::tuple<const void*, int64_t, int64_t, int64_t>; // storage, offset, out, in
 
     void dropStale()
     {
-        for (auto it = m_packed.begin(); it != m_packed.end();) {
-            if (it->second.storage.use_count() == 0) {
-                m_packedBytes -= it->second.bytes;
-                it = m_packed.erase(it);
-            } else {
-                ++it;
-            }
-        }
+        for (auto it = m_entries.begin(); it != m_entries.end();)
+            it = it->second.storage.use_count() == 0 ? m_entries.erase(it) : std::next(it);
     }
 
-    dnnl::engine m_engine;
     std::mutex m_mutex;
-    std::multimap<WeightKey, Packed> m_packed;
-    int64_t m_packedBytes = 0;
-    std::list<PrimKey> m_lru;
-    std::map<PrimKey, std::pair<Primitive, std::list<PrimKey>::iterator>> m_prims;
+    std::map<Key, Entry> m_entries;
 };
 
-Engine& engine()
+Packs& packs()
 {
-    static Engine e;
-    return e;
+    static Packs p;
+    return p;
 }
 
 } // namespace
@@ -218,22 +104,60 @@ at::Tensor dnnlLinear(const at::Tensor& x, const at::Tensor& w, const at::Tensor
     if (x.dim() != 2 || w.dim() != 2 || x.size(1) != w.size(1) || !x.is_contiguous() || !w.is_contiguous() ||
         (b.defined() && (!b.is_contiguous() || b.numel() != w.size(0))))
         throw std::logic_error("dnnlLinear: expects contiguous x [rows, in], w [out, in], b [out]");
-    return engine().run(x, w, b, act);
+    at::Tensor y = at::empty({x.size(0), w.size(0)}, x.options());
+    // The shared_ptr keeps the packed copies alive through the call even if the weight is dropped meanwhile.
+    const std::shared_ptr<DnnlPackedWeights> packed = packs().of(w);
+    dnnlMatmul(x.data_ptr<float>(), x.size(0), x.size(1), w.data_ptr<float>(), w.size(0),
+               b.defined() ? b.data_ptr<float>() : nullptr, act, y.data_ptr<float>(), packed.get());
+    return y;
+}
+
+at::Tensor dnnlAttend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& mask,
+                      double scale)
+{
+    DnnlAttention a;
+    a.B = q.size(0), a.H = q.size(1), a.T = q.size(2), a.S = k.size(2), a.D = q.size(3);
+    a.scale = static_cast<float>(scale);
+    for (int i = 0; i < 4; ++i)
+        a.q[i] = q.stride(i), a.k[i] = k.stride(i), a.v[i] = v.stride(i);
+    at::Tensor additive;
+    if (mask.defined()) {
+        if (mask.dim() != 4 || mask.size(1) != 1 || mask.size(2) != a.T || mask.size(3) != a.S ||
+            (mask.size(0) != 1 && mask.size(0) != a.B) || mask.scalar_type() != at::kBool)
+            return {};
+        additive = at::zeros(mask.sizes(), q.options())
+                       .masked_fill_(mask.logical_not(), std::numeric_limits<float>::lowest())
+                       .contiguous();
+        a.maskBatch = mask.size(0);
+    }
+    at::Tensor scores = at::empty({a.B, a.H, a.T, a.S}, q.options());
+    at::Tensor out = at::empty({a.B, a.T, a.H, a.D}, q.options());
+    const float* mp = additive.defined() ? additive.data_ptr<float>() : nullptr;
+    if (!dnnlAttention(a, DnnlAttentionPhase::Scores, q.data_ptr<float>(), k.data_ptr<float>(), v.data_ptr<float>(), mp,
+                       scores.data_ptr<float>(), out.data_ptr<float>()))
+        return {};
+    const at::Tensor probs = at::softmax(scores, -1).contiguous();
+    dnnlAttention(a, DnnlAttentionPhase::Values, q.data_ptr<float>(), k.data_ptr<float>(), v.data_ptr<float>(), mp,
+                  probs.data_ptr<float>(), out.data_ptr<float>());
+    return out.transpose(1, 2);
 }
 
 std::string dnnlLinearDescription()
 {
-    const dnnl::version_t* v = dnnl::version();
-    return "oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch) +
-           " matmul, weights pre-packed on first use";
+    return dnnlVersionString() + " matmul, weights pre-packed on first use";
 }
 
 int64_t dnnlPackedBytes()
 {
-    return engine().packedBytes();
+    return packs().bytes();
 }
 
 #else
+
+at::Tensor dnnlAttend(const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&, double)
+{
+    return {};
+}
 
 bool dnnlLinearCompiled()
 {

@@ -25,6 +25,13 @@ bool dnnlLinearCompiled();
 // eltwise post-op, computed on the product while it is still in registers): act(x Wᵀ + b).
 at::Tensor dnnlLinear(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b, DnnlAct act = DnnlAct::None);
 
+// softmax(scale · q kᵀ + mask) v for float32 CPU q [B, H, T, D] and k, v [B, H, S, D] (any strides, no copies) with
+// a boolean mask [B|1, 1, T, S] (true: attend; undefined: none) applied as masked_fill(lowest) is: an additive
+// 0 / lowest mask. Returns [B, H, T, D] as a transposed view of a contiguous [B, T, H, D] (the layout the output
+// projection reads), or an undefined tensor when this oneDNN has no such path.
+at::Tensor dnnlAttend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& mask,
+                      double scale);
+
 // "oneDNN 2.6.3 (matmul, pre-packed weights, avx512_core)" for --version.
 std::string dnnlLinearDescription();
 

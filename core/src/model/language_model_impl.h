@@ -4,6 +4,7 @@
 #pragma once
 #include "ascviz/model/model.h"
 
+#include "cpu_threads.h"
 #include "decoder.h"
 
 #include <ATen/ATen.h>
@@ -78,8 +79,9 @@ private:
 
     // Every public entry point starts with this: OpenMP keeps the thread count per calling thread, so a thread
     // other than the loading one (the batch's scoring thread, the GUI's workers) would compute with every core
-    // instead of LoadOptions::threads. at::init_num_threads gives the calling thread the process's setting.
-    static void prepareThread() { at::init_num_threads(); }
+    // instead of LoadOptions::threads. prepareCpuThread (cpu_threads.h) gives the calling thread the process's
+    // setting, once per thread.
+    static void prepareThread() { prepareCpuThread(); }
 
     // scoring.cpp
     std::vector<Alternative> alternatives(const Pred& p) const;

@@ -178,7 +178,7 @@ using model::TorchLanguageModel;
 LayerLens scoreLayers(const LanguageModel& m, std::string_view text, const LayerLensOptions& opts)
 {
     const TorchLanguageModel& tm = model::probeModel(m, "the layer lens");
-    at::init_num_threads();
+    prepareCpuThread();
     c10::InferenceMode guard;
     const Encoding enc = m.tokenizer().encode(text, false);
     std::vector<int32_t> ids;
@@ -227,7 +227,7 @@ LayerLens scoreLayers(const LanguageModel& m, std::string_view text, const Layer
 std::vector<std::vector<double>> layerNtpOfIds(const LanguageModel& m, const std::vector<int32_t>& ids)
 {
     const TorchLanguageModel& tm = model::probeModel(m, "the layer lens");
-    at::init_num_threads();
+    prepareCpuThread();
     c10::InferenceMode guard;
     model::checkContext(tm.decoder(), ids.size(), "the layer lens");
     return model::runLens(tm.decoder(), ids, 0, 0).ntp;

@@ -70,7 +70,7 @@ std::vector<double> maskedTargetLogProbs(const LanguageModel& m, const std::vect
                                  ") is not before the attribution target (from token " + std::to_string(target.begin) +
                                  "): only context before the target can be occluded");
     const model::Decoder& dec = tm.decoder();
-    at::init_num_threads();
+    prepareCpuThread();
     c10::InferenceMode guard;
     // Positions after the target's last predicting position change nothing: the forward pass stops there.
     const std::vector<int32_t> used(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(target.end));
@@ -128,7 +128,7 @@ std::vector<double> gradientTimesInput(const LanguageModel& m, const std::vector
     const TorchLanguageModel& tm = model::probeModel(m, "gradient x input");
     model::checkTarget(ids, target);
     const model::Decoder& dec = tm.decoder();
-    at::init_num_threads();
+    prepareCpuThread();
     // Autograd here only: the weights are plain (not inference) tensors, so they may be saved for backward
     // (load.cpp); the input of block 0 is the one leaf that requires a gradient.
     at::AutoGradMode grad(true);
@@ -159,7 +159,7 @@ double scaledInputTargetLogProb(const LanguageModel& m, const std::vector<int32_
         throw InputError("position " + std::to_string(position) + " is outside the " + std::to_string(ids.size()) +
                          " tokens");
     const model::Decoder& dec = tm.decoder();
-    at::init_num_threads();
+    prepareCpuThread();
     c10::InferenceMode guard;
     const std::vector<int32_t> used(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(target.end));
     const at::Tensor idRow = model::probeIds(dec, used);
