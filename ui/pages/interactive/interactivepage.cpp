@@ -303,6 +303,7 @@ void InteractivePage::onAnalysisReady(quint64)
         m_selectedNode = -1;
         m_selectedToken = -1;
     }
+    m_codeColours.clear(); // colours of the previous result
     m_sequence->setAnalysis(a);
     m_partial->setAnalysis(a);
     m_complete->setAnalysis(a);
