@@ -3,6 +3,7 @@
 // pass that also scores the text (lens.h).
 #include "language_model_impl.h"
 #include "probe_common.h"
+#include "windows.h"
 
 #include "ascviz/base/error.h"
 #include "ascviz/model/lens.h"
@@ -167,6 +168,30 @@ LensRun runLens(const Decoder& dec, const std::vector<int32_t>& ids, int topK, i
     return run;
 }
 
+// The lens of a sequence longer than the context: windowed as scoring windows it (windows.h), each position
+// taken from the window that scoring predicts it from, one window's forward pass at a time.
+LensRun runLensWindowed(const Decoder& dec, const std::vector<int32_t>& ids, int topK, int finalTopK)
+{
+    const auto n = static_cast<int64_t>(ids.size());
+    const auto windows = contextWindows(n, dec.spec().context);
+    if (windows.size() <= 1)
+        return runLens(dec, ids, topK, finalTopK);
+    LensRun run;
+    run.ntp.resize(ids.size());
+    run.top.resize(ids.size());
+    run.finalTop.resize(ids.size());
+    for (const ContextWindow& w : windows) {
+        LensRun part = runLens(dec, std::vector<int32_t>(ids.begin() + w.start, ids.begin() + w.end), topK, finalTopK);
+        for (int64_t p = w.from; p < w.end; ++p) {
+            const auto at = static_cast<std::size_t>(p), in = static_cast<std::size_t>(p - w.start);
+            run.ntp[at] = std::move(part.ntp[in]);
+            run.top[at] = std::move(part.top[in]);
+            run.finalTop[at] = std::move(part.finalTop[in]);
+        }
+    }
+    return run;
+}
+
 } // namespace
 
 } // namespace ascviz::model
@@ -186,8 +211,7 @@ LayerLens scoreLayers(const LanguageModel& m, std::string_view text, const Layer
     if (bos)
         ids.push_back(*bos);
     ids.insert(ids.end(), enc.ids.begin(), enc.ids.end());
-    model::checkContext(tm.decoder(), ids.size(), "the layer lens");
-    const model::LensRun run = model::runLens(tm.decoder(), ids, opts.topK, opts.finalTopK);
+    const model::LensRun run = model::runLensWindowed(tm.decoder(), ids, opts.topK, opts.finalTopK);
 
     auto alternatives = [&](const std::vector<std::pair<int32_t, double>>& top) {
         std::vector<Alternative> v;
@@ -229,8 +253,7 @@ std::vector<std::vector<double>> layerNtpOfIds(const LanguageModel& m, const std
     const TorchLanguageModel& tm = model::probeModel(m, "the layer lens");
     at::init_num_threads();
     c10::InferenceMode guard;
-    model::checkContext(tm.decoder(), ids.size(), "the layer lens");
-    return model::runLens(tm.decoder(), ids, 0, 0).ntp;
+    return model::runLensWindowed(tm.decoder(), ids, 0, 0).ntp;
 }
 
 } // namespace ascviz
