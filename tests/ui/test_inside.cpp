@@ -289,6 +289,20 @@ void TestInside::codeColouredByAttribution()
     QCOMPARE(tab->selectedNode(), target); // the selection stays
     QVERIFY(seq->highlightedTokens() ==
             QVector<int>(e.nodes[std::size_t(target)].tokens.begin(), e.nodes[std::size_t(target)].tokens.end()));
+
+    // Choosing another node is the other way back; choosing the target again is not.
+    panel->attributeSelection();
+    QVERIFY(done.wait(120000));
+    QVERIFY(done.takeFirst().at(0).toBool());
+    QVERIFY(panel->showsAttribution());
+    tab->selectNode(target);
+    QVERIFY(panel->showsAttribution());
+    QCOMPARE(seq->backgroundAt(lenPos), attributionColor(len->attribution / maxAbs));
+    tab->selectNode(len->id);
+    QVERIFY(!panel->showsAttribution());
+    for (int p = 0; p < text.size(); ++p)
+        QCOMPARE(seq->backgroundAt(p), before[p]);
+    QVERIFY(tab->codeColours().empty());
 }
 
 void TestInside::layerMatrixTab()

@@ -104,6 +104,11 @@ InsidePanel::InsidePanel(InteractivePage* page, ModelService* models, QWidget* p
     connect(m_cancel, &QPushButton::clicked, this, &InsidePanel::cancel);
     connect(m_layer, &QSlider::valueChanged, this, &InsidePanel::showLayer);
     connect(m_clear, &QPushButton::clicked, this, &InsidePanel::clearAttribution);
+    connect(page, &InteractivePage::selectionChanged, this, [this](int node, int) {
+        // Another node chosen: the colours were of the previous target's reliance; AsC-Eval again.
+        if (m_showingAttribution && node >= 0 && m_attribution && m_attribution->targetNode != node)
+            clearAttribution();
+    });
     connect(page, &InteractivePage::resultShown, this, [this] { // the page coloured the new result itself
         m_showingAttribution = false;
         m_clear->setEnabled(false);

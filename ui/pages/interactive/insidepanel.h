@@ -57,7 +57,8 @@ public Q_SLOTS:
     void cancel();
     void showLayer(int layer);
     // Takes the attribution colours off the sequence view, the editor and the AST views (AsC-Eval again, at the
-    // slider's layer when the lens is computed).
+    // slider's layer when the lens is computed). Also when another node than the target is selected, the slider
+    // moves or a new result is shown.
     void clearAttribution();
 
 Q_SIGNALS:

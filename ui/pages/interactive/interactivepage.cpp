@@ -489,6 +489,7 @@ void InteractivePage::applySelection()
         m_details->showSummary(m_shown);
     }
     showSelectionInEditor();
+    Q_EMIT selectionChanged(m_selectedNode, m_selectedToken);
 }
 
 } // namespace ascviz::ui

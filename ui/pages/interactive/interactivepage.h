@@ -171,6 +171,8 @@ public Q_SLOTS:
 Q_SIGNALS:
     // The views show a new result (after generation, scoring, a settings change or opening a session).
     void resultShown();
+    // The linked selection changed (a node, a token or none: -1).
+    void selectionChanged(int node, int token);
     void errorOccurred(const QString& message);
     void statusMessage(const QString& message);
 
