@@ -11,6 +11,7 @@
 #include "pages/interactive/interactivepage.h"
 #include "services/modelservice.h"
 #include "views/astview.h"
+#include "views/legendwidget.h"
 #include "views/sequenceview.h"
 
 #include "ascviz/base/resources.h"
@@ -230,6 +231,7 @@ void TestInside::codeColouredByAttribution()
         maxAbs = std::max(maxAbs, std::abs(n.attribution));
     QVERIFY(maxAbs > 0);
     QVERIFY(panel->scaleNote()->text().contains(QString::number(maxAbs, 'g', 3)));
+    QVERIFY(tab->legend()->showsSignedScale()); // the views' legend says which scale they show
 
     // Every character: the colour of the deepest attributed node over it (grey where none is).
     const TextPositions pos(utf8);
@@ -279,6 +281,7 @@ void TestInside::codeColouredByAttribution()
     panel->clearButton()->click();
     QVERIFY(!panel->showsAttribution());
     QVERIFY(!panel->clearButton()->isEnabled());
+    QVERIFY(!tab->legend()->showsSignedScale());
     for (int p = 0; p < text.size(); ++p)
         QCOMPARE(seq->backgroundAt(p), before[p]);
     QVERIFY(tab->codeColours().empty());

@@ -5,6 +5,7 @@
 #include "services/jobtracker.h"
 #include "services/modelservice.h"
 #include "views/astview.h"
+#include "views/legendwidget.h"
 #include "views/sequenceview.h"
 
 #include "ascviz/base/error.h"
@@ -112,6 +113,7 @@ InsidePanel::InsidePanel(InteractivePage* page, ModelService* models, QWidget* p
     connect(page, &InteractivePage::resultShown, this, [this] { // the page coloured the new result itself
         m_showingAttribution = false;
         m_clear->setEnabled(false);
+        m_page->legend()->clearSignedScale();
     });
 }
 
@@ -260,6 +262,7 @@ void InsidePanel::clearAttribution()
     m_clear->setEnabled(false);
     m_page->setCodeColours({});
     m_page->sequenceView()->clearOverlay();
+    m_page->legend()->clearSignedScale();
     const AnalysisPtr shown = m_page->shown();
     if (m_lens && shown && shown->eval->scored.text == m_lens->text) {
         showLayer(m_layer->value());
@@ -293,6 +296,8 @@ void InsidePanel::colourCode(double maxAbs)
     for (const auto* n : order)
         spans.push_back({n->start, n->end, attributionColor(maxAbs > 0 ? n->attribution / maxAbs : 0.0)});
     m_page->sequenceView()->setOverlay(notAttributedColor(), spans);
+    m_page->legend()->setSignedScale(tr("attribution"), attributionColor, maxAbs, notAttributedColor(),
+                                     tr("not attributed"));
     m_page->setCodeColours(std::move(spans));
 }
 

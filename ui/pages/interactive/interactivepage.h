@@ -66,6 +66,7 @@ public:
     SequenceView* sequenceView() const { return m_sequence; }
     AstView* astView(ascviz::AstView v) const;
     DetailsPanel* details() const { return m_details; }
+    LegendWidget* legend() const { return m_legend; }
     QLabel* statusLabel() const { return m_status; }
     // What the numbers shown may not be: the model that scored them is not the loaded one (or none is
     // loaded), a session file did not record a setting, its category file changed. Hidden when all is well.
