@@ -363,9 +363,7 @@ void TestInside::bundledModelScreenshot()
     w.resize(1600, 950);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QSignalSpy loaded(w.modelService(), &ModelService::modelLoaded);
-    w.loadModel(toQString(resolveModelDir("default").string()));
-    QVERIFY(loaded.wait(120000));
+    QVERIFY(loadBundled(w));
     InteractivePage* tab = w.page<InteractivePage>();
     QVERIFY(tab->setPrompt(toQString(code.substr(0, cut))));
     tab->maxNewTokensBox()->setValue(16);
