@@ -47,6 +47,17 @@ private Q_SLOTS:
     void bundledModelScreenshot();
 
 private:
+    // Generates `tokens` tokens (greedy) after `prompt` in the Interactive tab; false when none is shown.
+    static bool generate(InteractivePage* tab, const QString& prompt, int tokens)
+    {
+        if (!tab->setPrompt(prompt))
+            return false;
+        tab->decodingBox()->setCurrentIndex(0); // greedy
+        tab->maxNewTokensBox()->setValue(tokens);
+        QSignalSpy shown(tab, &InteractivePage::resultShown);
+        tab->generateButton()->click();
+        return shown.wait(120000);
+    }
     bool loadBundled(MainWindow& w)
     {
         QSignalSpy loaded(w.modelService(), &ModelService::modelLoaded);
@@ -93,11 +104,7 @@ void TestInside::layerSliderAndAttribution()
     QVERIFY(loadTiny(w));
     InteractivePage* tab = w.page<InteractivePage>();
     const QString prompt = QStringLiteral("def area(w, h):\n    s = w * h\n    return s\n\nprint(area(2, 3))\n");
-    QVERIFY(tab->setPrompt(prompt));
-    tab->maxNewTokensBox()->setValue(8);
-    QSignalSpy shown(tab, &InteractivePage::resultShown);
-    tab->generateButton()->click();
-    QVERIFY(shown.wait(60000));
+    QVERIFY(generate(tab, prompt, 8));
     const AnalysisPtr a = tab->shown();
     QVERIFY(a && a->generatedTokens() >= 1);
 
@@ -194,12 +201,7 @@ void TestInside::codeColouredByAttribution()
     QVERIFY(loadBundled(w));
     InteractivePage* tab = w.page<InteractivePage>();
     const QString prompt = QStringLiteral("s = \"\U0001F600 \u6F22\u5B57\"\nn = len(s)\nprint(");
-    QVERIFY(tab->setPrompt(prompt));
-    tab->decodingBox()->setCurrentIndex(0); // greedy
-    tab->maxNewTokensBox()->setValue(6);
-    QSignalSpy shown(tab, &InteractivePage::resultShown);
-    tab->generateButton()->click();
-    QVERIFY(shown.wait(120000));
+    QVERIFY(generate(tab, prompt, 6));
     const AnalysisPtr a = tab->shown();
     QVERIFY(a && a->generatedTokens() >= 1);
     const EvalResult& e = *a->eval;
@@ -365,11 +367,7 @@ void TestInside::bundledModelScreenshot()
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     QVERIFY(loadBundled(w));
     InteractivePage* tab = w.page<InteractivePage>();
-    QVERIFY(tab->setPrompt(toQString(code.substr(0, cut))));
-    tab->maxNewTokensBox()->setValue(16);
-    QSignalSpy shown(tab, &InteractivePage::resultShown);
-    tab->generateButton()->click();
-    QVERIFY(shown.wait(120000));
+    QVERIFY(generate(tab, toQString(code.substr(0, cut)), 16));
     auto* panel = w.findChild<InsidePanel*>();
     QSignalSpy done(panel, &InsidePanel::jobDone);
     panel->computeLens();
