@@ -40,6 +40,29 @@ TEST(CliInside, EvalLayersAddsPerLayerFields)
         clitest::run("eval --scores '" + scores.string() + "' --layers --text-file '" + file.string() + "'").status, 2);
 }
 
+// A text longer than the context (tiny-gpt2: 128 ids) is windowed as plain eval windows it.
+TEST(CliInside, EvalLayersOfALongText)
+{
+    std::string code;
+    for (int k = 0; k < 10; ++k)
+        code += kCode;
+    const auto file = clitest::writeTemp("long.py", code);
+    const auto r =
+        clitest::run("eval --model " + tinyModel() + " --device cpu --layers --text-file '" + file.string() + "'");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto p = clitest::run("eval --model " + tinyModel() + " --device cpu --text-file '" + file.string() + "'");
+    ASSERT_EQ(p.status, 0) << p.err;
+    const json j = json::parse(r.out), plain = json::parse(p.out);
+    const auto& tokens = j.at("tokens");
+    ASSERT_GT(tokens.size(), 200u);
+    ASSERT_EQ(tokens.size(), plain.at("tokens").size());
+    for (std::size_t i = 1; i < tokens.size(); ++i) {
+        ASSERT_EQ(tokens[i].at("ntp_layers").size(), 3u) << i;
+        EXPECT_EQ(tokens[i].at("ntp_layers")[2], tokens[i].at("ntp")) << "layer L is NtP exactly, token " << i;
+        EXPECT_NEAR(tokens[i].at("ntp").get<double>(), plain.at("tokens")[i].at("ntp").get<double>(), 1e-5) << i;
+    }
+}
+
 TEST(CliInside, AttributeJsonAndRefusals)
 {
     const auto file = clitest::writeTemp("attr.py", kCode);

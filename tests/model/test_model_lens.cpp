@@ -75,6 +75,60 @@ TEST(LayerLens, LastLayerIsTheNtpAndEveryLayerAProbability)
     }
 }
 
+// A text longer than the context (128 ids) goes through the lens as scoring windows it: windows of 128 ids
+// starting every 64, each position from the first window that predicts it; layer L is the lens's NtP exactly and
+// scoring's within float rounding.
+TEST(LayerLens, LongTextIsWindowedAsScoring)
+{
+    for (const std::string name : {"gpt2", "llama"}) {
+        SCOPED_TRACE(name);
+        const auto m = fixture(name);
+        std::string text;
+        while (encode(*m, text).size() < 300)
+            text += kText;
+        std::vector<int32_t> ids = encode(*m, text);
+        const std::size_t prefix = m->tokenizer().addsBos() ? 1 : 0;
+        if (prefix)
+            ids.insert(ids.begin(), *m->tokenizer().bosId());
+        ASSERT_GT(ids.size(), 256u); // at least 4 windows: [0,128) [64,192) [128,256) [192,…)
+        const auto lens = ascviz::scoreLayers(*m, text);
+        const auto plain = m->score(text);
+        ASSERT_EQ(lens.scored.tokens.size(), plain.tokens.size());
+        for (std::size_t i = 0; i < lens.ntp.size(); ++i) {
+            const auto& t = lens.scored.tokens[i];
+            ASSERT_EQ(t.ntp.has_value(), plain.tokens[i].ntp.has_value()) << i;
+            if (!t.ntp)
+                continue;
+            ASSERT_EQ(lens.ntp[i].size(), static_cast<std::size_t>(lens.layers) + 1) << i;
+            EXPECT_EQ(lens.ntp[i].back(), *t.ntp) << "token " << i << ": layer L is NtP exactly";
+            EXPECT_NEAR(*t.ntp, *plain.tokens[i].ntp, 1e-5) << "token " << i;
+        }
+        // By hand: position p of window [s, s + 128) is position p - s of the lens of those ids alone (within
+        // float rounding: the windowed lens applies the head to the window's new positions only).
+        const auto byIds = ascviz::layerNtpOfIds(*m, ids);
+        auto window = [&](std::size_t s) {
+            return ascviz::layerNtpOfIds(*m, std::vector<int32_t>(ids.begin() + static_cast<std::ptrdiff_t>(s),
+                                                                  ids.begin() + static_cast<std::ptrdiff_t>(s + 128)));
+        };
+        auto maxDiff = [](const std::vector<double>& a, const std::vector<double>& b) { // relative, over layers
+            double d = a.size() == b.size() ? 0.0 : 1.0;
+            for (std::size_t l = 0; l < a.size() && l < b.size(); ++l)
+                d = std::max(d, std::abs(a[l] - b[l]) / std::max(std::abs(a[l]), std::abs(b[l])));
+            return d;
+        };
+        const auto w0 = window(0), w1 = window(64), w2 = window(128);
+        for (const std::size_t p : {1u, 100u, 127u})
+            EXPECT_EQ(byIds[p], w0[p]) << "position " << p << " from window 0 (the whole window, as unwindowed)";
+        for (const std::size_t p : {128u, 150u, 191u})
+            EXPECT_LT(maxDiff(byIds[p], w1[p - 64]), 1e-5) << "position " << p << " from window 1";
+        EXPECT_LT(maxDiff(byIds[192], w2[192 - 128]), 1e-5) << "position 192 from window 2";
+        EXPECT_GT(maxDiff(byIds[150], w0[127]), 1e-2) << "another position";
+        EXPECT_GT(maxDiff(w0[100], window(1)[99]), 1e-3) << "the history a window holds changes the lens";
+        for (std::size_t i = 1; i < lens.ntp.size(); ++i)
+            ASSERT_EQ(byIds[i + prefix], lens.ntp[i]) << "token " << i;
+    }
+}
+
 TEST(LayerLens, EmbeddingLayerIsTheHeadOfTheNormedEmbeddings)
 {
     // Layer 0 of a tied gpt2 with one block can be recomputed by hand only through the weights; what is checked

@@ -11,6 +11,8 @@
 #include "pages/interactive/interactivepage.h"
 #include "services/modelservice.h"
 #include "views/astview.h"
+#include "views/legendwidget.h"
+#include "views/sequenceview.h"
 
 #include "ascviz/base/resources.h"
 #include "ascviz/lens/layers.h"
@@ -40,10 +42,28 @@ private Q_SLOTS:
     void initTestCase();
     void attributionColours();
     void layerSliderAndAttribution();
+    void codeColouredByAttribution();
     void layerMatrixTab();
     void bundledModelScreenshot();
 
 private:
+    // Generates `tokens` tokens (greedy) after `prompt` in the Interactive tab; false when none is shown.
+    static bool generate(InteractivePage* tab, const QString& prompt, int tokens)
+    {
+        if (!tab->setPrompt(prompt))
+            return false;
+        tab->decodingBox()->setCurrentIndex(0); // greedy
+        tab->maxNewTokensBox()->setValue(tokens);
+        QSignalSpy shown(tab, &InteractivePage::resultShown);
+        tab->generateButton()->click();
+        return shown.wait(120000);
+    }
+    bool loadBundled(MainWindow& w)
+    {
+        QSignalSpy loaded(w.modelService(), &ModelService::modelLoaded);
+        w.loadModel(toQString(resolveModelDir("default").string()));
+        return loaded.wait(120000);
+    }
     bool loadTiny(MainWindow& w)
     {
         QSignalSpy loaded(w.modelService(), &ModelService::modelLoaded);
@@ -84,11 +104,7 @@ void TestInside::layerSliderAndAttribution()
     QVERIFY(loadTiny(w));
     InteractivePage* tab = w.page<InteractivePage>();
     const QString prompt = QStringLiteral("def area(w, h):\n    s = w * h\n    return s\n\nprint(area(2, 3))\n");
-    QVERIFY(tab->setPrompt(prompt));
-    tab->maxNewTokensBox()->setValue(8);
-    QSignalSpy shown(tab, &InteractivePage::resultShown);
-    tab->generateButton()->click();
-    QVERIFY(shown.wait(60000));
+    QVERIFY(generate(tab, prompt, 8));
     const AnalysisPtr a = tab->shown();
     QVERIFY(a && a->generatedTokens() >= 1);
 
@@ -159,6 +175,141 @@ void TestInside::layerSliderAndAttribution()
     QVERIFY(panel->attributeButton()->isEnabled());
 }
 
+// Of the completion's topmost own nodes (inside the completion, their parent starting in the prompt), the first
+// with the most tokens; -1 when there is none.
+static int completionNode(const EvalResult& e)
+{
+    const auto& nodes = e.tree.nodes();
+    int best = -1;
+    for (std::size_t k = 1; k < nodes.size(); ++k)
+        if (nodes[k].start >= e.scored.promptBytes && !e.nodes[k].tokens.empty() &&
+            nodes[std::size_t(nodes[k].parent)].start < e.scored.promptBytes &&
+            (best < 0 || e.nodes[k].tokens.size() > e.nodes[std::size_t(best)].tokens.size()))
+            best = int(k);
+    return best;
+}
+
+// The bundled model: the attribution of a completion node colours the prompt's code (sequence view and editor) by
+// each attributed node's span, the deepest node winning; an emoji and CJK before a node do not shift its colour;
+// "Show AsC-Eval again" gives back the colours of before.
+void TestInside::codeColouredByAttribution()
+{
+    MainWindow w;
+    w.resize(1600, 950);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(loadBundled(w));
+    InteractivePage* tab = w.page<InteractivePage>();
+    const QString prompt = QStringLiteral("s = \"\U0001F600 \u6F22\u5B57\"\nn = len(s)\nprint(");
+    QVERIFY(generate(tab, prompt, 6));
+    const AnalysisPtr a = tab->shown();
+    QVERIFY(a && a->generatedTokens() >= 1);
+    const EvalResult& e = *a->eval;
+    const std::string& utf8 = e.scored.text;
+    QCOMPARE(e.scored.promptBytes, toUtf8(prompt).size());
+    const int target = completionNode(e);
+    QVERIFY2(target >= 0, utf8.c_str());
+    tab->selectNode(target);
+
+    SequenceView* seq = tab->sequenceView();
+    const QString text = seq->toPlainText();
+    QCOMPARE(text, toQString(utf8));
+    QVector<QColor> before;
+    for (int p = 0; p < text.size(); ++p)
+        before << seq->backgroundAt(p);
+    QVERIFY(before[0].isValid());
+
+    auto* panel = w.findChild<InsidePanel*>();
+    QSignalSpy done(panel, &InsidePanel::jobDone);
+    panel->methodBox()->setCurrentIndex(0); // occlusion
+    panel->attributeSelection();
+    QVERIFY(done.wait(120000));
+    QVERIFY2(done.takeFirst().at(0).toBool(), qPrintable(panel->statusLabel()->text()));
+    const auto r = panel->attribution();
+    QVERIFY(r && r->targetNode && *r->targetNode == target);
+    QVERIFY(panel->showsAttribution() && panel->clearButton()->isEnabled());
+    double maxAbs = 0;
+    for (const auto& n : r->nodes)
+        maxAbs = std::max(maxAbs, std::abs(n.attribution));
+    QVERIFY(maxAbs > 0);
+    QVERIFY(panel->scaleNote()->text().contains(QString::number(maxAbs, 'g', 3)));
+    QVERIFY(tab->legend()->showsSignedScale()); // the views' legend says which scale they show
+
+    // Every character: the colour of the deepest attributed node over it (grey where none is).
+    const TextPositions pos(utf8);
+    int attributed = 0;
+    for (int p = 0; p < text.size(); ++p) {
+        if (text.at(p) == QLatin1Char('\n'))
+            continue;
+        const std::size_t byte = pos.toByte(p);
+        const NodeAttribution* deepest = nullptr;
+        for (const auto& n : r->nodes)
+            if (n.start <= byte && byte < n.end &&
+                (!deepest || n.depth > deepest->depth ||
+                 (n.depth == deepest->depth && n.end - n.start < deepest->end - deepest->start)))
+                deepest = &n;
+        const QColor want = deepest ? attributionColor(deepest->attribution / maxAbs) : notAttributedColor();
+        QVERIFY2(seq->backgroundAt(p) == want, qPrintable(QStringLiteral("position %1 ('%2'): %3, want %4")
+                                                              .arg(p)
+                                                              .arg(text.at(p))
+                                                              .arg(seq->backgroundAt(p).name(), want.name())));
+        attributed += deepest != nullptr;
+    }
+    QVERIFY(attributed > 0);
+
+    // After the emoji (2 UTF-16 units, 4 bytes) and the CJK (1 unit, 3 bytes each): found by QString and by byte
+    // search, independently of the byte-to-position map.
+    const NodeAttribution* len = nullptr;
+    const std::size_t lenByte = utf8.find("len(");
+    for (const auto& n : r->nodes)
+        if (n.start == lenByte && n.end == lenByte + 3)
+            len = &n;
+    QVERIFY(len);
+    const int lenPos = text.indexOf(QStringLiteral("len("));
+    QVERIFY(lenPos > 0 && std::size_t(lenPos) < lenByte); // the multi-byte characters do shift bytes
+    for (int p = lenPos; p < lenPos + 3; ++p)
+        QCOMPARE(seq->backgroundAt(p), attributionColor(len->attribution / maxAbs));
+
+    // The editor (it holds the prompt): the last colour over "len" is the same.
+    QCOMPARE(tab->editor()->toPlainText(), prompt);
+    QColor inEditor;
+    for (const auto& sel : tab->editor()->extraSelections())
+        if (sel.cursor.selectionStart() <= lenPos && lenPos + 3 <= sel.cursor.selectionEnd())
+            inEditor = sel.format.background().color();
+    QCOMPARE(inEditor, attributionColor(len->attribution / maxAbs));
+    shoot(&w, QStringLiteral("attribution-emoji.png"));
+
+    // Back to AsC-Eval: the colours of before, no colours in the editor, the AST views on AsC-Eval's scale.
+    panel->clearButton()->click();
+    QVERIFY(!panel->showsAttribution());
+    QVERIFY(!panel->clearButton()->isEnabled());
+    QVERIFY(!tab->legend()->showsSignedScale());
+    for (int p = 0; p < text.size(); ++p)
+        QCOMPARE(seq->backgroundAt(p), before[p]);
+    QVERIFY(tab->codeColours().empty());
+    QVERIFY(tab->editor()->extraSelections().isEmpty());
+    for (auto kind : {ascviz::AstView::Partial, ascviz::AstView::Complete})
+        for (AstNodeItem* item : tab->astView(kind)->nodeItems())
+            QCOMPARE(item->fillColor(), ascQColor(e.nodes[std::size_t(item->node())].value));
+    QCOMPARE(tab->selectedNode(), target); // the selection stays
+    QVERIFY(seq->highlightedTokens() ==
+            QVector<int>(e.nodes[std::size_t(target)].tokens.begin(), e.nodes[std::size_t(target)].tokens.end()));
+
+    // Choosing another node is the other way back; choosing the target again is not.
+    panel->attributeSelection();
+    QVERIFY(done.wait(120000));
+    QVERIFY(done.takeFirst().at(0).toBool());
+    QVERIFY(panel->showsAttribution());
+    tab->selectNode(target);
+    QVERIFY(panel->showsAttribution());
+    QCOMPARE(seq->backgroundAt(lenPos), attributionColor(len->attribution / maxAbs));
+    tab->selectNode(len->id);
+    QVERIFY(!panel->showsAttribution());
+    for (int p = 0; p < text.size(); ++p)
+        QCOMPARE(seq->backgroundAt(p), before[p]);
+    QVERIFY(tab->codeColours().empty());
+}
+
 void TestInside::layerMatrixTab()
 {
     MainWindow w;
@@ -214,15 +365,9 @@ void TestInside::bundledModelScreenshot()
     w.resize(1600, 950);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QSignalSpy loaded(w.modelService(), &ModelService::modelLoaded);
-    w.loadModel(toQString(resolveModelDir("default").string()));
-    QVERIFY(loaded.wait(120000));
+    QVERIFY(loadBundled(w));
     InteractivePage* tab = w.page<InteractivePage>();
-    QVERIFY(tab->setPrompt(toQString(code.substr(0, cut))));
-    tab->maxNewTokensBox()->setValue(16);
-    QSignalSpy shown(tab, &InteractivePage::resultShown);
-    tab->generateButton()->click();
-    QVERIFY(shown.wait(120000));
+    QVERIFY(generate(tab, toQString(code.substr(0, cut)), 16));
     auto* panel = w.findChild<InsidePanel*>();
     QSignalSpy done(panel, &InsidePanel::jobDone);
     panel->computeLens();
@@ -241,6 +386,21 @@ void TestInside::bundledModelScreenshot()
     tab->showView(InteractivePage::View::Complete);
     QTest::qWait(50);
     shoot(&w, QStringLiteral("bundled-attribution.png"));
+    // A node of the completion: its reliance on the prompt's nodes colours the prompt's code and AST.
+    const int target = completionNode(*tab->shown()->eval);
+    QVERIFY(target >= 0);
+    tab->selectNode(target);
+    panel->attributeSelection();
+    QVERIFY(done.wait(300000));
+    QVERIFY2(done.takeFirst().at(0).toBool(), qPrintable(panel->statusLabel()->text()));
+    QVERIFY(panel->showsAttribution() && !tab->codeColours().empty());
+    tab->showView(InteractivePage::View::Partial);
+    tab->astView(ascviz::AstView::Partial)->fitWhole();
+    QTest::qWait(50);
+    shoot(&w, QStringLiteral("attribution.png"));
+    tab->showView(InteractivePage::View::Sequence);
+    QTest::qWait(50);
+    shoot(&w, QStringLiteral("attribution-sequence.png"));
 }
 
 QTEST_MAIN(TestInside)

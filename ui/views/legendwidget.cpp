@@ -18,6 +18,58 @@ void LegendWidget::setMode(Mode m)
     update();
 }
 
+void LegendWidget::setSignedScale(const QString& title, std::function<QColor(double)> color, double maxAbs,
+                                  const QColor& none, const QString& noneText)
+{
+    m_signedTitle = title;
+    m_signed = std::move(color);
+    m_maxAbs = maxAbs;
+    m_none = none;
+    m_noneText = noneText;
+    update();
+}
+
+void LegendWidget::clearSignedScale()
+{
+    m_signed = nullptr;
+    update();
+}
+
+void LegendWidget::paintSigned(QPainter& p)
+{
+    const QFontMetrics fm = fontMetrics();
+    const int barH = 12, top = 4, barW = 220;
+    int x = 8;
+    p.setPen(palette().color(QPalette::WindowText));
+    p.drawText(QRect(x, top, fm.horizontalAdvance(m_signedTitle) + 4, barH), Qt::AlignVCenter | Qt::AlignLeft,
+               m_signedTitle);
+    x += fm.horizontalAdvance(m_signedTitle) + 10;
+    QLinearGradient g(x, 0, x + barW, 0);
+    for (int i = 0; i <= 20; ++i)
+        g.setColorAt(i / 20.0, m_signed(i / 10.0 - 1.0));
+    const QRect bar(x, top, barW, barH);
+    p.fillRect(bar, g);
+    p.setPen(QColor(0x77, 0x77, 0x77));
+    p.drawRect(bar);
+    for (int i = 0; i <= 2; ++i) {
+        const int tx = x + i * barW / 2;
+        p.setPen(QColor(0x77, 0x77, 0x77));
+        p.drawLine(tx, top + barH, tx, top + barH + 3);
+        const double v = (i - 1) * m_maxAbs;
+        const QString label = i == 1 ? QStringLiteral("0") : QString::number(v, 'g', 3);
+        const int w = fm.horizontalAdvance(label);
+        p.setPen(palette().color(QPalette::WindowText));
+        p.drawText(QRect(tx - w / 2 - 2, top + barH + 3, w + 4, fm.height()), Qt::AlignCenter, label);
+    }
+    x += barW + 18;
+    p.setPen(QPen(QColor(0x77, 0x77, 0x77), 1));
+    p.setBrush(m_none);
+    p.drawRoundedRect(QRect(x, top, 22, barH), 2, 2);
+    p.setPen(palette().color(QPalette::WindowText));
+    p.drawText(QRect(x + 27, top - 2, fm.horizontalAdvance(m_noneText) + 4, barH + 4), Qt::AlignVCenter | Qt::AlignLeft,
+               m_noneText);
+}
+
 QSize LegendWidget::sizeHint() const
 {
     return {560, fontMetrics().height() * 2 + 14};
@@ -27,6 +79,10 @@ void LegendWidget::paintEvent(QPaintEvent*)
 {
     QPainter p(this);
     p.setRenderHint(QPainter::Antialiasing);
+    if (m_signed) {
+        paintSigned(p);
+        return;
+    }
     const QFontMetrics fm = fontMetrics();
     const int barH = 12;
     const int top = 4;

@@ -1,7 +1,10 @@
 // The colour legend of the views: the AsC scale red (0) -> white (0.5) -> blue (1) sampled from
-// ascColor, the grey n/a swatch, and (per view) the ERROR/MISSING mark or the generated-token style.
+// ascColor, the grey n/a swatch, and (per view) the ERROR/MISSING mark or the generated-token style; or, while
+// the views show a signed value instead (the attribution of prompt nodes), that scale from -max to +max.
 #pragma once
 #include <QWidget>
+
+#include <functional>
 
 namespace ascviz::ui {
 
@@ -12,6 +15,12 @@ public:
     explicit LegendWidget(Mode mode, QWidget* parent = nullptr);
     void setMode(Mode m);
     Mode mode() const { return m_mode; }
+    // A signed scale in place of the AsC scale: `color` of values in [-1, 1], labelled -maxAbs … +maxAbs, and a
+    // swatch `none` for what it does not cover. clearSignedScale: the AsC scale again.
+    void setSignedScale(const QString& title, std::function<QColor(double)> color, double maxAbs, const QColor& none,
+                        const QString& noneText);
+    void clearSignedScale();
+    bool showsSignedScale() const { return bool(m_signed); }
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override { return sizeHint(); }
 
@@ -19,7 +28,13 @@ protected:
     void paintEvent(QPaintEvent*) override;
 
 private:
+    void paintSigned(QPainter& p);
+
     Mode m_mode;
+    std::function<QColor(double)> m_signed;
+    QString m_signedTitle, m_noneText;
+    double m_maxAbs = 0;
+    QColor m_none;
 };
 
 } // namespace ascviz::ui

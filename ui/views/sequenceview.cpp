@@ -49,6 +49,7 @@ SequenceView::SequenceView(QWidget* parent) : QTextEdit(parent)
 void SequenceView::showPlaceholder(const QString& message)
 {
     m_analysis.reset();
+    m_overlay = false;
     m_spans.clear();
     m_tokenAt.clear();
     m_highlighted.clear();
@@ -109,8 +110,6 @@ void SequenceView::setAnalysis(AnalysisPtr a)
 
     m_tokenAt = QVector<int>(text.size() + 1, -1);
     m_spans.reserve(qsizetype(s.tokens.size()));
-    QTextCursor c(document());
-    c.beginEditBlock();
     for (std::size_t i = 0; i < s.tokens.size(); ++i) {
         const ScoredToken& t = s.tokens[i];
         int qs = pos.toQt(t.start);
@@ -121,7 +120,23 @@ void SequenceView::setAnalysis(AnalysisPtr a)
         m_spans.push_back({qs, qe});
         for (int p = qs; p < qe; ++p)
             m_tokenAt[p] = int(i);
+    }
+    colourTokens();
+    if (sameText)
+        verticalScrollBar()->setValue(vscroll);
+}
 
+void SequenceView::colourTokens()
+{
+    const ScoredText& s = m_analysis->eval->scored;
+    QTextCursor c(document());
+    c.beginEditBlock();
+    if (m_overlay) { // characters outside every token too (none, unless the tokens leave a gap)
+        c.select(QTextCursor::Document);
+        c.setCharFormat(QTextCharFormat());
+    }
+    for (std::size_t i = 0; i < s.tokens.size() && i < std::size_t(m_spans.size()); ++i) {
+        const ScoredToken& t = s.tokens[i];
         QTextCharFormat f;
         const QColor bg = ascQColor(t.ntp);
         f.setBackground(bg);
@@ -130,13 +145,55 @@ void SequenceView::setAnalysis(AnalysisPtr a)
             f.setFontWeight(QFont::Bold);
             f.setFontUnderline(true);
         }
-        c.setPosition(qs);
-        c.setPosition(qe, QTextCursor::KeepAnchor);
+        c.setPosition(m_spans[qsizetype(i)].first);
+        c.setPosition(m_spans[qsizetype(i)].second, QTextCursor::KeepAnchor);
         c.setCharFormat(f);
     }
     c.endEditBlock();
-    if (sameText)
-        verticalScrollBar()->setValue(vscroll);
+    m_overlay = false;
+}
+
+void SequenceView::setOverlay(const QColor& base, const std::vector<SpanColour>& spans)
+{
+    if (!m_analysis || !m_analysis->eval)
+        return;
+    const TextPositions pos(m_analysis->eval->scored.text);
+    const int length = int(pos.text().size());
+    QTextCursor c(document());
+    c.beginEditBlock();
+    auto paint = [&c](int from, int to, const QColor& bg) {
+        QTextCharFormat f; // merged: the generated tokens' bold and underline stay
+        f.setBackground(bg);
+        f.setForeground(textColorOn(bg));
+        c.setPosition(from);
+        c.setPosition(to, QTextCursor::KeepAnchor);
+        c.mergeCharFormat(f);
+    };
+    paint(0, length, base);
+    for (const SpanColour& s : spans) {
+        const int from = pos.toQt(s.start), to = std::min(pos.toQt(s.end), length);
+        if (to > from)
+            paint(from, to, s.color);
+    }
+    c.endEditBlock();
+    m_overlay = true;
+}
+
+void SequenceView::clearOverlay()
+{
+    if (m_overlay && m_analysis && m_analysis->eval)
+        colourTokens();
+}
+
+QColor SequenceView::backgroundAt(int pos) const
+{
+    const QTextBlock b = document()->findBlock(pos);
+    for (auto it = b.begin(); b.isValid() && !it.atEnd(); ++it) {
+        const QTextFragment f = it.fragment();
+        if (f.position() <= pos && pos < f.position() + f.length())
+            return f.charFormat().background().color();
+    }
+    return {};
 }
 
 int SequenceView::tokenAtPosition(int pos) const

@@ -8,7 +8,16 @@
 #include <QTextEdit>
 #include <QVector>
 
+#include <cstddef>
+#include <vector>
+
 namespace ascviz::ui {
+
+// A background colour over a byte span [start, end) of the shown text (core's UTF-8 offsets).
+struct SpanColour {
+    std::size_t start = 0, end = 0;
+    QColor color;
+};
 
 class SequenceView : public QTextEdit {
     Q_OBJECT
@@ -35,6 +44,15 @@ public:
     // Scrolls so that the first highlighted token is visible.
     void ensureHighlightVisible();
 
+    // A second colouring over the token colours (the attribution of prompt nodes): every character on `base`,
+    // then each span in order (a later span wins where spans overlap); generated tokens stay bold. Cleared by
+    // clearOverlay (the NtP colours again) and by setAnalysis.
+    void setOverlay(const QColor& base, const std::vector<SpanColour>& spans);
+    void clearOverlay();
+    bool hasOverlay() const { return m_overlay; }
+    // The background of the character at document position `pos` (invalid past the text).
+    QColor backgroundAt(int pos) const;
+
     // The whole text (not only the visible part) rendered at `scale`, on white.
     QImage renderImage(double scale = 2.0) const;
 
@@ -51,6 +69,7 @@ private:
     int hitTest(const QPoint& viewportPos) const;
     void applyLineSpacing();
     QVector<QRect> spanRects(int start, int end) const;
+    void colourTokens();
 
     AnalysisPtr m_analysis;
     QVector<QPair<int, int>> m_spans;
@@ -58,6 +77,7 @@ private:
     QVector<int> m_highlighted;
     QPoint m_pressPos;
     bool m_streaming = false;
+    bool m_overlay = false;
 };
 
 } // namespace ascviz::ui

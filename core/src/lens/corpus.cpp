@@ -42,7 +42,7 @@ LayerMatrix layerMatrixOfTexts(const LanguageModel& model, const std::vector<Lay
     }
     if (builder.snippets() == 0)
         throw InputError("the layer matrix has no text: all " + std::to_string(texts.size()) +
-                         " were left out (past the context or the AST limits)");
+                         " were left out (past the AST limits)");
     LayerMatrix m = builder.finish(opts.bootstrap, opts.fraction);
     m.skipped = skipped;
     return m;

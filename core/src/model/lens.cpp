@@ -3,6 +3,7 @@
 // pass that also scores the text (lens.h).
 #include "language_model_impl.h"
 #include "probe_common.h"
+#include "windows.h"
 
 #include "ascviz/base/error.h"
 #include "ascviz/model/lens.h"
@@ -50,12 +51,13 @@ void reduceRows(const at::Tensor& logits, const at::Tensor& targets, int64_t k, 
     }
 }
 
-// Reduces the embeddings and the residual after every block but the last to lens values as they come.
+// Reduces the embeddings and the residual after every block but the last to lens values as they come: rows
+// first - 1 … first - 1 + n - 1 predict the n targets (the ids at positions first …).
 class LensObserver final : public ForwardObserver {
 public:
-    LensObserver(const Decoder& decoder, at::Tensor targets, int64_t topK)
-        : m_dec(decoder), m_targets(std::move(targets)), m_k(topK), m_layers(static_cast<int>(decoder.spec().layers)),
-          m_values(static_cast<std::size_t>(m_layers) + 1)
+    LensObserver(const Decoder& decoder, at::Tensor targets, int64_t first, int64_t topK)
+        : m_dec(decoder), m_targets(std::move(targets)), m_first(first), m_k(topK),
+          m_layers(static_cast<int>(decoder.spec().layers)), m_values(static_cast<std::size_t>(m_layers) + 1)
     {
     }
 
@@ -70,7 +72,7 @@ public:
     {
         const int ell = name == intermediate::kEmbeddings ? 0 : layer + 1;
         const int64_t n = m_targets.size(0);
-        const at::Tensor rows = value[0].narrow(0, 0, n); // position p predicts the id at p + 1
+        const at::Tensor rows = value[0].narrow(0, m_first - 1, n); // position p predicts the id at p + 1
         std::vector<at::Tensor> ntp, topP, topI;
         const int64_t chunk = rowChunk(m_dec.spec().vocab);
         for (int64_t s = 0; s < n; s += chunk) {
@@ -116,6 +118,7 @@ public:
 private:
     const Decoder& m_dec;
     at::Tensor m_targets; // [n] int64 on the device
+    int64_t m_first;
     int64_t m_k;
     int m_layers;
     std::vector<LayerValues> m_values; // per ℓ = 0 .. L
@@ -139,30 +142,57 @@ std::vector<std::pair<int32_t, double>> topRow(const LayerValues& v, int64_t row
     return out;
 }
 
-LensRun runLens(const Decoder& dec, const std::vector<int32_t>& ids, int topK, int finalTopK)
+// The lens of positions first … of `ids` (1 <= first; the positions before it stay empty: a window's history).
+LensRun runLens(const Decoder& dec, const std::vector<int32_t>& ids, int topK, int finalTopK, int64_t first = 1)
 {
     LensRun run;
     run.ntp.resize(ids.size());
     run.top.resize(ids.size());
     run.finalTop.resize(ids.size());
-    if (ids.size() < 2)
+    if (static_cast<int64_t>(ids.size()) <= first)
         return run;
     const at::Tensor idTensor = probeIds(dec, ids);
-    const auto n = static_cast<int64_t>(ids.size()) - 1;
-    const at::Tensor targets = idTensor.narrow(0, 1, n);
-    LensObserver lens(dec, targets, std::max(0, topK));
+    const auto n = static_cast<int64_t>(ids.size()) - first;
+    const at::Tensor targets = idTensor.narrow(0, first, n);
+    LensObserver lens(dec, targets, first, std::max(0, topK));
     const at::Tensor h = dec.hidden(idTensor.view({1, -1}), {}, nullptr, &lens);
     LayerValues final;
-    lens.observeFinal(h[0].narrow(0, 0, n), std::max(0, finalTopK), final);
+    lens.observeFinal(h[0].narrow(0, first - 1, n), std::max(0, finalTopK), final);
     const auto& values = lens.values();
     for (int64_t p = 0; p < n; ++p) {
-        auto& row = run.ntp[static_cast<std::size_t>(p + 1)];
+        const auto at = static_cast<std::size_t>(p + first);
+        auto& row = run.ntp[at];
         for (const auto& v : values) {
             row.push_back(v.ntp.data_ptr<double>()[p]);
             if (topK > 0)
-                run.top[static_cast<std::size_t>(p + 1)].push_back(topRow(v, p, topK));
+                run.top[at].push_back(topRow(v, p, topK));
         }
-        run.finalTop[static_cast<std::size_t>(p + 1)] = topRow(final, p, finalTopK);
+        run.finalTop[at] = topRow(final, p, finalTopK);
+    }
+    return run;
+}
+
+// The lens of a sequence longer than the context: windowed as scoring windows it (windows.h), each position
+// taken from the window that scoring predicts it from, one window's forward pass at a time.
+LensRun runLensWindowed(const Decoder& dec, const std::vector<int32_t>& ids, int topK, int finalTopK)
+{
+    const auto n = static_cast<int64_t>(ids.size());
+    const auto windows = contextWindows(n, dec.spec().context);
+    if (windows.size() <= 1)
+        return runLens(dec, ids, topK, finalTopK);
+    LensRun run;
+    run.ntp.resize(ids.size());
+    run.top.resize(ids.size());
+    run.finalTop.resize(ids.size());
+    for (const ContextWindow& w : windows) {
+        LensRun part = runLens(dec, std::vector<int32_t>(ids.begin() + w.start, ids.begin() + w.end), topK, finalTopK,
+                               w.from - w.start); // the head only on the positions this window predicts
+        for (int64_t p = w.from; p < w.end; ++p) {
+            const auto at = static_cast<std::size_t>(p), in = static_cast<std::size_t>(p - w.start);
+            run.ntp[at] = std::move(part.ntp[in]);
+            run.top[at] = std::move(part.top[in]);
+            run.finalTop[at] = std::move(part.finalTop[in]);
+        }
     }
     return run;
 }
@@ -186,8 +216,7 @@ LayerLens scoreLayers(const LanguageModel& m, std::string_view text, const Layer
     if (bos)
         ids.push_back(*bos);
     ids.insert(ids.end(), enc.ids.begin(), enc.ids.end());
-    model::checkContext(tm.decoder(), ids.size(), "the layer lens");
-    const model::LensRun run = model::runLens(tm.decoder(), ids, opts.topK, opts.finalTopK);
+    const model::LensRun run = model::runLensWindowed(tm.decoder(), ids, opts.topK, opts.finalTopK);
 
     auto alternatives = [&](const std::vector<std::pair<int32_t, double>>& top) {
         std::vector<Alternative> v;
@@ -229,8 +258,7 @@ std::vector<std::vector<double>> layerNtpOfIds(const LanguageModel& m, const std
     const TorchLanguageModel& tm = model::probeModel(m, "the layer lens");
     prepareCpuThread();
     c10::InferenceMode guard;
-    model::checkContext(tm.decoder(), ids.size(), "the layer lens");
-    return model::runLens(tm.decoder(), ids, 0, 0).ntp;
+    return model::runLensWindowed(tm.decoder(), ids, 0, 0).ntp;
 }
 
 } // namespace ascviz

@@ -1,6 +1,7 @@
 // Teacher-forced scoring: score/scoreBatch/scoreIds/logits, batched (right padding) and windowed over texts
 // longer than the context, and the NtP (+ top-k alternatives) of every position.
 #include "language_model_impl.h"
+#include "windows.h"
 
 #include "ascviz/base/error.h"
 #include "ascviz/model/observer.h"
@@ -272,15 +273,8 @@ std::vector<Preds> TorchLanguageModel::predict(const std::vector<std::vector<int
     for (std::size_t i = 0; i < seqs.size(); ++i) {
         const auto n = static_cast<int64_t>(seqs[i].size());
         out[i].resize(seqs[i].size());
-        if (n < 2)
-            continue;
-        int64_t start = 0, done = 1;
-        while (done < n) {
-            const int64_t end = std::min(start + C, n);
-            segs.push_back({i, start, end, done});
-            done = end;
-            start += std::max<int64_t>(1, C / 2);
-        }
+        for (const ContextWindow& w : contextWindows(n, C))
+            segs.push_back({i, w.start, w.end, w.from});
     }
     // Before a forward pass over segs[i, ...): stop when asked; after one that ended at segs[j]: report.
     const auto checkCancel = [&] {

@@ -81,6 +81,7 @@ const TextPositions* InteractivePage::editorShowsResult() const
 void InteractivePage::onEditorEdited()
 {
     m_shownPositions.reset();         // the editor's text changed: compare again
+    m_codeColours.clear();            // nor would the colours
     m_editor->setExtraSelections({}); // a mark would no longer sit on its text
     // Only the user's edits count (setPlainText, wherever the page calls it, leaves the document unmodified).
     if (m_settingText || m_modified || !m_editor->document()->isModified())
@@ -132,9 +133,40 @@ void InteractivePage::onEditorCursorMoved()
         m_partial->centerOnNode(partial);
 }
 
+void InteractivePage::setCodeColours(std::vector<SpanColour> spans)
+{
+    m_codeColours = std::move(spans);
+    showSelectionInEditor();
+}
+
+QList<QTextEdit::ExtraSelection> InteractivePage::codeColourSelections() const
+{
+    QList<QTextEdit::ExtraSelection> out;
+    if (m_codeColours.empty() || !m_shown || !m_shown->eval)
+        return out;
+    // The editor's bytes are the shown text's where it holds the text or its beginning (the prompt).
+    const std::string editor = toUtf8(m_editor->toPlainText());
+    const std::string& shown = m_shown->eval->scored.text;
+    if (editor.empty() || shown.compare(0, editor.size(), editor) != 0)
+        return out;
+    const TextPositions pos(editor);
+    for (const SpanColour& s : m_codeColours) {
+        if (s.start >= editor.size() || s.end <= s.start)
+            continue;
+        QTextEdit::ExtraSelection sel;
+        sel.format.setBackground(s.color);
+        sel.format.setForeground(textColorOn(s.color));
+        sel.cursor = QTextCursor(m_editor->document());
+        sel.cursor.setPosition(pos.toQt(s.start));
+        sel.cursor.setPosition(pos.toQt(std::min(s.end, editor.size())), QTextCursor::KeepAnchor);
+        out << sel;
+    }
+    return out;
+}
+
 void InteractivePage::showSelectionInEditor()
 {
-    QList<QTextEdit::ExtraSelection> marks;
+    QList<QTextEdit::ExtraSelection> marks = codeColourSelections();
     std::size_t from = 0, to = 0;
     if (m_shown && m_shown->eval) {
         const EvalResult& r = *m_shown->eval;

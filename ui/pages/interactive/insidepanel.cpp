@@ -5,6 +5,7 @@
 #include "services/jobtracker.h"
 #include "services/modelservice.h"
 #include "views/astview.h"
+#include "views/legendwidget.h"
 #include "views/sequenceview.h"
 
 #include "ascviz/base/error.h"
@@ -33,6 +34,11 @@ QColor attributionColor(double s)
     const double t = std::abs(s);
     return QColor(int(std::lround(255 + (end.red() - 255) * t)), int(std::lround(255 + (end.green() - 255) * t)),
                   int(std::lround(255 + (end.blue() - 255) * t)));
+}
+
+QColor notAttributedColor()
+{
+    return QColor(235, 235, 235);
 }
 
 InsidePanel::InsidePanel(InteractivePage* page, ModelService* models, QWidget* parent)
@@ -71,6 +77,13 @@ InsidePanel::InsidePanel(InteractivePage* page, ModelService* models, QWidget* p
                        .arg(tr("hurts"), cells, tr("relied on")));
     scale->setToolTip(tr("Attribution, scaled by the largest |value| of the result"));
     af->addRow(tr("Scale"), scale);
+    m_scaleNote = new QLabel(tr("signed, scaled by the largest |attribution|; grey: not attributed"), attrBox);
+    m_scaleNote->setWordWrap(true);
+    af->addRow(m_scaleNote);
+    m_clear = new QPushButton(tr("Show AsC-Eval again"), attrBox);
+    m_clear->setToolTip(tr("Take the attribution colours off the code and the AST views"));
+    m_clear->setEnabled(false);
+    af->addRow(m_clear);
     m_top = new QListWidget(attrBox);
     m_top->setMaximumHeight(180);
     af->addRow(m_top);
@@ -91,6 +104,17 @@ InsidePanel::InsidePanel(InteractivePage* page, ModelService* models, QWidget* p
     connect(m_attribute, &QPushButton::clicked, this, &InsidePanel::attributeSelection);
     connect(m_cancel, &QPushButton::clicked, this, &InsidePanel::cancel);
     connect(m_layer, &QSlider::valueChanged, this, &InsidePanel::showLayer);
+    connect(m_clear, &QPushButton::clicked, this, &InsidePanel::clearAttribution);
+    connect(page, &InteractivePage::selectionChanged, this, [this](int node, int) {
+        // Another node chosen: the colours were of the previous target's reliance; AsC-Eval again.
+        if (m_showingAttribution && node >= 0 && m_attribution && m_attribution->targetNode != node)
+            clearAttribution();
+    });
+    connect(page, &InteractivePage::resultShown, this, [this] { // the page coloured the new result itself
+        m_showingAttribution = false;
+        m_clear->setEnabled(false);
+        m_page->legend()->clearSignedScale();
+    });
 }
 
 void InsidePanel::setBusy(bool busy)
@@ -99,6 +123,7 @@ void InsidePanel::setBusy(bool busy)
     m_cancel->setVisible(busy);
     m_lensButton->setEnabled(!busy);
     m_attribute->setEnabled(!busy);
+    m_clear->setEnabled(!busy && m_showingAttribution);
     if (busy)
         m_progress->setRange(0, 0);
 }
@@ -204,6 +229,8 @@ void InsidePanel::showLayer(int layer)
     const AnalysisPtr shown = m_page->shown();
     if (!m_lens || !shown || shown->eval->scored.text != m_lens->text)
         return;
+    if (m_showingAttribution) // the slider recolours every view: the attribution's colours go
+        clearAttribution();
     m_layerLabel->setText(layer == 0 ? tr("layer: embeddings") : tr("layer: %1 of %2").arg(layer).arg(m_lens->layers));
     AnalysisPtr a = shown;
     if (layer != m_lens->layers) {
@@ -225,6 +252,53 @@ void InsidePanel::showLayer(int layer)
     m_page->sequenceView()->setAnalysis(a);
     m_page->astView(ascviz::AstView::Partial)->setAnalysis(a);
     m_page->astView(ascviz::AstView::Complete)->setAnalysis(a);
+}
+
+void InsidePanel::clearAttribution()
+{
+    if (!m_showingAttribution)
+        return;
+    m_showingAttribution = false;
+    m_clear->setEnabled(false);
+    m_page->setCodeColours({});
+    m_page->sequenceView()->clearOverlay();
+    m_page->legend()->clearSignedScale();
+    const AnalysisPtr shown = m_page->shown();
+    if (m_lens && shown && shown->eval->scored.text == m_lens->text) {
+        showLayer(m_layer->value());
+    } else if (shown) {
+        m_page->astView(ascviz::AstView::Partial)->setAnalysis(shown);
+        m_page->astView(ascviz::AstView::Complete)->setAnalysis(shown);
+    }
+    restoreSelection();
+    m_status->setText(tr("AsC-Eval colours again."));
+}
+
+void InsidePanel::restoreSelection()
+{
+    // Setting a result on the views drops their highlight: the page's selection again.
+    if (m_page->selectedNode() >= 0)
+        m_page->selectNode(m_page->selectedNode());
+    else if (m_page->selectedToken() >= 0)
+        m_page->selectToken(m_page->selectedToken());
+}
+
+void InsidePanel::colourCode(double maxAbs)
+{
+    // The deepest node wins where spans nest: the spans in order of depth, then of size, the later painted over.
+    std::vector<const NodeAttribution*> order;
+    for (const auto& n : m_attribution->nodes)
+        order.push_back(&n);
+    std::stable_sort(order.begin(), order.end(), [](const auto* a, const auto* b) {
+        return a->depth != b->depth ? a->depth < b->depth : a->end - a->start > b->end - b->start;
+    });
+    std::vector<SpanColour> spans;
+    for (const auto* n : order)
+        spans.push_back({n->start, n->end, attributionColor(maxAbs > 0 ? n->attribution / maxAbs : 0.0)});
+    m_page->sequenceView()->setOverlay(notAttributedColor(), spans);
+    m_page->legend()->setSignedScale(tr("attribution"), attributionColor, maxAbs, notAttributedColor(),
+                                     tr("not attributed"));
+    m_page->setCodeColours(std::move(spans));
 }
 
 void InsidePanel::attributeSelection()
@@ -259,12 +333,16 @@ void InsidePanel::attributeSelection()
             } catch (const Cancelled&) {
             }
         },
-        [this, out] {
+        [this, out, shown] {
             if (!*out) {
                 m_status->setText(tr("Attribution cancelled."));
                 return;
             }
             m_attribution = *out;
+            if (m_page->shown() != shown) {
+                m_status->setText(tr("The views show another result now: attribute again."));
+                return;
+            }
             colourAttribution();
         });
 }
@@ -286,7 +364,7 @@ void InsidePanel::colourAttribution()
             if (value.contains(item->node()))
                 item->setBrush(attributionColor(value.value(item->node())));
             else
-                item->setBrush(QColor(235, 235, 235));
+                item->setBrush(notAttributedColor());
             item->setToolTip(value.contains(item->node())
                                  ? tr("attribution %1").arg(value.value(item->node()) * maxAbs, 0, 'f', 4)
                                  : QString());
@@ -294,6 +372,12 @@ void InsidePanel::colourAttribution()
         if (r.targetNode)
             view->setHighlightedNodes({*r.targetNode});
     }
+    m_showingAttribution = true;
+    m_clear->setEnabled(true);
+    colourCode(maxAbs);
+    m_scaleNote->setText(tr("signed: ±1 = ± the largest |attribution|, %1 (%2); grey: not attributed")
+                             .arg(maxAbs, 0, 'g', 3)
+                             .arg(toQString(toString(r.method))));
     std::vector<const NodeAttribution*> order;
     for (const auto& n : r.nodes)
         order.push_back(&n);

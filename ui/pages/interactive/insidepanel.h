@@ -1,8 +1,9 @@
 // Inside the model, in the Interactive tab (method.md §13): a layer slider that recolours the sequence and both
 // AST views with NtP_ℓ / AsC-Eval_ℓ of the layer lens, and attribution of the selected completion node (or the
-// whole completion) to the prompt's nodes, shown on both AST views on a signed purple–white–orange scale (not
-// AsC-Eval's red–white–blue). Both run as JobTracker jobs with progress and cancel; this widget only shows
-// their results.
+// whole completion) to the prompt's nodes, shown on both AST views, the sequence view and the editor on a signed
+// purple–white–orange scale (not AsC-Eval's red–white–blue); the code is coloured by each attributed node's byte
+// span, the deepest node winning where spans nest. Both run as JobTracker jobs with progress and cancel; this widget
+// only shows their results.
 #pragma once
 #include "common/analysis.h"
 
@@ -28,6 +29,8 @@ class ModelService;
 // The attribution colour of a value in [-1, 1] (scaled by the largest |attribution|): orange below 0, white at
 // 0, purple above.
 QColor attributionColor(double scaled);
+// Where the attribution colours the views, what it does not cover (nodes and text outside the attributed ones).
+QColor notAttributedColor();
 
 class InsidePanel : public QWidget {
     Q_OBJECT
@@ -38,6 +41,10 @@ public:
     QSlider* layerSlider() const { return m_layer; }
     QPushButton* attributeButton() const { return m_attribute; }
     QComboBox* methodBox() const { return m_method; }
+    // Back to the AsC-Eval colouring (enabled while an attribution colours the views).
+    bool showsAttribution() const { return m_showingAttribution; }
+    QPushButton* clearButton() const { return m_clear; }
+    QLabel* scaleNote() const { return m_scaleNote; }
     QLabel* statusLabel() const { return m_status; }
     bool isRunning() const { return m_job != 0; }
     // The last attribution shown (null before the first).
@@ -49,6 +56,10 @@ public Q_SLOTS:
     void attributeSelection();
     void cancel();
     void showLayer(int layer);
+    // Takes the attribution colours off the sequence view, the editor and the AST views (AsC-Eval again, at the
+    // slider's layer when the lens is computed). Also when another node than the target is selected, the slider
+    // moves or a new result is shown.
+    void clearAttribution();
 
 Q_SIGNALS:
     void jobDone(bool ok);
@@ -62,6 +73,8 @@ private:
     };
     void start(const QString& title, std::function<void(class JobContext&)> work, std::function<void()> done);
     void colourAttribution();
+    void colourCode(double maxAbs);
+    void restoreSelection();
     void setBusy(bool busy);
 
     InteractivePage* m_page;
@@ -71,6 +84,8 @@ private:
     QLabel* m_layerLabel;
     QComboBox* m_method;
     QPushButton* m_attribute;
+    QPushButton* m_clear;
+    QLabel* m_scaleNote;
     QPushButton* m_cancel;
     QProgressBar* m_progress;
     QLabel* m_status;
@@ -78,6 +93,7 @@ private:
     quint64 m_job = 0;
     std::shared_ptr<const LensResult> m_lens;
     std::shared_ptr<const AttributionResult> m_attribution;
+    bool m_showingAttribution = false; // the views show m_attribution's colours
 };
 
 } // namespace ascviz::ui

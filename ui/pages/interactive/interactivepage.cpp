@@ -303,6 +303,7 @@ void InteractivePage::onAnalysisReady(quint64)
         m_selectedNode = -1;
         m_selectedToken = -1;
     }
+    m_codeColours.clear(); // colours of the previous result
     m_sequence->setAnalysis(a);
     m_partial->setAnalysis(a);
     m_complete->setAnalysis(a);
@@ -488,6 +489,7 @@ void InteractivePage::applySelection()
         m_details->showSummary(m_shown);
     }
     showSelectionInEditor();
+    Q_EMIT selectionChanged(m_selectedNode, m_selectedToken);
 }
 
 } // namespace ascviz::ui

@@ -5,6 +5,7 @@
 #include "common/analysis.h"
 #include "pages/page.h"
 #include "pages/scriptable.h"
+#include "views/sequenceview.h"
 
 #include <QStringList>
 #include <QTextCursor>
@@ -65,6 +66,7 @@ public:
     SequenceView* sequenceView() const { return m_sequence; }
     AstView* astView(ascviz::AstView v) const;
     DetailsPanel* details() const { return m_details; }
+    LegendWidget* legend() const { return m_legend; }
     QLabel* statusLabel() const { return m_status; }
     // What the numbers shown may not be: the model that scored them is not the loaded one (or none is
     // loaded), a session file did not record a setting, its category file changed. Hidden when all is well.
@@ -93,6 +95,12 @@ public:
 
     View currentView() const;
     void showView(View v) override;
+
+    // Background colours over byte spans of the shown text in the editor (the attribution of the prompt's nodes),
+    // under the selection mark, while the editor holds the shown text or its beginning (the prompt of a generated
+    // text); a later span wins where spans overlap. Empty clears; editing the text or a new result clears too.
+    void setCodeColours(std::vector<SpanColour> spans);
+    const std::vector<SpanColour>& codeColours() const { return m_codeColours; }
 
     // The result the views show (null before the first one).
     AnalysisPtr shown() const { return m_shown; }
@@ -164,6 +172,8 @@ public Q_SLOTS:
 Q_SIGNALS:
     // The views show a new result (after generation, scoring, a settings change or opening a session).
     void resultShown();
+    // The linked selection changed (a node, a token or none: -1).
+    void selectionChanged(int node, int token);
     void errorOccurred(const QString& message);
     void statusMessage(const QString& message);
 
@@ -191,6 +201,7 @@ private:
     void onEditorCursorMoved();
     void onEditorEdited();
     void showSelectionInEditor();
+    QList<QTextEdit::ExtraSelection> codeColourSelections() const;
     void setDocument(const QString& path, bool resultSaved) const;
     // The shown text's positions when the editor holds exactly that text, else null (cached per result and edit).
     const TextPositions* editorShowsResult() const;
@@ -243,6 +254,7 @@ private:
     bool m_settingText = false;           // the page itself is putting text in the editor
     bool m_syncingEditor = false;         // the page moves the editor's cursor (not the user)
     int m_cursorNode = -1;
+    std::vector<SpanColour> m_codeColours; // setCodeColours
     std::optional<QTextCursor> m_boundary; // the prompt boundary while a completion is edited (follows edits)
     mutable std::shared_ptr<std::pair<AnalysisPtr, std::shared_ptr<TextPositions>>> m_shownPositions;
 };

@@ -33,7 +33,7 @@ struct LayerMatrix {
     std::vector<LayerMatrixRow> categories;    // in category-table order
     std::vector<LayerMatrixRow> concepts;      // by name
     std::vector<std::optional<double>> global; // Global AsC-Eval (categorized concepts) per layer
-    int skipped = 0;                           // texts left out (layerMatrixOfTexts: past the context or limits)
+    int skipped = 0;                           // texts left out (layerMatrixOfTexts: past the AST limits)
 };
 
 // The first ℓ with values[ℓ].median >= fraction × values[L].median (nullopt when the final value is missing).
@@ -70,9 +70,9 @@ struct LayerRunOptions {
     std::function<void(std::size_t index, const std::string& why)> skipped; // a text left out, and why
 };
 
-// The layer lens on every text (model/lens.h), AsC-Eval per layer, pooled into the matrix. A text longer than the
-// context or past the AST limits is left out (an InputError of that text; counted in `skipped`). InputError when
-// no text is left.
+// The layer lens on every text (model/lens.h; a text longer than the context windowed as in scoring), AsC-Eval per
+// layer, pooled into the matrix. A text past the AST limits is left out (an InputError of that text; counted in
+// `skipped`). InputError when no text is left.
 LayerMatrix layerMatrixOfTexts(const LanguageModel& model, const std::vector<LayerText>& texts,
                                const LayerRunOptions& opts = {});
 

@@ -31,11 +31,12 @@ struct LayerLens {
     std::vector<std::vector<std::vector<Alternative>>> top;
 };
 
-// The layer lens of a text in one forward pass. Throws InputError for a text longer than the model's context
-// (the lens does not window) and ModelError for a model whose final norm and head cannot be applied to the
-// residual stream of every layer.
+// The layer lens of a text in one forward pass (a text longer than the model's context: one per window, the
+// windows and the window each position is predicted from as in scoring). Throws ModelError for a model whose
+// final norm and head cannot be applied to the residual stream of every layer.
 LayerLens scoreLayers(const LanguageModel& model, std::string_view text, const LayerLensOptions& opts = {});
-// Id level (conformance tests): [position][ℓ] of `ids` as given (no BOS added); position 0 is empty.
+// Id level (conformance tests): [position][ℓ] of `ids` as given (no BOS added, windowed as scoreLayers);
+// position 0 is empty.
 std::vector<std::vector<double>> layerNtpOfIds(const LanguageModel& model, const std::vector<int32_t>& ids);
 
 // The target of an attribution: the ids at positions [begin, end) of a sequence (begin >= 1); its
