@@ -153,7 +153,13 @@ at::Tensor cpuFusedAttention(const at::Tensor& q, const at::Tensor& k, const at:
 std::optional<at::Tensor> cpuFusedLinearActivation(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b,
                                                    DnnlAct act)
 {
-    const bool fuse = fuseEnabled();
+    bool fuse = fuseEnabled();
+#if TORCH_VERSION_MAJOR >= 2
+    // Measured on 100 functions against Hugging Face: GELU fused in oneDNN moved the PyTorch build's largest NtP
+    // difference to 1.04e-5 (9.7e-6 with LibTorch 2.11's GELU after the product); on 1.13 it stays at 9.7e-6.
+    if (act == DnnlAct::GeluTanh || act == DnnlAct::GeluErf)
+        fuse = false;
+#endif
     const int64_t in = x.size(-1);
     const int64_t rows = in > 0 ? x.numel() / in : 0;
     const bool recording =
