@@ -40,8 +40,9 @@ LoadOptions loadOptions(Args& args)
     if (o.device != "auto" && o.device != "cpu" && o.device != "cuda")
         throw UsageError("--device must be auto, cpu or cuda");
     o.dtype = args.valueOr("--dtype", "auto");
-    if (o.dtype != "auto" && o.dtype != "float32" && o.dtype != "float16" && o.dtype != "bfloat16")
-        throw UsageError("--dtype must be auto, float32, float16 or bfloat16");
+    if (o.dtype != "auto" && o.dtype != "float32" && o.dtype != "float16" && o.dtype != "bfloat16" &&
+        o.dtype != "bfloat16-matmul")
+        throw UsageError("--dtype must be auto, float32, float16, bfloat16 or bfloat16-matmul");
     o.threads = args.intValue("--threads", 0);
     if (o.threads < 0)
         throw UsageError("--threads must be >= 0");

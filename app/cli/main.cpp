@@ -50,7 +50,8 @@ const char* kUsage =
     "           | report --responses FILE [--json | --csv DIR] | export --responses FILE --csv OUT\n"
     "  figure   categories|distribution|treemap|heatmap|likert --db R [--db R2...] --svg OUT | --pdf OUT\n"
     "           [--width-mm W] [--font-pt P] [--no-title] [--legend right|bottom|none]\n"
-    "common options: --model DIR|ORG/NAME|default, --device auto|cpu|cuda, --dtype auto|float32|float16|bfloat16,\n"
+    "common options: --model DIR|ORG/NAME|default, --device auto|cpu|cuda, --dtype "
+    "auto|float32|float16|bfloat16|bfloat16-matmul,\n"
     "                --threads N, --out FILE; text files must be UTF-8 ('-' = stdin)\n"
     "exit status: 0 success, 2 usage error, 1 any other failure (one line on stderr)\n";
 
@@ -60,7 +61,8 @@ const char* kModelOptions =
     "                     ($HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub; offline);\n"
     "                     default = the bundled ascviz-tiny-code (the default)\n"
     "  --device D         auto (CUDA when available), cpu or cuda\n"
-    "  --dtype T          auto, float32, float16 or bfloat16 (auto: float32 on every device)\n"
+    "  --dtype T          auto, float32, float16, bfloat16 or bfloat16-matmul (auto: float32 on every device;\n"
+    "                     bfloat16-matmul: CPU only, float32 except the linear layers' products, faster)\n"
     "  --threads N        CPU threads for libtorch (0 = all cores)\n";
 
 const char* kEvalOptions =

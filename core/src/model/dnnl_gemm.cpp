@@ -38,9 +38,10 @@ public:
     Engine() : m_engine(dnnl::engine::kind::cpu, 0) {}
 
     void run(const float* x, int64_t rows, int64_t in, const float* w, int64_t out, const float* b, DnnlAct act,
-             float* y, DnnlPackedWeights* packed)
+             float* y, DnnlPackedWeights* packed, bool bf16)
     {
-        const memory::desc srcMd({rows, in}, DT::f32, Tag::ab);
+        const memory::desc srcF32({rows, in}, DT::f32, Tag::ab);
+        const memory::desc srcMd({rows, in}, bf16 ? DT::bf16 : DT::f32, Tag::ab);
         const memory::desc dstMd({rows, out}, DT::f32, Tag::ab);
         const memory::desc biasMd({1, out}, DT::f32, Tag::ab);
         // w [out, in] row-major is the {in, out} matrix oneDNN reads with tag ba.
@@ -48,7 +49,7 @@ public:
 
         std::unique_lock<std::mutex> lock(m_mutex);
         const Primitive& p =
-            primitiveFor(rows, in, out, b != nullptr, act, packed != nullptr, srcMd, dstMd, biasMd, plainMd);
+            primitiveFor(rows, in, out, b != nullptr, act, packed != nullptr, bf16, srcMd, dstMd, biasMd, plainMd);
         dnnl::matmul prim = p.prim;
         memory weights;
         if (packed) {
@@ -58,12 +59,17 @@ public:
         }
         lock.unlock();
 
-        std::unordered_map<int, memory> args{{DNNL_ARG_SRC, memory(srcMd, m_engine, const_cast<float*>(x))},
-                                             {DNNL_ARG_WEIGHTS, weights},
-                                             {DNNL_ARG_DST, memory(dstMd, m_engine, y)}};
+        memory src(srcF32, m_engine, const_cast<float*>(x));
+        dnnl::stream stream(m_engine);
+        if (bf16) { // x rounded to bfloat16 for the product
+            memory rounded(srcMd, m_engine);
+            dnnl::reorder(src, rounded).execute(stream, src, rounded);
+            src = rounded;
+        }
+        std::unordered_map<int, memory> args{
+            {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, memory(dstMd, m_engine, y)}};
         if (b)
             args.emplace(DNNL_ARG_BIAS, memory(biasMd, m_engine, const_cast<float*>(b)));
-        dnnl::stream stream(m_engine);
         prim.execute(stream, args);
         stream.wait();
     }
@@ -73,7 +79,8 @@ private:
         dnnl::matmul prim;
         memory::desc weights; // the layout the primitive reads its weights in
     };
-    using Key = std::tuple<int64_t, int64_t, int64_t, bool, DnnlAct, bool>; // rows, in, out, bias, act, packed
+    using Key =
+        std::tuple<int64_t, int64_t, int64_t, bool, DnnlAct, bool, bool>; // rows, in, out, bias, act, packed, bf16
 
     memory packedFor(DnnlPackedWeights::Impl& pw, const memory::desc& layout, const float* w,
                      const memory::desc& plainMd)
@@ -116,16 +123,16 @@ private:
 #endif
     }
 
-    const Primitive& primitiveFor(int64_t rows, int64_t in, int64_t out, bool bias, DnnlAct act, bool packed,
+    const Primitive& primitiveFor(int64_t rows, int64_t in, int64_t out, bool bias, DnnlAct act, bool packed, bool bf16,
                                   const memory::desc& srcMd, const memory::desc& dstMd, const memory::desc& biasMd,
                                   const memory::desc& plainMd)
     {
-        const Key key{rows, in, out, bias, act, packed};
+        const Key key{rows, in, out, bias, act, packed, bf16};
         if (auto it = m_prims.find(key); it != m_prims.end()) {
             m_lru.splice(m_lru.begin(), m_lru, it->second.second);
             return it->second.first;
         }
-        const memory::desc anyMd({in, out}, DT::f32, Tag::any);
+        const memory::desc anyMd({in, out}, bf16 ? DT::bf16 : DT::f32, Tag::any);
         auto pd = describe(srcMd, packed ? anyMd : plainMd, biasMd, bias, dstMd, act);
         Primitive p{dnnl::matmul(pd), pd.weights_desc()};
         // Bounded: one entry per row count and shape (a corpus of texts has many row counts).
@@ -241,9 +248,35 @@ Engine& engine()
 } // namespace
 
 void dnnlMatmul(const float* x, int64_t rows, int64_t in, const float* w, int64_t out, const float* b, DnnlAct act,
-                float* y, DnnlPackedWeights* packed)
+                float* y, DnnlPackedWeights* packed, bool bf16)
 {
-    engine().run(x, rows, in, w, out, b, act, y, packed);
+    engine().run(x, rows, in, w, out, b, act, y, packed, bf16 && packed != nullptr);
+}
+
+bool dnnlHasBf16()
+{
+    const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
+    return isa == dnnl::cpu_isa::avx512_core_bf16 || isa == dnnl::cpu_isa::avx512_core_amx;
+}
+
+std::string dnnlCpuIsa()
+{
+    switch (dnnl::get_effective_cpu_isa()) {
+    case dnnl::cpu_isa::avx512_core_amx:
+        return "avx512_core_amx";
+    case dnnl::cpu_isa::avx512_core_bf16:
+        return "avx512_core_bf16";
+    case dnnl::cpu_isa::avx512_core_vnni:
+        return "avx512_core_vnni";
+    case dnnl::cpu_isa::avx512_core:
+        return "avx512_core";
+    case dnnl::cpu_isa::avx2_vnni:
+        return "avx2_vnni";
+    case dnnl::cpu_isa::avx2:
+        return "avx2";
+    default:
+        return "older than avx2";
+    }
 }
 
 bool dnnlAttention(const DnnlAttention& shape, DnnlAttentionPhase phase, const float* q, const float* k, const float* v,

@@ -25,8 +25,14 @@ public:
 
 // y [rows, out] = act(x [rows, in] wᵀ + b) with x, y row-major, w [out, in] row-major, b [out] or null. `packed`:
 // the weight's packed copies, added to on first use (null: w is read in place, no copy).
+// `bf16`: the product in bfloat16 (x and w rounded to bfloat16, products accumulated in float32; the opt-in
+// `--dtype bfloat16-matmul`), which needs `packed` and a CPU with AVX512-BF16 (dnnlHasBf16).
 void dnnlMatmul(const float* x, int64_t rows, int64_t in, const float* w, int64_t out, const float* b, DnnlAct act,
-                float* y, DnnlPackedWeights* packed);
+                float* y, DnnlPackedWeights* packed, bool bf16 = false);
+
+// Whether this CPU has oneDNN's bfloat16 instructions (AVX512-BF16 or AMX), and oneDNN's name for its best ISA.
+bool dnnlHasBf16();
+std::string dnnlCpuIsa();
 
 // The two products of attention for B × H heads, with q [B, H, T, D], k and v [B, H, S, D] read through their
 // strides (no copies): Scores writes scores [B, H, T, S] (contiguous) = scale · q kᵀ + mask, mask additive

@@ -36,31 +36,43 @@ struct Entry {
     explicit Entry(c10::weak_intrusive_ptr<c10::StorageImpl> s) : storage(std::move(s)) {}
     c10::weak_intrusive_ptr<c10::StorageImpl> storage;
     uint32_t version = 0;
+    bool bf16 = false; // --dtype bfloat16-matmul
     std::shared_ptr<DnnlPackedWeights> packed = std::make_shared<DnnlPackedWeights>();
+};
+
+struct PackedRef {
+    std::shared_ptr<DnnlPackedWeights> packed; // null: read the weight in place
+    bool bf16 = false;
 };
 
 class Packs {
 public:
-    // The packed copies of w (new when w is new or written since); null when the budget is spent.
-    std::shared_ptr<DnnlPackedWeights> of(const at::Tensor& w)
+    // The packed copies of w (new when w is new or written since); no copies when the budget is spent. `markBf16`:
+    // from now on w's products are computed in bfloat16 (whatever the budget).
+    PackedRef of(const at::Tensor& w, bool markBf16 = false)
     {
         std::lock_guard<std::mutex> lock(m_mutex);
         const Key key{w.storage().unsafeGetStorageImpl(), w.storage_offset(), w.size(0), w.size(1)};
         const auto version = static_cast<uint32_t>(w._version());
+        bool bf16 = markBf16;
         if (auto it = m_entries.find(key); it != m_entries.end()) {
-            if (it->second.storage.use_count() > 0 && it->second.version == version)
-                return it->second.packed;
+            if (it->second.storage.use_count() > 0 && it->second.version == version) {
+                it->second.bf16 = it->second.bf16 || markBf16;
+                return {it->second.packed, it->second.bf16};
+            }
+            bf16 = bf16 || (it->second.bf16 && it->second.storage.use_count() > 0);
             m_entries.erase(it);
         }
         dropStale();
         int64_t held = 0;
         for (const auto& [k, e] : m_entries)
             held += e.packed->bytes();
-        if (held + w.numel() * static_cast<int64_t>(sizeof(float)) > packBudgetBytes())
-            return nullptr;
+        if (!bf16 && held + w.numel() * static_cast<int64_t>(sizeof(float)) > packBudgetBytes())
+            return {};
         Entry e(w.storage().getWeakStorageImpl());
         e.version = version;
-        return m_entries.emplace(key, std::move(e)).first->second.packed;
+        e.bf16 = bf16;
+        return {m_entries.emplace(key, std::move(e)).first->second.packed, bf16};
     }
 
     int64_t bytes()
@@ -106,10 +118,23 @@ at::Tensor dnnlLinear(const at::Tensor& x, const at::Tensor& w, const at::Tensor
         throw std::logic_error("dnnlLinear: expects contiguous x [rows, in], w [out, in], b [out]");
     at::Tensor y = at::empty({x.size(0), w.size(0)}, x.options());
     // The shared_ptr keeps the packed copies alive through the call even if the weight is dropped meanwhile.
-    const std::shared_ptr<DnnlPackedWeights> packed = packs().of(w);
+    const PackedRef packed = packs().of(w);
     dnnlMatmul(x.data_ptr<float>(), x.size(0), x.size(1), w.data_ptr<float>(), w.size(0),
-               b.defined() ? b.data_ptr<float>() : nullptr, act, y.data_ptr<float>(), packed.get());
+               b.defined() ? b.data_ptr<float>() : nullptr, act, y.data_ptr<float>(), packed.packed.get(), packed.bf16);
     return y;
+}
+
+void dnnlMarkBf16(const at::Tensor& w)
+{
+    if (!dnnlHasBf16())
+        throw std::runtime_error("bfloat16-matmul needs a CPU with AVX512-BF16 or AMX; oneDNN finds " + dnnlCpuIsa());
+    if (w.dim() == 2 && w.scalar_type() == at::kFloat && w.device().is_cpu())
+        packs().of(w, true);
+}
+
+bool dnnlBf16Available()
+{
+    return dnnlHasBf16();
 }
 
 at::Tensor dnnlAttend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& mask,
@@ -153,6 +178,16 @@ int64_t dnnlPackedBytes()
 }
 
 #else
+
+void dnnlMarkBf16(const at::Tensor&)
+{
+    throw std::runtime_error("bfloat16-matmul needs the system oneDNN (libdnnl-dev), which this build lacks");
+}
+
+bool dnnlBf16Available()
+{
+    return false;
+}
 
 at::Tensor dnnlAttend(const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&, double)
 {

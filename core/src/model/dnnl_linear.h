@@ -32,6 +32,12 @@ at::Tensor dnnlLinear(const at::Tensor& x, const at::Tensor& w, const at::Tensor
 at::Tensor dnnlAttend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& mask,
                       double scale);
 
+// Computes w's later products (dnnlLinear) in bfloat16: x and w rounded to bfloat16, accumulated in float32
+// (`--dtype bfloat16-matmul`, CPU only). Throws std::runtime_error naming the CPU's instruction set when it has
+// no bfloat16 instructions, or when this build has no oneDNN.
+void dnnlMarkBf16(const at::Tensor& w);
+bool dnnlBf16Available();
+
 // "oneDNN 2.6.3 (matmul, pre-packed weights, avx512_core)" for --version.
 std::string dnnlLinearDescription();
 

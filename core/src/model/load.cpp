@@ -4,6 +4,7 @@
 
 #include "arch.h"
 #include "cpu_threads.h"
+#include "dnnl_linear.h"
 #include "weights.h"
 
 #include "ascviz/base/error.h"
@@ -96,7 +97,16 @@ std::unique_ptr<LanguageModel> LanguageModel::load(const fs::path& dirIn, const 
     }
     const at::Device device = useCuda ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU);
     at::ScalarType dtype;
-    if (opts.dtype == "auto") // float32 everywhere (method.md §1); half precision only when asked for
+    // bfloat16-matmul: float32 weights and activations, the linear layers' products in bfloat16 through oneDNN
+    // (the CPU's opt-in faster mode; docs/performance.md states its NtP difference from float32).
+    const bool bf16Matmul = opts.dtype == "bfloat16-matmul";
+    if (bf16Matmul && useCuda)
+        throw ModelError("--dtype bfloat16-matmul is for the CPU; on a GPU use --dtype bfloat16 or float16");
+    if (bf16Matmul && !(oneDnnLinearEnabled() && dnnlLinearCompiled() && dnnlBf16Available()))
+        throw ModelError(std::string("--dtype bfloat16-matmul needs the system oneDNN on a CPU with AVX512-BF16 (") +
+                         (dnnlLinearCompiled() ? "this CPU has none" : "this build has no oneDNN") +
+                         "); use --dtype float32");
+    if (opts.dtype == "auto" || bf16Matmul) // float32 everywhere (method.md §1); half precision only when asked for
         dtype = at::kFloat;
     else if (opts.dtype == "float32")
         dtype = at::kFloat;
@@ -105,7 +115,7 @@ std::unique_ptr<LanguageModel> LanguageModel::load(const fs::path& dirIn, const 
     else if (opts.dtype == "bfloat16")
         dtype = at::kBFloat16;
     else
-        throw ModelError("unknown dtype \"" + opts.dtype + "\" (auto, float32, float16 or bfloat16)");
+        throw ModelError("unknown dtype \"" + opts.dtype + "\" (auto, float32, float16, bfloat16 or bfloat16-matmul)");
     if (!useCuda) {
         // libtorch's CPU tensors come from malloc. glibc serves large blocks with mmap and trims the heap's top
         // on free, so every forward pass faulted its activations in afresh (410,000 page faults in a 40-text
@@ -155,6 +165,12 @@ std::unique_ptr<LanguageModel> LanguageModel::load(const fs::path& dirIn, const 
                              dir.string() + " in " + dtypeName(dtype) + "; try a smaller dtype or model");
         throw ModelError("cannot load the weights of " + dir.string() + ": " + what);
     }
+    if (bf16Matmul) {
+        for (const LayerWeights& lw : weights.layers)
+            for (const Linear* l : {&lw.qkv, &lw.o, &lw.up, &lw.down})
+                dnnlMarkBf16(l->w);
+        dnnlMarkBf16(weights.head);
+    }
     auto decoder = std::make_unique<Decoder>(spec, std::move(weights), device, dtype);
 
     ModelInfo info;
@@ -162,7 +178,7 @@ std::unique_ptr<LanguageModel> LanguageModel::load(const fs::path& dirIn, const 
     info.name = modelNameFromDir(info.dir);
     info.architecture = spec.modelType;
     info.device = useCuda ? "cuda:0" : "cpu";
-    info.dtype = dtypeName(dtype);
+    info.dtype = bf16Matmul ? "bfloat16-matmul" : dtypeName(dtype);
     info.parameters = decoder->parameterCount();
     info.contextLength = spec.context;
     info.vocabSize = spec.vocab;

@@ -20,7 +20,7 @@ namespace ascviz {
 
 struct LoadOptions {
     std::string device = "auto"; // auto | cpu | cuda
-    std::string dtype = "auto";  // auto (= float32 on every device) | float32 | float16 | bfloat16
+    std::string dtype = "auto";  // auto (= float32 on every device) | float32 | float16 | bfloat16 | bfloat16-matmul
     int threads = 0;             // CPU intra-op threads; 0 = all cores
     // Refuse a checkpoint whose weights need more than this many bytes in the compute dtype; 0 = the memory
     // available on the device (MemAvailable on the CPU). A refusal is a ModelError saying what would help.
