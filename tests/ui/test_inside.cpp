@@ -58,6 +58,13 @@ private:
         tab->generateButton()->click();
         return shown.wait(120000);
     }
+    // Shows the window at `width` × `height` and waits until it is on screen.
+    static bool showAt(MainWindow& w, int width, int height)
+    {
+        w.resize(width, height);
+        w.show();
+        return QTest::qWaitForWindowExposed(&w);
+    }
     bool loadBundled(MainWindow& w)
     {
         QSignalSpy loaded(w.modelService(), &ModelService::modelLoaded);
@@ -98,9 +105,7 @@ void TestInside::attributionColours()
 void TestInside::layerSliderAndAttribution()
 {
     MainWindow w;
-    w.resize(1500, 900);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(showAt(w, 1500, 900));
     QVERIFY(loadTiny(w));
     InteractivePage* tab = w.page<InteractivePage>();
     const QString prompt = QStringLiteral("def area(w, h):\n    s = w * h\n    return s\n\nprint(area(2, 3))\n");
@@ -195,9 +200,7 @@ static int completionNode(const EvalResult& e)
 void TestInside::codeColouredByAttribution()
 {
     MainWindow w;
-    w.resize(1600, 950);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(showAt(w, 1600, 950));
     QVERIFY(loadBundled(w));
     InteractivePage* tab = w.page<InteractivePage>();
     const QString prompt = QStringLiteral("s = \"\U0001F600 \u6F22\u5B57\"\nn = len(s)\nprint(");
@@ -313,9 +316,7 @@ void TestInside::codeColouredByAttribution()
 void TestInside::layerMatrixTab()
 {
     MainWindow w;
-    w.resize(1300, 800);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(showAt(w, 1300, 800));
     auto* layers = w.findChild<LayerTab*>();
     QVERIFY(layers);
     QSignalSpy computed(layers, &LayerTab::computed);
@@ -362,9 +363,7 @@ void TestInside::bundledModelScreenshot()
     const std::size_t line = code.rfind('\n', code.rfind('\n', code.size() - 2) - 1) + 1;
     const std::size_t cut = std::min(code.size() - 1, code.find_first_not_of(' ', line) + 3);
     MainWindow w;
-    w.resize(1600, 950);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(showAt(w, 1600, 950));
     QVERIFY(loadBundled(w));
     InteractivePage* tab = w.page<InteractivePage>();
     QVERIFY(generate(tab, toQString(code.substr(0, cut)), 16));

@@ -78,18 +78,25 @@ bool oneDnnLinearEnabled()
     return linearPath() != LinearPath::Aten;
 }
 
+namespace {
+// Whether x Wᵀ + b may leave at::linear at all: a float32 CPU product that records no graph (oneDNN's products
+// have no autograd kernel; gradient x input, attribution/, takes at::linear).
+bool offAtenApplies(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b)
+{
+    const bool recording =
+        at::GradMode::is_enabled() && (x.requires_grad() || w.requires_grad() || (b.defined() && b.requires_grad()));
+    return !recording && x.device().is_cpu() && x.scalar_type() == at::kFloat && w.scalar_type() == at::kFloat &&
+           (!b.defined() || b.scalar_type() == at::kFloat);
+}
+} // namespace
+
 at::Tensor cpuAwareLinear(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b)
 {
     const int64_t in = x.size(-1);
     const int64_t rows = in > 0 ? x.numel() / in : 0;
-    // oneDNN's linear has no autograd kernel (LibTorch 2.x warns and returns zero gradients): anything that
-    // records a graph (gradient x input, attribution/) takes at::linear.
-    const bool recording =
-        at::GradMode::is_enabled() && (x.requires_grad() || w.requires_grad() || (b.defined() && b.requires_grad()));
     const LinearPath path = linearPath();
     const int64_t minRows = path == LinearPath::Dnnl ? kDnnlMinRows : kOneDnnMinRows;
-    if (recording || path == LinearPath::Aten || !x.device().is_cpu() || x.scalar_type() != at::kFloat ||
-        w.scalar_type() != at::kFloat || (b.defined() && b.scalar_type() != at::kFloat) || rows < minRows || rows == 0)
+    if (path == LinearPath::Aten || !offAtenApplies(x, w, b) || rows < minRows || rows == 0)
         return at::linear(x, w, b);
     auto outSizes = x.sizes().vec();
     outSizes.back() = w.size(0);
@@ -162,12 +169,8 @@ std::optional<at::Tensor> cpuFusedLinearActivation(const at::Tensor& x, const at
 #endif
     const int64_t in = x.size(-1);
     const int64_t rows = in > 0 ? x.numel() / in : 0;
-    const bool recording =
-        at::GradMode::is_enabled() && (x.requires_grad() || w.requires_grad() || (b.defined() && b.requires_grad()));
-    if (!fuse || act == DnnlAct::None || recording || linearPath() != LinearPath::Dnnl || !x.device().is_cpu() ||
-        x.scalar_type() != at::kFloat || w.scalar_type() != at::kFloat ||
-        (b.defined() && (b.scalar_type() != at::kFloat || !b.is_contiguous())) || !w.is_contiguous() ||
-        rows < kDnnlMinRows)
+    if (!fuse || act == DnnlAct::None || linearPath() != LinearPath::Dnnl || !offAtenApplies(x, w, b) ||
+        (b.defined() && !b.is_contiguous()) || !w.is_contiguous() || rows < kDnnlMinRows)
         return std::nullopt;
     auto outSizes = x.sizes().vec();
     outSizes.back() = w.size(0);
