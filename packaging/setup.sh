@@ -82,6 +82,11 @@ stage_summary() {
   echo "setup: stage times: ${line}total $total s ($((total / 60)) min $((total % 60)) s)" >&2
 }
 stage_begin
+# A command failing outside the tests (an install, a configure or a compile) ends the script at once (set -e);
+# the trap then names the stage it was in.
+current_stage=install
+reported=
+trap 'rc=$?; if [ "$rc" -ne 0 ] && [ -z "$reported" ]; then echo "setup: FAILED in stage $current_stage (exit $rc)" >&2; fi' EXIT
 
 as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
@@ -266,6 +271,7 @@ case "$mode" in
     builds=("$torch")
     [ -z "$torch" ] && builds=(system pytorch)
     status=0
+    failed=() # the stages whose tests failed, named at the end
     for t in "${builds[@]}"; do
       # The GUI and its tests, and the Slurm test, once (on the first build); core, CLI, model and eval
       # tests on every build.
@@ -273,6 +279,7 @@ case "$mode" in
       [ "$t" = "${builds[0]}" ] && gui=ON
       dir="$(build_dir "$t")"
       stage_begin
+      current_stage="$t"
       configure_and_build "$t" "$dir" "$gui" ON "$gui"
       # The first build runs every test; a further build only those whose outcome depends on the LibTorch.
       labels=()
@@ -282,27 +289,45 @@ case "$mode" in
       # removes what it made (also when it fails).
       test_tmp="$(mktemp -d "${TMPDIR:-/tmp}/ascviz-ctest-XXXXXX")"
       chmod 1777 "$test_tmp" # like /tmp: the read-only fault test runs the CLI as another user
-      (cd "$dir" && TMPDIR="$test_tmp" ctest --output-on-failure -j "$jobs" --timeout 900 "${labels[@]}") || status=1
+      (cd "$dir" && TMPDIR="$test_tmp" ctest --output-on-failure -j "$jobs" --timeout 900 "${labels[@]}") ||
+        { status=1; failed+=("$t"); }
       grep -h -e "^live conformance" -e "^tokenizer differential (" -e "^causal conformance (" -e "^batch faults:" \
         "$dir/Testing/Temporary/LastTest.log" >&2 || true
+      # The model runtime again with oneDNN held to older instruction sets (docs/robustness.md, "Instruction
+      # sets"): an AVX-512 machine then runs the kernels an AVX2-only or SSE4.1-only CPU gets (issue 39: the
+      # PyTorch build failed on every CPU without AVX-512 while CI passed on one with it). The live cases made
+      # above are reused (-FS); the benchmark comparison is not repeated.
+      for isa in ${ASCVIZ_ISA_RERUNS:-AVX2 SSE41}; do
+        echo "setup: testing the $t LibTorch build's model runtime with ONEDNN_MAX_CPU_ISA=$isa" >&2
+        isa_regex='^(live_make_cases|bench_hf_compare)$'
+        (cd "$dir" && TMPDIR="$test_tmp" ONEDNN_MAX_CPU_ISA="$isa" ctest --output-on-failure -j "$jobs" --timeout 900 \
+           -L runtime -E "$isa_regex" -FS live_cases) || { status=1; failed+=("$t ($isa)"); }
+      done
       left="$(find "$test_tmp" -mindepth 1 -maxdepth 1 -name 'ascviz-*' | head -20)"
       if [ -n "$left" ]; then
         echo "setup: tests left temporary folders behind:" >&2
         echo "$left" >&2
         status=1
+        failed+=("$t (temporary files)")
       fi
       rm -rf "$test_tmp"
       stage_end "$t"
     done
     if [ "${ASCVIZ_PYTHON_TESTS:-1}" != 0 ] && [[ " ${builds[*]} " == *" pytorch "* ]]; then
       stage_begin
-      python_package || status=1
+      current_stage=python
+      python_package || { status=1; failed+=(python); }
       stage_end python
     fi
     if [ "${ASCVIZ_ROBUSTNESS:-1}" != 0 ]; then
-      robustness || status=1
+      current_stage=robustness
+      robustness || { status=1; failed+=("robustness (sanitizers or fuzz)"); }
     fi
     stage_summary
+    if [ "$status" -ne 0 ]; then
+      echo "setup: FAILED: ${failed[*]:-a stage} (see its output above); exit 1" >&2
+    fi
+    reported=1
     exit $status
     ;;
 esac

@@ -45,6 +45,32 @@ TEST(CliModel, ScorePrintsTokensWithNtp)
     EXPECT_NEAR(j.at("cross_entropy").get<double>(), ce / static_cast<double>(toks.size() - 1), 1e-9);
 }
 
+// Without its oneDNN module (issue 39: ASCVIZ_DNNL_MODULE names a missing file), the CLI still scores, with
+// LibTorch's linear layers: --version says why the system oneDNN is not used, and every NtP equals the
+// module's within 1e-5 -- a fallback never a silent different number.
+TEST(CliModel, WithoutTheOneDnnModuleTheSameNtp)
+{
+    const std::string text = "def add(a, b):\n    total = a + b\n    return total * 2  # 合計 🙂\n";
+    const auto file = clitest::writeTemp("fallback.py", text);
+    const std::string cmd = "score --model default --device cpu --threads 1 --text-file '" + file.string() + "'";
+    const auto with = clitest::run(cmd);
+    ASSERT_EQ(with.status, 0) << with.err;
+    ::setenv("ASCVIZ_DNNL_MODULE", "/nonexistent/libascviz_dnnl.so", 1);
+    const auto without = clitest::run(cmd);
+    const auto version = clitest::run("--version");
+    ::unsetenv("ASCVIZ_DNNL_MODULE");
+    ASSERT_EQ(without.status, 0) << without.err;
+    EXPECT_NE(version.out.find("the oneDNN module was not found (/nonexistent/libascviz_dnnl.so)"), std::string::npos)
+        << version.out;
+    const auto a = nlohmann::json::parse(with.out).at("tokens"), b = nlohmann::json::parse(without.out).at("tokens");
+    ASSERT_EQ(a.size(), b.size());
+    ASSERT_GT(a.size(), 10u);
+    for (std::size_t i = 1; i < a.size(); ++i) {
+        EXPECT_EQ(a[i].at("id"), b[i].at("id"));
+        EXPECT_NEAR(a[i].at("ntp").get<double>(), b[i].at("ntp").get<double>(), 1e-5) << "token " << i;
+    }
+}
+
 TEST(CliModel, ScoreReadsStdin)
 {
     const auto r = clitest::run("score --model " + tinyModel() + " --text-file -", "import os\n");

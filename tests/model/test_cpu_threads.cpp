@@ -194,3 +194,43 @@ TEST(CpuLinear, Bfloat16MatmulIsCloseToFloat32OrRefusedWithAReason)
     EXPECT_GT(worst, 0.0) << "the bfloat16 products were not used";
     EXPECT_LT(worst, 0.05);
 }
+
+// The direct oneDNN path (issue 39): where the build has it, its module loads and passes its self-test on this CPU
+// under whatever ONEDNN_MAX_CPU_ISA the run sets (setup.sh test reruns the runtime tests with AVX2 and SSE41), and
+// products of many shapes -- one row (generation), odd sizes, with and without bias -- equal the hand-computed
+// ones with no product handed back to LibTorch. (Before the fix, the PyTorch build on an AVX2-only CPU failed every
+// product with "could not execute a primitive": its oneDNN's gemm kernels were initialised in LibTorch's copy.)
+TEST(CpuLinear, DirectOneDnnRunsEveryShapeOnThisCpu)
+{
+#if ASCVIZ_TEST_EXPECTS_DNNL
+    const std::string before = model::cpuLinearDescription();
+    ASSERT_EQ(before.rfind("oneDNN ", 0), 0u) << before;
+    EXPECT_NE(before.find("matmul"), std::string::npos) << before;
+#endif
+    for (const int64_t rows : {1, 2, 7, 16, 33})
+        for (const auto& [in, out] : {std::pair<int64_t, int64_t>{5, 3}, {64, 48}, {97, 130}})
+            for (const bool bias : {true, false}) {
+                std::vector<float> x(static_cast<std::size_t>(rows * in)), w(static_cast<std::size_t>(in * out)),
+                    b(bias ? static_cast<std::size_t>(out) : 0);
+                for (std::size_t i = 0; i < x.size(); ++i)
+                    x[i] = static_cast<float>(static_cast<int>((i * 31) % 17) - 8) / 8.0f;
+                for (std::size_t i = 0; i < w.size(); ++i)
+                    w[i] = static_cast<float>(static_cast<int>((i * 13) % 11) - 5) / 4.0f;
+                for (std::size_t i = 0; i < b.size(); ++i)
+                    b[i] = static_cast<float>(i % 3) - 1.0f;
+                const std::vector<float> y = model::cpuLinearOnArrays(x, w, b, 1, rows, in, out);
+                ASSERT_EQ(y.size(), static_cast<std::size_t>(rows * out));
+                for (int64_t r = 0; r < rows; ++r)
+                    for (int64_t o = 0; o < out; ++o) {
+                        double want = bias ? b[static_cast<std::size_t>(o)] : 0.0;
+                        for (int64_t i = 0; i < in; ++i)
+                            want += static_cast<double>(x[static_cast<std::size_t>(r * in + i)]) *
+                                    w[static_cast<std::size_t>(o * in + i)];
+                        // Multiples of 1/32 summed: exact in float32 whatever the order of the sums.
+                        ASSERT_EQ(y[static_cast<std::size_t>(r * out + o)], static_cast<float>(want))
+                            << rows << "x" << in << "x" << out << (bias ? " with bias" : "") << " at " << r << "," << o;
+                    }
+            }
+    const std::string after = model::cpuLinearDescription();
+    EXPECT_EQ(after.find("could not run"), std::string::npos) << after;
+}

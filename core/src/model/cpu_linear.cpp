@@ -60,7 +60,7 @@ LinearPath linearPath()
             return LinearPath::Aten;
         if (v && std::strcmp(v, "onednn") == 0)
             return compiledWithOneDnn() ? LinearPath::TorchOneDnn : LinearPath::Aten;
-        if (dnnlLinearCompiled())
+        if (dnnlLinearAvailable())
             return LinearPath::Dnnl;
 #if TORCH_VERSION_MAJOR >= 2
         return compiledWithOneDnn() ? LinearPath::TorchOneDnn : LinearPath::Aten;
@@ -101,10 +101,13 @@ at::Tensor cpuAwareLinear(const at::Tensor& x, const at::Tensor& w, const at::Te
     auto outSizes = x.sizes().vec();
     outSizes.back() = w.size(0);
     const at::Tensor x2 = x.reshape({rows, in}).contiguous();
-    if (path == LinearPath::Dnnl && w.is_contiguous() && (!b.defined() || b.is_contiguous()))
-        return dnnlLinear(x2, w, b).view(outSizes);
-    if (path == LinearPath::Dnnl && rows < kOneDnnMinRows)
+    if (path == LinearPath::Dnnl) {
+        // A product oneDNN cannot create or execute on this CPU is LibTorch's (dnnlLinearFallbackNote says so).
+        if (w.is_contiguous() && (!b.defined() || b.is_contiguous()))
+            if (at::Tensor y = dnnlLinear(x2, w, b); y.defined())
+                return y.view(outSizes);
         return at::linear(x, w, b);
+    }
 #if TORCH_VERSION_MAJOR >= 2
     if (!pointwiseOp())
         return at::linear(x, w, b);
@@ -135,9 +138,9 @@ at::Tensor cpuFusedAttention(const at::Tensor& q, const at::Tensor& k, const at:
                              bool causal, double scale)
 {
 #if TORCH_VERSION_MAJOR >= 2
-    // LibTorch 2.x computes attention with its fused scaled-dot-product kernel (decoder.cpp); the system oneDNN's
-    // strided batched products (its gemm:jit path) fail to execute beside a PyTorch wheel's OpenMP runtime
-    // ("unimplemented", generation's single-query step).
+    // LibTorch 2.x computes attention with its fused scaled-dot-product kernel (decoder.cpp), measured against Hugging
+    // Face with it. (The failures once seen here from the system oneDNN's gemm:jit were the symbol clash that
+    // dnnl_abi.h describes, not this path's own.)
     (void)q, (void)k, (void)v, (void)mask, (void)causal, (void)scale;
     return {};
 #else
@@ -174,7 +177,10 @@ std::optional<at::Tensor> cpuFusedLinearActivation(const at::Tensor& x, const at
         return std::nullopt;
     auto outSizes = x.sizes().vec();
     outSizes.back() = w.size(0);
-    return dnnlLinear(x.reshape({rows, in}).contiguous(), w, b, act).view(outSizes);
+    const at::Tensor y = dnnlLinear(x.reshape({rows, in}).contiguous(), w, b, act);
+    if (!y.defined())
+        return std::nullopt; // the caller computes the product and the activation apart
+    return y.view(outSizes);
 }
 
 std::vector<float> cpuLinearOnArrays(const std::vector<float>& x, const std::vector<float>& w,
@@ -222,14 +228,18 @@ int64_t cpuPackedWeightBytes()
 
 std::string cpuLinearDescription()
 {
-    if (linearPath() == LinearPath::Aten)
-        return "LibTorch's BLAS";
     if (linearPath() == LinearPath::Dnnl)
-        return dnnlLinearDescription() + ", from " + std::to_string(kDnnlMinRows) + " rows";
+        return dnnlLinearDescription() + ", from " + std::to_string(kDnnlMinRows) + " rows" + dnnlLinearFallbackNote();
+    // Why the system oneDNN is not used, unless ASCVIZ_CPU_LINEAR chose another path.
+    const char* env = std::getenv("ASCVIZ_CPU_LINEAR");
+    const std::string note = env && *env ? std::string(" (ASCVIZ_CPU_LINEAR=") + env + ")"
+                                         : " (the system oneDNN is not used: " + dnnlLinearUnavailableReason() + ")";
+    if (linearPath() == LinearPath::Aten)
+        return "LibTorch's BLAS" + note;
 #if TORCH_VERSION_MAJOR >= 2
-    return "oneDNN (mkldnn::_linear_pointwise) from " + std::to_string(kOneDnnMinRows) + " rows";
+    return "oneDNN (mkldnn::_linear_pointwise) from " + std::to_string(kOneDnnMinRows) + " rows" + note;
 #else
-    return "oneDNN (aten::mkldnn_linear) from " + std::to_string(kOneDnnMinRows) + " rows";
+    return "oneDNN (aten::mkldnn_linear) from " + std::to_string(kOneDnnMinRows) + " rows" + note;
 #endif
 }
 

@@ -1,6 +1,13 @@
-#include "dnnl_gemm.h"
+// The oneDNN module (libascviz_dnnl.so): Debian's oneDNN's matmul on plain float32 arrays behind the C table of
+// dnnl_abi.h. It is loaded by dnnl_module.cpp (why a module and RTLD_DEEPBIND: dnnl_abi.h) and sees no LibTorch.
+#include "dnnl_abi.h"
 
 #include <oneapi/dnnl/dnnl.hpp>
+
+#include <cstdio>
+#include <exception>
+#include <new>
+#include <string>
 
 #include <cstring>
 #include <list>
@@ -17,28 +24,23 @@ using dnnl::memory;
 using Tag = memory::format_tag;
 using DT = memory::data_type;
 
-struct DnnlPackedWeights::Impl {
+namespace {
+
+enum class DnnlAct { None, GeluTanh, GeluErf, Relu }; // the table's act codes 0..3
+
+// The packed copies of one weight matrix w [out, in] in the blocked layouts the primitives ask for (one per
+// layout; in practice one), made on first use.
+struct Packed {
     std::vector<std::pair<memory::desc, memory>> layouts;
     int64_t bytes = 0;
 };
-
-DnnlPackedWeights::DnnlPackedWeights() : impl(std::make_unique<Impl>())
-{
-}
-DnnlPackedWeights::~DnnlPackedWeights() = default;
-int64_t DnnlPackedWeights::bytes() const
-{
-    return impl->bytes;
-}
-
-namespace {
 
 class Engine {
 public:
     Engine() : m_engine(dnnl::engine::kind::cpu, 0) {}
 
     void run(const float* x, int64_t rows, int64_t in, const float* w, int64_t out, const float* b, DnnlAct act,
-             float* y, DnnlPackedWeights* packed, bool bf16)
+             float* y, Packed* packed, bool bf16)
     {
         const memory::desc srcF32({rows, in}, DT::f32, Tag::ab);
         const memory::desc srcMd({rows, in}, bf16 ? DT::bf16 : DT::f32, Tag::ab);
@@ -53,7 +55,7 @@ public:
         dnnl::matmul prim = p.prim;
         memory weights;
         if (packed) {
-            weights = packedFor(*packed->impl, p.weights, w, plainMd);
+            weights = packedFor(*packed, p.weights, w, plainMd);
         } else {
             weights = memory(plainMd, m_engine, const_cast<float*>(w));
         }
@@ -82,8 +84,7 @@ private:
     using Key =
         std::tuple<int64_t, int64_t, int64_t, bool, DnnlAct, bool, bool>; // rows, in, out, bias, act, packed, bf16
 
-    memory packedFor(DnnlPackedWeights::Impl& pw, const memory::desc& layout, const float* w,
-                     const memory::desc& plainMd)
+    memory packedFor(Packed& pw, const memory::desc& layout, const float* w, const memory::desc& plainMd)
     {
         for (const auto& [md, mem] : pw.layouts)
             if (md == layout)
@@ -159,8 +160,8 @@ struct AttentionPrimitives {
 
 class AttentionCache {
 public:
-    bool run(const DnnlAttention& a, DnnlAttentionPhase phase, const float* q, const float* k, const float* v,
-             const float* mask, float* scores, float* out)
+    bool run(const AscvizDnnlAttention& a, int phase, const float* q, const float* k, const float* v, const float* mask,
+             float* scores, float* out)
     {
 #if DNNL_VERSION_MAJOR >= 3
         (void)a, (void)phase, (void)q, (void)k, (void)v, (void)mask, (void)scores, (void)out;
@@ -175,7 +176,7 @@ public:
         };
         dnnl::stream stream(m_engine);
         memory sc = mem(run.scores, scores);
-        if (phase == DnnlAttentionPhase::Scores) {
+        if (phase == 0) {
             std::unordered_map<int, memory> qk{
                 {DNNL_ARG_SRC, mem(run.q, q)}, {DNNL_ARG_WEIGHTS, mem(run.kT, k)}, {DNNL_ARG_DST, sc}};
             if (a.maskBatch > 0)
@@ -194,7 +195,7 @@ private:
 #if DNNL_VERSION_MAJOR < 3
     using Key = std::vector<int64_t>;
 
-    const AttentionPrimitives& primitivesFor(const DnnlAttention& a)
+    const AttentionPrimitives& primitivesFor(const AscvizDnnlAttention& a)
     {
         int32_t scaleBits = 0;
         static_assert(sizeof(scaleBits) == sizeof(a.scale));
@@ -245,21 +246,7 @@ Engine& engine()
     return e;
 }
 
-} // namespace
-
-void dnnlMatmul(const float* x, int64_t rows, int64_t in, const float* w, int64_t out, const float* b, DnnlAct act,
-                float* y, DnnlPackedWeights* packed, bool bf16)
-{
-    engine().run(x, rows, in, w, out, b, act, y, packed, bf16 && packed != nullptr);
-}
-
-bool dnnlHasBf16()
-{
-    const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
-    return isa == dnnl::cpu_isa::avx512_core_bf16 || isa == dnnl::cpu_isa::avx512_core_amx;
-}
-
-std::string dnnlCpuIsa()
+const char* cpuIsaName()
 {
     switch (dnnl::get_effective_cpu_isa()) {
     case dnnl::cpu_isa::avx512_core_amx:
@@ -274,21 +261,68 @@ std::string dnnlCpuIsa()
         return "avx2_vnni";
     case dnnl::cpu_isa::avx2:
         return "avx2";
+    case dnnl::cpu_isa::avx:
+        return "avx";
+    case dnnl::cpu_isa::sse41:
+        return "sse41";
     default:
-        return "older than avx2";
+        return "older than sse41";
     }
 }
 
-bool dnnlAttention(const DnnlAttention& shape, DnnlAttentionPhase phase, const float* q, const float* k, const float* v,
-                   const float* mask, float* scores, float* out)
+// Runs f and turns any exception into the table's error convention.
+template <typename F> int guarded(char* err, std::size_t errLen, F&& f)
 {
-    return attentionCache().run(shape, phase, q, k, v, mask, scores, out);
+    try {
+        return f();
+    } catch (const dnnl::error& e) {
+        std::snprintf(err, errLen, "oneDNN: %s (status %d)", e.what(), static_cast<int>(e.status));
+    } catch (const std::exception& e) {
+        std::snprintf(err, errLen, "%s", e.what());
+    }
+    return -1;
 }
 
-std::string dnnlVersionString()
+const char* versionString()
 {
-    const dnnl::version_t* v = dnnl::version();
-    return "oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch);
+    static const std::string s = [] {
+        const dnnl::version_t* v = dnnl::version();
+        return "oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch);
+    }();
+    return s.c_str();
 }
+
+const AscvizDnnlApi kApi = {
+    ASCVIZ_DNNL_ABI_VERSION,
+    versionString,
+    cpuIsaName,
+    [] {
+        const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
+        return isa == dnnl::cpu_isa::avx512_core_bf16 || isa == dnnl::cpu_isa::avx512_core_amx ? 1 : 0;
+    },
+    []() -> void* { return new (std::nothrow) Packed(); },
+    [](void* p) { delete static_cast<Packed*>(p); },
+    [](const void* p) { return p ? static_cast<const Packed*>(p)->bytes : int64_t{0}; },
+    [](const float* x, int64_t rows, int64_t in, const float* w, int64_t out, const float* b, int act, float* y,
+       void* packed, int bf16, char* err, std::size_t errLen) {
+        return guarded(err, errLen, [&] {
+            engine().run(x, rows, in, w, out, b, static_cast<DnnlAct>(act), y, static_cast<Packed*>(packed),
+                         bf16 != 0 && packed != nullptr);
+            return 0;
+        });
+    },
+    [](const AscvizDnnlAttention* shape, int phase, const float* q, const float* k, const float* v, const float* mask,
+       float* scores, float* out, char* err, std::size_t errLen) {
+        return guarded(err, errLen,
+                       [&] { return attentionCache().run(*shape, phase, q, k, v, mask, scores, out) ? 0 : 1; });
+    },
+};
+
+} // namespace
 
 } // namespace ascviz::model
+
+extern "C" __attribute__((visibility("default"))) const AscvizDnnlApi* ascviz_dnnl_api()
+{
+    return &ascviz::model::kApi;
+}

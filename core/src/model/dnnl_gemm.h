@@ -1,6 +1,7 @@
-// The system oneDNN's matmul on plain float32 arrays, torch-free (its own library, ascviz_model_dnnl, so that
-// Debian's oneDNN headers are not shadowed by the ones a PyTorch wheel ships with its LibTorch). dnnl_linear.h
-// puts LibTorch tensors and their lifetimes on top.
+// The system oneDNN's matmul on plain float32 arrays, torch-free: the model room's side of the oneDNN module
+// (libascviz_dnnl.so, dnnl_gemm.cpp, loaded by dnnl_module.cpp; why a module: dnnl_abi.h). dnnl_linear.h puts
+// LibTorch tensors and their lifetimes on top. Nothing here throws for oneDNN's sake: a product oneDNN cannot
+// create or execute returns false with the reason, and the caller computes it with LibTorch instead.
 #pragma once
 #include "cpu_threads.h"
 
@@ -9,6 +10,11 @@
 #include <string>
 
 namespace ascviz::model {
+
+// Whether the module is loaded and passed its self-test (a small product of every kind checked against the
+// hand-computed result); otherwise why not ("" when it is).
+bool dnnlAvailable();
+std::string dnnlUnavailableReason();
 
 // The packed copies of one weight matrix w [out, in] (row-major float32) in the blocked layouts oneDNN's matmul
 // picks for this CPU, made on first use (one per layout the primitives ask for; in practice one).
@@ -19,18 +25,22 @@ public:
     DnnlPackedWeights(const DnnlPackedWeights&) = delete;
     DnnlPackedWeights& operator=(const DnnlPackedWeights&) = delete;
     int64_t bytes() const;
-    struct Impl;
-    std::unique_ptr<Impl> impl;
+    void* handle() const { return m_handle; }
+
+private:
+    void* m_handle = nullptr;
 };
 
 // y [rows, out] = act(x [rows, in] wᵀ + b) with x, y row-major, w [out, in] row-major, b [out] or null. `packed`:
 // the weight's packed copies, added to on first use (null: w is read in place, no copy).
 // `bf16`: the product in bfloat16 (x and w rounded to bfloat16, products accumulated in float32; the opt-in
 // `--dtype bfloat16-matmul`), which needs `packed` and a CPU with AVX512-BF16 (dnnlHasBf16).
-void dnnlMatmul(const float* x, int64_t rows, int64_t in, const float* w, int64_t out, const float* b, DnnlAct act,
-                float* y, DnnlPackedWeights* packed, bool bf16 = false);
+// Returns false with *why set when oneDNN could not create or execute the product (y is then undefined).
+bool dnnlMatmul(const float* x, int64_t rows, int64_t in, const float* w, int64_t out, const float* b, DnnlAct act,
+                float* y, DnnlPackedWeights* packed, bool bf16, std::string* why);
 
-// Whether this CPU has oneDNN's bfloat16 instructions (AVX512-BF16 or AMX), and oneDNN's name for its best ISA.
+// Whether this CPU has oneDNN's bfloat16 instructions (AVX512-BF16 or AMX), and oneDNN's name for its best ISA
+// (honouring ONEDNN_MAX_CPU_ISA).
 bool dnnlHasBf16();
 std::string dnnlCpuIsa();
 
@@ -50,7 +60,7 @@ struct DnnlAttention {
 bool dnnlAttention(const DnnlAttention& shape, DnnlAttentionPhase phase, const float* q, const float* k, const float* v,
                    const float* mask, float* scores, float* out);
 
-// "oneDNN 2.6.3".
+// "oneDNN 2.6.3" ("" when the module is not loaded).
 std::string dnnlVersionString();
 
 } // namespace ascviz::model

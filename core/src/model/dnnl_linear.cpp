@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 #include <tuple>
 #endif
@@ -104,11 +105,54 @@ Packs& packs()
     return p;
 }
 
+// The products oneDNN could not create or execute, computed by LibTorch instead (the first reason is kept for
+// --version): each is tried once.
+class Failures {
+public:
+    using Key = std::tuple<int64_t, int64_t, int64_t, DnnlAct, bool>; // rows, in, out, act, bf16
+
+    bool known(const Key& k)
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        return m_keys.count(k) > 0;
+    }
+    void add(const Key& k, const std::string& why)
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        if (m_keys.insert(k).second && m_first.empty())
+            m_first = why;
+    }
+    std::string note()
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        if (m_keys.empty())
+            return {};
+        return "; LibTorch's linear layer for " + std::to_string(m_keys.size()) +
+               (m_keys.size() == 1 ? " shape" : " shapes") + " oneDNN could not run (" + m_first + ")";
+    }
+
+private:
+    std::mutex m_mutex;
+    std::set<Key> m_keys;
+    std::string m_first;
+};
+
+Failures& failures()
+{
+    static Failures f;
+    return f;
+}
+
 } // namespace
 
-bool dnnlLinearCompiled()
+bool dnnlLinearAvailable()
 {
-    return true;
+    return dnnlAvailable();
+}
+
+std::string dnnlLinearUnavailableReason()
+{
+    return dnnlUnavailableReason();
 }
 
 at::Tensor dnnlLinear(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b, DnnlAct act)
@@ -116,11 +160,19 @@ at::Tensor dnnlLinear(const at::Tensor& x, const at::Tensor& w, const at::Tensor
     if (x.dim() != 2 || w.dim() != 2 || x.size(1) != w.size(1) || !x.is_contiguous() || !w.is_contiguous() ||
         (b.defined() && (!b.is_contiguous() || b.numel() != w.size(0))))
         throw std::logic_error("dnnlLinear: expects contiguous x [rows, in], w [out, in], b [out]");
-    at::Tensor y = at::empty({x.size(0), w.size(0)}, x.options());
     // The shared_ptr keeps the packed copies alive through the call even if the weight is dropped meanwhile.
     const PackedRef packed = packs().of(w);
-    dnnlMatmul(x.data_ptr<float>(), x.size(0), x.size(1), w.data_ptr<float>(), w.size(0),
-               b.defined() ? b.data_ptr<float>() : nullptr, act, y.data_ptr<float>(), packed.packed.get(), packed.bf16);
+    const Failures::Key key{x.size(0), x.size(1), w.size(0), act, packed.bf16};
+    if (failures().known(key))
+        return {};
+    at::Tensor y = at::empty({x.size(0), w.size(0)}, x.options());
+    std::string why;
+    if (!dnnlMatmul(x.data_ptr<float>(), x.size(0), x.size(1), w.data_ptr<float>(), w.size(0),
+                    b.defined() ? b.data_ptr<float>() : nullptr, act, y.data_ptr<float>(), packed.packed.get(),
+                    packed.bf16, &why)) {
+        failures().add(key, why);
+        return {};
+    }
     return y;
 }
 
@@ -135,6 +187,11 @@ void dnnlMarkBf16(const at::Tensor& w)
 bool dnnlBf16Available()
 {
     return dnnlHasBf16();
+}
+
+std::string dnnlCpuIsaName()
+{
+    return dnnlCpuIsa();
 }
 
 at::Tensor dnnlAttend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& mask,
@@ -162,14 +219,20 @@ at::Tensor dnnlAttend(const at::Tensor& q, const at::Tensor& k, const at::Tensor
                        scores.data_ptr<float>(), out.data_ptr<float>()))
         return {};
     const at::Tensor probs = at::softmax(scores, -1).contiguous();
-    dnnlAttention(a, DnnlAttentionPhase::Values, q.data_ptr<float>(), k.data_ptr<float>(), v.data_ptr<float>(), mp,
-                  probs.data_ptr<float>(), out.data_ptr<float>());
+    if (!dnnlAttention(a, DnnlAttentionPhase::Values, q.data_ptr<float>(), k.data_ptr<float>(), v.data_ptr<float>(), mp,
+                       probs.data_ptr<float>(), out.data_ptr<float>()))
+        return {};
     return out.transpose(1, 2);
 }
 
 std::string dnnlLinearDescription()
 {
-    return dnnlVersionString() + " matmul, weights pre-packed on first use";
+    return dnnlVersionString() + " matmul (" + dnnlCpuIsa() + "), weights pre-packed on first use";
+}
+
+std::string dnnlLinearFallbackNote()
+{
+    return failures().note();
 }
 
 int64_t dnnlPackedBytes()
@@ -189,14 +252,29 @@ bool dnnlBf16Available()
     return false;
 }
 
+std::string dnnlCpuIsaName()
+{
+    return "unknown (no oneDNN)";
+}
+
 at::Tensor dnnlAttend(const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&, double)
 {
     return {};
 }
 
-bool dnnlLinearCompiled()
+bool dnnlLinearAvailable()
 {
     return false;
+}
+
+std::string dnnlLinearUnavailableReason()
+{
+    return "this build has no oneDNN (libdnnl-dev was not found by CMake)";
+}
+
+std::string dnnlLinearFallbackNote()
+{
+    return "";
 }
 
 at::Tensor dnnlLinear(const at::Tensor&, const at::Tensor&, const at::Tensor&, DnnlAct)

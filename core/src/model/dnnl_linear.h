@@ -13,16 +13,19 @@
 
 namespace ascviz::model {
 
-// Whether this build has the direct oneDNN path.
-bool dnnlLinearCompiled();
+// Whether the direct oneDNN path is usable in this process: the build has it and its module loaded and passed
+// its self-test (dnnl_gemm.h); otherwise why not.
+bool dnnlLinearAvailable();
+std::string dnnlLinearUnavailableReason();
 
 // y = x Wᵀ + b for a contiguous float32 CPU x [rows, in], a contiguous float32 w [out, in] and b [out] or undefined;
-// returns [rows, out]. Weights are packed on first use, keyed by their storage and offset and checked against
-// the storage's lifetime and the tensor's version counter, so a freed or modified weight is never read from a
-// stale copy. Packed copies are kept up to a budget (ASCVIZ_DNNL_PACK_MB, default 4096 MiB); past it the
-// weights are read in LibTorch's own layout (no copy).
-// `act` (cpu_threads.h) is an element-wise activation applied to the result inside the same primitive (oneDNN's
-// eltwise post-op, computed on the product while it is still in registers): act(x Wᵀ + b).
+// returns [rows, out], or an undefined tensor when oneDNN could not create or execute this product (the caller
+// computes it with LibTorch; dnnlLinearFallbackNote says so). Weights are packed on first use, keyed by their storage
+// and offset and checked against the storage's lifetime and the tensor's version counter, so a freed or modified weight
+// is never read from a stale copy. Packed copies are kept up to a budget (ASCVIZ_DNNL_PACK_MB, default 4096 MiB); past
+// it the weights are read in LibTorch's own layout (no copy). `act` (cpu_threads.h) is an element-wise activation
+// applied to the result inside the same primitive (oneDNN's eltwise post-op, computed on the product while it is still
+// in registers): act(x Wᵀ + b).
 at::Tensor dnnlLinear(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b, DnnlAct act = DnnlAct::None);
 
 // softmax(scale · q kᵀ + mask) v for float32 CPU q [B, H, T, D] and k, v [B, H, S, D] (any strides, no copies) with
@@ -37,9 +40,15 @@ at::Tensor dnnlAttend(const at::Tensor& q, const at::Tensor& k, const at::Tensor
 // no bfloat16 instructions, or when this build has no oneDNN.
 void dnnlMarkBf16(const at::Tensor& w);
 bool dnnlBf16Available();
+// oneDNN's name for the best instruction set it uses on this CPU ("avx2", "avx512_core_bf16"; ONEDNN_MAX_CPU_ISA
+// lowers it).
+std::string dnnlCpuIsaName();
 
 // "oneDNN 2.6.3 (matmul, pre-packed weights, avx512_core)" for --version.
 std::string dnnlLinearDescription();
+
+// "; LibTorch's linear layer for 2 shapes oneDNN could not run (reason)" once that happened, else "".
+std::string dnnlLinearFallbackNote();
 
 // Bytes of packed weights held now (tests).
 int64_t dnnlPackedBytes();

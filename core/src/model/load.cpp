@@ -102,9 +102,10 @@ std::unique_ptr<LanguageModel> LanguageModel::load(const fs::path& dirIn, const 
     const bool bf16Matmul = opts.dtype == "bfloat16-matmul";
     if (bf16Matmul && useCuda)
         throw ModelError("--dtype bfloat16-matmul is for the CPU; on a GPU use --dtype bfloat16 or float16");
-    if (bf16Matmul && !(oneDnnLinearEnabled() && dnnlLinearCompiled() && dnnlBf16Available()))
+    if (bf16Matmul && !(oneDnnLinearEnabled() && dnnlLinearAvailable() && dnnlBf16Available()))
         throw ModelError(std::string("--dtype bfloat16-matmul needs the system oneDNN on a CPU with AVX512-BF16 (") +
-                         (dnnlLinearCompiled() ? "this CPU has none" : "this build has no oneDNN") +
+                         (dnnlLinearAvailable() ? "this CPU has none: oneDNN finds " + dnnlCpuIsaName()
+                                                : dnnlLinearUnavailableReason()) +
                          "); use --dtype float32");
     if (opts.dtype == "auto" || bf16Matmul) // float32 everywhere (method.md §1); half precision only when asked for
         dtype = at::kFloat;
