@@ -59,11 +59,12 @@ TextRecord oneEdgePerType(int types, std::size_t ranks)
 
 TEST(HeadPartial, LayersTimesHeadsTimesKDoesNotOverflow)
 {
-    // The issue's crash: 4096 layers, max k 254 and one edge of 4096 x 2064 ranks: 2.1e9 histogram cells, past
-    // int (a SIGSEGV in HeadTally::add). Refused before anything is allocated.
+    // The issue's crash: 4096 layers, max k 254 and one 34 MB edge of 4096 x 4150 ranks: 4.3e9 histogram cells,
+    // past int (a SIGSEGV in HeadTally::add; 4096 x 2065 made it negative: "cannot create std::vector larger
+    // than max_size()"). Refused before anything is allocated.
     HeadTally tally(4096, 254, {});
-    const std::string e = errorOf([&] { tally.add(oneEdgePerType(1, std::size_t{4096} * 2064)); });
-    EXPECT_NE(e.find("8454144 ranks, more than the 16384"), std::string::npos) << e;
+    const std::string e = errorOf([&] { tally.add(oneEdgePerType(1, std::size_t{4096} * 4150)); });
+    EXPECT_NE(e.find("16998400 ranks, more than the 16384"), std::string::npos) << e;
     EXPECT_EQ(tally.texts(), 0);
 }
 
