@@ -90,6 +90,15 @@ int Args::intValue(const std::string& name, int fallback)
     }
 }
 
+int Args::intValue(const std::string& name, int fallback, int min, int max)
+{
+    const int x = intValue(name, fallback);
+    if (x < min || x > max)
+        throw UsageError(name + " must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got " +
+                         std::to_string(x));
+    return x;
+}
+
 uint64_t Args::uint64Value(const std::string& name, uint64_t fallback)
 {
     auto v = value(name);

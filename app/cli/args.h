@@ -14,6 +14,10 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// The most resamples or simulations a bootstrap or refutation option takes: a run of more would take hours
+// and grow its memory with the count (--resamples, --simulations).
+inline constexpr int kMaxResamples = 100'000;
+
 class Args {
 public:
     explicit Args(std::vector<std::string> tokens);
@@ -23,6 +27,8 @@ public:
     std::string require(const std::string& name);
     std::string valueOr(const std::string& name, const std::string& fallback);
     int intValue(const std::string& name, int fallback);
+    // An integer within [min, max]; UsageError "<name> must be between <min> and <max>, got <v>" otherwise.
+    int intValue(const std::string& name, int fallback, int min, int max);
     double doubleValue(const std::string& name, double fallback);
     uint64_t uint64Value(const std::string& name, uint64_t fallback); // a non-negative integer (seeds)
     bool flag(const std::string& name);                               // "--name" with no value

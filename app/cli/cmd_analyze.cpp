@@ -150,7 +150,7 @@ int cmdAnalyze(Args& args)
         opts.seed = args.uint64Value("--seed", opts.seed);
         opts.minSnippets = args.intValue("--min-snippets", opts.minSnippets);
         opts.confounders = confoundersOption(args);
-        opts.simulations = args.intValue("--simulations", opts.simulations);
+        opts.simulations = args.intValue("--simulations", opts.simulations, 0, kMaxResamples);
         try {
             checkCausalConfounders(opts.confounders);
         } catch (const InputError& e) {

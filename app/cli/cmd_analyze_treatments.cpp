@@ -37,7 +37,7 @@ int analyzeTreatmentsCommand(Args& args, const std::optional<std::string>& out)
     opts.outcome = outcomeArg.value_or(opts.outcome);
     opts.confounders = confoundersOption(args);
     opts.refute.seed = args.uint64Value("--seed", opts.refute.seed);
-    opts.refute.simulations = args.intValue("--simulations", opts.refute.simulations);
+    opts.refute.simulations = args.intValue("--simulations", opts.refute.simulations, 0, kMaxResamples);
     const bool asJson = args.flag("--json");
     const auto latex = args.value("--latex");
     const auto svg = args.value("--svg");
@@ -45,8 +45,6 @@ int analyzeTreatmentsCommand(Args& args, const std::optional<std::string>& out)
     bool styled = false;
     const FigureStyle style = readFigureStyle(args, &styled);
     args.finish();
-    if (opts.refute.simulations < 2)
-        throw UsageError("--simulations must be >= 2");
     if (svg && pdf)
         throw UsageError("analyze treatments writes one of --svg OUT or --pdf OUT");
     if (styled && !svg && !pdf)

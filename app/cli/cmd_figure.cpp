@@ -34,10 +34,19 @@ FigureStyle readFigureStyle(Args& args, bool* given)
         }
         throw UsageError(name + " needs a number (got '" + v + "')");
     };
-    if (mm)
-        s.widthPt = number("--width-mm", *mm) * kPointsPerMm;
-    if (pt)
-        s.widthPt = number("--width-pt", *pt);
+    // Each width option is checked in its own unit, the message naming the option and the value given.
+    if (mm) {
+        const double w = number("--width-mm", *mm);
+        if (!(w >= kMinFigureWidthMm && w <= kMaxFigureWidthMm))
+            throw UsageError("--width-mm must be between 30 and 2000 (mm), got " + *mm);
+        s.widthPt = w * kPointsPerMm;
+    }
+    if (pt) {
+        const double w = number("--width-pt", *pt);
+        if (!(w >= kMinFigureWidthMm * kPointsPerMm - 1e-6 && w <= kMaxFigureWidthMm * kPointsPerMm + 1e-6))
+            throw UsageError("--width-pt must be between 85.04 and 5669.29 (pt, 30 to 2000 mm), got " + *pt);
+        s.widthPt = w;
+    }
     const auto font = args.value("--font-pt");
     if (font)
         s.fontPt = number("--font-pt", *font);

@@ -206,7 +206,7 @@ int cmdAnalyzeHeads(Args& args)
         // Tally the partial files of shards (or of one run) with the settings they share.
         std::optional<HeadTally> tally;
         HeadRunSettings first;
-        std::set<std::string> ids;
+        std::set<std::string> ids, shards;
         std::stringstream in(*from);
         for (std::string f; std::getline(in, f, ',');) {
             const auto head = readHeadPartial(f, nullptr).settings;
@@ -221,16 +221,58 @@ int cmdAnalyzeHeads(Args& args)
                                      "corpus, layers or max k differ)",
                                  ErrorContext(f));
             }
-            for (const auto& id : readHeadPartial(f, &*tally).ids)
+            const auto got = readHeadPartial(f, &*tally);
+            if (!got.warning.empty())
+                report.warnings.push_back(got.warning);
+            if (got.plannedTexts > 0 && static_cast<int>(got.ids.size()) < got.plannedTexts)
+                report.warnings.push_back(f + " holds " + std::to_string(got.ids.size()) + " of the " +
+                                          std::to_string(got.plannedTexts) +
+                                          " texts its run set out to analyze (an interrupted run: continue it "
+                                          "with --resume)");
+            if (!head.shard.empty() && !shards.insert(head.shard).second)
+                throw InputError(f + ": shard " + head.shard + " is given twice", ErrorContext(f));
+            for (const auto& id : got.ids)
                 if (!ids.insert(id).second)
                     throw InputError(f + ": text '" + id + "' is in two partial files", ErrorContext(f));
+        }
+        // Shards "I/N": all N of them make the corpus; fewer give a report over part of it.
+        if (!shards.empty()) {
+            int count = 0;
+            std::set<int> given;
+            for (const auto& text : shards) {
+                ShardSpec sh;
+                try {
+                    sh = parseShard(text);
+                } catch (const InputError& e) {
+                    throw InputError(*from + ": a partial file's shard: " + e.what());
+                }
+                if (count && sh.count != count)
+                    throw InputError(*from + ": the partial files are shards of different splits (" +
+                                     std::to_string(count) + " and " + std::to_string(sh.count) + " shards)");
+                count = sh.count;
+                given.insert(sh.index);
+            }
+            if (static_cast<int>(given.size()) < count) {
+                std::string missing;
+                int listed = 0;
+                for (int i = 0; i < count && listed < 10; ++i)
+                    if (!given.count(i))
+                        missing += (listed++ ? ", " : "") + std::to_string(i);
+                const int left = count - static_cast<int>(given.size()) - listed;
+                report.warnings.push_back("the partial files hold " + std::to_string(given.size()) + " of " +
+                                          std::to_string(count) + " shards (missing: " + missing +
+                                          (left > 0 ? " and " + std::to_string(left) + " more" : std::string()) +
+                                          "): the report covers part of the corpus only");
+            }
         }
         if (!tally)
             throw UsageError("--from names no file");
         if (maxK > first.maxK)
             throw UsageError("--top-k " + std::to_string(maxK) + " is more than the partial files kept (" +
                              std::to_string(first.maxK) + ")");
+        auto warnings = std::move(report.warnings);
         report = tally->report(topK, minCount);
+        report.warnings = std::move(warnings);
         report.model = first.model;
         report.language = first.language;
         report.metric = first.metric;
@@ -263,7 +305,7 @@ int cmdAnalyzeHeads(Args& args)
                                  maxK,
                                  shard.whole() ? std::string() : shard.toString()};
         std::set<std::string> done;
-        std::ofstream partialOut;
+        std::optional<HeadPartialWriter> partialOut;
         if (partial) {
             std::error_code ec;
             if (resume) {
@@ -272,16 +314,17 @@ int cmdAnalyzeHeads(Args& args)
                     throw InputError(*partial + " is a run of other settings (model, language, metric, corpus, " +
                                          "layers, max k or shard differ): start a new --partial file",
                                      ErrorContext(*partial));
+                if (!got.warning.empty())
+                    std::cerr << "analyze heads: warning: " << got.warning << '\n';
                 done = got.ids;
+                partialOut.emplace(*partial, &got);
             } else if (fs::exists(*partial, ec)) {
                 throw InputError("partial file " + *partial + " already exists; use --resume to continue it",
                                  ErrorContext(*partial));
+            } else {
+                partialOut.emplace(*partial, nullptr);
+                partialOut->append(headRunSettingsJson(settings, static_cast<int>(todo.size())));
             }
-            partialOut.open(*partial, std::ios::app | std::ios::binary);
-            if (!partialOut)
-                throw InputError("cannot write the partial file " + *partial, ErrorContext(*partial));
-            if (!resume)
-                partialOut << headRunSettingsJson(settings).dump() << '\n' << std::flush;
         }
         std::signal(SIGINT, onInterrupt);
         int skipped = 0, scored = 0;
@@ -319,8 +362,8 @@ int cmdAnalyzeHeads(Args& args)
                 texts.push_back(s.text.substr(t.start, t.end - t.start));
             const TextRecord rec = tally.record(e->id, rels, texts, scorer);
             tally.add(rec);
-            if (partialOut.is_open())
-                partialOut << textRecordJson(rec).dump() << '\n' << std::flush;
+            if (partialOut)
+                partialOut->append(textRecordJson(rec));
             ++scored;
             if (scored % 50 == 0)
                 std::cerr << "analyze heads: " << scored << " / " << todo.size() << " snippets\n";
@@ -342,6 +385,8 @@ int cmdAnalyzeHeads(Args& args)
         writeText(headTable3Latex(report) + "\n" + headTable6Latex(report), *latex);
         std::cerr << "analyze heads: wrote " << *latex << '\n';
     }
+    for (const auto& w : report.warnings)
+        std::cerr << "analyze heads: warning: " << w << '\n';
     if (report.relations.empty())
         std::cerr << "analyze heads: no relation type has " << minCount << " edges (--min-count); "
                   << report.rare.size() << " rarer types left out\n";

@@ -148,7 +148,7 @@ int cmdAnalyzeLayers(Args& args)
     const int limit = args.intValue("--limit", 0);
     const double fraction = args.doubleValue("--fraction", 0.9);
     BootstrapOptions boot;
-    boot.resamples = args.intValue("--resamples", boot.resamples);
+    boot.resamples = args.intValue("--resamples", boot.resamples, 1, kMaxResamples);
     boot.seed = args.uint64Value("--seed", boot.seed);
     const bool asJson = args.flag("--json");
     const auto latex = args.value("--latex");

@@ -23,7 +23,7 @@ int cmdReport(Args& args)
     const bool asJson = args.flag("--json");
     const auto csvDir = args.value("--csv");
     const auto out = args.value("--out");
-    const int resamples = args.intValue("--resamples", 500);
+    const int resamples = args.intValue("--resamples", 500, 1, kMaxResamples);
     BootstrapOptions bo;
     bo.resamples = resamples;
     bo.seed = args.uint64Value("--seed", bo.seed);

@@ -60,7 +60,7 @@ ScoredText scoredFromJson(const std::string& file, const std::optional<std::stri
             tok.end = t.at("end").get<std::size_t>();
             if (t.contains("ntp") && !t["ntp"].is_null()) {
                 tok.ntp = t["ntp"].get<double>();
-                if (!std::isfinite(*tok.ntp) || *tok.ntp < 0.0 || *tok.ntp > 1.0)
+                if (!isValidNtp(*tok.ntp))
                     throw InputError(where + ": token " + std::to_string(s.tokens.size()) + " has ntp outside [0, 1]");
             }
             tok.generated = t.value("generated", false);

@@ -36,11 +36,22 @@ def path(value: Any, name: str) -> str:
     return text(value, name)
 
 
-def integer(value: Any, name: str, minimum: Optional[int] = None) -> int:
+INT32_MAX = 2**31 - 1
+INT64_MAX = 2**63 - 1
+UINT64_MAX = 2**64 - 1
+# The most resamples or simulations an analysis takes (as ascviz-cli's --resamples and --simulations).
+MAX_RESAMPLES = 100_000
+
+
+def integer(value: Any, name: str, minimum: Optional[int] = None, maximum: Optional[int] = INT64_MAX) -> int:
+    """An int within [minimum, maximum]: a ValueError naming `name` otherwise (never a value too large for the
+    C++ side to take, which nanobind would refuse with its signature instead of the argument's name)."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{name} must be int, not {type(value).__name__}")
     if minimum is not None and value < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be <= {maximum}, got {value}")
     return value
 
 

@@ -71,8 +71,8 @@ def batch(model: Model, corpus: PathLike, db: PathLike, resume: bool = True, *, 
     corpus = check.path(corpus, "corpus")
     db = check.path(db, "db")
     check.flag(resume, "resume")
-    check.integer(limit, "limit", 0)
-    check.integer(batch_size, "batch_size", 1)
+    check.integer(limit, "limit", 0, check.INT32_MAX)
+    check.integer(batch_size, "batch_size", 1, check.INT32_MAX)
     aggregation = check.choice(aggregation, "aggregation", check.AGGREGATIONS)
     language = "" if language is None else _ascviz.language_id(check.string(language, "language"))
     extensions = "" if extensions is None else check.string(extensions, "extensions")
@@ -93,19 +93,37 @@ def batch(model: Model, corpus: PathLike, db: PathLike, resume: bool = True, *, 
     except KeyboardInterrupt:
         shown.close()
         p = shown.last
-        done = f"{p['done']} of {p['total']} snippets" if p else "the start"
+        # The snippet in progress is stored after the interrupt, with no progress report of its own: the count
+        # is the database's, not the last report's.
+        stored = _stored_snippets(db)
+        if stored is None:
+            stored = p["done"] if p else 0
+        done = f"{stored} of {p['total']} snippets" if p else f"{stored} snippets"
         raise KeyboardInterrupt(f"batch interrupted after {done}; {db} is consistent: continue it with "
                                 f"ascviz.batch(model, corpus, db, resume=True)") from None
     shown.close()
     return json.loads(summary)
 
 
+def _stored_snippets(db: str) -> Optional[int]:
+    """The snippets a results database holds (None when it cannot be read)."""
+    uri = "file:" + os.path.abspath(db).replace("?", "%3f").replace("#", "%23") + "?mode=ro"
+    try:
+        con = sqlite3.connect(uri, uri=True)
+        try:
+            return int(con.execute("SELECT COUNT(*) FROM snippets").fetchone()[0])
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return None
+
+
 def report(db: PathLike, *, resamples: int = 500, seed: Optional[int] = None, min_n: int = 10) -> Dict[str, Any]:
     """The statistics of a results database: the JSON of `ascviz-cli report --json` as a dict."""
     db = check.path(db, "db")
-    check.integer(resamples, "resamples", 1)
-    seed = _ascviz.default_report_seed() if seed is None else check.integer(seed, "seed", 0)
-    check.integer(min_n, "min_n", 1)
+    check.integer(resamples, "resamples", 1, check.MAX_RESAMPLES)
+    seed = _ascviz.default_report_seed() if seed is None else check.integer(seed, "seed", 0, check.UINT64_MAX)
+    check.integer(min_n, "min_n", 1, check.INT32_MAX)
     return json.loads(_ascviz.report_json(db, resamples, seed, min_n))
 
 
@@ -170,8 +188,8 @@ def causal(db: PathLike, by: str = "global", *, seed: Optional[int] = None, min_
     random_common_cause, data_subset, note. The whole JSON is in df.attrs["json"]."""
     db = check.path(db, "db")
     by = check.choice(by, "by", ("global", "category", "concept"))
-    seed = _ascviz.default_causal_seed() if seed is None else check.integer(seed, "seed", 0)
-    check.integer(min_snippets, "min_snippets", 7)
+    seed = _ascviz.default_causal_seed() if seed is None else check.integer(seed, "seed", 0, check.UINT64_MAX)
+    check.integer(min_snippets, "min_snippets", 7, check.INT32_MAX)
     j = json.loads(_ascviz.causal_json(db, by, seed, min_snippets))
 
     def row(group: str, e: Dict[str, Any]) -> Dict[str, Any]:
@@ -197,8 +215,8 @@ def perplexed(db: PathLike, *, min_count: int = 5, top: int = 20, corpus: Option
     the worst and best tokens and AST labels by mean cross-entropy, one row each: kind (token | label), rank
     (worst | best), position, text, mean_ce, std_ce, count. The whole JSON (calls, the call table from the
     run's corpus or `corpus`, ERROR-parented tokens) is in df.attrs["json"]; call_table=False leaves it out."""
-    argv = ["perplexed", "--db", check.path(db, "db"), "--min-count", str(check.integer(min_count, "min_count", 1)),
-            "--top", str(check.integer(top, "top", 1))]
+    argv = ["perplexed", "--db", check.path(db, "db"), "--min-count", str(check.integer(min_count, "min_count", 1, check.INT32_MAX)),
+            "--top", str(check.integer(top, "top", 1, check.INT32_MAX))]
     if corpus is not None:
         argv += ["--corpus", check.path(corpus, "corpus")]
     if not check.flag(call_table, "call_table"):

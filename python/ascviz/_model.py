@@ -104,7 +104,7 @@ class Result:
         max_depth, orientation (td | lr), whitespace (faint | none | full); with any of them, for figure5 and
         for PDF the view is drawn through the figure room, as the CLI does."""
         view = check.choice(view, "view", VIEWS + ("figure5",))
-        check.integer(max_graphviz_nodes, "max_graphviz_nodes", 0)
+        check.integer(max_graphviz_nodes, "max_graphviz_nodes", 0, check.INT32_MAX)
         if path is not None:
             path = check.path(path, "path")
         if format is None:
@@ -183,7 +183,7 @@ class Model:
             check.integer(prompt_bytes, "prompt_bytes", 0)
         aggregation = check.choice(aggregation, "aggregation", check.AGGREGATIONS)
         check.integer(max_text_bytes, "max_text_bytes", 0)
-        check.integer(max_ast_depth, "max_ast_depth", 0)
+        check.integer(max_ast_depth, "max_ast_depth", 0, check.INT32_MAX)
         check.integer(max_ast_nodes, "max_ast_nodes", 0)
         native = self._native.evaluate(code, language, prompt_bytes, aggregation, max_text_bytes, max_ast_depth,
                                        max_ast_nodes)
@@ -197,7 +197,7 @@ class Model:
         """Completes `prompt` as `ascviz-cli generate` does (greedy unless temperature, top_p, top_k or seed is
         given) and returns the completed text evaluated; result.generation holds generate's JSON."""
         prompt = check.text(prompt, "prompt")
-        check.integer(max_new_tokens, "max_new_tokens", 0)
+        check.integer(max_new_tokens, "max_new_tokens", 0, check.INT32_MAX)
         sampling = any(v is not None for v in (temperature, top_p, top_k, seed))
         if greedy is not None:
             check.flag(greedy, "greedy")
@@ -205,13 +205,16 @@ class Model:
                 raise ValueError("greedy=True cannot be combined with temperature, top_p, top_k or seed")
         t = 1.0 if temperature is None else check.number(temperature, "temperature")
         p = 1.0 if top_p is None else check.number(top_p, "top_p")
-        k = 0 if top_k is None else check.integer(top_k, "top_k", 0)
-        s = 0 if seed is None else check.integer(seed, "seed", 0)
+        k = 0 if top_k is None else check.integer(top_k, "top_k", 0, check.INT32_MAX)
+        s = 0 if seed is None else check.integer(seed, "seed", 0, check.UINT64_MAX)
         if sampling and not t > 0:
             raise ValueError(f"temperature must be > 0, got {t}")
         if not 0 < p <= 1:
             raise ValueError(f"top_p must be in (0, 1], got {p}")
         check.flag(ignore_eos, "ignore_eos")
+        check.integer(max_text_bytes, "max_text_bytes", 0)
+        check.integer(max_ast_depth, "max_ast_depth", 0, check.INT32_MAX)
+        check.integer(max_ast_nodes, "max_ast_nodes", 0)
         language = "" if language is None else check.string(language, "language")
         aggregation = check.choice(aggregation, "aggregation", check.AGGREGATIONS)
         native, generation = self._native.generate(prompt, max_new_tokens, not sampling, t, p, k, s, not ignore_eos,
@@ -230,7 +233,7 @@ class Model:
             if not isinstance(texts, Sequence):
                 raise TypeError(f"texts must be str, bytes or a sequence of them, not {type(texts).__name__}")
             items = [check.text(t, f"texts[{i}]") for i, t in enumerate(texts)]
-        check.integer(batch_size, "batch_size", 1)
+        check.integer(batch_size, "batch_size", 1, check.INT32_MAX)
         check.integer(max_text_bytes, "max_text_bytes", 0)
         out = [Scores(t, raw) for t, raw in zip(items, self._native.score(items, batch_size, max_text_bytes))]
         return out[0] if single else out
@@ -244,7 +247,7 @@ def load_model(name: Union[str, os.PathLike] = "default", device: str = "auto", 
     name = check.path(name, "name")
     device = check.choice(device, "device", DEVICES)
     dtype = check.choice(dtype, "dtype", DTYPES)
-    check.integer(threads, "threads", 0)
+    check.integer(threads, "threads", 0, check.INT32_MAX)
     return Model(_ascviz.load_model(name, device, dtype, threads))
 
 

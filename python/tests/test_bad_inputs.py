@@ -34,6 +34,11 @@ def test_wrong_types_raise_type_error(model, call, match):
 @pytest.mark.parametrize("call,match", [
     (lambda m: m.evaluate("x", aggregation="avg"), "aggregation must be one of median, mean, max, min"),
     (lambda m: m.evaluate("x", prompt_bytes=-1), "prompt_bytes must be >= 0"),
+    # Too large for the C++ side (size_t, int): the argument's name, not nanobind's signature dump (issue 39).
+    (lambda m: m.evaluate("x", prompt_bytes=10**20), "prompt_bytes must be <= 9223372036854775807, got 10+"),
+    (lambda m: m.evaluate("x", max_ast_depth=2**31), "max_ast_depth must be <= 2147483647"),
+    (lambda m: m.generate("x", seed=2**64), "seed must be <= 18446744073709551615"),
+    (lambda m: ascviz.report("x.db", resamples=2_000_000_000), "resamples must be <= 100000"),
     (lambda m: m.score(["a"], batch_size=0), "batch_size must be >= 1"),
     (lambda m: m.generate("x", greedy=True, temperature=0.5), "greedy=True cannot be combined"),
     (lambda m: m.generate("x", top_p=1.5), r"top_p must be in \(0, 1\]"),

@@ -124,3 +124,14 @@ def test_treatments_equals_cli(cli, tmp_path):
     assert df["ate"].tolist() == [t["ate"] for t in expected["treatments"]]  # with one confounder: estimated
     with pytest.raises(ascviz.InputError):
         ascviz.treatments(db, outcome="speed")
+
+
+def test_heads_of_one_shard_of_two_warns(tmp_path):
+    # Issue 39: one shard of two gave a report over half the texts with no warning.
+    p = tmp_path / "s0.jsonl"
+    p.write_text('{"kind":"ascviz-heads-partial","version":1,"model":"m","language":"python","metric":"first",'
+                 '"corpus":"c","layers":1,"max_k":3,"shard":"0/2"}\n'
+                 '{"id":"a","edges":[{"type":"t","offset":1,"ranks":"00","hits":[1]}],"outside":{}}\n')
+    with pytest.warns(UserWarning, match=r"the partial files hold 1 of 2 shards \(missing: 1\)"):
+        df = ascviz.heads([p], top_k=[1], min_count=1)
+    assert len(df) == 1 and df.attrs["json"]["warnings"]

@@ -222,3 +222,78 @@ TEST(Session, CategoryCopyMustMatchItsChecksum)
         EXPECT_NE(std::string(e.what()).find("category_sha256"), std::string::npos) << e.what();
     }
 }
+
+namespace {
+
+std::string refusal(const std::filesystem::path& file)
+{
+    try {
+        readSessionFile(file);
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "(accepted)";
+}
+
+} // namespace
+
+TEST(Session, NtpMustBeAProbabilityAsInEvalScores)
+{
+    // The issue's session: NtP 1e308, -1e308 and 5 opened and showed an AsC-Eval of 0.434 with no note.
+    const std::string head = R"({"format": "ascviz-session", "prompt": "x", "result": {"text": "abc", "tokens": [)";
+    const std::string ok = R"({"id": 1, "start": 0, "end": 1, "ntp": 0.5}, )";
+    for (const char* bad : {"1e308", "-1e308", "5", "-0.25"}) {
+        const auto file = tempFile("ntp.ascviz");
+        writeText(file, head + ok + R"({"id": 2, "start": 1, "end": 2, "ntp": )" + bad + "}]}}");
+        const std::string e = refusal(file);
+        EXPECT_NE(e.find(file.string() + ": session file: token 1 has ntp outside [0, 1]"), std::string::npos)
+            << bad << ": " << e;
+    }
+    const auto alt = tempFile("alt.ascviz");
+    writeText(alt, head + R"({"id": 1, "start": 0, "end": 1, "top": [{"id": 3, "prob": 2.5}]}]}})");
+    EXPECT_NE(refusal(alt).find("token 0 has an alternative's prob outside [0, 1]"), std::string::npos);
+    const auto eval = tempFile("asceval.ascviz");
+    writeText(eval, R"({"format": "ascviz-session", "prompt": "x", "result": {"text": "a", "asc_eval": 7}})");
+    EXPECT_NE(refusal(eval).find("\"asc_eval\" is not within [0, 1]"), std::string::npos);
+    EXPECT_TRUE(isValidNtp(0.0) && isValidNtp(1.0) && !isValidNtp(1.0000001) && !isValidNtp(std::nan("")));
+}
+
+TEST(Session, TokensAreBoundedByTheTextBeforeTheyAreBuilt)
+{
+    // 1 M tokens over a 79-byte text took 1.35 GB: refused once the count passes the text's bytes + slack, while
+    // the file is parsed (the text comes first, as AsC-Viz writes it) and again after (a file with it last).
+    const std::string text(79, 'a');
+    std::string tokens;
+    for (int i = 0; i < 79 + 65; ++i)
+        tokens += std::string(i ? "," : "") + R"({"id": 1, "start": 0, "end": 1})";
+    const auto first = tempFile("many.ascviz");
+    writeText(first, R"({"format": "ascviz-session", "prompt": "x", "result": {"text": ")" + text +
+                         R"(", "tokens": [)" + tokens + "]}}");
+    EXPECT_NE(refusal(first).find("more tokens (144) than its text of 79 bytes can hold"), std::string::npos)
+        << refusal(first);
+    const auto last = tempFile("many-last.ascviz");
+    writeText(last, R"({"format": "ascviz-session", "prompt": "x", "result": {"tokens": [)" + tokens +
+                        R"(], "text": ")" + text + "\"}}");
+    EXPECT_NE(refusal(last).find("more tokens (144) than its text of 79 bytes can hold"), std::string::npos);
+    std::string alts;
+    for (std::size_t i = 0; i <= kMaxSessionAlternatives; ++i)
+        alts += std::string(i ? "," : "") + R"({"id": 1})";
+    const auto wide = tempFile("alts.ascviz");
+    writeText(wide, R"({"format": "ascviz-session", "prompt": "x", "result": {"text": "a", "tokens": [)"
+                    R"({"id": 1, "start": 0, "end": 1, "top": [)" +
+                        alts + "]}]}}");
+    EXPECT_NE(refusal(wide).find("token 0 has more than 1000 alternatives"), std::string::npos) << refusal(wide);
+    const auto prompt = tempFile("prompt.ascviz");
+    writeText(prompt, R"({"format": "ascviz-session", "prompt": "x", "result": {"text": "ab", "prompt_bytes": 9}})");
+    EXPECT_NE(refusal(prompt).find("\"prompt_bytes\" 9 is beyond the end of the text"), std::string::npos);
+}
+
+TEST(Session, AFileWithoutEndIsRefusedAtTheLimit)
+{
+    // --open-session /dev/zero grew until bad_alloc at 3 GB without naming the file.
+    const std::string e = refusal("/dev/zero");
+    EXPECT_NE(e.find("the session file /dev/zero is over the limit of 134217728 bytes"), std::string::npos) << e;
+    const auto big = tempFile("big.ascviz");
+    std::filesystem::resize_file((writeText(big, "{"), big), kMaxSessionFileBytes + 1); // sparse
+    EXPECT_NE(refusal(big).find("is over the limit of 134217728 bytes"), std::string::npos);
+}

@@ -236,3 +236,63 @@ TEST(CliAnalyze, TreatmentsFigure)
     std::filesystem::remove(svg);
     std::filesystem::remove(db);
 }
+
+// Issue 39: counts given as options are bounded (a refusal names the option, the bounds and the value), and
+// analyze treatments takes --simulations 0 (no refutation) as analyze causal does.
+TEST(CliAnalyze, ResamplesSimulationsAndWidthsAreBounded)
+{
+    const auto dir = clitest::tempDir();
+    const auto db = dir / "runs-bounds.db";
+    std::filesystem::remove(db);
+    {
+        const ascviz::GalerasDb g = ascviz::GalerasDb::create(db, {{"testbed", "randomcut"}});
+        for (int i = 0; i < 8; ++i)
+            for (const std::string t : {"control", "T1"}) {
+                ascviz::GalerasRow row;
+                row.recordId = "r" + std::to_string(i);
+                row.treatment = t;
+                row.isControl = t == "control";
+                row.stop = "eos";
+                row.values["prompt_size"] = 10.0 + i;
+                row.values["levenshtein"] = 0.1 * i + (t == "T1" ? 0.05 : 0.0);
+                g.insert(row);
+            }
+    }
+    const auto none = clitest::run("analyze treatments --db " + q(db) +
+                                   " --outcome levenshtein --confounders prompt_size --simulations 0 --json");
+    ASSERT_EQ(none.status, 0) << none.err;
+    const auto j = nlohmann::json::parse(none.out);
+    ASSERT_FALSE(j.at("treatments").empty());
+    for (const auto& t : j.at("treatments"))
+        EXPECT_EQ(t.at("refutations"), nlohmann::json::object()) << t;
+    struct Case {
+        std::string args, message;
+    };
+    const Case cases[] = {
+        {"analyze treatments --db " + q(db) + " --simulations 2000000000",
+         "--simulations must be between 0 and 100000, got 2000000000"},
+        {"analyze treatments --db " + q(db) + " --simulations -1",
+         "--simulations must be between 0 and 100000, got -1"},
+        {"analyze causal --db " + q(db) + " --simulations 100001", "--simulations must be between 0 and 100000"},
+        {"analyze layers --db " + q(db) + " --resamples 2000000000",
+         "--resamples must be between 1 and 100000, got 2000000000"},
+        {"report --db " + q(db) + " --resamples 2000000000", "--resamples must be between 1 and 100000"},
+        {"figure categories --db " + q(db) + " --svg " + q(dir / "w.svg") + " --width-mm 1e-300",
+         "--width-mm must be between 30 and 2000 (mm), got 1e-300"},
+        {"figure categories --db " + q(db) + " --svg " + q(dir / "w.svg") + " --width-mm 1",
+         "--width-mm must be between 30 and 2000 (mm), got 1"},
+        {"figure categories --db " + q(db) + " --svg " + q(dir / "w.svg") + " --width-mm 2001",
+         "--width-mm must be between 30 and 2000 (mm), got 2001"},
+        {"figure categories --db " + q(db) + " --svg " + q(dir / "w.svg") + " --width-pt 8",
+         "--width-pt must be between 85.04 and 5669.29 (pt, 30 to 2000 mm), got 8"},
+        {"analyze treatments --db " + q(db) + " --svg " + q(dir / "w.svg") + " --width-mm nan",
+         "--width-mm must be between 30 and 2000 (mm), got nan"},
+    };
+    for (const Case& c : cases) {
+        const auto r = clitest::run(c.args);
+        EXPECT_EQ(r.status, 2) << c.args << "\n" << r.err;
+        EXPECT_NE(r.err.find(c.message), std::string::npos) << c.args << "\n" << r.err;
+    }
+    EXPECT_FALSE(std::filesystem::exists(dir / "w.svg"));
+    std::filesystem::remove(db);
+}

@@ -6,7 +6,10 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
+
+#include <sys/wait.h>
 
 namespace {
 
@@ -130,6 +133,88 @@ TEST(CliHeads, BadInput)
     const auto f = clitest::run("analyze heads --from '" + bad.string() + "'");
     EXPECT_EQ(f.status, 1);
     EXPECT_NE(f.err.find("bad.jsonl:1"), std::string::npos) << f.err;
+}
+
+// Issue 39: a crafted header and a 34 MB edge (4096 layers x 4150 heads x 254 ranks overflowed int: SIGSEGV)
+// are refused with the file and line; a record that does not fit names the file.
+TEST(CliHeads, CraftedPartialFilesAreRefusedNamingTheFile)
+{
+    const std::string header =
+        "{\"kind\":\"ascviz-heads-partial\",\"version\":1,\"model\":\"m\",\"language\":\"python\","
+        "\"metric\":\"first\",\"corpus\":\"c\",\"layers\":4096,\"max_k\":254,\"shard\":\"\"}\n";
+    const auto huge = clitest::writeTemp("huge.jsonl", header +
+                                                           "{\"id\":\"a\",\"edges\":[{\"type\":\"t\",\"offset\":1,"
+                                                           "\"ranks\":\"" +
+                                                           std::string(std::size_t{4096} * 4150 * 2, '0') +
+                                                           "\",\"hits\":[1]}],\"outside\":{}}\n");
+    const auto r = clitest::run("analyze heads --from '" + huge.string() + "' --top-k 1 --json");
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_NE(r.err.find("huge.jsonl:2: an edge with 16998400 ranks, more than the 16384"), std::string::npos) << r.err;
+    std::filesystem::remove(huge);
+    const auto odd = clitest::writeTemp(
+        "odd.jsonl", "{\"kind\":\"ascviz-heads-partial\",\"version\":1,\"model\":\"m\",\"language\":\"python\","
+                     "\"metric\":\"first\",\"corpus\":\"c\",\"layers\":8,\"max_k\":3,\"shard\":\"\"}\n"
+                     "{\"id\":\"a\",\"edges\":[{\"type\":\"t\",\"offset\":1,\"ranks\":\"" +
+                         std::string(94, '0') + "\",\"hits\":[1]}],\"outside\":{}}\n");
+    const auto o = clitest::run("analyze heads --from '" + odd.string() + "' --top-k 1");
+    EXPECT_EQ(o.status, 1);
+    EXPECT_NE(o.err.find("odd.jsonl:2: attention heads: 47 ranks"), std::string::npos) << o.err;
+}
+
+// Issue 39: a file size limit (ulimit -f, SIGXFSZ ignored) stops the run with status 1 naming the partial file
+// instead of a full report over records that were not kept; the resumed run drops the cut last line with a
+// warning and gives the whole run's report; --from of the cut file and of one shard of two warn.
+TEST(CliHeads, AFailedWriteStopsTheRunAndResumeDropsTheCutLine)
+{
+    const auto corpus = clitest::writeTemp("heads-limit.jsonl", kCorpus);
+    const std::string common =
+        "analyze heads --model " + tinyModel() + " --corpus '" + corpus.string() + "' --top-k 1,3 --min-count 1 --json";
+    const auto whole = clitest::run(common);
+    ASSERT_EQ(whole.status, 0) << whole.err;
+    const auto p = clitest::tempDir() / "limited.jsonl";
+    std::filesystem::remove(p);
+    const auto err = clitest::tempDir() / "limited.err";
+    const std::string cmd = "sh -c \"trap '' XFSZ; ulimit -f 1; exec '" + std::string(ASCVIZ_CLI_PATH) + "' " + common +
+                            " --partial '" + p.string() + "'\" >/dev/null 2>'" + err.string() + "'";
+    const int rc = std::system(cmd.c_str());
+    ASSERT_TRUE(WIFEXITED(rc));
+    EXPECT_EQ(WEXITSTATUS(rc), 1);
+    const std::string e = clitest::readAll(err);
+    EXPECT_NE(e.find("cannot write the partial file " + p.string() + ": File too large"), std::string::npos) << e;
+    const std::string cut = clitest::readAll(p);
+    ASSERT_EQ(cut.size(), 512u); // ulimit -f 1: one block of 512 bytes, the last record cut in the middle
+    ASSERT_NE(cut.back(), '\n');
+    const auto partly = clitest::run("analyze heads --from '" + p.string() + "' --top-k 1,3 --min-count 1 --json");
+    ASSERT_EQ(partly.status, 0) << partly.err;
+    EXPECT_NE(partly.err.find("analyze heads: warning: " + p.string() + ":"), std::string::npos) << partly.err;
+    const auto pj = nlohmann::json::parse(partly.out);
+    ASSERT_EQ(pj.at("warnings").size(), 2u) << pj.at("warnings");
+    EXPECT_NE(pj.at("warnings")[0].get<std::string>().find("the last line is cut short"), std::string::npos);
+    EXPECT_NE(pj.at("warnings")[1].get<std::string>().find(" of the 3 texts its run set out to analyze"),
+              std::string::npos);
+
+    const auto resumed = clitest::run(common + " --partial '" + p.string() + "' --resume");
+    ASSERT_EQ(resumed.status, 0) << resumed.err;
+    EXPECT_NE(resumed.err.find("the last line is cut short"), std::string::npos) << resumed.err;
+    EXPECT_NE(resumed.err.find("that one text's record is dropped"), std::string::npos) << resumed.err;
+    auto rj = nlohmann::json::parse(resumed.out);
+    EXPECT_EQ(rj.at("relations"), nlohmann::json::parse(whole.out).at("relations"));
+    const auto from = clitest::run("analyze heads --from '" + p.string() + "' --top-k 1,3 --min-count 1 --json");
+    ASSERT_EQ(from.status, 0) << from.err;
+    const auto fj = nlohmann::json::parse(from.out);
+    EXPECT_EQ(fj.at("texts"), 3);
+    EXPECT_EQ(fj.at("warnings"), nlohmann::json::array()) << fj.at("warnings");
+
+    // One shard of two: a warning naming the missing shard, on stderr and in the JSON.
+    const auto s0 = clitest::tempDir() / "s0.jsonl";
+    std::filesystem::remove(s0);
+    ASSERT_EQ(clitest::run(common + " --shard 0/2 --partial '" + s0.string() + "'").status, 0);
+    const auto half = clitest::run("analyze heads --from '" + s0.string() + "' --top-k 1 --min-count 1 --json");
+    ASSERT_EQ(half.status, 0) << half.err;
+    EXPECT_NE(half.err.find("analyze heads: warning: the partial files hold 1 of 2 shards (missing: 1)"),
+              std::string::npos)
+        << half.err;
+    EXPECT_EQ(nlohmann::json::parse(half.out).at("warnings").size(), 1u);
 }
 
 } // namespace

@@ -87,6 +87,15 @@ TEST(Figure, StyleLimits)
     s.fontPt = 8;
     s.widthPt = 0;
     EXPECT_THROW(s.validate(), InputError);
+    // Below 30 mm the labels do not fit the page (1 mm drew them off a 2.8 pt page; 1e-300 mm wrote "0mm").
+    for (double mm : {1e-300, 1.0, 29.9, 2000.1}) {
+        s.widthPt = mm * kPointsPerMm;
+        EXPECT_THROW(s.validate(), InputError) << mm;
+    }
+    for (double mm : {30.0, 85.0, 2000.0}) {
+        s.widthPt = mm * kPointsPerMm;
+        EXPECT_NO_THROW(s.validate()) << mm;
+    }
     EXPECT_EQ(parseLegendPlacement("bottom"), LegendPlacement::Bottom);
     EXPECT_THROW(parseLegendPlacement("left"), InputError);
 }

@@ -3,8 +3,13 @@
 
 #include "ascviz/base/error.h"
 
+#include <cerrno>
 #include <cstdint>
+#include <cstring>
 #include <fstream>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace ascviz {
 namespace {
@@ -47,11 +52,14 @@ int intOf(const nlohmann::json& v, const std::string& where, const char* what)
 
 } // namespace
 
-nlohmann::json headRunSettingsJson(const HeadRunSettings& s)
+nlohmann::json headRunSettingsJson(const HeadRunSettings& s, int plannedTexts)
 {
-    return {{"kind", kKind},          {"version", 1},       {"model", s.model},
-            {"language", s.language}, {"metric", s.metric}, {"corpus", s.corpus},
-            {"layers", s.layers},     {"max_k", s.maxK},    {"shard", s.shard}};
+    nlohmann::json j = {{"kind", kKind},          {"version", 1},       {"model", s.model},
+                        {"language", s.language}, {"metric", s.metric}, {"corpus", s.corpus},
+                        {"layers", s.layers},     {"max_k", s.maxK},    {"shard", s.shard}};
+    if (plannedTexts > 0)
+        j["texts"] = plannedTexts;
+    return j;
 }
 
 nlohmann::json textRecordJson(const TextRecord& t)
@@ -79,9 +87,16 @@ TextRecord textRecordFromJson(const nlohmann::json& j, const std::string& where)
             EdgeRecord x;
             x.type = e.at("type").get<std::string>();
             x.offset = intOf(e.at("offset"), where, "offset");
+            if (x.offset < 1)
+                throw InputError(where + ": an edge's offset must be 1 or more (its head is before it)");
             const std::string ranks = e.at("ranks").get<std::string>();
             if (ranks.size() % 2)
                 throw InputError(where + ": ranks of odd length");
+            if (ranks.size() / 2 > HeadTally::kMaxHeadCells)
+                throw InputError(where + ": an edge with " + std::to_string(ranks.size() / 2) +
+                                 " ranks, more than the " + std::to_string(HeadTally::kMaxHeadCells) +
+                                 " (layers x heads) a tally takes");
+            x.ranks.reserve(ranks.size() / 2);
             for (std::size_t i = 0; i < ranks.size(); i += 2) {
                 const int hi = nibble(ranks[i]), lo = nibble(ranks[i + 1]);
                 if (hi < 0 || lo < 0)
@@ -95,13 +110,18 @@ TextRecord textRecordFromJson(const nlohmann::json& j, const std::string& where)
                     c.keyword = h.get<std::string>();
                 } else {
                     c.offset = intOf(h, where, "an offset hit");
+                    if (c.offset < 1)
+                        throw InputError(where + ": an offset hit must be 1 or more");
                 }
                 x.hits.push_back(std::move(c));
             }
             t.edges.push_back(std::move(x));
         }
-        for (const auto& [type, n] : j.at("outside").items())
+        for (const auto& [type, n] : j.at("outside").items()) {
             t.outside[type] = intOf(n, where, "an outside count");
+            if (t.outside[type] < 0)
+                throw InputError(where + ": the outside count of '" + type + "' is negative");
+        }
         return t;
     } catch (const nlohmann::json::exception& e) {
         throw InputError(where + ": not a text record of analyze heads (" + e.what() + ")");
@@ -116,22 +136,56 @@ PartialContents readHeadPartial(const std::filesystem::path& file, HeadTally* ta
     return readHeadPartial(in, file, tally);
 }
 
-PartialContents readHeadPartial(std::istream& in, const std::filesystem::path& file, HeadTally* tally)
+PartialContents readHeadPartial(std::istream& in, const std::filesystem::path& file, HeadTally* tally,
+                                std::size_t maxLineBytes)
 {
     PartialContents out;
     std::string line;
     std::size_t lineNo = 0;
-    bool header = false;
-    while (std::getline(in, line)) {
+    bool header = false, newline = true;
+    std::uintmax_t offset = 0; // bytes read before `line`
+    std::streambuf* buf = in.rdbuf();
+    // One line, without its '\n', of at most maxLineBytes (a file with no line breaks, /dev/zero, must
+    // not grow a string without bound); false at the end of the input.
+    auto nextLine = [&] {
+        line.clear();
+        newline = false;
+        for (;;) {
+            const int c = buf ? buf->sbumpc() : std::char_traits<char>::eof();
+            if (c == std::char_traits<char>::eof())
+                return !line.empty();
+            if (c == '\n') {
+                newline = true;
+                return true;
+            }
+            if (line.size() >= maxLineBytes)
+                throw InputError(file.string() + ":" + std::to_string(lineNo + 1) + ": a line longer than " +
+                                     std::to_string(maxLineBytes) +
+                                     " bytes, the limit of a partial file of analyze heads",
+                                 ErrorContext(file.string(), {}, lineNo + 1));
+            line.push_back(static_cast<char>(c));
+        }
+    };
+    for (; nextLine(); offset += line.size() + (newline ? 1 : 0)) {
         ++lineNo;
         if (line.empty())
             continue;
+        out.endsWithNewline = newline;
         const std::string where = file.string() + ":" + std::to_string(lineNo);
         const auto j = nlohmann::json::parse(line, nullptr, false);
-        if (j.is_discarded())
-            throw InputError(where + ": not JSON (a run killed while writing leaves a cut last line: delete it "
-                                     "and resume)",
-                             ErrorContext(file.string(), {}, lineNo));
+        if (j.is_discarded()) {
+            // A record is written with its line break in one write: a last line without one is a record a
+            // killed run (or a full disk) cut short. It alone is dropped; a broken line before the end is not
+            // something a run leaves.
+            if (!newline && header) {
+                out.tornLine = lineNo;
+                out.endsWithNewline = true; // the line before it ended with its line break
+                out.warning = where + ": the last line is cut short (a run killed while writing it, or a full " +
+                              "disk): that one text's record is dropped (a resumed run analyzes the text again)";
+                break;
+            }
+            throw InputError(where + ": not JSON", ErrorContext(file.string(), {}, lineNo));
+        }
         if (!header) {
             if (!j.is_object() || j.value("kind", "") != kKind)
                 throw InputError(where + ": not a partial file of analyze heads (no header line)",
@@ -151,18 +205,83 @@ PartialContents readHeadPartial(std::istream& in, const std::filesystem::path& f
                 out.settings.maxK >= HeadScorer::kMiss)
                 throw InputError(where + ": layers must be 1..4096 and max_k 1..254",
                                  ErrorContext(file.string(), {}, lineNo));
+            if (j.contains("texts")) {
+                out.plannedTexts = intOf(j.at("texts"), where, "texts");
+                if (out.plannedTexts < 0)
+                    throw InputError(where + ": texts must not be negative", ErrorContext(file.string(), {}, lineNo));
+            }
             header = true;
             continue;
         }
         TextRecord t = textRecordFromJson(j, where);
         if (!out.ids.insert(t.id).second)
             throw InputError(where + ": text '" + t.id + "' is there twice", ErrorContext(file.string(), {}, lineNo));
-        if (tally)
-            tally->add(t);
+        if (tally) {
+            try {
+                tally->add(t);
+            } catch (const InputError& e) {
+                throw InputError(where + ": " + e.what(), ErrorContext(file.string(), {}, lineNo));
+            }
+        }
     }
     if (!header)
         throw InputError(file.string() + " is empty: not a partial file of analyze heads", ErrorContext(file.string()));
+    out.completeBytes = offset;
     return out;
+}
+
+HeadPartialWriter::HeadPartialWriter(const std::filesystem::path& file, const PartialContents* resumed) : m_file(file)
+{
+    const std::string name = file.string();
+    if (resumed) {
+        std::error_code ec;
+        const auto size = std::filesystem::file_size(file, ec);
+        if (!ec && size > resumed->completeBytes) {
+            std::filesystem::resize_file(file, resumed->completeBytes, ec);
+            if (ec)
+                throw InputError("cannot cut the partial file " + name + " back to its whole lines: " + ec.message(),
+                                 ErrorContext(name));
+        }
+    }
+    m_fd = ::open(name.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (m_fd < 0)
+        throw InputError("cannot write the partial file " + name + ": " + std::strerror(errno), ErrorContext(name));
+    if (resumed && !resumed->endsWithNewline) {
+        try {
+            writeAll("\n");
+        } catch (...) {
+            ::close(m_fd);
+            throw;
+        }
+    }
+}
+
+HeadPartialWriter::~HeadPartialWriter()
+{
+    if (m_fd >= 0)
+        ::close(m_fd);
+}
+
+void HeadPartialWriter::append(const nlohmann::json& line)
+{
+    writeAll(line.dump() + "\n");
+}
+
+void HeadPartialWriter::writeAll(const std::string& bytes)
+{
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+        const ssize_t n = ::write(m_fd, bytes.data() + done, bytes.size() - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            const std::string why = n < 0 ? std::strerror(errno) : "nothing written";
+            throw InputError("cannot write the partial file " + m_file.string() + ": " + why +
+                                 (done > 0 ? " (its last line is cut: a resumed run drops it)" : ""),
+                             ErrorContext(m_file.string()));
+        }
+        done += static_cast<std::size_t>(n);
+    }
 }
 
 } // namespace ascviz

@@ -4,6 +4,7 @@
 #include "ascviz/base/error.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <set>
 
 namespace ascviz {
@@ -106,6 +107,9 @@ HeadTally::HeadTally(int layers, int maxK, std::vector<std::string> keywords)
 {
     if (maxK < 1 || maxK >= HeadScorer::kMiss)
         throw InputError("attention heads: top-k must be between 1 and " + std::to_string(HeadScorer::kMiss - 1));
+    if (layers < 1 || static_cast<std::size_t>(layers) > kMaxHeadCells)
+        throw InputError("attention heads: " + std::to_string(layers) + " layers is not 1.." +
+                         std::to_string(kMaxHeadCells));
     std::sort(m_keywords.begin(), m_keywords.end());
     m_keywords.erase(std::unique(m_keywords.begin(), m_keywords.end()), m_keywords.end());
 }
@@ -133,7 +137,7 @@ TextRecord HeadTally::record(std::string id, const std::vector<Relation>& relati
             continue;
         }
         EdgeRecord x{r.type, r.offset, {}, baselineHits(edges[e], tokenTexts, m_keywords)};
-        x.ranks.reserve(static_cast<std::size_t>(m_layers * scored.heads()));
+        x.ranks.reserve(static_cast<std::size_t>(m_layers) * static_cast<std::size_t>(scored.heads()));
         for (int l = 0; l < m_layers; ++l)
             for (int h = 0; h < scored.heads(); ++h)
                 x.ranks.push_back(scored.rank(e, l, h));
@@ -144,24 +148,58 @@ TextRecord HeadTally::record(std::string id, const std::vector<Relation>& relati
 
 void HeadTally::add(const TextRecord& text)
 {
+    // Checked first, so that a record that does not fit leaves the tally as it was: the ranks of every edge
+    // (a whole number of heads per layer, the same heads as before, at most kMaxHeadCells), the histogram
+    // cells its new types add, and the counts of edges left out (not negative, no overflow).
+    const auto layers = static_cast<std::size_t>(m_layers);
+    const auto maxK = static_cast<std::size_t>(m_maxK);
+    std::size_t heads = static_cast<std::size_t>(m_heads);
+    std::size_t cells = m_cells;
+    std::set<std::string> newTypes;
+    for (const EdgeRecord& x : text.edges) {
+        const std::size_t n = x.ranks.size();
+        if (n > kMaxHeadCells)
+            throw InputError("attention heads: an edge of '" + x.type + "' has " + std::to_string(n) +
+                             " ranks, more than the " + std::to_string(kMaxHeadCells) +
+                             " (layers x heads) a tally takes");
+        if (n == 0 || n % layers != 0 || (heads && n / layers != heads))
+            throw InputError("attention heads: " + std::to_string(n) + " ranks of an edge of '" + x.type +
+                             "' do not fit " + std::to_string(m_layers) + " layers" +
+                             (heads ? " x " + std::to_string(heads) + " heads" : std::string()));
+        heads = n / layers;
+        const auto it = m_types.find(x.type);
+        if ((it == m_types.end() || it->second.histogram.empty()) && newTypes.insert(x.type).second) {
+            cells += n * maxK; // n <= kMaxHeadCells and maxK < 255: no overflow
+            if (cells > kMaxHistogramCells)
+                throw InputError("attention heads: " + std::to_string(m_types.size() + newTypes.size()) +
+                                 " relation types x " + std::to_string(n) + " (layers x heads) x " +
+                                 std::to_string(m_maxK) + " ranks pass the limit of " +
+                                 std::to_string(kMaxHistogramCells) + " histogram cells (" +
+                                 std::to_string(kMaxHistogramCells * sizeof(int) >> 20) +
+                                 " MiB) a tally takes; a smaller largest top-k needs fewer");
+        }
+    }
+    for (const auto& [type, n] : text.outside) {
+        const auto it = m_types.find(type);
+        const int before = it == m_types.end() ? 0 : it->second.outside;
+        if (n < 0 || n > INT32_MAX - before)
+            throw InputError("attention heads: " + std::to_string(n) + " edges of '" + type +
+                             "' left out is not a count (negative, or the total passes 32 bits)");
+    }
     ++m_texts;
+    m_cells = cells;
+    m_heads = static_cast<int>(heads);
     for (const auto& [type, n] : text.outside)
         m_types[type].outside += n;
     for (const EdgeRecord& x : text.edges) {
-        const int heads = static_cast<int>(x.ranks.size()) / m_layers;
-        if (heads <= 0 || static_cast<int>(x.ranks.size()) != heads * m_layers || (m_heads && heads != m_heads))
-            throw InputError("attention heads: " + std::to_string(x.ranks.size()) + " ranks of an edge of '" + x.type +
-                             "' do not fit " + std::to_string(m_layers) + " layers" +
-                             (m_heads ? " x " + std::to_string(m_heads) + " heads" : std::string()));
-        m_heads = heads;
         TypeTally& t = m_types[x.type];
         if (t.histogram.empty())
-            t.histogram.assign(static_cast<std::size_t>(m_layers * m_heads * m_maxK), 0);
+            t.histogram.assign(x.ranks.size() * maxK, 0);
         ++t.count;
         t.offsetSum += x.offset;
         for (std::size_t lh = 0; lh < x.ranks.size(); ++lh)
             if (x.ranks[lh] < m_maxK)
-                ++t.histogram[lh * static_cast<std::size_t>(m_maxK) + x.ranks[lh]];
+                ++t.histogram[lh * maxK + x.ranks[lh]];
         t.hits.push_back(x.hits);
     }
 }
@@ -180,7 +218,7 @@ std::vector<double> HeadTally::headScores(const std::string& type, int k) const
     if (it == m_types.end() || it->second.count == 0 || k < 1)
         return {};
     const TypeTally& t = it->second;
-    std::vector<double> out(static_cast<std::size_t>(m_layers * m_heads), 0.0);
+    std::vector<double> out(static_cast<std::size_t>(m_layers) * static_cast<std::size_t>(m_heads), 0.0);
     const int upTo = std::min(k, m_maxK);
     for (std::size_t lh = 0; lh < out.size(); ++lh) {
         int hits = 0;

@@ -94,7 +94,7 @@ void HeadScorer::observeAttention(int layer, int64_t position, std::span<const i
     const int heads = static_cast<int>(shape[0]);
     if (m_heads == 0) {
         m_heads = heads;
-        m_ranks.assign(m_edges.size() * static_cast<std::size_t>(m_layers * m_heads), kMiss);
+        m_ranks.assign(m_edges.size() * static_cast<std::size_t>(m_layers) * static_cast<std::size_t>(m_heads), kMiss);
     } else if (heads != m_heads) {
         throw InputError("attention heads: layer " + std::to_string(layer) + " has " + std::to_string(heads) +
                          " heads, an earlier one " + std::to_string(m_heads));

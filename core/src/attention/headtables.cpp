@@ -92,7 +92,8 @@ nlohmann::json headReportJson(const HeadReport& r)
             {"baseline_score", r.baselineScore},
             {"offset_score", r.offsetScore},
             {"keyword_score", r.keywordScore},
-            {"combined_score", r.combinedScore}};
+            {"combined_score", r.combinedScore},
+            {"warnings", r.warnings}};
 }
 
 std::string headTable3Latex(const HeadReport& r)

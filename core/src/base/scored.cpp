@@ -27,6 +27,11 @@ double ScoredText::crossEntropy() const
     return n ? sum / n : std::numeric_limits<double>::quiet_NaN();
 }
 
+bool isValidNtp(double p)
+{
+    return std::isfinite(p) && p >= 0.0 && p <= 1.0;
+}
+
 void splitAtPrompt(ScoredText& s, std::size_t promptBytes)
 {
     if (promptBytes > s.text.size())

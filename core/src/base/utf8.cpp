@@ -116,6 +116,45 @@ std::string readUtf8File(const std::filesystem::path& path)
     return data;
 }
 
+std::string readUtf8File(const std::filesystem::path& path, std::size_t maxBytes, const std::string& what)
+{
+    const std::string name = path == "-" ? std::string("standard input") : path.string();
+    const auto tooLong = [&] {
+        return InputError(what + " " + name + " is over the limit of " + std::to_string(maxBytes) + " bytes",
+                          ErrorContext{path.string(), maxBytes, {}});
+    };
+    std::string data;
+    std::istream* in = &std::cin;
+    std::ifstream file;
+    if (path != "-") {
+        std::error_code ec;
+        if (!std::filesystem::exists(path, ec))
+            throw InputError("file not found: " + path.string(), ErrorContext{path.string(), {}, {}});
+        if (std::filesystem::is_directory(path, ec))
+            throw InputError("expected a file but got a folder: " + path.string(), ErrorContext{path.string(), {}, {}});
+        if (std::filesystem::is_regular_file(path, ec)) {
+            const auto size = std::filesystem::file_size(path, ec);
+            if (!ec && size > maxBytes)
+                throw tooLong();
+        }
+        file.open(path, std::ios::binary);
+        if (!file)
+            throw InputError("cannot read file: " + path.string(), ErrorContext{path.string(), {}, {}});
+        in = &file;
+    }
+    // In pieces, up to one byte past the limit.
+    char buf[65536];
+    while (*in) {
+        const std::size_t want = std::min(sizeof buf, maxBytes + 1 - data.size());
+        in->read(buf, static_cast<std::streamsize>(want));
+        data.append(buf, static_cast<std::size_t>(in->gcount()));
+        if (data.size() > maxBytes)
+            throw tooLong();
+    }
+    requireUtf8(data, path);
+    return data;
+}
+
 void requireUtf8(std::string_view data, const std::filesystem::path& path)
 {
     if (auto bad = findInvalidUtf8(data))

@@ -34,8 +34,10 @@ LegendPlacement parseLegendPlacement(const std::string& s)
 
 void FigureStyle::validate() const
 {
-    if (!std::isfinite(widthPt) || widthPt <= 0 || widthPt > 2000 * kPointsPerMm)
-        throw InputError("the figure width must be over 0 and at most 2000 mm");
+    // A margin of 1e-9 mm: a width given in points at the limit (85.04 pt) is not refused for its rounding.
+    const double mm = widthPt / kPointsPerMm;
+    if (!std::isfinite(widthPt) || mm < kMinFigureWidthMm - 1e-9 || mm > kMaxFigureWidthMm + 1e-9)
+        throw InputError("the figure width must be between 30 and 2000 mm (85.04 and 5669.29 pt)");
     if (!std::isfinite(fontPt) || fontPt < kMinFigureFontPt || fontPt > 72)
         throw InputError("the font size must be between 6 and 72 pt (labels below 6 pt are illegible in print)");
 }

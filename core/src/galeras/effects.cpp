@@ -95,7 +95,8 @@ TreatmentEffect estimateTreatment(const std::vector<double>& d, const std::vecto
         e.note += (e.note.empty() ? "" : "; ") + std::string(err.what());
         return e;
     }
-    e.refutations = refuteEffect(d, y, z, e.ate, opts);
+    if (opts.simulations > 0) // 0: no refutation, as analyze causal
+        e.refutations = refuteEffect(d, y, z, e.ate, opts);
     return e;
 }
 

@@ -130,7 +130,7 @@ TreatmentSet parseTreatments(const std::string& text, const std::string& where)
 
 TreatmentSet readTreatments(const std::filesystem::path& path)
 {
-    return parseTreatments(readUtf8File(path), path.string());
+    return parseTreatments(readUtf8File(path, kMaxTreatmentsFileBytes, "the treatments file"), path.string());
 }
 
 std::string renderPrompt(const std::string& tmpl, const TestbedItem& item)

@@ -6,6 +6,10 @@
 
 #include <algorithm>
 #include <fstream>
+#include <limits>
+#include <optional>
+#include <type_traits>
+#include <utility>
 
 namespace ascviz {
 
@@ -23,15 +27,41 @@ SessionOrigin parseOrigin(const std::string& s)
     return s == "generated" ? SessionOrigin::Generated : SessionOrigin::Scored;
 }
 
+// A JSON value as T: integers only from JSON integers within T's range (5e19 read as an int32_t would be
+// undefined behaviour), nullopt for any other type or range.
+template <class T> std::optional<T> as(const json& v)
+{
+    if constexpr (std::is_same_v<T, bool>) {
+        if (v.is_boolean())
+            return v.get<bool>();
+    } else if constexpr (std::is_integral_v<T>) {
+        if (v.is_number_unsigned()) {
+            const auto u = v.get<uint64_t>();
+            if (std::cmp_less_equal(u, std::numeric_limits<T>::max()))
+                return static_cast<T>(u);
+        } else if (v.is_number_integer()) {
+            const auto i = v.get<int64_t>();
+            if (std::in_range<T>(i))
+                return static_cast<T>(i);
+        }
+    } else if constexpr (std::is_floating_point_v<T>) {
+        if (v.is_number())
+            return v.get<T>();
+    } else {
+        if (v.is_string())
+            return v.get<T>();
+    }
+    return std::nullopt;
+}
+
 template <class T> T field(const json& j, const char* key, const char* where)
 {
     if (!j.is_object() || !j.contains(key))
         throw InputError(std::string("session file: missing \"") + key + "\" in " + where);
-    try {
-        return j.at(key).get<T>();
-    } catch (const json::exception&) {
-        throw InputError(std::string("session file: \"") + key + "\" in " + where + " has the wrong type");
-    }
+    if (const auto v = as<T>(j.at(key)))
+        return *v;
+    throw InputError(std::string("session file: \"") + key + "\" in " + where +
+                     " has the wrong type (or is out of range)");
 }
 
 json orNull(const std::string& s)
@@ -52,12 +82,53 @@ template <class T> T fieldOr(const json& j, const char* key, T fallback)
 {
     if (!j.is_object() || !j.contains(key) || j.at(key).is_null())
         return fallback;
-    try {
-        return j.at(key).get<T>();
-    } catch (const json::exception&) {
-        return fallback;
-    }
+    return as<T>(j.at(key)).value_or(fallback);
 }
+
+void checkTokenCount(std::size_t tokens, std::size_t textBytes)
+{
+    if (tokens > textBytes + kSessionTokenSlack)
+        throw InputError("session file: more tokens (" + std::to_string(tokens) + ") than its text of " +
+                         std::to_string(textBytes) + " bytes can hold");
+}
+
+// Bounds the tokens and alternatives while the file is parsed, before they are built: "result" is at depth 1,
+// its keys at 2, a token object at 3, its keys at 4, an alternative object at 5. A file written by AsC-Viz has
+// "text" before "tokens" (sorted keys); one without gets its count checked after parsing.
+class SessionParseBounds {
+public:
+    bool operator()(int depth, json::parse_event_t event, json& parsed)
+    {
+        using E = json::parse_event_t;
+        if (event == E::key && parsed.is_string()) {
+            if (depth == 1)
+                m_key1 = parsed.get<std::string>();
+            else if (depth == 2)
+                m_key2 = parsed.get<std::string>();
+            else if (depth == 4)
+                m_key4 = parsed.get<std::string>();
+        } else if (m_key1 != "result") {
+            return true;
+        } else if (event == E::value && depth == 2 && m_key2 == "text" && parsed.is_string()) {
+            m_textBytes = parsed.get_ref<const std::string&>().size();
+        } else if (event == E::object_start && depth == 3 && m_key2 == "tokens") {
+            ++m_tokens;
+            m_alternatives = 0;
+            if (m_textBytes)
+                checkTokenCount(m_tokens, *m_textBytes);
+        } else if (event == E::object_start && depth == 5 && m_key2 == "tokens" && m_key4 == "top") {
+            if (++m_alternatives > kMaxSessionAlternatives)
+                throw InputError("session file: token " + std::to_string(m_tokens - 1) + " has more than " +
+                                 std::to_string(kMaxSessionAlternatives) + " alternatives");
+        }
+        return true;
+    }
+
+private:
+    std::string m_key1, m_key2, m_key4;
+    std::optional<std::size_t> m_textBytes;
+    std::size_t m_tokens = 0, m_alternatives = 0;
+};
 
 } // namespace
 
@@ -110,7 +181,9 @@ json sessionToJson(const SessionData& s)
                   {"tokens", std::move(tokens)}}}};
 }
 
-SessionData sessionFromJson(const json& j)
+namespace {
+
+SessionData sessionFromJsonChecked(const json& j)
 {
     if (!j.is_object() || fieldOr<std::string>(j, "format", "") != "ascviz-session")
         throw InputError("not an AsC-Viz session file (no \"format\": \"ascviz-session\")");
@@ -154,11 +227,22 @@ SessionData sessionFromJson(const json& j)
         throw InputError("session file: result text is not valid UTF-8 at byte " + std::to_string(*bad));
     s.scored.promptBytes = fieldOr<std::size_t>(r, "prompt_bytes", s.scored.text.size());
     s.scored.promptTokens = fieldOr<std::size_t>(r, "prompt_tokens", 0);
-    if (r.contains("asc_eval") && !r.at("asc_eval").is_null())
+    if (s.scored.promptBytes > s.scored.text.size())
+        throw InputError("session file: \"prompt_bytes\" " + std::to_string(s.scored.promptBytes) +
+                         " is beyond the end of the text (" + std::to_string(s.scored.text.size()) + " bytes)");
+    if (r.contains("asc_eval") && !r.at("asc_eval").is_null()) {
         s.ascEval = field<double>(r, "asc_eval", "result");
+        if (!isValidNtp(*s.ascEval))
+            throw InputError("session file: \"asc_eval\" is not within [0, 1]");
+    }
     const json tokens = r.value("tokens", json::array());
     if (!tokens.is_array())
         throw InputError("session file: \"tokens\" must be an array");
+    checkTokenCount(tokens.size(), s.scored.text.size());
+    if (s.scored.promptTokens > tokens.size())
+        throw InputError("session file: \"prompt_tokens\" " + std::to_string(s.scored.promptTokens) +
+                         " is more than its " + std::to_string(tokens.size()) + " tokens");
+    s.scored.tokens.reserve(tokens.size());
     std::size_t index = 0;
     for (const json& tj : tokens) {
         const std::string where = "token " + std::to_string(index++);
@@ -168,19 +252,39 @@ SessionData sessionFromJson(const json& j)
         t.end = field<std::size_t>(tj, "end", where.c_str());
         if (t.start > t.end || t.end > s.scored.text.size())
             throw InputError("session file: " + where + " has a span outside the text");
-        if (tj.contains("ntp") && !tj.at("ntp").is_null())
+        if (tj.contains("ntp") && !tj.at("ntp").is_null()) {
             t.ntp = field<double>(tj, "ntp", where.c_str());
+            if (!isValidNtp(*t.ntp))
+                throw InputError("session file: " + where + " has ntp outside [0, 1]");
+        }
         t.generated = fieldOr<bool>(tj, "generated", false);
-        for (const json& aj : tj.value("top", json::array())) {
+        const json top = tj.value("top", json::array());
+        if (top.is_array() && top.size() > kMaxSessionAlternatives)
+            throw InputError("session file: " + where + " has " + std::to_string(top.size()) +
+                             " alternatives, over the limit of " + std::to_string(kMaxSessionAlternatives));
+        for (const json& aj : top) {
             Alternative a;
             a.id = fieldOr<int32_t>(aj, "id", 0);
             a.text = fieldOr<std::string>(aj, "text", "");
             a.prob = fieldOr<double>(aj, "prob", 0.0);
+            if (!isValidNtp(a.prob))
+                throw InputError("session file: " + where + " has an alternative's prob outside [0, 1]");
             t.top.push_back(std::move(a));
         }
         s.scored.tokens.push_back(std::move(t));
     }
     return s;
+}
+
+} // namespace
+
+SessionData sessionFromJson(const json& j)
+{
+    try {
+        return sessionFromJsonChecked(j);
+    } catch (const json::exception& e) { // a value of another type than its place takes ("settings": 5)
+        throw InputError(std::string("session file: a value of the wrong type (") + e.what() + ")");
+    }
 }
 
 void writeSessionFile(const std::filesystem::path& path, const SessionData& s)
@@ -195,21 +299,27 @@ void writeSessionFile(const std::filesystem::path& path, const SessionData& s)
         throw InputError("failed writing the session file " + file);
 }
 
-SessionData readSessionFile(const std::filesystem::path& path)
+SessionData sessionFromText(const std::string& text, const std::string& file)
 {
-    const std::string file = path.string();
-    const std::string text = readUtf8File(file);
     json j;
     try {
-        j = json::parse(text);
+        j = json::parse(text, SessionParseBounds());
     } catch (const json::exception& e) { // parse_error, or out_of_range for a number like 1e400
         throw InputError("the session file " + file + " is not valid JSON: " + e.what());
+    } catch (const InputError& e) {
+        throw InputError(file + ": " + e.what());
     }
     try {
         return sessionFromJson(j);
     } catch (const InputError& e) {
         throw InputError(file + ": " + e.what());
     }
+}
+
+SessionData readSessionFile(const std::filesystem::path& path)
+{
+    const std::string file = path.string();
+    return sessionFromText(readUtf8File(file, kMaxSessionFileBytes, "the session file"), file);
 }
 
 } // namespace ascviz

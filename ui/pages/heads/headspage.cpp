@@ -319,8 +319,10 @@ bool HeadsPage::openCorpusRun(const QString& partialFile, QString* error)
         const auto head = readHeadPartial(partialFile.toStdString(), nullptr).settings;
         auto res = std::make_shared<HeadsResult>();
         res->tally.emplace(head.layers, head.maxK, LanguageRegistry::instance().get(head.language).highlight.keywords);
-        readHeadPartial(partialFile.toStdString(), &*res->tally);
+        const auto got = readHeadPartial(partialFile.toStdString(), &*res->tally);
         res->source = head.model + " on " + std::to_string(res->tally->texts()) + " texts";
+        if (!got.warning.empty()) // a last line cut by a killed run: dropped, and said so
+            res->source += "; warning: " + got.warning;
         m_result = res;
         m_layer->setRange(0, res->tally->layers() - 1);
         m_head->setRange(0, std::max(0, res->tally->heads() - 1));

@@ -63,6 +63,9 @@ struct HeadReport {
     // Means over the relations kept, per k: the model (best head per relation), the offset, keyword and combined
     // baselines and the best baseline per relation.
     std::vector<double> modelScore, offsetScore, keywordScore, combinedScore, baselineScore;
+    // What the reader should know about the texts it covers (a shard missing, a run cut short), set by the
+    // caller that tallied them; JSON "warnings".
+    std::vector<std::string> warnings;
 };
 
 // What one text adds to a tally: per edge its type, offset, ranks [layer * heads + head] and baseline hits; per
@@ -82,6 +85,13 @@ struct TextRecord {
 // The corpus-wide tally, filled text by text.
 class HeadTally {
 public:
+    // Bounds on what a tally holds, since partial files are input (a crafted header or record must not make it
+    // allocate without limit): the ranks of one edge (layers x heads; the largest models have about 10,000),
+    // and the histogram cells of the whole tally (relation types x layers x heads x max k, 4 bytes each:
+    // 512 MiB).
+    static constexpr std::size_t kMaxHeadCells = 16384;
+    static constexpr std::size_t kMaxHistogramCells = std::size_t{1} << 27;
+
     // `maxK`: the largest k to be asked for (ranks at or above it count as misses); `keywords`: the words of
     // the keyword baseline (the language's keywords).
     HeadTally(int layers, int maxK, std::vector<std::string> keywords);
@@ -91,7 +101,8 @@ public:
     void add(const std::vector<Relation>& relations, const std::vector<std::string>& tokenTexts,
              const HeadScorer& scored);
     // The same in two steps: the text's record (kept by resumable runs), then its addition. Throws InputError
-    // for ranks that do not fit the tally's layers and heads.
+    // for ranks that do not fit the tally's layers and heads, more than kMaxHeadCells ranks, a negative count
+    // of edges left out or a tally that would pass kMaxHistogramCells (the tally is then unchanged).
     TextRecord record(std::string id, const std::vector<Relation>& relations,
                       const std::vector<std::string>& tokenTexts, const HeadScorer& scored) const;
     void add(const TextRecord& text);
@@ -112,6 +123,7 @@ private:
         std::vector<BaselineHits> hits;
     };
     int m_layers = 0, m_heads = 0, m_maxK = 0, m_texts = 0;
+    std::size_t m_cells = 0;             // histogram cells allocated, over all types
     std::vector<std::string> m_keywords; // sorted
     std::map<std::string, TypeTally> m_types;
 };

@@ -44,6 +44,10 @@ struct ScoredText {
     double crossEntropy() const;
 };
 
+// Whether a stored NtP (or an alternative's probability) is a probability: finite and within [0, 1]. The one
+// check of every reader of stored scores (eval --scores, session files), so that they refuse the same values.
+bool isValidNtp(double p);
+
 // The prompt/completion split, one rule for every caller (batch, study, eval --prompt-bytes, the GUI): the
 // first `promptBytes` bytes of the text are the prompt; a token is generated (belongs to the completion) iff
 // its first byte is at or after promptBytes, so a token that straddles the boundary belongs to the prompt.

@@ -40,5 +40,8 @@ void requireUtf8(std::string_view data, const std::filesystem::path& path);
 // Reads a whole file as UTF-8 text; throws InputError naming the file (and the byte offset of the first
 // invalid sequence) when it is missing, unreadable or not UTF-8. "-" reads standard input.
 std::string readUtf8File(const std::filesystem::path& path);
+// The same, reading no more than `maxBytes` (a file without end, such as /dev/zero or a pipe, does not grow a
+// string without bound): InputError "<what> <path> is over the limit of <maxBytes> bytes" for a longer one.
+std::string readUtf8File(const std::filesystem::path& path, std::size_t maxBytes, const std::string& what);
 
 } // namespace ascviz

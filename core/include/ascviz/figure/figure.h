@@ -17,6 +17,10 @@ namespace ascviz {
 constexpr double kPointsPerMm = 72.0 / 25.4;
 // The smallest font a figure draws (labels stay legible in print).
 constexpr double kMinFigureFontPt = 6.0;
+// The page widths a figure takes: below 30 mm its labels do not fit (at 1 mm they were drawn off a 2.8 pt
+// page), above 2000 mm it is not a figure for print.
+constexpr double kMinFigureWidthMm = 30.0;
+constexpr double kMaxFigureWidthMm = 2000.0;
 
 enum class LegendPlacement { Right, Bottom, None };
 // "right" | "bottom" | "none"; parseLegendPlacement throws InputError for any other text.
@@ -29,7 +33,8 @@ struct FigureStyle {
     double fontPt = 8.0;                  // labels; the title is 1.2x, tick labels never below kMinFigureFontPt
     bool title = true;
     LegendPlacement legend = LegendPlacement::Right;
-    // Throws InputError when the width is not in (0, 2000] mm or the font is below kMinFigureFontPt or over 72.
+    // Throws InputError when the width is not within [kMinFigureWidthMm, kMaxFigureWidthMm] or the font is below
+    // kMinFigureFontPt or over 72.
     void validate() const;
 };
 

@@ -8,6 +8,7 @@
 #pragma once
 #include "ascviz/galeras/testbed.h"
 
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -30,6 +31,9 @@ struct TreatmentSet {
 // Throws InputError naming `where` (and the treatment) for malformed JSON, a missing field, a duplicate name,
 // a template without {code}, an unknown placeholder or an unmatched brace.
 TreatmentSet parseTreatments(const std::string& json, const std::string& where);
+// The file read by readTreatments() is at most this big (a handful of prompt templates; /dev/zero or a pipe
+// without end is refused, naming the file and the limit).
+inline constexpr std::size_t kMaxTreatmentsFileBytes = std::size_t{4} << 20;
 TreatmentSet readTreatments(const std::filesystem::path& path);
 
 // The prompt of a template for a testbed item.

@@ -51,12 +51,25 @@ struct SessionData {
 
 constexpr int kSessionVersion = 2;
 
+// Bounds of what a session file may hold, checked as it is read (before the tokens are allocated): the file's
+// size (a session of the Interactive editor's longest text, 512 KiB, with 5 alternatives per token is some
+// 70 MB), the tokens (no more than the text's bytes + kSessionTokenSlack: every token covers at least one byte)
+// and the alternatives of one token.
+inline constexpr std::size_t kMaxSessionFileBytes = std::size_t{128} << 20;
+inline constexpr std::size_t kSessionTokenSlack = 64;
+inline constexpr std::size_t kMaxSessionAlternatives = 1000;
+
 nlohmann::json sessionToJson(const SessionData& s);
-// Throws InputError with the field that is wrong.
+// Throws InputError with the field that is wrong: a missing or mistyped field, a token span outside the text,
+// an NtP or alternative probability that is not a probability (isValidNtp, as eval --scores), more tokens or
+// alternatives than the bounds above, a prompt longer than the text.
 SessionData sessionFromJson(const nlohmann::json& j);
 
-// Throws InputError when the file cannot be written / read / parsed (the message names the file).
+// Throws InputError when the file cannot be written / read / parsed (the message names the file), or is over
+// kMaxSessionFileBytes.
 void writeSessionFile(const std::filesystem::path& path, const SessionData& s);
 SessionData readSessionFile(const std::filesystem::path& path);
+// The same from the file's text (`file` names it in messages): parsed with the bounds above.
+SessionData sessionFromText(const std::string& text, const std::string& file);
 
 } // namespace ascviz
