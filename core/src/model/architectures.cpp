@@ -11,6 +11,8 @@
 #include <cmath>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 using nlohmann::json;
 
@@ -82,7 +84,37 @@ Activation activationField(const json& j, std::initializer_list<const char*> nam
 }
 
 // rope_theta (transformers 4: top level / rotary_emb_base; 5: rope_parameters), rope_scaling, partial rotary.
-void readRope(const json& j, ArchSpec& s, double defaultPartial, const std::string& path)
+// longrope (transformers' _compute_longrope_parameters): short_factor / long_factor of rotaryDim / 2 entries, the
+// attention factor from factor (or max_position_embeddings / original_max_position_embeddings) unless given.
+void readLongrope(const json& params, ArchSpec& s, const std::string& key, const std::string& path)
+{
+    s.ropeScaling = ArchSpec::RopeScaling::LongRope;
+    const auto half = static_cast<std::size_t>(s.rotaryDim / 2);
+    for (const char* name : {"short_factor", "long_factor"}) {
+        const auto it = params.find(name);
+        std::vector<double> f;
+        if (it != params.end() && it->is_array())
+            for (const auto& x : *it)
+                if (x.is_number())
+                    f.push_back(x.get<double>());
+        if (f.size() != half || (it != params.end() && it->size() != half))
+            throw ModelError(path + ": " + key + "." + name + " must list " + std::to_string(half) +
+                             " numbers (rotary dimension / 2)");
+        (std::string(name) == "short_factor" ? s.ropeShortFactor : s.ropeLongFactor) = std::move(f);
+    }
+    const auto orig = static_cast<double>(s.ropeOriginalContext);
+    const auto f = params.find("factor");
+    const double factor =
+        f != params.end() && f->is_number() ? f->get<double>() : static_cast<double>(s.context) / orig;
+    const auto af = params.find("attention_factor");
+    if (af != params.end() && af->is_number())
+        s.ropeAttentionFactor = af->get<double>();
+    else
+        s.ropeAttentionFactor = factor <= 1.0 ? 1.0 : std::sqrt(1 + std::log(factor) / std::log(orig));
+}
+
+// legacyLongrope: phi3 reads rope type "su" and "yarn" as longrope (as its transformers config does).
+void readRope(const json& j, ArchSpec& s, double defaultPartial, const std::string& path, bool legacyLongrope = false)
 {
     const json* params = field(j, {"rope_parameters"});
     const json* scaling = field(j, {"rope_scaling"});
@@ -115,6 +147,7 @@ void readRope(const json& j, ArchSpec& s, double defaultPartial, const std::stri
         const auto it = merged.find(k);
         return it != merged.end() && it->is_number() ? it->get<double>() : fallback;
     };
+    partial = number("partial_rotary_factor", partial); // phi3's transformers 4 rope_scaling may hold it
     // As transformers: a top-level original_max_position_embeddings wins, then the scaling's own, then
     // max_position_embeddings.
     s.ropeOriginalContext =
@@ -147,9 +180,13 @@ void readRope(const json& j, ArchSpec& s, double defaultPartial, const std::stri
         s.ropeBetaSlow = bs != 0.0 ? bs : 1.0;
         if (const auto t = merged.find("truncate"); t != merged.end() && t->is_boolean())
             s.ropeTruncate = t->get<bool>();
+    } else if (type == "longrope" || (legacyLongrope && (type == "su" || type == "yarn"))) {
+        s.rotaryDim = static_cast<int64_t>(static_cast<double>(s.headDim) * partial);
+        readLongrope(merged, s, typeKey.substr(0, typeKey.find('.')), path);
     } else if (type != "default") {
         throw ModelError(path + ": " + typeKey + " = \"" + type +
-                         "\": this rope scaling type is not supported (supported: default, linear, llama3, yarn)");
+                         "\": this rope scaling type is not supported (supported: default, linear, llama3, yarn, "
+                         "longrope)");
     }
     s.rotaryDim = static_cast<int64_t>(static_cast<double>(s.headDim) * partial);
 }
@@ -275,7 +312,7 @@ void readGptNeox(const json& j, ArchSpec& s, const std::string& path)
 }
 
 // llama, qwen2, starcoder2 share field names.
-void readLlamaStyle(const json& j, ArchSpec& s, const std::string& path)
+void readLlamaStyle(const json& j, ArchSpec& s, const std::string& path, bool legacyLongrope = false)
 {
     s.vocab = intField(j, {"vocab_size"}, path);
     s.hidden = intField(j, {"hidden_size"}, path);
@@ -286,7 +323,7 @@ void readLlamaStyle(const json& j, ArchSpec& s, const std::string& path)
     s.context = intField(j, {"max_position_embeddings"}, path);
     s.intermediate = intField(j, {"intermediate_size"}, path);
     s.rope = RopeKind::NeoX;
-    readRope(j, s, 1.0, path);
+    readRope(j, s, 1.0, path, legacyLongrope);
 }
 
 void readLlama(const json& j, ArchSpec& s, const std::string& path)
@@ -303,24 +340,142 @@ void readLlama(const json& j, ArchSpec& s, const std::string& path)
         throw ModelError(path + ": llama pretraining_tp > 1 is not supported");
 }
 
+// Qwen's sliding window: only where use_sliding_window is on, for the layers layer_types marks (else the layers
+// from max_window_layers on).
+void readQwenWindows(const json& j, ArchSpec& s)
+{
+    if (!boolOr(j, "use_sliding_window", false))
+        return;
+    const int64_t w = intOr(j, {"sliding_window"}, 0);
+    const int64_t maxWindowLayers = intOr(j, {"max_window_layers"}, s.layers);
+    const json* types = field(j, {"layer_types"});
+    for (int64_t l = 0; l < s.layers; ++l) {
+        bool sliding = l >= maxWindowLayers;
+        if (types && types->is_array() && static_cast<int64_t>(types->size()) == s.layers)
+            sliding = (*types)[static_cast<std::size_t>(l)].get<std::string>() == "sliding_attention";
+        s.window.push_back(sliding ? w : 0);
+    }
+}
+
 void readQwen2(const json& j, ArchSpec& s, const std::string& path)
 {
     readLlama(j, s, path);
     s.tieEmbeddings = boolOr(j, "tie_word_embeddings", false);
     s.qkvBias = true;
     s.outBias = s.mlpBias = false;
-    // Sliding window only where use_sliding_window is on, for the layers layer_types marks.
-    if (boolOr(j, "use_sliding_window", false)) {
-        const int64_t w = intOr(j, {"sliding_window"}, 0);
-        const int64_t maxWindowLayers = intOr(j, {"max_window_layers"}, s.layers);
-        const json* types = field(j, {"layer_types"});
-        for (int64_t l = 0; l < s.layers; ++l) {
-            bool sliding = l >= maxWindowLayers;
-            if (types && types->is_array() && static_cast<int64_t>(types->size()) == s.layers)
-                sliding = (*types)[static_cast<std::size_t>(l)].get<std::string>() == "sliding_attention";
-            s.window.push_back(sliding ? w : 0);
+    readQwenWindows(j, s);
+}
+
+// qwen3: llama with RMSNorm over each head's q and k before rope; attention_bias on q/k/v/o.
+void readQwen3(const json& j, ArchSpec& s, const std::string& path)
+{
+    readLlama(j, s, path);
+    s.qkvBias = s.outBias = boolOr(j, "attention_bias", false);
+    s.mlpBias = false;
+    s.qkNorm = QkNorm::PerHead;
+    readQwenWindows(j, s);
+}
+
+// mistral: llama with a sliding window on every layer (sliding_window null: none).
+void readMistral(const json& j, ArchSpec& s, const std::string& path)
+{
+    readLlama(j, s, path);
+    s.qkvBias = s.outBias = s.mlpBias = false;
+    if (const int64_t w = intOr(j, {"sliding_window"}, 0); w > 0)
+        s.window.assign(static_cast<std::size_t>(s.layers), w);
+}
+
+// phi3: llama-style with fused qkv_proj and gate_up_proj, partial rotary, longrope ("su"/"yarn" are longrope).
+void readPhi3(const json& j, ArchSpec& s, const std::string& path)
+{
+    readLlamaStyle(j, s, path, /*legacyLongrope=*/true);
+    s.norm = NormKind::RMSNorm;
+    s.normEps = numberOr(j, {"rms_norm_eps"}, 1e-5);
+    s.act = activationField(j, {"hidden_act"}, "silu", path);
+    s.gatedMlp = true;
+    s.tieEmbeddings = boolOr(j, "tie_word_embeddings", false);
+    if (const int64_t w = intOr(j, {"sliding_window"}, 0); w > 0)
+        s.window.assign(static_cast<std::size_t>(s.layers), w);
+}
+
+// The Gemma family: RMSNorm as x·(1 + w), embeddings times √hidden rounded to the model dtype, GeGLU.
+void readGemmaCommon(const json& j, ArchSpec& s, const std::string& path, const char* actKey)
+{
+    readLlamaStyle(j, s, path);
+    s.norm = NormKind::RMSNormPlusOne;
+    s.normEps = numberOr(j, {"rms_norm_eps"}, 1e-6);
+    s.act = activationField(j, {actKey}, "gelu_pytorch_tanh", path);
+    s.gatedMlp = true;
+    s.tieEmbeddings = boolOr(j, "tie_word_embeddings", true);
+    s.qkvBias = s.outBias = boolOr(j, "attention_bias", false);
+    s.embedScale = std::sqrt(static_cast<double>(s.hidden));
+    s.embedScaleInDtype = true;
+    if (boolOr(j, "use_bidirectional_attention", false))
+        throw ModelError(path + ": use_bidirectional_attention = true is not supported (causal decoders only)");
+}
+
+void readGemma(const json& j, ArchSpec& s, const std::string& path)
+{
+    readGemmaCommon(j, s, path, "hidden_act");
+}
+
+// Gemma 2 and 3: sandwich norms, q.k scaled by query_pre_attn_scalar^-0.5, local (sliding_window) and global
+// layers by layer_types (else every `pattern`-th layer global), final-logit soft-capping.
+void readGemmaLocalGlobal(const json& j, ArchSpec& s, const std::string& path, int64_t pattern)
+{
+    readGemmaCommon(j, s, path, "hidden_activation");
+    s.residual = Residual::Sandwich;
+    const double scalar = numberOr(j, {"query_pre_attn_scalar"}, 256.0);
+    s.attnScale.assign(static_cast<std::size_t>(s.layers), std::pow(scalar, -0.5)); // as Python's scalar**-0.5
+    s.finalSoftcap = numberOr(j, {"final_logit_softcapping"}, 0.0);
+    const json* types = field(j, {"layer_types"});
+    const int64_t w = intOr(j, {"sliding_window"}, 0);
+    for (int64_t l = 0; l < s.layers; ++l) {
+        bool sliding = (l + 1) % pattern != 0;
+        if (types && types->is_array()) {
+            if (static_cast<int64_t>(types->size()) != s.layers)
+                throw ModelError(path + ": layer_types names " + std::to_string(types->size()) +
+                                 " layers but num_hidden_layers is " + std::to_string(s.layers));
+            const std::string t = (*types)[static_cast<std::size_t>(l)].get<std::string>();
+            if (t != "sliding_attention" && t != "full_attention")
+                throw ModelError(path + ": layer_types = \"" + t + "\" is not supported");
+            sliding = t == "sliding_attention";
         }
+        if (sliding && w <= 0)
+            throw ModelError(path + ": sliding layers need a positive sliding_window");
+        s.window.push_back(sliding ? w : 0);
     }
+}
+
+void readGemma2(const json& j, ArchSpec& s, const std::string& path)
+{
+    readGemmaLocalGlobal(j, s, path, 2);
+    s.attnSoftcap = numberOr(j, {"attn_logit_softcapping"}, 0.0);
+}
+
+// gemma3_text: q/k norms per head; local layers rotate with their own base (rope_parameters.sliding_attention,
+// transformers 4: rope_local_base_freq), global layers with rope_parameters.full_attention (4: rope_theta,
+// rope_scaling). transformers 5.17 does not apply attn_logit_softcapping to Gemma 3 (nor does the runtime).
+void readGemma3Text(const json& j, ArchSpec& s, const std::string& path)
+{
+    const json* params = field(j, {"rope_parameters"});
+    json global = j;
+    double localTheta = numberOr(j, {"rope_local_base_freq"}, 10000.0);
+    if (params && params->is_object() && params->contains("full_attention")) {
+        global["rope_parameters"] = params->at("full_attention");
+        if (const auto it = params->find("sliding_attention"); it != params->end() && it->is_object()) {
+            const auto t = it->find("rope_type");
+            if (t != it->end() && t->is_string() && t->get<std::string>() != "default")
+                throw ModelError(path + ": rope_parameters.sliding_attention.rope_type = \"" + t->get<std::string>() +
+                                 "\" is not supported (local layers: default)");
+            localTheta = numberOr(*it, {"rope_theta"}, localTheta);
+        }
+    } else if (!field(j, {"rope_theta"})) {
+        global["rope_theta"] = 1000000.0; // Gemma 3's global default
+    }
+    readGemmaLocalGlobal(global, s, path, intOr(j, {"sliding_window_pattern"}, 6));
+    s.qkNorm = QkNorm::PerHead;
+    s.ropeLocalTheta = localTheta;
 }
 
 void readStarcoder2(const json& j, ArchSpec& s, const std::string& path)
@@ -343,10 +498,20 @@ struct Architecture {
 };
 
 const Architecture kArchitectures[] = {
-    {"gpt2", readGpt2, gpt2Weights},           {"gpt_neo", readGptNeo, gptNeoWeights},
-    {"codegen", readCodegen, codegenWeights},  {"gpt_bigcode", readBigcode, bigcodeWeights},
-    {"gpt_neox", readGptNeox, gptNeoxWeights}, {"llama", readLlama, llamaStyleWeights},
-    {"qwen2", readQwen2, llamaStyleWeights},   {"starcoder2", readStarcoder2, llamaStyleWeights},
+    {"gpt2", readGpt2, gpt2Weights},
+    {"gpt_neo", readGptNeo, gptNeoWeights},
+    {"codegen", readCodegen, codegenWeights},
+    {"gpt_bigcode", readBigcode, bigcodeWeights},
+    {"gpt_neox", readGptNeox, gptNeoxWeights},
+    {"llama", readLlama, llamaStyleWeights},
+    {"qwen2", readQwen2, llamaStyleWeights},
+    {"starcoder2", readStarcoder2, llamaStyleWeights},
+    {"qwen3", readQwen3, llamaStyleWeights},
+    {"mistral", readMistral, llamaStyleWeights},
+    {"gemma", readGemma, llamaStyleWeights},
+    {"gemma2", readGemma2, gemma2Weights},
+    {"gemma3_text", readGemma3Text, gemma2Weights},
+    {"phi3", readPhi3, phi3Weights},
 };
 
 const Architecture* find(const std::string& type)
