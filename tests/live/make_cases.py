@@ -68,6 +68,21 @@ BASE = {
                         head_dim=8, intermediate_size=64, max_position_embeddings=128, sliding_window=8,
                         query_pre_attn_scalar=16, layer_types=["sliding_attention"] * 3 + ["full_attention"],
                         final_logit_softcapping=3.0, bos_token_id=0, eos_token_id=0, pad_token_id=0),
+    "gptj": dict(n_embd=32, n_layer=2, n_head=4, n_positions=128, rotary_dim=4, bos_token_id=0, eos_token_id=0),
+    "phi": dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64,
+                max_position_embeddings=128, bos_token_id=0, eos_token_id=0),
+    "stablelm": dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                     intermediate_size=64, max_position_embeddings=128, bos_token_id=0, eos_token_id=0),
+    "granite": dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                    intermediate_size=64, max_position_embeddings=128, embedding_multiplier=3.0,
+                    residual_multiplier=0.7, attention_multiplier=0.3, logits_scaling=2.5, bos_token_id=0,
+                    eos_token_id=0, pad_token_id=0),
+    "olmo2": dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                  intermediate_size=64, max_position_embeddings=128, bos_token_id=0, eos_token_id=0, pad_token_id=0),
+    # 4 layers: the 4th without rope (no_rope_layer_interval 4).
+    "smollm3": dict(hidden_size=32, num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=2,
+                    intermediate_size=64, max_position_embeddings=128, bos_token_id=0, eos_token_id=0,
+                    pad_token_id=0),
     "phi3": dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
                  intermediate_size=64, max_position_embeddings=128, original_max_position_embeddings=128,
                  bos_token_id=0, eos_token_id=0, pad_token_id=0),
@@ -199,6 +214,33 @@ VARIANTS = [
      {"original_max_position_embeddings": 20,
       "rope_parameters": rope("longrope", short_factor=[1.0, 1.5], long_factor=[4.0, 9.0],
                               original_max_position_embeddings=20, partial_rotary_factor=0.5)}, {}),
+    # gptj: codegen's rotary and parallel layout with separate q/k/v and a head with bias.
+    ("gptj", "gptj", {}, {}),
+    ("gptj-full-rotary-tied", "gptj", {"rotary_dim": 8, "tie_word_embeddings": True}, {}),
+    # phi: partial rotary (0.5), parallel attention + MLP, biases, LayerNorm.
+    ("phi", "phi", {}, {}),
+    ("phi-qk-layernorm-gqa", "phi", {"qk_layernorm": True, "num_key_value_heads": 2,
+                                     "rope_parameters": rope("default", partial_rotary_factor=0.25)}, {}),
+    # stablelm: partial rotary 0.25, LayerNorm with bias, SwiGLU.
+    ("stablelm", "stablelm", {}, {}),
+    ("stablelm-parallel-qkv-bias", "stablelm", {"use_parallel_residual": True, "use_qkv_bias": True,
+                                                "tie_word_embeddings": True}, {}),
+    ("stablelm-qk-layernorm", "stablelm", {"qk_layernorm": True},
+     {"expect": "refuse", "error": "qk_layernorm = true"}),
+    # granite: embedding, residual and attention multipliers, logits scaling.
+    ("granite", "granite", {}, {}),
+    ("granite-tied-mqa-bias", "granite", {"tie_word_embeddings": True, "num_key_value_heads": 1,
+                                          "attention_bias": True}, {}),
+    ("granite-bf16", "granite", {}, {"dtype": "bfloat16"}),
+    # olmo2: no input norms, post-attention / post-feedforward norms, q/k norms over the whole projections.
+    ("olmo2", "olmo2", {}, {}),
+    ("olmo2-mha-tied", "olmo2", {"num_key_value_heads": 4, "tie_word_embeddings": True}, {}),
+    ("olmo2-bf16", "olmo2", {}, {"dtype": "bfloat16"}),
+    # smollm3: layers without rope.
+    ("smollm3", "smollm3", {}, {}),
+    ("smollm3-nope-list-untied", "smollm3", {"no_rope_layers": [0, 1, 0, 1], "tie_word_embeddings": False}, {}),
+    ("smollm3-sliding", "smollm3", {"use_sliding_window": True, "sliding_window": 8},
+     {"expect": "refuse", "error": "use_sliding_window = true"}),
     # transformers 4 spelling with the legacy type name "su", which Phi3Config reads as longrope.
     ("phi3-longrope-su-v4", "phi3", {"original_max_position_embeddings": 32,
                                      "rope_parameters": rope("longrope", short_factor=[1.0, 1.5, 2.0, 1.2],
@@ -239,18 +281,22 @@ def greedy(model, prompt):
 
 def final_norm(model):
     """The final norm of a causal LM (gpt2/gpt_neo/codegen/gpt_bigcode: ln_f, gpt_neox: final_layer_norm,
-    llama/qwen2/qwen3/mistral/gemma*/phi3/starcoder2: norm)."""
+    phi: final_layernorm, llama/qwen2/qwen3/mistral/gemma*/phi3/granite/olmo2/smollm3/stablelm/starcoder2:
+    norm)."""
     base = model.base_model
-    for name in ("ln_f", "final_layer_norm", "norm"):
+    for name in ("ln_f", "final_layer_norm", "final_layernorm", "norm"):
         if hasattr(base, name):
             return getattr(base, name)
     raise RuntimeError(f"no final norm found in {type(model).__name__}")
 
 
 def head_logits(model, h):
-    """The LM head of normed hidden states, with the family's final-logit soft-capping (gemma2/gemma3), as the
-    CausalLM's forward applies it."""
+    """The LM head of normed hidden states, with the family's logits scaling (granite) and final-logit
+    soft-capping (gemma2/gemma3), as the CausalLM's forward applies them."""
     lg = model.get_output_embeddings()(h)
+    scaling = getattr(model.config, "logits_scaling", None)  # granite
+    if scaling is not None:
+        lg = lg / scaling
     cap = getattr(model.config, "final_logit_softcapping", None)
     if cap is not None:
         lg = torch.tanh(lg / cap) * cap

@@ -11,7 +11,8 @@
 namespace ascviz::model {
 
 // RMSNormPlusOne: Gemma's RMSNorm, x·(1 + w) computed in float32 and then cast (llama casts before the weight).
-enum class NormKind { LayerNorm, RMSNorm, RMSNormPlusOne };
+// RMSNormWeightFp32: OLMo 2's, w · x in float32 and then cast.
+enum class NormKind { LayerNorm, RMSNorm, RMSNormPlusOne, RMSNormWeightFp32 };
 // Per-head q/k norms before rope: None; PerHead over each head's headDim (qwen3, gemma3); Full over the whole
 // q and k projections (olmo2).
 enum class QkNorm { None, PerHead, Full };
@@ -22,6 +23,7 @@ enum class Residual {
     ParallelSharedNorm, // x += attn(ln1(x)) + mlp(ln1(x))       (CodeGen, GPT-J)
     ParallelTwoNorms,   // x += attn(ln1(x)) + mlp(ln2(x))       (GPT-NeoX parallel residual)
     Sandwich,           // x += postAttn(attn(ln1(x))); x += postMlp(mlp(ln2(x)))   (Gemma 2 and 3)
+    PostNorms,          // x += postAttn(attn(x)); x += postMlp(mlp(x))              (OLMo 2: no input norms)
 };
 
 struct ArchSpec {
@@ -71,6 +73,9 @@ struct ArchSpec {
     // factor is first rounded to the model dtype (gemma's normalizer tensor), else a double scalar.
     double embedScale = 1.0;
     bool embedScaleInDtype = false;
+    double residualScale = 1.0; // Residual::Sequential: x += attn · r; x += mlp · r (granite residual_multiplier)
+    double logitsDivisor = 1.0; // logits / d (granite logits_scaling)
+    std::vector<bool> ropeOff;  // per layer (empty: none): layers without rope (smollm3 no_rope_layers = 0)
     bool tieEmbeddings = false; // declared by config.json (tie_word_embeddings), never guessed
     // Bias flags of the llama-style layouts (llama: attention_bias/mlp_bias; qwen2: q/k/v only;
     // starcoder2: use_bias everywhere, LayerNorm with bias).

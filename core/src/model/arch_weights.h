@@ -19,5 +19,11 @@ DecoderWeights llamaStyleWeights(WeightStore& ws, const ArchSpec& s);
 DecoderWeights gemma2Weights(WeightStore& ws, const ArchSpec& s);
 // phi3: fused qkv_proj ([q; k; v]) and gate_up_proj ([gate; up]).
 DecoderWeights phi3Weights(WeightStore& ws, const ArchSpec& s);
+// gptj: transformer.h.N.attn.{q,k,v,out}_proj, mlp.fc_in/fc_out, lm_head with bias.
+DecoderWeights gptjWeights(WeightStore& ws, const ArchSpec& s);
+// phi: model.layers.N.self_attn.{q,k,v}_proj + dense, mlp.fc1/fc2, model.final_layernorm, lm_head with bias.
+DecoderWeights phiWeights(WeightStore& ws, const ArchSpec& s);
+// olmo2: the llama names without input_layernorm, with post_feedforward_layernorm and full q/k norms.
+DecoderWeights olmo2Weights(WeightStore& ws, const ArchSpec& s);
 
 } // namespace ascviz::model

@@ -491,6 +491,100 @@ void readStarcoder2(const json& j, ArchSpec& s, const std::string& path)
         s.window.assign(static_cast<std::size_t>(s.layers), w);
 }
 
+// gptj: codegen's layout (GPT-J rotary on rotary_dim, parallel attention + MLP on ln_1, q.k in float32) with
+// separate q/k/v projections and an LM head with bias.
+void readGptj(const json& j, ArchSpec& s, const std::string& path)
+{
+    readGpt2Style(j, s, path);
+    s.headDim = s.hidden / s.heads;
+    s.rope = RopeKind::GptJ;
+    s.rotaryDim = intOr(j, {"rotary_dim"}, s.headDim);
+    s.residual = Residual::ParallelSharedNorm;
+    s.attnFp32 = true;
+    s.tieEmbeddings = boolOr(j, "tie_word_embeddings", false);
+}
+
+// phi (phi-1, phi-1.5, phi-2): LayerNorm, partial NeoX rotary, attention and MLP in parallel on one norm, biases
+// everywhere (head included), optional LayerNorm of each head's q and k (qk_layernorm).
+void readPhi(const json& j, ArchSpec& s, const std::string& path)
+{
+    readLlamaStyle(j, s, path);
+    s.headDim = s.hidden / s.heads;
+    readRope(j, s, 0.5, path);
+    s.norm = NormKind::LayerNorm;
+    s.normEps = numberOr(j, {"layer_norm_eps"}, 1e-5);
+    s.act = activationField(j, {"hidden_act"}, "gelu_new", path);
+    s.residual = Residual::ParallelSharedNorm;
+    s.qkvBias = s.outBias = s.mlpBias = s.normBias = true;
+    s.tieEmbeddings = boolOr(j, "tie_word_embeddings", false);
+    if (boolOr(j, "qk_layernorm", false))
+        s.qkNorm = QkNorm::PerHead;
+}
+
+// stablelm: LayerNorm with bias, partial rotary (0.25), SwiGLU, use_qkv_bias, use_parallel_residual (attention
+// and MLP on the input norm).
+void readStablelm(const json& j, ArchSpec& s, const std::string& path)
+{
+    readLlamaStyle(j, s, path);
+    s.headDim = s.hidden / s.heads;
+    readRope(j, s, 0.25, path);
+    s.norm = NormKind::LayerNorm;
+    s.normEps = numberOr(j, {"layer_norm_eps"}, 1e-5);
+    s.act = activationField(j, {"hidden_act"}, "silu", path);
+    s.gatedMlp = true;
+    s.qkvBias = boolOr(j, "use_qkv_bias", false);
+    s.normBias = true;
+    s.tieEmbeddings = boolOr(j, "tie_word_embeddings", false);
+    if (boolOr(j, "use_parallel_residual", false))
+        s.residual = Residual::ParallelSharedNorm;
+    if (boolOr(j, "qk_layernorm", false))
+        throw ModelError(path + ": qk_layernorm = true is not supported for stablelm (one LayerNorm per head)");
+}
+
+// granite: llama with embedding_multiplier, residual_multiplier, attention_multiplier (the q.k scale) and
+// logits_scaling (logits divided by it).
+void readGranite(const json& j, ArchSpec& s, const std::string& path)
+{
+    readLlama(j, s, path);
+    s.embedScale = numberOr(j, {"embedding_multiplier"}, 1.0);
+    s.residualScale = numberOr(j, {"residual_multiplier"}, 1.0);
+    s.attnScale.assign(static_cast<std::size_t>(s.layers), numberOr(j, {"attention_multiplier"}, 1.0));
+    s.logitsDivisor = numberOr(j, {"logits_scaling"}, 1.0);
+}
+
+// olmo2: no input norms; RMSNorm (w · x in float32) after attention and after the MLP, and over the whole q and
+// k projections before rope.
+void readOlmo2(const json& j, ArchSpec& s, const std::string& path)
+{
+    readLlama(j, s, path);
+    s.norm = NormKind::RMSNormWeightFp32;
+    s.normEps = numberOr(j, {"rms_norm_eps"}, 1e-5);
+    s.mlpBias = false;
+    s.residual = Residual::PostNorms;
+    s.qkNorm = QkNorm::Full;
+}
+
+// smollm3: llama whose layers listed 0 in no_rope_layers use no rope (default: every no_rope_layer_interval-th).
+void readSmollm3(const json& j, ArchSpec& s, const std::string& path)
+{
+    readLlama(j, s, path);
+    s.tieEmbeddings = boolOr(j, "tie_word_embeddings", true);
+    if (boolOr(j, "use_sliding_window", false))
+        throw ModelError(path + ": use_sliding_window = true is not supported for smollm3");
+    const json* list = field(j, {"no_rope_layers"});
+    const int64_t interval = intOr(j, {"no_rope_layer_interval"}, 4);
+    for (int64_t l = 0; l < s.layers; ++l) {
+        bool rope = (l + 1) % interval != 0;
+        if (list && list->is_array()) {
+            if (static_cast<int64_t>(list->size()) != s.layers)
+                throw ModelError(path + ": no_rope_layers names " + std::to_string(list->size()) +
+                                 " layers but num_hidden_layers is " + std::to_string(s.layers));
+            rope = (*list)[static_cast<std::size_t>(l)].get<int64_t>() != 0;
+        }
+        s.ropeOff.push_back(!rope);
+    }
+}
+
 struct Architecture {
     const char* modelType;
     void (*readConfig)(const json&, ArchSpec&, const std::string&);
@@ -512,6 +606,12 @@ const Architecture kArchitectures[] = {
     {"gemma2", readGemma2, gemma2Weights},
     {"gemma3_text", readGemma3Text, gemma2Weights},
     {"phi3", readPhi3, phi3Weights},
+    {"gptj", readGptj, gptjWeights},
+    {"phi", readPhi, phiWeights},
+    {"stablelm", readStablelm, llamaStyleWeights},
+    {"granite", readGranite, llamaStyleWeights},
+    {"olmo2", readOlmo2, olmo2Weights},
+    {"smollm3", readSmollm3, llamaStyleWeights},
 };
 
 const Architecture* find(const std::string& type)

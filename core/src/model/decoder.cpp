@@ -146,6 +146,8 @@ at::Tensor Decoder::norm(const Norm& n, const at::Tensor& x) const
     // multiplies by 1 + w in float32 before casting back.
     const at::Tensor xf = x.to(at::kFloat);
     const at::Tensor var = xf.pow(2).mean({-1}, /*keepdim=*/true);
+    if (m_spec.norm == NormKind::RMSNormWeightFp32)
+        return (n.w * (xf * at::rsqrt(var + m_spec.normEps))).to(x.scalar_type());
     if (m_spec.norm == NormKind::RMSNormPlusOne)
         return (xf * at::rsqrt(var + m_spec.normEps) * (1.0 + n.w.to(at::kFloat))).to(x.scalar_type());
     return n.w * (xf * at::rsqrt(var + m_spec.normEps)).to(x.scalar_type());
@@ -231,7 +233,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> Decoder::heads(const LayerWeights
     }
     q = q.transpose(1, 2);
     k = k.transpose(1, 2);
-    if (m_spec.rope != RopeKind::None) {
+    if (cos.defined()) { // undefined without rope, and on layers without it (RopeTables::of)
         q = rotary(q, cos, sin);
         k = rotary(k, cos, sin);
     }
@@ -312,6 +314,8 @@ at::Tensor Decoder::mlp(const LayerWeights& lw, const at::Tensor& x) const
 
 std::pair<at::Tensor, at::Tensor> Decoder::RopeTables::of(const ArchSpec& s, int64_t layer) const
 {
+    if (!s.ropeOff.empty() && s.ropeOff[static_cast<std::size_t>(layer)])
+        return {};
     if (cosLocal.defined() && s.window[static_cast<std::size_t>(layer)] > 0)
         return {cosLocal, sinLocal};
     return {cos, sin};
@@ -346,6 +350,11 @@ Decoder::RopeTables Decoder::ropeTables(const at::Tensor& positions, int64_t seq
     return out;
 }
 
+at::Tensor Decoder::inputNorm(const LayerWeights& lw, const at::Tensor& x) const
+{
+    return m_spec.residual == Residual::PostNorms ? x : norm(lw.ln1, x);
+}
+
 at::Tensor Decoder::embed(const at::Tensor& ids, const at::Tensor& positions) const
 {
     at::Tensor x = at::embedding(m_w.tokenEmbedding, ids);
@@ -364,8 +373,16 @@ at::Tensor Decoder::residual(const LayerWeights& lw, const at::Tensor& x, const 
 {
     switch (m_spec.residual) {
     case Residual::Sequential: {
+        if (m_spec.residualScale != 1.0) {
+            const at::Tensor y = x + a * m_spec.residualScale;
+            return y + mlp(lw, norm(lw.ln2, y)) * m_spec.residualScale;
+        }
         const at::Tensor y = x + a;
         return y + mlp(lw, norm(lw.ln2, y));
+    }
+    case Residual::PostNorms: {
+        const at::Tensor y = x + norm(lw.postAttn, a);
+        return y + norm(lw.postMlp, mlp(lw, y));
     }
     case Residual::ParallelSharedNorm:
         return a + mlp(lw, h) + x;
@@ -422,7 +439,7 @@ at::Tensor Decoder::hiddenPacked(const at::Tensor& ids, const std::vector<int64_
         const auto& lw = m_w.layers[static_cast<std::size_t>(l)];
         const int layer = static_cast<int>(l);
         const int64_t window = m_spec.window[static_cast<std::size_t>(l)];
-        const at::Tensor h = norm(lw.ln1, x);
+        const at::Tensor h = inputNorm(lw, x);
         const at::Tensor qkv = lw.qkv(h); // [N, (nh + 2 nkv) hd]
         int64_t offset = 0;
         for (const int64_t T : lengths) {
@@ -490,7 +507,7 @@ at::Tensor Decoder::hidden(const at::Tensor& ids, const at::Tensor& keyValid, Kv
 
     for (int64_t l = 0; l < m_spec.layers; ++l) {
         const auto& lw = m_w.layers[static_cast<std::size_t>(l)];
-        const at::Tensor h = norm(lw.ln1, x);
+        const at::Tensor h = inputNorm(lw, x);
         const int layer = static_cast<int>(l);
         ForwardObserver* probsTo = observer && observer->wants(intermediate::kAttention, layer) ? observer : nullptr;
         const auto [cos, sin] = rope.of(m_spec, l);
@@ -510,6 +527,8 @@ at::Tensor Decoder::hidden(const at::Tensor& ids, const at::Tensor& keyValid, Kv
 at::Tensor Decoder::logits(const at::Tensor& hidden) const
 {
     at::Tensor l = cpuAwareLinear(hidden, m_w.head, m_w.headBias);
+    if (m_spec.logitsDivisor != 1.0) // granite: logits / logits_scaling, in the compute dtype
+        l = l / m_spec.logitsDivisor;
     if (m_spec.finalSoftcap > 0) // as transformers: / cap, tanh, * cap, in the compute dtype
         l = at::tanh(l / m_spec.finalSoftcap) * m_spec.finalSoftcap;
     return l.to(at::kFloat);

@@ -117,6 +117,8 @@ private:
     std::tuple<at::Tensor, at::Tensor, at::Tensor> heads(const LayerWeights& lw, const at::Tensor& qkv,
                                                          const at::Tensor& cos, const at::Tensor& sin) const;
     at::Tensor embed(const at::Tensor& ids, const at::Tensor& positions) const;
+    // The attention's input: ln1(x), or x itself where the layout has no input norm (Residual::PostNorms).
+    at::Tensor inputNorm(const LayerWeights& lw, const at::Tensor& x) const;
     // Scaled-dot-product attention of q [B, heads, T, hd] over k, v [B, kvHeads, S, hd] with `mask`
     // [B|1, 1, T, S] (undefined: `causal` says whether query i sees keys 0..i of S == T, else all keys).
     at::Tensor attend(int layer, const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& mask,
