@@ -83,6 +83,23 @@ BASE = {
     "smollm3": dict(hidden_size=32, num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=2,
                     intermediate_size=64, max_position_embeddings=128, bos_token_id=0, eos_token_id=0,
                     pad_token_id=0),
+    # 4 layers: local, local, local, global (window 8); the global layers' rope base 5·10^5, the local ones' 10^4.
+    "olmo3": dict(hidden_size=32, num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=2,
+                  intermediate_size=64, max_position_embeddings=128, sliding_window=8,
+                  rope_parameters={"full_attention": {"rope_type": "default", "rope_theta": 500000.0},
+                                   "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}},
+                  bos_token_id=0, eos_token_id=0, pad_token_id=0),
+    "seed_oss": dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, head_dim=8,
+                     intermediate_size=64, max_position_embeddings=128, bos_token_id=0, eos_token_id=0,
+                     pad_token_id=0),
+    # 4 layers: global, local, local, local (window 8).
+    "cwm": dict(hidden_size=32, num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=2, head_dim=8,
+                intermediate_size=64, max_position_embeddings=128, sliding_window=8, bos_token_id=0,
+                eos_token_id=0),
+    # 4 layers: local with rope, local, local, global without rope (window 8).
+    "exaone4": dict(hidden_size=32, num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=2, head_dim=8,
+                    intermediate_size=64, max_position_embeddings=128, sliding_window=8, sliding_window_pattern=4,
+                    bos_token_id=0, eos_token_id=0, pad_token_id=0),
     "phi3": dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
                  intermediate_size=64, max_position_embeddings=128, original_max_position_embeddings=128,
                  bos_token_id=0, eos_token_id=0, pad_token_id=0),
@@ -241,6 +258,27 @@ VARIANTS = [
     ("smollm3-nope-list-untied", "smollm3", {"no_rope_layers": [0, 1, 0, 1], "tie_word_embeddings": False}, {}),
     ("smollm3-sliding", "smollm3", {"use_sliding_window": True, "sliding_window": 8},
      {"expect": "refuse", "error": "use_sliding_window = true"}),
+    # olmo3: olmo2 with local layers and a rope per layer type.
+    ("olmo3", "olmo3", {}, {}),
+    ("olmo3-yarn-global-mqa", "olmo3", {"num_key_value_heads": 1, "rope_parameters": {
+        "full_attention": rope("yarn", factor=4.0, theta=500000.0, original_max_position_embeddings=32),
+        "sliding_attention": rope("default", theta=10000.0)}}, {}),
+    ("olmo3-bf16", "olmo3", {}, {"dtype": "bfloat16"}),
+    # seed_oss: llama with q/k/v biases (attention_bias), attention_out_bias, mlp_bias.
+    ("seed_oss", "seed_oss", {}, {}),
+    ("seed_oss-all-biases-tied", "seed_oss", {"attention_out_bias": True, "mlp_bias": True,
+                                              "tie_word_embeddings": True}, {}),
+    # cwm: llama with local layers (layer_types).
+    ("cwm", "cwm", {}, {}),
+    ("cwm-llama3-untied-types", "cwm", {"layer_types": ["sliding_attention", "full_attention"] * 2,
+                                        "rope_parameters": rope("llama3", factor=8.0, low_freq_factor=1.0,
+                                                                high_freq_factor=4.0,
+                                                                original_max_position_embeddings=64)}, {}),
+    # exaone4: post-norm layout, per-head q/k norms, rope only on local layers when there is a window.
+    ("exaone4", "exaone4", {}, {}),
+    ("exaone4-no-window-tied", "exaone4", {"sliding_window": None, "layer_types": ["full_attention"] * 4,
+                                           "tie_word_embeddings": True}, {}),
+    ("exaone4-bf16", "exaone4", {}, {"dtype": "bfloat16"}),
     # transformers 4 spelling with the legacy type name "su", which Phi3Config reads as longrope.
     ("phi3-longrope-su-v4", "phi3", {"original_max_position_embeddings": 32,
                                      "rope_parameters": rope("longrope", short_factor=[1.0, 1.5, 2.0, 1.2],

@@ -3,6 +3,7 @@
 // read config.json (here), and map the checkpoint's tensors (transposing Conv1D weights and reordering fused
 // projections into the canonical [q; k; v] layout). The math is in decoder.cpp, once for all.
 #include "arch.h"
+#include "arch_config.h"
 #include "arch_weights.h"
 #include "decoder.h"
 
@@ -17,9 +18,9 @@
 using nlohmann::json;
 
 namespace ascviz::model {
-namespace {
+namespace cfg {
 
-// ---------- config.json helpers ----------
+// ---------- config.json helpers (arch_config.h) ----------
 
 const json* field(const json& j, std::initializer_list<const char*> names)
 {
@@ -114,7 +115,7 @@ void readLongrope(const json& params, ArchSpec& s, const std::string& key, const
 }
 
 // legacyLongrope: phi3 reads rope type "su" and "yarn" as longrope (as its transformers config does).
-void readRope(const json& j, ArchSpec& s, double defaultPartial, const std::string& path, bool legacyLongrope = false)
+void readRope(const json& j, ArchSpec& s, double defaultPartial, const std::string& path, bool legacyLongrope)
 {
     const json* params = field(j, {"rope_parameters"});
     const json* scaling = field(j, {"rope_scaling"});
@@ -312,7 +313,7 @@ void readGptNeox(const json& j, ArchSpec& s, const std::string& path)
 }
 
 // llama, qwen2, starcoder2 share field names.
-void readLlamaStyle(const json& j, ArchSpec& s, const std::string& path, bool legacyLongrope = false)
+void readLlamaStyle(const json& j, ArchSpec& s, const std::string& path, bool legacyLongrope)
 {
     s.vocab = intField(j, {"vocab_size"}, path);
     s.hidden = intField(j, {"hidden_size"}, path);
@@ -366,118 +367,6 @@ void readQwen2(const json& j, ArchSpec& s, const std::string& path)
     readQwenWindows(j, s);
 }
 
-// qwen3: llama with RMSNorm over each head's q and k before rope; attention_bias on q/k/v/o.
-void readQwen3(const json& j, ArchSpec& s, const std::string& path)
-{
-    readLlama(j, s, path);
-    s.qkvBias = s.outBias = boolOr(j, "attention_bias", false);
-    s.mlpBias = false;
-    s.qkNorm = QkNorm::PerHead;
-    readQwenWindows(j, s);
-}
-
-// mistral: llama with a sliding window on every layer (sliding_window null: none).
-void readMistral(const json& j, ArchSpec& s, const std::string& path)
-{
-    readLlama(j, s, path);
-    s.qkvBias = s.outBias = s.mlpBias = false;
-    if (const int64_t w = intOr(j, {"sliding_window"}, 0); w > 0)
-        s.window.assign(static_cast<std::size_t>(s.layers), w);
-}
-
-// phi3: llama-style with fused qkv_proj and gate_up_proj, partial rotary, longrope ("su"/"yarn" are longrope).
-void readPhi3(const json& j, ArchSpec& s, const std::string& path)
-{
-    readLlamaStyle(j, s, path, /*legacyLongrope=*/true);
-    s.norm = NormKind::RMSNorm;
-    s.normEps = numberOr(j, {"rms_norm_eps"}, 1e-5);
-    s.act = activationField(j, {"hidden_act"}, "silu", path);
-    s.gatedMlp = true;
-    s.tieEmbeddings = boolOr(j, "tie_word_embeddings", false);
-    if (const int64_t w = intOr(j, {"sliding_window"}, 0); w > 0)
-        s.window.assign(static_cast<std::size_t>(s.layers), w);
-}
-
-// The Gemma family: RMSNorm as x·(1 + w), embeddings times √hidden rounded to the model dtype, GeGLU.
-void readGemmaCommon(const json& j, ArchSpec& s, const std::string& path, const char* actKey)
-{
-    readLlamaStyle(j, s, path);
-    s.norm = NormKind::RMSNormPlusOne;
-    s.normEps = numberOr(j, {"rms_norm_eps"}, 1e-6);
-    s.act = activationField(j, {actKey}, "gelu_pytorch_tanh", path);
-    s.gatedMlp = true;
-    s.tieEmbeddings = boolOr(j, "tie_word_embeddings", true);
-    s.qkvBias = s.outBias = boolOr(j, "attention_bias", false);
-    s.embedScale = std::sqrt(static_cast<double>(s.hidden));
-    s.embedScaleInDtype = true;
-    if (boolOr(j, "use_bidirectional_attention", false))
-        throw ModelError(path + ": use_bidirectional_attention = true is not supported (causal decoders only)");
-}
-
-void readGemma(const json& j, ArchSpec& s, const std::string& path)
-{
-    readGemmaCommon(j, s, path, "hidden_act");
-}
-
-// Gemma 2 and 3: sandwich norms, q.k scaled by query_pre_attn_scalar^-0.5, local (sliding_window) and global
-// layers by layer_types (else every `pattern`-th layer global), final-logit soft-capping.
-void readGemmaLocalGlobal(const json& j, ArchSpec& s, const std::string& path, int64_t pattern)
-{
-    readGemmaCommon(j, s, path, "hidden_activation");
-    s.residual = Residual::Sandwich;
-    const double scalar = numberOr(j, {"query_pre_attn_scalar"}, 256.0);
-    s.attnScale.assign(static_cast<std::size_t>(s.layers), std::pow(scalar, -0.5)); // as Python's scalar**-0.5
-    s.finalSoftcap = numberOr(j, {"final_logit_softcapping"}, 0.0);
-    const json* types = field(j, {"layer_types"});
-    const int64_t w = intOr(j, {"sliding_window"}, 0);
-    for (int64_t l = 0; l < s.layers; ++l) {
-        bool sliding = (l + 1) % pattern != 0;
-        if (types && types->is_array()) {
-            if (static_cast<int64_t>(types->size()) != s.layers)
-                throw ModelError(path + ": layer_types names " + std::to_string(types->size()) +
-                                 " layers but num_hidden_layers is " + std::to_string(s.layers));
-            const std::string t = (*types)[static_cast<std::size_t>(l)].get<std::string>();
-            if (t != "sliding_attention" && t != "full_attention")
-                throw ModelError(path + ": layer_types = \"" + t + "\" is not supported");
-            sliding = t == "sliding_attention";
-        }
-        if (sliding && w <= 0)
-            throw ModelError(path + ": sliding layers need a positive sliding_window");
-        s.window.push_back(sliding ? w : 0);
-    }
-}
-
-void readGemma2(const json& j, ArchSpec& s, const std::string& path)
-{
-    readGemmaLocalGlobal(j, s, path, 2);
-    s.attnSoftcap = numberOr(j, {"attn_logit_softcapping"}, 0.0);
-}
-
-// gemma3_text: q/k norms per head; local layers rotate with their own base (rope_parameters.sliding_attention,
-// transformers 4: rope_local_base_freq), global layers with rope_parameters.full_attention (4: rope_theta,
-// rope_scaling). transformers 5.17 does not apply attn_logit_softcapping to Gemma 3 (nor does the runtime).
-void readGemma3Text(const json& j, ArchSpec& s, const std::string& path)
-{
-    const json* params = field(j, {"rope_parameters"});
-    json global = j;
-    double localTheta = numberOr(j, {"rope_local_base_freq"}, 10000.0);
-    if (params && params->is_object() && params->contains("full_attention")) {
-        global["rope_parameters"] = params->at("full_attention");
-        if (const auto it = params->find("sliding_attention"); it != params->end() && it->is_object()) {
-            const auto t = it->find("rope_type");
-            if (t != it->end() && t->is_string() && t->get<std::string>() != "default")
-                throw ModelError(path + ": rope_parameters.sliding_attention.rope_type = \"" + t->get<std::string>() +
-                                 "\" is not supported (local layers: default)");
-            localTheta = numberOr(*it, {"rope_theta"}, localTheta);
-        }
-    } else if (!field(j, {"rope_theta"})) {
-        global["rope_theta"] = 1000000.0; // Gemma 3's global default
-    }
-    readGemmaLocalGlobal(global, s, path, intOr(j, {"sliding_window_pattern"}, 6));
-    s.qkNorm = QkNorm::PerHead;
-    s.ropeLocalTheta = localTheta;
-}
-
 void readStarcoder2(const json& j, ArchSpec& s, const std::string& path)
 {
     readLlamaStyle(j, s, path);
@@ -491,99 +380,10 @@ void readStarcoder2(const json& j, ArchSpec& s, const std::string& path)
         s.window.assign(static_cast<std::size_t>(s.layers), w);
 }
 
-// gptj: codegen's layout (GPT-J rotary on rotary_dim, parallel attention + MLP on ln_1, q.k in float32) with
-// separate q/k/v projections and an LM head with bias.
-void readGptj(const json& j, ArchSpec& s, const std::string& path)
-{
-    readGpt2Style(j, s, path);
-    s.headDim = s.hidden / s.heads;
-    s.rope = RopeKind::GptJ;
-    s.rotaryDim = intOr(j, {"rotary_dim"}, s.headDim);
-    s.residual = Residual::ParallelSharedNorm;
-    s.attnFp32 = true;
-    s.tieEmbeddings = boolOr(j, "tie_word_embeddings", false);
-}
+} // namespace cfg
 
-// phi (phi-1, phi-1.5, phi-2): LayerNorm, partial NeoX rotary, attention and MLP in parallel on one norm, biases
-// everywhere (head included), optional LayerNorm of each head's q and k (qk_layernorm).
-void readPhi(const json& j, ArchSpec& s, const std::string& path)
-{
-    readLlamaStyle(j, s, path);
-    s.headDim = s.hidden / s.heads;
-    readRope(j, s, 0.5, path);
-    s.norm = NormKind::LayerNorm;
-    s.normEps = numberOr(j, {"layer_norm_eps"}, 1e-5);
-    s.act = activationField(j, {"hidden_act"}, "gelu_new", path);
-    s.residual = Residual::ParallelSharedNorm;
-    s.qkvBias = s.outBias = s.mlpBias = s.normBias = true;
-    s.tieEmbeddings = boolOr(j, "tie_word_embeddings", false);
-    if (boolOr(j, "qk_layernorm", false))
-        s.qkNorm = QkNorm::PerHead;
-}
-
-// stablelm: LayerNorm with bias, partial rotary (0.25), SwiGLU, use_qkv_bias, use_parallel_residual (attention
-// and MLP on the input norm).
-void readStablelm(const json& j, ArchSpec& s, const std::string& path)
-{
-    readLlamaStyle(j, s, path);
-    s.headDim = s.hidden / s.heads;
-    readRope(j, s, 0.25, path);
-    s.norm = NormKind::LayerNorm;
-    s.normEps = numberOr(j, {"layer_norm_eps"}, 1e-5);
-    s.act = activationField(j, {"hidden_act"}, "silu", path);
-    s.gatedMlp = true;
-    s.qkvBias = boolOr(j, "use_qkv_bias", false);
-    s.normBias = true;
-    s.tieEmbeddings = boolOr(j, "tie_word_embeddings", false);
-    if (boolOr(j, "use_parallel_residual", false))
-        s.residual = Residual::ParallelSharedNorm;
-    if (boolOr(j, "qk_layernorm", false))
-        throw ModelError(path + ": qk_layernorm = true is not supported for stablelm (one LayerNorm per head)");
-}
-
-// granite: llama with embedding_multiplier, residual_multiplier, attention_multiplier (the q.k scale) and
-// logits_scaling (logits divided by it).
-void readGranite(const json& j, ArchSpec& s, const std::string& path)
-{
-    readLlama(j, s, path);
-    s.embedScale = numberOr(j, {"embedding_multiplier"}, 1.0);
-    s.residualScale = numberOr(j, {"residual_multiplier"}, 1.0);
-    s.attnScale.assign(static_cast<std::size_t>(s.layers), numberOr(j, {"attention_multiplier"}, 1.0));
-    s.logitsDivisor = numberOr(j, {"logits_scaling"}, 1.0);
-}
-
-// olmo2: no input norms; RMSNorm (w · x in float32) after attention and after the MLP, and over the whole q and
-// k projections before rope.
-void readOlmo2(const json& j, ArchSpec& s, const std::string& path)
-{
-    readLlama(j, s, path);
-    s.norm = NormKind::RMSNormWeightFp32;
-    s.normEps = numberOr(j, {"rms_norm_eps"}, 1e-5);
-    s.mlpBias = false;
-    s.residual = Residual::PostNorms;
-    s.qkNorm = QkNorm::Full;
-}
-
-// smollm3: llama whose layers listed 0 in no_rope_layers use no rope (default: every no_rope_layer_interval-th).
-void readSmollm3(const json& j, ArchSpec& s, const std::string& path)
-{
-    readLlama(j, s, path);
-    s.tieEmbeddings = boolOr(j, "tie_word_embeddings", true);
-    if (boolOr(j, "use_sliding_window", false))
-        throw ModelError(path + ": use_sliding_window = true is not supported for smollm3");
-    const json* list = field(j, {"no_rope_layers"});
-    const int64_t interval = intOr(j, {"no_rope_layer_interval"}, 4);
-    for (int64_t l = 0; l < s.layers; ++l) {
-        bool rope = (l + 1) % interval != 0;
-        if (list && list->is_array()) {
-            if (static_cast<int64_t>(list->size()) != s.layers)
-                throw ModelError(path + ": no_rope_layers names " + std::to_string(list->size()) +
-                                 " layers but num_hidden_layers is " + std::to_string(s.layers));
-            rope = (*list)[static_cast<std::size_t>(l)].get<int64_t>() != 0;
-        }
-        s.ropeOff.push_back(!rope);
-    }
-}
+namespace {
+using namespace cfg;
 
 struct Architecture {
     const char* modelType;
@@ -612,6 +412,10 @@ const Architecture kArchitectures[] = {
     {"granite", readGranite, llamaStyleWeights},
     {"olmo2", readOlmo2, olmo2Weights},
     {"smollm3", readSmollm3, llamaStyleWeights},
+    {"olmo3", readOlmo3, olmo2Weights},
+    {"seed_oss", readSeedOss, llamaStyleWeights},
+    {"cwm", readCwm, llamaStyleWeights},
+    {"exaone4", readExaone4, olmo2Weights},
 };
 
 const Architecture* find(const std::string& type)
