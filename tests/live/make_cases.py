@@ -50,6 +50,59 @@ BASE = {
                   eos_token_id=0),
     "starcoder2": dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
                        intermediate_size=64, max_position_embeddings=128, bos_token_id=0, eos_token_id=0),
+    "qwen3": dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, head_dim=8,
+                  intermediate_size=64, max_position_embeddings=128, bos_token_id=0, eos_token_id=0),
+    "mistral": dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                    intermediate_size=64, max_position_embeddings=128, sliding_window=None, bos_token_id=0,
+                    eos_token_id=0),
+    "gemma": dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=1, head_dim=8,
+                  intermediate_size=64, max_position_embeddings=128, bos_token_id=0, eos_token_id=0,
+                  pad_token_id=0),
+    # 4 layers: local, global, local, global (window 8); soft-capping small enough to bend the logits.
+    "gemma2": dict(hidden_size=32, num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=2, head_dim=8,
+                   intermediate_size=64, max_position_embeddings=128, sliding_window=8, query_pre_attn_scalar=16,
+                   attn_logit_softcapping=2.0, final_logit_softcapping=3.0, bos_token_id=0, eos_token_id=0,
+                   pad_token_id=0),
+    # 4 layers: three local (base 10^4, window 8) and one global (base 10^6).
+    "gemma3_text": dict(hidden_size=32, num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=2,
+                        head_dim=8, intermediate_size=64, max_position_embeddings=128, sliding_window=8,
+                        query_pre_attn_scalar=16, layer_types=["sliding_attention"] * 3 + ["full_attention"],
+                        final_logit_softcapping=3.0, bos_token_id=0, eos_token_id=0, pad_token_id=0),
+    "gptj": dict(n_embd=32, n_layer=2, n_head=4, n_positions=128, rotary_dim=4, bos_token_id=0, eos_token_id=0),
+    "phi": dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64,
+                max_position_embeddings=128, bos_token_id=0, eos_token_id=0),
+    "stablelm": dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                     intermediate_size=64, max_position_embeddings=128, bos_token_id=0, eos_token_id=0),
+    "granite": dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                    intermediate_size=64, max_position_embeddings=128, embedding_multiplier=3.0,
+                    residual_multiplier=0.7, attention_multiplier=0.3, logits_scaling=2.5, bos_token_id=0,
+                    eos_token_id=0, pad_token_id=0),
+    "olmo2": dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                  intermediate_size=64, max_position_embeddings=128, bos_token_id=0, eos_token_id=0, pad_token_id=0),
+    # 4 layers: the 4th without rope (no_rope_layer_interval 4).
+    "smollm3": dict(hidden_size=32, num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=2,
+                    intermediate_size=64, max_position_embeddings=128, bos_token_id=0, eos_token_id=0,
+                    pad_token_id=0),
+    # 4 layers: local, local, local, global (window 8); the global layers' rope base 5·10^5, the local ones' 10^4.
+    "olmo3": dict(hidden_size=32, num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=2,
+                  intermediate_size=64, max_position_embeddings=128, sliding_window=8,
+                  rope_parameters={"full_attention": {"rope_type": "default", "rope_theta": 500000.0},
+                                   "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}},
+                  bos_token_id=0, eos_token_id=0, pad_token_id=0),
+    "seed_oss": dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, head_dim=8,
+                     intermediate_size=64, max_position_embeddings=128, bos_token_id=0, eos_token_id=0,
+                     pad_token_id=0),
+    # 4 layers: global, local, local, local (window 8).
+    "cwm": dict(hidden_size=32, num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=2, head_dim=8,
+                intermediate_size=64, max_position_embeddings=128, sliding_window=8, bos_token_id=0,
+                eos_token_id=0),
+    # 4 layers: local with rope, local, local, global without rope (window 8).
+    "exaone4": dict(hidden_size=32, num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=2, head_dim=8,
+                    intermediate_size=64, max_position_embeddings=128, sliding_window=8, sliding_window_pattern=4,
+                    bos_token_id=0, eos_token_id=0, pad_token_id=0),
+    "phi3": dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                 intermediate_size=64, max_position_embeddings=128, original_max_position_embeddings=128,
+                 bos_token_id=0, eos_token_id=0, pad_token_id=0),
 }
 
 
@@ -105,8 +158,9 @@ VARIANTS = [
                                                          high_freq_factor=4.0, original_max_position_embeddings=64)},
      {"spelling": 4}),
     ("llama-longrope", "llama", {"rope_parameters": rope("longrope", short_factor=[1.0] * 4, long_factor=[2.0] * 4,
-                                                        original_max_position_embeddings=64)},
-     {"expect": "refuse", "error": 'rope_parameters.rope_type = "longrope"'}),
+                                                        original_max_position_embeddings=64)}, {}),
+    ("llama-rope-unknown", "llama", {"rope_parameters": rope("proportional", factor=2.0)},
+     {"expect": "refuse", "error": 'rope_parameters.rope_type = "proportional"'}),
     ("qwen2-yarn", "qwen2", {"rope_parameters": rope("yarn", factor=4.0, original_max_position_embeddings=32)}, {}),
     ("starcoder2-dynamic-v4", "starcoder2", {"rope_parameters": rope("dynamic", factor=2.0)},
      {"spelling": 4, "expect": "refuse", "error": 'rope_scaling.type = "dynamic"'}),
@@ -120,17 +174,134 @@ VARIANTS = [
     ("starcoder2", "starcoder2", {}, {}),
     ("starcoder2-sliding8", "starcoder2", {"sliding_window": 8}, {}),
     ("starcoder2-nobias", "starcoder2", {"use_bias": False}, {}),
+    # qwen3: per-head q/k RMSNorm before rope.
+    ("qwen3", "qwen3", {}, {}),
+    ("qwen3-tied-mqa", "qwen3", {"tie_word_embeddings": True, "num_key_value_heads": 1}, {}),
+    ("qwen3-bias-sliding8", "qwen3", {"attention_bias": True, "use_sliding_window": True, "sliding_window": 8,
+                                      "max_window_layers": 1}, {}),
+    ("qwen3-headdim16", "qwen3", {"head_dim": 16, "rope_parameters": rope("yarn", factor=4.0, theta=1e6,
+                                                                          original_max_position_embeddings=32)}, {}),
+    ("qwen3-bf16", "qwen3", {}, {"dtype": "bfloat16"}),
+    # mistral: llama with a sliding window on every layer.
+    ("mistral", "mistral", {}, {}),
+    ("mistral-sliding8", "mistral", {"sliding_window": 8}, {}),
+    ("mistral-tied-mha", "mistral", {"num_key_value_heads": 4, "tie_word_embeddings": True, "sliding_window": 4096},
+     {}),
+    # gemma: x·(1 + w) RMSNorm, √hidden embeddings, GeGLU.
+    ("gemma", "gemma", {}, {}),
+    ("gemma-untied-gqa", "gemma", {"tie_word_embeddings": False, "num_key_value_heads": 2}, {}),
+    ("gemma-bf16", "gemma", {}, {"dtype": "bfloat16"}),
+    ("gemma-bidirectional", "gemma", {"use_bidirectional_attention": True},
+     {"expect": "refuse", "error": "use_bidirectional_attention = true"}),
+    # gemma2: sandwich norms, soft-capping, alternating local/global layers, query_pre_attn_scalar.
+    ("gemma2", "gemma2", {}, {}),
+    ("gemma2-no-softcap", "gemma2", {"attn_logit_softcapping": None, "final_logit_softcapping": None}, {}),
+    ("gemma2-untied-all-global", "gemma2", {"tie_word_embeddings": False, "layer_types": ["full_attention"] * 4},
+     {}),
+    ("gemma2-fp16", "gemma2", {}, {"dtype": "float16"}),
+    # gemma3_text: q/k norms, local layers' own rope base, final soft-capping (attn_logit_softcapping is not
+    # applied by transformers 5.17's Gemma 3).
+    ("gemma3_text", "gemma3_text", {}, {}),
+    ("gemma3_text-linear8-mqa", "gemma3_text",
+     {"num_key_value_heads": 1, "final_logit_softcapping": None,
+      "rope_parameters": {"full_attention": rope("linear", factor=8.0, theta=1e6),
+                          "sliding_attention": rope("default", theta=1e4)}}, {}),
+    ("gemma3_text-attn-softcap-unused", "gemma3_text", {"attn_logit_softcapping": 1.0,
+                                                        "layer_types": ["sliding_attention", "full_attention"] * 2},
+     {}),
+    ("gemma3_text-local-yarn", "gemma3_text",
+     {"rope_parameters": {"full_attention": rope("default", theta=1e6),
+                          "sliding_attention": rope("yarn", factor=2.0, theta=1e4,
+                                                    original_max_position_embeddings=64)}},
+     {"expect": "refuse", "error": 'rope_parameters.sliding_attention.rope_type = "yarn"'}),
+    # phi3: fused qkv and gate_up projections, partial rotary, longrope.
+    ("phi3", "phi3", {}, {}),
+    ("phi3-partial-gqa-tied", "phi3", {"rope_parameters": {"rope_type": "default", "rope_theta": 10000.0,
+                                                           "partial_rotary_factor": 0.5},
+                                       "num_key_value_heads": 1, "tie_word_embeddings": True}, {}),
+    ("phi3-sliding8", "phi3", {"sliding_window": 8}, {}),
+    # longrope: original context 32, so the texts (48 and 57 tokens) rotate with the long factors and greedy
+    # decoding (at most 31 tokens) with the short ones.
+    ("phi3-longrope", "phi3", {"original_max_position_embeddings": 32,
+                               "rope_parameters": rope("longrope", short_factor=[1.0, 1.5, 2.0, 1.2],
+                                                       long_factor=[3.0, 5.0, 9.0, 17.0],
+                                                       original_max_position_embeddings=32)}, {}),
+    # original context 20: greedy decoding crosses it (transformers then rotates every position anew).
+    ("phi3-longrope-crossing-partial", "phi3",
+     {"original_max_position_embeddings": 20,
+      "rope_parameters": rope("longrope", short_factor=[1.0, 1.5], long_factor=[4.0, 9.0],
+                              original_max_position_embeddings=20, partial_rotary_factor=0.5)}, {}),
+    # gptj: codegen's rotary and parallel layout with separate q/k/v and a head with bias.
+    ("gptj", "gptj", {}, {}),
+    ("gptj-full-rotary-tied", "gptj", {"rotary_dim": 8, "tie_word_embeddings": True}, {}),
+    # phi: partial rotary (0.5), parallel attention + MLP, biases, LayerNorm.
+    ("phi", "phi", {}, {}),
+    ("phi-qk-layernorm-gqa", "phi", {"qk_layernorm": True, "num_key_value_heads": 2,
+                                     "rope_parameters": rope("default", partial_rotary_factor=0.25)}, {}),
+    # stablelm: partial rotary 0.25, LayerNorm with bias, SwiGLU.
+    ("stablelm", "stablelm", {}, {}),
+    ("stablelm-parallel-qkv-bias", "stablelm", {"use_parallel_residual": True, "use_qkv_bias": True,
+                                                "tie_word_embeddings": True}, {}),
+    ("stablelm-qk-layernorm", "stablelm", {"qk_layernorm": True},
+     {"expect": "refuse", "error": "qk_layernorm = true"}),
+    # granite: embedding, residual and attention multipliers, logits scaling.
+    ("granite", "granite", {}, {}),
+    ("granite-tied-mqa-bias", "granite", {"tie_word_embeddings": True, "num_key_value_heads": 1,
+                                          "attention_bias": True}, {}),
+    ("granite-bf16", "granite", {}, {"dtype": "bfloat16"}),
+    # olmo2: no input norms, post-attention / post-feedforward norms, q/k norms over the whole projections.
+    ("olmo2", "olmo2", {}, {}),
+    ("olmo2-mha-tied", "olmo2", {"num_key_value_heads": 4, "tie_word_embeddings": True}, {}),
+    ("olmo2-bf16", "olmo2", {}, {"dtype": "bfloat16"}),
+    # smollm3: layers without rope.
+    ("smollm3", "smollm3", {}, {}),
+    ("smollm3-nope-list-untied", "smollm3", {"no_rope_layers": [0, 1, 0, 1], "tie_word_embeddings": False}, {}),
+    ("smollm3-sliding", "smollm3", {"use_sliding_window": True, "sliding_window": 8},
+     {"expect": "refuse", "error": "use_sliding_window = true"}),
+    # olmo3: olmo2 with local layers and a rope per layer type.
+    ("olmo3", "olmo3", {}, {}),
+    ("olmo3-yarn-global-mqa", "olmo3", {"num_key_value_heads": 1, "rope_parameters": {
+        "full_attention": rope("yarn", factor=4.0, theta=500000.0, original_max_position_embeddings=32),
+        "sliding_attention": rope("default", theta=10000.0)}}, {}),
+    ("olmo3-bf16", "olmo3", {}, {"dtype": "bfloat16"}),
+    # seed_oss: llama with q/k/v biases (attention_bias), attention_out_bias, mlp_bias.
+    ("seed_oss", "seed_oss", {}, {}),
+    ("seed_oss-all-biases-tied", "seed_oss", {"attention_out_bias": True, "mlp_bias": True,
+                                              "tie_word_embeddings": True}, {}),
+    # cwm: llama with local layers (layer_types).
+    ("cwm", "cwm", {}, {}),
+    ("cwm-llama3-untied-types", "cwm", {"layer_types": ["sliding_attention", "full_attention"] * 2,
+                                        "rope_parameters": rope("llama3", factor=8.0, low_freq_factor=1.0,
+                                                                high_freq_factor=4.0,
+                                                                original_max_position_embeddings=64)}, {}),
+    # exaone4: post-norm layout, per-head q/k norms, rope only on local layers when there is a window.
+    ("exaone4", "exaone4", {}, {}),
+    ("exaone4-no-window-tied", "exaone4", {"sliding_window": None, "layer_types": ["full_attention"] * 4,
+                                           "tie_word_embeddings": True}, {}),
+    ("exaone4-bf16", "exaone4", {}, {"dtype": "bfloat16"}),
+    # transformers 4 spelling with the legacy type name "su", which Phi3Config reads as longrope.
+    ("phi3-longrope-su-v4", "phi3", {"original_max_position_embeddings": 32,
+                                     "rope_parameters": rope("longrope", short_factor=[1.0, 1.5, 2.0, 1.2],
+                                                             long_factor=[3.0, 5.0, 9.0, 17.0])},
+     {"spelling": 4, "v4_rope_type": "su"}),
+    ("phi3-longrope-short-factor-length", "phi3",
+     {"original_max_position_embeddings": 32,
+      "rope_parameters": rope("longrope", short_factor=[1.0, 1.5, 2.0, 1.2], long_factor=[3.0, 5.0, 9.0, 17.0])},
+     {"expect": "refuse", "drop_factor": "long_factor",
+      "error": "rope_parameters.long_factor must list 4 numbers"}),
 ]
 
 
-def to_v4_spelling(config_path):
-    """Rewrites a transformers 5 config.json as transformers 4 wrote it: rope_theta and rope_scaling at the top."""
+def to_v4_spelling(config_path, rope_type=None):
+    """Rewrites a transformers 5 config.json as transformers 4 wrote it: rope_theta and rope_scaling at the top
+    (rope_type: the type name to write, e.g. phi3's legacy "su")."""
     cfg = json.load(open(config_path))
     params = cfg.pop("rope_parameters", None)
     if params:
         params = dict(params)
         cfg["rope_theta"] = params.pop("rope_theta", 10000.0)
-        kind = params.pop("rope_type", "default")
+        kind = rope_type or params.pop("rope_type", "default")
+        params.pop("rope_type", None)
         if kind != "default":
             params["type"] = kind  # 4.x wrote "type" (later also "rope_type")
             cfg["rope_scaling"] = params
@@ -148,12 +319,26 @@ def greedy(model, prompt):
 
 def final_norm(model):
     """The final norm of a causal LM (gpt2/gpt_neo/codegen/gpt_bigcode: ln_f, gpt_neox: final_layer_norm,
-    llama/qwen2/starcoder2: norm)."""
+    phi: final_layernorm, llama/qwen2/qwen3/mistral/gemma*/phi3/granite/olmo2/smollm3/stablelm/starcoder2:
+    norm)."""
     base = model.base_model
-    for name in ("ln_f", "final_layer_norm", "norm"):
+    for name in ("ln_f", "final_layer_norm", "final_layernorm", "norm"):
         if hasattr(base, name):
             return getattr(base, name)
     raise RuntimeError(f"no final norm found in {type(model).__name__}")
+
+
+def head_logits(model, h):
+    """The LM head of normed hidden states, with the family's logits scaling (granite) and final-logit
+    soft-capping (gemma2/gemma3), as the CausalLM's forward applies them."""
+    lg = model.get_output_embeddings()(h)
+    scaling = getattr(model.config, "logits_scaling", None)  # granite
+    if scaling is not None:
+        lg = lg / scaling
+    cap = getattr(model.config, "final_logit_softcapping", None)
+    if cap is not None:
+        lg = torch.tanh(lg / cap) * cap
+    return lg.float()
 
 
 def layer_ntp(model, ids, logits):
@@ -162,12 +347,12 @@ def layer_ntp(model, ids, logits):
     the model's own), the others are the raw residual stream."""
     with torch.no_grad():
         hs = model(torch.tensor([ids]), output_hidden_states=True).hidden_states
-        norm, head = final_norm(model), model.get_output_embeddings()
+        norm = final_norm(model)
         per_layer = []
         for ell, h in enumerate(hs):
-            lg = logits if ell == len(hs) - 1 else head(norm(h[0])).float()
+            lg = logits if ell == len(hs) - 1 else head_logits(model, norm(h[0]))
             if ell == len(hs) - 1:
-                assert torch.allclose(head(h[0]).float(), logits, atol=1e-5), "last hidden state is not normed"
+                assert torch.allclose(head_logits(model, h[0]), logits, atol=1e-5), "last hidden state is not normed"
             p = torch.softmax(lg, -1)
             per_layer.append([p[i, ids[i + 1]].item() for i in range(len(ids) - 1)])
     return [list(col) for col in zip(*per_layer)]
@@ -197,7 +382,11 @@ def make(out, tokenizer_json, name, model_type, overrides, opts):
                 os.remove(os.path.join(d, f))
         torch.save(model.state_dict(), os.path.join(d, "pytorch_model.bin"))
     if opts.get("spelling") == 4:
-        to_v4_spelling(os.path.join(d, "config.json"))
+        to_v4_spelling(os.path.join(d, "config.json"), opts.get("v4_rope_type"))
+    if opts.get("drop_factor"):  # a malformed checkpoint transformers itself would refuse to build
+        cfg = json.load(open(os.path.join(d, "config.json")))
+        cfg["rope_parameters"][opts["drop_factor"]] = cfg["rope_parameters"][opts["drop_factor"]][:1]
+        json.dump(cfg, open(os.path.join(d, "config.json"), "w"), indent=1)
     shutil.copy(tokenizer_json, os.path.join(d, "tokenizer.json"))
 
     expect = opts.get("expect", "match")

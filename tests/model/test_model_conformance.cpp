@@ -100,7 +100,12 @@ TEST_P(Conformance, LoadsWithDeclaredShapes)
     EXPECT_EQ(m->info().device, device() == "cuda" ? "cuda:0" : "cpu");
     EXPECT_EQ(m->info().dtype, precision().dtype);
     EXPECT_EQ(m->info().vocabSize, 2048);
-    EXPECT_EQ(m->info().layers, 2);
+    // 2 layers, 4 where local and global layers alternate (gemma2, gemma3_text), as config.json declares.
+    int layers = 0;
+    for (const char* key : {"num_hidden_layers", "n_layer", "num_layers"})
+        if (config.contains(key))
+            layers = config.at(key).get<int>();
+    EXPECT_EQ(m->info().layers, layers);
     EXPECT_EQ(m->info().hidden, 32);
     EXPECT_EQ(m->info().contextLength, 128);
     EXPECT_EQ(m->info().parameters, expectedParams(fx.reference));

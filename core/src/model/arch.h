@@ -10,13 +10,20 @@
 
 namespace ascviz::model {
 
-enum class NormKind { LayerNorm, RMSNorm };
+// RMSNormPlusOne: Gemma's RMSNorm, x·(1 + w) computed in float32 and then cast (llama casts before the weight).
+// RMSNormWeightFp32: OLMo 2's, w · x in float32 and then cast.
+enum class NormKind { LayerNorm, RMSNorm, RMSNormPlusOne, RMSNormWeightFp32 };
+// Per-head q/k norms before rope: None; PerHead over each head's headDim (qwen3, gemma3); Full over the whole
+// q and k projections (olmo2).
+enum class QkNorm { None, PerHead, Full };
 enum class RopeKind { None, NeoX, GptJ }; // NeoX: rotate halves; GptJ: rotate interleaved pairs
 enum class Activation { GeluTanh, GeluErf, Silu, Relu, QuickGelu };
 enum class Residual {
     Sequential,         // x += attn(ln1(x)); x += mlp(ln2(x))
     ParallelSharedNorm, // x += attn(ln1(x)) + mlp(ln1(x))       (CodeGen, GPT-J)
     ParallelTwoNorms,   // x += attn(ln1(x)) + mlp(ln2(x))       (GPT-NeoX parallel residual)
+    Sandwich,           // x += postAttn(attn(ln1(x))); x += postMlp(mlp(ln2(x)))   (Gemma 2 and 3)
+    PostNorms,          // x += postAttn(attn(x)); x += postMlp(mlp(x))              (OLMo 2: no input norms)
 };
 
 struct ArchSpec {
@@ -37,16 +44,20 @@ struct ArchSpec {
     RopeKind rope = RopeKind::None;
     int64_t rotaryDim = 0; // leading dims of each head that rotate
     double ropeTheta = 10000.0;
-    double ropeLinearFactor = 1.0; // rope_scaling {"type": "linear", "factor": f}: positions / f
+    double ropeLinearFactor = 1.0; // rope_scaling {"type": "linear", "factor": f}: inv_freq / f
     // Frequency-rescaling rope types (inv_freq computed once, cos/sin times an attention factor).
-    enum class RopeScaling { None, Llama3, Yarn };
+    // LongRope: inv_freq = 1 / (ext · theta^(2i/d)) with ext = short_factor while the forward pass's sequence
+    // (past + new) is at most original_max_position_embeddings, long_factor beyond (transformers' longrope).
+    enum class RopeScaling { None, Llama3, Yarn, LongRope };
     RopeScaling ropeScaling = RopeScaling::None;
     double ropeFactor = 1.0;
     int64_t ropeOriginalContext = 0;                          // original_max_position_embeddings
     double ropeLowFreqFactor = 1.0, ropeHighFreqFactor = 4.0; // llama3
     double ropeBetaFast = 32.0, ropeBetaSlow = 1.0;           // yarn
     bool ropeTruncate = true;                                 // yarn: floor/ceil the correction range
-    double ropeAttentionFactor = 1.0;                         // yarn: multiplies cos and sin
+    double ropeAttentionFactor = 1.0;                         // yarn, longrope: multiplies cos and sin
+    std::vector<double> ropeShortFactor, ropeLongFactor;      // longrope: rotaryDim / 2 each
+    double ropeLocalTheta = 0.0; // > 0: local (windowed) layers rotate with this base, unscaled (gemma3)
 
     Activation act = Activation::GeluTanh;
     bool gatedMlp = false; // SwiGLU-style act(gate(x)) * up(x)
@@ -55,7 +66,17 @@ struct ArchSpec {
     std::vector<double> attnScale; // per layer multiplier of q.k
     std::vector<int64_t> window;   // per layer: 0 = global causal, w = key within the last w positions
     bool attnFp32 = false;         // upcast q and k to float32 before q.k (GPT-Neo, CodeGen do)
-    bool tieEmbeddings = false;    // declared by config.json (tie_word_embeddings), never guessed
+    QkNorm qkNorm = QkNorm::None;
+    double attnSoftcap = 0.0;  // > 0: scores = cap · tanh(scaled q.k / cap) before the mask (gemma2)
+    double finalSoftcap = 0.0; // > 0: logits = cap · tanh(logits / cap) (gemma2, gemma3)
+    // Embeddings times embedScale (gemma: √hidden; granite: embedding_multiplier). embedScaleInDtype: the
+    // factor is first rounded to the model dtype (gemma's normalizer tensor), else a double scalar.
+    double embedScale = 1.0;
+    bool embedScaleInDtype = false;
+    double residualScale = 1.0; // Residual::Sequential: x += attn · r; x += mlp · r (granite residual_multiplier)
+    double logitsDivisor = 1.0; // logits / d (granite logits_scaling)
+    std::vector<bool> ropeOff;  // per layer (empty: none): layers without rope (smollm3 no_rope_layers = 0)
+    bool tieEmbeddings = false; // declared by config.json (tie_word_embeddings), never guessed
     // Bias flags of the llama-style layouts (llama: attention_bias/mlp_bias; qwen2: q/k/v only;
     // starcoder2: use_bias everywhere, LayerNorm with bias).
     bool qkvBias = false, outBias = false, mlpBias = false, normBias = false;

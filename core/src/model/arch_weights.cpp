@@ -73,11 +73,8 @@ at::Tensor perHeadToBlocks(const at::Tensor& t, int64_t heads, int64_t headDim)
 
 void head(WeightStore& ws, const ArchSpec& s, DecoderWeights& w, const std::string& name, bool bias)
 {
-    if (s.tieEmbeddings) {
-        w.head = w.tokenEmbedding;
-        return;
-    }
-    w.head = ws.get(name + ".weight", {s.vocab, s.hidden});
+    // A tied head shares the embedding's weight but keeps its own bias (gptj, codegen, phi).
+    w.head = s.tieEmbeddings ? w.tokenEmbedding : ws.get(name + ".weight", {s.vocab, s.hidden});
     if (bias)
         w.headBias = ws.get(name + ".bias", {s.vocab});
 }
@@ -204,7 +201,8 @@ DecoderWeights gptNeoxWeights(WeightStore& ws, const ArchSpec& s)
     return w;
 }
 
-// llama / qwen2 / starcoder2: model.layers.N.self_attn.{q,k,v,o}_proj; biases as the spec declares.
+// llama / qwen2 / qwen3 / mistral / gemma / starcoder2: model.layers.N.self_attn.{q,k,v,o}_proj; biases and
+// q/k norms (self_attn.{q,k}_norm) as the spec declares.
 DecoderWeights llamaStyleWeights(WeightStore& ws, const ArchSpec& s)
 {
     struct {
@@ -216,12 +214,22 @@ DecoderWeights llamaStyleWeights(WeightStore& ws, const ArchSpec& s)
     for (int64_t l = 0; l < s.layers; ++l) {
         const std::string p = at_("model.layers.{}.", l);
         LayerWeights lw;
-        lw.ln1 = norm(ws, p + "input_layernorm", H, b.norm);
-        lw.ln2 = norm(ws, p + "post_attention_layernorm", H, b.norm);
+        if (s.residual != Residual::PostNorms)
+            lw.ln1 = norm(ws, p + "input_layernorm", H, b.norm);
+        if (s.residual != Residual::ParallelSharedNorm) // stablelm's parallel residual has none
+            lw.ln2 = norm(ws, p + "post_attention_layernorm", H, b.norm);
         lw.qkv =
             fuse({linear(ws, p + "self_attn.q_proj", q, H, b.qkv), linear(ws, p + "self_attn.k_proj", kv, H, b.qkv),
                   linear(ws, p + "self_attn.v_proj", kv, H, b.qkv)});
         lw.o = linear(ws, p + "self_attn.o_proj", H, q, b.o);
+        if (s.qkNorm == QkNorm::Full) {
+            lw.qNorm = norm(ws, p + "self_attn.q_norm", q, false);
+            lw.kNorm = norm(ws, p + "self_attn.k_norm", kv, false);
+        }
+        if (s.qkNorm == QkNorm::PerHead) {
+            lw.qNorm = norm(ws, p + "self_attn.q_norm", s.headDim, false);
+            lw.kNorm = norm(ws, p + "self_attn.k_norm", s.headDim, false);
+        }
         if (s.gatedMlp) {
             lw.up = fuse({linear(ws, p + "mlp.gate_proj", I, H, b.mlp), linear(ws, p + "mlp.up_proj", I, H, b.mlp)});
             lw.down = linear(ws, p + "mlp.down_proj", H, I, b.mlp);
@@ -232,6 +240,98 @@ DecoderWeights llamaStyleWeights(WeightStore& ws, const ArchSpec& s)
         w.layers.push_back(std::move(lw));
     }
     w.finalNorm = norm(ws, "model.norm", H, b.norm);
+    head(ws, s, w, "lm_head", false);
+    return w;
+}
+
+DecoderWeights gemma2Weights(WeightStore& ws, const ArchSpec& s)
+{
+    DecoderWeights w = llamaStyleWeights(ws, s); // ln2 there is post_attention_layernorm
+    for (int64_t l = 0; l < s.layers; ++l) {
+        const std::string p = at_("model.layers.{}.", l);
+        LayerWeights& lw = w.layers[static_cast<std::size_t>(l)];
+        lw.postAttn = lw.ln2;
+        lw.ln2 = norm(ws, p + "pre_feedforward_layernorm", s.hidden, false);
+        lw.postMlp = norm(ws, p + "post_feedforward_layernorm", s.hidden, false);
+    }
+    return w;
+}
+
+DecoderWeights olmo2Weights(WeightStore& ws, const ArchSpec& s)
+{
+    DecoderWeights w = llamaStyleWeights(ws, s); // no input_layernorm; ln2 there is post_attention_layernorm
+    for (int64_t l = 0; l < s.layers; ++l) {
+        LayerWeights& lw = w.layers[static_cast<std::size_t>(l)];
+        lw.postAttn = lw.ln2;
+        lw.ln2 = Norm{};
+        lw.postMlp = norm(ws, at_("model.layers.{}.post_feedforward_layernorm", l), s.hidden, false);
+    }
+    return w;
+}
+
+DecoderWeights gptjWeights(WeightStore& ws, const ArchSpec& s)
+{
+    DecoderWeights w;
+    const int64_t H = s.hidden, I = s.intermediate;
+    w.tokenEmbedding = ws.get("transformer.wte.weight", {s.vocab, H});
+    for (int64_t l = 0; l < s.layers; ++l) {
+        const std::string p = at_("transformer.h.{}.", l);
+        LayerWeights lw;
+        lw.ln1 = norm(ws, p + "ln_1", H, true);
+        lw.qkv = fuse({linear(ws, p + "attn.q_proj", H, H, false), linear(ws, p + "attn.k_proj", H, H, false),
+                       linear(ws, p + "attn.v_proj", H, H, false)});
+        lw.o = linear(ws, p + "attn.out_proj", H, H, false);
+        lw.up = linear(ws, p + "mlp.fc_in", I, H, true);
+        lw.down = linear(ws, p + "mlp.fc_out", H, I, true);
+        w.layers.push_back(std::move(lw));
+    }
+    w.finalNorm = norm(ws, "transformer.ln_f", H, true);
+    head(ws, s, w, "lm_head", true);
+    return w;
+}
+
+DecoderWeights phiWeights(WeightStore& ws, const ArchSpec& s)
+{
+    DecoderWeights w;
+    const int64_t H = s.hidden, I = s.intermediate, q = s.heads * s.headDim, kv = s.kvHeads * s.headDim;
+    w.tokenEmbedding = ws.get("model.embed_tokens.weight", {s.vocab, H});
+    for (int64_t l = 0; l < s.layers; ++l) {
+        const std::string p = at_("model.layers.{}.", l);
+        LayerWeights lw;
+        lw.ln1 = norm(ws, p + "input_layernorm", H, true);
+        lw.qkv = fuse({linear(ws, p + "self_attn.q_proj", q, H, true), linear(ws, p + "self_attn.k_proj", kv, H, true),
+                       linear(ws, p + "self_attn.v_proj", kv, H, true)});
+        lw.o = linear(ws, p + "self_attn.dense", H, q, true);
+        if (s.qkNorm == QkNorm::PerHead) {
+            lw.qNorm = norm(ws, p + "self_attn.q_layernorm", s.headDim, true);
+            lw.kNorm = norm(ws, p + "self_attn.k_layernorm", s.headDim, true);
+        }
+        lw.up = linear(ws, p + "mlp.fc1", I, H, true);
+        lw.down = linear(ws, p + "mlp.fc2", H, I, true);
+        w.layers.push_back(std::move(lw));
+    }
+    w.finalNorm = norm(ws, "model.final_layernorm", H, true);
+    head(ws, s, w, "lm_head", true);
+    return w;
+}
+
+DecoderWeights phi3Weights(WeightStore& ws, const ArchSpec& s)
+{
+    DecoderWeights w;
+    const int64_t H = s.hidden, I = s.intermediate, q = s.heads * s.headDim, kv = s.kvHeads * s.headDim;
+    w.tokenEmbedding = ws.get("model.embed_tokens.weight", {s.vocab, H});
+    for (int64_t l = 0; l < s.layers; ++l) {
+        const std::string p = at_("model.layers.{}.", l);
+        LayerWeights lw;
+        lw.ln1 = norm(ws, p + "input_layernorm", H, false);
+        lw.ln2 = norm(ws, p + "post_attention_layernorm", H, false);
+        lw.qkv = linear(ws, p + "self_attn.qkv_proj", q + 2 * kv, H, false); // already [q; k; v]
+        lw.o = linear(ws, p + "self_attn.o_proj", H, q, false);
+        lw.up = linear(ws, p + "mlp.gate_up_proj", 2 * I, H, false); // already [gate; up]
+        lw.down = linear(ws, p + "mlp.down_proj", H, I, false);
+        w.layers.push_back(std::move(lw));
+    }
+    w.finalNorm = norm(ws, "model.norm", H, false);
     head(ws, s, w, "lm_head", false);
     return w;
 }

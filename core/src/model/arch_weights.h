@@ -13,7 +13,17 @@ DecoderWeights bigcodeWeights(WeightStore& ws, const ArchSpec& s);
 DecoderWeights gptNeoWeights(WeightStore& ws, const ArchSpec& s);
 DecoderWeights codegenWeights(WeightStore& ws, const ArchSpec& s);
 DecoderWeights gptNeoxWeights(WeightStore& ws, const ArchSpec& s);
-// llama / qwen2 / starcoder2 (biases as the spec declares).
+// llama / qwen2 / qwen3 / mistral / gemma / starcoder2 (biases and per-head q/k norms as the spec declares).
 DecoderWeights llamaStyleWeights(WeightStore& ws, const ArchSpec& s);
+// gemma2 / gemma3_text: the llama names plus the sandwich norms (and gemma3's q/k norms).
+DecoderWeights gemma2Weights(WeightStore& ws, const ArchSpec& s);
+// phi3: fused qkv_proj ([q; k; v]) and gate_up_proj ([gate; up]).
+DecoderWeights phi3Weights(WeightStore& ws, const ArchSpec& s);
+// gptj: transformer.h.N.attn.{q,k,v,out}_proj, mlp.fc_in/fc_out, lm_head with bias.
+DecoderWeights gptjWeights(WeightStore& ws, const ArchSpec& s);
+// phi: model.layers.N.self_attn.{q,k,v}_proj + dense, mlp.fc1/fc2, model.final_layernorm, lm_head with bias.
+DecoderWeights phiWeights(WeightStore& ws, const ArchSpec& s);
+// olmo2: the llama names without input_layernorm, with post_feedforward_layernorm and full q/k norms.
+DecoderWeights olmo2Weights(WeightStore& ws, const ArchSpec& s);
 
 } // namespace ascviz::model

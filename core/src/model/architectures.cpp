@@ -3,6 +3,7 @@
 // read config.json (here), and map the checkpoint's tensors (transposing Conv1D weights and reordering fused
 // projections into the canonical [q; k; v] layout). The math is in decoder.cpp, once for all.
 #include "arch.h"
+#include "arch_config.h"
 #include "arch_weights.h"
 #include "decoder.h"
 
@@ -11,13 +12,15 @@
 #include <cmath>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 using nlohmann::json;
 
 namespace ascviz::model {
-namespace {
+namespace cfg {
 
-// ---------- config.json helpers ----------
+// ---------- config.json helpers (arch_config.h) ----------
 
 const json* field(const json& j, std::initializer_list<const char*> names)
 {
@@ -82,7 +85,37 @@ Activation activationField(const json& j, std::initializer_list<const char*> nam
 }
 
 // rope_theta (transformers 4: top level / rotary_emb_base; 5: rope_parameters), rope_scaling, partial rotary.
-void readRope(const json& j, ArchSpec& s, double defaultPartial, const std::string& path)
+// longrope (transformers' _compute_longrope_parameters): short_factor / long_factor of rotaryDim / 2 entries, the
+// attention factor from factor (or max_position_embeddings / original_max_position_embeddings) unless given.
+void readLongrope(const json& params, ArchSpec& s, const std::string& key, const std::string& path)
+{
+    s.ropeScaling = ArchSpec::RopeScaling::LongRope;
+    const auto half = static_cast<std::size_t>(s.rotaryDim / 2);
+    for (const char* name : {"short_factor", "long_factor"}) {
+        const auto it = params.find(name);
+        std::vector<double> f;
+        if (it != params.end() && it->is_array())
+            for (const auto& x : *it)
+                if (x.is_number())
+                    f.push_back(x.get<double>());
+        if (f.size() != half || (it != params.end() && it->size() != half))
+            throw ModelError(path + ": " + key + "." + name + " must list " + std::to_string(half) +
+                             " numbers (rotary dimension / 2)");
+        (std::string(name) == "short_factor" ? s.ropeShortFactor : s.ropeLongFactor) = std::move(f);
+    }
+    const auto orig = static_cast<double>(s.ropeOriginalContext);
+    const auto f = params.find("factor");
+    const double factor =
+        f != params.end() && f->is_number() ? f->get<double>() : static_cast<double>(s.context) / orig;
+    const auto af = params.find("attention_factor");
+    if (af != params.end() && af->is_number())
+        s.ropeAttentionFactor = af->get<double>();
+    else
+        s.ropeAttentionFactor = factor <= 1.0 ? 1.0 : std::sqrt(1 + std::log(factor) / std::log(orig));
+}
+
+// legacyLongrope: phi3 reads rope type "su" and "yarn" as longrope (as its transformers config does).
+void readRope(const json& j, ArchSpec& s, double defaultPartial, const std::string& path, bool legacyLongrope)
 {
     const json* params = field(j, {"rope_parameters"});
     const json* scaling = field(j, {"rope_scaling"});
@@ -115,6 +148,7 @@ void readRope(const json& j, ArchSpec& s, double defaultPartial, const std::stri
         const auto it = merged.find(k);
         return it != merged.end() && it->is_number() ? it->get<double>() : fallback;
     };
+    partial = number("partial_rotary_factor", partial); // phi3's transformers 4 rope_scaling may hold it
     // As transformers: a top-level original_max_position_embeddings wins, then the scaling's own, then
     // max_position_embeddings.
     s.ropeOriginalContext =
@@ -147,9 +181,13 @@ void readRope(const json& j, ArchSpec& s, double defaultPartial, const std::stri
         s.ropeBetaSlow = bs != 0.0 ? bs : 1.0;
         if (const auto t = merged.find("truncate"); t != merged.end() && t->is_boolean())
             s.ropeTruncate = t->get<bool>();
+    } else if (type == "longrope" || (legacyLongrope && (type == "su" || type == "yarn"))) {
+        s.rotaryDim = static_cast<int64_t>(static_cast<double>(s.headDim) * partial);
+        readLongrope(merged, s, typeKey.substr(0, typeKey.find('.')), path);
     } else if (type != "default") {
         throw ModelError(path + ": " + typeKey + " = \"" + type +
-                         "\": this rope scaling type is not supported (supported: default, linear, llama3, yarn)");
+                         "\": this rope scaling type is not supported (supported: default, linear, llama3, yarn, "
+                         "longrope)");
     }
     s.rotaryDim = static_cast<int64_t>(static_cast<double>(s.headDim) * partial);
 }
@@ -275,7 +313,7 @@ void readGptNeox(const json& j, ArchSpec& s, const std::string& path)
 }
 
 // llama, qwen2, starcoder2 share field names.
-void readLlamaStyle(const json& j, ArchSpec& s, const std::string& path)
+void readLlamaStyle(const json& j, ArchSpec& s, const std::string& path, bool legacyLongrope)
 {
     s.vocab = intField(j, {"vocab_size"}, path);
     s.hidden = intField(j, {"hidden_size"}, path);
@@ -286,7 +324,7 @@ void readLlamaStyle(const json& j, ArchSpec& s, const std::string& path)
     s.context = intField(j, {"max_position_embeddings"}, path);
     s.intermediate = intField(j, {"intermediate_size"}, path);
     s.rope = RopeKind::NeoX;
-    readRope(j, s, 1.0, path);
+    readRope(j, s, 1.0, path, legacyLongrope);
 }
 
 void readLlama(const json& j, ArchSpec& s, const std::string& path)
@@ -303,24 +341,30 @@ void readLlama(const json& j, ArchSpec& s, const std::string& path)
         throw ModelError(path + ": llama pretraining_tp > 1 is not supported");
 }
 
+// Qwen's sliding window: only where use_sliding_window is on, for the layers layer_types marks (else the layers
+// from max_window_layers on).
+void readQwenWindows(const json& j, ArchSpec& s)
+{
+    if (!boolOr(j, "use_sliding_window", false))
+        return;
+    const int64_t w = intOr(j, {"sliding_window"}, 0);
+    const int64_t maxWindowLayers = intOr(j, {"max_window_layers"}, s.layers);
+    const json* types = field(j, {"layer_types"});
+    for (int64_t l = 0; l < s.layers; ++l) {
+        bool sliding = l >= maxWindowLayers;
+        if (types && types->is_array() && static_cast<int64_t>(types->size()) == s.layers)
+            sliding = (*types)[static_cast<std::size_t>(l)].get<std::string>() == "sliding_attention";
+        s.window.push_back(sliding ? w : 0);
+    }
+}
+
 void readQwen2(const json& j, ArchSpec& s, const std::string& path)
 {
     readLlama(j, s, path);
     s.tieEmbeddings = boolOr(j, "tie_word_embeddings", false);
     s.qkvBias = true;
     s.outBias = s.mlpBias = false;
-    // Sliding window only where use_sliding_window is on, for the layers layer_types marks.
-    if (boolOr(j, "use_sliding_window", false)) {
-        const int64_t w = intOr(j, {"sliding_window"}, 0);
-        const int64_t maxWindowLayers = intOr(j, {"max_window_layers"}, s.layers);
-        const json* types = field(j, {"layer_types"});
-        for (int64_t l = 0; l < s.layers; ++l) {
-            bool sliding = l >= maxWindowLayers;
-            if (types && types->is_array() && static_cast<int64_t>(types->size()) == s.layers)
-                sliding = (*types)[static_cast<std::size_t>(l)].get<std::string>() == "sliding_attention";
-            s.window.push_back(sliding ? w : 0);
-        }
-    }
+    readQwenWindows(j, s);
 }
 
 void readStarcoder2(const json& j, ArchSpec& s, const std::string& path)
@@ -336,6 +380,11 @@ void readStarcoder2(const json& j, ArchSpec& s, const std::string& path)
         s.window.assign(static_cast<std::size_t>(s.layers), w);
 }
 
+} // namespace cfg
+
+namespace {
+using namespace cfg;
+
 struct Architecture {
     const char* modelType;
     void (*readConfig)(const json&, ArchSpec&, const std::string&);
@@ -343,10 +392,30 @@ struct Architecture {
 };
 
 const Architecture kArchitectures[] = {
-    {"gpt2", readGpt2, gpt2Weights},           {"gpt_neo", readGptNeo, gptNeoWeights},
-    {"codegen", readCodegen, codegenWeights},  {"gpt_bigcode", readBigcode, bigcodeWeights},
-    {"gpt_neox", readGptNeox, gptNeoxWeights}, {"llama", readLlama, llamaStyleWeights},
-    {"qwen2", readQwen2, llamaStyleWeights},   {"starcoder2", readStarcoder2, llamaStyleWeights},
+    {"gpt2", readGpt2, gpt2Weights},
+    {"gpt_neo", readGptNeo, gptNeoWeights},
+    {"codegen", readCodegen, codegenWeights},
+    {"gpt_bigcode", readBigcode, bigcodeWeights},
+    {"gpt_neox", readGptNeox, gptNeoxWeights},
+    {"llama", readLlama, llamaStyleWeights},
+    {"qwen2", readQwen2, llamaStyleWeights},
+    {"starcoder2", readStarcoder2, llamaStyleWeights},
+    {"qwen3", readQwen3, llamaStyleWeights},
+    {"mistral", readMistral, llamaStyleWeights},
+    {"gemma", readGemma, llamaStyleWeights},
+    {"gemma2", readGemma2, gemma2Weights},
+    {"gemma3_text", readGemma3Text, gemma2Weights},
+    {"phi3", readPhi3, phi3Weights},
+    {"gptj", readGptj, gptjWeights},
+    {"phi", readPhi, phiWeights},
+    {"stablelm", readStablelm, llamaStyleWeights},
+    {"granite", readGranite, llamaStyleWeights},
+    {"olmo2", readOlmo2, olmo2Weights},
+    {"smollm3", readSmollm3, llamaStyleWeights},
+    {"olmo3", readOlmo3, olmo2Weights},
+    {"seed_oss", readSeedOss, llamaStyleWeights},
+    {"cwm", readCwm, llamaStyleWeights},
+    {"exaone4", readExaone4, olmo2Weights},
 };
 
 const Architecture* find(const std::string& type)

@@ -7,9 +7,11 @@
 
 #include <torch/version.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
+#include <tuple>
 
 namespace ascviz::model {
 
@@ -27,9 +29,32 @@ Decoder::Decoder(ArchSpec spec, DecoderWeights weights, at::Device device, at::S
         const auto exponents =
             at::arange(0, m_spec.rotaryDim, 2, at::TensorOptions().dtype(at::kLong).device(m_device)).to(at::kFloat) /
             static_cast<double>(m_spec.rotaryDim);
-        m_invFreq = 1.0 / at::pow(at::scalar_tensor(m_spec.ropeTheta, f32), exponents);
-        m_invFreq = scaledInvFreq(m_invFreq, exponents);
+        const at::Tensor powers = at::pow(at::scalar_tensor(m_spec.ropeTheta, f32), exponents);
+        if (m_spec.ropeScaling == ArchSpec::RopeScaling::LongRope) {
+            // transformers' _compute_longrope_parameters: 1 / (ext_factors * base ** exponents).
+            auto factors = [&](const std::vector<double>& f) {
+                return at::tensor(std::vector<float>(f.begin(), f.end()), at::kFloat).to(m_device);
+            };
+            m_invFreq = 1.0 / (factors(m_spec.ropeShortFactor) * powers);
+            m_invFreqLong = 1.0 / (factors(m_spec.ropeLongFactor) * powers);
+        } else {
+            m_invFreq = scaledInvFreq(1.0 / powers, exponents);
+        }
+        if (m_spec.ropeLinearFactor != 1.0) // as transformers' linear type: inv_freq /= factor
+            m_invFreq = m_invFreq / m_spec.ropeLinearFactor;
+        if (m_spec.ropeLocalTheta > 0)
+            m_invFreqLocal = 1.0 / at::pow(at::scalar_tensor(m_spec.ropeLocalTheta, f32), exponents);
     }
+}
+
+bool Decoder::longRope(int64_t seqLen) const
+{
+    return m_invFreqLong.defined() && seqLen > m_spec.ropeOriginalContext;
+}
+
+bool Decoder::ropeChangesAt(int64_t seqLen) const
+{
+    return longRope(seqLen) && !longRope(seqLen - 1);
 }
 
 // The rope types that rescale frequencies, computed as transformers' _compute_llama3_parameters and
@@ -84,7 +109,7 @@ int64_t Decoder::parameterCount() const
     add(m_w.tokenEmbedding);
     add(m_w.positionEmbedding);
     for (const auto& l : m_w.layers) {
-        for (const Norm* nm : {&l.ln1, &l.ln2}) {
+        for (const Norm* nm : {&l.ln1, &l.ln2, &l.postAttn, &l.postMlp, &l.qNorm, &l.kNorm}) {
             add(nm->w);
             add(nm->b);
         }
@@ -117,9 +142,14 @@ at::Tensor Decoder::norm(const Norm& n, const at::Tensor& x) const
 {
     if (m_spec.norm == NormKind::LayerNorm)
         return at::layer_norm(x, {x.size(-1)}, n.w, n.b, m_spec.normEps);
-    // RMSNorm as Hugging Face: in float32, then back to the compute dtype, then the weight.
+    // RMSNorm as Hugging Face: in float32, then back to the compute dtype, then the weight (llama); Gemma
+    // multiplies by 1 + w in float32 before casting back.
     const at::Tensor xf = x.to(at::kFloat);
     const at::Tensor var = xf.pow(2).mean({-1}, /*keepdim=*/true);
+    if (m_spec.norm == NormKind::RMSNormWeightFp32)
+        return (n.w * (xf * at::rsqrt(var + m_spec.normEps))).to(x.scalar_type());
+    if (m_spec.norm == NormKind::RMSNormPlusOne)
+        return (xf * at::rsqrt(var + m_spec.normEps) * (1.0 + n.w.to(at::kFloat))).to(x.scalar_type());
     return n.w * (xf * at::rsqrt(var + m_spec.normEps)).to(x.scalar_type());
 }
 
@@ -170,15 +200,8 @@ at::Tensor Decoder::attention(int layer, const at::Tensor& x, const at::Tensor& 
 {
     const auto& lw = m_w.layers[static_cast<std::size_t>(layer)];
     const int64_t B = x.size(0), T = x.size(1);
-    const int64_t nh = m_spec.heads, nkv = m_spec.kvHeads, hd = m_spec.headDim;
-    const at::Tensor qkv = lw.qkv(x);
-    at::Tensor q = qkv.narrow(-1, 0, nh * hd).view({B, T, nh, hd}).transpose(1, 2);
-    at::Tensor k = qkv.narrow(-1, nh * hd, nkv * hd).view({B, T, nkv, hd}).transpose(1, 2);
-    at::Tensor v = qkv.narrow(-1, (nh + nkv) * hd, nkv * hd).view({B, T, nkv, hd}).transpose(1, 2);
-    if (m_spec.rope != RopeKind::None) {
-        q = rotary(q, cos, sin);
-        k = rotary(k, cos, sin);
-    }
+    const int64_t nh = m_spec.heads, hd = m_spec.headDim;
+    auto [q, k, v] = heads(lw, lw.qkv(x), cos, sin);
     const int64_t S = past + T;
     if (cache) {
         cache->k[static_cast<std::size_t>(layer)].narrow(2, past, T).copy_(k);
@@ -189,6 +212,32 @@ at::Tensor Decoder::attention(int layer, const at::Tensor& x, const at::Tensor& 
     const at::Tensor& m = m_spec.window[static_cast<std::size_t>(layer)] > 0 ? localMask : mask; // [B|1, 1, T, S]
     const at::Tensor out = attend(layer, q, k, v, m, false, probsTo);
     return lw.o(out.transpose(1, 2).reshape({B, T, nh * hd}));
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> Decoder::heads(const LayerWeights& lw, const at::Tensor& qkv,
+                                                              const at::Tensor& cos, const at::Tensor& sin) const
+{
+    const int64_t B = qkv.size(0), T = qkv.size(1);
+    const int64_t nh = m_spec.heads, nkv = m_spec.kvHeads, hd = m_spec.headDim;
+    at::Tensor q = qkv.narrow(-1, 0, nh * hd), k = qkv.narrow(-1, nh * hd, nkv * hd);
+    const at::Tensor v = qkv.narrow(-1, (nh + nkv) * hd, nkv * hd).view({B, T, nkv, hd}).transpose(1, 2);
+    if (m_spec.qkNorm == QkNorm::Full) {
+        q = norm(lw.qNorm, q);
+        k = norm(lw.kNorm, k);
+    }
+    q = q.reshape({B, T, nh, hd});
+    k = k.reshape({B, T, nkv, hd});
+    if (m_spec.qkNorm == QkNorm::PerHead) {
+        q = norm(lw.qNorm, q);
+        k = norm(lw.kNorm, k);
+    }
+    q = q.transpose(1, 2);
+    k = k.transpose(1, 2);
+    if (cos.defined()) { // undefined without rope, and on layers without it (RopeTables::of)
+        q = rotary(q, cos, sin);
+        k = rotary(k, cos, sin);
+    }
+    return {q, k, v};
 }
 
 at::Tensor Decoder::attend(int layer, const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
@@ -206,7 +255,7 @@ at::Tensor Decoder::attend(int layer, const at::Tensor& q, const at::Tensor& k, 
     // model) and 50 ms/token (qwen2.5-0.5B shape) in float16, the explicit path 3.1 and 16.9. Models whose
     // HF code upcasts attention to fp32 keep the explicit path in half precision. So do layers whose attention
     // probabilities are observed (SDPA does not return them).
-    if (T > 1 && !(m_spec.attnFp32 && m_dtype != at::kFloat) && !probsTo) {
+    if (T > 1 && !(m_spec.attnFp32 && m_dtype != at::kFloat) && !probsTo && m_spec.attnSoftcap <= 0) {
         c10::optional<at::Tensor> am;
         if (m.defined())
             am = m;
@@ -215,7 +264,7 @@ at::Tensor Decoder::attend(int layer, const at::Tensor& q, const at::Tensor& k, 
     }
 #endif
     // The CPU's direct oneDNN path (cpu_linear.h): one batched product, softmax and product, no copies of q, k, v.
-    if (!probsTo) {
+    if (!probsTo && m_spec.attnSoftcap <= 0) {
         if (at::Tensor fused = cpuFusedAttention(q, k, v, m, causal, scale); fused.defined())
             return fused;
     }
@@ -234,6 +283,8 @@ at::Tensor Decoder::attend(int layer, const at::Tensor& q, const at::Tensor& k, 
     at::Tensor scores = at::matmul(qf.reshape({B, nkv, rep * T, hd}), kf.transpose(-1, -2));
     if (scale != 1.0)
         scores = scores * scale;
+    if (m_spec.attnSoftcap > 0) // as transformers: / cap, tanh, * cap, in the compute dtype
+        scores = at::tanh(scores / m_spec.attnSoftcap) * m_spec.attnSoftcap;
     scores = scores.to(at::kFloat).view({B, nkv, rep, T, S});
     if (mask.defined())
         scores = scores.masked_fill(mask.unsqueeze(1).logical_not(), std::numeric_limits<float>::lowest());
@@ -261,14 +312,24 @@ at::Tensor Decoder::mlp(const LayerWeights& lw, const at::Tensor& x) const
     return lw.down(activation(h.narrow(-1, 0, I)) * h.narrow(-1, I, I));
 }
 
-std::pair<at::Tensor, at::Tensor> Decoder::ropeTables(const at::Tensor& positions) const
+std::pair<at::Tensor, at::Tensor> Decoder::RopeTables::of(const ArchSpec& s, int64_t layer) const
 {
-    at::Tensor cos, sin;
-    if (m_spec.rope != RopeKind::None) {
-        at::Tensor pos = positions.to(at::kFloat);
-        if (m_spec.ropeLinearFactor != 1.0)
-            pos = pos / m_spec.ropeLinearFactor;
-        const at::Tensor freqs = pos.unsqueeze(1) * m_invFreq.unsqueeze(0); // [T, rot/2]
+    if (!s.ropeOff.empty() && s.ropeOff[static_cast<std::size_t>(layer)])
+        return {};
+    if (cosLocal.defined() && s.window[static_cast<std::size_t>(layer)] > 0)
+        return {cosLocal, sinLocal};
+    return {cos, sin};
+}
+
+Decoder::RopeTables Decoder::ropeTables(const at::Tensor& positions, int64_t seqLen) const
+{
+    RopeTables out;
+    if (m_spec.rope == RopeKind::None)
+        return out;
+    const at::Tensor pos = positions.to(at::kFloat);
+    auto tables = [&](const at::Tensor& invFreq, double attentionFactor) {
+        const at::Tensor freqs = pos.unsqueeze(1) * invFreq.unsqueeze(0); // [T, rot/2]
+        at::Tensor cos, sin;
         if (m_spec.rope == RopeKind::NeoX) {
             const at::Tensor emb = at::cat({freqs, freqs}, -1);
             cos = emb.cos();
@@ -277,15 +338,34 @@ std::pair<at::Tensor, at::Tensor> Decoder::ropeTables(const at::Tensor& position
             cos = freqs.cos().repeat_interleave(2, -1);
             sin = freqs.sin().repeat_interleave(2, -1);
         }
-        if (m_spec.ropeAttentionFactor != 1.0) {
-            cos = cos * m_spec.ropeAttentionFactor;
-            sin = sin * m_spec.ropeAttentionFactor;
+        if (attentionFactor != 1.0) {
+            cos = cos * attentionFactor;
+            sin = sin * attentionFactor;
         }
-        cos = cos.to(m_dtype);
-        sin = sin.to(m_dtype);
-    }
+        return std::make_pair(cos.to(m_dtype), sin.to(m_dtype));
+    };
+    std::tie(out.cos, out.sin) = tables(longRope(seqLen) ? m_invFreqLong : m_invFreq, m_spec.ropeAttentionFactor);
+    if (m_invFreqLocal.defined())
+        std::tie(out.cosLocal, out.sinLocal) = tables(m_invFreqLocal, 1.0);
+    return out;
+}
 
-    return {cos, sin};
+at::Tensor Decoder::inputNorm(const LayerWeights& lw, const at::Tensor& x) const
+{
+    return m_spec.residual == Residual::PostNorms ? x : norm(lw.ln1, x);
+}
+
+at::Tensor Decoder::embed(const at::Tensor& ids, const at::Tensor& positions) const
+{
+    at::Tensor x = at::embedding(m_w.tokenEmbedding, ids);
+    if (m_w.positionEmbedding.defined())
+        x = x + at::embedding(m_w.positionEmbedding, positions);
+    if (m_spec.embedScale != 1.0)
+        // Gemma: torch.tensor(√hidden) (float32) cast to the model dtype, then the product in that dtype.
+        x = m_spec.embedScaleInDtype
+                ? x * at::scalar_tensor(m_spec.embedScale, x.options().dtype(at::kFloat)).to(x.scalar_type())
+                : x * m_spec.embedScale;
+    return x;
 }
 
 at::Tensor Decoder::residual(const LayerWeights& lw, const at::Tensor& x, const at::Tensor& h,
@@ -293,13 +373,25 @@ at::Tensor Decoder::residual(const LayerWeights& lw, const at::Tensor& x, const 
 {
     switch (m_spec.residual) {
     case Residual::Sequential: {
+        if (m_spec.residualScale != 1.0) {
+            const at::Tensor y = x + a * m_spec.residualScale;
+            return y + mlp(lw, norm(lw.ln2, y)) * m_spec.residualScale;
+        }
         const at::Tensor y = x + a;
         return y + mlp(lw, norm(lw.ln2, y));
+    }
+    case Residual::PostNorms: {
+        const at::Tensor y = x + norm(lw.postAttn, a);
+        return y + norm(lw.postMlp, mlp(lw, y));
     }
     case Residual::ParallelSharedNorm:
         return a + mlp(lw, h) + x;
     case Residual::ParallelTwoNorms:
         return mlp(lw, norm(lw.ln2, x)) + a + x;
+    case Residual::Sandwich: {
+        const at::Tensor y = x + norm(lw.postAttn, a);
+        return y + norm(lw.postMlp, mlp(lw, norm(lw.ln2, y)));
+    }
     }
     return x;
 }
@@ -310,23 +402,28 @@ at::Tensor Decoder::hiddenPacked(const at::Tensor& ids, const std::vector<int64_
     const auto longOpts = at::TensorOptions().dtype(at::kLong).device(m_device);
     std::vector<int64_t> pos;
     pos.reserve(static_cast<std::size_t>(N));
+    int64_t maxLen = 0;
     for (const int64_t len : lengths) {
         if (len > m_spec.context)
             throw InputError("sequence of " + std::to_string(len) + " tokens exceeds the model's context of " +
                              std::to_string(m_spec.context));
         for (int64_t i = 0; i < len; ++i)
             pos.push_back(i);
+        maxLen = std::max(maxLen, len);
     }
     if (static_cast<int64_t>(pos.size()) != N)
         throw Error("internal: packed lengths do not add up to the ids");
     const at::Tensor positions = at::tensor(pos, at::kLong).to(m_device);
-    at::Tensor x = at::embedding(m_w.tokenEmbedding, ids); // [N, hidden]
-    if (m_w.positionEmbedding.defined())
-        x = x + at::embedding(m_w.positionEmbedding, positions);
-    const auto [cos, sin] = ropeTables(positions); // [N, rot]
+    at::Tensor x = embed(ids, positions); // [N, hidden]
+    // Rotary tables of positions 0 .. maxLen - 1 [maxLen, rot]; each sequence rotates as a forward pass of its own
+    // length would (longrope: its long factors only where the sequence is longer than the original context).
+    const at::Tensor tablePositions = at::arange(0, maxLen, longOpts);
+    const RopeTables shortTables = ropeTables(tablePositions, 1);
+    const RopeTables longTables = m_invFreqLong.defined() ? ropeTables(tablePositions, maxLen) : shortTables;
+    auto tablesOf = [&](int64_t T) -> const RopeTables& { return longRope(T) ? longTables : shortTables; };
 
     // Local layers' window masks, one per distinct length longer than the window (shorter ones are causal).
-    const int64_t nh = m_spec.heads, nkv = m_spec.kvHeads, hd = m_spec.headDim;
+    const int64_t nh = m_spec.heads, hd = m_spec.headDim;
     std::map<std::pair<int64_t, int64_t>, at::Tensor> windowMasks; // (window, length) -> [1, 1, T, T]
     auto windowMask = [&](int64_t window, int64_t T) {
         auto& m = windowMasks[{window, T}];
@@ -342,19 +439,17 @@ at::Tensor Decoder::hiddenPacked(const at::Tensor& ids, const std::vector<int64_
         const auto& lw = m_w.layers[static_cast<std::size_t>(l)];
         const int layer = static_cast<int>(l);
         const int64_t window = m_spec.window[static_cast<std::size_t>(l)];
-        const at::Tensor h = norm(lw.ln1, x);
+        const at::Tensor h = inputNorm(lw, x);
         const at::Tensor qkv = lw.qkv(h); // [N, (nh + 2 nkv) hd]
         int64_t offset = 0;
         for (const int64_t T : lengths) {
-            const at::Tensor rows = qkv.narrow(0, offset, T);
-            at::Tensor q = rows.narrow(-1, 0, nh * hd).view({1, T, nh, hd}).transpose(1, 2);
-            at::Tensor k = rows.narrow(-1, nh * hd, nkv * hd).view({1, T, nkv, hd}).transpose(1, 2);
-            const at::Tensor v = rows.narrow(-1, (nh + nkv) * hd, nkv * hd).view({1, T, nkv, hd}).transpose(1, 2);
-            if (m_spec.rope != RopeKind::None) {
-                const at::Tensor c = cos.narrow(0, offset, T), s = sin.narrow(0, offset, T);
-                q = rotary(q, c, s);
-                k = rotary(k, c, s);
+            const at::Tensor rows = qkv.narrow(0, offset, T).unsqueeze(0);
+            auto [cos, sin] = tablesOf(T).of(m_spec, l);
+            if (cos.defined()) {
+                cos = cos.narrow(0, 0, T);
+                sin = sin.narrow(0, 0, T);
             }
+            const auto [q, k, v] = heads(lw, rows, cos, sin);
             const at::Tensor mask = window > 0 && T > window ? windowMask(window, T) : at::Tensor();
             const at::Tensor out = attend(layer, q, k, v, mask, true, nullptr); // [1, nh, T, hd]
             attn.narrow(0, offset, T).copy_(out.transpose(1, 2).reshape({T, nh * hd}));
@@ -379,13 +474,11 @@ at::Tensor Decoder::hidden(const at::Tensor& ids, const at::Tensor& keyValid, Kv
     const auto longOpts = at::TensorOptions().dtype(at::kLong).device(m_device);
     const at::Tensor positions = at::arange(past, S, longOpts);
 
-    at::Tensor x = at::embedding(m_w.tokenEmbedding, ids);
-    if (m_w.positionEmbedding.defined())
-        x = x + at::embedding(m_w.positionEmbedding, positions);
+    at::Tensor x = embed(ids, positions);
     if (observer && observer->wants(intermediate::kEmbeddings, -1))
         observer->observe(intermediate::kEmbeddings, -1, x);
 
-    const auto [cos, sin] = ropeTables(positions);
+    const RopeTables rope = ropeTables(positions, S);
 
     // Masks [B|1, 1, T, S]: causal, padding, and for local layers the window. Undefined = attend to all.
     at::Tensor mask, localMask;
@@ -414,9 +507,10 @@ at::Tensor Decoder::hidden(const at::Tensor& ids, const at::Tensor& keyValid, Kv
 
     for (int64_t l = 0; l < m_spec.layers; ++l) {
         const auto& lw = m_w.layers[static_cast<std::size_t>(l)];
-        const at::Tensor h = norm(lw.ln1, x);
+        const at::Tensor h = inputNorm(lw, x);
         const int layer = static_cast<int>(l);
         ForwardObserver* probsTo = observer && observer->wants(intermediate::kAttention, layer) ? observer : nullptr;
+        const auto [cos, sin] = rope.of(m_spec, l);
         const at::Tensor a = attention(layer, h, cos, sin, mask, localMask, cache, past, probsTo);
         x = residual(lw, x, h, a);
         if (observer && observer->wants(intermediate::kHidden, layer))
@@ -432,7 +526,12 @@ at::Tensor Decoder::hidden(const at::Tensor& ids, const at::Tensor& keyValid, Kv
 
 at::Tensor Decoder::logits(const at::Tensor& hidden) const
 {
-    return cpuAwareLinear(hidden, m_w.head, m_w.headBias).to(at::kFloat);
+    at::Tensor l = cpuAwareLinear(hidden, m_w.head, m_w.headBias);
+    if (m_spec.logitsDivisor != 1.0) // granite: logits / logits_scaling, in the compute dtype
+        l = l / m_spec.logitsDivisor;
+    if (m_spec.finalSoftcap > 0) // as transformers: / cap, tanh, * cap, in the compute dtype
+        l = at::tanh(l / m_spec.finalSoftcap) * m_spec.finalSoftcap;
+    return l.to(at::kFloat);
 }
 
 } // namespace ascviz::model

@@ -10,6 +10,7 @@
 
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 namespace ascviz::model {
@@ -31,6 +32,8 @@ struct LayerWeights {
     Linear o;
     Linear up; // fc_in, or fused [gate; up] for gated MLPs
     Linear down;
+    Norm postAttn, postMlp; // Residual::Sandwich only
+    Norm qNorm, kNorm;      // QkNorm::PerHead ([headDim]) or Full ([heads·headDim], [kvHeads·headDim])
 };
 
 struct DecoderWeights {
@@ -102,8 +105,20 @@ private:
                          const at::Tensor& mask, const at::Tensor& localMask, KvCache* cache, int64_t past,
                          ForwardObserver* probsTo) const;
     at::Tensor mlp(const LayerWeights& lw, const at::Tensor& x) const;
-    // Rotary tables cos/sin [N, rotaryDim] in the compute dtype for positions [N] (undefined without rope).
-    std::pair<at::Tensor, at::Tensor> ropeTables(const at::Tensor& positions) const;
+    // Rotary tables cos/sin [N, rotaryDim] in the compute dtype for positions [N] (undefined without rope), of a
+    // forward pass over `seqLen` positions (longrope picks its factors by it); local: the local layers' tables.
+    struct RopeTables {
+        at::Tensor cos, sin, cosLocal, sinLocal;
+        std::pair<at::Tensor, at::Tensor> of(const ArchSpec& s, int64_t layer) const;
+    };
+    RopeTables ropeTables(const at::Tensor& positions, int64_t seqLen) const;
+    // q, k, v [B, heads|kvHeads, T, headDim] of the fused projection `qkv` [B, T, (nh + 2 nkv) hd]: q/k norms,
+    // then rope.
+    std::tuple<at::Tensor, at::Tensor, at::Tensor> heads(const LayerWeights& lw, const at::Tensor& qkv,
+                                                         const at::Tensor& cos, const at::Tensor& sin) const;
+    at::Tensor embed(const at::Tensor& ids, const at::Tensor& positions) const;
+    // The attention's input: ln1(x), or x itself where the layout has no input norm (Residual::PostNorms).
+    at::Tensor inputNorm(const LayerWeights& lw, const at::Tensor& x) const;
     // Scaled-dot-product attention of q [B, heads, T, hd] over k, v [B, kvHeads, S, hd] with `mask`
     // [B|1, 1, T, S] (undefined: `causal` says whether query i sees keys 0..i of S == T, else all keys).
     at::Tensor attend(int layer, const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& mask,
@@ -116,7 +131,18 @@ private:
     at::Device m_device;
     at::ScalarType m_dtype;
     at::Tensor scaledInvFreq(const at::Tensor& invFreq, const at::Tensor& exponents) const;
-    at::Tensor m_invFreq; // [rotaryDim / 2] float32
+    at::Tensor m_invFreq;      // [rotaryDim / 2] float32
+    at::Tensor m_invFreqLong;  // longrope's long factors, else undefined
+    at::Tensor m_invFreqLocal; // ropeLocalTheta's, else undefined
+
+public:
+    // Whether a forward pass over `seqLen` positions rotates differently from one over seqLen - 1 (longrope
+    // crossing original_max_position_embeddings): generation then recomputes its KV cache, as transformers
+    // recomputes every position with the long factors.
+    bool ropeChangesAt(int64_t seqLen) const;
+    // Whether a forward pass over `seqLen` positions rotates with longrope's long factors (batches of padded rows
+    // do not mix the two, so that every row rotates as it would alone).
+    bool longRope(int64_t seqLen) const;
 };
 
 } // namespace ascviz::model

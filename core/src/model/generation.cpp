@@ -253,7 +253,10 @@ StopReason TorchLanguageModel::run(const std::vector<int32_t>& prompt, const Gen
         if (static_cast<int64_t>(seq.size()) + 1 > capacity)
             return StopReason::Context;
         seq.push_back(id);
-        if (opts.useCache)
+        if (opts.useCache && m_dec->ropeChangesAt(static_cast<int64_t>(seq.size()))) {
+            cache.length = 0; // longrope switches to its long factors: every position rotates anew
+            h = m_dec->hidden(idTensor({seq}, seq.size()), {}, &cache);
+        } else if (opts.useCache)
             h = m_dec->hidden(idTensor({{id}}, 1), {}, &cache);
         else
             h = m_dec->hidden(idTensor({seq}, seq.size()), {}, nullptr);
