@@ -116,6 +116,23 @@ TEST(CliGaleras, KilledRunResumesWithNothingLostOrTwice)
     EXPECT_EQ(run("galeras merge --out '" + (clitest::tempDir() / "m2.db").string() + "' '" + s0.string() + "'").status,
               1); // shard 1 missing
 
+    // A database left by a run killed before it stored the skipped records (every row there, no skipped
+    // record: what an older build left after a kill during the testbed): --resume stores them, so it ends
+    // with the skipped set of the uninterrupted run.
+    const fs::path noSkipped = clitest::tempDir() / "noskipped.db";
+    {
+        auto meta = g.meta();
+        meta.erase("schema_version");
+        const auto made = ascviz::GalerasDb::create(noSkipped, meta);
+        for (const auto& r : rows)
+            made.insert(r);
+        ASSERT_TRUE(made.skipped().empty());
+    }
+    const auto filled = run(runArgs(recs, noSkipped) + " --resume");
+    ASSERT_EQ(filled.status, 0) << filled.err;
+    EXPECT_EQ(ascviz::GalerasDb::open(noSkipped).skipped(), g.skipped());
+    EXPECT_EQ(g.skipped().size(), 1u);
+
     const auto an = run("analyze treatments --db '" + db.string() +
                         "' --json --simulations 5 --confounders "
                         "prompt_size,token_count");

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 
 namespace ascviz {
@@ -101,9 +102,10 @@ GalerasRunSummary runGaleras(const LanguageModel& model, const RecordSet& record
     if (exists && !o.resume)
         throw InputError(dbPath.string() + " exists (add --resume to continue that run, or choose another --db)",
                          ErrorContext(dbPath.string()));
-    GalerasDb db = exists ? GalerasDb::open(dbPath, true) : GalerasDb::create(dbPath, meta);
+    std::optional<GalerasDb> db;
     if (exists) {
-        const auto have = db.meta();
+        db = GalerasDb::open(dbPath, true);
+        const auto have = db->meta();
         for (const auto& [k, v] : meta) {
             const auto it = have.find(k);
             if (k != "model_fingerprint" && (it == have.end() || it->second != v))
@@ -113,11 +115,10 @@ GalerasRunSummary runGaleras(const LanguageModel& model, const RecordSet& record
                                  ErrorContext(dbPath.string()));
         }
     }
+    // The testbed before a new database: a testbed that fails leaves no database behind.
     const TestbedSet testbed = buildTestbed(records, o.testbed, o.seed);
     GalerasRunSummary sum;
     sum.skipped = testbed.skipped;
-    if (!exists)
-        db.insertSkipped(testbed.skippedRecords);
     std::vector<const TestbedItem*> items;
     for (std::size_t k = 0; k < testbed.items.size(); ++k)
         if (static_cast<int>(k % static_cast<std::size_t>(o.shards)) == o.shard && (o.limit == 0 || k < o.limit))
@@ -125,9 +126,18 @@ GalerasRunSummary runGaleras(const LanguageModel& model, const RecordSet& record
     const auto all = treatments.all();
     sum.items = static_cast<int>(items.size());
     sum.planned = sum.items * static_cast<int>(all.size());
-    db.setMeta("planned", std::to_string(sum.planned));
+    if (!exists) {
+        auto withPlanned = meta;
+        withPlanned["planned"] = std::to_string(sum.planned);
+        db = GalerasDb::create(dbPath, withPlanned, testbed.skippedRecords); // atomic: all of it or no file
+    } else {
+        // every time, not only when the database is new: a run killed before it stored them (an older build)
+        // ends with the same skipped set as one never interrupted
+        db->insertSkipped(testbed.skippedRecords);
+        db->setMeta("planned", std::to_string(sum.planned));
+    }
     std::set<std::pair<std::string, std::string>> done;
-    for (const auto& k : db.doneKeys())
+    for (const auto& k : db->doneKeys())
         done.insert(k);
     GalerasProgress pr;
     pr.planned = sum.planned;
@@ -190,7 +200,7 @@ GalerasRunSummary runGaleras(const LanguageModel& model, const RecordSet& record
                 row.error = e.what();
                 ++sum.errors;
             }
-            db.insert(row);
+            db->insert(row);
             ++sum.done;
             ++sum.stops[row.stop];
             ++pr.finished;
