@@ -3,10 +3,12 @@
 #include "ascviz/galeras/records.h"
 #include "ascviz/galeras/testbed.h"
 #include "ascviz/galeras/treatments.h"
+#include "testdata.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <fstream>
 #include <random>
 
 using namespace ascviz;
@@ -158,4 +160,66 @@ TEST(GalerasTreatments, ParseAndRender)
                       "unknown placeholder"));
     EXPECT_TRUE(fails("{", "not valid JSON"));
     EXPECT_TRUE(fails(R"({"control": {"name": "c", "template": "{code"}, "treatments": []})", "unmatched"));
+}
+
+TEST(GalerasRecords, InvalidUtf8SkipsThatRecordOnly)
+{
+    const testdata::TempDir dir("galeras-utf8");
+    const std::string good = nlohmann::json{{"id", "a"}, {"code", fn()}}.dump();
+    const std::string bad = R"({"id": "b", "code": "def g():\n    return ')" + std::string("\xFF") + R"('\n"})";
+    {
+        std::ofstream(dir / "r.jsonl", std::ios::binary) << good << "\n"
+                                                         << bad << "\n"
+                                                         << nlohmann::json{{"id", "c"}, {"code", fn()}}.dump() << "\n";
+        const RecordSet s = readRecords(dir / "r.jsonl");
+        ASSERT_EQ(s.records.size(), 2u);
+        EXPECT_EQ(s.records[1].id, "c");
+        ASSERT_EQ(s.issues.size(), 1u);
+        EXPECT_EQ(s.issues[0].location, (dir / "r.jsonl").string() + ":2");
+        EXPECT_NE(s.issues[0].message.find("invalid UTF-8"), std::string::npos) << s.issues[0].message;
+    }
+    {
+        std::ofstream(dir / "r.csv", std::ios::binary) << "id,code\n"
+                                                       << "a,\"def f():\n    return 1\n\"\n"
+                                                       << "b,\"def g():\n    return '\xFF'\n\"\n"
+                                                       << "c,\"def h():\n    return 3\n\"\n";
+        const RecordSet s = readRecords(dir / "r.csv");
+        ASSERT_EQ(s.records.size(), 2u);
+        ASSERT_EQ(s.issues.size(), 1u);
+        EXPECT_EQ(s.issues[0].location, (dir / "r.csv").string() + ":5"); // where record b starts
+        EXPECT_NE(s.issues[0].message.find("\"code\" is not valid UTF-8"), std::string::npos) << s.issues[0].message;
+    }
+}
+
+TEST(GalerasRecords, ReaderIsBounded)
+{
+    // /dev/zero: one endless line, refused at the line bound (64 MiB by default) with the file and line named
+    try {
+        readRecords("/dev/zero");
+        FAIL() << "read /dev/zero";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("/dev/zero:1: the line is longer than 67.1 MB"), std::string::npos)
+            << e.what();
+        EXPECT_EQ(e.context().path, "/dev/zero");
+        EXPECT_EQ(e.context().line, 1u);
+    }
+    const testdata::TempDir dir("galeras-bounded");
+    {
+        std::ofstream(dir / "long.jsonl") << nlohmann::json{{"id", "a"}, {"code", fn()}}.dump() << "\n"
+                                          << std::string(5000, ' ') << "\n";
+    }
+    RecordReadOptions o;
+    o.maxLineBytes = 4096;
+    try {
+        readRecords(dir / "long.jsonl", o);
+        FAIL() << "read a line over the bound";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("long.jsonl:2: the line is longer than 4,096 bytes"), std::string::npos)
+            << e.what();
+    }
+    o.maxLineBytes = 0;
+    o.maxFileBytes = 1000;
+    EXPECT_THROW(readRecords(dir / "long.jsonl", o), InputError);
+    o.maxFileBytes = 0;
+    EXPECT_EQ(readRecords(dir / "long.jsonl", o).records.size(), 1u);
 }
