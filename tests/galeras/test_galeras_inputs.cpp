@@ -223,3 +223,42 @@ TEST(GalerasRecords, ReaderIsBounded)
     o.maxFileBytes = 0;
     EXPECT_EQ(readRecords(dir / "long.jsonl", o).records.size(), 1u);
 }
+
+TEST(GalerasTestbed, RecordsOverALimitAreSkippedByName)
+{
+    std::string big = "def g(x):\n";
+    for (int i = 0; i < 200; ++i)
+        big += "    x = x + " + std::to_string(i) + "\n";
+    big += "    return x\n";
+    const std::string text = nlohmann::json{{"id", "small"}, {"code", fn()}}.dump() + "\n" +
+                             nlohmann::json{{"id", "big"}, {"code", big}}.dump() + "\n";
+    const RecordSet records = parseRecordsJsonl(text, "mem");
+    ASSERT_EQ(records.records.size(), 2u);
+
+    TestbedLimits lim;
+    lim.maxTextBytes = 1000; // fn() is ~100 bytes, big ~3,500
+    const TestbedSet bytes = buildTestbed(records, Testbed::RandomCut, 1, lim);
+    ASSERT_EQ(bytes.items.size(), 1u);
+    EXPECT_EQ(bytes.items[0].recordId, "small");
+    ASSERT_EQ(bytes.overLimit.size(), 1u);
+    EXPECT_EQ(bytes.overLimit[0].recordId, "big");
+    EXPECT_EQ(bytes.overLimit[0].location, "mem:2");
+    EXPECT_NE(bytes.overLimit[0].why.find("over the limit of 1,000 bytes"), std::string::npos)
+        << bytes.overLimit[0].why;
+    EXPECT_EQ(bytes.skippedRecords,
+              (std::vector<std::pair<std::string, std::string>>{{"big", "code over the text limit"}}));
+
+    // the syntax tree's node limit: the big one is skipped by name, not the whole testbed refused
+    lim.maxTextBytes = 0;
+    lim.maxAstNodes = 400;
+    const TestbedSet nodes = buildTestbed(records, Testbed::RandomCut, 1, lim);
+    ASSERT_EQ(nodes.items.size(), 1u);
+    EXPECT_EQ(nodes.items[0].recordId, "small");
+    ASSERT_EQ(nodes.overLimit.size(), 1u);
+    EXPECT_NE(nodes.overLimit[0].why.find("nodes, over the limit of 400 nodes"), std::string::npos)
+        << nodes.overLimit[0].why;
+    EXPECT_EQ(nodes.skipped.at("syntax tree over the limits"), 1);
+
+    lim.maxAstNodes = 0; // no limit: both are items
+    EXPECT_EQ(buildTestbed(records, Testbed::RandomCut, 1, lim).items.size(), 2u);
+}
