@@ -104,7 +104,10 @@ int galerasRun(Args& args)
     opts.testbed = testbedOption(args);
     opts.seed = args.uint64Value("--seed", opts.seed);
     opts.stopAtFunctionEnd = args.flag("--stop-at-function-end");
-    opts.limit = static_cast<std::size_t>(std::max(0, args.intValue("--limit", 0)));
+    const int limit = args.intValue("--limit", 0);
+    if (limit < 0) // before: clamped to 0, i.e. every item
+        throw UsageError("--limit must be >= 0 (0 = every testbed item), got " + std::to_string(limit));
+    opts.limit = static_cast<std::size_t>(limit);
     opts.maxTextBytes = maxTextBytesOption(args);
     opts.maxAstDepth = maxAstDepthOption(args);
     opts.maxAstNodes = maxAstNodesOption(args);

@@ -164,4 +164,17 @@ TEST(CliGaleras, BadInputsAreRefusedClearly)
     EXPECT_NE(tb.out.find("\"ground_truth\":\"    c = a + b\\n    d = c * 2\\n    return d\\n\""), std::string::npos)
         << tb.out;
     EXPECT_EQ(run("galeras run --testbed nope --db x.db").status, 2);
+    // Negative or fractional integers are refused (exit 2, nothing written), not clamped to "everything"
+    const fs::path neg = clitest::tempDir() / "neg.db";
+    for (const char* bad : {"--limit -5", "--max-new-tokens -1", "--seed -3", "--temperature 0.5 --top-k -2",
+                            "--temperature 0.5 --top-k 2.5", "--sample-seed -1", "--sample-seed 1.5",
+                            "--max-text-bytes -1", "--max-ast-nodes -1", "--max-ast-depth -1"}) {
+        const auto r = run("galeras run --records '" + recs.string() + "' --db '" + neg.string() + "' " + bad);
+        EXPECT_EQ(r.status, 2) << bad << ": " << r.err;
+        EXPECT_FALSE(fs::exists(neg)) << bad;
+    }
+    const auto lim = run("galeras run --records '" + recs.string() + "' --db '" + neg.string() + "' --limit -5");
+    EXPECT_NE(lim.err.find("--limit must be >= 0"), std::string::npos) << lim.err;
+    for (const char* bad : {"--seed -3", "--max-text-bytes -1", "--max-ast-nodes -1"})
+        EXPECT_EQ(run("galeras testbed --records '" + recs.string() + "' " + bad).status, 2) << bad;
 }
