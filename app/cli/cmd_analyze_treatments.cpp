@@ -50,6 +50,21 @@ int analyzeTreatmentsCommand(Args& args, const std::optional<std::string>& out)
     if (styled && !svg && !pdf)
         throw UsageError(
             "--width-mm, --font-pt, --no-title and --legend style the figure: give --svg OUT or --pdf OUT");
+    {
+        // A database that is not known to be complete is analysed, with a warning: a run still going or killed
+        // (fewer rows than planned), or a file without its `planned` setting (e.g. an interrupted merge of an
+        // older build).
+        const GalerasDb g = GalerasDb::open(db);
+        const auto meta = g.meta();
+        const std::size_t rows = g.doneKeys().size();
+        const auto planned = meta.find("planned");
+        if (planned == meta.end())
+            std::cerr << "analyze: warning: " << db << " has no `planned` setting, so its " << rows
+                      << " rows may be incomplete (an interrupted run or merge?)\n";
+        else if (std::to_string(rows) != planned->second)
+            std::cerr << "analyze: warning: " << db << " is incomplete: " << rows << " of " << planned->second
+                      << " planned rows (finish it with galeras run --resume)\n";
+    }
     if (svg || pdf) {
         // The outcomes' distributions per treatment: the asked --outcome, else all as small multiples.
         const OutcomeDistributions od = outcomeDistributions(GalerasDb::open(db), outcomeArg.value_or(""));

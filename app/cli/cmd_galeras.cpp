@@ -60,8 +60,14 @@ Testbed testbedOption(Args& args)
     }
 }
 
-void printSkipped(const std::map<std::string, int>& skipped)
+void printSkipped(const std::map<std::string, int>& skipped, const std::vector<TestbedSet::OverLimit>& overLimit)
 {
+    const std::size_t shown = std::min<std::size_t>(overLimit.size(), 20);
+    for (std::size_t i = 0; i < shown; ++i)
+        std::cerr << "testbed: " << overLimit[i].location << ": record " << overLimit[i].recordId
+                  << " skipped: " << overLimit[i].why << '\n';
+    if (overLimit.size() > shown)
+        std::cerr << "testbed: ... and " << (overLimit.size() - shown) << " more records over a limit\n";
     for (const auto& [why, n] : skipped)
         std::cerr << "testbed: " << n << " record(s) skipped: " << why << '\n';
 }
@@ -72,9 +78,12 @@ int galerasTestbed(Args& args)
     const Testbed kind = testbedOption(args);
     const uint64_t seed = args.uint64Value("--seed", GalerasRunOptions{}.seed);
     const auto out = args.value("--out");
+    TestbedLimits lim;
+    lim.maxTextBytes = maxTextBytesOption(args);
+    lim.maxAstNodes = maxAstNodesOption(args);
     args.finish();
-    const TestbedSet set = buildTestbed(records, kind, seed);
-    printSkipped(set.skipped);
+    const TestbedSet set = buildTestbed(records, kind, seed, lim);
+    printSkipped(set.skipped, set.overLimit);
     std::ostringstream o;
     for (const auto& it : set.items)
         o << nlohmann::json{{"id", it.recordId},         {"language", it.language},        {"testbed", toString(kind)},
@@ -95,7 +104,13 @@ int galerasRun(Args& args)
     opts.testbed = testbedOption(args);
     opts.seed = args.uint64Value("--seed", opts.seed);
     opts.stopAtFunctionEnd = args.flag("--stop-at-function-end");
-    opts.limit = static_cast<std::size_t>(std::max(0, args.intValue("--limit", 0)));
+    const int limit = args.intValue("--limit", 0);
+    if (limit < 0) // before: clamped to 0, i.e. every item
+        throw UsageError("--limit must be >= 0 (0 = every testbed item), got " + std::to_string(limit));
+    opts.limit = static_cast<std::size_t>(limit);
+    opts.maxTextBytes = maxTextBytesOption(args);
+    opts.maxAstDepth = maxAstDepthOption(args);
+    opts.maxAstNodes = maxAstNodesOption(args);
     auto& g = opts.generation;
     g.maxNewTokens = args.intValue("--max-new-tokens", g.maxNewTokens);
     samplingOptions(args, g, "--sample-seed");
@@ -143,7 +158,7 @@ int galerasRun(Args& args)
     const GalerasRunSummary sum = runGaleras(*model, records, treatments, dbPath, opts, progress, &g_galerasCancel);
     std::signal(SIGINT, SIG_DFL);
     std::signal(SIGTERM, SIG_DFL);
-    printSkipped(sum.skipped);
+    printSkipped(sum.skipped, sum.overLimit);
     std::cerr << "galeras: " << sum.items << " testbed items x " << treatments.all().size() << " treatments; wrote "
               << sum.done << " rows";
     if (sum.resumed)

@@ -30,6 +30,8 @@ int attributeCorpus(Args& args, const std::string& corpusArg)
     opts.targetsPerText = args.intValue("--targets", opts.targetsPerText);
     const auto method = args.valueOr("--method", "gradxinput");
     opts.attribution.budget = static_cast<std::size_t>(std::max(0, args.intValue("--budget", 64)));
+    opts.attribution.maxAstDepth = maxAstDepthOption(args);
+    opts.attribution.maxAstNodes = maxAstNodesOption(args);
     const bool quiet = args.flag("--quiet");
     (void)args.flag("--json"); // the matrix is JSON only
     const auto out = args.value("--out");
@@ -76,6 +78,8 @@ int cmdAttribute(Args& args)
     const auto order = args.valueOr("--order", "deepest");
     const int budget = args.intValue("--budget", 256);
     opts.batch = args.intValue("--batch-size", opts.batch);
+    opts.maxAstDepth = maxAstDepthOption(args);
+    opts.maxAstNodes = maxAstNodesOption(args);
     const auto categoriesFile = args.value("--categories");
     const bool asJson = args.flag("--json");
     const bool quiet = args.flag("--quiet");

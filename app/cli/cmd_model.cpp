@@ -45,6 +45,7 @@ int cmdGenerate(Args& args)
     g.maxNewTokens = args.intValue("--max-new-tokens", 64);
     g.stopAtEos = !args.flag("--ignore-eos");
     samplingOptions(args, g, "--seed");
+    const std::size_t maxTextBytes = maxTextBytesOption(args);
     args.finish();
     if (!promptFile)
         throw UsageError("missing required option --prompt-file");
@@ -52,6 +53,8 @@ int cmdGenerate(Args& args)
         throw UsageError("--max-new-tokens must be >= 0");
 
     const std::string prompt = readUtf8File(*promptFile);
+    // before the model loads: a long prompt would take minutes to read into the model
+    limits::checkTextSize(prompt.size(), maxTextBytes, *promptFile);
     const auto model = LanguageModel::load(dir, load);
     writeJson(generateCommandJson(model->generate(prompt, g), model->info()), outFile);
     return 0;

@@ -4,6 +4,7 @@
 #include "ascviz/base/limits.h"
 #include "ascviz/base/resources.h"
 
+#include <climits>
 #include <cmath>
 #include <fstream>
 #include <iostream>
@@ -124,10 +125,24 @@ void samplingOptions(Args& args, GenerationSettings& g, const std::string& seedF
         g.temperature = number("--temperature", *temperature);
     if (topP)
         g.topP = number("--top-p", *topP);
+    // whole numbers, range-checked: a fraction or a negative seed is refused, not truncated or wrapped
+    auto whole = [](const std::string& name, const std::string& v, unsigned long long hi) {
+        try {
+            std::size_t used = 0;
+            if (v.empty() || v[0] == '-' || v[0] == '+')
+                throw std::invalid_argument(v);
+            const unsigned long long x = std::stoull(v, &used);
+            if (used != v.size() || x > hi)
+                throw std::invalid_argument(v);
+            return x;
+        } catch (const std::exception&) {
+            throw UsageError(name + " expects a whole number >= 0, got '" + v + "'");
+        }
+    };
     if (topK)
-        g.topK = static_cast<int>(number("--top-k", *topK));
+        g.topK = static_cast<int>(whole("--top-k", *topK, static_cast<unsigned long long>(INT_MAX)));
     if (seed)
-        g.seed = static_cast<uint64_t>(number(seedFlag, *seed));
+        g.seed = static_cast<uint64_t>(whole(seedFlag, *seed, ULLONG_MAX));
     if (sampling && !(g.temperature > 0))
         throw UsageError("--temperature must be > 0");
     if (g.topP <= 0 || g.topP > 1)

@@ -120,6 +120,7 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "  --greedy           the most probable token each step (the default when no sampling option is given)\n"
           "  --temperature T    sample with temperature T > 0; --top-p P in (0,1], --top-k K (0 = off), --seed S\n"
           "  --ignore-eos       keep generating past the end-of-text token\n"
+          "  --max-text-bytes N a longer prompt is refused (default 32768; 0 = no limit)\n"
           "  --out FILE         write the JSON there instead of stdout\n",
           true}},
         {"parse",
@@ -212,6 +213,7 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "                     as attention keys; gradxinput: gradient x input summed over the node's tokens\n"
           "  --budget N         occlusion: prompt nodes weighed (default 256; 0 = all)   --order deepest|level\n"
           "  --batch-size B     masked copies per forward pass (default 16)\n"
+          "  --max-ast-depth N  --max-ast-nodes N   as eval: deeper or larger syntax trees are refused\n"
           "  --language L  --categories F   as eval     --json  the JSON of docs/cli.md (default: a text table)\n"
           "  --quiet            no progress line\n"
           "  --corpus C [--limit N] [--targets K]   instead of --text-file: the category x category reliance matrix\n"
@@ -330,7 +332,14 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "    --max-new-tokens N (default 64)  --greedy | --temperature T --top-p P --top-k K --sample-seed S\n"
           "    --stop-at-function-end   stop when the completion goes past the function, cut it there\n"
           "    --shard I/N      only items k with k mod N = I   --limit N   the first N items   --quiet\n"
-          "  testbed  --records FILE|default --testbed T [--seed S] [--out FILE]: the testbed as JSON Lines\n"
+          "    --max-text-bytes N   records with longer code are skipped (named), longer prompts stored as error "
+          "rows\n"
+          "                     (default 32768; 0 = no limit)\n"
+          "    --max-ast-nodes N --max-ast-depth N   larger syntax trees: the record skipped, or the row's "
+          "AsC-Eval an\n"
+          "                     error (defaults 200000 nodes, 1000 levels; 0 = no limit)\n"
+          "  testbed  --records FILE|default --testbed T [--seed S] [--max-text-bytes N] [--max-ast-nodes N]\n"
+          "           [--out FILE]: the testbed as JSON Lines\n"
           "           {id, language, testbed, partial, ground_truth, signature, docstring, cut_line}\n"
           "  merge    --out ALL.db SHARD.db...: joins the complete shards (run --shard I/N, every I once) of one "
           "run\n",

@@ -3,9 +3,11 @@
 // batch runner stores an over-limit snippet as an error row; the options are in --help.
 #include "cli_runner.h"
 
+#include "ascviz/galeras/runsdb.h"
 #include "ascviz/results/resultsdb.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -43,7 +45,8 @@ TEST(CliBounded, TextOverTheLimitIsRefusedBeforeScoring)
     const auto svg = clitest::tempDir() / "big.svg";
     for (const std::string& cmd : std::vector<std::string>{
              "score --model default --text-file " + q(f), "eval --model default --text-file " + q(f),
-             "render --model default --view complete --svg " + q(svg) + " --text-file " + q(f)}) {
+             "render --model default --view complete --svg " + q(svg) + " --text-file " + q(f),
+             "generate --model default --max-new-tokens 1 --prompt-file " + q(f)}) {
         const auto t0 = std::chrono::steady_clock::now();
         const auto r = clitest::run(cmd);
         std::printf("[timing] refused in %.2f s: %s\n", since(t0), cmd.substr(0, 6).c_str());
@@ -203,6 +206,86 @@ TEST(CliBounded, HelpNamesTheLimits)
     EXPECT_NE(clitest::run("eval --help").out.find("--max-text-bytes N"), std::string::npos);
     EXPECT_NE(clitest::run("score --help").out.find("--max-text-bytes N"), std::string::npos);
     EXPECT_NE(clitest::run("batch --help").out.find("--max-ast-depth N"), std::string::npos);
+    EXPECT_NE(clitest::run("generate --help").out.find("--max-text-bytes N"), std::string::npos);
+    EXPECT_NE(clitest::run("galeras --help").out.find("--max-text-bytes N"), std::string::npos);
+    EXPECT_NE(clitest::run("attribute --help").out.find("--max-ast-nodes N"), std::string::npos);
     for (const char* cmd : {"parse", "eval", "render", "batch"})
         EXPECT_NE(clitest::run(std::string(cmd) + " --help").out.find("--max-ast-nodes N"), std::string::npos) << cmd;
+}
+
+namespace {
+
+// A records file: two small functions and, between them, `big` (one over the text limit, or a deep one).
+std::filesystem::path galerasRecords(const std::string& name, const std::string& big)
+{
+    const std::string small = "def add(a, b):\n    \"\"\"Add.\"\"\"\n    c = a + b\n    d = c * 2\n    return d\n";
+    return clitest::writeTemp(name, nlohmann::json{{"id", "small1"}, {"code", small}}.dump() + "\n" +
+                                        nlohmann::json{{"id", "big"}, {"code", big}}.dump() + "\n" +
+                                        nlohmann::json{{"id", "small2"}, {"code", small}}.dump() + "\n");
+}
+
+std::string longFunction(std::size_t lines)
+{
+    std::string code = "def long_one(x):\n";
+    for (std::size_t i = 0; i < lines; ++i)
+        code += "    x = x + " + std::to_string(i) + "\n";
+    return code + "    return x\n";
+}
+
+} // namespace
+
+TEST(CliBounded, GalerasSkipsTheRecordOverALimitAndKeepsTheOthers)
+{
+    const auto recs = galerasRecords("bounded-records.jsonl", longFunction(2000)); // ~40 KB
+    // testbed: the record over the text limit is skipped, named with its line; the others are kept
+    const auto tb = clitest::run("galeras testbed --max-text-bytes 32768 --records " + q(recs));
+    ASSERT_EQ(tb.status, 0) << tb.err;
+    EXPECT_NE(tb.err.find("bounded-records.jsonl:2: record big skipped: the code is "), std::string::npos) << tb.err;
+    EXPECT_NE(tb.err.find("over the limit of 32,768 bytes"), std::string::npos) << tb.err;
+    EXPECT_EQ(std::count(tb.out.begin(), tb.out.end(), '\n'), 2) << tb.out;
+    EXPECT_EQ(tb.out.find("\"big\""), std::string::npos);
+    // a syntax tree over the node limit (the 20 MB function of the hostile runs, in small): skipped, named
+    const auto nodes = clitest::run("galeras testbed --max-text-bytes 0 --max-ast-nodes 2000 --records " + q(recs));
+    ASSERT_EQ(nodes.status, 0) << nodes.err;
+    EXPECT_NE(nodes.err.find("record big skipped: the syntax tree has "), std::string::npos) << nodes.err;
+    EXPECT_EQ(std::count(nodes.out.begin(), nodes.out.end(), '\n'), 2) << nodes.out;
+
+    // run: the same record skipped and stored with its id among the skipped records
+    const auto db = clitest::tempDir() / "bounded-galeras.db";
+    const auto r = clitest::run("galeras run --model default --max-text-bytes 32768 --max-ast-depth 1000 --limit 1 "
+                                "--max-new-tokens 2 --quiet --records " +
+                                q(recs) + " --db " + q(db));
+    ASSERT_EQ(r.status, 0) << r.err;
+    const ascviz::GalerasDb g = ascviz::GalerasDb::open(db);
+    const auto skipped = g.skipped();
+    ASSERT_EQ(skipped.size(), 1u);
+    EXPECT_EQ(skipped[0].first, "big");
+    EXPECT_EQ(skipped[0].second, "code over the text limit");
+    EXPECT_EQ(g.doneKeys().size(), 3u); // small1 under control, T1, T2
+
+    // a template over the limit is refused before anything is written
+    const auto huge = clitest::writeTemp(
+        "huge-treatments.json",
+        nlohmann::json{{"control", {{"name", "control"}, {"template", "{code}"}}},
+                       {"treatments", {{{"name", "T1"}, {"template", std::string(40000, '#') + "\n{code}"}}}}}
+            .dump());
+    const auto db2 = clitest::tempDir() / "bounded-galeras2.db";
+    const auto t = clitest::run("galeras run --model default --max-new-tokens 2 --quiet --records " + q(recs) +
+                                " --treatments " + q(huge) + " --db " + q(db2));
+    EXPECT_EQ(t.status, 1) << t.err;
+    EXPECT_NE(t.err.find("the template of treatment T1 is 40,007 bytes, over the limit of 32,768 bytes"),
+              std::string::npos)
+        << t.err;
+    EXPECT_FALSE(std::filesystem::exists(db2));
+}
+
+TEST(CliBounded, AttributeTakesTheTreeLimits)
+{
+    const auto f = clitest::writeTemp("attr.py", "def f(a):\n    return a + 1\n");
+    const auto r = clitest::run("attribute --model default --prompt-bytes 10 --max-ast-nodes 3 --text-file " + q(f));
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_NE(r.err.find("nodes, over the limit of 3 nodes"), std::string::npos) << r.err;
+    const auto d = clitest::run("attribute --model default --prompt-bytes 10 --max-ast-depth 2 --text-file " + q(f));
+    EXPECT_EQ(d.status, 1) << d.err;
+    EXPECT_NE(d.err.find("levels deep, over the limit of 2 levels"), std::string::npos) << d.err;
 }

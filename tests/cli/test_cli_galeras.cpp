@@ -116,6 +116,23 @@ TEST(CliGaleras, KilledRunResumesWithNothingLostOrTwice)
     EXPECT_EQ(run("galeras merge --out '" + (clitest::tempDir() / "m2.db").string() + "' '" + s0.string() + "'").status,
               1); // shard 1 missing
 
+    // A database left by a run killed before it stored the skipped records (every row there, no skipped
+    // record: what an older build left after a kill during the testbed): --resume stores them, so it ends
+    // with the skipped set of the uninterrupted run.
+    const fs::path noSkipped = clitest::tempDir() / "noskipped.db";
+    {
+        auto meta = g.meta();
+        meta.erase("schema_version");
+        const auto made = ascviz::GalerasDb::create(noSkipped, meta);
+        for (const auto& r : rows)
+            made.insert(r);
+        ASSERT_TRUE(made.skipped().empty());
+    }
+    const auto filled = run(runArgs(recs, noSkipped) + " --resume");
+    ASSERT_EQ(filled.status, 0) << filled.err;
+    EXPECT_EQ(ascviz::GalerasDb::open(noSkipped).skipped(), g.skipped());
+    EXPECT_EQ(g.skipped().size(), 1u);
+
     const auto an = run("analyze treatments --db '" + db.string() +
                         "' --json --simulations 5 --confounders "
                         "prompt_size,token_count");
@@ -147,4 +164,17 @@ TEST(CliGaleras, BadInputsAreRefusedClearly)
     EXPECT_NE(tb.out.find("\"ground_truth\":\"    c = a + b\\n    d = c * 2\\n    return d\\n\""), std::string::npos)
         << tb.out;
     EXPECT_EQ(run("galeras run --testbed nope --db x.db").status, 2);
+    // Negative or fractional integers are refused (exit 2, nothing written), not clamped to "everything"
+    const fs::path neg = clitest::tempDir() / "neg.db";
+    for (const char* bad : {"--limit -5", "--max-new-tokens -1", "--seed -3", "--temperature 0.5 --top-k -2",
+                            "--temperature 0.5 --top-k 2.5", "--sample-seed -1", "--sample-seed 1.5",
+                            "--max-text-bytes -1", "--max-ast-nodes -1", "--max-ast-depth -1"}) {
+        const auto r = run("galeras run --records '" + recs.string() + "' --db '" + neg.string() + "' " + bad);
+        EXPECT_EQ(r.status, 2) << bad << ": " << r.err;
+        EXPECT_FALSE(fs::exists(neg)) << bad;
+    }
+    const auto lim = run("galeras run --records '" + recs.string() + "' --db '" + neg.string() + "' --limit -5");
+    EXPECT_NE(lim.err.find("--limit must be >= 0"), std::string::npos) << lim.err;
+    for (const char* bad : {"--seed -3", "--max-text-bytes -1", "--max-ast-nodes -1"})
+        EXPECT_EQ(run("galeras testbed --records '" + recs.string() + "' " + bad).status, 2) << bad;
 }

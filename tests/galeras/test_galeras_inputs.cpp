@@ -3,10 +3,12 @@
 #include "ascviz/galeras/records.h"
 #include "ascviz/galeras/testbed.h"
 #include "ascviz/galeras/treatments.h"
+#include "testdata.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <fstream>
 #include <random>
 
 using namespace ascviz;
@@ -158,4 +160,105 @@ TEST(GalerasTreatments, ParseAndRender)
                       "unknown placeholder"));
     EXPECT_TRUE(fails("{", "not valid JSON"));
     EXPECT_TRUE(fails(R"({"control": {"name": "c", "template": "{code"}, "treatments": []})", "unmatched"));
+}
+
+TEST(GalerasRecords, InvalidUtf8SkipsThatRecordOnly)
+{
+    const testdata::TempDir dir("galeras-utf8");
+    const std::string good = nlohmann::json{{"id", "a"}, {"code", fn()}}.dump();
+    const std::string bad = R"({"id": "b", "code": "def g():\n    return ')" + std::string("\xFF") + R"('\n"})";
+    {
+        std::ofstream(dir / "r.jsonl", std::ios::binary) << good << "\n"
+                                                         << bad << "\n"
+                                                         << nlohmann::json{{"id", "c"}, {"code", fn()}}.dump() << "\n";
+        const RecordSet s = readRecords(dir / "r.jsonl");
+        ASSERT_EQ(s.records.size(), 2u);
+        EXPECT_EQ(s.records[1].id, "c");
+        ASSERT_EQ(s.issues.size(), 1u);
+        EXPECT_EQ(s.issues[0].location, (dir / "r.jsonl").string() + ":2");
+        EXPECT_NE(s.issues[0].message.find("invalid UTF-8"), std::string::npos) << s.issues[0].message;
+    }
+    {
+        std::ofstream(dir / "r.csv", std::ios::binary) << "id,code\n"
+                                                       << "a,\"def f():\n    return 1\n\"\n"
+                                                       << "b,\"def g():\n    return '\xFF'\n\"\n"
+                                                       << "c,\"def h():\n    return 3\n\"\n";
+        const RecordSet s = readRecords(dir / "r.csv");
+        ASSERT_EQ(s.records.size(), 2u);
+        ASSERT_EQ(s.issues.size(), 1u);
+        EXPECT_EQ(s.issues[0].location, (dir / "r.csv").string() + ":5"); // where record b starts
+        EXPECT_NE(s.issues[0].message.find("\"code\" is not valid UTF-8"), std::string::npos) << s.issues[0].message;
+    }
+}
+
+TEST(GalerasRecords, ReaderIsBounded)
+{
+    // /dev/zero: one endless line, refused at the line bound (64 MiB by default) with the file and line named
+    try {
+        readRecords("/dev/zero");
+        FAIL() << "read /dev/zero";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("/dev/zero:1: the line is longer than 67.1 MB"), std::string::npos)
+            << e.what();
+        EXPECT_EQ(e.context().path, "/dev/zero");
+        EXPECT_EQ(e.context().line, 1u);
+    }
+    const testdata::TempDir dir("galeras-bounded");
+    {
+        std::ofstream(dir / "long.jsonl") << nlohmann::json{{"id", "a"}, {"code", fn()}}.dump() << "\n"
+                                          << std::string(5000, ' ') << "\n";
+    }
+    RecordReadOptions o;
+    o.maxLineBytes = 4096;
+    try {
+        readRecords(dir / "long.jsonl", o);
+        FAIL() << "read a line over the bound";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("long.jsonl:2: the line is longer than 4,096 bytes"), std::string::npos)
+            << e.what();
+    }
+    o.maxLineBytes = 0;
+    o.maxFileBytes = 1000;
+    EXPECT_THROW(readRecords(dir / "long.jsonl", o), InputError);
+    o.maxFileBytes = 0;
+    EXPECT_EQ(readRecords(dir / "long.jsonl", o).records.size(), 1u);
+}
+
+TEST(GalerasTestbed, RecordsOverALimitAreSkippedByName)
+{
+    std::string big = "def g(x):\n";
+    for (int i = 0; i < 200; ++i)
+        big += "    x = x + " + std::to_string(i) + "\n";
+    big += "    return x\n";
+    const std::string text = nlohmann::json{{"id", "small"}, {"code", fn()}}.dump() + "\n" +
+                             nlohmann::json{{"id", "big"}, {"code", big}}.dump() + "\n";
+    const RecordSet records = parseRecordsJsonl(text, "mem");
+    ASSERT_EQ(records.records.size(), 2u);
+
+    TestbedLimits lim;
+    lim.maxTextBytes = 1000; // fn() is ~100 bytes, big ~3,500
+    const TestbedSet bytes = buildTestbed(records, Testbed::RandomCut, 1, lim);
+    ASSERT_EQ(bytes.items.size(), 1u);
+    EXPECT_EQ(bytes.items[0].recordId, "small");
+    ASSERT_EQ(bytes.overLimit.size(), 1u);
+    EXPECT_EQ(bytes.overLimit[0].recordId, "big");
+    EXPECT_EQ(bytes.overLimit[0].location, "mem:2");
+    EXPECT_NE(bytes.overLimit[0].why.find("over the limit of 1,000 bytes"), std::string::npos)
+        << bytes.overLimit[0].why;
+    EXPECT_EQ(bytes.skippedRecords,
+              (std::vector<std::pair<std::string, std::string>>{{"big", "code over the text limit"}}));
+
+    // the syntax tree's node limit: the big one is skipped by name, not the whole testbed refused
+    lim.maxTextBytes = 0;
+    lim.maxAstNodes = 400;
+    const TestbedSet nodes = buildTestbed(records, Testbed::RandomCut, 1, lim);
+    ASSERT_EQ(nodes.items.size(), 1u);
+    EXPECT_EQ(nodes.items[0].recordId, "small");
+    ASSERT_EQ(nodes.overLimit.size(), 1u);
+    EXPECT_NE(nodes.overLimit[0].why.find("nodes, over the limit of 400 nodes"), std::string::npos)
+        << nodes.overLimit[0].why;
+    EXPECT_EQ(nodes.skipped.at("syntax tree over the limits"), 1);
+
+    lim.maxAstNodes = 0; // no limit: both are items
+    EXPECT_EQ(buildTestbed(records, Testbed::RandomCut, 1, lim).items.size(), 2u);
 }

@@ -13,6 +13,8 @@
 #include <iterator>
 #include <map>
 #include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace ascviz;
 using ascviz::testdata::TempDir;
@@ -192,4 +194,58 @@ TEST(StudyReport, MidpointAndBadRows)
     ASSERT_EQ(back.size(), 1u);
     EXPECT_EQ(back[0].participant, "P,1");
     EXPECT_EQ(back[0].sample, "s \"0\"");
+}
+
+TEST(StudyResponses, AParticipantIsRecordedByOneProcessAtATime)
+{
+    TempDir dir("study-lock");
+    const Study s = studytest::handStudy(4, 4);
+    const auto path = dir / "r.sqlite";
+    const std::string pid = std::to_string(::getpid());
+    {
+        auto first = ResponsesDb::open(path, s);
+        first.startParticipant("P01", false);
+        first.recordAnswer("P01", 0, s.questions[0].id, 2, 1.0);
+        // A second session on the same file and participant (another `ascviz --run-study`): refused, with or
+        // without resuming, instead of replacing the first one's answers.
+        auto second = ResponsesDb::open(path, s);
+        for (const bool resume : {true, false}) {
+            try {
+                second.startParticipant("P01", resume);
+                FAIL() << "a second session recorded P01";
+            } catch (const InputError& e) {
+                const std::string m = e.what();
+                EXPECT_NE(m.find("participant P01 is already being recorded by another process (pid " + pid),
+                          std::string::npos)
+                    << m;
+            }
+        }
+        second.startParticipant("P02", false); // another participant: fine
+        EXPECT_THROW(first.startParticipant("P02", true), InputError);
+        EXPECT_EQ(first.answers("P01", 0).at(s.questions[0].id), 2);
+    }
+    // Both ended: their locks are gone, P01 resumes.
+    {
+        auto again = ResponsesDb::open(path, s);
+        again.startParticipant("P01", true);
+        EXPECT_EQ(again.firstOpenTrial("P01"), 0);
+    }
+    // A session killed while recording (a child that exits without closing the file): its lock is stale and
+    // taken over by the next session on this host.
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        try {
+            auto db = ResponsesDb::open(path, s);
+            db.startParticipant("P03", false);
+        } catch (...) {
+            _exit(1);
+        }
+        _exit(0); // no destructor: the lock stays in the file
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    auto next = ResponsesDb::open(path, s);
+    EXPECT_NO_THROW(next.startParticipant("P03", true));
 }

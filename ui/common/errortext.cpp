@@ -2,6 +2,8 @@
 
 #include "common/textpos.h"
 
+#include "ascviz/base/limits.h"
+
 #include <QCoreApplication>
 #include <QRegularExpression>
 #include <QStringList>
@@ -33,7 +35,11 @@ QString guiWording(const QString& message)
     static const QRegularExpression hex(QStringLiteral("\\b[0-9a-fA-F]{16,}\\b"));
     static const QRegularExpression dbOption(QStringLiteral("--db\\s+"));
     static const QRegularExpression resumeOption(QStringLiteral("--resume\\b"));
-    QString m = message;
+    // limits the GUI has no setting for: the size and the limit are said, no command-line option advised
+    std::string plain = toUtf8(message);
+    for (const char* option : {limits::kMaxAstDepthOption, limits::kMaxAstNodesOption})
+        plain = limits::withoutOptionAdvice(plain, option);
+    QString m = toQString(plain);
     m.replace(corpusChanged, tr("the corpus file's content is not the content the run stored (it changed since)"));
     m.replace(quotedHex, tr("(checksum)"));
     m.replace(hex, tr("(checksum)"));

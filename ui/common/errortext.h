@@ -20,7 +20,8 @@ QString errorMessage(const std::exception& e);
 
 // A core message as the GUI shows it: no hex checksums (a corpus whose content changed is said in words, any
 // other run of 16+ hex digits becomes "(checksum)") and no command-line options (--db FILE: "the results file
-// FILE"; --resume: "Resume").
+// FILE"; --resume: "Resume"; the advice to raise --max-ast-depth or --max-ast-nodes, which the GUI has not,
+// left out).
 QString guiWording(const QString& message);
 
 } // namespace ascviz::ui

@@ -129,7 +129,7 @@ AttributionResult attribute(const LanguageModel& model, const std::string& text,
     if (promptBytes > text.size())
         throw InputError("--prompt-bytes " + std::to_string(promptBytes) + " is beyond the end of the text (" +
                          std::to_string(text.size()) + " bytes)");
-    const SyntaxTree tree = parseForEval(language, text);
+    const SyntaxTree tree = parseForEval(language, text, opts.maxAstDepth, opts.maxAstNodes);
     // The text's tokens with their spans (no NtP needed), split as everywhere else.
     ScoredText s;
     s.text = text;

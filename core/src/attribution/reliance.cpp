@@ -35,7 +35,8 @@ RelianceMatrix relianceMatrix(const LanguageModel& model, const std::vector<Reli
             if (cut == std::string::npos || cut + 1 >= t.code.size())
                 throw InputError("too short to split into a prompt and a completion");
             const std::size_t promptBytes = cut + 1;
-            const SyntaxTree tree = parseForEval(t.language, t.code);
+            const SyntaxTree tree =
+                parseForEval(t.language, t.code, opts.attribution.maxAstDepth, opts.attribution.maxAstNodes);
             int taken = 0;
             for (const auto& n : tree.nodes()) {
                 if (taken >= opts.targetsPerText)

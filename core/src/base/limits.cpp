@@ -52,4 +52,13 @@ void checkAstNodes(std::size_t nodes, std::size_t maxNodes)
                      " nodes (" + kMaxAstNodesOption + " N raises it, 0 = no limit)");
 }
 
+std::string withoutOptionAdvice(const std::string& message, const std::string& option)
+{
+    const std::string advice = " (" + option + " N raises it, 0 = no limit)";
+    std::string out = message;
+    for (auto at = out.find(advice); at != std::string::npos; at = out.find(advice, at))
+        out.erase(at, advice.size());
+    return out;
+}
+
 } // namespace ascviz::limits

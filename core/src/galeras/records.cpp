@@ -4,6 +4,7 @@
 #include "fnv.h"
 
 #include "ascviz/base/error.h"
+#include "ascviz/base/limits.h"
 #include "ascviz/base/utf8.h"
 #include "ascviz/results/csvread.h"
 #include "ascviz/syntax/language.h"
@@ -11,6 +12,9 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <cstring>
+#include <fstream>
+#include <iostream>
 #include <set>
 #include <sstream>
 
@@ -102,14 +106,92 @@ std::string stripBom(const std::string& t)
     return t.rfind("\xEF\xBB\xBF", 0) == 0 ? t.substr(3) : t;
 }
 
+std::string utf8Problem(const std::string& text)
+{
+    if (const auto bad = findInvalidUtf8(text))
+        return "invalid UTF-8 (byte " + std::to_string(*bad + 1) + " of the line)";
+    return {};
+}
+
+// Reads a records file whole, raw (the encoding is checked record by record), within the bounds.
+std::string readBounded(std::istream& in, const std::string& name, const RecordReadOptions& o)
+{
+    std::string data;
+    std::vector<char> buf(std::size_t(1) << 16);
+    std::size_t line = 1, lineStart = 0;
+    const auto tooLong = [&] {
+        return InputError(loc(name, line) + ": the line is longer than " + limits::describeBytes(o.maxLineBytes) +
+                              " (a records file holds one record per line; is it a records file?)",
+                          ErrorContext(name, lineStart, line));
+    };
+    while (in) {
+        in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+        const auto n = static_cast<std::size_t>(in.gcount());
+        if (n == 0)
+            break;
+        const std::size_t base = data.size();
+        data.append(buf.data(), n);
+        for (std::size_t at = base; at < data.size(); ++at) {
+            const void* nl = std::memchr(data.data() + at, '\n', data.size() - at);
+            if (!nl)
+                break;
+            at = static_cast<std::size_t>(static_cast<const char*>(nl) - data.data());
+            if (o.maxLineBytes && at - lineStart > o.maxLineBytes)
+                throw tooLong();
+            ++line;
+            lineStart = at + 1;
+        }
+        if (o.maxLineBytes && data.size() - lineStart > o.maxLineBytes)
+            throw tooLong();
+        if (o.maxFileBytes && data.size() > o.maxFileBytes)
+            throw InputError("records file " + name + " is larger than " + limits::describeBytes(o.maxFileBytes) +
+                                 " (at line " + std::to_string(line) + "); split it into smaller files",
+                             ErrorContext(name, {}, line));
+    }
+    if (in.bad())
+        throw InputError("cannot read records file " + name + " (at line " + std::to_string(line) + ")",
+                         ErrorContext(name, {}, line));
+    return data;
+}
+
+std::string readRecordsText(const std::filesystem::path& path, const RecordReadOptions& o)
+{
+    if (path == "-")
+        return readBounded(std::cin, "standard input", o);
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec))
+        throw InputError("file not found: " + path.string(), ErrorContext(path.string()));
+    if (std::filesystem::is_directory(path, ec))
+        throw InputError("expected a file but got a folder: " + path.string(), ErrorContext(path.string()));
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw InputError("cannot read file: " + path.string(), ErrorContext(path.string()));
+    return readBounded(in, path.string(), o);
+}
+
 } // namespace
 
 std::string RecordSet::fingerprint() const
 {
+    using galeras_detail::fnvMix;
     uint64_t h = galeras_detail::kFnvBasis;
-    for (const auto& r : records)
+    // an absent signature or docstring differs from an empty one (the testbed finds its own then)
+    const auto optional = [&](const std::optional<std::string>& v) {
+        h = fnvMix(h, v ? "1" : "0");
+        h = fnvMix(h, v.value_or(""));
+    };
+    for (const auto& r : records) {
         for (const std::string* f : {&r.id, &r.language, &r.code})
-            h = galeras_detail::fnvMix(h, *f);
+            h = fnvMix(h, *f);
+        optional(r.signature);
+        optional(r.docstring);
+        h = fnvMix(h, std::to_string(r.confounders.size()));
+        for (const auto& [name, value] : r.confounders) {
+            char buf[40];
+            std::snprintf(buf, sizeof buf, "%.17g", value);
+            h = fnvMix(fnvMix(h, name), buf);
+        }
+    }
     return galeras_detail::hex16(h);
 }
 
@@ -148,6 +230,10 @@ RecordSet parseRecordsJsonl(const std::string& text, const std::string& name, co
         if (line.find_first_not_of(" \t") == std::string::npos)
             continue;
         const std::string where = loc(name, no);
+        if (const auto bad = utf8Problem(line); !bad.empty()) {
+            s.issues.push_back({where, bad + "; skipped"});
+            continue;
+        }
         nlohmann::json j;
         try {
             j = nlohmann::json::parse(line);
@@ -200,6 +286,10 @@ RecordSet parseRecordsCsv(const std::string& text, const std::string& name, cons
                              "` column)",
                          ErrorContext(name));
     const auto& header = rows.front();
+    for (const auto& h : header.fields)
+        if (const auto bad = findInvalidUtf8(h))
+            throw InputError("CSV records " + loc(name, header.line) + ": the header is not valid UTF-8",
+                             ErrorContext(name, {}, header.line));
     if (header.error)
         throw InputError("CSV records " + loc(name, header.line) + ": malformed header (" + *header.error + ")",
                          ErrorContext(name, {}, header.line));
@@ -222,6 +312,14 @@ RecordSet parseRecordsCsv(const std::string& text, const std::string& name, cons
         if (row.fields.size() != header.fields.size()) {
             s.issues.push_back({where, "CSV record has " + std::to_string(row.fields.size()) + " fields, the header " +
                                            std::to_string(header.fields.size()) + "; skipped"});
+            continue;
+        }
+        std::string bad;
+        for (std::size_t c = 0; c < row.fields.size() && bad.empty(); ++c)
+            if (const auto at = findInvalidUtf8(row.fields[c]))
+                bad = "field \"" + header.fields[c] + "\" is not valid UTF-8 (byte " + std::to_string(*at + 1) + ")";
+        if (!bad.empty()) {
+            s.issues.push_back({where, bad + "; skipped"});
             continue;
         }
         std::map<std::string, RawValue> values;
@@ -252,7 +350,7 @@ RecordSet parseRecordsCsv(const std::string& text, const std::string& name, cons
 
 RecordSet readRecords(const std::filesystem::path& path, const RecordReadOptions& o)
 {
-    const std::string text = readUtf8File(path);
+    const std::string text = readRecordsText(path, o);
     const bool csv = path.extension() == ".csv" || path.extension() == ".CSV";
     RecordSet s = csv ? parseRecordsCsv(text, path.string(), o) : parseRecordsJsonl(text, path.string(), o);
     if (s.records.empty()) {

@@ -3,6 +3,11 @@
 
 #include "ascviz/base/error.h"
 
+#include <cerrno>
+#include <cstring>
+#include <set>
+#include <unistd.h>
+
 namespace ascviz {
 namespace {
 
@@ -27,6 +32,35 @@ std::vector<std::string> valueColumns()
 const char* kTextColumns = "record_id, treatment, is_control, prompt, partial, ground_truth, completion, stop, "
                            "generated_tokens, error";
 
+void removeDbFiles(const std::filesystem::path& p)
+{
+    std::error_code ec;
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+        std::filesystem::remove(p.string() + suffix, ec);
+}
+
+// A file name beside `path` (same folder, so a rename or link stays on one file system) for this process.
+std::filesystem::path tempBeside(const std::filesystem::path& path, const std::string& what)
+{
+    std::filesystem::path tmp = path;
+    tmp += "." + what + "-" + std::to_string(::getpid());
+    removeDbFiles(tmp);
+    return tmp;
+}
+
+// Moves the finished database `tmp` to `path`: link(2) never replaces, so a file that appeared at `path`
+// meanwhile is kept and this fails; then the temporary name is removed.
+void publish(const std::filesystem::path& tmp, const std::filesystem::path& path)
+{
+    if (::link(tmp.c_str(), path.c_str()) != 0) {
+        const int err = errno;
+        throw InputError("cannot create " + path.string() + ": " + std::strerror(err) +
+                             (err == EEXIST ? " (another process made it meanwhile)" : "") + "; nothing written",
+                         ErrorContext(path.string()));
+    }
+    removeDbFiles(tmp);
+}
+
 } // namespace
 
 const std::vector<std::string>& galerasOutcomes()
@@ -42,17 +76,15 @@ const std::vector<std::string>& galerasConfounders()
     return v;
 }
 
-GalerasDb GalerasDb::create(const std::filesystem::path& path, const std::map<std::string, std::string>& meta)
+GalerasDb GalerasDb::createIn(const std::filesystem::path& file, const std::map<std::string, std::string>& meta,
+                              const std::vector<std::pair<std::string, std::string>>& skipped)
 {
-    if (std::filesystem::exists(path))
-        throw InputError(path.string() + " exists (use --resume to continue a run, or another --db)",
-                         ErrorContext(path.string()));
-    GalerasDb g(sqlite::Db::open(path, options(sqlite::OpenMode::Create)));
+    GalerasDb g(sqlite::Db::open(file, options(sqlite::OpenMode::Create)));
     std::string cols;
     for (const auto& c : valueColumns())
         cols += ", " + c + " REAL";
     g.m_db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;", "setting up the runs database");
-    // the tables and the settings in one transaction: a reader never sees a database without its settings
+    // the tables, the settings and the skipped records in one transaction
     sqlite::Transaction tx(g.m_db);
     g.m_db.exec("CREATE TABLE galeras_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
                 "CREATE TABLE galeras_runs(record_id TEXT NOT NULL, treatment TEXT NOT NULL, is_control INTEGER "
@@ -68,8 +100,28 @@ GalerasDb GalerasDb::create(const std::filesystem::path& path, const std::map<st
     st.bindAll(std::string("schema_version"), std::to_string(kGalerasSchemaVersion)).run();
     for (const auto& [k, v] : meta)
         st.bindAll(k, v).run();
+    g.writeSkipped(skipped);
     tx.commit();
     return g;
+}
+
+GalerasDb GalerasDb::create(const std::filesystem::path& path, const std::map<std::string, std::string>& meta,
+                            const std::vector<std::pair<std::string, std::string>>& skipped)
+{
+    if (std::filesystem::exists(path))
+        throw InputError(path.string() + " exists (use --resume to continue a run, or another --db)",
+                         ErrorContext(path.string()));
+    // Built beside its place and moved there whole: a kill at any moment leaves either no database or a
+    // complete one (schema, settings, skipped records), never a file without its settings.
+    const std::filesystem::path tmp = tempBeside(path, "creating");
+    try {
+        createIn(tmp, meta, skipped); // closed here: the write-ahead log is checkpointed into the file
+        publish(tmp, path);
+    } catch (...) {
+        removeDbFiles(tmp);
+        throw;
+    }
+    return open(path, true);
 }
 
 GalerasDb GalerasDb::open(const std::filesystem::path& path, bool writable)
@@ -112,12 +164,18 @@ void GalerasDb::setMeta(const std::string& key, const std::string& value) const
 
 void GalerasDb::insert(const GalerasRow& r) const
 {
+    sqlite::Transaction tx(m_db);
+    writeRow(r);
+    tx.commit();
+}
+
+void GalerasDb::writeRow(const GalerasRow& r) const
+{
     std::string names = kTextColumns, qs = "?, ?, ?, ?, ?, ?, ?, ?, ?, ?";
     for (const auto& c : valueColumns()) {
         names += ", " + c;
         qs += ", ?";
     }
-    sqlite::Transaction tx(m_db);
     sqlite::Stmt st(m_db, "INSERT INTO galeras_runs(" + names + ") VALUES(" + qs + ")",
                     "writing record " + r.recordId + " under treatment " + r.treatment);
     st.bindAll(r.recordId, r.treatment, int64_t(r.isControl ? 1 : 0), r.prompt, r.partial, r.groundTruth, r.completion,
@@ -135,7 +193,6 @@ void GalerasDb::insert(const GalerasRow& r) const
         for (const auto& [name, v] : r.recordConfounders)
             rc.bindAll(r.recordId, name, v).run();
     }
-    tx.commit();
 }
 
 std::map<std::string, std::map<std::string, double>> GalerasDb::recordConfounders() const
@@ -155,11 +212,16 @@ std::map<std::string, std::map<std::string, double>> GalerasDb::recordConfounder
 void GalerasDb::insertSkipped(const std::vector<std::pair<std::string, std::string>>& skipped) const
 {
     sqlite::Transaction tx(m_db);
+    writeSkipped(skipped);
+    tx.commit();
+}
+
+void GalerasDb::writeSkipped(const std::vector<std::pair<std::string, std::string>>& skipped) const
+{
     sqlite::Stmt st(m_db, "INSERT OR REPLACE INTO galeras_skipped(record_id, reason) VALUES(?, ?)",
                     "writing the skipped records");
     for (const auto& [id, why] : skipped)
         st.bindAll(id, why).run();
-    tx.commit();
 }
 
 std::vector<std::pair<std::string, std::string>> GalerasDb::doneKeys() const
@@ -257,22 +319,53 @@ void mergeGalerasShards(const std::filesystem::path& out, const std::vector<std:
     for (std::size_t i = 0; i < seen.size(); ++i)
         if (!seen[i])
             throw InputError("shard " + std::to_string(i) + "/" + std::to_string(seen.size()) + " is missing");
+    // Every row once: a shard labelled with another shard's index (a copy, a renamed file) would make the
+    // merge fail midway, so the keys are checked before anything is written.
+    std::map<std::pair<std::string, std::string>, std::size_t> owner;
+    std::size_t planned = 0;
+    for (std::size_t s = 0; s < dbs.size(); ++s)
+        for (const auto& key : dbs[s].doneKeys()) {
+            const auto [it, fresh] = owner.emplace(key, s);
+            if (!fresh)
+                throw InputError("record " + key.first + " under treatment " + key.second + " is in both " +
+                                     shards[it->second].string() + " and " + shards[s].string() +
+                                     ": their shard labels do not fit their rows (shards of one run hold "
+                                     "disjoint items); nothing written",
+                                 ErrorContext(shards[s].string()));
+            ++planned;
+        }
     auto meta = first;
     meta.erase("schema_version");
     meta["shard"] = "merged/" + std::to_string(seen.size());
-    const GalerasDb merged = GalerasDb::create(out, meta);
-    std::size_t planned = 0;
-    for (const auto& db : dbs) {
-        const auto rc = db.recordConfounders();
-        for (auto row : db.rows()) {
-            if (const auto it = rc.find(row.recordId); it != rc.end())
-                row.recordConfounders = it->second;
-            merged.insert(row);
+    meta["planned"] = std::to_string(planned);
+    // Written under a temporary name and moved into place at the end: a killed or failed merge leaves no
+    // output, never a partial one.
+    if (std::filesystem::exists(out))
+        throw InputError(out.string() + " exists: merge writes a new file", ErrorContext(out.string()));
+    const std::filesystem::path tmp = tempBeside(out, "merging");
+    try {
+        {
+            const GalerasDb merged = GalerasDb::createIn(tmp, meta, {});
+            sqlite::Transaction tx(merged.m_db);
+            for (const auto& db : dbs) {
+                const auto rc = db.recordConfounders();
+                for (auto row : db.rows()) {
+                    if (const auto it = rc.find(row.recordId); it != rc.end())
+                        row.recordConfounders = it->second;
+                    merged.writeRow(row);
+                }
+                merged.writeSkipped(db.skipped());
+            }
+            tx.commit();
+            if (merged.doneKeys().size() != planned)
+                throw Error("merge: " + std::to_string(merged.doneKeys().size()) + " rows written, " +
+                            std::to_string(planned) + " expected");
         }
-        merged.insertSkipped(db.skipped());
-        planned += db.doneKeys().size();
+        publish(tmp, out);
+    } catch (...) {
+        removeDbFiles(tmp);
+        throw;
     }
-    merged.setMeta("planned", std::to_string(planned));
 }
 
 } // namespace ascviz

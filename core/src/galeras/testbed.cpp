@@ -134,7 +134,7 @@ std::string toString(Testbed t)
     return "randomcut";
 }
 
-FunctionParts findFunctionParts(const std::string& code, const std::string& language)
+FunctionParts findFunctionParts(const std::string& code, const std::string& language, std::size_t maxAstNodes)
 {
     FunctionParts p;
     const auto& rules = rulesFor(language);
@@ -142,7 +142,7 @@ FunctionParts findFunctionParts(const std::string& code, const std::string& lang
         p.error = "no testbed rules for language " + language + " (resources/languages/" + language + "/testbed.json)";
         return p;
     }
-    const SyntaxTree tree = SyntaxTree::parse(language, code);
+    const SyntaxTree tree = SyntaxTree::parse(language, code, maxAstNodes);
     if (tree.hasErrors()) {
         p.error = "unparsable code: " + describeSyntaxProblems(tree);
         return p;
@@ -203,7 +203,73 @@ std::optional<std::size_t> functionEnd(const std::string& code, const std::strin
     return std::nullopt;
 }
 
-TestbedSet buildTestbed(const RecordSet& records, Testbed kind, uint64_t seed)
+namespace {
+
+// One record's testbed item, or the reason it is skipped; throws InputError past a limit.
+template <class Skip>
+void addItem(TestbedSet& set, const GalerasRecord& r, Testbed kind, uint64_t seed, const TestbedLimits& lim,
+             const Skip& skip)
+{
+    if (codePoints(r.code) <= 100 && lexicalTokensFrom(r.code, 0, r.language).size() <= 10) {
+        skip(r, "too short (<= 10 tokens and <= 100 characters)");
+        return;
+    }
+    const FunctionParts parts = findFunctionParts(r.code, r.language, lim.maxAstNodes);
+    if (!parts.error.empty()) {
+        skip(r, parts.error.rfind("unparsable", 0) == 0 ? "unparsable code" : parts.error);
+        return;
+    }
+    TestbedItem item;
+    item.recordId = r.id;
+    item.language = r.language;
+    item.record = &r;
+    item.signature = r.signature.value_or(parts.signature);
+    item.docstring = r.docstring.value_or(parts.docstring.value_or(""));
+    if (item.signature.empty()) {
+        skip(r, "no signature");
+        return;
+    }
+    const bool needDoc = kind != Testbed::RandomCut;
+    if (needDoc && !parts.docStart) {
+        skip(r, "no docstring");
+        return;
+    }
+    const auto lines = splitLines(r.code);
+    const int bodyLine = lineOf(lines, parts.bodyStart);
+    int docFirst = -1, docLast = -2;
+    if (parts.docStart) {
+        docFirst = lineOf(lines, *parts.docStart);
+        docLast = lineOf(lines, parts.docEnd - 1);
+    }
+    std::vector<int> body;
+    for (int i = bodyLine; i < static_cast<int>(lines.size()); ++i)
+        if (i < docFirst || i > docLast)
+            body.push_back(i);
+    const int need = kind == Testbed::FromDocString ? 1 : 2;
+    if (static_cast<int>(body.size()) < need) {
+        skip(r, "too few body lines to cut");
+        return;
+    }
+    int k = 0;
+    if (kind != Testbed::FromDocString) {
+        std::mt19937_64 rng(seed ^ galeras_detail::fnvMix(galeras_detail::kFnvBasis, r.id, false));
+        k = static_cast<int>(rng() % (body.size() - 1)) + 1;
+    }
+    auto text = [&](int i) { return r.code.substr(lines[i].start, lines[i].end - lines[i].start); };
+    for (int i = 0; i < bodyLine; ++i)
+        item.partial += text(i);
+    if (needDoc)
+        for (int i = docFirst; i <= docLast; ++i)
+            item.partial += text(i);
+    for (int j = 0; j < static_cast<int>(body.size()); ++j)
+        (j < k ? item.partial : item.groundTruth) += text(body[j]);
+    item.cutLine = k;
+    set.items.push_back(std::move(item));
+}
+
+} // namespace
+
+TestbedSet buildTestbed(const RecordSet& records, Testbed kind, uint64_t seed, const TestbedLimits& lim)
 {
     TestbedSet set;
     set.kind = kind;
@@ -211,62 +277,23 @@ TestbedSet buildTestbed(const RecordSet& records, Testbed kind, uint64_t seed)
         ++set.skipped[reason];
         set.skippedRecords.emplace_back(r.id, reason);
     };
+    // Over a limit: counted under one reason, each record named with its own size.
+    auto skipOverLimit = [&](const GalerasRecord& r, const std::string& reason, const std::string& why) {
+        skip(r, reason);
+        set.overLimit.push_back({r.id, r.location, why});
+    };
     for (const auto& r : records.records) {
-        if (codePoints(r.code) <= 100 && lexicalTokensFrom(r.code, 0, r.language).size() <= 10) {
-            skip(r, "too short (<= 10 tokens and <= 100 characters)");
+        try {
+            limits::checkTextSize(r.code.size(), lim.maxTextBytes, "the code");
+        } catch (const InputError& e) {
+            skipOverLimit(r, "code over the text limit", e.what());
             continue;
         }
-        const FunctionParts parts = findFunctionParts(r.code, r.language);
-        if (!parts.error.empty()) {
-            skip(r, parts.error.rfind("unparsable", 0) == 0 ? "unparsable code" : parts.error);
-            continue;
+        try {
+            addItem(set, r, kind, seed, lim, skip);
+        } catch (const InputError& e) {
+            skipOverLimit(r, "syntax tree over the limits", e.what());
         }
-        TestbedItem item;
-        item.recordId = r.id;
-        item.language = r.language;
-        item.record = &r;
-        item.signature = r.signature.value_or(parts.signature);
-        item.docstring = r.docstring.value_or(parts.docstring.value_or(""));
-        if (item.signature.empty()) {
-            skip(r, "no signature");
-            continue;
-        }
-        const bool needDoc = kind != Testbed::RandomCut;
-        if (needDoc && !parts.docStart) {
-            skip(r, "no docstring");
-            continue;
-        }
-        const auto lines = splitLines(r.code);
-        const int bodyLine = lineOf(lines, parts.bodyStart);
-        int docFirst = -1, docLast = -2;
-        if (parts.docStart) {
-            docFirst = lineOf(lines, *parts.docStart);
-            docLast = lineOf(lines, parts.docEnd - 1);
-        }
-        std::vector<int> body;
-        for (int i = bodyLine; i < static_cast<int>(lines.size()); ++i)
-            if (i < docFirst || i > docLast)
-                body.push_back(i);
-        const int need = kind == Testbed::FromDocString ? 1 : 2;
-        if (static_cast<int>(body.size()) < need) {
-            skip(r, "too few body lines to cut");
-            continue;
-        }
-        int k = 0;
-        if (kind != Testbed::FromDocString) {
-            std::mt19937_64 rng(seed ^ galeras_detail::fnvMix(galeras_detail::kFnvBasis, r.id, false));
-            k = static_cast<int>(rng() % (body.size() - 1)) + 1;
-        }
-        auto text = [&](int i) { return r.code.substr(lines[i].start, lines[i].end - lines[i].start); };
-        for (int i = 0; i < bodyLine; ++i)
-            item.partial += text(i);
-        if (needDoc)
-            for (int i = docFirst; i <= docLast; ++i)
-                item.partial += text(i);
-        for (int j = 0; j < static_cast<int>(body.size()); ++j)
-            (j < k ? item.partial : item.groundTruth) += text(body[j]);
-        item.cutLine = k;
-        set.items.push_back(std::move(item));
     }
     return set;
 }

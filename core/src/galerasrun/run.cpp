@@ -2,12 +2,14 @@
 #include "ascviz/galerasrun/run.h"
 
 #include "ascviz/base/error.h"
+#include "ascviz/base/limits.h"
 #include "ascviz/eval/eval.h"
 #include "ascviz/galeras/outcomes.h"
 #include "ascviz/syntax/syntax.h"
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 
 namespace ascviz {
@@ -36,9 +38,11 @@ std::map<std::string, std::string> runMeta(const LanguageModel& model, const Rec
     };
 }
 
-std::optional<double> completionAscEval(const ScoredText& scored, std::size_t from, const std::string& language)
+std::optional<double> completionAscEval(const ScoredText& scored, std::size_t from, const std::string& language,
+                                        int maxAstDepth, std::size_t maxAstNodes)
 {
-    const EvalResult r = evaluate(scored, language, Aggregation::Median, CategoryMap::forLanguage(language));
+    const EvalResult r =
+        evaluate(scored, language, Aggregation::Median, CategoryMap::forLanguage(language), maxAstDepth, maxAstNodes);
     double sum = 0;
     int n = 0;
     const auto& nodes = r.tree.nodes();
@@ -55,7 +59,8 @@ std::optional<double> completionAscEval(const ScoredText& scored, std::size_t fr
 } // namespace
 
 std::map<std::string, std::optional<double>> galerasValues(const TestbedItem& item, const std::string& completion,
-                                                           const ScoredText* scored)
+                                                           const ScoredText* scored, int maxAstDepth,
+                                                           std::size_t maxAstNodes)
 {
     std::map<std::string, std::optional<double>> v;
     const std::string& lang = item.language;
@@ -65,7 +70,8 @@ std::map<std::string, std::optional<double>> galerasValues(const TestbedItem& it
         bleu4(lexicalTokensFrom(cand, item.partial.size(), lang), lexicalTokensFrom(ref, item.partial.size(), lang));
     v["exact_match"] = exactMatch(completion, item.groundTruth);
     v["ast_match"] = astMatch(item.partial, completion, item.groundTruth, lang);
-    v["asc_eval"] = scored ? completionAscEval(*scored, item.partial.size(), lang) : std::nullopt;
+    v["asc_eval"] =
+        scored ? completionAscEval(*scored, item.partial.size(), lang, maxAstDepth, maxAstNodes) : std::nullopt;
     // confounders of the partial code (prompt_size: the runner's, in model tokens)
     double ws = 0;
     for (char c : item.partial)
@@ -82,7 +88,7 @@ std::map<std::string, std::optional<double>> galerasValues(const TestbedItem& it
         b = e + 1;
     }
     v["nloc"] = nloc;
-    const SyntaxTree tree = SyntaxTree::parse(lang, item.partial);
+    const SyntaxTree tree = SyntaxTree::parse(lang, item.partial, maxAstNodes);
     v["ast_nodes"] = double(tree.nodes().size());
     v["ast_levels"] = double(tree.levels());
     v["cyclomatic"] = double(cyclomaticComplexity(tree));
@@ -96,14 +102,17 @@ GalerasRunSummary runGaleras(const LanguageModel& model, const RecordSet& record
     if (o.shards < 1 || o.shard < 0 || o.shard >= o.shards)
         throw InputError("--shard must be I/N with 0 <= I < N (got " + std::to_string(o.shard) + "/" +
                          std::to_string(o.shards) + ")");
+    for (const auto& t : treatments.all())
+        limits::checkTextSize(t.tmpl.size(), o.maxTextBytes, "the template of treatment " + t.name);
     const auto meta = runMeta(model, records, treatments, o);
     const bool exists = std::filesystem::exists(dbPath);
     if (exists && !o.resume)
         throw InputError(dbPath.string() + " exists (add --resume to continue that run, or choose another --db)",
                          ErrorContext(dbPath.string()));
-    GalerasDb db = exists ? GalerasDb::open(dbPath, true) : GalerasDb::create(dbPath, meta);
+    std::optional<GalerasDb> db;
     if (exists) {
-        const auto have = db.meta();
+        db = GalerasDb::open(dbPath, true);
+        const auto have = db->meta();
         for (const auto& [k, v] : meta) {
             const auto it = have.find(k);
             if (k != "model_fingerprint" && (it == have.end() || it->second != v))
@@ -113,11 +122,11 @@ GalerasRunSummary runGaleras(const LanguageModel& model, const RecordSet& record
                                  ErrorContext(dbPath.string()));
         }
     }
-    const TestbedSet testbed = buildTestbed(records, o.testbed, o.seed);
+    // The testbed before a new database: a testbed that fails leaves no database behind.
+    const TestbedSet testbed = buildTestbed(records, o.testbed, o.seed, {o.maxTextBytes, o.maxAstNodes});
     GalerasRunSummary sum;
     sum.skipped = testbed.skipped;
-    if (!exists)
-        db.insertSkipped(testbed.skippedRecords);
+    sum.overLimit = testbed.overLimit;
     std::vector<const TestbedItem*> items;
     for (std::size_t k = 0; k < testbed.items.size(); ++k)
         if (static_cast<int>(k % static_cast<std::size_t>(o.shards)) == o.shard && (o.limit == 0 || k < o.limit))
@@ -125,9 +134,18 @@ GalerasRunSummary runGaleras(const LanguageModel& model, const RecordSet& record
     const auto all = treatments.all();
     sum.items = static_cast<int>(items.size());
     sum.planned = sum.items * static_cast<int>(all.size());
-    db.setMeta("planned", std::to_string(sum.planned));
+    if (!exists) {
+        auto withPlanned = meta;
+        withPlanned["planned"] = std::to_string(sum.planned);
+        db = GalerasDb::create(dbPath, withPlanned, testbed.skippedRecords); // atomic: all of it or no file
+    } else {
+        // every time, not only when the database is new: a run killed before it stored them (an older build)
+        // ends with the same skipped set as one never interrupted
+        db->insertSkipped(testbed.skippedRecords);
+        db->setMeta("planned", std::to_string(sum.planned));
+    }
     std::set<std::pair<std::string, std::string>> done;
-    for (const auto& k : db.doneKeys())
+    for (const auto& k : db->doneKeys())
         done.insert(k);
     GalerasProgress pr;
     pr.planned = sum.planned;
@@ -152,6 +170,8 @@ GalerasRunSummary runGaleras(const LanguageModel& model, const RecordSet& record
             if (item->record)
                 row.recordConfounders = item->record->confounders;
             try {
+                // a prompt over the limit (a long template around a long partial) is an error row, not hours
+                limits::checkTextSize(row.prompt.size(), o.maxTextBytes, "the prompt");
                 GenerationOptions g;
                 static_cast<GenerationSettings&>(g) = o.generation;
                 g.topAlternatives = 0;
@@ -183,14 +203,14 @@ GalerasRunSummary runGaleras(const LanguageModel& model, const RecordSet& record
                     }
                 row.generatedTokens = static_cast<int>(s.tokens.size() - s.promptTokens);
                 const ScoredText scored = model.score(item->partial + row.completion);
-                row.values = galerasValues(*item, row.completion, &scored);
+                row.values = galerasValues(*item, row.completion, &scored, o.maxAstDepth, o.maxAstNodes);
                 row.values["prompt_size"] = double(s.promptTokens);
             } catch (const std::exception& e) {
                 row.stop = "error";
                 row.error = e.what();
                 ++sum.errors;
             }
-            db.insert(row);
+            db->insert(row);
             ++sum.done;
             ++sum.stops[row.stop];
             ++pr.finished;

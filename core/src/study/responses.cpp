@@ -8,8 +8,15 @@
 #include "ascviz/results/sqlite.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstdint>
 #include <fstream>
+#include <random>
+#include <set>
 #include <tuple>
+#include <unistd.h>
 
 namespace ascviz {
 
@@ -72,9 +79,93 @@ sqlite::Db openFile(const fs::path& path, sqlite::OpenMode mode)
     }
 }
 
+// The participant locks (one row per participant being recorded): which process records it, on which host,
+// since when; `token` tells the handles (ResponsesDb objects) apart, so two in one process exclude each other.
+const char* kLockTable = "CREATE TABLE IF NOT EXISTS participant_locks (participant TEXT PRIMARY KEY, "
+                         "pid INTEGER NOT NULL, host TEXT NOT NULL, token TEXT NOT NULL, since TEXT NOT NULL)";
+
+std::string hostName()
+{
+    char buf[256] = {};
+    if (::gethostname(buf, sizeof buf - 1) != 0)
+        return "unknown";
+    return buf;
+}
+
+// Whether process `pid` of this host is alive (kill(pid, 0): it exists, ours or another user's).
+bool processAlive(int64_t pid)
+{
+    if (pid <= 0 || pid > INT32_MAX)
+        return false;
+    return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
+}
+
+std::string newToken()
+{
+    static std::atomic<uint64_t> counter{0};
+    std::random_device rd;
+    return std::to_string(::getpid()) + "-" + std::to_string(counter++) + "-" + std::to_string(rd());
+}
+
 } // namespace
 
 struct ResponsesDb::Impl {
+    Impl() = default;
+    Impl(const Impl&) = delete;
+    Impl& operator=(const Impl&) = delete;
+    ~Impl()
+    {
+        // releases this handle's participant locks; never throws (a read-only or vanished file keeps them: a
+        // later session on this host takes a dead process's lock over)
+        if (locked.empty() || !db.isOpen())
+            return;
+        try {
+            sqlite::Stmt st(db, "DELETE FROM participant_locks WHERE token = ?", "releasing the participant locks");
+            st.bind(1, token);
+            st.run();
+        } catch (...) {
+        }
+    }
+    std::string token = newToken();
+    std::set<std::string> locked; // participants this handle records
+
+    // Takes participant `id`'s lock for this handle; throws InputError naming the process that holds it.
+    void lock(const std::string& id)
+    {
+        if (locked.count(id))
+            return;
+        const std::string what = "locking participant " + id;
+        const std::string host = hostName();
+        sqlite::Transaction tx(db); // immediate: two sessions starting at once take turns
+        db.exec(kLockTable, what);
+        sqlite::Stmt st(db, "SELECT pid, host, token, since FROM participant_locks WHERE participant = ?", what);
+        st.bind(1, id);
+        if (st.step() && st.text(2) != token) {
+            const int64_t pid = st.int64(0);
+            const std::string holder = st.text(1);
+            // a process of this host that has ended (killed, crashed) left a stale lock: taken over
+            if (holder != host || processAlive(pid))
+                throw InputError("participant " + id + " is already being recorded by another process (pid " +
+                                     std::to_string(pid) + (holder == host ? "" : " on host " + holder) + ", since " +
+                                     st.text(3) + ") in " + path.string() + "; end that session first" +
+                                     (holder == host ? std::string() : " (a lock of another host is never taken over)"),
+                                 ErrorContext(path.string()));
+        }
+        sqlite::Stmt put(db, "INSERT OR REPLACE INTO participant_locks VALUES (?, ?, ?, ?, ?)", what);
+        put.bindAll(id, static_cast<int64_t>(::getpid()), host, token, isoTimestampUtc());
+        put.run();
+        tx.commit();
+        locked.insert(id);
+    }
+    void unlock(const std::string& id)
+    {
+        sqlite::Stmt st(db, "DELETE FROM participant_locks WHERE participant = ? AND token = ?",
+                        "releasing participant " + id);
+        st.bindAll(id, token);
+        st.run();
+        locked.erase(id);
+    }
+
     sqlite::Db db;
     fs::path path;
     std::string studyId, fingerprint;
@@ -230,15 +321,23 @@ bool ResponsesDb::hasParticipant(const std::string& id) const
 void ResponsesDb::startParticipant(const std::string& id, bool resume)
 {
     m->participant(id); // throws for an id outside the design
-    if (hasParticipant(id)) {
-        if (!resume)
-            throw InputError("participant " + id + " already has responses in " + m->path.string() +
-                             "; resume that participant or choose another id");
-        return;
+    const bool held = m->locked.count(id) != 0;
+    m->lock(id); // another live process (or handle) recording the same participant: refused
+    try {
+        if (hasParticipant(id)) {
+            if (!resume)
+                throw InputError("participant " + id + " already has responses in " + m->path.string() +
+                                 "; resume that participant or choose another id");
+            return;
+        }
+        sqlite::Stmt st(m->db, "INSERT INTO participants VALUES (?, ?)", "starting participant " + id);
+        st.bindAll(id, isoTimestampUtc());
+        st.run();
+    } catch (...) {
+        if (!held)
+            m->unlock(id);
+        throw;
     }
-    sqlite::Stmt st(m->db, "INSERT INTO participants VALUES (?, ?)", "starting participant " + id);
-    st.bindAll(id, isoTimestampUtc());
-    st.run();
 }
 
 std::vector<ParticipantProgress> ResponsesDb::progress() const

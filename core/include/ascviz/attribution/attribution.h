@@ -6,6 +6,7 @@
 // - gradient × input: Σ over n's tokens of ∂ log P(target)/∂x · x (one backward pass; the fast approximation).
 // Node ids are the pre-order ids of `ascviz-cli parse` / `eval`.
 #pragma once
+#include "ascviz/base/limits.h"
 #include "ascviz/eval/eval.h"
 #include "ascviz/model/lens.h"
 #include "ascviz/model/model.h"
@@ -43,6 +44,9 @@ struct AttributionOptions {
     std::size_t budget = 256; // prompt nodes occluded (0 = every prompt node)
     NodeOrder order = NodeOrder::Deepest;
     int batch = 16; // masked copies per forward pass
+    // The syntax tree's bounds (base/limits.h, 0 = no limit): a deeper or larger tree is refused (InputError).
+    int maxAstDepth = limits::kDefaultMaxAstDepth;
+    std::size_t maxAstNodes = limits::kDefaultMaxAstNodes;
     const CancelFlag* cancel = nullptr;
     std::function<void(std::size_t done, std::size_t total)> progress;
 };

@@ -47,4 +47,8 @@ void checkAstDepth(int levels, int maxDepth);
 // it, 0 = no limit)" when maxNodes > 0 and nodes > maxNodes.
 void checkAstNodes(std::size_t nodes, std::size_t maxNodes);
 
+// `message` without the advice " (<option> N raises it, 0 = no limit)" that the checks above add, for a front
+// end that has no such option (the GUI has no --max-ast-depth or --max-ast-nodes): the size and the limit stay.
+std::string withoutOptionAdvice(const std::string& message, const std::string& option);
+
 } // namespace ascviz::limits

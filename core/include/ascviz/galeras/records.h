@@ -30,13 +30,21 @@ struct RecordIssue {
 struct RecordSet {
     std::vector<GalerasRecord> records;
     std::vector<RecordIssue> issues;
-    // FNV-1a 64 over every record's id, language and code, in order (for --resume), as 16 hex digits.
+    // FNV-1a 64 over every field a run's rows depend on, record by record in order (for --resume): id,
+    // language, code, signature and docstring (absent told from empty), the numeric fields (name and value);
+    // as 16 hex digits. Not repo, path or date.
     std::string fingerprint() const;
 };
 
 struct RecordReadOptions {
     std::map<std::string, std::string> fields; // our name -> the file's column name
     std::string language;                      // for records without one; empty: the registry's default
+    // Bounds of readRecords (0 = none): a longer line (a record, or a CSV line) or a larger file is refused
+    // with an InputError naming the file and the line, before more is read. A line holds a whole record: the
+    // bound is far above the text a model scores (--max-text-bytes), so an over-limit record is still read,
+    // and then skipped by the testbed with its id.
+    std::size_t maxLineBytes = std::size_t(64) << 20;
+    std::size_t maxFileBytes = std::size_t(2) << 30;
 };
 
 // "code=body,signature=sig" -> {code: body, signature: sig}; throws InputError for an unknown name or a
@@ -44,7 +52,8 @@ struct RecordReadOptions {
 std::map<std::string, std::string> parseFieldMapping(const std::string& spec);
 
 // The format from the extension: .csv is CSV, anything else JSON Lines. Throws InputError when the file is
-// unreadable, a CSV lacks the code column, or no record is left (the first issues named).
+// unreadable, over a bound of `opts`, a CSV lacks the code column, or no record is left (the first issues
+// named). A record with invalid UTF-8 is skipped with its line (an issue), like any malformed record.
 RecordSet readRecords(const std::filesystem::path& path, const RecordReadOptions& opts = {});
 // In-memory parsers (tests, fuzzing); `name` is used in locations; they do not throw for an empty result.
 RecordSet parseRecordsJsonl(const std::string& text, const std::string& name, const RecordReadOptions& opts = {});

@@ -37,8 +37,11 @@ struct GalerasRow {
 
 class GalerasDb {
 public:
-    // Create: the file must not exist. Open: an existing runs database (schema checked).
-    static GalerasDb create(const std::filesystem::path& path, const std::map<std::string, std::string>& meta);
+    // Create: the file must not exist; it is built under a temporary name in the same folder (the schema, the
+    // settings and the skipped records) and then moved into place, so a kill leaves no database or a complete
+    // one. Open: an existing runs database (schema checked).
+    static GalerasDb create(const std::filesystem::path& path, const std::map<std::string, std::string>& meta,
+                            const std::vector<std::pair<std::string, std::string>>& skipped = {});
     static GalerasDb open(const std::filesystem::path& path, bool writable = false);
 
     std::map<std::string, std::string> meta() const;
@@ -53,7 +56,13 @@ public:
     const std::filesystem::path& path() const { return m_db.path(); }
 
 private:
+    friend void mergeGalerasShards(const std::filesystem::path&, const std::vector<std::filesystem::path>&);
     explicit GalerasDb(sqlite::Db db) : m_db(std::move(db)) {}
+    // The schema, settings and skipped records in `file` (which must not exist), in place.
+    static GalerasDb createIn(const std::filesystem::path& file, const std::map<std::string, std::string>& meta,
+                              const std::vector<std::pair<std::string, std::string>>& skipped);
+    void writeRow(const GalerasRow& row) const; // inside the caller's transaction
+    void writeSkipped(const std::vector<std::pair<std::string, std::string>>& skipped) const;
     sqlite::Db m_db;
 };
 

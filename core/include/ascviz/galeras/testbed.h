@@ -16,6 +16,7 @@
 // 2 body lines to cut (RandomCut, WithDocString) or 1 (FromDocString), no docstring (WithDocString,
 // FromDocString), no signature.
 #pragma once
+#include "ascviz/base/limits.h"
 #include "ascviz/galeras/records.h"
 
 #include <cstdint>
@@ -38,8 +39,10 @@ struct FunctionParts {
     std::optional<std::string> docstring; // the docstring literal's text
     std::string error;                    // why none were found ("" = found)
 };
-// Throws nothing; `error` says what is wrong (no rules for the language, syntax errors, no definition).
-FunctionParts findFunctionParts(const std::string& code, const std::string& language);
+// Throws nothing for the code's own problems; `error` says what is wrong (no rules for the language, syntax
+// errors, no definition). Throws InputError for a syntax tree over maxAstNodes (limits.h; 0 = no limit).
+FunctionParts findFunctionParts(const std::string& code, const std::string& language,
+                                std::size_t maxAstNodes = limits::kDefaultMaxAstNodes);
 
 struct TestbedItem {
     std::string recordId;
@@ -56,9 +59,22 @@ struct TestbedSet {
     std::vector<TestbedItem> items;
     std::map<std::string, int> skipped;                              // reason -> count
     std::vector<std::pair<std::string, std::string>> skippedRecords; // record id, reason
+    // The records skipped for a limit (also in skippedRecords), each named: its id and "file:line", and the
+    // size against the limit.
+    struct OverLimit {
+        std::string recordId, location, why;
+    };
+    std::vector<OverLimit> overLimit;
 };
 
-TestbedSet buildTestbed(const RecordSet& records, Testbed kind, uint64_t seed);
+// Bounded work (limits.h, 0 = no limit): a record whose code is over maxTextBytes (the text a model scores)
+// or whose syntax tree has over maxAstNodes nodes is skipped with its id; the other records are kept.
+struct TestbedLimits {
+    std::size_t maxTextBytes = limits::kDefaultMaxTextBytes;
+    std::size_t maxAstNodes = limits::kDefaultMaxAstNodes;
+};
+
+TestbedSet buildTestbed(const RecordSet& records, Testbed kind, uint64_t seed, const TestbedLimits& limits = {});
 
 // Where the first function definition of `code` ends when non-whitespace text follows it (a completion that
 // went past the function); nullopt otherwise, or without testbed rules for the language.

@@ -23,16 +23,23 @@ struct GalerasRunOptions {
     bool resume = false;
     int shard = 0, shards = 1; // items k with k mod shards == shard
     std::size_t limit = 0;     // the first N testbed items (0 = all)
+    // Bounded work (base/limits.h; 0 = no limit): records over maxTextBytes or maxAstNodes are skipped by the
+    // testbed (named); a template over maxTextBytes is refused; a rendered prompt over it is stored as an
+    // error row without generating; the completion's AsC-Eval is bounded by maxAstDepth and maxAstNodes.
+    std::size_t maxTextBytes = limits::kDefaultMaxTextBytes;
+    int maxAstDepth = limits::kDefaultMaxAstDepth;
+    std::size_t maxAstNodes = limits::kDefaultMaxAstNodes;
 };
 
 struct GalerasRunSummary {
-    int items = 0;                      // testbed items in this shard
-    int planned = 0;                    // items × treatments
-    int done = 0;                       // rows written now
-    int resumed = 0;                    // rows found from an earlier run
-    int errors = 0;                     // rows stored with an error
-    std::map<std::string, int> skipped; // testbed reason -> records
-    std::map<std::string, int> stops;   // stop reason -> rows written now
+    int items = 0;                                // testbed items in this shard
+    int planned = 0;                              // items × treatments
+    int done = 0;                                 // rows written now
+    int resumed = 0;                              // rows found from an earlier run
+    int errors = 0;                               // rows stored with an error
+    std::map<std::string, int> skipped;           // testbed reason -> records
+    std::vector<TestbedSet::OverLimit> overLimit; // the records skipped for a limit, named
+    std::map<std::string, int> stops;             // stop reason -> rows written now
     bool cancelled = false;
 };
 
@@ -51,6 +58,8 @@ GalerasRunSummary runGaleras(const LanguageModel& model, const RecordSet& record
 // One row's outcomes and the partial code's confounders (prompt_size is set by the runner); the completion's
 // AsC-Eval comes from `scored` (the model's scores of partial + completion, nullptr: none).
 std::map<std::string, std::optional<double>> galerasValues(const TestbedItem& item, const std::string& completion,
-                                                           const ScoredText* scored);
+                                                           const ScoredText* scored,
+                                                           int maxAstDepth = limits::kDefaultMaxAstDepth,
+                                                           std::size_t maxAstNodes = limits::kDefaultMaxAstNodes);
 
 } // namespace ascviz

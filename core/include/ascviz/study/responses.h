@@ -45,6 +45,10 @@ public:
 
     // Starts a participant of the design. When the id has a record already: resumes (`resume`) or throws
     // InputError "participant P01 already has responses in FILE". An id outside the design: InputError.
+    // The participant is locked for this object until it is destroyed (a row of participant_locks: process id,
+    // host, time): another process or object starting the same participant gets InputError "participant P01 is
+    // already being recorded by another process (pid N, ...)"; the lock of a process of this host that has
+    // ended (killed, crashed) is taken over.
     void startParticipant(const std::string& id, bool resume);
     bool hasParticipant(const std::string& id) const;
     std::vector<ParticipantProgress> progress() const; // every participant of the design, in design order
