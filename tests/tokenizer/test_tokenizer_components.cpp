@@ -262,8 +262,8 @@ TEST(TokenizerComponents, UnsupportedComponentsAreNamed)
         }
     };
     auto j = base(bpe({"a"}));
-    j["pre_tokenizer"] = {{"type", "Whitespace"}};
-    expectNamed(j, "u1", "unsupported pre_tokenizer type 'Whitespace'");
+    j["pre_tokenizer"] = {{"type", "UnicodeScripts"}};
+    expectNamed(j, "u1", "unsupported pre_tokenizer type 'UnicodeScripts'");
     j = base(bpe({"a"}));
     j["normalizer"] = {{"type", "BertNormalizer"}};
     expectNamed(j, "u2", "unsupported normalizer type 'BertNormalizer'");
@@ -278,7 +278,7 @@ TEST(TokenizerComponents, UnsupportedComponentsAreNamed)
     expectNamed(j, "u5", "unsupported post_processor type 'Fancy'");
     j = base(bpe({"a"}));
     j["model"]["dropout"] = 0.1;
-    expectNamed(j, "u6", "dropout");
+    expectNamed(j, "u6", "'dropout' 0.1 is not supported");
     // malformed JSON
     const auto dir = ascviz::testdata::processTempDir() / "tok-malformed";
     std::filesystem::create_directories(dir);

@@ -60,6 +60,25 @@ bool isWordChar(char32_t c)
     }
 }
 
+bool isPunctuation(char32_t c)
+{
+    if (c < 0x80)
+        return (c >= 0x21 && c <= 0x2F) || (c >= 0x3A && c <= 0x40) || (c >= 0x5B && c <= 0x60) ||
+               (c >= 0x7B && c <= 0x7E);
+    switch (utf8proc_category(static_cast<utf8proc_int32_t>(c))) {
+    case UTF8PROC_CATEGORY_PC:
+    case UTF8PROC_CATEGORY_PD:
+    case UTF8PROC_CATEGORY_PS:
+    case UTF8PROC_CATEGORY_PE:
+    case UTF8PROC_CATEGORY_PI:
+    case UTF8PROC_CATEGORY_PF:
+    case UTF8PROC_CATEGORY_PO:
+        return true;
+    default:
+        return false;
+    }
+}
+
 std::string utf8Lossy(std::string_view b)
 {
     std::string out;
@@ -465,7 +484,12 @@ void NormStr::lrstrip(bool left, bool right)
 
 std::vector<NormStr> NormStr::split(const Pattern& p, SplitBehavior behavior) const
 {
-    auto matches = p.findMatches(norm);
+    return split(p.findMatches(norm), behavior);
+}
+
+std::vector<NormStr> NormStr::split(const std::vector<std::tuple<std::size_t, std::size_t, bool>>& matches,
+                                    SplitBehavior behavior) const
+{
     using M = std::tuple<std::size_t, std::size_t, bool>;
     std::vector<std::pair<std::pair<std::size_t, std::size_t>, bool>> splits; // offsets, remove
     switch (behavior) {
