@@ -251,6 +251,75 @@ TEST(TokenizerComponents, PartialUtf8DecodesToReplacementCharacters)
     EXPECT_EQ(gpt2->idToToken(emoji.ids[0]), "\xF0\x9F"); // raw bytes of the piece
 }
 
+// Word-level pre-tokenizers: with ignore_merges every pre-token that is a vocabulary word is one token, so
+// the tokens show the pre-tokens (expected values: tokenizers 0.23.2).
+std::pair<std::vector<std::string>, Offsets> preTokens(const json& pre, const std::string& text,
+                                                       const std::string& name)
+{
+    auto j = base(bpe({"[UNK]", "Hey", "friend", "!", "How", "?!?", "friend!", "a", "b", "c", ",", ".", "..",
+                       "a\xD8\x9D"
+                       "b"},
+                      {{"unk_token", "[UNK]"}, {"ignore_merges", true}}));
+    j["pre_tokenizer"] = pre;
+    const auto e = build(j, name)->encode(text);
+    return {e.tokens, e.offsets};
+}
+
+TEST(TokenizerComponents, WordLevelPreTokenizers)
+{
+    using Tokens = std::vector<std::string>;
+    auto r = preTokens({{"type", "Whitespace"}}, "Hey friend!  How?!?", "ws");
+    EXPECT_EQ(r.first, (Tokens{"Hey", "friend", "!", "How", "?!?"}));
+    EXPECT_EQ(r.second, (Offsets{{0, 3}, {4, 10}, {10, 11}, {13, 16}, {16, 19}}));
+    r = preTokens({{"type", "WhitespaceSplit"}}, "Hey friend!\tHow", "wss");
+    EXPECT_EQ(r.first, (Tokens{"Hey", "friend!", "How"}));
+    EXPECT_EQ(r.second, (Offsets{{0, 3}, {4, 11}, {12, 15}}));
+    r = preTokens({{"type", "Punctuation"}, {"behavior", "Isolated"}}, "a,b..c", "punct");
+    EXPECT_EQ(r.first, (Tokens{"a", ",", "b", ".", ".", "c"}));
+    r = preTokens({{"type", "Punctuation"}, {"behavior", "Contiguous"}}, "a,b..c", "punct-contiguous");
+    EXPECT_EQ(r.first, (Tokens{"a", ",", "b", "..", "c"}));
+    EXPECT_EQ(r.second, (Offsets{{0, 1}, {1, 2}, {2, 3}, {3, 5}, {5, 6}}));
+    // U+061D (Unicode 14 punctuation) is not punctuation for tokenizers (its Unicode 9 tables)
+    r = preTokens({{"type", "Punctuation"}},
+                  "a\xD8\x9D"
+                  "b",
+                  "punct-new");
+    EXPECT_EQ(r.first, (Tokens{"a\xD8\x9D"
+                               "b"}));
+    EXPECT_EQ(r.second, (Offsets{{0, 4}}));
+    r = preTokens({{"type", "BertPreTokenizer"}}, "Hey, friend!", "bert");
+    EXPECT_EQ(r.first, (Tokens{"Hey", ",", "friend", "!"}));
+    EXPECT_EQ(r.second, (Offsets{{0, 3}, {3, 4}, {5, 11}, {11, 12}}));
+    r = preTokens({{"type", "CharDelimiterSplit"}, {"delimiter", "_"}}, "a_b__c", "delim");
+    EXPECT_EQ(r.first, (Tokens{"a", "b", "c"}));
+    EXPECT_EQ(r.second, (Offsets{{0, 1}, {2, 3}, {5, 6}}));
+}
+
+TEST(TokenizerComponents, BpeDecoderAndNormalizedAddedTokens)
+{
+    auto j = base(bpe({"[UNK]", "hel", "lo</w>", "wor", "ld</w>"}));
+    j["decoder"] = {{"type", "BPEDecoder"}, {"suffix", "</w>"}};
+    EXPECT_EQ(build(j, "bpe-decoder")->decode(std::vector<int32_t>{1, 2, 3, 4}), "hello world");
+    // an added token matched on normalized text is known by its normalized form (id_to_token, decode)
+    j = base(bpe({"[UNK]", "x"}));
+    j["normalizer"] = {{"type", "Lowercase"}};
+    j["added_tokens"] = json::array({{{"id", 2},
+                                      {"content", "[MASK]"},
+                                      {"single_word", false},
+                                      {"lstrip", false},
+                                      {"rstrip", false},
+                                      {"normalized", true},
+                                      {"special", true}}});
+    const auto tok = build(j, "normalized-added");
+    const auto e = tok->encode("x[MASK]x");
+    EXPECT_EQ(e.ids, (std::vector<int32_t>{1, 2, 1}));
+    EXPECT_EQ(e.offsets, (Offsets{{0, 1}, {1, 7}, {7, 8}}));
+    EXPECT_EQ(tok->vocabToken(2), "[mask]");
+    EXPECT_EQ(tok->decode(std::vector<int32_t>{1, 2}), "x [mask]");
+    EXPECT_EQ(tok->tokenToId("[MASK]"), 2);
+    EXPECT_EQ(tok->tokenToId("[mask]"), std::nullopt);
+}
+
 TEST(TokenizerComponents, UnsupportedComponentsAreNamed)
 {
     const auto expectNamed = [](json j, const std::string& name, const std::string& what) {
