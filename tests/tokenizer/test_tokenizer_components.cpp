@@ -320,6 +320,22 @@ TEST(TokenizerComponents, BpeDecoderAndNormalizedAddedTokens)
     EXPECT_EQ(tok->tokenToId("[mask]"), std::nullopt);
 }
 
+TEST(TokenizerComponents, NfcNeverComposesExcludedComposites)
+{
+    // U+2ADC and U+1D15E decompose under NFC and are composition exclusions: they stay decomposed (utf8proc's
+    // pair composition alone would recompose them); each part keeps the whole original character's span.
+    auto j = base(bpe({"a", "\u2ADD", "\u0338", "\u00E9", "\U0001D157", "\U0001D165"}));
+    j["normalizer"] = {{"type", "NFC"}};
+    const auto tok = build(j, "nfc-exclusions");
+    auto e = tok->encode("a\u2ADCa");
+    EXPECT_EQ(e.ids, (std::vector<int32_t>{0, 1, 2, 0}));
+    EXPECT_EQ(e.offsets, (Offsets{{0, 1}, {1, 4}, {1, 4}, {4, 5}}));
+    e = tok->encode("a\U0001D15E");
+    EXPECT_EQ(e.ids, (std::vector<int32_t>{0, 4, 5}));
+    EXPECT_EQ(e.offsets, (Offsets{{0, 1}, {1, 5}, {1, 5}}));
+    EXPECT_EQ(tok->encode("e\u0301").ids, (std::vector<int32_t>{3})); // an ordinary pair still composes
+}
+
 TEST(TokenizerComponents, UnsupportedComponentsAreNamed)
 {
     const auto expectNamed = [](json j, const std::string& name, const std::string& what) {

@@ -96,7 +96,11 @@ private:
     {
         utf8proc_int32_t pair[2] = {static_cast<utf8proc_int32_t>(a), static_cast<utf8proc_int32_t>(b)};
         const auto n = utf8proc_normalize_utf32(pair, 2, UTF8PROC_COMPOSE);
-        return n == 1 ? static_cast<char32_t>(pair[0]) : 0;
+        // utf8proc composes some pairs whose composite is excluded from composition (U+2ADD U+0338 to U+2ADC,
+        // U+1D157 U+1D165 to U+1D15E): canonical composition never produces an excluded composite.
+        if (n != 1 || utf8proc_get_property(pair[0])->comp_exclusion)
+            return 0;
+        return static_cast<char32_t>(pair[0]);
     }
 
     // The canonical composition algorithm over the change stream (as HF's Recompositions iterator).
