@@ -336,6 +336,18 @@ TEST(TokenizerComponents, NfcNeverComposesExcludedComposites)
     EXPECT_EQ(tok->encode("e\u0301").ids, (std::vector<int32_t>{3})); // an ordinary pair still composes
 }
 
+TEST(TokenizerComponents, DecompositionsNewerThanTokenizersTablesAreKept)
+{
+    // tokenizers' normalizer tables predate U+32FF's compatibility decomposition (Unicode 12.1) and
+    // U+11938's canonical one (Unicode 13): it leaves both unchanged; older ones (U+FB01) still apply.
+    auto j = base(bpe({"\u32FF", "\U00011938", "f", "i", "\u4EE4", "\u548C"}));
+    j["normalizer"] = {{"type", "NFKD"}};
+    const auto tok = build(j, "newer-decompositions");
+    auto e = tok->encode("\u32FF\U00011938\uFB01");
+    EXPECT_EQ(e.ids, (std::vector<int32_t>{0, 1, 2, 3}));
+    EXPECT_EQ(e.offsets, (Offsets{{0, 3}, {3, 7}, {7, 10}, {7, 10}}));
+}
+
 TEST(TokenizerComponents, UnsupportedComponentsAreNamed)
 {
     const auto expectNamed = [](json j, const std::string& name, const std::string& what) {
