@@ -348,6 +348,18 @@ TEST(TokenizerComponents, DecompositionsNewerThanTokenizersTablesAreKept)
     EXPECT_EQ(e.offsets, (Offsets{{0, 3}, {3, 7}, {7, 10}, {7, 10}}));
 }
 
+TEST(TokenizerComponents, RegexWhiteSpaceIsUnicodeWhiteSpace)
+{
+    // \s is White_Space as in tokenizers' Oniguruma: U+180E (a format character) is not white space there,
+    // though PCRE2 counts it; \s inside a class and \S outside one follow.
+    auto j = base(bpe({"a\u180Eb", "c", "d"}, {{"ignore_merges", true}}));
+    j["pre_tokenizer"] = {
+        {"type", "Split"}, {"pattern", {{"Regex", R"(\S+|[^\s]+\s*)"}}}, {"behavior", "Removed"}, {"invert", true}};
+    const auto e = build(j, "regex-space")->encode("a\u180Eb c\u3000d");
+    EXPECT_EQ(e.ids, (std::vector<int32_t>{0, 1, 2}));
+    EXPECT_EQ(e.offsets, (Offsets{{0, 5}, {6, 7}, {10, 11}}));
+}
+
 TEST(TokenizerComponents, UnsupportedComponentsAreNamed)
 {
     const auto expectNamed = [](json j, const std::string& name, const std::string& what) {

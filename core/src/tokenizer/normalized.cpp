@@ -190,11 +190,54 @@ MatchState& matchState()
 }
 } // namespace
 
+namespace {
+// Oniguruma's \s (tokenizers' regex engine) is Unicode White_Space; PCRE2's also matches U+180E (MONGOLIAN
+// VOWEL SEPARATOR, a format character since Unicode 6.3). \s and \S are written out as that set (\S only
+// outside a character class; inside one, where a negated set cannot be written, PCRE2's stays).
+constexpr const char* kWhiteSpace =
+    R"(\t-\r\x{20}\x{85}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000})";
+
+std::string onigWhiteSpace(const std::string& pattern)
+{
+    std::string out;
+    out.reserve(pattern.size());
+    bool inClass = false;
+    for (std::size_t i = 0; i < pattern.size(); ++i) {
+        const char c = pattern[i];
+        if (c == '\\' && i + 1 < pattern.size()) {
+            const char n = pattern[++i];
+            if (n == 's')
+                out += inClass ? std::string(kWhiteSpace) : std::string("[") + kWhiteSpace + "]";
+            else if (n == 'S' && !inClass)
+                out += std::string("[^") + kWhiteSpace + "]";
+            else
+                out.append({c, n});
+            continue;
+        }
+        if (!inClass && c == '[') {
+            inClass = true;
+            out += c;
+            // a ']' first in the class (after an optional '^') is a literal
+            if (i + 1 < pattern.size() && pattern[i + 1] == '^')
+                out += pattern[++i];
+            if (i + 1 < pattern.size() && pattern[i + 1] == ']')
+                out += pattern[++i];
+            continue;
+        }
+        if (inClass && c == ']')
+            inClass = false;
+        out += c;
+    }
+    return out;
+}
+} // namespace
+
 Regex::Regex(const std::string& pattern) : m_pattern(pattern)
 {
     int err = 0;
     PCRE2_SIZE errOffset = 0;
-    auto* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(), PCRE2_UTF | PCRE2_UCP,
+    const std::string compiled = onigWhiteSpace(pattern);
+    auto* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(compiled.data()), compiled.size(), PCRE2_UTF | PCRE2_UCP,
                                &err, &errOffset, nullptr);
     if (!code) {
         PCRE2_UCHAR buf[256];
