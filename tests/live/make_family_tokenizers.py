@@ -9,7 +9,8 @@ downloaded where these are made), and their reference cases.
 Writes FIXTURES/tokenizers/<name>/tokenizer.json (+ tokenizer_config.json) and
 FIXTURES/tokenizer-cases/<name>.json (the format of tests/data/fixtures/README.md) for the 21 texts of the
 existing cases plus texts with emoji, CJK, digit runs, contractions, mixed-case identifiers, leading spaces,
-tabs, CRLF and each family's special tokens. Rerunning rewrites the same files (training is deterministic).
+tabs, CRLF and each family's special tokens. Rerunning rewrites the same files for the families; the two
+option sets (word-level pre-tokens) can come out with other tie-broken merges, with cases to match.
 Test-only (the test venv); the product never runs Python.
 """
 import argparse
