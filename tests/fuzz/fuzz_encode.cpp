@@ -1,5 +1,6 @@
 // Encode/decode of any text with the real tokenizers of the fixtures (GPT-2, Llama 2, Qwen3, the bundled
-// model's BPE): loaded once; the input's first byte picks one, the rest is the text.
+// model's BPE) and the family-style ones (Gemma, Phi-3, Metaspace, o200k, Llama 3, Tekken, OLMo, the BPE
+// option sets): loaded once; the input's first byte picks one, the rest is the text.
 #include "fuzz_check.h"
 #include "fuzz_tokenizer_use.h"
 
@@ -14,7 +15,9 @@ const std::vector<std::shared_ptr<const ascviz::Tokenizer>>& tokenizers()
 {
     static const auto all = [] {
         std::vector<std::shared_ptr<const ascviz::Tokenizer>> v;
-        for (const char* name : {"gpt2", "llama2", "qwen3", "ascviz-code-bpe2k"})
+        for (const char* name : {"gpt2", "llama2", "qwen3", "ascviz-code-bpe2k", "family-gemma", "family-phi3",
+                                 "family-mistral-metaspace", "family-metaspace-always", "family-o200k", "family-llama3",
+                                 "family-tekken", "family-olmo", "family-options-subword", "family-options-split"})
             v.push_back(
                 ascviz::Tokenizer::fromModelDir(std::string(ASCVIZ_FUZZ_TEST_DATA "/fixtures/tokenizers/") + name));
         return v;

@@ -18,7 +18,15 @@ import tokenizers
 from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
 
 SPECIAL_LOOKALIKES = ["<|endoftext|>", "<|endoftext", "endoftext|>", "<s>", "</s>", "<unk>", "<|im_start|>",
-                      "<|im_end|>", "<mask>", "@@", "<pad>", "<|fim_prefix|>", "<0x41>", "▁", "Ġ", "Ċ"]
+                      "<|im_end|>", "<mask>", "@@", "<pad>", "<|fim_prefix|>", "<0x41>", "▁", "Ġ", "Ċ",
+                      # the family fixtures' added tokens (make_family_tokenizers.py)
+                      "[INST]", "[/INST]", "[TOOL_CALLS]", "<start_of_turn>", "<bos>", "<|begin_of_text|>",
+                      "<|eot_id|>", "<|end|>", "<|assistant|>", "<|placeholder1|>", "<SPECIAL_20>", "[MASK]",
+                      "[mask]", "<word>", "<sep>", "<think>", "\n\n", "\t\t", "<table>", "▁▁▁▁", "  ", "<|padding|>"]
+# Contractions, cases and identifiers the o200k / Tekken / cl100k regexes treat specially.
+WORDS = ["don't", "DON'T", "I'LL", "we've", "They'RE", "it's", "ſ's", "'s", "getHTTPResponse", "XMLHttpRequest",
+         "iPhone", "ÀÉÎõü", "ǅemal", "ΣΊΣΥΦΟΣ", "Straße", "x²", "1234567", "3.14159", "٣٤٥", "日本語", "한국어",
+         "🙂", "e\u0301", "snake_case", "__init__", "A1b2C3", "/", "//", "\r\n", "\n", " ", "\t"]
 WHITESPACE = [" ", "  ", "\t", "\n", "\r\n", "\r", "\u00a0", "\u3000", "\u2028", "\u200b", "\f", "\v"]
 RANGES = [(0x20, 0x7E), (0xA0, 0xFF), (0x100, 0x24F), (0x370, 0x3FF), (0x400, 0x4FF), (0x590, 0x5FF),
           (0x600, 0x6FF), (0x900, 0x97F), (0x3040, 0x30FF), (0x4E00, 0x9FFF), (0xAC00, 0xD7A3),
@@ -65,10 +73,13 @@ def generate(rng, codes, n):
         elif kind < 0.82:  # whitespace runs between words
             s = "".join(rng.choice(WHITESPACE) * rng.randint(1, 9) + rng.choice(["def", "x", "é", "字", "🙂", "42", ""])
                         for _ in range(rng.randint(1, 8)))
-        elif kind < 0.92:  # special-token lookalikes inside code and text
+        elif kind < 0.87:  # special-token lookalikes inside code and text
             parts = [rng.choice(SPECIAL_LOOKALIKES) if rng.random() < 0.5 else rng.choice(["x = 1", " foo", "\n", "é ", "😀"])
                      for _ in range(rng.randint(1, 6))]
             s = "".join(parts)
+        elif kind < 0.92:  # contractions, mixed case, digit runs, separators
+            s = "".join(rng.choice(WORDS) + rng.choice(["", "", " ", "  ", "\n", "'", "-", "."])
+                        for _ in range(rng.randint(1, 10)))
         else:  # combining marks, CRLF and NUL mixed into text
             base = rng.choice(["e", "a", "n", "ü", "字", " "])
             s = "".join(base + "".join(chr(rng.randint(0x300, 0x36F)) for _ in range(rng.randint(0, 3)))

@@ -251,6 +251,115 @@ TEST(TokenizerComponents, PartialUtf8DecodesToReplacementCharacters)
     EXPECT_EQ(gpt2->idToToken(emoji.ids[0]), "\xF0\x9F"); // raw bytes of the piece
 }
 
+// Word-level pre-tokenizers: with ignore_merges every pre-token that is a vocabulary word is one token, so
+// the tokens show the pre-tokens (expected values: tokenizers 0.23.2).
+std::pair<std::vector<std::string>, Offsets> preTokens(const json& pre, const std::string& text,
+                                                       const std::string& name)
+{
+    auto j = base(bpe({"[UNK]", "Hey", "friend", "!", "How", "?!?", "friend!", "a", "b", "c", ",", ".", "..",
+                       "a\xD8\x9D"
+                       "b"},
+                      {{"unk_token", "[UNK]"}, {"ignore_merges", true}}));
+    j["pre_tokenizer"] = pre;
+    const auto e = build(j, name)->encode(text);
+    return {e.tokens, e.offsets};
+}
+
+TEST(TokenizerComponents, WordLevelPreTokenizers)
+{
+    using Tokens = std::vector<std::string>;
+    auto r = preTokens({{"type", "Whitespace"}}, "Hey friend!  How?!?", "ws");
+    EXPECT_EQ(r.first, (Tokens{"Hey", "friend", "!", "How", "?!?"}));
+    EXPECT_EQ(r.second, (Offsets{{0, 3}, {4, 10}, {10, 11}, {13, 16}, {16, 19}}));
+    r = preTokens({{"type", "WhitespaceSplit"}}, "Hey friend!\tHow", "wss");
+    EXPECT_EQ(r.first, (Tokens{"Hey", "friend!", "How"}));
+    EXPECT_EQ(r.second, (Offsets{{0, 3}, {4, 11}, {12, 15}}));
+    r = preTokens({{"type", "Punctuation"}, {"behavior", "Isolated"}}, "a,b..c", "punct");
+    EXPECT_EQ(r.first, (Tokens{"a", ",", "b", ".", ".", "c"}));
+    r = preTokens({{"type", "Punctuation"}, {"behavior", "Contiguous"}}, "a,b..c", "punct-contiguous");
+    EXPECT_EQ(r.first, (Tokens{"a", ",", "b", "..", "c"}));
+    EXPECT_EQ(r.second, (Offsets{{0, 1}, {1, 2}, {2, 3}, {3, 5}, {5, 6}}));
+    // U+061D (Unicode 14 punctuation) is not punctuation for tokenizers (its Unicode 9 tables)
+    r = preTokens({{"type", "Punctuation"}},
+                  "a\xD8\x9D"
+                  "b",
+                  "punct-new");
+    EXPECT_EQ(r.first, (Tokens{"a\xD8\x9D"
+                               "b"}));
+    EXPECT_EQ(r.second, (Offsets{{0, 4}}));
+    r = preTokens({{"type", "BertPreTokenizer"}}, "Hey, friend!", "bert");
+    EXPECT_EQ(r.first, (Tokens{"Hey", ",", "friend", "!"}));
+    EXPECT_EQ(r.second, (Offsets{{0, 3}, {3, 4}, {5, 11}, {11, 12}}));
+    r = preTokens({{"type", "CharDelimiterSplit"}, {"delimiter", "_"}}, "a_b__c", "delim");
+    EXPECT_EQ(r.first, (Tokens{"a", "b", "c"}));
+    EXPECT_EQ(r.second, (Offsets{{0, 1}, {2, 3}, {5, 6}}));
+}
+
+TEST(TokenizerComponents, BpeDecoderAndNormalizedAddedTokens)
+{
+    auto j = base(bpe({"[UNK]", "hel", "lo</w>", "wor", "ld</w>"}));
+    j["decoder"] = {{"type", "BPEDecoder"}, {"suffix", "</w>"}};
+    EXPECT_EQ(build(j, "bpe-decoder")->decode(std::vector<int32_t>{1, 2, 3, 4}), "hello world");
+    // an added token matched on normalized text is known by its normalized form (id_to_token, decode)
+    j = base(bpe({"[UNK]", "x"}));
+    j["normalizer"] = {{"type", "Lowercase"}};
+    j["added_tokens"] = json::array({{{"id", 2},
+                                      {"content", "[MASK]"},
+                                      {"single_word", false},
+                                      {"lstrip", false},
+                                      {"rstrip", false},
+                                      {"normalized", true},
+                                      {"special", true}}});
+    const auto tok = build(j, "normalized-added");
+    const auto e = tok->encode("x[MASK]x");
+    EXPECT_EQ(e.ids, (std::vector<int32_t>{1, 2, 1}));
+    EXPECT_EQ(e.offsets, (Offsets{{0, 1}, {1, 7}, {7, 8}}));
+    EXPECT_EQ(tok->vocabToken(2), "[mask]");
+    EXPECT_EQ(tok->decode(std::vector<int32_t>{1, 2}), "x [mask]");
+    EXPECT_EQ(tok->tokenToId("[MASK]"), 2);
+    EXPECT_EQ(tok->tokenToId("[mask]"), std::nullopt);
+}
+
+TEST(TokenizerComponents, NfcNeverComposesExcludedComposites)
+{
+    // U+2ADC and U+1D15E decompose under NFC and are composition exclusions: they stay decomposed (utf8proc's
+    // pair composition alone would recompose them); each part keeps the whole original character's span.
+    auto j = base(bpe({"a", "\u2ADD", "\u0338", "\u00E9", "\U0001D157", "\U0001D165"}));
+    j["normalizer"] = {{"type", "NFC"}};
+    const auto tok = build(j, "nfc-exclusions");
+    auto e = tok->encode("a\u2ADCa");
+    EXPECT_EQ(e.ids, (std::vector<int32_t>{0, 1, 2, 0}));
+    EXPECT_EQ(e.offsets, (Offsets{{0, 1}, {1, 4}, {1, 4}, {4, 5}}));
+    e = tok->encode("a\U0001D15E");
+    EXPECT_EQ(e.ids, (std::vector<int32_t>{0, 4, 5}));
+    EXPECT_EQ(e.offsets, (Offsets{{0, 1}, {1, 5}, {1, 5}}));
+    EXPECT_EQ(tok->encode("e\u0301").ids, (std::vector<int32_t>{3})); // an ordinary pair still composes
+}
+
+TEST(TokenizerComponents, DecompositionsNewerThanTokenizersTablesAreKept)
+{
+    // tokenizers' normalizer tables predate U+32FF's compatibility decomposition (Unicode 12.1) and
+    // U+11938's canonical one (Unicode 13): it leaves both unchanged; older ones (U+FB01) still apply.
+    auto j = base(bpe({"\u32FF", "\U00011938", "f", "i", "\u4EE4", "\u548C"}));
+    j["normalizer"] = {{"type", "NFKD"}};
+    const auto tok = build(j, "newer-decompositions");
+    auto e = tok->encode("\u32FF\U00011938\uFB01");
+    EXPECT_EQ(e.ids, (std::vector<int32_t>{0, 1, 2, 3}));
+    EXPECT_EQ(e.offsets, (Offsets{{0, 3}, {3, 7}, {7, 10}, {7, 10}}));
+}
+
+TEST(TokenizerComponents, RegexWhiteSpaceIsUnicodeWhiteSpace)
+{
+    // \s is White_Space as in tokenizers' Oniguruma: U+180E (a format character) is not white space there,
+    // though PCRE2 counts it; \s inside a class and \S outside one follow.
+    auto j = base(bpe({"a\u180Eb", "c", "d"}, {{"ignore_merges", true}}));
+    j["pre_tokenizer"] = {
+        {"type", "Split"}, {"pattern", {{"Regex", R"(\S+|[^\s]+\s*)"}}}, {"behavior", "Removed"}, {"invert", true}};
+    const auto e = build(j, "regex-space")->encode("a\u180Eb c\u3000d");
+    EXPECT_EQ(e.ids, (std::vector<int32_t>{0, 1, 2}));
+    EXPECT_EQ(e.offsets, (Offsets{{0, 5}, {6, 7}, {10, 11}}));
+}
+
 TEST(TokenizerComponents, UnsupportedComponentsAreNamed)
 {
     const auto expectNamed = [](json j, const std::string& name, const std::string& what) {
@@ -262,8 +371,8 @@ TEST(TokenizerComponents, UnsupportedComponentsAreNamed)
         }
     };
     auto j = base(bpe({"a"}));
-    j["pre_tokenizer"] = {{"type", "Whitespace"}};
-    expectNamed(j, "u1", "unsupported pre_tokenizer type 'Whitespace'");
+    j["pre_tokenizer"] = {{"type", "UnicodeScripts"}};
+    expectNamed(j, "u1", "unsupported pre_tokenizer type 'UnicodeScripts'");
     j = base(bpe({"a"}));
     j["normalizer"] = {{"type", "BertNormalizer"}};
     expectNamed(j, "u2", "unsupported normalizer type 'BertNormalizer'");
@@ -278,7 +387,7 @@ TEST(TokenizerComponents, UnsupportedComponentsAreNamed)
     expectNamed(j, "u5", "unsupported post_processor type 'Fancy'");
     j = base(bpe({"a"}));
     j["model"]["dropout"] = 0.1;
-    expectNamed(j, "u6", "dropout");
+    expectNamed(j, "u6", "'dropout' 0.1 is not supported");
     // malformed JSON
     const auto dir = ascviz::testdata::processTempDir() / "tok-malformed";
     std::filesystem::create_directories(dir);

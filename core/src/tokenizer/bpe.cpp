@@ -44,8 +44,12 @@ BpeModel::BpeModel(const Json& model, bool byteLevel, bool cacheEnabled, std::si
     const auto type = model.value("type", std::string("BPE"));
     if (type != "BPE")
         throw TokenizerError("unsupported model type '" + type + "' (only BPE is implemented)");
-    if (model.contains("dropout") && !model["dropout"].is_null() && model["dropout"].get<double>() != 0.0)
-        throw TokenizerError("unsupported model option: BPE dropout");
+    // BPE dropout skips merges at random (a training-time regularisation): encodings would not be
+    // reproducible, so only null (or 0, which tokenizers treats as no dropout) is accepted.
+    if (model.contains("dropout") && !model["dropout"].is_null() &&
+        (!model["dropout"].is_number() || model["dropout"].get<double>() != 0.0))
+        throw TokenizerError("BPE model: 'dropout' " + model["dropout"].dump() +
+                             " is not supported (random merges; only null is)");
     if (!model.contains("vocab") || !model["vocab"].is_object())
         throw TokenizerError("BPE model without a 'vocab' object");
     if (!model.contains("merges") || !model["merges"].is_array())

@@ -142,6 +142,32 @@ public:
     }
 };
 
+// BPEDecoder: the end-of-word suffix becomes a space, except in the last token.
+class BpeSuffixDecoder final : public Decoder {
+public:
+    std::string suffix;
+    void decodeChain(std::vector<std::string>& tokens, bool piece) const override
+    {
+        if (suffix.empty())
+            return;
+        for (std::size_t i = 0; i < tokens.size(); ++i) {
+            const bool last = !piece && i + 1 == tokens.size();
+            std::string r;
+            const std::string& t = tokens[i];
+            for (std::size_t pos = 0;;) {
+                const auto at = t.find(suffix, pos);
+                r.append(t, pos, at == std::string::npos ? std::string::npos : at - pos);
+                if (at == std::string::npos)
+                    break;
+                if (!last)
+                    r.push_back(' ');
+                pos = at + suffix.size();
+            }
+            tokens[i] = std::move(r);
+        }
+    }
+};
+
 class SequenceDecoder final : public Decoder {
 public:
     std::vector<std::unique_ptr<Decoder>> items;
@@ -314,6 +340,11 @@ std::unique_ptr<Decoder> makeDecoder(const Json& j)
         auto d = std::make_unique<MetaspaceDecoder>();
         d->replacement = singleChar(getOr<std::string>(j, "replacement", "\xE2\x96\x81"), "Metaspace replacement");
         d->scheme = parseScheme(j);
+        return d;
+    }
+    if (type == "BPEDecoder") {
+        auto d = std::make_unique<BpeSuffixDecoder>();
+        d->suffix = getOr<std::string>(j, "suffix", "</w>");
         return d;
     }
     throw TokenizerError("unsupported decoder type '" + type + "'");

@@ -45,6 +45,8 @@ std::string utf8(char32_t c);
 bool isWhiteSpace(char32_t c);
 // Rust regex \w (alphanumeric, marks, connector punctuation, join controls).
 bool isWordChar(char32_t c);
+// tokenizers' is_punc: ASCII punctuation or a Unicode punctuation category (Pc Pd Ps Pe Pi Pf Po).
+bool isPunctuation(char32_t c);
 // Rust's String::from_utf8_lossy: each maximal invalid subsequence becomes U+FFFD.
 std::string utf8Lossy(std::string_view bytes);
 
@@ -126,6 +128,9 @@ struct NormStr {
     void replace(const Pattern& p, std::string_view content);
     void lrstrip(bool left, bool right);
     std::vector<NormStr> split(const Pattern& p, SplitBehavior behavior) const;
+    // The same with the (start, end, isMatch) pieces given, covering the whole string in order.
+    std::vector<NormStr> split(const std::vector<std::tuple<std::size_t, std::size_t, bool>>& matches,
+                               SplitBehavior behavior) const;
 };
 
 struct TokenOut {

@@ -42,6 +42,10 @@ bool isWordChar(char32_t c)
         return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
     if (c == 0x200C || c == 0x200D)
         return true;
+    // Other_Alphabetic symbols (circled and squared Latin letters) are alphabetic, so \w
+    if ((c >= 0x24B6 && c <= 0x24E9) || (c >= 0x1F130 && c <= 0x1F149) || (c >= 0x1F150 && c <= 0x1F169) ||
+        (c >= 0x1F170 && c <= 0x1F189))
+        return true;
     switch (utf8proc_category(static_cast<utf8proc_int32_t>(c))) {
     case UTF8PROC_CATEGORY_LU:
     case UTF8PROC_CATEGORY_LL:
@@ -186,11 +190,54 @@ MatchState& matchState()
 }
 } // namespace
 
+namespace {
+// Oniguruma's \s (tokenizers' regex engine) is Unicode White_Space; PCRE2's also matches U+180E (MONGOLIAN
+// VOWEL SEPARATOR, a format character since Unicode 6.3). \s and \S are written out as that set (\S only
+// outside a character class; inside one, where a negated set cannot be written, PCRE2's stays).
+constexpr const char* kWhiteSpace =
+    R"(\t-\r\x{20}\x{85}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000})";
+
+std::string onigWhiteSpace(const std::string& pattern)
+{
+    std::string out;
+    out.reserve(pattern.size());
+    bool inClass = false;
+    for (std::size_t i = 0; i < pattern.size(); ++i) {
+        const char c = pattern[i];
+        if (c == '\\' && i + 1 < pattern.size()) {
+            const char n = pattern[++i];
+            if (n == 's')
+                out += inClass ? std::string(kWhiteSpace) : std::string("[") + kWhiteSpace + "]";
+            else if (n == 'S' && !inClass)
+                out += std::string("[^") + kWhiteSpace + "]";
+            else
+                out.append({c, n});
+            continue;
+        }
+        if (!inClass && c == '[') {
+            inClass = true;
+            out += c;
+            // a ']' first in the class (after an optional '^') is a literal
+            if (i + 1 < pattern.size() && pattern[i + 1] == '^')
+                out += pattern[++i];
+            if (i + 1 < pattern.size() && pattern[i + 1] == ']')
+                out += pattern[++i];
+            continue;
+        }
+        if (inClass && c == ']')
+            inClass = false;
+        out += c;
+    }
+    return out;
+}
+} // namespace
+
 Regex::Regex(const std::string& pattern) : m_pattern(pattern)
 {
     int err = 0;
     PCRE2_SIZE errOffset = 0;
-    auto* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(), PCRE2_UTF | PCRE2_UCP,
+    const std::string compiled = onigWhiteSpace(pattern);
+    auto* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(compiled.data()), compiled.size(), PCRE2_UTF | PCRE2_UCP,
                                &err, &errOffset, nullptr);
     if (!code) {
         PCRE2_UCHAR buf[256];
@@ -465,7 +512,12 @@ void NormStr::lrstrip(bool left, bool right)
 
 std::vector<NormStr> NormStr::split(const Pattern& p, SplitBehavior behavior) const
 {
-    auto matches = p.findMatches(norm);
+    return split(p.findMatches(norm), behavior);
+}
+
+std::vector<NormStr> NormStr::split(const std::vector<std::tuple<std::size_t, std::size_t, bool>>& matches,
+                                    SplitBehavior behavior) const
+{
     using M = std::tuple<std::size_t, std::size_t, bool>;
     std::vector<std::pair<std::pair<std::size_t, std::size_t>, bool>> splits; // offsets, remove
     switch (behavior) {

@@ -1,5 +1,6 @@
-// Pre-tokenizers of tokenizer.json (Sequence, ByteLevel, Split, Digits, Metaspace). Anything not
-// implemented here is rejected with a TokenizerError naming it.
+// Pre-tokenizers of tokenizer.json (Sequence, ByteLevel, Split, Digits, Metaspace, Punctuation, Whitespace,
+// WhitespaceSplit, BertPreTokenizer, CharDelimiterSplit). Anything not implemented here is rejected with a
+// TokenizerError naming it.
 #include "component_json.h"
 
 namespace ascviz::tok {
@@ -76,6 +77,81 @@ public:
 private:
     bool m_individual;
     Pattern m_pattern;
+};
+
+using Matches = std::vector<std::tuple<std::size_t, std::size_t, bool>>;
+
+// One match per code point for which `pred` holds (tokenizers' split on a char predicate).
+template <class P> Matches charMatches(std::string_view s, P&& pred)
+{
+    Matches out;
+    std::size_t gap = 0;
+    for (std::size_t i = 0; i < s.size();) {
+        std::size_t l = 0;
+        const char32_t c = decodeUtf8(s, i, &l);
+        if (pred(c)) {
+            if (gap < i)
+                out.emplace_back(gap, i, false);
+            out.emplace_back(i, i + l, true);
+            gap = i + l;
+        }
+        i += l;
+    }
+    if (gap < s.size() || s.empty())
+        out.emplace_back(gap, s.size(), false);
+    return out;
+}
+
+// Runs of \w and of [^\w\s] kept, white space removed: Whitespace's \w+|[^\w\s]+ (matches are kept).
+Matches wordRuns(std::string_view s)
+{
+    Matches out;
+    int prevKind = -1; // 0 space, 1 word, 2 other
+    for (std::size_t i = 0; i < s.size();) {
+        std::size_t l = 0;
+        const char32_t c = decodeUtf8(s, i, &l);
+        const int kind = isWhiteSpace(c) ? 0 : isWordChar(c) ? 1 : 2;
+        if (kind != 0 && kind == prevKind)
+            std::get<1>(out.back()) = i + l;
+        else
+            out.emplace_back(i, i + l, kind == 0);
+        prevKind = kind;
+        i += l;
+    }
+    if (s.empty())
+        out.emplace_back(0, 0, false);
+    return out;
+}
+
+class CharSplitPreTokenizer final : public PreTokenizer {
+public:
+    enum class Kind { WhitespaceSplit, Punctuation, Whitespace, Bert, Delimiter };
+    Kind kind = Kind::WhitespaceSplit;
+    SplitBehavior behavior = SplitBehavior::Removed;
+    char32_t delimiter = 0;
+    void preTokenize(std::vector<Split>& splits) const override
+    {
+        splitEach(splits, [&](NormStr&& ns) {
+            switch (kind) {
+            case Kind::WhitespaceSplit:
+                return ns.split(charMatches(ns.norm, isWhiteSpace), SplitBehavior::Removed);
+            case Kind::Punctuation:
+                return ns.split(charMatches(ns.norm, isPunctuation), behavior);
+            case Kind::Whitespace:
+                return ns.split(wordRuns(ns.norm), SplitBehavior::Removed);
+            case Kind::Delimiter:
+                return ns.split(charMatches(ns.norm, [&](char32_t c) { return c == delimiter; }),
+                                SplitBehavior::Removed);
+            case Kind::Bert:
+                break;
+            }
+            std::vector<NormStr> out;
+            for (auto& w : ns.split(charMatches(ns.norm, isWhiteSpace), SplitBehavior::Removed))
+                for (auto& p : w.split(charMatches(w.norm, isPunctuation), SplitBehavior::Isolated))
+                    out.push_back(std::move(p));
+            return out;
+        });
+    }
 };
 
 class MetaspacePreTokenizer final : public PreTokenizer {
@@ -158,6 +234,21 @@ std::unique_ptr<PreTokenizer> makePreTokenizer(const Json& j, bool& byteLevel)
         singleChar(p->replacement, "Metaspace replacement");
         p->scheme = parseScheme(j);
         p->split = getOr<bool>(j, "split", true);
+        return p;
+    }
+    if (type == "WhitespaceSplit" || type == "Whitespace" || type == "BertPreTokenizer" || type == "Punctuation" ||
+        type == "CharDelimiterSplit") {
+        using K = CharSplitPreTokenizer::Kind;
+        auto p = std::make_unique<CharSplitPreTokenizer>();
+        p->kind = type == "WhitespaceSplit"    ? K::WhitespaceSplit
+                  : type == "Whitespace"       ? K::Whitespace
+                  : type == "Punctuation"      ? K::Punctuation
+                  : type == "BertPreTokenizer" ? K::Bert
+                                               : K::Delimiter;
+        if (p->kind == K::Punctuation)
+            p->behavior = parseBehavior(getOr<std::string>(j, "behavior", "Isolated"), "Punctuation pre_tokenizer");
+        if (p->kind == K::Delimiter)
+            p->delimiter = singleChar(getOr<std::string>(j, "delimiter", ""), "CharDelimiterSplit delimiter");
         return p;
     }
     throw TokenizerError("unsupported pre_tokenizer type '" + type + "'");

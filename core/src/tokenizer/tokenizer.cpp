@@ -20,6 +20,9 @@ namespace fs = std::filesystem;
 struct AddedTok {
     int32_t id = 0;
     std::string content;
+    // Hugging Face's id_to_token of the token (what decode reads): its content, normalized when the
+    // token is matched on normalized text ("[MASK]" under Lowercase is "[mask]").
+    std::string vocabString;
     bool special = false, normalized = true, lstrip = false, rstrip = false, singleWord = false;
 };
 
@@ -195,7 +198,7 @@ public:
                 const auto& a = m_added[it->second];
                 if (skipSpecialTokens && a.special)
                     continue;
-                tokens.push_back(a.content);
+                tokens.push_back(a.vocabString);
             } else if (const auto* t = m_model->idToToken(id)) {
                 tokens.push_back(*t);
             }
@@ -234,7 +237,7 @@ public:
     std::optional<std::string> vocabToken(int32_t id) const override
     {
         if (const auto it = m_addedIndex.find(id); it != m_addedIndex.end())
-            return m_added[it->second].content;
+            return m_added[it->second].vocabString;
         if (const auto* t = m_model->idToToken(id))
             return *t;
         return std::nullopt;
@@ -311,15 +314,17 @@ private:
         // tokenizers: special tokens first, then the others; raw trie = normalized == false
         for (int pass = 0; pass < 2; ++pass) {
             for (std::size_t k = 0; k < m_added.size(); ++k) {
-                const auto& a = m_added[k];
+                auto& a = m_added[k];
                 if (a.special != (pass == 0))
                     continue;
+                a.vocabString = a.content;
                 if (!a.normalized) {
                     m_rawMatcher.add(a.content, k);
                 } else {
                     NormStr ns = NormStr::fromOriginal(a.content, 0);
                     if (m_normalizer)
                         m_normalizer->normalize(ns);
+                    a.vocabString = ns.norm;
                     m_normMatcher.add(ns.norm, k);
                 }
             }
@@ -456,7 +461,7 @@ private:
         if (const auto* t = m_model->idToToken(id))
             return *t;
         if (const auto it = m_addedIndex.find(id); it != m_addedIndex.end())
-            return m_added[it->second].content;
+            return m_added[it->second].vocabString;
         return {};
     }
 

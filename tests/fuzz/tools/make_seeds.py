@@ -62,6 +62,13 @@ def encode_seeds():
                                        "  \r\n  ", "a" * 300, "1234567890 3.14e-10"]
     for k, t in enumerate(texts):
         write("encode", "text%02d" % k, bytes([k % 4]) + t.encode("utf-8"))
+    # the family-style tokenizers (indices 4.. in fuzz_encode.cpp) on texts their pipelines treat specially
+    family = ["<start_of_turn>user\n  x\n\n\t\t<table>\u2581\u2581", "<|end|>\n<|assistant|>  don't I'LL",
+              "[INST] getHTTPResponse 12345 [/INST]", " \u65e5\u672c\u8a9e\U0001f642 x\u00b2 \ufb01x \u00c0\u00c9",
+              "\r\n  1234567 <|begin_of_text|><|eot_id|>", "<SPECIAL_20>Stra\u00dfe<s></s>",
+              "a-b,c;d...e [MASK]  <word> @@ <sep>", "  \u0130stanbul \u061d\u00a0\u3000end"]
+    for k, t in enumerate(family):
+        write("encode", "family%02d" % k, bytes([4 + k % 10]) + t.encode("utf-8"))
 
 
 def safetensors_file(tensors, metadata=None):
