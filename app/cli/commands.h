@@ -10,6 +10,7 @@
 namespace ascviz::cli {
 
 int cmdVersion(Args& args);
+int cmdModels(Args& args);   // cmd_version.cpp: the supported model families
 int cmdTokenize(Args& args); // cmd_tokenize.cpp
 int cmdScore(Args& args);    // cmd_model.cpp
 int cmdGenerate(Args& args); // cmd_model.cpp

@@ -18,6 +18,7 @@ const char* kUsage =
     "usage: ascviz-cli <command> [options]      (ascviz-cli <command> --help: that command's options)\n"
     "commands:\n"
     "  --version                                   version, libtorch version and build, CUDA availability\n"
+    "  models [--json]                             the model families it runs and the options each honours\n"
     "  tokenize (--tokenizer FILE | --model M) --text-file F\n"
     "  score    --model M --text-file F\n"
     "  generate --model M --prompt-file F --max-new-tokens N [--greedy | --temperature T --top-p P --top-k K --seed "
@@ -92,6 +93,11 @@ const std::map<std::string, CommandHelp>& commandHelp()
         {"--version",
          {"ascviz-cli --version",
           "  prints the version, the LibTorch version and build, and whether CUDA is available\n", false}},
+        {"models",
+         {"ascviz-cli models [--json]",
+          "  lists the model families (config.json model_type) the decoder runs and the options each honours;\n"
+          "  --json: {\"families\": [{\"model_type\", \"honours\"}]}\n",
+          false}},
         {"tokenize",
          {"ascviz-cli tokenize (--tokenizer tokenizer.json | --model M) --text-file F [--out FILE]",
           "  encodes without special tokens: {\"ids\", \"offsets\" (UTF-8 bytes), \"tokens\", \"decoded\"}\n"
@@ -400,11 +406,12 @@ int main(int argc, char** argv)
     // the process with SIGXFSZ halfway through a write.
     std::signal(SIGXFSZ, SIG_IGN);
     const std::map<std::string, std::function<int(Args&)>> commands = {
-        {"--version", cmdVersion},   {"version", cmdVersion}, {"tokenize", cmdTokenize},    {"score", cmdScore},
-        {"generate", cmdGenerate},   {"parse", cmdParse},     {"node-types", cmdNodeTypes}, {"extract", cmdExtract},
-        {"analyze", cmdAnalyzeAll},  {"eval", cmdEval},       {"render", cmdRender},        {"batch", cmdBatch},
-        {"report", cmdReport},       {"merge", cmdMerge},     {"slurm", cmdSlurm},          {"study", cmdStudy},
-        {"relations", cmdRelations}, {"figure", cmdFigure},   {"galeras", cmdGaleras},      {"attribute", cmdAttribute},
+        {"--version", cmdVersion},   {"version", cmdVersion},     {"models", cmdModels}, {"tokenize", cmdTokenize},
+        {"score", cmdScore},         {"generate", cmdGenerate},   {"parse", cmdParse},   {"node-types", cmdNodeTypes},
+        {"extract", cmdExtract},     {"analyze", cmdAnalyzeAll},  {"eval", cmdEval},     {"render", cmdRender},
+        {"batch", cmdBatch},         {"report", cmdReport},       {"merge", cmdMerge},   {"slurm", cmdSlurm},
+        {"study", cmdStudy},         {"relations", cmdRelations}, {"figure", cmdFigure}, {"galeras", cmdGaleras},
+        {"attribute", cmdAttribute},
     };
     if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
         (argc < 2 ? std::cerr : std::cout) << kUsage;

@@ -220,3 +220,31 @@ TEST(CliModel, UsageErrors)
 }
 
 } // namespace
+
+// `models` lists every family the decoder runs (issue 41), the same list the load error names.
+TEST(CliModel, ModelsListsEveryFamilyWithItsOptions)
+{
+    const auto r = clitest::run("models --json");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto families = nlohmann::json::parse(r.out).at("families");
+    std::vector<std::string> types;
+    for (const auto& f : families) {
+        types.push_back(f.at("model_type").get<std::string>());
+        EXPECT_FALSE(f.at("honours").get<std::string>().empty()) << f.dump();
+    }
+    for (const char* t : {"gpt2", "llama", "qwen2", "qwen3", "mistral", "gemma", "gemma2", "gemma3_text", "phi3", "phi",
+                          "gptj", "stablelm", "granite", "olmo2", "olmo3", "smollm3", "seed_oss", "cwm", "exaone4"})
+        EXPECT_NE(std::find(types.begin(), types.end(), t), types.end()) << t << " missing from " << r.out;
+    // A config of another model_type is refused naming every listed family.
+    namespace fs = std::filesystem;
+    const fs::path dir = clitest::tempDir() / "unknown-family";
+    fs::create_directories(dir);
+    std::ofstream(dir / "config.json") << R"({"model_type": "not_a_family"})";
+    const auto bad = clitest::run("score --model " + clitest::quoted(dir) + " --text-file /dev/null");
+    EXPECT_EQ(bad.status, 1) << bad.err;
+    for (const std::string& t : types)
+        EXPECT_NE(bad.err.find(t), std::string::npos) << t << " missing from: " << bad.err;
+    const auto text = clitest::run("models");
+    EXPECT_EQ(text.status, 0);
+    EXPECT_NE(text.out.find("  gemma2      sandwich norms"), std::string::npos) << text.out;
+}

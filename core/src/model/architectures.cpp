@@ -8,6 +8,7 @@
 #include "decoder.h"
 
 #include "ascviz/base/error.h"
+#include "ascviz/model/model.h"
 
 #include <cmath>
 #include <initializer_list>
@@ -389,33 +390,56 @@ struct Architecture {
     const char* modelType;
     void (*readConfig)(const json&, ArchSpec&, const std::string&);
     DecoderWeights (*loadWeights)(WeightStore&, const ArchSpec&);
+    const char* honours; // the config options and computations it honours (ascviz-cli models; docs/architectures.md)
 };
 
 const Architecture kArchitectures[] = {
-    {"gpt2", readGpt2, gpt2Weights},
-    {"gpt_neo", readGptNeo, gptNeoWeights},
-    {"codegen", readCodegen, codegenWeights},
-    {"gpt_bigcode", readBigcode, bigcodeWeights},
-    {"gpt_neox", readGptNeox, gptNeoxWeights},
-    {"llama", readLlama, llamaStyleWeights},
-    {"qwen2", readQwen2, llamaStyleWeights},
-    {"starcoder2", readStarcoder2, llamaStyleWeights},
-    {"qwen3", readQwen3, llamaStyleWeights},
-    {"mistral", readMistral, llamaStyleWeights},
-    {"gemma", readGemma, llamaStyleWeights},
-    {"gemma2", readGemma2, gemma2Weights},
-    {"gemma3_text", readGemma3Text, gemma2Weights},
-    {"phi3", readPhi3, phi3Weights},
-    {"gptj", readGptj, gptjWeights},
-    {"phi", readPhi, phiWeights},
-    {"stablelm", readStablelm, llamaStyleWeights},
-    {"granite", readGranite, llamaStyleWeights},
-    {"olmo2", readOlmo2, olmo2Weights},
-    {"smollm3", readSmollm3, llamaStyleWeights},
-    {"olmo3", readOlmo3, olmo2Weights},
-    {"seed_oss", readSeedOss, llamaStyleWeights},
-    {"cwm", readCwm, llamaStyleWeights},
-    {"exaone4", readExaone4, olmo2Weights},
+    {"gpt2", readGpt2, gpt2Weights,
+     "learned positions, LayerNorm, GELU; scale_attn_weights, scale_attn_by_inverse_layer_idx, tie_word_embeddings"},
+    {"gpt_neo", readGptNeo, gptNeoWeights, "learned positions, attention_types (global and local layers), window_size"},
+    {"codegen", readCodegen, codegenWeights,
+     "rotary_dim (GPT-J rotary), parallel attention and MLP, untied head with bias"},
+    {"gpt_bigcode", readBigcode, bigcodeWeights,
+     "multi_query (multi-query or multi-head attention), learned positions"},
+    {"gpt_neox", readGptNeox, gptNeoxWeights,
+     "rotary_pct, use_parallel_residual, attention_bias, rope_parameters (default, linear, llama3, yarn, longrope)"},
+    {"llama", readLlama, llamaStyleWeights,
+     "num_key_value_heads (GQA/MQA), attention_bias, mlp_bias, head_dim, tie_word_embeddings, rope_parameters "
+     "(default, linear, llama3, yarn, longrope)"},
+    {"qwen2", readQwen2, llamaStyleWeights,
+     "q/k/v biases, tie_word_embeddings, use_sliding_window, sliding_window, max_window_layers, layer_types, "
+     "rope_parameters"},
+    {"starcoder2", readStarcoder2, llamaStyleWeights, "use_bias, sliding_window, LayerNorm, GELU MLP, rope_parameters"},
+    {"qwen3", readQwen3, llamaStyleWeights,
+     "per-head q/k RMSNorm, head_dim, attention_bias, use_sliding_window, sliding_window, max_window_layers, "
+     "layer_types, rope_parameters"},
+    {"mistral", readMistral, llamaStyleWeights, "sliding_window (null = none), head_dim, rope_parameters"},
+    {"gemma", readGemma, llamaStyleWeights,
+     "RMSNorm as x(1+w), embeddings times sqrt(hidden), GeGLU (hidden_activation), head_dim, rope_parameters"},
+    {"gemma2", readGemma2, gemma2Weights,
+     "sandwich norms, query_pre_attn_scalar, attn_logit_softcapping, final_logit_softcapping, layer_types, "
+     "sliding_window"},
+    {"gemma3_text", readGemma3Text, gemma2Weights,
+     "gemma2's layout, per-head q/k norms, rope_parameters per layer type (or rope_local_base_freq), "
+     "sliding_window_pattern"},
+    {"phi3", readPhi3, phi3Weights,
+     "fused qkv_proj and gate_up_proj, partial_rotary_factor, rope longrope (also su, yarn), sliding_window"},
+    {"gptj", readGptj, gptjWeights, "rotary_dim (GPT-J rotary), parallel attention and MLP, head with bias"},
+    {"phi", readPhi, phiWeights,
+     "partial_rotary_factor, parallel attention and MLP, qk_layernorm, biases, head with bias"},
+    {"stablelm", readStablelm, llamaStyleWeights,
+     "partial_rotary_factor, use_qkv_bias, use_parallel_residual, layer_norm_eps"},
+    {"granite", readGranite, llamaStyleWeights,
+     "embedding_multiplier, residual_multiplier, attention_multiplier, logits_scaling, rope_parameters"},
+    {"olmo2", readOlmo2, olmo2Weights,
+     "post-norms after attention and MLP, q/k RMSNorm over the whole projections, rope_parameters"},
+    {"smollm3", readSmollm3, llamaStyleWeights, "no_rope_layers, no_rope_layer_interval, rope_parameters"},
+    {"olmo3", readOlmo3, olmo2Weights, "olmo2's layout, layer_types, sliding_window, rope_parameters per layer type"},
+    {"seed_oss", readSeedOss, llamaStyleWeights,
+     "attention_bias, attention_out_bias, mlp_bias, head_dim, rope_parameters"},
+    {"cwm", readCwm, llamaStyleWeights, "layer_types, sliding_window, rope llama3"},
+    {"exaone4", readExaone4, olmo2Weights,
+     "post-norms, per-head q/k norms, sliding_window, layer_types, sliding_window_pattern, rope_parameters"},
 };
 
 const Architecture* find(const std::string& type)
@@ -488,3 +512,15 @@ DecoderWeights loadDecoderWeights(WeightStore& store, const ArchSpec& spec)
 }
 
 } // namespace ascviz::model
+
+namespace ascviz {
+
+std::vector<ModelFamily> modelFamilies()
+{
+    std::vector<ModelFamily> out;
+    for (const auto& a : model::kArchitectures)
+        out.push_back({a.modelType, a.honours});
+    return out;
+}
+
+} // namespace ascviz

@@ -127,4 +127,12 @@ int defaultCpuThreads();
 // threading, its thread count), e.g. "1 LibTorch intra-op thread; BLAS: OpenBLAS ... (pthreads), 2 threads".
 std::string cpuThreadSetup();
 
+// The model families the one decoder runs (config.json's model_type), each with the config options and
+// computations it honours (docs/architectures.md): `ascviz-cli models`. Anything else is refused at load.
+struct ModelFamily {
+    std::string modelType;
+    std::string honours;
+};
+std::vector<ModelFamily> modelFamilies();
+
 } // namespace ascviz
