@@ -242,15 +242,10 @@ void readBigcode(const json& j, ArchSpec& s, const std::string& path)
     s.tieEmbeddings = boolOr(j, "tie_word_embeddings", true);
 }
 
+// codegen: gptj's computation with its q/k/v fused in mp_num = 4 groups (arch_weights.cpp).
 void readCodegen(const json& j, ArchSpec& s, const std::string& path)
 {
-    readGpt2Style(j, s, path);
-    s.headDim = s.hidden / s.heads;
-    s.rope = RopeKind::GptJ;
-    s.rotaryDim = intOr(j, {"rotary_dim"}, s.headDim);
-    s.residual = Residual::ParallelSharedNorm;
-    s.attnFp32 = true;
-    s.tieEmbeddings = boolOr(j, "tie_word_embeddings", false);
+    readGptj(j, s, path);
     if (s.heads % 4 != 0)
         throw ModelError(path + ": codegen's fused qkv layout needs n_head divisible by 4 (mp_num), got " +
                          std::to_string(s.heads));
