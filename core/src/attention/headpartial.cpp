@@ -187,7 +187,9 @@ PartialContents readHeadPartial(std::istream& in, const std::filesystem::path& f
             throw InputError(where + ": not JSON", ErrorContext(file.string(), {}, lineNo));
         }
         if (!header) {
-            if (!j.is_object() || j.value("kind", "") != kKind)
+            // The header is told by its "kind"; any other value (or type) there is not ours.
+            const auto kind = j.is_object() ? j.find("kind") : j.end();
+            if (kind == j.end() || !kind->is_string() || kind->get_ref<const std::string&>() != kKind)
                 throw InputError(where + ": not a partial file of analyze heads (no header line)",
                                  ErrorContext(file.string(), {}, lineNo));
             try {
