@@ -138,7 +138,8 @@ configure_and_build() {
   local launcher_args=()
   if command -v ccache >/dev/null 2>&1; then
     launcher_args=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-    export CCACHE_BASEDIR="$here"
+    # The test command's builds (release, the Python package, ASan, fuzz) take several GB of objects.
+    export CCACHE_BASEDIR="$here" CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-16G}"
   fi
   local live_args=()
   if [ "$tests" = ON ]; then
@@ -165,6 +166,13 @@ ASCVIZ_UBSAN_OPTIONS="${ASCVIZ_UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1
 ASCVIZ_LSAN_OPTIONS="${ASCVIZ_LSAN_OPTIONS:-suppressions=$here/tests/sanitizers/lsan.supp:print_suppressions=0}"
 robustness() {
   local status=0 dir="$build_base-asan"
+  # ccache, when installed, as for the other builds; -g1 puts the folder in the objects' line tables, so
+  # without hash_dir a clone at another path reuses them too (its stack traces then name the first path).
+  local launcher_args=()
+  if command -v ccache >/dev/null 2>&1; then
+    launcher_args=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+    export CCACHE_BASEDIR="$here" CCACHE_NOHASHDIR=1
+  fi
   # ASan + UBSan: core, the CLI and their tests (no GUI; not the live tier, Slurm or the slow CLI tests), gcc,
   # Debug at -O1 with line tables only (-g1: the reports' stack traces need no more; ~27 % less compile time
   # than -g, docs/robustness.md).
@@ -173,7 +181,8 @@ robustness() {
   stage_begin
   cmake -S "$here" -B "$dir" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-O1 -g1" -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" \
     -DASCVIZ_SANITIZE=address,undefined -DASCVIZ_BUILD_GUI=OFF -DASCVIZ_BUILD_TESTS=ON -DASCVIZ_BUILD_BENCH=OFF \
-    -DASCVIZ_SLOW_TESTS=OFF -DASCVIZ_SLURM_TESTS=OFF -DASCVIZ_TORCH_PACKAGE= -DASCVIZ_LIVE_PYTHON= -Wno-dev --log-level=WARNING >/dev/null
+    -DASCVIZ_SLOW_TESTS=OFF -DASCVIZ_SLURM_TESTS=OFF -DASCVIZ_TORCH_PACKAGE= -DASCVIZ_LIVE_PYTHON= "${launcher_args[@]}" \
+    -Wno-dev --log-level=WARNING >/dev/null
   echo "setup: building with ASan + UBSan in $dir ($jobs jobs)" >&2
   cmake --build "$dir" -j "$jobs" -- --no-print-directory -s
   # No LD_PRELOAD: the ASan runtime must come first in the executables' own link order (gcc puts libasan
@@ -195,7 +204,7 @@ robustness() {
   dir="$build_base-fuzz"
   CC=clang CXX=clang++ cmake -S "$here" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DASCVIZ_FUZZ=ON \
     -DASCVIZ_BUILD_GUI=OFF -DASCVIZ_BUILD_TESTS=OFF -DASCVIZ_BUILD_BENCH=OFF -DASCVIZ_TORCH_PACKAGE= \
-    -Wno-dev --log-level=WARNING >/dev/null
+    "${launcher_args[@]}" -Wno-dev --log-level=WARNING >/dev/null
   echo "setup: building the fuzz targets in $dir ($jobs jobs)" >&2
   cmake --build "$dir" --target ascviz_fuzzers -j "$jobs" -- --no-print-directory -s
   ASCVIZ_FUZZ_JOBS="$jobs" bash "$here/tests/fuzz/run.sh" "$dir" "${ASCVIZ_FUZZ_SECONDS:-15}" >&2 || status=1
@@ -298,7 +307,14 @@ case "$mode" in
       # PyTorch build failed on every CPU without AVX-512 while CI passed on one with it). The live cases made
       # above are reused (-FS); the benchmark comparison is not repeated.
       # AVX2 (most users' CPUs): every runtime test; SSE41: the products themselves and the model conformance.
-      for isa in ${ASCVIZ_ISA_RERUNS:-AVX2 SSE41}; do
+      # On a CPU without AVX-512 the first run already was the AVX2 run (oneDNN's best ISA there is AVX2):
+      # it is not repeated.
+      isa_reruns="${ASCVIZ_ISA_RERUNS:-AVX2 SSE41}"
+      if [ -z "${ASCVIZ_ISA_RERUNS:-}" ] && ! grep -q -m1 '^flags.* avx512f' /proc/cpuinfo; then
+        isa_reruns="SSE41"
+        echo "setup: this CPU has no AVX-512: the run above was the AVX2 run" >&2
+      fi
+      for isa in $isa_reruns; do
         echo "setup: testing the $t LibTorch build's model runtime with ONEDNN_MAX_CPU_ISA=$isa" >&2
         isa_args=(-L runtime -E '^(live_make_cases|bench_hf_compare)$')
         [ "$isa" = AVX2 ] || isa_args=(-R '^test_(cpu_threads|model_conformance|model_live)$')
