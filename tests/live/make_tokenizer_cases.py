@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Differential tokenizer cases: >= 20,000 generated strings encoded by Hugging Face `tokenizers` with every
+"""Differential tokenizer cases: generated strings (20,000 a tokenizer by default; the CTest tier asks 8,000) encoded by Hugging Face `tokenizers` with every
 given tokenizer.json and with tokenizers trained here by `tokenizers`' own trainers.
 
     make_tokenizer_cases.py --out DIR --corpus stdlib-functions.jsonl [--strings N] [--seed S] NAME=tokenizer.json ...
