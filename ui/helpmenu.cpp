@@ -53,8 +53,14 @@ QString quickStartText()
         "<li><b>Batch</b>: choose a corpus (JSON Lines, CSV or a folder; <i>Sample</i> is the bundled one) and a "
         "results database, then <b>Start</b>. A stopped run continues with <b>Resume</b>.</li>"
         "<li><b>Analysis</b>: causal analysis, PERPLEXED and the heat map over one or more results databases.</li>"
+        "<li><b>Galeras</b>: the Galeras testbed's causal runs (treatments, confounders) over a results "
+        "database.</li>"
+        "<li><b>Inside</b> (on the Interactive page): the layer lens (NtP at every layer), attribution of a node "
+        "to the prompt's nodes, and <b>Heads</b>: which attention heads follow which syntactic relations "
+        "(CodeSyntax).</li>"
         "<li><b>Study</b>: user studies over stored evaluations.</li></ol>"
-        "<p>The model: File › Open model folder (any Hugging Face decoder checkpoint), or the bundled model. "
+        "<p>The model: File › Open model folder (any Hugging Face decoder checkpoint of a family in Help › "
+        "Model families), or the bundled model. "
         "The same work from a terminal: <code>ascviz-cli --help</code>; the README has both.</p>");
 }
 
@@ -67,6 +73,18 @@ QString shortcutsText(const QMenuBar* bar)
     return QObject::tr("<h3>Keyboard shortcuts</h3><table>%1</table>").arg(rows);
 }
 
+QString modelFamiliesText()
+{
+    QString rows;
+    for (const ModelFamily& f : modelFamilies())
+        rows += QStringLiteral("<tr><td><code>%1</code></td><td>%2</td></tr>")
+                    .arg(toQString(f.modelType).toHtmlEscaped(), toQString(f.honours).toHtmlEscaped());
+    return QObject::tr("<h3>Model families</h3><p>A model folder loads when its config.json's <code>model_type</code> "
+                       "is one of these; the options each honours are listed (anything else is refused at load, "
+                       "naming the key).</p><table>%1</table>")
+        .arg(rows);
+}
+
 QMenu* addHelpMenu(QMenuBar* bar, QWidget* parent)
 {
     QMenu* help = bar->addMenu(QObject::tr("&Help"));
@@ -76,6 +94,9 @@ QMenu* addHelpMenu(QMenuBar* bar, QWidget* parent)
     quick->setShortcut(QKeySequence::HelpContents);
     help->addAction(QObject::tr("&Keyboard shortcuts"), parent, [bar, parent] {
         QMessageBox::information(parent, QObject::tr("AsC-Viz keyboard shortcuts"), shortcutsText(bar));
+    });
+    help->addAction(QObject::tr("Model &families"), parent, [parent] {
+        QMessageBox::information(parent, QObject::tr("AsC-Viz model families"), modelFamiliesText());
     });
     help->addSeparator();
     QAction* about = help->addAction(QObject::tr("&About AsC-Viz"), parent, [parent] {

@@ -1,5 +1,6 @@
 // The main window's Help menu (Qt desktop convention): About AsC-Viz (version, LibTorch, CPU threads), the
-// README's quick start, and the keyboard shortcuts of every menu action, each shown in a dialog.
+// README's quick start, the keyboard shortcuts of every menu action and the model families the decoder runs,
+// each shown in a dialog.
 #pragma once
 #include <QString>
 
@@ -17,5 +18,6 @@ QMenu* addHelpMenu(QMenuBar* bar, QWidget* parent);
 QString aboutText();
 QString quickStartText();
 QString shortcutsText(const QMenuBar* bar);
+QString modelFamiliesText();
 
 } // namespace ascviz::ui

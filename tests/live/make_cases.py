@@ -143,8 +143,10 @@ VARIANTS = [
     ("llama-linear2", "llama", {"rope_parameters": rope("linear", factor=2.0)}, {}),
     ("llama-linear2-v4", "llama", {"rope_parameters": rope("linear", factor=2.0)}, {"spelling": 4}),
     ("llama-bf16", "llama", {}, {"dtype": "bfloat16"}),
-    ("llama-dynamic", "llama", {"rope_parameters": rope("dynamic", factor=2.0)},
-     {"expect": "refuse", "error": 'rope_parameters.rope_type = "dynamic"'}),
+    # dynamic NTK: max_position_embeddings below the texts (48-57 tokens), so scoring and every greedy step
+    # rotate with a base of their own length; the context is max_position_embeddings x factor.
+    ("llama-dynamic", "llama", {"max_position_embeddings": 20, "rope_parameters": rope("dynamic", factor=4.0)}, {}),
+    ("llama-dynamic-within", "llama", {"rope_parameters": rope("dynamic", factor=3.0, theta=5e5)}, {}),
     ("llama-yarn", "llama", {"rope_parameters": rope("yarn", factor=2.0, original_max_position_embeddings=64)}, {}),
     ("llama-yarn-options", "llama", {"rope_parameters": rope("yarn", factor=4.0, original_max_position_embeddings=32,
                                                             attention_factor=1.2, beta_fast=16, beta_slow=2,
@@ -162,8 +164,12 @@ VARIANTS = [
     ("llama-rope-unknown", "llama", {"rope_parameters": rope("proportional", factor=2.0)},
      {"expect": "refuse", "error": 'rope_parameters.rope_type = "proportional"'}),
     ("qwen2-yarn", "qwen2", {"rope_parameters": rope("yarn", factor=4.0, original_max_position_embeddings=32)}, {}),
-    ("starcoder2-dynamic-v4", "starcoder2", {"rope_parameters": rope("dynamic", factor=2.0)},
-     {"spelling": 4, "expect": "refuse", "error": 'rope_scaling.type = "dynamic"'}),
+    ("starcoder2-dynamic-v4", "starcoder2", {"max_position_embeddings": 32, "rope_parameters": rope("dynamic", factor=4.0)},
+     {"spelling": 4}),
+    ("gpt_neox-dynamic-partial", "gpt_neox", {"max_position_embeddings": 24, "rotary_pct": 0.5,
+                                              "rope_parameters": rope("dynamic", factor=3.5)}, {}),
+    ("llama-dynamic-factor-below-1", "llama", {"rope_parameters": rope("dynamic", factor=0.5)},
+     {"expect": "refuse", "error": "a dynamic rope factor must be 1 to 1024"}),
     ("gpt_neox-linear2", "gpt_neox", {"rope_parameters": rope("linear", factor=2.0)}, {}),
     ("qwen2-linear4-v4", "qwen2", {"rope_parameters": rope("linear", factor=4.0, theta=1e6)}, {"spelling": 4}),
     ("gpt_bigcode-inverse-layer-idx", "gpt_bigcode", {"scale_attn_by_inverse_layer_idx": True},
@@ -317,6 +323,34 @@ def greedy(model, prompt):
     return ids[0].tolist()
 
 
+def dynamic_rope(model):
+    """The rotary modules with transformers' dynamic NTK rope (they keep the longest length seen so far)."""
+    return [m for m in model.modules()
+            if hasattr(m, "original_inv_freq") and "dynamic" in str(getattr(m, "rope_type", ""))]
+
+
+def fresh_rope(model):
+    """Puts dynamic-NTK rotary modules back in a fresh model's state, so that every reference call is that of a
+    fresh model (AsC-Viz scores each text as one; docs/architectures.md)."""
+    for m in dynamic_rope(model):
+        m.register_buffer("inv_freq", m.original_inv_freq.clone(), persistent=False)
+        m.max_seq_len_cached = m.original_max_seq_len
+
+
+def greedy_cached(model, prompt):
+    """Greedy decoding as transformers' generate runs it: one prefill, then one position a step on the KV cache
+    (the cached keys keep the rotation of their step; dynamic NTK rotates each new position by the length so far)."""
+    fresh_rope(model)
+    out = list(prompt)
+    with torch.no_grad():
+        r = model(torch.tensor([prompt]), use_cache=True)
+        for _ in range(GREEDY_NEW):
+            nxt = r.logits[0, -1].argmax().item()
+            out.append(nxt)
+            r = model(torch.tensor([[nxt]]), past_key_values=r.past_key_values, use_cache=True)
+    return out
+
+
 def final_norm(model):
     """The final norm of a causal LM (gpt2/gpt_neo/codegen/gpt_bigcode: ln_f, gpt_neox: final_layer_norm,
     phi: final_layernorm, llama/qwen2/qwen3/mistral/gemma*/phi3/granite/olmo2/smollm3/stablelm/starcoder2:
@@ -345,6 +379,7 @@ def layer_ntp(model, ids, logits):
     """The layer lens (method.md 13): per predicted position i (1..n-1), NtP of ids[i] from every entry of
     output_hidden_states through the same final norm and head; the last entry is already normed (its logits are
     the model's own), the others are the raw residual stream."""
+    fresh_rope(model)
     with torch.no_grad():
         hs = model(torch.tensor([ids]), output_hidden_states=True).hidden_states
         norm = final_norm(model)
@@ -398,6 +433,7 @@ def make(out, tokenizer_json, name, model_type, overrides, opts):
     cases = []
     for text in TEXTS:
         ids = tok.encode(text, add_special_tokens=False).ids
+        fresh_rope(ref_model)
         with torch.no_grad():
             outputs = ref_model(torch.tensor([ids]), output_attentions=True)
             logits = outputs.logits[0].float()
@@ -409,7 +445,7 @@ def make(out, tokenizer_json, name, model_type, overrides, opts):
         cases.append({"text": text, "input_ids": ids, "ntp": ntp, "ntp_layers": case_layers,
                       "top5_ids": top.indices.tolist(),
                       "top5_logits": top.values.tolist(), "greedy_prompt_ids": prompt,
-                      "greedy_ids": greedy(ref_model, prompt),
+                      "greedy_ids": (greedy_cached if dynamic_rope(ref_model) else greedy)(ref_model, prompt),
                       "attentions": [[[[round(v, 9) for v in layer[0, h, q, :q + 1].tolist()]
                                        for q in range(len(ids))] for h in range(layer.shape[1])]
                                      for layer in outputs.attentions]})

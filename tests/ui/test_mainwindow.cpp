@@ -323,7 +323,15 @@ void TestMainWindow::helpMenu()
         if (!a->isSeparator())
             entries << a->text();
     QCOMPARE(entries, QStringList({QStringLiteral("&Quick start"), QStringLiteral("&Keyboard shortcuts"),
-                                   QStringLiteral("&About AsC-Viz")}));
+                                   QStringLiteral("Model &families"), QStringLiteral("&About AsC-Viz")}));
+    // Model families lists every family the decoder runs, with its options.
+    const QString families = modelFamiliesText();
+    for (const ModelFamily& f : modelFamilies()) {
+        QVERIFY2(families.contains(QStringLiteral("<code>%1</code>").arg(toQString(f.modelType))),
+                 qPrintable(toQString(f.modelType)));
+        QVERIFY2(families.contains(toQString(f.honours).toHtmlEscaped()), qPrintable(toQString(f.modelType)));
+    }
+    QVERIFY(modelFamilies().size() >= 24);
     // About names the version, the LibTorch and the CPU thread setup.
     const QString about = aboutText();
     QVERIFY2(about.contains(versionString()), qPrintable(about));
@@ -335,6 +343,8 @@ void TestMainWindow::helpMenu()
     QVERIFY2(keys.contains(QKeySequence(QKeySequence::Open).toString(QKeySequence::NativeText)), qPrintable(keys));
     QVERIFY2(keys.contains(QStringLiteral("Help › Quick start")), qPrintable(keys));
     QVERIFY(quickStartText().contains(QStringLiteral("Resume")));
+    for (const char* page : {"Heads", "Inside", "Galeras"})
+        QVERIFY2(quickStartText().contains(QLatin1String(page)), page);
 }
 
 QTEST_MAIN(TestMainWindow)

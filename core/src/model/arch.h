@@ -48,7 +48,10 @@ struct ArchSpec {
     // Frequency-rescaling rope types (inv_freq computed once, cos/sin times an attention factor).
     // LongRope: inv_freq = 1 / (ext · theta^(2i/d)) with ext = short_factor while the forward pass's sequence
     // (past + new) is at most original_max_position_embeddings, long_factor beyond (transformers' longrope).
-    enum class RopeScaling { None, Llama3, Yarn, LongRope };
+    // Dynamic (transformers' dynamic NTK): a forward pass over S > ropeOriginalContext (max_position_embeddings)
+    // positions rotates with base' = theta · (factor · S / orig − (factor − 1))^(d / (d − 2)); shorter ones as
+    // default. Its context is orig · factor (the extension the factor is for).
+    enum class RopeScaling { None, Llama3, Yarn, LongRope, Dynamic };
     RopeScaling ropeScaling = RopeScaling::None;
     double ropeFactor = 1.0;
     int64_t ropeOriginalContext = 0;                          // original_max_position_embeddings

@@ -185,12 +185,24 @@ void readRope(const json& j, ArchSpec& s, double defaultPartial, const std::stri
     } else if (type == "longrope" || (legacyLongrope && (type == "su" || type == "yarn"))) {
         s.rotaryDim = static_cast<int64_t>(static_cast<double>(s.headDim) * partial);
         readLongrope(merged, s, typeKey.substr(0, typeKey.find('.')), path);
+    } else if (type == "dynamic") {
+        // transformers' _compute_dynamic_ntk_parameters scales against max_position_embeddings itself.
+        s.ropeScaling = ArchSpec::RopeScaling::Dynamic;
+        s.ropeFactor = number("factor", 1.0);
+        if (!(s.ropeFactor >= 1.0) || s.ropeFactor > 1024.0)
+            throw ModelError(path + ": " + typeKey.substr(0, typeKey.find('.')) +
+                             ".factor = " + std::to_string(s.ropeFactor) + ": a dynamic rope factor must be 1 to 1024");
+        s.ropeOriginalContext = s.context;
+        s.context = static_cast<int64_t>(std::floor(static_cast<double>(s.context) * s.ropeFactor));
     } else if (type != "default") {
         throw ModelError(path + ": " + typeKey + " = \"" + type +
-                         "\": this rope scaling type is not supported (supported: default, linear, llama3, yarn, "
-                         "longrope)");
+                         "\": this rope scaling type is not supported (supported: default, linear, dynamic, llama3, "
+                         "yarn, longrope)");
     }
     s.rotaryDim = static_cast<int64_t>(static_cast<double>(s.headDim) * partial);
+    if (s.ropeScaling == ArchSpec::RopeScaling::Dynamic && s.rotaryDim <= 2) // its exponent is d / (d - 2)
+        throw ModelError(path + ": " + typeKey + " = \"dynamic\" with a rotary dimension of " +
+                         std::to_string(s.rotaryDim) + " (head_dim x partial rotary factor): it needs more than 2");
 }
 
 void readTokens(const json& j, ArchSpec& s)
@@ -397,10 +409,11 @@ const Architecture kArchitectures[] = {
     {"gpt_bigcode", readBigcode, bigcodeWeights,
      "multi_query (multi-query or multi-head attention), learned positions"},
     {"gpt_neox", readGptNeox, gptNeoxWeights,
-     "rotary_pct, use_parallel_residual, attention_bias, rope_parameters (default, linear, llama3, yarn, longrope)"},
+     "rotary_pct, use_parallel_residual, attention_bias, rope_parameters (default, linear, dynamic, llama3, yarn, "
+     "longrope)"},
     {"llama", readLlama, llamaStyleWeights,
      "num_key_value_heads (GQA/MQA), attention_bias, mlp_bias, head_dim, tie_word_embeddings, rope_parameters "
-     "(default, linear, llama3, yarn, longrope)"},
+     "(default, linear, dynamic, llama3, yarn, longrope)"},
     {"qwen2", readQwen2, llamaStyleWeights,
      "q/k/v biases, tie_word_embeddings, use_sliding_window, sliding_window, max_window_layers, layer_types, "
      "rope_parameters"},

@@ -29,7 +29,16 @@ Decoder::Decoder(ArchSpec spec, DecoderWeights weights, at::Device device, at::S
         const auto exponents =
             at::arange(0, m_spec.rotaryDim, 2, at::TensorOptions().dtype(at::kLong).device(m_device)).to(at::kFloat) /
             static_cast<double>(m_spec.rotaryDim);
-        const at::Tensor powers = at::pow(at::scalar_tensor(m_spec.ropeTheta, f32), exponents);
+        m_ropeExponents = exponents;
+        // Dynamic: at load (and for passes within max_position_embeddings) transformers computes its formula at
+        // seq_len = max_position_embeddings in Python floats, which gives theta or a neighbour of it.
+        double theta = m_spec.ropeTheta;
+        if (m_spec.ropeScaling == ArchSpec::RopeScaling::Dynamic) {
+            const double f = m_spec.ropeFactor, orig = static_cast<double>(m_spec.ropeOriginalContext);
+            const auto d = static_cast<double>(m_spec.rotaryDim);
+            theta = theta * std::pow(f * orig / orig - (f - 1), d / (d - 2));
+        }
+        const at::Tensor powers = at::pow(at::scalar_tensor(theta, f32), exponents);
         if (m_spec.ropeScaling == ArchSpec::RopeScaling::LongRope) {
             // transformers' _compute_longrope_parameters: 1 / (ext_factors * base ** exponents).
             auto factors = [&](const std::vector<double>& f) {
@@ -50,6 +59,31 @@ Decoder::Decoder(ArchSpec spec, DecoderWeights weights, at::Device device, at::S
 bool Decoder::longRope(int64_t seqLen) const
 {
     return m_invFreqLong.defined() && seqLen > m_spec.ropeOriginalContext;
+}
+
+int64_t Decoder::ropeVariant(int64_t seqLen) const
+{
+    if (seqLen <= m_spec.ropeOriginalContext)
+        return 0;
+    if (m_invFreqLong.defined())
+        return 1;
+    return m_spec.ropeScaling == ArchSpec::RopeScaling::Dynamic ? seqLen : 0;
+}
+
+at::Tensor Decoder::invFreqFor(int64_t seqLen) const
+{
+    if (longRope(seqLen))
+        return m_invFreqLong;
+    if (m_spec.ropeScaling != ArchSpec::RopeScaling::Dynamic || seqLen <= m_spec.ropeOriginalContext)
+        return m_invFreq;
+    // transformers' _compute_dynamic_ntk_parameters with seq_len = max(position_ids) + 1, a tensor: the new base
+    // in float32 tensor arithmetic, then 1 / base ** (arange(0, d, 2) / d).
+    const auto d = static_cast<double>(m_spec.rotaryDim);
+    const double f = m_spec.ropeFactor;
+    const at::Tensor s = at::scalar_tensor(seqLen, at::TensorOptions().dtype(at::kLong).device(m_device));
+    const at::Tensor base =
+        m_spec.ropeTheta * at::pow(s * f / static_cast<double>(m_spec.ropeOriginalContext) - (f - 1), d / (d - 2));
+    return 1.0 / at::pow(base, m_ropeExponents);
 }
 
 bool Decoder::ropeChangesAt(int64_t seqLen) const
@@ -344,7 +378,7 @@ Decoder::RopeTables Decoder::ropeTables(const at::Tensor& positions, int64_t seq
         }
         return std::make_pair(cos.to(m_dtype), sin.to(m_dtype));
     };
-    std::tie(out.cos, out.sin) = tables(longRope(seqLen) ? m_invFreqLong : m_invFreq, m_spec.ropeAttentionFactor);
+    std::tie(out.cos, out.sin) = tables(invFreqFor(seqLen), m_spec.ropeAttentionFactor);
     if (m_invFreqLocal.defined())
         std::tie(out.cosLocal, out.sinLocal) = tables(m_invFreqLocal, 1.0);
     return out;
@@ -416,11 +450,16 @@ at::Tensor Decoder::hiddenPacked(const at::Tensor& ids, const std::vector<int64_
     const at::Tensor positions = at::tensor(pos, at::kLong).to(m_device);
     at::Tensor x = embed(ids, positions); // [N, hidden]
     // Rotary tables of positions 0 .. maxLen - 1 [maxLen, rot]; each sequence rotates as a forward pass of its own
-    // length would (longrope: its long factors only where the sequence is longer than the original context).
+    // length would (longrope: its long factors only where the sequence is longer than the original context;
+    // dynamic: a base of its own for each length beyond it).
     const at::Tensor tablePositions = at::arange(0, maxLen, longOpts);
-    const RopeTables shortTables = ropeTables(tablePositions, 1);
-    const RopeTables longTables = m_invFreqLong.defined() ? ropeTables(tablePositions, maxLen) : shortTables;
-    auto tablesOf = [&](int64_t T) -> const RopeTables& { return longRope(T) ? longTables : shortTables; };
+    std::map<int64_t, RopeTables> tablesByVariant;
+    auto tablesOf = [&](int64_t T) -> const RopeTables& {
+        auto [it, added] = tablesByVariant.try_emplace(ropeVariant(T));
+        if (added)
+            it->second = ropeTables(tablePositions, T);
+        return it->second;
+    };
 
     // Local layers' window masks, one per distinct length longer than the window (shorter ones are causal).
     const int64_t nh = m_spec.heads, hd = m_spec.headDim;

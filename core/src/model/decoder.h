@@ -131,8 +131,11 @@ private:
     at::Device m_device;
     at::ScalarType m_dtype;
     at::Tensor scaledInvFreq(const at::Tensor& invFreq, const at::Tensor& exponents) const;
-    at::Tensor m_invFreq;      // [rotaryDim / 2] float32
-    at::Tensor m_invFreqLong;  // longrope's long factors, else undefined
+    at::Tensor m_invFreq;       // [rotaryDim / 2] float32
+    at::Tensor m_invFreqLong;   // longrope's long factors, else undefined
+    at::Tensor m_ropeExponents; // arange(0, rotaryDim, 2) / rotaryDim, float32
+    // The inverse frequencies a forward pass over `seqLen` positions rotates with.
+    at::Tensor invFreqFor(int64_t seqLen) const;
     at::Tensor m_invFreqLocal; // ropeLocalTheta's, else undefined
 
 public:
@@ -143,6 +146,10 @@ public:
     // Whether a forward pass over `seqLen` positions rotates with longrope's long factors (batches of padded rows
     // do not mix the two, so that every row rotates as it would alone).
     bool longRope(int64_t seqLen) const;
+    // Which rotation a forward pass over `seqLen` positions uses: equal values rotate alike (0: the default
+    // frequencies; longrope: 1 beyond the original context; dynamic: the length itself beyond it). Batches of
+    // padded rows hold one value only.
+    int64_t ropeVariant(int64_t seqLen) const;
 };
 
 } // namespace ascviz::model

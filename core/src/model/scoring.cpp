@@ -349,7 +349,7 @@ std::vector<Preds> TorchLanguageModel::predict(const std::vector<std::vector<int
         // Up to 32 rows, 8192 tokens and ~128M attention scores per batch.
         while (j < segs.size() && j - i < 32 && static_cast<int64_t>(j - i + 1) * T <= 8192 &&
                static_cast<int64_t>(j - i + 1) * T * T * heads <= (int64_t(1) << 27) &&
-               m_dec->longRope(segs[j].end - segs[j].start) == m_dec->longRope(T))
+               m_dec->ropeVariant(segs[j].end - segs[j].start) == m_dec->ropeVariant(T))
             ++j;
         std::vector<std::vector<int32_t>> rows;
         bool ragged = false;
