@@ -174,6 +174,18 @@ TEST(SlurmRun, RunFileRoundTripsAndBadFoldersAreRefused)
     } catch (const InputError& e) {
         EXPECT_NE(std::string(e.what()).find("version 7"), std::string::npos) << e.what();
     }
+    // "format" or "version" of another JSON type: an InputError naming the file, not a JSON type error.
+    for (const char* text : {R"({"format": ["ascviz-slurm-run"]})", R"({"format": 7})",
+                             R"({"format": "ascviz-slurm-run", "version": "1"})", R"([1, 2])"}) {
+        fs::create_directories(tmp / "typed");
+        std::ofstream(tmp / "typed" / "run.json") << text;
+        try {
+            readSlurmRun(tmp / "typed");
+            ADD_FAILURE() << "no error for " << text;
+        } catch (const InputError& e) {
+            EXPECT_NE(std::string(e.what()).find("run.json"), std::string::npos) << e.what();
+        }
+    }
 }
 
 TEST(SlurmRun, ProgressComesFromTheShardDatabases)

@@ -226,9 +226,14 @@ SlurmRun readSlurmRun(const fs::path& dirArg)
     } catch (const json::exception& e) {
         throw InputError(file.string() + " is not valid JSON: " + e.what());
     }
-    if (!j.is_object() || j.value("format", "") != "ascviz-slurm-run")
+    // A "format" or "version" of another JSON type is not ours either (value() would throw a type error).
+    const auto format = j.is_object() ? j.find("format") : j.end();
+    if (format == j.end() || !format->is_string() || format->get_ref<const std::string&>() != "ascviz-slurm-run")
         throw InputError(file.string() + " is not an AsC-Viz Slurm run file");
-    const int version = j.value("version", 0);
+    const auto versionField = j.find("version");
+    if (versionField != j.end() && !versionField->is_number_integer())
+        throw InputError(file.string() + ": \"version\" must be an integer");
+    const int64_t version = versionField == j.end() ? 0 : versionField->get<int64_t>();
     if (version > kRunFormatVersion)
         throw InputError(file.string() + " has run-file version " + std::to_string(version) +
                          "; this AsC-Viz reads version " + std::to_string(kRunFormatVersion) +
