@@ -36,6 +36,16 @@ inline ascviz::LoadOptions cpuFloat32()
     return o;
 }
 
+// The live tier's load options: float32 on the CPU, or on ASCVIZ_LIVE_DEVICE (e.g. "cuda", to run the same
+// comparison on a GPU; docs/robustness.md).
+inline ascviz::LoadOptions liveFloat32()
+{
+    ascviz::LoadOptions o = cpuFloat32();
+    if (const char* d = std::getenv("ASCVIZ_LIVE_DEVICE"); d && *d)
+        o.device = d;
+    return o;
+}
+
 // A float32 / int64 tensor of reference.safetensors as a flat vector.
 inline std::vector<double> refTensor(const ascviz::model::SafetensorsFile& f, const std::string& name,
                                      std::vector<int64_t>* shape = nullptr)

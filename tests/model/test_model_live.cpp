@@ -40,7 +40,7 @@ TEST(LiveConformance, EveryVariantMatchesOrIsRefused)
         if (v.at("expect") == "refuse") {
             const std::string want = v.at("error");
             try {
-                ascviz::LanguageModel::load(folder, cpuFloat32());
+                ascviz::LanguageModel::load(folder, liveFloat32());
                 ADD_FAILURE() << name << " loaded, but the runtime does not implement it (expected: " << want << ")";
             } catch (const ascviz::ModelError& e) {
                 EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
@@ -50,7 +50,7 @@ TEST(LiveConformance, EveryVariantMatchesOrIsRefused)
         }
         std::unique_ptr<ascviz::LanguageModel> m;
         try {
-            m = ascviz::LanguageModel::load(folder, cpuFloat32());
+            m = ascviz::LanguageModel::load(folder, liveFloat32());
         } catch (const std::exception& e) {
             ADD_FAILURE() << name << ": " << e.what();
             continue;

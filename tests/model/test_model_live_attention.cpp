@@ -45,7 +45,7 @@ TEST(LiveConformance, AttentionEqualsTransformersEager)
         const std::string name = v.at("name");
         SCOPED_TRACE(name);
         const auto ref = readJson(dir / name / "reference.json");
-        const auto m = ascviz::LanguageModel::load(dir / name, cpuFloat32());
+        const auto m = ascviz::LanguageModel::load(dir / name, liveFloat32());
         const int bos = m->tokenizer().addsBos() ? 1 : 0;
         for (const auto& c : ref.at("cases")) {
             ASSERT_TRUE(c.contains("attentions")) << "make_cases.py wrote no attentions";
