@@ -54,7 +54,7 @@ RecordSet recordsOption(Args& args)
 Testbed testbedOption(Args& args)
 {
     try {
-        return parseTestbed(args.valueOr("--testbed", "randomcut"));
+        return parseTestbed(args.valueOr("--testbed", "withdocstring")); // the paper's testbed (seed 003)
     } catch (const InputError& e) {
         throw UsageError(e.what());
     }

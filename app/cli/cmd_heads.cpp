@@ -213,7 +213,7 @@ int cmdAnalyzeHeads(Args& args)
             if (!tally) {
                 first = head;
                 tally.emplace(head.layers, head.maxK,
-                              LanguageRegistry::instance().get(head.language).highlight.keywords);
+                              LanguageRegistry::instance().get(head.language).baselineKeywords());
             } else if (head.model != first.model || head.metric != first.metric || head.corpus != first.corpus ||
                        head.layers != first.layers || head.maxK != first.maxK) {
                 throw InputError(f + " is a run of other settings than " + *from +
@@ -296,7 +296,7 @@ int cmdAnalyzeHeads(Args& args)
         const LanguageInfo& info = LanguageRegistry::instance().get(langs.front());
         const auto model = LanguageModel::load(resolveModelDir(modelArg), lo);
         const int bos = model->tokenizer().addsBos() ? 1 : 0;
-        HeadTally tally(model->info().layers, maxK, info.highlight.keywords);
+        HeadTally tally(model->info().layers, maxK, info.baselineKeywords());
         HeadRunSettings settings{model->info().name,
                                  info.id,
                                  headMetricName(metric),

@@ -8,6 +8,7 @@
 #include "ascviz/base/error.h"
 #include "ascviz/base/resources.h"
 #include "ascviz/base/utf8.h"
+#include "ascviz/galeras/testbed.h"
 #include "ascviz/results/corpus.h"
 #include "ascviz/study/report.h"
 #include "ascviz/study/responses.h"
@@ -63,6 +64,7 @@ int studyInit(Args& args)
     const auto backgroundArg = args.value("--background");
     const bool complete = args.flag("--complete");
     const int maxNewTokens = args.intValue("--max-new-tokens", 64);
+    const bool stopAtFunctionEnd = args.flag("--stop-at-function-end");
     const std::string language = languageOptionOrEmpty(args);
     const std::string modelArg = args.valueOr("--model", "default");
     LoadOptions lo = loadOptions(args);
@@ -89,6 +91,8 @@ int studyInit(Args& args)
     }
     if (maxNewTokens < 1)
         throw UsageError("--max-new-tokens must be >= 1");
+    if (stopAtFunctionEnd && !complete)
+        throw UsageError("--stop-at-function-end cuts the model's completions: give it with --complete");
     // The background section: the paper's questions, those of a JSON file (an array of {"id", "text", "kind":
     // "choice"|"text", "options"}), or none.
     if (!backgroundArg)
@@ -150,12 +154,30 @@ int studyInit(Args& args)
             GenerationOptions g;
             g.maxNewTokens = maxNewTokens;
             g.greedy = true;
-            s = model->generate(prompt, g);
+            // --stop-at-function-end, as galeras run: stop once the text goes past the function (checked at
+            // each line break) and cut it at the function's end (galeras/testbed.h functionEnd)
+            CancelFlag stopNow{false};
+            std::string sofar = prompt;
+            const auto onToken = [&](const StreamedToken& tok) {
+                sofar += tok.piece;
+                if (stopAtFunctionEnd && tok.piece.find('\n') != std::string::npos && functionEnd(sofar, e.language))
+                    stopNow = true;
+            };
+            s = model->generate(prompt, g, onToken, &stopNow);
+            if (stopAtFunctionEnd)
+                if (const auto end = functionEnd(s.text, e.language); end && *end > s.promptBytes) {
+                    // the completion cut at the function's end, scored again (teacher-forced) so that the
+                    // stored tokens and NtP are those of the text shown; its tokens flagged generated
+                    const std::size_t promptBytes = s.promptBytes;
+                    s = model->score(s.text.substr(0, *end));
+                    splitAtPrompt(s, promptBytes);
+                }
             if (s.promptBytes == s.text.size())
                 std::cerr << "study: note: the model ended " << e.id << " at once (EOS): no completion\n";
         } else {
+            // the corpus's code is human-written: scored as it is, no token flagged generated (issue 44: a
+            // prompt field no longer marks the rest of the code as the model's completion)
             s = model->score(e.code);
-            splitAtPromptText(s, e.prompt);
         }
         evaluated.push_back(makeStudySample(e.id, e.language, std::move(s), d.aggregation));
     }

@@ -238,23 +238,25 @@ TEST(CliBounded, GalerasSkipsTheRecordOverALimitAndKeepsTheOthers)
 {
     const auto recs = galerasRecords("bounded-records.jsonl", longFunction(2000)); // ~40 KB
     // testbed: the record over the text limit is skipped, named with its line; the others are kept
-    const auto tb = clitest::run("galeras testbed --max-text-bytes 32768 --records " + q(recs));
+    const auto tb = clitest::run("galeras testbed --testbed randomcut --max-text-bytes 32768 --records " + q(recs));
     ASSERT_EQ(tb.status, 0) << tb.err;
     EXPECT_NE(tb.err.find("bounded-records.jsonl:2: record big skipped: the code is "), std::string::npos) << tb.err;
     EXPECT_NE(tb.err.find("over the limit of 32,768 bytes"), std::string::npos) << tb.err;
     EXPECT_EQ(std::count(tb.out.begin(), tb.out.end(), '\n'), 2) << tb.out;
     EXPECT_EQ(tb.out.find("\"big\""), std::string::npos);
     // a syntax tree over the node limit (the 20 MB function of the hostile runs, in small): skipped, named
-    const auto nodes = clitest::run("galeras testbed --max-text-bytes 0 --max-ast-nodes 2000 --records " + q(recs));
+    const auto nodes = clitest::run(
+        "galeras testbed --testbed randomcut --max-text-bytes 0 --max-ast-nodes 2000 --records " + q(recs));
     ASSERT_EQ(nodes.status, 0) << nodes.err;
     EXPECT_NE(nodes.err.find("record big skipped: the syntax tree has "), std::string::npos) << nodes.err;
     EXPECT_EQ(std::count(nodes.out.begin(), nodes.out.end(), '\n'), 2) << nodes.out;
 
     // run: the same record skipped and stored with its id among the skipped records
     const auto db = clitest::tempDir() / "bounded-galeras.db";
-    const auto r = clitest::run("galeras run --model default --max-text-bytes 32768 --max-ast-depth 1000 --limit 1 "
-                                "--max-new-tokens 2 --quiet --records " +
-                                q(recs) + " --db " + q(db));
+    const auto r = clitest::run(
+        "galeras run --testbed randomcut --model default --max-text-bytes 32768 --max-ast-depth 1000 --limit 1 "
+        "--max-new-tokens 2 --quiet --records " +
+        q(recs) + " --db " + q(db));
     ASSERT_EQ(r.status, 0) << r.err;
     const ascviz::GalerasDb g = ascviz::GalerasDb::open(db);
     const auto skipped = g.skipped();
@@ -270,8 +272,9 @@ TEST(CliBounded, GalerasSkipsTheRecordOverALimitAndKeepsTheOthers)
                        {"treatments", {{{"name", "T1"}, {"template", std::string(40000, '#') + "\n{code}"}}}}}
             .dump());
     const auto db2 = clitest::tempDir() / "bounded-galeras2.db";
-    const auto t = clitest::run("galeras run --model default --max-new-tokens 2 --quiet --records " + q(recs) +
-                                " --treatments " + q(huge) + " --db " + q(db2));
+    const auto t =
+        clitest::run("galeras run --testbed randomcut --model default --max-new-tokens 2 --quiet --records " + q(recs) +
+                     " --treatments " + q(huge) + " --db " + q(db2));
     EXPECT_EQ(t.status, 1) << t.err;
     EXPECT_NE(t.err.find("the template of treatment T1 is 40,007 bytes, over the limit of 32,768 bytes"),
               std::string::npos)

@@ -21,10 +21,10 @@ namespace {
 std::string records()
 {
     const char* fns[] = {
-        "def add(a, b):\n    \"\"\"Add two numbers.\"\"\"\n    c = a + b\n    d = c * 2\n    return d\n",
+        "def add(a, b):\n    \"\"\"Add the two numbers.\"\"\"\n    c = a + b\n    d = c * 2\n    return d\n",
         "def count(xs):\n    \"\"\"Count the true items.\"\"\"\n    n = 0\n    for x in xs:\n        if x:\n"
         "            n += 1\n    return n\n",
-        "def name(p):\n    \"\"\"The file name.\"\"\"\n    parts = p.split('/')\n    last = parts[-1]\n"
+        "def name(p):\n    \"\"\"Return the file name.\"\"\"\n    parts = p.split('/')\n    last = parts[-1]\n"
         "    return last\n",
         "def g():\n    pass\n", // too short: skipped and counted
     };

@@ -4,6 +4,7 @@
 #include "cli_runner.h"
 #include "testdata.h"
 
+#include "ascviz/galeras/testbed.h"
 #include "ascviz/study/report.h"
 #include "ascviz/study/responses.h"
 #include "ascviz/study/study.h"
@@ -223,3 +224,51 @@ TEST(CliStudy, RenderWritesWhatTheParticipantSees)
     EXPECT_EQ(r.status, 1);
 }
 #endif
+
+// Issue 44: the default corpus's entries have a `prompt` field; without --complete their code is the corpus's
+// own (human-written), so the study file flags no token as generated (it flagged the text after the prompt:
+// 349 of 462 tokens) and no trial can call it the model's completion.
+TEST(CliStudy, InitWithoutCompleteFlagsNothingGenerated)
+{
+    const auto& m = made();
+    ASSERT_EQ(m.init.status, 0) << m.init.err;
+    const json j = json::parse(clitest::readAll(m.study));
+    std::size_t tokens = 0;
+    for (const auto& s : j.at("samples"))
+        for (const auto& t : s.at("eval").at("tokens")) {
+            ++tokens;
+            EXPECT_FALSE(t.value("generated", false)) << s.at("id");
+        }
+    EXPECT_GT(tokens, 0u);
+    const ascviz::Study st = ascviz::readStudyFile(m.study);
+    for (const auto& s : st.samples)
+        EXPECT_FALSE(ascviz::generatedSpan(s).has_value()) << s.id;
+}
+
+// --stop-at-function-end (as galeras run) cuts each completion where the function ends; only with --complete.
+TEST(CliStudy, CompleteStopsAtTheFunctionEnd)
+{
+    TempDir dir("cli-study-complete");
+    const auto out = dir / "c.json";
+    auto r = clitest::run("study init --corpus default --samples 2 --participants 1 --conditions C "
+                          "--stop-at-function-end --out " +
+                          quoted(out));
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(r.err.find("--stop-at-function-end"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(out));
+    r = clitest::run("study init --corpus default --samples 2 --participants 1 --conditions C --seed 3 --complete "
+                     "--max-new-tokens 48 --stop-at-function-end --out " +
+                     quoted(out));
+    ASSERT_EQ(r.status, 0) << r.err;
+    const ascviz::Study st = ascviz::readStudyFile(out);
+    ASSERT_EQ(st.samples.size(), 2u);
+    for (const auto& s : st.samples) {
+        const std::string& text = s.eval->scored.text;
+        // nothing past the function (Galeras's rule: no code after the first definition)
+        EXPECT_FALSE(ascviz::functionEnd(text, s.language).has_value()) << s.id << ": text past the function:\n"
+                                                                        << text;
+        // the tokens stored are those of the text shown
+        ASSERT_FALSE(s.eval->scored.tokens.empty());
+        EXPECT_LE(s.eval->scored.tokens.back().end, text.size());
+    }
+}

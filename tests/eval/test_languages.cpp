@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <unistd.h>
@@ -128,4 +129,27 @@ TEST(LanguageRegistry, MalformedDescriptorsAreInputErrorsNamingTheFile)
     EXPECT_THROW(LanguageRegistry::load(root, {}), InputError);
     EXPECT_THROW(LanguageRegistry::load(root / "missing", {}), InputError);
     fs::remove_all(root);
+}
+
+// CodeSyntax's keyword baseline uses "all Python and Java keywords" (seed 002): for Python that is
+// keyword.kwlist, True, False and None included (issue 43), plus the soft keywords match and case.
+TEST(LanguageRegistry, PythonKeywordBaselineIsComplete)
+{
+    const auto& py = LanguageRegistry::instance().get("python");
+    const auto& kw = py.baselineKeywords();
+    const std::vector<std::string> kwlist = {"False",  "None",   "True",    "and",      "as",       "assert", "async",
+                                             "await",  "break",  "class",   "continue", "def",      "del",    "elif",
+                                             "else",   "except", "finally", "for",      "from",     "global", "if",
+                                             "import", "in",     "is",      "lambda",   "nonlocal", "not",    "or",
+                                             "pass",   "raise",  "return",  "try",      "while",    "with",   "yield"};
+    EXPECT_EQ(kwlist.size(), 35u);
+    for (const auto& k : kwlist)
+        EXPECT_NE(std::find(kw.begin(), kw.end(), k), kw.end()) << k;
+    // every highlighted keyword is a baseline keyword too
+    for (const auto& k : py.highlight.keywords)
+        EXPECT_NE(std::find(kw.begin(), kw.end(), k), kw.end()) << k;
+    // a language without "keyword_baseline" uses its highlight keywords
+    LanguageInfo bare;
+    bare.highlight.keywords = {"if"};
+    EXPECT_EQ(bare.baselineKeywords(), std::vector<std::string>{"if"});
 }

@@ -77,6 +77,30 @@ TEST(GalerasEffects, OverARunsDatabase)
     EXPECT_TRUE(j["treatments"][0]["refutations"]["placebo"].contains("p_value"));
     EXPECT_EQ(j["descriptive"]["T1"]["levenshtein"]["n"], 8);
     EXPECT_NE(treatmentsLatex(r).find("\\toprule"), std::string::npos);
+    EXPECT_EQ(j["simulations"], 10);
+    EXPECT_NE(treatmentsText(r).find("refutations: 10 simulations each"), std::string::npos);
+    // 0 simulations (as analyze causal): no refuter runs, and the text and JSON say so
+    {
+        TreatmentAnalysisOptions none = o;
+        none.refute.simulations = 0;
+        const auto r0 = analyzeTreatments(db, none);
+        ASSERT_TRUE(r0.treatments[0].hasEffect);
+        EXPECT_DOUBLE_EQ(r0.treatments[0].ate, t.ate);
+        EXPECT_TRUE(r0.treatments[0].refutations.empty());
+        const auto j0 = treatmentsToJson(r0);
+        EXPECT_EQ(j0["simulations"], 0);
+        EXPECT_EQ(j0["treatments"][0]["refutations"], nlohmann::json::object());
+        const auto text = treatmentsText(r0);
+        EXPECT_NE(text.find("refutations: skipped (0 simulations)"), std::string::npos) << text;
+        EXPECT_EQ(text.find("placebo (p)"), std::string::npos) << text;
+    }
+    // by default the paper's four confounders (seed 003), not all seven
+    {
+        TreatmentAnalysisOptions paper;
+        paper.refute.simulations = 0;
+        EXPECT_EQ(analyzeTreatments(db, paper).confounders,
+                  (std::vector<std::string>{"prompt_size", "n_whitespaces", "token_count", "nloc"}));
+    }
     // the records' own fields are confounders too (stored once per record)
     EXPECT_EQ(db.recordConfounders().size(), 8u);
     EXPECT_DOUBLE_EQ(db.recordConfounders().at("r3").at("age_days"), 109.0);

@@ -15,8 +15,9 @@ using namespace ascviz;
 
 namespace {
 
-const char* kLines[] = {"def f(a, b):\n",  "    \"\"\"Add.\"\"\"\n", "    c = a + b\n",
-                        "    d = c * 2\n", "    e = d - 1\n",        "    return e\n"};
+const char* kLines[] = {"def f(a, b):\n",  "    \"\"\"Add, double, less one.\"\"\"\n",
+                        "    c = a + b\n", "    d = c * 2\n",
+                        "    e = d - 1\n", "    return e\n"};
 
 std::string fn()
 {
@@ -51,7 +52,7 @@ TEST(GalerasTestbed, FunctionParts)
     ASSERT_TRUE(p.error.empty()) << p.error;
     EXPECT_EQ(p.signature, "def f(a, b):");
     ASSERT_TRUE(p.docstring);
-    EXPECT_EQ(*p.docstring, "\"\"\"Add.\"\"\"");
+    EXPECT_EQ(*p.docstring, "\"\"\"Add, double, less one.\"\"\"");
     EXPECT_EQ(p.bodyStart, std::string(kLines[0]).size() + 4);
 }
 
@@ -93,17 +94,34 @@ TEST(GalerasTestbed, SkippedWithReasons)
             .dump() +
         "\n" +
         nlohmann::json{{"id", "nodoc"}, {"code", "def k(x):\n    y = x + 1\n    z = y * 2\n    return z\n"}}.dump() +
-        "\n" + nlohmann::json{{"id", "ok"}, {"code", fn()}}.dump() + "\n";
+        "\n" + nlohmann::json{{"id", "ok"}, {"code", fn()}}.dump() + "\n" +
+        nlohmann::json{
+            {"id", "shortdoc"},
+            {"code", "def m(x):\n    \"\"\"Add one more.\"\"\"\n    y = x + 1\n    z = y * 2\n    return z\n"}}
+            .dump() +
+        "\n";
     const auto rs = parseRecordsJsonl(text, "mem");
-    ASSERT_EQ(rs.records.size(), 4u);
+    ASSERT_EQ(rs.records.size(), 5u);
     const auto rc = buildTestbed(rs, Testbed::RandomCut, 1);
-    EXPECT_EQ(rc.items.size(), 2u);
+    EXPECT_EQ(rc.items.size(), 3u); // RandomCut needs no docstring
     EXPECT_EQ(rc.skipped.at("too short (<= 10 tokens and <= 100 characters)"), 1);
     EXPECT_EQ(rc.skipped.at("unparsable code"), 1);
     const auto wd = buildTestbed(rs, Testbed::WithDocString, 1);
     EXPECT_EQ(wd.items.size(), 1u);
     EXPECT_EQ(wd.skipped.at("no docstring"), 1);
-    EXPECT_EQ(wd.skippedRecords.size(), 3u);
+    // the seed keeps "a docstring that is longer than 3 words"
+    EXPECT_EQ(wd.skipped.at("docstring of 3 words or fewer"), 1);
+    EXPECT_EQ(wd.skippedRecords.size(), 4u);
+    EXPECT_EQ(buildTestbed(rs, Testbed::FromDocString, 1).skipped.at("docstring of 3 words or fewer"), 1);
+}
+
+TEST(GalerasTestbed, DocstringWords)
+{
+    EXPECT_EQ(docstringWords("\"\"\"Add one more.\"\"\""), 3); // the quotes are not words
+    EXPECT_EQ(docstringWords("\"\"\"Add, double, less one.\"\"\""), 4);
+    EXPECT_EQ(docstringWords("\"\"\"\n    Return x.\n    \"\"\""), 2);
+    EXPECT_EQ(docstringWords(""), 0);
+    EXPECT_EQ(docstringWords("r\"\"\"Größe der Datei lesen.\"\"\""), 4); // r"""Größe: one word
 }
 
 TEST(GalerasRecords, JsonlCsvAndMapping)
@@ -142,6 +160,12 @@ TEST(GalerasTreatments, ParseAndRender)
     item.signature = "def f():";
     item.language = "python";
     EXPECT_EQ(renderPrompt(t.treatments[0].tmpl, item), "# def f(): {x}\ndef f():\n");
+    // a multi-line field inserted into a comment line stays commented line by line (indentation kept)
+    item.docstring = "\"\"\"Sum two values.\n\n    Returns their sum.\n    \"\"\"";
+    EXPECT_EQ(renderPrompt("  # Doc: {docstring}\n{code}", item),
+              "  # Doc: \"\"\"Sum two values.\n  # \n  #     Returns their sum.\n  #     \"\"\"\ndef f():\n");
+    // outside a comment line a field is inserted as it is
+    EXPECT_EQ(renderPrompt("x = {docstring}\n{code}", item), "x = " + item.docstring + "\ndef f():\n");
     auto fails = [](const std::string& json, const std::string& needle) {
         try {
             parseTreatments(json, "t.json");
@@ -160,6 +184,39 @@ TEST(GalerasTreatments, ParseAndRender)
                       "unknown placeholder"));
     EXPECT_TRUE(fails("{", "not valid JSON"));
     EXPECT_TRUE(fails(R"({"control": {"name": "c", "template": "{code"}, "treatments": []})", "unmatched"));
+}
+
+// The bundled T2 (issue 43): its context is commented line by line — no line of a multi-line docstring or
+// signature stands uncommented above the code — and its processing prompt asks for removing comments and
+// optimizing code, as the seed (003) words it.
+TEST(GalerasTreatments, BundledT2IsCommentedLineByLine)
+{
+    const auto set = readTreatments(testdata::resourcesDir() / "galeras" / "treatments.json");
+    const Treatment* t2 = nullptr;
+    for (const auto& t : set.treatments)
+        if (t.name == "T2")
+            t2 = &t;
+    ASSERT_NE(t2, nullptr);
+    EXPECT_NE(t2->tmpl.find("optimiz"), std::string::npos) << t2->tmpl;
+    EXPECT_NE(t2->tmpl.find("emove comments"), std::string::npos) << t2->tmpl;
+    TestbedItem item;
+    item.language = "python";
+    item.signature = "def f(a,\n      b):";
+    item.docstring = "\"\"\"Add two values.\n\n    Then return the sum.\n    \"\"\"";
+    item.partial =
+        "def f(a,\n      b):\n    \"\"\"Add two values.\n\n    Then return the sum.\n    \"\"\"\n    c = a\n";
+    const std::string prompt = renderPrompt(t2->tmpl, item);
+    const auto codeAt = prompt.find(item.partial);
+    ASSERT_NE(codeAt, std::string::npos) << prompt;
+    std::size_t lineStart = 0, lines = 0;
+    while (lineStart < codeAt) {
+        const auto nl = prompt.find('\n', lineStart);
+        const std::string line = prompt.substr(lineStart, nl - lineStart);
+        EXPECT_EQ(line.rfind('#', 0), 0u) << "uncommented line above the code: '" << line << "'\n" << prompt;
+        ++lines;
+        lineStart = nl + 1;
+    }
+    EXPECT_GE(lines, 7u) << prompt; // 2 signature lines, 4 docstring lines, the processing line
 }
 
 TEST(GalerasRecords, InvalidUtf8SkipsThatRecordOnly)

@@ -63,9 +63,9 @@ TEST(GalerasOutcomes, AstMatch)
 TEST(GalerasRefute, PValueAsDoWhy)
 {
     std::vector<double> sims(100);
-    std::iota(sims.begin(), sims.end(), 0.0);             // 0..99: the empirical test
-    EXPECT_DOUBLE_EQ(refutationPValue(sims, 10.5), 0.11); // 11 below
-    EXPECT_DOUBLE_EQ(refutationPValue(sims, 95.0), 0.05); // 95 below: 100 - 95
+    std::iota(sims.begin(), sims.end(), 0.0);               // 0..99: DoWhy 0.14's two-sided percentile test
+    EXPECT_NEAR(refutationPValue(sims, 10.5), 0.22, 1e-15); // 89 above: 2·min(0.89, 0.11)
+    EXPECT_NEAR(refutationPValue(sims, 95.0), 0.09, 1e-15); // 4 above, 1 equal: 2·0.045
     EXPECT_DOUBLE_EQ(refutationPValue(sims, 1000.0), 0.0);
     // fewer than 100: the normal test; mean 2, sd sqrt(2/3), z = 1.8371173, one-sided tail
     EXPECT_NEAR(refutationPValue({1, 2, 3}, 3.5), 0.03309628986109672, 1e-12);
@@ -87,7 +87,9 @@ TEST(GalerasRefute, PlaceboOnKnownData)
     EXPECT_EQ(r[0].name, "placebo");
     EXPECT_EQ(r[0].simulations, 100);
     ASSERT_TRUE(r[0].p);
-    EXPECT_DOUBLE_EQ(*r[0].p, 0.0);
+    // DoWhy tests the placebo effects against 0: they are centred on 0, so the refuter passes (p far from 0)
+    EXPECT_GT(*r[0].p, 0.2);
+    EXPECT_DOUBLE_EQ(r[0].reference, 0.0);
     EXPECT_LT(std::abs(r[0].newEffect), 0.5);
     // an added random common cause barely moves the estimate: the original is inside the distribution
     EXPECT_NEAR(r[1].newEffect, 5.0, 0.05);

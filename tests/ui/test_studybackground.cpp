@@ -28,6 +28,7 @@ class TestStudyBackground : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void backgroundFirstThenHighlightedCompletion();
+    void humanCodeIsNeverCalledTheModels();
 };
 
 void TestStudyBackground::backgroundFirstThenHighlightedCompletion()
@@ -39,6 +40,8 @@ void TestStudyBackground::backgroundFirstThenHighlightedCompletion()
         const std::string prompt = "def f" + std::to_string(i) + "(x):\n    if x > 1:\n";
         ScoredText s = studytest::handScored(prompt + "        return x * 2\n");
         s.promptBytes = prompt.size();
+        for (auto& t : s.tokens) // what the model generated is what the study file records as generated
+            t.generated = t.end > s.promptBytes;
         samples.push_back(makeStudySample("s" + std::to_string(i), "python", s, Aggregation::Median));
     }
     StudyDesign d;
@@ -97,6 +100,35 @@ void TestStudyBackground::backgroundFirstThenHighlightedCompletion()
     QVERIFY2(again, qPrintable(err));
     QVERIFY(!again->backgroundForm());
     delete again;
+}
+
+// Issue 44: a sample whose text has a prompt shorter than itself but no token recorded as generated (a
+// corpus entry's own code) is shown as "Code", nothing highlighted; under C no question names a visualization.
+void TestStudyBackground::humanCodeIsNeverCalledTheModels()
+{
+    const std::string prompt = "def f(x):\n    if x > 1:\n";
+    ScoredText s = studytest::handScored(prompt + "        return x * 2\n");
+    s.promptBytes = prompt.size(); // the prompt's length alone (the old rule flagged the rest as the model's)
+    StudyDesign d;
+    d.id = "human";
+    d.conditions = {"C"};
+    d.participants = 1;
+    auto study = std::make_shared<const Study>(
+        makeStudy(d, {makeStudySample("h", "python", std::move(s), Aggregation::Median)}));
+    TrialScreen screen(study);
+    screen.resize(900, 600);
+    screen.show();
+    screen.showTrial(0, 1, study->participants[0].trials[0]);
+    auto* code = screen.findChild<QPlainTextEdit*>();
+    QVERIFY(code);
+    QVERIFY(code->extraSelections().isEmpty());
+    bool codeTitle = false;
+    for (auto* label : screen.findChildren<QLabel*>()) {
+        QVERIFY2(!label->text().contains(QStringLiteral("completion")), qPrintable(label->text()));
+        QVERIFY2(!label->text().contains(QStringLiteral("visualization")), qPrintable(label->text()));
+        codeTitle |= label->text() == QStringLiteral("Code");
+    }
+    QVERIFY(codeTitle);
 }
 
 QTEST_MAIN(TestStudyBackground)

@@ -108,7 +108,8 @@ TreatmentReport analyzeTreatments(const GalerasDb& db, const TreatmentAnalysisOp
         throw InputError("unknown outcome '" + opts.outcome + "' (known: " + joined(outcomes) + ")");
     TreatmentReport r;
     r.outcome = opts.outcome;
-    r.confounders = opts.confounders.empty() ? allZ : opts.confounders;
+    r.confounders = opts.confounders.empty() ? galerasPaperConfounders() : opts.confounders;
+    r.simulations = opts.refute.simulations;
     const auto recordZ = db.recordConfounders();
     std::set<std::string> recordNames;
     for (const auto& [id, m] : recordZ)
@@ -200,10 +201,12 @@ nlohmann::json treatmentsToJson(const TreatmentReport& r)
     j["testbed"] = r.testbed;
     j["model"] = r.model;
     j["rows_left_out"] = r.leftOut;
+    j["simulations"] = r.simulations; // 0: refuters skipped, every "refutations" is {}
     j["method"] = "OLS " + r.outcome +
                   " ~ 1 + D + confounders on the control's and the treatment's rows (D = 1 for the treatment), "
                   "classical se, ci95 from Student's t with n - p degrees of freedom; refutations: N seeded "
-                  "simulations each, p-values as DoWhy's test_significance";
+                  "simulations each, p-values as DoWhy 0.14's test_significance (placebo effects tested against 0, "
+                  "the others against the estimate)";
     auto ts = nlohmann::json::array();
     for (const auto& e : r.treatments) {
         nlohmann::json t;
@@ -243,11 +246,18 @@ std::string treatmentsText(const TreatmentReport& r)
     std::ostringstream o;
     o << "Galeras treatments vs control '" << r.control << "' (testbed " << r.testbed << ", model " << r.model
       << ")\noutcome " << r.outcome << "; confounders " << joined(r.confounders) << "; rows left out " << r.leftOut
-      << "\n\n";
-    o << std::left << std::setw(14) << "treatment" << std::right << std::setw(6) << "n" << std::setw(10) << "ATE"
-      << std::setw(9) << "se" << std::setw(22) << "95% CI" << std::setw(18) << "placebo (p)" << std::setw(18)
-      << "common cause (p)" << std::setw(18) << "subset (p)"
       << "\n";
+    if (r.simulations == 0)
+        o << "refutations: skipped (0 simulations)\n";
+    else
+        o << "refutations: " << r.simulations
+          << " simulations each, mean new effect (DoWhy p-value; placebo tested against 0)\n";
+    o << "\n"
+      << std::left << std::setw(14) << "treatment" << std::right << std::setw(6) << "n" << std::setw(10) << "ATE"
+      << std::setw(9) << "se" << std::setw(22) << "95% CI";
+    if (r.simulations > 0)
+        o << std::setw(18) << "placebo (p)" << std::setw(18) << "common cause (p)" << std::setw(18) << "subset (p)";
+    o << "\n";
     for (const auto& e : r.treatments) {
         o << std::left << std::setw(14) << e.name << std::right << std::setw(6) << e.n;
         if (!e.hasEffect) {

@@ -76,6 +76,12 @@ const std::vector<std::string>& galerasConfounders()
     return v;
 }
 
+const std::vector<std::string>& galerasPaperConfounders()
+{
+    static const std::vector<std::string> v = {"prompt_size", "n_whitespaces", "token_count", "nloc"};
+    return v;
+}
+
 GalerasDb GalerasDb::createIn(const std::filesystem::path& file, const std::map<std::string, std::string>& meta,
                               const std::vector<std::pair<std::string, std::string>>& skipped)
 {

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <mutex>
 #include <random>
@@ -188,6 +189,27 @@ FunctionParts findFunctionParts(const std::string& code, const std::string& lang
     return p;
 }
 
+int docstringWords(const std::string& docstring)
+{
+    int words = 0;
+    bool inRun = false, counted = false;
+    for (unsigned char c : docstring) {
+        if (std::isspace(c)) {
+            inRun = false;
+            continue;
+        }
+        if (!inRun) {
+            inRun = true;
+            counted = false;
+        }
+        if (!counted && (std::isalnum(c) || c >= 0x80)) { // a letter or digit (any non-ASCII code point too)
+            ++words;
+            counted = true;
+        }
+    }
+    return words;
+}
+
 std::optional<std::size_t> functionEnd(const std::string& code, const std::string& language)
 {
     const auto& rules = rulesFor(language);
@@ -232,6 +254,10 @@ void addItem(TestbedSet& set, const GalerasRecord& r, Testbed kind, uint64_t see
     const bool needDoc = kind != Testbed::RandomCut;
     if (needDoc && !parts.docStart) {
         skip(r, "no docstring");
+        return;
+    }
+    if (needDoc && docstringWords(item.docstring) <= 3) {
+        skip(r, "docstring of 3 words or fewer");
         return;
     }
     const auto lines = splitLines(r.code);

@@ -135,16 +135,47 @@ TreatmentSet readTreatments(const std::filesystem::path& path)
 
 std::string renderPrompt(const std::string& tmpl, const TestbedItem& item)
 {
+    const LanguageInfo* lang = LanguageRegistry::instance().find(item.language);
     std::string out;
+    // A field inserted into a comment line (the line so far is indentation + the language's line comment)
+    // stays a comment: each of its later lines gets the same prefix ("# "), so a multi-line docstring never
+    // stands uncommented above the code.
+    const std::string lc = lang ? lang->highlight.lineComment : std::string();
+    auto commentPrefix = [&]() -> std::string {
+        if (lc.empty())
+            return {};
+        const auto nl = out.rfind('\n');
+        const std::size_t start = nl == std::string::npos ? 0 : nl + 1;
+        const auto first = out.find_first_not_of(" \t", start);
+        if (first == std::string::npos || out.compare(first, lc.size(), lc) != 0)
+            return {};
+        std::string prefix = out.substr(start, first - start) + lc;
+        const std::size_t after = first + lc.size();
+        if (after < out.size() && out[after] == ' ')
+            prefix += ' ';
+        return prefix;
+    };
+    auto insert = [&](const std::string& value) {
+        const std::string prefix = commentPrefix();
+        if (prefix.empty()) {
+            out += value;
+            return;
+        }
+        for (char c : value) {
+            out += c;
+            if (c == '\n')
+                out += prefix;
+        }
+    };
     walkTemplate(
         tmpl, "template", [&](const std::string& s) { out += s; },
         [&](const std::string& f) {
             if (f == "code")
                 out += item.partial;
             else if (f == "signature")
-                out += item.signature;
+                insert(item.signature);
             else if (f == "docstring")
-                out += item.docstring;
+                insert(item.docstring);
             else
                 out += LanguageRegistry::instance().get(item.language).name;
         });

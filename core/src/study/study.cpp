@@ -108,6 +108,40 @@ std::vector<StudyQuestion> defaultStudyQuestions(int points)
             {"complex", "The visualization is complex.", labels}};
 }
 
+std::string questionTextFor(const StudyQuestion& q, const std::string& condition, bool hasCompletion)
+{
+    static const std::string kVis = "The visualization";
+    if (condition != "C" || q.text.rfind(kVis, 0) != 0)
+        return q.text;
+    return std::string(hasCompletion ? "The code (prompt and predicted tokens)" : "The code") +
+           q.text.substr(kVis.size());
+}
+
+std::optional<std::pair<std::size_t, std::size_t>> generatedSpan(const StudySample& sample)
+{
+    if (!sample.eval)
+        return std::nullopt;
+    const ScoredText& s = sample.eval->scored;
+    std::optional<std::pair<std::size_t, std::size_t>> span;
+    for (const auto& t : s.tokens) {
+        if (!t.generated)
+            continue;
+        if (!span)
+            span.emplace(t.start, t.end);
+        span->first = std::min(span->first, t.start);
+        span->second = std::max(span->second, t.end);
+    }
+    if (!span)
+        return std::nullopt; // nothing recorded as generated: human-written code, whatever the prompt's length
+    // a generated token may begin with text of the prompt (a BPE piece across the boundary): the completion
+    // starts at the prompt's end then
+    span->first = std::max(span->first, std::min(s.promptBytes, span->second));
+    span->second = std::min(span->second, s.text.size());
+    if (span->first >= span->second)
+        return std::nullopt;
+    return span;
+}
+
 std::string Study::fingerprint() const
 {
     Fnv f;

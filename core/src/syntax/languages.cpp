@@ -142,6 +142,8 @@ LanguageInfo readLanguageDescriptor(const fs::path& file)
             }
         }
     }
+    if (j.contains("keyword_baseline"))
+        l.keywordBaseline = r.strs("keyword_baseline");
     l.placeholder = r.str("placeholder", false);
     return l;
 }

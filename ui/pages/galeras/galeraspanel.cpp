@@ -98,7 +98,7 @@ GalerasRunPanel::GalerasRunPanel(ModelService* models, QWidget* parent) : QWidge
     m_db = new QLineEdit(this);
     m_db->setPlaceholderText(tr("runs database to write"));
     m_testbed = new QComboBox(this);
-    for (const char* t : {"randomcut", "withdocstring", "fromdocstring"})
+    for (const char* t : {"withdocstring", "randomcut", "fromdocstring"}) // the paper's testbed first
         m_testbed->addItem(QString::fromLatin1(t), QString::fromLatin1(t));
     m_limit = new QSpinBox(this);
     m_limit->setRange(0, 1000000);

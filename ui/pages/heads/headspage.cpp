@@ -104,7 +104,7 @@ void analyzeText(const LanguageModel& model, const std::string& language, HeadsR
     std::vector<std::string> texts;
     for (const auto& t : s.tokens)
         texts.push_back(s.text.substr(t.start, t.end - t.start));
-    r.tally.emplace(layers, 20, LanguageRegistry::instance().get(language).highlight.keywords);
+    r.tally.emplace(layers, 20, LanguageRegistry::instance().get(language).baselineKeywords());
     r.tally->add(r.relations, texts, scorer);
     r.source = "this text";
     // The complete AST view (every node, keywords included), where the relation's ends and the attended tokens'
@@ -318,7 +318,7 @@ bool HeadsPage::openCorpusRun(const QString& partialFile, QString* error)
     try {
         const auto head = readHeadPartial(partialFile.toStdString(), nullptr).settings;
         auto res = std::make_shared<HeadsResult>();
-        res->tally.emplace(head.layers, head.maxK, LanguageRegistry::instance().get(head.language).highlight.keywords);
+        res->tally.emplace(head.layers, head.maxK, LanguageRegistry::instance().get(head.language).baselineKeywords());
         const auto got = readHeadPartial(partialFile.toStdString(), &*res->tally);
         res->source = head.model + " on " + std::to_string(res->tally->texts()) + " texts";
         if (!got.warning.empty()) // a last line cut by a killed run: dropped, and said so

@@ -158,8 +158,8 @@ bool StudyPage::createStudy(const QString& path, QString* error)
                 const CorpusEntry& e = corpus.entries[picked[i]];
                 ctx.setProgress(double(i) / double(picked.size()),
                                 tr("Evaluating sample %1 of %2").arg(i + 1).arg(picked.size()));
+                // the corpus's code is human-written: no token is flagged generated (issue 44)
                 ScoredText s = model->score(e.code);
-                splitAtPromptText(s, e.prompt);
                 samples.push_back(makeStudySample(e.id, e.language, std::move(s), d.aggregation));
             }
         }

@@ -144,6 +144,7 @@ TrialScreen::TrialScreen(std::shared_ptr<const Study> study, QWidget* parent)
         const StudyQuestion& q = m_study->questions[std::size_t(qi)];
         auto* text = new QLabel(toQString(q.text), qbox);
         text->setWordWrap(true);
+        m_questionTexts.append(text);
         grid->addWidget(text, qi, 0);
         auto* group = new QButtonGroup(this);
         group->setExclusive(true);
@@ -190,6 +191,10 @@ void TrialScreen::showTrial(int index, int count, const StudyTrial& trial, const
         }
     }
     highlightCompletion(sample);
+    const bool hasCompletion = generatedSpan(sample).has_value();
+    for (int qi = 0; qi < int(m_questionTexts.size()) && qi < int(m_study->questions.size()); ++qi)
+        m_questionTexts[qi]->setText(
+            toQString(questionTextFor(m_study->questions[std::size_t(qi)], trial.condition, hasCompletion)));
     const bool seq = trial.condition == "S1";
     const bool ast = trial.condition == "S2" || trial.condition == "S3";
     // S1: the sequence view is the code, coloured; C: the code alone; S2/S3: the code and the AST view.
@@ -232,27 +237,28 @@ void TrialScreen::showTrial(int index, int count, const StudyTrial& trial, const
     updateNext();
 }
 
-// The model's completion (the text after the prompt) in bold, underlined, on a light yellow background, as
-// the paper's Fig. 5 region 1 and as the sequence view marks generated tokens: in C, S2 and S3 the
-// participant sees it in the code (method.md §9).
+// The model's completion in bold, underlined, on a light yellow background, as the paper's Fig. 5 region 1
+// and as the sequence view marks generated tokens: in C, S2 and S3 the participant sees it in the code
+// (method.md §9). What is the completion is what the study file records as generated (generatedSpan), never
+// the prompt's length: human-written code is never presented as the model's (issue 44).
 void TrialScreen::highlightCompletion(const StudySample& sample)
 {
     const std::string& text = sample.eval->scored.text;
-    const std::size_t promptBytes = std::min(sample.eval->scored.promptBytes, text.size());
+    const auto span = generatedSpan(sample);
     QList<QTextEdit::ExtraSelection> marks;
-    if (promptBytes < text.size()) {
+    if (span) {
         const TextPositions pos(text);
         QTextEdit::ExtraSelection sel;
         sel.cursor = QTextCursor(m_code->document());
-        sel.cursor.setPosition(pos.toQt(promptBytes));
-        sel.cursor.setPosition(pos.toQt(text.size()), QTextCursor::KeepAnchor);
+        sel.cursor.setPosition(pos.toQt(std::min(span->first, text.size())));
+        sel.cursor.setPosition(pos.toQt(std::min(span->second, text.size())), QTextCursor::KeepAnchor);
         sel.format.setBackground(QColor(0xFF, 0xF3, 0xB0));
         sel.format.setFontUnderline(true);
         sel.format.setFontWeight(QFont::Bold);
         marks.append(sel);
     }
     m_code->setExtraSelections(marks);
-    m_codeTitle->setText(promptBytes < text.size() ? tr("Code (the model's completion is highlighted)") : tr("Code"));
+    m_codeTitle->setText(span ? tr("Code (the model's completion is highlighted)") : tr("Code"));
 }
 
 void TrialScreen::showDone()

@@ -7,6 +7,7 @@
 
 #include "ascviz/study/study.h"
 
+#include <QList>
 #include <QMap>
 #include <QWidget>
 
@@ -86,6 +87,7 @@ private:
     LegendWidget* m_legend;
     QWidget* m_viewBox;
     QMap<QString, QButtonGroup*> m_groups;
+    QList<QLabel*> m_questionTexts; // one per question; the wording depends on the condition (C has no view)
     QLineEdit* m_comment;
     class QTimer* m_commentTimer;
     QLabel* m_error;

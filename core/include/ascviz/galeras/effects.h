@@ -33,7 +33,8 @@ struct TreatmentReport {
     std::string control, outcome, testbed, model;
     std::vector<std::string> confounders;
     std::vector<TreatmentEffect> treatments;
-    int leftOut = 0; // rows without a usable value
+    int leftOut = 0;     // rows without a usable value
+    int simulations = 0; // per refuter; 0: the refuters were skipped (said in the text, "simulations" in JSON)
     // treatment -> column (every outcome and confounder) -> summary: the descriptive table
     std::vector<std::pair<std::string, std::map<std::string, OutcomeSummary>>> descriptive;
     std::map<std::string, int> stops; // "treatment/stop" -> count
@@ -41,7 +42,7 @@ struct TreatmentReport {
 
 struct TreatmentAnalysisOptions {
     std::string outcome = "levenshtein";
-    std::vector<std::string> confounders; // empty: every confounder
+    std::vector<std::string> confounders; // empty: the paper's four (galerasPaperConfounders)
     RefuteOptions refute;
 };
 

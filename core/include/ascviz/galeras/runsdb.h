@@ -23,6 +23,9 @@ inline constexpr int kGalerasSchemaVersion = 1;
 const std::vector<std::string>& galerasOutcomes();    // levenshtein, bleu4, exact_match, ast_match, asc_eval
 const std::vector<std::string>& galerasConfounders(); // prompt_size, n_whitespaces, token_count, nloc,
                                                       // ast_nodes, ast_levels, cyclomatic
+// The paper's confounders (seed 003: "We assumed that our cofounders are: prompt_size, n_whitespaces,
+// token_count, nloc"): the default of analyze treatments.
+const std::vector<std::string>& galerasPaperConfounders();
 
 struct GalerasRow {
     std::string recordId, treatment;

@@ -14,7 +14,8 @@
 // Skipped (counted by reason): code under the minimum size (≤ 10 lexical tokens and ≤ 100 characters), code
 // that does not parse as one definition without syntax errors, a language without testbed rules, fewer than
 // 2 body lines to cut (RandomCut, WithDocString) or 1 (FromDocString), no docstring (WithDocString,
-// FromDocString), no signature.
+// FromDocString), a docstring of 3 words or fewer (WithDocString, FromDocString: the seed keeps "a docstring
+// that is longer than 3 words"; docstringWords), no signature.
 #pragma once
 #include "ascviz/base/limits.h"
 #include "ascviz/galeras/records.h"
@@ -28,6 +29,10 @@ namespace ascviz {
 
 enum class Testbed { RandomCut, WithDocString, FromDocString };
 Testbed parseTestbed(const std::string& s); // randomcut|withdocstring|fromdocstring; InputError otherwise
+
+// The words of a docstring: maximal runs of non-whitespace that hold a letter or a digit (so the quotes of
+// `"""Add two numbers."""` are not words: 3). The testbeds with a docstring need more than 3.
+int docstringWords(const std::string& docstring);
 std::string toString(Testbed t);
 
 // The parts of a function, found with tree-sitter.

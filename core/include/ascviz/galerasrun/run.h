@@ -16,10 +16,10 @@
 namespace ascviz {
 
 struct GalerasRunOptions {
-    Testbed testbed = Testbed::RandomCut;
-    uint64_t seed = 20230807;       // the cut rule's draws (sampling has its own, generation.seed)
-    GenerationSettings generation;  // maxNewTokens, greedy / sampling
-    bool stopAtFunctionEnd = false; // stop when the completion goes past the function, and cut it there
+    Testbed testbed = Testbed::WithDocString; // the paper's testbed (seed 003)
+    uint64_t seed = 20230807;                 // the cut rule's draws (sampling has its own, generation.seed)
+    GenerationSettings generation;            // maxNewTokens, greedy / sampling
+    bool stopAtFunctionEnd = false;           // stop when the completion goes past the function, and cut it there
     bool resume = false;
     int shard = 0, shards = 1; // items k with k mod shards == shard
     std::size_t limit = 0;     // the first N testbed items (0 = all)

@@ -11,8 +11,10 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace ascviz {
@@ -35,6 +37,11 @@ struct StudyQuestion {
 std::vector<std::string> defaultLikertLabels(int points);
 // The paper's three questions on a `points`-point scale.
 std::vector<StudyQuestion> defaultStudyQuestions(int points = 5);
+// What the participant reads for question `q` under `condition`. C shows no visualization (the paper's
+// Table III: "C Control: Prompt, predicted tokens"), so a text about "The visualization" is asked about
+// "The code" there — "The code (prompt and predicted tokens)" when the sample has a completion; other
+// conditions and other texts are unchanged.
+std::string questionTextFor(const StudyQuestion& q, const std::string& condition, bool hasCompletion);
 
 // The study's design (method.md §9): Within = every participant sees every condition (the Latin square of
 // assignTrials); Between = each participant sees one condition for all samples, the groups balanced
@@ -131,9 +138,16 @@ struct StudyDesign {
 // a multiple of the conditions) and assigns the trials. Throws InputError naming what is wrong.
 Study makeStudy(const StudyDesign& design, std::vector<StudySample> samples);
 
-// A sample from a scored text: evaluates it (categories of its language). `promptBytes` < text size
-// flags the tokens after it as generated.
+// A sample from a scored text: evaluates it (categories of its language). The tokens flagged generated
+// (ScoredToken::generated) are what the study calls the model's completion: only text the model generated
+// may be flagged (study init without --complete flags nothing: a corpus's code is human-written).
 StudySample makeStudySample(const std::string& id, const std::string& language, ScoredText scored, Aggregation a);
+
+// The model's completion in a sample's text as the study file records it: from the first token flagged
+// generated (or the prompt's end, when that token begins inside the prompt) to the end of the last one (byte
+// offsets); nullopt when no stored token is flagged generated — then the code is human-written and is never
+// presented as the model's, whatever its prompt length.
+std::optional<std::pair<std::size_t, std::size_t>> generatedSpan(const StudySample& sample);
 
 // Indices of `n` of `available` entries drawn reproducibly (Fisher-Yates on mt19937_64(seed)), in corpus
 // order. Throws InputError when n is not in 1..available.

@@ -42,6 +42,13 @@ struct LanguageInfo {
         std::vector<std::string> types, arguments, definitions, builtins;
     } calls;
     HighlightRules highlight;
+    // The keyword baseline of the attention heads (CodeSyntax, method.md §11: "We use all Python and Java
+    // keywords for the keyword baselines"): language.json "keyword_baseline", else the highlight keywords.
+    std::vector<std::string> keywordBaseline;
+    const std::vector<std::string>& baselineKeywords() const
+    {
+        return keywordBaseline.empty() ? highlight.keywords : keywordBaseline;
+    }
     std::string placeholder; // editor hint text
     std::filesystem::path folder;
 };
