@@ -48,7 +48,7 @@ struct Intermediate {
 };
 
 // Receives the intermediates it wants, on the scoring thread, in forward order within a forward pass
-// (embeddings; per layer: attention, hidden; final_norm; logits). Sequences scored together in one batch come
+// (embeddings; per layer: attention, experts, hidden; final_norm; logits). Sequences scored together in one batch come
 // one after the other under each name. An exception thrown by observe() ends the scoring call.
 class IntermediateObserver {
 public:
