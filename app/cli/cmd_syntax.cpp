@@ -8,6 +8,7 @@
 #include "ascviz/base/utf8.h"
 #include "ascviz/eval/eval.h"
 #include "ascviz/eval/evaljson.h"
+#include "ascviz/experts/experts.h"
 #include "ascviz/lens/layers.h"
 #include "ascviz/model/lens.h"
 #include "ascviz/render/svg.h"
@@ -134,7 +135,9 @@ EvalInputs readEvalOptions(Args& args)
 
 // `dtype` (when given) receives the compute dtype of the scores: the model's, or the scores file's "dtype".
 // `lens` (when given) receives the layer lens, whose forward pass also gives the NtP (eval --layers).
-EvalResult runEval(const EvalInputs& in, std::string* dtype = nullptr, LayerLens* lens = nullptr)
+// `experts` (when given) receives the router's choices per token (eval --experts; a dense model is refused).
+EvalResult runEval(const EvalInputs& in, std::string* dtype = nullptr, LayerLens* lens = nullptr,
+                   std::vector<TokenExperts>* experts = nullptr)
 {
     const CategoryMap categories = in.categoriesFile ? CategoryMap::fromFile(*in.categoriesFile, in.language)
                                                      : CategoryMap::forLanguage(in.language);
@@ -154,6 +157,10 @@ EvalResult runEval(const EvalInputs& in, std::string* dtype = nullptr, LayerLens
         if (lens) {
             *lens = scoreLayers(*model, *text);
             scored = lens->scored;
+        } else if (experts) {
+            ScoredExperts se = scoreExperts(*model, *text);
+            scored = std::move(se.scored);
+            *experts = std::move(se.tokens);
         } else {
             scored = model->score(*text);
         }
@@ -221,17 +228,25 @@ int cmdEval(Args& args)
     const EvalInputs in = readEvalOptions(args);
     const auto out = args.value("--out");
     const bool layers = args.flag("--layers");
+    const bool experts = args.flag("--experts");
     args.finish();
     if (layers && in.scoresFile)
         throw UsageError("--layers runs the layer lens of a model: give --model, not --scores");
+    if (experts && in.scoresFile)
+        throw UsageError("--experts records the routing of a mixture-of-experts model: give --model, not --scores");
+    if (experts && layers)
+        throw UsageError("--experts and --layers are separate runs of the model: give one of them");
 
     std::string dtype;
     LayerLens lens;
-    const EvalResult r = runEval(in, &dtype, layers ? &lens : nullptr);
+    std::vector<TokenExperts> routed;
+    const EvalResult r = runEval(in, &dtype, layers ? &lens : nullptr, experts ? &routed : nullptr);
     warnSyntaxProblems(r.tree, in.textFile ? *in.textFile : *in.scoresFile);
     json j = evalCommandJson(r, in.language, dtype);
     if (layers)
         addLayerFields(j, lens.ntp, evaluateLayers(r, lens.ntp, lens.layers));
+    if (experts)
+        addExpertFields(j, routed);
     writeJson(j, out);
     return 0;
 }

@@ -37,6 +37,7 @@ const char* kUsage =
     "  analyze  causal --db RESULTS [--by global|category|concept] [--confounders a,b]\n"
     "           | perplexed --db RESULTS [--min-count K]\n"
     "           | heatmap --db A.db[,B.db...] --svg OUT [--latex OUT] [--allow-different-corpus]\n"
+    "           | experts (--db R | --corpus C --model M) [--language L] [--limit N] [--json] [--out F]\n"
     "           | heads --model M --corpus C [--top-k 1,3,10,20] [--metric first|last|any] [--min-count N]\n"
     "             [--json | --latex OUT] [--partial P.jsonl [--resume]] [--shard I/N] | heads --from P1,P2\n"
     "  relations [--language L] --text-file F [--model M] [--json]\n"
@@ -169,7 +170,7 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "  \"dependent\":{...}, \"offset\"}]} (bytes; tokens and offset only with --model: its tokenizer)\n",
           false}},
         {"analyze",
-         {"ascviz-cli analyze causal|perplexed|heatmap|heads|treatments [options]",
+         {"ascviz-cli analyze causal|perplexed|heatmap|heads|experts|treatments [options]",
           "  causal     AsC-Causal (method.md 7): rho of T = AsC-Eval with Y = cross-entropy and the confounders,\n"
           "             the effect of T by OLS back-door adjustment (se, 95% CI), refutations\n"
           "    --by global|category|concept   T per category / concept too (absent: excluded); default global\n"
@@ -188,6 +189,9 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "    each database is labelled with its model and the settings that differ (θ, dtype, categories,\n"
           "    corpus; a one-line warning names them); databases of different corpora are refused unless\n"
           "    --allow-different-corpus\n"
+          "  experts    a mixture-of-experts model's routing by category (method.md 15): per category, sparse\n"
+          "             layer and expert the share of the category's tokens routed there, and each category's\n"
+          "             specialisation (KL divergence from the corpus-wide routing, bits)\n"
           "  heads      attention heads vs syntax relations (method.md 11): best head per relation, offset and\n"
           "             keyword baselines (greedy for k >= 2), Diff, the model's score\n"
           "    --model M --corpus C|default   --top-k 1,3,10,20   --metric first|last|any   --min-count N (20)\n"
@@ -395,7 +399,12 @@ void printCommandHelp(const std::string& name)
         std::cout
             << "  --out FILE         write the JSON there instead of stdout\n"
                "  --layers           the layer lens (method.md 13): \"ntp_layers\" per token, \"asc_eval_layers\" per\n"
-               "                     node (layer 0 = the embeddings ... L = the last block; needs --model)\n";
+               "                     node (layer 0 = the embeddings ... L = the last block; needs --model)\n"
+               "  --experts          a mixture-of-experts model's routing: per token \"experts\": [{\"layer\", "
+               "\"ids\",\n"
+               "                     \"probs\"}] of every sparse layer (the chosen experts, router order; needs "
+               "--model;\n"
+               "                     a dense model is refused)\n";
     if (h.modelOptions)
         std::cout << kModelOptions;
 }
@@ -434,6 +443,10 @@ int main(int argc, char** argv)
         if (std::strcmp(argv[1], "analyze") == 0 && argc > 2 && std::strcmp(argv[2], "heads") == 0) {
             Args args(std::vector<std::string>(argv + 3, argv + argc));
             return cmdAnalyzeHeads(args);
+        }
+        if (std::strcmp(argv[1], "analyze") == 0 && argc > 2 && std::strcmp(argv[2], "experts") == 0) {
+            Args args(std::vector<std::string>(argv + 3, argv + argc));
+            return cmdAnalyzeExperts(args);
         }
         Args args(std::vector<std::string>(argv + 2, argv + argc));
         return it->second(args);

@@ -36,6 +36,7 @@ ALLOWED = {
     "galerasrun": {"base", "syntax", "eval", "model", "galeras"},
     "lens": {"base", "eval", "model", "results", "render"},
     "attribution": {"base", "eval", "model"},
+    "experts": {"base", "eval", "model"},
 }
 MAX_LINES = 700
 CPP = {".cpp", ".h", ".hpp", ".cc"}

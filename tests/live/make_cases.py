@@ -100,6 +100,18 @@ BASE = {
     "exaone4": dict(hidden_size=32, num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=2, head_dim=8,
                     intermediate_size=64, max_position_embeddings=128, sliding_window=8, sliding_window_pattern=4,
                     bos_token_id=0, eos_token_id=0, pad_token_id=0),
+    # Mixtures of experts (3 layers): mixtral 4 experts top-2 on every layer; qwen2_moe 4 experts top-2 with a
+    # shared expert, the middle layer dense (mlp_only_layers); qwen3_moe 4 experts top-2, every layer sparse.
+    "mixtral": dict(hidden_size=32, num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=2,
+                    intermediate_size=48, max_position_embeddings=128, num_local_experts=4, num_experts_per_tok=2,
+                    bos_token_id=0, eos_token_id=0),
+    "qwen2_moe": dict(hidden_size=32, num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=2,
+                      intermediate_size=64, moe_intermediate_size=24, shared_expert_intermediate_size=40,
+                      num_experts=4, num_experts_per_tok=2, mlp_only_layers=[1], max_position_embeddings=128,
+                      bos_token_id=0, eos_token_id=0),
+    "qwen3_moe": dict(hidden_size=32, num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=2, head_dim=8,
+                      intermediate_size=64, moe_intermediate_size=24, num_experts=4, num_experts_per_tok=2,
+                      max_position_embeddings=128, bos_token_id=0, eos_token_id=0),
     "phi3": dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
                  intermediate_size=64, max_position_embeddings=128, original_max_position_embeddings=128,
                  bos_token_id=0, eos_token_id=0, pad_token_id=0),
@@ -285,6 +297,17 @@ VARIANTS = [
     ("exaone4-no-window-tied", "exaone4", {"sliding_window": None, "layer_types": ["full_attention"] * 4,
                                            "tie_word_embeddings": True}, {}),
     ("exaone4-bf16", "exaone4", {}, {"dtype": "bfloat16"}),
+    # Mixtures of experts: top-1 / top-2, renormalised or not, shared expert on/off, sparse steps and dense layers.
+    ("mixtral", "mixtral", {}, {}),
+    ("mixtral-top1-8experts", "mixtral", {"num_local_experts": 8, "num_experts_per_tok": 1}, {}),
+    ("mixtral-bf16", "mixtral", {}, {"dtype": "bfloat16"}),
+    ("qwen2_moe", "qwen2_moe", {}, {}),
+    ("qwen2_moe-norm-top3-step2", "qwen2_moe", {"num_experts": 6, "num_experts_per_tok": 3, "norm_topk_prob": True,
+                                               "decoder_sparse_step": 2, "mlp_only_layers": []}, {}),
+    ("qwen2_moe-top1-all-sparse", "qwen2_moe", {"num_experts_per_tok": 1, "mlp_only_layers": []}, {}),
+    ("qwen3_moe", "qwen3_moe", {}, {}),
+    ("qwen3_moe-norm-topk", "qwen3_moe", {"norm_topk_prob": True, "num_experts": 8, "num_experts_per_tok": 3}, {}),
+    ("qwen3_moe-dense-first-top1", "qwen3_moe", {"mlp_only_layers": [0], "num_experts_per_tok": 1}, {}),
     # transformers 4 spelling with the legacy type name "su", which Phi3Config reads as longrope.
     ("phi3-longrope-su-v4", "phi3", {"original_max_position_embeddings": 32,
                                      "rope_parameters": rope("longrope", short_factor=[1.0, 1.5, 2.0, 1.2],
@@ -375,6 +398,25 @@ def head_logits(model, h):
     return lg.float()
 
 
+def router_choices(model, ids):
+    """The experts each token is routed to, per mixture-of-experts layer, as transformers' routers return them
+    (a forward hook on every *TopKRouter: (logits, top-k weights, top-k indices)): [{"layer", "ids": [token][k],
+    "probs": [token][k]}] in layer order; [] for a dense model."""
+    seen, hooks = {}, []
+    for name, module in model.named_modules():
+        if type(module).__name__.endswith("TopKRouter"):
+            layer = int(name.split("layers.")[1].split(".")[0])
+
+            def hook(_m, _inp, out, layer=layer):
+                seen[layer] = (out[2].tolist(), out[1].float().tolist())
+            hooks.append(module.register_forward_hook(hook))
+    with torch.no_grad():
+        model(torch.tensor([ids]))
+    for h in hooks:
+        h.remove()
+    return [{"layer": l, "ids": seen[l][0], "probs": seen[l][1]} for l in sorted(seen)]
+
+
 def layer_ntp(model, ids, logits):
     """The layer lens (method.md 13): per predicted position i (1..n-1), NtP of ids[i] from every entry of
     output_hidden_states through the same final norm and head; the last entry is already normed (its logits are
@@ -446,6 +488,7 @@ def make(out, tokenizer_json, name, model_type, overrides, opts):
                       "top5_ids": top.indices.tolist(),
                       "top5_logits": top.values.tolist(), "greedy_prompt_ids": prompt,
                       "greedy_ids": (greedy_cached if dynamic_rope(ref_model) else greedy)(ref_model, prompt),
+                      "experts": router_choices(ref_model, ids),
                       "attentions": [[[[round(v, 9) for v in layer[0, h, q, :q + 1].tolist()]
                                        for q in range(len(ids))] for h in range(layer.shape[1])]
                                      for layer in outputs.attentions]})

@@ -145,7 +145,20 @@ TEST_P(PerArch, EveryNameOnceWithItsShape)
     const int64_t H = m.info().hidden, V = m.info().vocabSize, heads = headsOf(GetParam());
     const int L = m.info().layers;
     ASSERT_GT(T, 10);
-    ASSERT_EQ(rec.seen.size(), static_cast<std::size_t>(3 + 2 * L)) << "embeddings, final_norm, logits + 2 per layer";
+    // Mixtures of experts also deliver their routing (kExperts [T, 2, k]) after the attention of each sparse layer.
+    const auto& sparse = m.info().expertLayers;
+    const auto isSparse = [&](int l) { return std::find(sparse.begin(), sparse.end(), l) != sparse.end(); };
+    ASSERT_EQ(rec.seen.size(), static_cast<std::size_t>(3 + 2 * L) + sparse.size())
+        << "embeddings, final_norm, logits + 2 per layer (+ experts per sparse layer)";
+    for (int l : sparse) {
+        EXPECT_EQ(rec.one(im::kExperts, l).shape, (std::vector<int64_t>{T, 2, m.info().expertsPerToken}));
+        const auto& d = rec.one(im::kExperts, l).data;
+        for (int64_t t = 0; t < T; ++t)
+            for (int64_t k = 0; k < m.info().expertsPerToken; ++k) {
+                const float id = d[static_cast<std::size_t>(t * 2 * m.info().expertsPerToken + k)];
+                EXPECT_TRUE(id >= 0 && id < static_cast<float>(m.info().experts) && id == std::floor(id)) << id;
+            }
+    }
     EXPECT_EQ(rec.one(im::kEmbeddings, -1).shape, (std::vector<int64_t>{T, H}));
     for (int l = 0; l < L; ++l) {
         EXPECT_EQ(rec.one(im::kHidden, l).shape, (std::vector<int64_t>{T, H})) << "layer " << l;
@@ -167,6 +180,8 @@ TEST_P(PerArch, EveryNameOnceWithItsShape)
     std::vector<std::string> want = {"embeddings"};
     for (int l = 0; l < L; ++l) {
         want.push_back("attention" + std::to_string(l));
+        if (isSparse(l))
+            want.push_back("experts" + std::to_string(l));
         want.push_back("hidden" + std::to_string(l));
     }
     want.insert(want.end(), {"final_norm", "logits"});
@@ -262,7 +277,7 @@ TEST_P(PerArch, WantingNothingYieldsNothing)
     rec.filter = [](std::string_view, int) { return false; };
     const auto s = m.scoreBatch({referenceText(GetParam(), 0), referenceText(GetParam(), 1)}, observedBy(rec));
     EXPECT_TRUE(rec.seen.empty());
-    EXPECT_EQ(rec.asked, 3 + 2 * m.info().layers) << "wants() is asked once per name and layer per call";
+    EXPECT_EQ(rec.asked, 3 + 3 * m.info().layers) << "wants() is asked once per name and layer per call";
     ASSERT_EQ(s.size(), 2u);
     EXPECT_FALSE(s[1].tokens.empty());
 }

@@ -84,6 +84,18 @@ struct ArchSpec {
     // starcoder2: use_bias everywhere, LayerNorm with bias).
     bool qkvBias = false, outBias = false, mlpBias = false, normBias = false;
 
+    // Mixture of experts (moe.h): experts == 0 is a dense model. On the layers marked sparse the MLP is a router
+    // (softmax over `experts` logits in float32, the top `topK`, renormalised to sum 1 when normTopK) and the
+    // weighted sum of the chosen experts' gated MLPs (expertIntermediate each), plus a shared expert
+    // (sharedIntermediate > 0) scaled by sigmoid(sharedGate · x) when sharedGate (qwen2_moe). Dense layers keep
+    // the ordinary MLP of `intermediate`.
+    struct Moe {
+        int64_t experts = 0, topK = 0, expertIntermediate = 0, sharedIntermediate = 0;
+        bool normTopK = false, sharedGate = false;
+        bool routerWeightsInDtype = false; // qwen2/3_moe cast the top-k weights to the compute dtype; mixtral not
+        std::vector<bool> sparse;          // per layer
+    } moe;
+
     std::vector<int32_t> eosIds; // config.json eos_token_id (int or list)
     int32_t bosId = -1;
 };

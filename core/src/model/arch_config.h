@@ -55,4 +55,9 @@ void readSeedOss(const json& j, ArchSpec& s, const std::string& path);
 void readCwm(const json& j, ArchSpec& s, const std::string& path);
 void readExaone4(const json& j, ArchSpec& s, const std::string& path);
 
+// ---------- mixture-of-experts families (architectures_moe.cpp) ----------
+void readMixtral(const json& j, ArchSpec& s, const std::string& path);
+void readQwen2Moe(const json& j, ArchSpec& s, const std::string& path);
+void readQwen3Moe(const json& j, ArchSpec& s, const std::string& path);
+
 } // namespace ascviz::model::cfg

@@ -230,7 +230,9 @@ DecoderWeights llamaStyleWeights(WeightStore& ws, const ArchSpec& s)
             lw.qNorm = norm(ws, p + "self_attn.q_norm", s.headDim, false);
             lw.kNorm = norm(ws, p + "self_attn.k_norm", s.headDim, false);
         }
-        if (s.gatedMlp) {
+        if (s.moe.experts > 0 && s.moe.sparse[static_cast<std::size_t>(l)]) {
+            // a mixture-of-experts layer: its weights come from the family's table (architectures_moe.cpp)
+        } else if (s.gatedMlp) {
             lw.up = fuse({linear(ws, p + "mlp.gate_proj", I, H, b.mlp), linear(ws, p + "mlp.up_proj", I, H, b.mlp)});
             lw.down = linear(ws, p + "mlp.down_proj", H, I, b.mlp);
         } else {

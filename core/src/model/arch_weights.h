@@ -25,5 +25,10 @@ DecoderWeights gptjWeights(WeightStore& ws, const ArchSpec& s);
 DecoderWeights phiWeights(WeightStore& ws, const ArchSpec& s);
 // olmo2: the llama names without input_layernorm, with post_feedforward_layernorm and full q/k norms.
 DecoderWeights olmo2Weights(WeightStore& ws, const ArchSpec& s);
+// mixtral (block_sparse_moe.gate, experts.N.w1/w3/w2) and qwen2_moe / qwen3_moe (mlp.gate, mlp.experts.N.
+// gate_proj/up_proj/down_proj, qwen2_moe's mlp.shared_expert and shared_expert_gate); dense layers as llama
+// (architectures_moe.cpp).
+DecoderWeights mixtralWeights(WeightStore& ws, const ArchSpec& s);
+DecoderWeights qwenMoeWeights(WeightStore& ws, const ArchSpec& s);
 
 } // namespace ascviz::model

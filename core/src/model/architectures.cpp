@@ -442,6 +442,15 @@ const Architecture kArchitectures[] = {
     {"olmo2", readOlmo2, olmo2Weights,
      "post-norms after attention and MLP, q/k RMSNorm over the whole projections, rope_parameters"},
     {"smollm3", readSmollm3, llamaStyleWeights, "no_rope_layers, no_rope_layer_interval, rope_parameters"},
+    {"mixtral", readMixtral, mixtralWeights,
+     "mixture of experts: num_local_experts, num_experts_per_tok (top-k renormalised), sliding_window, "
+     "rope_parameters"},
+    {"qwen2_moe", readQwen2Moe, qwenMoeWeights,
+     "mixture of experts: num_experts, num_experts_per_tok, moe_intermediate_size, norm_topk_prob, shared expert "
+     "(shared_expert_intermediate_size) with its sigmoid gate, decoder_sparse_step, mlp_only_layers, qkv_bias"},
+    {"qwen3_moe", readQwen3Moe, qwenMoeWeights,
+     "mixture of experts: num_experts, num_experts_per_tok, moe_intermediate_size, norm_topk_prob, "
+     "decoder_sparse_step, mlp_only_layers, per-head q/k RMSNorm, attention_bias"},
     {"olmo3", readOlmo3, olmo2Weights, "olmo2's layout, layer_types, sliding_window, rope_parameters per layer type"},
     {"seed_oss", readSeedOss, llamaStyleWeights,
      "attention_bias, attention_out_bias, mlp_bias, head_dim, rope_parameters"},

@@ -147,7 +147,10 @@ int64_t Decoder::parameterCount() const
             add(nm->w);
             add(nm->b);
         }
-        for (const Linear* li : {&l.qkv, &l.o, &l.up, &l.down}) {
+        add(l.moe.router);
+        add(l.moe.gateUp);
+        add(l.moe.down);
+        for (const Linear* li : {&l.qkv, &l.o, &l.up, &l.down, &l.moe.sharedUp, &l.moe.sharedDown, &l.moe.sharedGate}) {
             add(li->w);
             add(li->b);
         }
@@ -329,8 +332,10 @@ at::Tensor Decoder::attend(int layer, const at::Tensor& q, const at::Tensor& k, 
     return at::matmul(probs, v).view({B, nh, T, hd});
 }
 
-at::Tensor Decoder::mlp(const LayerWeights& lw, const at::Tensor& x) const
+at::Tensor Decoder::mlp(const LayerWeights& lw, const at::Tensor& x, int layer, ForwardObserver* expertsTo) const
 {
+    if (lw.moe.defined())
+        return moe(lw.moe, x, layer, expertsTo);
     if (!m_spec.gatedMlp) {
         // On the CPU's direct oneDNN path the activation runs as the up projection's epilogue (cpu_linear.h).
         const DnnlAct fusable = m_spec.act == Activation::GeluTanh  ? DnnlAct::GeluTanh
@@ -402,29 +407,30 @@ at::Tensor Decoder::embed(const at::Tensor& ids, const at::Tensor& positions) co
     return x;
 }
 
-at::Tensor Decoder::residual(const LayerWeights& lw, const at::Tensor& x, const at::Tensor& h,
-                             const at::Tensor& a) const
+at::Tensor Decoder::residual(const LayerWeights& lw, const at::Tensor& x, const at::Tensor& h, const at::Tensor& a,
+                             int layer, ForwardObserver* expertsTo) const
 {
+    const auto ffn = [&](const LayerWeights& w, const at::Tensor& in) { return this->mlp(w, in, layer, expertsTo); };
     switch (m_spec.residual) {
     case Residual::Sequential: {
         if (m_spec.residualScale != 1.0) {
             const at::Tensor y = x + a * m_spec.residualScale;
-            return y + mlp(lw, norm(lw.ln2, y)) * m_spec.residualScale;
+            return y + ffn(lw, norm(lw.ln2, y)) * m_spec.residualScale;
         }
         const at::Tensor y = x + a;
-        return y + mlp(lw, norm(lw.ln2, y));
+        return y + ffn(lw, norm(lw.ln2, y));
     }
     case Residual::PostNorms: {
         const at::Tensor y = x + norm(lw.postAttn, a);
-        return y + norm(lw.postMlp, mlp(lw, y));
+        return y + norm(lw.postMlp, ffn(lw, y));
     }
     case Residual::ParallelSharedNorm:
-        return a + mlp(lw, h) + x;
+        return a + ffn(lw, h) + x;
     case Residual::ParallelTwoNorms:
-        return mlp(lw, norm(lw.ln2, x)) + a + x;
+        return ffn(lw, norm(lw.ln2, x)) + a + x;
     case Residual::Sandwich: {
         const at::Tensor y = x + norm(lw.postAttn, a);
-        return y + norm(lw.postMlp, mlp(lw, norm(lw.ln2, y)));
+        return y + norm(lw.postMlp, ffn(lw, norm(lw.ln2, y)));
     }
     }
     return x;
@@ -551,7 +557,9 @@ at::Tensor Decoder::hidden(const at::Tensor& ids, const at::Tensor& keyValid, Kv
         ForwardObserver* probsTo = observer && observer->wants(intermediate::kAttention, layer) ? observer : nullptr;
         const auto [cos, sin] = rope.of(m_spec, l);
         const at::Tensor a = attention(layer, h, cos, sin, mask, localMask, cache, past, probsTo);
-        x = residual(lw, x, h, a);
+        ForwardObserver* expertsTo =
+            observer && lw.moe.defined() && observer->wants(intermediate::kExperts, layer) ? observer : nullptr;
+        x = residual(lw, x, h, a, layer, expertsTo);
         if (observer && observer->wants(intermediate::kHidden, layer))
             observer->observe(intermediate::kHidden, layer, x);
     }

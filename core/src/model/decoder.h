@@ -26,6 +26,17 @@ struct Norm {
     at::Tensor b; // undefined for RMSNorm / LayerNorm without bias
 };
 
+// A mixture-of-experts layer (ArchSpec::moe; moe.cpp); undefined (router undefined) on dense layers.
+struct MoeWeights {
+    at::Tensor router; // [experts, hidden]
+    at::Tensor gateUp; // [experts, 2 I, hidden]: each expert's [gate; up] rows
+    at::Tensor down;   // [experts, hidden, I]
+    Linear sharedUp;   // the shared expert's [gate; up] ([2 S, hidden]), or undefined
+    Linear sharedDown; // [hidden, S]
+    Linear sharedGate; // [1, hidden]: sigmoid(sharedGate · x) scales the shared expert, or undefined
+    bool defined() const { return router.defined(); }
+};
+
 struct LayerWeights {
     Norm ln1, ln2; // ln2 unused for ParallelSharedNorm
     Linear qkv;    // fused [q (heads*headDim); k (kvHeads*headDim); v (kvHeads*headDim)] rows
@@ -34,6 +45,7 @@ struct LayerWeights {
     Linear down;
     Norm postAttn, postMlp; // Residual::Sandwich only
     Norm qNorm, kNorm;      // QkNorm::PerHead ([headDim]) or Full ([heads·headDim], [kvHeads·headDim])
+    MoeWeights moe;         // replaces up/down where defined
 };
 
 struct DecoderWeights {
@@ -104,7 +116,10 @@ private:
     at::Tensor attention(int layer, const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin,
                          const at::Tensor& mask, const at::Tensor& localMask, KvCache* cache, int64_t past,
                          ForwardObserver* probsTo) const;
-    at::Tensor mlp(const LayerWeights& lw, const at::Tensor& x) const;
+    // The layer's MLP, or its mixture of experts (moe.cpp), whose routing goes to `expertsTo` (may be null).
+    at::Tensor mlp(const LayerWeights& lw, const at::Tensor& x, int layer = -1,
+                   ForwardObserver* expertsTo = nullptr) const;
+    at::Tensor moe(const MoeWeights& m, const at::Tensor& x, int layer, ForwardObserver* expertsTo) const;
     // Rotary tables cos/sin [N, rotaryDim] in the compute dtype for positions [N] (undefined without rope), of a
     // forward pass over `seqLen` positions (longrope picks its factors by it); local: the local layers' tables.
     struct RopeTables {
@@ -124,7 +139,8 @@ private:
     at::Tensor attend(int layer, const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& mask,
                       bool causal, ForwardObserver* probsTo) const;
     // One layer's residual update from its attention output `a` and the normed input `h` of x.
-    at::Tensor residual(const LayerWeights& lw, const at::Tensor& x, const at::Tensor& h, const at::Tensor& a) const;
+    at::Tensor residual(const LayerWeights& lw, const at::Tensor& x, const at::Tensor& h, const at::Tensor& a,
+                        int layer = -1, ForwardObserver* expertsTo = nullptr) const;
 
     ArchSpec m_spec;
     DecoderWeights m_w;

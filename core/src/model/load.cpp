@@ -185,6 +185,11 @@ std::unique_ptr<LanguageModel> LanguageModel::load(const fs::path& dirIn, const 
     info.vocabSize = spec.vocab;
     info.layers = static_cast<int>(spec.layers);
     info.hidden = static_cast<int>(spec.hidden);
+    info.experts = static_cast<int>(spec.moe.experts);
+    info.expertsPerToken = static_cast<int>(spec.moe.topK);
+    for (std::size_t l = 0; l < spec.moe.sparse.size(); ++l)
+        if (spec.moe.sparse[l])
+            info.expertLayers.push_back(static_cast<int>(l));
     // The CPU threads the model computes with: LibTorch's and the BLAS's (cpu_threads.h splits them).
     info.threads = useCuda ? 0 : (opts.threads > 0 ? opts.threads : defaultCpuThreads());
     info.cpuThreads = useCuda ? std::string() : describeCpuThreads(info.threads);

@@ -37,6 +37,7 @@ public:
         for (int l = 0; l < layers; ++l) {
             m_attention.push_back(target.wants(intermediate::kAttention, l));
             m_hidden.push_back(target.wants(intermediate::kHidden, l));
+            m_experts.push_back(target.wants(intermediate::kExperts, l));
         }
         m_finalNorm = target.wants(intermediate::kFinalNorm, -1);
         m_logits = target.wants(intermediate::kLogits, -1);
@@ -45,7 +46,7 @@ public:
     bool wantsAnything() const
     {
         const auto any = [](const std::vector<bool>& v) { return std::find(v.begin(), v.end(), true) != v.end(); };
-        return m_embeddings || m_finalNorm || m_logits || any(m_attention) || any(m_hidden);
+        return m_embeddings || m_finalNorm || m_logits || any(m_attention) || any(m_hidden) || any(m_experts);
     }
 
     // The rows of the next forward pass, in batch order.
@@ -62,6 +63,8 @@ public:
             return perLayer(m_attention);
         if (name == intermediate::kHidden)
             return perLayer(m_hidden);
+        if (name == intermediate::kExperts)
+            return perLayer(m_experts);
         if (name == intermediate::kFinalNorm)
             return layer == -1 && m_finalNorm;
         return false;
@@ -104,7 +107,7 @@ private:
 
     IntermediateObserver& m_target;
     bool m_embeddings = false, m_finalNorm = false, m_logits = false;
-    std::vector<bool> m_attention, m_hidden; // per layer
+    std::vector<bool> m_attention, m_hidden, m_experts; // per layer
     std::vector<Row> m_rows;
 };
 

@@ -40,6 +40,11 @@ struct ModelInfo {
     int64_t vocabSize = 0;
     int layers = 0;
     int hidden = 0;
+    // Mixture of experts (0 for a dense model): experts per sparse layer, experts chosen per token, and the
+    // sparse layers (those whose routing intermediate::kExperts delivers).
+    int experts = 0;
+    int expertsPerToken = 0;
+    std::vector<int> expertLayers;
     int threads = 0;         // CPU intra-op threads the model computes with (0 on a GPU)
     std::string cpuThreads;  // the CPU thread setup, LibTorch's and the BLAS's ("" on a GPU; cpuThreadSetup)
     std::string fingerprint; // modelFingerprint(dir) when loaded (model/fingerprint.h); "" = unknown

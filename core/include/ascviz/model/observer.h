@@ -22,6 +22,11 @@ inline constexpr std::string_view kHidden = "hidden";
 // keys after the query (and, in local-attention layers, for keys outside the window). Computed by the explicit
 // (non-fused) attention path in the layers that ask for it.
 inline constexpr std::string_view kAttention = "attention";
+// [T, 2, k], per mixture-of-experts layer (ArchSpec's sparse layers; never for dense layers or models): the
+// router's choice for row t: [t][0][:] the k chosen experts' ids (exact integers as floats), [t][1][:] their
+// routing weights as the layer uses them (after renormalisation where the family renormalises), in the router's
+// order (descending weight).
+inline constexpr std::string_view kExperts = "experts";
 // [T, hidden]: the output of the final norm (the input of the language-model head).
 inline constexpr std::string_view kFinalNorm = "final_norm";
 // [T, vocab]: the logits; row t is the distribution of the token at position t + 1 (softmax gives its NtP).
@@ -43,7 +48,7 @@ struct Intermediate {
 };
 
 // Receives the intermediates it wants, on the scoring thread, in forward order within a forward pass
-// (embeddings; per layer: attention, hidden; final_norm; logits). Sequences scored together in one batch come
+// (embeddings; per layer: attention, experts, hidden; final_norm; logits). Sequences scored together in one batch come
 // one after the other under each name. An exception thrown by observe() ends the scoring call.
 class IntermediateObserver {
 public:

@@ -1,0 +1,115 @@
+// ascviz-cli eval --experts and analyze experts (issue 42; method.md §15) on the tiny mixture-of-experts fixtures:
+// the JSON contracts of docs/cli.md and the refusals (a dense model, --scores, neither --db nor --corpus).
+#include "cli_runner.h"
+#include "testdata.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <map>
+
+using nlohmann::json;
+
+namespace {
+
+std::string fixture(const char* name)
+{
+    return "'" + ascviz::testdata::fixtureModel(name).string() + "'";
+}
+
+const std::string kCode = "def area(w, h):\n    s = w * h\n    return s\n\nprint(area(2, 3))\n";
+
+TEST(CliExperts, EvalExpertsPerToken)
+{
+    const auto file = clitest::writeTemp("experts.py", kCode);
+    // tiny-qwen2_moe: 3 layers, the middle one dense (mlp_only_layers), 4 experts, top-2.
+    const auto r = clitest::run("eval --model " + fixture("tiny-qwen2_moe") + " --device cpu --experts --text-file '" +
+                                file.string() + "'");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json j = json::parse(r.out);
+    const auto& tokens = j.at("tokens");
+    ASSERT_GT(tokens.size(), 5u);
+    for (const auto& t : tokens) {
+        const auto& ex = t.at("experts");
+        ASSERT_EQ(ex.size(), 2u) << t.dump();
+        EXPECT_EQ(ex[0].at("layer"), 0);
+        EXPECT_EQ(ex[1].at("layer"), 2);
+        for (const auto& l : ex) {
+            ASSERT_EQ(l.at("ids").size(), 2u);
+            ASSERT_EQ(l.at("probs").size(), 2u);
+            EXPECT_NE(l.at("ids")[0], l.at("ids")[1]);
+            for (const auto& id : l.at("ids"))
+                EXPECT_TRUE(id.get<int>() >= 0 && id.get<int>() < 4) << id;
+            // the router's order: descending weight; qwen2_moe does not renormalise (norm_topk_prob false)
+            EXPECT_GE(l.at("probs")[0].get<double>(), l.at("probs")[1].get<double>());
+            EXPECT_LT(l.at("probs")[0].get<double>() + l.at("probs")[1].get<double>(), 1.0);
+        }
+    }
+    // The NtP are the plain eval's.
+    const auto plain =
+        clitest::run("eval --model " + fixture("tiny-qwen2_moe") + " --device cpu --text-file '" + file.string() + "'");
+    ASSERT_EQ(plain.status, 0) << plain.err;
+    const json p = json::parse(plain.out);
+    ASSERT_EQ(p.at("tokens").size(), tokens.size());
+    for (std::size_t i = 1; i < tokens.size(); ++i)
+        EXPECT_NEAR(p.at("tokens")[i].at("ntp").get<double>(), tokens[i].at("ntp").get<double>(), 1e-6);
+}
+
+TEST(CliExperts, EvalExpertsRefusals)
+{
+    const auto file = clitest::writeTemp("experts-dense.py", kCode);
+    const auto dense = clitest::run("eval --model " + fixture("tiny-gpt2") + " --device cpu --experts --text-file '" +
+                                    file.string() + "'");
+    EXPECT_EQ(dense.status, 1);
+    EXPECT_NE(dense.err.find("is dense"), std::string::npos) << dense.err;
+    EXPECT_NE(dense.err.find("mixture-of-experts"), std::string::npos) << dense.err;
+    EXPECT_EQ(clitest::run("eval --model " + fixture("tiny-qwen3_moe") + " --experts --layers --text-file '" +
+                           file.string() + "'")
+                  .status,
+              2);
+}
+
+TEST(CliExperts, AnalyzeExpertsByCategory)
+{
+    const auto corpus = clitest::writeTemp("experts.jsonl", "{\"code\": \"def f(a):\\n    return a + 1\\n\"}\n"
+                                                            "{\"code\": \"for i in range(3):\\n    print(i)\\n\"}\n");
+    // tiny-qwen3_moe: 3 layers, all sparse, 4 experts, top-2.
+    const auto r = clitest::run("analyze experts --corpus '" + corpus.string() + "' --model " +
+                                fixture("tiny-qwen3_moe") + " --device cpu --json");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json j = json::parse(r.out);
+    EXPECT_EQ(j.at("layers"), 3);
+    EXPECT_EQ(j.at("experts"), 4);
+    EXPECT_EQ(j.at("snippets"), 2);
+    std::map<std::pair<std::string, int>, double> sums;
+    for (const auto& row : j.at("rows")) {
+        EXPECT_GT(row.at("n").get<int>(), 0);
+        const double share = row.at("share");
+        EXPECT_TRUE(share >= 0 && share <= 1) << row.dump();
+        sums[{row.at("category").get<std::string>(), row.at("layer").get<int>()}] += share;
+    }
+    ASSERT_FALSE(sums.empty());
+    for (const auto& [key, sum] : sums)
+        EXPECT_NEAR(sum, 2.0, 1e-9) << key.first << " layer " << key.second; // top-2: shares sum to k
+    EXPECT_EQ(j.at("specialisation").size(), sums.size());
+    for (const auto& s : j.at("specialisation"))
+        EXPECT_GE(s.at("kl_bits").get<double>(), 0.0);
+
+    // --db: the database's snippets with its run's model.
+    const auto db = clitest::tempDir() / "experts.db";
+    ASSERT_EQ(clitest::run("batch --model " + fixture("tiny-qwen3_moe") + " --device cpu --quiet --corpus '" +
+                           corpus.string() + "' --db '" + db.string() + "'")
+                  .status,
+              0);
+    const auto d = clitest::run("analyze experts --db '" + db.string() + "' --device cpu --json");
+    ASSERT_EQ(d.status, 0) << d.err;
+    EXPECT_EQ(json::parse(d.out).at("rows"), j.at("rows"));
+
+    EXPECT_EQ(clitest::run("analyze experts --model " + fixture("tiny-qwen3_moe")).status, 2); // no --db / --corpus
+    const auto dense = clitest::run("analyze experts --corpus '" + corpus.string() + "' --model " +
+                                    fixture("tiny-gpt2") + " --device cpu --json");
+    EXPECT_EQ(dense.status, 1);
+    EXPECT_NE(dense.err.find("is dense"), std::string::npos) << dense.err;
+}
+
+} // namespace
