@@ -97,6 +97,23 @@ TEST(Charts, BoxStatsByHand)
     EXPECT_THROW(boxStats({}), InputError);
 }
 
+TEST(Charts, BoxStatsWhiskersStopAtTheBox)
+{
+    // 0 1 1 1: quartiles 0.75 and 1, IQR 0.25, lower fence 0.375: 0 is an outlier, and the nearest inlier (1)
+    // lies inside the box, so the lower whisker stops at q1.
+    const BoxStats b = boxStats({1, 0, 1, 1});
+    EXPECT_DOUBLE_EQ(b.q1, 0.75);
+    EXPECT_DOUBLE_EQ(b.whiskerLo, 0.75);
+    EXPECT_DOUBLE_EQ(b.whiskerHi, 1);
+    ASSERT_EQ(b.outliers.size(), 1u);
+    EXPECT_DOUBLE_EQ(b.outliers[0], 0);
+    const BoxStats one = boxStats({0.4});
+    EXPECT_EQ(one.n, 1u);
+    EXPECT_DOUBLE_EQ(one.whiskerLo, 0.4);
+    EXPECT_DOUBLE_EQ(one.whiskerHi, 0.4);
+    EXPECT_TRUE(one.outliers.empty());
+}
+
 TEST(Charts, CategoryBarsFlagTooFewAndStayLegible)
 {
     const FigureStyle style; // 85 mm, 8 pt

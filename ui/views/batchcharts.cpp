@@ -172,9 +172,11 @@ void buildDistributionChart(QChart* chart, const std::vector<BatchResultPtr>& se
     series->setName(QObject::tr("snippets"));
     QStringList labels;
     for (std::size_t k = 0; k < sets.size(); ++k) {
-        const auto b = boxStats(snippetValues(*sets[k]));
+        // The box the figure export draws (figure/charts.h); a set without values: an empty box, n=0.
+        const auto values = snippetValues(*sets[k]);
+        const BoxStats b = values.empty() ? BoxStats{} : boxStats(values);
         const QString label = QStringLiteral("%1 (n=%2)").arg(sets[k]->label).arg(b.n);
-        auto* box = new QBoxSet(b.lowerWhisker, b.q1, b.median, b.q3, b.upperWhisker, label);
+        auto* box = new QBoxSet(b.whiskerLo, b.q1, b.median, b.q3, b.whiskerHi, label);
         box->setBrush(paletteColor(k).lighter(140));
         box->setPen(QPen(paletteColor(k).darker(150), 1.2));
         series->append(box);
