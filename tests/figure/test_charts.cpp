@@ -235,3 +235,28 @@ TEST(Charts, CategoryBarsDataFromStatistics)
     CorpusStats empty;
     EXPECT_THROW(categoryBarsData({{"run", &empty, nullptr}}), InputError);
 }
+
+TEST(Charts, OneTextColourRule)
+{
+    // White below relative luminance 0.3, else #111111 (render/layout.h textColourOn), on every heat map's cells.
+    auto same = [](Rgb a, Rgb b) { return a.r == b.r && a.g == b.g && a.b == b.b; };
+    EXPECT_TRUE(same(textColourOn(Rgb{0, 0, 0}), Rgb{255, 255, 255}));
+    EXPECT_TRUE(same(textColourOn(Rgb{255, 255, 255}), Rgb{17, 17, 17}));
+    EXPECT_TRUE(same(textColourOn(ascColor(0.0)), Rgb{255, 255, 255}));       // deep red
+    EXPECT_TRUE(same(textColourOn(ascColor(0.5)), Rgb{17, 17, 17}));          // white
+    EXPECT_TRUE(same(textColourOn(ascColor(1.0)), Rgb{255, 255, 255}));       // deep blue
+    EXPECT_TRUE(same(textColourOn(ascColor(std::nullopt)), Rgb{17, 17, 17})); // grey n/a
+    // The category heat map writes it for each cell (the value 0.2 was dark text on a dark fill before).
+    HeatmapColumn col{"run", {{"a", 0.2}, {"b", 0.5}, {"c", 0.9}}};
+    const Figure f = heatmapFigure({"a", "b", "c"}, {col}, FigureStyle{});
+    int checked = 0;
+    for (std::size_t i = 1; i < f.items.size(); ++i) {
+        const auto* t = std::get_if<FigText>(&f.items[i]);
+        if (!t || (t->text != "0.20" && t->text != "0.50" && t->text != "0.90"))
+            continue;
+        const double v = std::stod(t->text);
+        EXPECT_TRUE(same(t->color, textColourOn(ascColor(v)))) << t->text;
+        ++checked;
+    }
+    EXPECT_EQ(checked, 3);
+}
