@@ -12,12 +12,9 @@
 #include <QBoxSet>
 #include <QChart>
 #include <QChartView>
-#include <QFileInfo>
 #include <QLegendMarker>
 #include <QLineSeries>
-#include <QPainter>
 #include <QPen>
-#include <QSvgGenerator>
 #include <QValueAxis>
 
 #include <set>
@@ -226,32 +223,6 @@ bool exportBatchFigure(BatchChart chart, const std::vector<BatchResultPtr>& sets
     } catch (const std::exception& e) {
         return fail(toQString(e.what()));
     }
-}
-
-bool exportWidgetSvg(QWidget* widget, const QString& file, const QString& title, QString* error)
-{
-    QSvgGenerator gen;
-    gen.setFileName(file);
-    gen.setSize(widget->size());
-    gen.setViewBox(QRect(QPoint(0, 0), widget->size()));
-    gen.setTitle(title);
-    gen.setDescription(QObject::tr("AsC-Viz batch chart"));
-    {
-        QPainter p;
-        if (!p.begin(&gen)) {
-            if (error)
-                *error = QObject::tr("Cannot write %1").arg(file);
-            return false;
-        }
-        widget->render(&p);
-        p.end();
-    }
-    if (!QFileInfo(file).exists() || QFileInfo(file).size() == 0) {
-        if (error)
-            *error = QObject::tr("Cannot write %1").arg(file);
-        return false;
-    }
-    return true;
 }
 
 } // namespace ascviz::ui

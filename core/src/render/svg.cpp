@@ -197,11 +197,6 @@ std::string svgColour(Rgb c)
     return detail::hex(c);
 }
 
-double relativeLuminance(Rgb c)
-{
-    return detail::luminance(c);
-}
-
 std::string valueText(double v)
 {
     return detail::formatValue(v);
