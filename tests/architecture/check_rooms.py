@@ -195,22 +195,31 @@ sql_re = re.compile(r"\b(SELECT|INSERT\s+(OR\s+\w+\s+)?INTO|CREATE\s+(TEMP\s+)?(
                     r"DELETE\s+FROM|UPDATE\s+\w+\s+SET|DROP\s+(TABLE|INDEX)|ALTER\s+TABLE|PRAGMA|"
                     r"BEGIN\s+(IMMEDIATE|EXCLUSIVE|DEFERRED|TRANSACTION)|ATTACH\s+DATABASE|COMMIT|ROLLBACK)\b")
 sqlite_re = re.compile(r"\bsqlite3_\w+\s*\(|#\s*include\s*[<\"]sqlite3\.h[>\"]")
-sql_files = set()
-for path in SOURCES:
-    r = rel(path)
-    if r.startswith(SQL_HOMES):
-        continue
-    hits = [no for no, s in LITERALS[r] if sql_re.search(s)]
-    hits += [no for no, line in enumerate(path.read_text(errors="replace").splitlines(), 1)
-             if sqlite_re.search(line) and not line.lstrip().startswith("//")]
-    if hits:
-        sql_files.add(r)
-        if r not in SQL_KNOWN:
-            findings.append(f"{r}:{min(hits)}: SQL outside the results and study rooms (use results/sqlite.h "
-                            "from the room that owns the data)")
-for r, why in SQL_KNOWN.items():
-    if r not in sql_files:
-        notes.append(f"note: {r} has no SQL any more: remove it from SQL_KNOWN ({why})")
+
+
+def confine(homes, known, table, hits_in, finding, gone):
+    """Findings for the files outside `homes` where hits_in(path) finds lines, unless `known` lists them."""
+    seen = set()
+    for path in SOURCES:
+        r = rel(path)
+        if r.startswith(homes):
+            continue
+        hits = hits_in(path, r)
+        if hits:
+            seen.add(r)
+            if r not in known:
+                findings.append(f"{r}:{min(hits)}: {finding}")
+    for r, why in known.items():
+        if r not in seen:
+            notes.append(f"note: {r} {gone}: remove it from {table} ({why})")
+
+
+confine(SQL_HOMES, SQL_KNOWN, "SQL_KNOWN",
+        lambda path, r: [no for no, s in LITERALS[r] if sql_re.search(s)] +
+        [no for no, line in enumerate(path.read_text(errors="replace").splitlines(), 1)
+         if sqlite_re.search(line) and not line.lstrip().startswith("//")],
+        "SQL outside the results and study rooms (use results/sqlite.h from the room that owns the data)",
+        "has no SQL any more")
 
 # 7. SVG markup
 SVG_HOME = "core/src/figure/"
@@ -221,20 +230,8 @@ SVG_KNOWN = {
 }
 svg_re = re.compile(r"</?(svg|g|rect|text|tspan|path|line|polyline|polygon|circle|ellipse|title|desc|defs|"
                     r"linearGradient|radialGradient|stop|marker|use|clipPath|pattern)[\s>/]")
-svg_files = set()
-for path in SOURCES:
-    r = rel(path)
-    if r.startswith(SVG_HOME):
-        continue
-    hits = [no for no, s in LITERALS[r] if svg_re.search(s)]
-    if hits:
-        svg_files.add(r)
-        if r not in SVG_KNOWN:
-            findings.append(f"{r}:{min(hits)}: SVG markup written outside the figure room (draw a Figure: "
-                            "figure/figure.h)")
-for r, why in SVG_KNOWN.items():
-    if r not in svg_files:
-        notes.append(f"note: {r} writes no SVG any more: remove it from SVG_KNOWN ({why})")
+confine((SVG_HOME,), SVG_KNOWN, "SVG_KNOWN", lambda path, r: [no for no, s in LITERALS[r] if svg_re.search(s)],
+        "SVG markup written outside the figure room (draw a Figure: figure/figure.h)", "writes no SVG any more")
 
 # 8. app/ headers below app
 APP_INCLUDES_KNOWN = {
