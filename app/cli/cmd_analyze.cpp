@@ -1,5 +1,6 @@
-// analyze (docs/cli.md): AsC-Causal, PERPLEXED and the category heat map over results databases.
-// Torch-free (ascviz_cli_results).
+// analyze causal|perplexed|heatmap|treatments (docs/cli.md): AsC-Causal, PERPLEXED and the category heat map over
+// results databases, Galeras' treatments over a runs database. Torch-free (ascviz_cli_results); the one router of
+// `analyze` (cmd_analyze_router.cpp) calls them.
 #include "commands.h"
 #include "output.h"
 
@@ -135,13 +136,10 @@ std::string perplexedText(const PerplexedReport& r)
 
 } // namespace
 
-int cmdAnalyze(Args& args)
+int cmdAnalyzeResults(const std::string& sub, Args& args)
 {
-    const auto sub = args.subcommand();
-    if (!sub)
-        throw UsageError("analyze needs a subcommand: causal, perplexed, heatmap or treatments");
     const auto out = args.value("--out");
-    if (*sub == "causal") {
+    if (sub == "causal") {
         const auto dbs = splitList(args.require("--db"));
         const auto byArg = args.value("--by");
         const auto conceptsArg = args.value("--concepts");
@@ -219,9 +217,9 @@ int cmdAnalyze(Args& args)
         }
         return 0;
     }
-    if (*sub == "treatments")
+    if (sub == "treatments")
         return analyzeTreatmentsCommand(args, out);
-    if (*sub == "perplexed") {
+    if (sub == "perplexed") {
         const fs::path db = args.require("--db");
         PerplexedOptions opts;
         opts.minCount = args.intValue("--min-count", opts.minCount);
@@ -250,7 +248,7 @@ int cmdAnalyze(Args& args)
             writeText(perplexedText(r), out);
         return 0;
     }
-    if (*sub == "heatmap") {
+    if (sub == "heatmap") {
         const auto dbs = splitList(args.require("--db"));
         const auto namesArg = args.value("--names");
         const auto svg = args.value("--svg");
@@ -300,7 +298,7 @@ int cmdAnalyze(Args& args)
         }
         return 0;
     }
-    throw UsageError("unknown analyze subcommand '" + *sub + "' (causal, perplexed, heatmap or treatments)");
+    throw UsageError("unknown analyze subcommand '" + sub + "'"); // the router passes only the four above
 }
 
 } // namespace ascviz::cli

@@ -139,8 +139,6 @@ int cmdAttribute(Args& args)
     return 0;
 }
 
-namespace {
-
 int cmdAnalyzeLayers(Args& args)
 {
     const auto dbArg = args.value("--db");
@@ -226,18 +224,6 @@ int cmdAnalyzeLayers(Args& args)
         return 0;
     }
     return 0;
-}
-
-} // namespace
-
-int cmdAnalyzeAll(Args& args)
-{
-    Args peek = args;
-    if (const auto sub = peek.subcommand(); sub && *sub == "layers") {
-        args.subcommand();
-        return cmdAnalyzeLayers(args);
-    }
-    return cmdAnalyze(args);
 }
 
 } // namespace ascviz::cli

@@ -14,7 +14,8 @@
 
 namespace {
 
-const char* kUsage =
+// `ascviz-cli --help`: kUsageHead, the analyze lines (generated from the analyze table), kUsageTail.
+const char* kUsageHead =
     "usage: ascviz-cli <command> [options]      (ascviz-cli <command> --help: that command's options)\n"
     "commands:\n"
     "  --version                                   version, libtorch version and build, CUDA availability\n"
@@ -33,19 +34,12 @@ const char* kUsage =
     "  merge    --out ALL.db SHARD.db...\n"
     "  slurm    submit --model M --corpus C --shards N --out DIR [--partition P] [--gres G] [--time T]\n"
     "           [--sbatch-extra LINE] [--dry-run] | status DIR [--watch S] | resume DIR\n"
-    "  report   --db RESULTS [--json | --csv DIR] [--min-n N]\n"
-    "  analyze  causal --db RESULTS [--by global|category|concept] [--confounders a,b]\n"
-    "           | perplexed --db RESULTS [--min-count K]\n"
-    "           | heatmap --db A.db[,B.db...] --svg OUT [--latex OUT] [--allow-different-corpus]\n"
-    "           | experts (--db R | --corpus C --model M) [--language L] [--limit N] [--json] [--out F]\n"
-    "           | heads --model M --corpus C [--top-k 1,3,10,20] [--metric first|last|any] [--min-count N]\n"
-    "             [--json | --latex OUT] [--partial P.jsonl [--resume]] [--shard I/N] | heads --from P1,P2\n"
+    "  report   --db RESULTS [--json | --csv DIR] [--min-n N]\n";
+const char* kUsageTail =
     "  relations [--language L] --text-file F [--model M] [--json]\n"
-    "           | treatments --db RUNS [--outcome Y] [--confounders a,b] [--json] [--latex OUT]\n"
     "  galeras  run --model M --records FILE|default --testbed randomcut|withdocstring|fromdocstring\n"
     "           --treatments F|default --db RUNS [--resume] [--seed S] [--max-new-tokens N] [--stop-at-function-end]\n"
     "           | testbed --records FILE --testbed T [--seed S] | merge --out ALL.db SHARD.db...\n"
-    "           | layers (--db RESULTS | --corpus C --model M) [--json] [--latex OUT] [--svg OUT]\n"
     "  attribute --model M --text-file F --prompt-bytes N [--target NODE|all] [--method occlusion|gradxinput]\n"
     "  study    init --corpus FILE --samples N --participants P --out STUDY.json [--conditions C,S1,S2,S3] [--seed S]\n"
     "           | render --study STUDY.json --participant ID --trial K --png OUT\n"
@@ -58,7 +52,6 @@ const char* kUsage =
     "exit status: 0 success, 2 usage error, 1 any other failure (one line on stderr)\n";
 
 const char* kModelOptions =
-    "model options:\n"
     "  --model M          a Hugging Face model folder; ORG/NAME = a model in the local Hugging Face cache\n"
     "                     ($HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub; offline);\n"
     "                     default = the bundled ascviz-tiny-code (the default)\n"
@@ -168,51 +161,6 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "  name or keyword role, earlier one first: {\"relations\":[{\"type\", \"head\":{\"start\",\"end\","
           "\"tokens\"},\n"
           "  \"dependent\":{...}, \"offset\"}]} (bytes; tokens and offset only with --model: its tokenizer)\n",
-          false}},
-        {"analyze",
-         {"ascviz-cli analyze causal|perplexed|heatmap|heads|experts|treatments [options]",
-          "  causal     AsC-Causal (method.md 7): rho of T = AsC-Eval with Y = cross-entropy and the confounders,\n"
-          "             the effect of T by OLS back-door adjustment (se, 95% CI), refutations\n"
-          "    --by global|category|concept   T per category / concept too (absent: excluded); default global\n"
-          "    --min-snippets N   groups with fewer snippets get rho only (default 10)   --seed S   refutation "
-          "draws\n"
-          "    --confounders a,b  adjust for these only (tokens, ast_nodes, ast_levels, cyclomatic; default all)\n"
-          "    --simulations N    simulations per refuter, with p-values (default 100; 0 = one draw each)\n"
-          "    --json             the JSON of docs/cli.md (default: a text table)   --latex FILE   Table II "
-          "(booktabs)\n"
-          "  perplexed  PERPLEXED (method.md 10): CE per token text and AST label, worst and best, calls, ERROR\n"
-          "    --min-count K (default 5)   --top N (default 20)   --json; the unfiltered top 10 and Spearman rho\n"
-          "    --corpus FILE|DIR  the snippets' repositories and files for Table 1 (default: the run's corpus)\n"
-          "    --no-call-table    leave Table 1 out\n"
-          "  heatmap    categories x result databases, coloured by the bootstrapped median\n"
-          "    --db A.db,B.db   --names N1,N2   --svg FILE   --latex FILE (the comparison, Table I layout)\n"
-          "    each database is labelled with its model and the settings that differ (θ, dtype, categories,\n"
-          "    corpus; a one-line warning names them); databases of different corpora are refused unless\n"
-          "    --allow-different-corpus\n"
-          "  experts    a mixture-of-experts model's routing by category (method.md 15): per category, sparse\n"
-          "             layer and expert the share of the category's tokens routed there, and each category's\n"
-          "             specialisation (KL divergence from the corpus-wide routing, bits)\n"
-          "  heads      attention heads vs syntax relations (method.md 11): best head per relation, offset and\n"
-          "             keyword baselines (greedy for k >= 2), Diff, the model's score\n"
-          "    --model M --corpus C|default   --top-k 1,3,10,20   --metric first|last|any   --min-count N (20)\n"
-          "    --json   --latex FILE (Tables 3 and 6)   --limit N   --shard I/N   --language L\n"
-          "    --partial P.jsonl [--resume]: one line per snippet, continued by --resume; --from P1,P2: tally\n"
-          "    partial files (shards) without a model\n"
-          "    --svg OUT | --pdf OUT [--relation TYPE]: the layer x head heat map (default: the model score)\n"
-          "  treatments Galeras (method.md 12): per treatment vs control, the ATE by OLS Y ~ 1 + D + Z (se, 95% CI)\n"
-          "             and refutations with p-values, and the descriptive table, over a `galeras run` database\n"
-          "    --outcome Y  levenshtein (default), bleu4, exact_match, ast_match, asc_eval\n"
-          "    --confounders a,b  of prompt_size, n_whitespaces, token_count, nloc, ast_nodes, ast_levels,\n"
-          "                 cyclomatic (default the paper's four: prompt_size, n_whitespaces, token_count, nloc),\n"
-          "                 or a numeric field of the records   --simulations N (0: no refuters)   --seed S\n"
-          "    --json   --latex FILE\n"
-          "  layers     (--db RESULTS | --corpus C [--model M]): the layer lens (method.md 13) on every snippet, "
-          "AsC-Eval\n"
-          "             per category and concept at every layer (bootstrapped medians) and the first layer reaching\n"
-          "             --fraction F of the final value (default 0.9); --limit N  --resamples N  --seed S  "
-          "--aggregation A\n"
-          "             --json  --latex FILE  --svg FILE (category x layer heat map); model options as batch's\n"
-          "  --out FILE         write the JSON / text there instead of stdout\n",
           false}},
         {"attribute",
          {"ascviz-cli attribute --model M --text-file F --prompt-bytes N [--target NODE|token:K|all] "
@@ -377,8 +325,21 @@ bool wantsHelp(int argc, char** argv)
     return false;
 }
 
+std::string usage()
+{
+    return std::string(kUsageHead) + ascviz::cli::analyzeUsageLines() + kUsageTail;
+}
+
 void printCommandHelp(const std::string& name)
 {
+    if (name == "analyze") { // generated from the analyze table: every subcommand the router accepts
+        std::string withModel;
+        for (const auto& s : ascviz::cli::analyzeSubcommands())
+            if (s.modelOptions)
+                withModel += std::string(withModel.empty() ? "" : ", ") + s.name;
+        std::cout << ascviz::cli::analyzeHelp() << "model options (" << withModel << "):\n" << kModelOptions;
+        return;
+    }
     const auto& h = commandHelp().at(name == "version" ? "--version" : name);
     std::cout << "usage: " << h.usage << "\n";
     if (h.options)
@@ -406,7 +367,7 @@ void printCommandHelp(const std::string& name)
                "--model;\n"
                "                     a dense model is refused)\n";
     if (h.modelOptions)
-        std::cout << kModelOptions;
+        std::cout << "model options:\n" << kModelOptions;
 }
 
 } // namespace
@@ -426,12 +387,12 @@ int main(int argc, char** argv)
         {"attribute", cmdAttribute},
     };
     if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
-        (argc < 2 ? std::cerr : std::cout) << kUsage;
+        (argc < 2 ? std::cerr : std::cout) << usage();
         return argc < 2 ? 2 : 0;
     }
     const auto it = commands.find(argv[1]);
     if (it == commands.end()) {
-        std::cerr << "ascviz-cli: unknown command '" << argv[1] << "'\n" << kUsage;
+        std::cerr << "ascviz-cli: unknown command '" << argv[1] << "'\n" << usage();
         return 2;
     }
     if (wantsHelp(argc, argv)) {
@@ -439,15 +400,6 @@ int main(int argc, char** argv)
         return 0;
     }
     try {
-        // analyze heads runs a model: it lives with the model commands, not in the torch-free analyze.
-        if (std::strcmp(argv[1], "analyze") == 0 && argc > 2 && std::strcmp(argv[2], "heads") == 0) {
-            Args args(std::vector<std::string>(argv + 3, argv + argc));
-            return cmdAnalyzeHeads(args);
-        }
-        if (std::strcmp(argv[1], "analyze") == 0 && argc > 2 && std::strcmp(argv[2], "experts") == 0) {
-            Args args(std::vector<std::string>(argv + 3, argv + argc));
-            return cmdAnalyzeExperts(args);
-        }
         Args args(std::vector<std::string>(argv + 2, argv + argc));
         return it->second(args);
     } catch (const UsageError& e) {

@@ -20,20 +20,15 @@ namespace ascviz::python {
 
 namespace {
 
-// Runs `analyze ARGV... --json --out OUT` as ascviz-cli does (heads lives with the model commands).
+// Runs `analyze ARGV... --json --out OUT` through the CLI's one analyze router, as ascviz-cli does.
 void analyzeToFile(std::vector<std::string> argv, const std::string& out)
 {
     if (argv.empty())
         throw InputError("analyze needs a subcommand");
     argv.insert(argv.end(), {"--json", "--out", out});
     try {
-        if (argv.front() == "heads") {
-            cli::Args args(std::vector<std::string>(argv.begin() + 1, argv.end()));
-            (void)cli::cmdAnalyzeHeads(args);
-        } else {
-            cli::Args args(std::move(argv));
-            (void)cli::cmdAnalyzeAll(args);
-        }
+        cli::Args args(std::move(argv));
+        (void)cli::cmdAnalyzeAll(args);
     } catch (const cli::UsageError& e) {
         throw InputError(e.what());
     }

@@ -8,6 +8,14 @@
 3. core has no Qt; only the model room's sources see torch and oneDNN; ui and app never include torch headers.
 4. ui is compiled with QT_NO_KEYWORDS.
 5. No C++ source file over MAX_LINES lines (new work goes in a new file or room, not a bigger file).
+6. SQL (statements in string literals, sqlite3 calls) only in the results room (results/sqlite.h, the one SQLite
+   layer of core) and the study room (SQL_KNOWN: today's exceptions, each with its TODO).
+7. SVG markup is written only by the figure room (SVG_KNOWN: today's writers outside it, so that no new one comes).
+8. python/ (the extension over core), core/ and ui/ include no app/ header (APP_INCLUDES_KNOWN: today's, python's).
+9. core's string literals name no command-line `--flag`: a message says what to change through the Remedy pattern
+   (base/error.h), each facade in its own words (FLAGS_KNOWN: today's, at most as many times as today).
+Rules 6 to 9 read C++ string literals outside comments. The KNOWN tables only shrink (issue 40): an entry no
+longer needed is reported as a note, not a finding.
 
 Usage: check_rooms.py SOURCE_ROOT. Exit 0 when every rule holds; else one line per finding and exit 1.
 """
@@ -129,6 +137,196 @@ for top in ("core", "ui", "app", "tests", "python"):
         if n > MAX_LINES:
             findings.append(f"{rel(path)}: {n} lines, over the {MAX_LINES}-line limit")
 
+
+def literals(text: str):
+    """(line, text) of every C++ string literal (plain, prefixed, raw) outside comments and character literals."""
+    out, i, n, line = [], 0, len(text), 1
+    while i < n:
+        c = text[i]
+        if c == "\n":
+            line += 1
+            i += 1
+        elif text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            line += text.count("\n", i, j)
+            i = j
+        elif c in "uULR" and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")) and (
+                m := re.match(r'(?:u8|u|U|L)?R"([^(\s]*)\(', text[i:i + 24])):
+            end = ")" + m.group(1) + '"'
+            s = i + m.end()
+            j = text.find(end, s)
+            j = n if j < 0 else j
+            out.append((line, text[s:j]))
+            line += text.count("\n", i, j)
+            i = j + len(end)
+        elif c in "\"'":
+            j, buf = i + 1, []
+            while j < n and text[j] != c and text[j] != "\n":
+                buf.append(text[j:j + 2] if text[j] == "\\" else text[j])
+                j += 2 if text[j] == "\\" else 1
+            if c == '"':
+                out.append((line, "".join(buf)))
+            i = j + 1
+        elif c.isalnum() or c == "_":  # an identifier or number (a ' digit separator is not a literal)
+            j = i
+            while j < n and (text[j].isalnum() or text[j] in "_'"):
+                j += 1
+            i = j
+        else:
+            i += 1
+    return out
+
+
+SOURCES = [p for top in ("core", "ui", "app", "python") if (root / top).exists()
+           for p in sorted((root / top).rglob("*")) if p.suffix in CPP]
+LITERALS = {rel(p): literals(p.read_text(errors="replace")) for p in SOURCES}
+notes = []
+
+# 6. SQL
+SQL_HOMES = ("core/src/results/", "core/include/ascviz/results/", "core/src/study/")
+SQL_KNOWN = {
+    "core/src/galeras/runsdb.cpp": "TODO(issue 40): the Galeras runs join the results database of the one "
+                                  "corpus-run engine (no second SQL owner)",
+}
+sql_re = re.compile(r"\b(SELECT|INSERT\s+(OR\s+\w+\s+)?INTO|CREATE\s+(TEMP\s+)?(TABLE|(UNIQUE\s+)?INDEX|VIEW|TRIGGER)|"
+                    r"DELETE\s+FROM|UPDATE\s+\w+\s+SET|DROP\s+(TABLE|INDEX)|ALTER\s+TABLE|PRAGMA|"
+                    r"BEGIN\s+(IMMEDIATE|EXCLUSIVE|DEFERRED|TRANSACTION)|ATTACH\s+DATABASE|COMMIT|ROLLBACK)\b")
+sqlite_re = re.compile(r"\bsqlite3_\w+\s*\(|#\s*include\s*[<\"]sqlite3\.h[>\"]")
+
+
+def confine(homes, known, table, hits_in, finding, gone):
+    """Findings for the files outside `homes` where hits_in(path) finds lines, unless `known` lists them."""
+    seen = set()
+    for path in SOURCES:
+        r = rel(path)
+        if r.startswith(homes):
+            continue
+        hits = hits_in(path, r)
+        if hits:
+            seen.add(r)
+            if r not in known:
+                findings.append(f"{r}:{min(hits)}: {finding}")
+    for r, why in known.items():
+        if r not in seen:
+            notes.append(f"note: {r} {gone}: remove it from {table} ({why})")
+
+
+confine(SQL_HOMES, SQL_KNOWN, "SQL_KNOWN",
+        lambda path, r: [no for no, s in LITERALS[r] if sql_re.search(s)] +
+        [no for no, line in enumerate(path.read_text(errors="replace").splitlines(), 1)
+         if sqlite_re.search(line) and not line.lstrip().startswith("//")],
+        "SQL outside the results and study rooms (use results/sqlite.h from the room that owns the data)",
+        "has no SQL any more")
+
+# 7. SVG markup
+SVG_HOME = "core/src/figure/"
+SVG_KNOWN = {
+    "core/src/render/svg.cpp": "TODO(issue 40): the AST and sequence views drawn by the figure room",
+    "core/src/render/heatmap.cpp": "TODO(issue 40): analyze heatmap's SVG through figure/ heatmapFigure",
+    "ui/pages/heads/headspage.cpp": "TODO(issue 40): the heads export as one Figure (Figure::append), not SVG strings",
+}
+svg_re = re.compile(r"</?(svg|g|rect|text|tspan|path|line|polyline|polygon|circle|ellipse|title|desc|defs|"
+                    r"linearGradient|radialGradient|stop|marker|use|clipPath|pattern)[\s>/]")
+confine((SVG_HOME,), SVG_KNOWN, "SVG_KNOWN", lambda path, r: [no for no, s in LITERALS[r] if svg_re.search(s)],
+        "SVG markup written outside the figure room (draw a Figure: figure/figure.h)", "writes no SVG any more")
+
+# 8. app/ headers below app
+APP_INCLUDES_KNOWN = {
+    ("python/src/analyses.cpp", "commands.h"),
+    ("python/src/corpus.cpp", "common.h"),
+    ("python/src/model.cpp", "common.h"),
+    ("python/src/model.cpp", "output.h"),
+    ("python/src/model.cpp", "render_figure.h"),
+}  # TODO(issue 40): Python binds core's functions, not the CLI's
+app_header_dirs = [root / "app" / d for d in ("cli", "gui", "bench")]
+seen_app_includes = set()
+for path in SOURCES:
+    r = rel(path)
+    if r.startswith("app/"):
+        continue
+    for no, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+        m = include_re.match(line)
+        if not m or '"' not in line:
+            continue
+        inc = m.group(1)
+        if (path.parent / inc).exists() or (root / "ui" / inc).exists() or inc.startswith("ascviz/"):
+            continue
+        if inc.startswith("app/") or any((d / inc).exists() for d in app_header_dirs):
+            seen_app_includes.add((r, inc))
+            if (r, inc) not in APP_INCLUDES_KNOWN:
+                findings.append(f"{r}:{no}: includes the app/ header {inc} (app/ is the top layer: nothing "
+                                "below it includes it)")
+for r, inc in sorted(APP_INCLUDES_KNOWN - seen_app_includes):
+    notes.append(f"note: {r} no longer includes {inc}: remove it from APP_INCLUDES_KNOWN")
+
+# 9. --flags in core's strings: (file, flag) -> how many string literals name it today.
+FLAGS_KNOWN = {
+    # The option names the Remedy pattern maps (ascviz-cli's words for a limit); the facades read them here.
+    ("core/include/ascviz/base/limits.h", "--max-ast-depth"): 1,
+    ("core/include/ascviz/base/limits.h", "--max-ast-nodes"): 1,
+    ("core/include/ascviz/base/limits.h", "--max-text-bytes"): 1,
+    # The job scripts the cluster room writes: sbatch's options and ascviz-cli command lines, not messages.
+    ("core/src/cluster/slurm.cpp", "--account"): 1,
+    ("core/src/cluster/slurm.cpp", "--array"): 2,
+    ("core/src/cluster/slurm.cpp", "--corpus"): 1,
+    ("core/src/cluster/slurm.cpp", "--db"): 1,
+    ("core/src/cluster/slurm.cpp", "--dependency"): 3,
+    ("core/src/cluster/slurm.cpp", "--gres"): 1,
+    ("core/src/cluster/slurm.cpp", "--job-name"): 2,
+    ("core/src/cluster/slurm.cpp", "--model"): 1,
+    ("core/src/cluster/slurm.cpp", "--open-mode"): 2,
+    ("core/src/cluster/slurm.cpp", "--out"): 1,
+    ("core/src/cluster/slurm.cpp", "--output"): 2,
+    ("core/src/cluster/slurm.cpp", "--parsable"): 4,
+    ("core/src/cluster/slurm.cpp", "--partition"): 1,
+    ("core/src/cluster/slurm.cpp", "--requeue"): 1,
+    ("core/src/cluster/slurm.cpp", "--resume"): 2,
+    ("core/src/cluster/slurm.cpp", "--shard"): 1,
+    ("core/src/cluster/slurm.cpp", "--time"): 1,
+    # TODO(issue 40): messages naming CLI flags; each to say what to change through a Remedy.
+    ("core/src/analysis/causal.cpp", "--by"): 1,
+    ("core/src/analysis/papertables.cpp", "--concepts"): 1,
+    ("core/src/attribution/attribution.cpp", "--prompt-bytes"): 3,
+    ("core/src/eval/categories.cpp", "--language"): 1,
+    ("core/src/figure/astfigure.cpp", "--max-depth"): 2,
+    ("core/src/figure/astfigure.cpp", "--orientation"): 1,
+    ("core/src/figure/astfigure.cpp", "--subtree"): 1,
+    ("core/src/galeras/records.cpp", "--fields"): 1,
+    ("core/src/galeras/runsdb.cpp", "--db"): 1,
+    ("core/src/galeras/runsdb.cpp", "--resume"): 3,
+    ("core/src/galeras/testbed.cpp", "--testbed"): 1,
+    ("core/src/galerasrun/run.cpp", "--db"): 1,
+    ("core/src/galerasrun/run.cpp", "--resume"): 2,
+    ("core/src/galerasrun/run.cpp", "--shard"): 1,
+    ("core/src/model/load.cpp", "--device"): 2,
+    ("core/src/model/load.cpp", "--dtype"): 5,
+    ("core/src/render/collapse.cpp", "--subtree"): 1,
+}
+flag_re = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
+flag_count, flag_line = {}, {}
+for r, lits in LITERALS.items():
+    if not r.startswith("core/"):
+        continue
+    for no, s in lits:
+        for flag in set(flag_re.findall(s)):
+            flag_count[(r, flag)] = flag_count.get((r, flag), 0) + 1
+            flag_line.setdefault((r, flag), no)
+for key, n in sorted(flag_count.items()):
+    allowed = FLAGS_KNOWN.get(key, 0)
+    if n > allowed:
+        findings.append(f"{key[0]}:{flag_line[key]}: a core string names the command-line flag {key[1]} "
+                        f"({n} strings, {allowed} allowed): give the error a Remedy (base/error.h) instead")
+for key, allowed in sorted(FLAGS_KNOWN.items()):
+    if flag_count.get(key, 0) < allowed:
+        notes.append(f"note: {key[0]} names {key[1]} in {flag_count.get(key, 0)} strings now: lower FLAGS_KNOWN "
+                     f"to that (was {allowed})")
+
+for n in notes:
+    print(n)
 for f in findings:
     print(f)
 print(f"architecture rules: {len(graph)} core libraries, {len(findings)} findings")

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 TEST(CliBasic, VersionNamesTorchAndCuda)
 {
     auto r = clitest::run("--version");
@@ -74,4 +78,52 @@ TEST(CliBasic, EveryCommandAnswersHelp)
     const auto top = clitest::run("--help");
     EXPECT_EQ(top.status, 0);
     EXPECT_NE(top.out.find("--batch-size"), std::string::npos) << top.out;
+}
+
+// One analyze router (issue 40): the subcommands it names for a missing one are exactly those `analyze --help`
+// lists (its help is generated from the router's table), each of them is routed (an error of its own, not
+// "unknown analyze subcommand"), and `ascviz-cli --help` shows each.
+TEST(CliBasic, AnalyzeHelpListsEverySubcommandTheRouterAccepts)
+{
+    const auto missing = clitest::run("analyze");
+    ASSERT_EQ(missing.status, 2);
+    const std::string lead = "analyze needs a subcommand: ";
+    const auto at = missing.err.find(lead);
+    ASSERT_NE(at, std::string::npos) << missing.err;
+    std::string list = missing.err.substr(at + lead.size());
+    list = list.substr(0, list.find('\n'));
+    std::vector<std::string> names; // "a, b, c or d"
+    for (std::size_t pos = 0; pos < list.size();) {
+        std::size_t end = std::min(list.find(", ", pos), list.find(" or ", pos));
+        names.push_back(list.substr(pos, end == std::string::npos ? std::string::npos : end - pos));
+        if (end == std::string::npos)
+            break;
+        pos = end + (list.compare(end, 2, ", ") == 0 ? 2 : 4);
+    }
+    for (const std::string known : {"causal", "perplexed", "heatmap", "heads", "treatments", "layers"})
+        EXPECT_NE(std::find(names.begin(), names.end(), known), names.end()) << known << " not routed: " << list;
+
+    const auto help = clitest::run("analyze --help");
+    ASSERT_EQ(help.status, 0) << help.err;
+    std::string usage = "usage: ascviz-cli analyze ";
+    for (std::size_t i = 0; i < names.size(); ++i)
+        usage += (i ? "|" : "") + names[i];
+    EXPECT_EQ(help.out.rfind(usage + " [options]\n", 0), 0u) << help.out;
+    const auto top = clitest::run("--help");
+    for (const auto& name : names) {
+        EXPECT_NE(help.out.find("\n  " + name + " "), std::string::npos) << name << " has no section in:\n" << help.out;
+        EXPECT_NE(top.out.find((name == names.front() ? "  analyze  " : "           | ") + name + " "),
+                  std::string::npos)
+            << name << " missing from ascviz-cli --help:\n"
+            << top.out;
+        // Routed: a missing input is the subcommand's own error.
+        const std::string input = name == "heads" ? " --from /nonexistent/p.jsonl" : " --db /nonexistent/r.db";
+        const auto r = clitest::run("analyze " + name + input);
+        EXPECT_NE(r.status, 0) << name;
+        EXPECT_EQ(r.err.find("unknown analyze subcommand"), std::string::npos) << name << ": " << r.err;
+    }
+    const auto unknown = clitest::run("analyze frobnicate");
+    EXPECT_EQ(unknown.status, 2);
+    EXPECT_NE(unknown.err.find("unknown analyze subcommand 'frobnicate' (" + list + ")"), std::string::npos)
+        << unknown.err;
 }

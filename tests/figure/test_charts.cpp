@@ -97,6 +97,23 @@ TEST(Charts, BoxStatsByHand)
     EXPECT_THROW(boxStats({}), InputError);
 }
 
+TEST(Charts, BoxStatsWhiskersStopAtTheBox)
+{
+    // 0 1 1 1: quartiles 0.75 and 1, IQR 0.25, lower fence 0.375: 0 is an outlier, and the nearest inlier (1)
+    // lies inside the box, so the lower whisker stops at q1.
+    const BoxStats b = boxStats({1, 0, 1, 1});
+    EXPECT_DOUBLE_EQ(b.q1, 0.75);
+    EXPECT_DOUBLE_EQ(b.whiskerLo, 0.75);
+    EXPECT_DOUBLE_EQ(b.whiskerHi, 1);
+    ASSERT_EQ(b.outliers.size(), 1u);
+    EXPECT_DOUBLE_EQ(b.outliers[0], 0);
+    const BoxStats one = boxStats({0.4});
+    EXPECT_EQ(one.n, 1u);
+    EXPECT_DOUBLE_EQ(one.whiskerLo, 0.4);
+    EXPECT_DOUBLE_EQ(one.whiskerHi, 0.4);
+    EXPECT_TRUE(one.outliers.empty());
+}
+
 TEST(Charts, CategoryBarsFlagTooFewAndStayLegible)
 {
     const FigureStyle style; // 85 mm, 8 pt
@@ -217,4 +234,29 @@ TEST(Charts, CategoryBarsDataFromStatistics)
     EXPECT_EQ(d.warning, "a warning");
     CorpusStats empty;
     EXPECT_THROW(categoryBarsData({{"run", &empty, nullptr}}), InputError);
+}
+
+TEST(Charts, OneTextColourRule)
+{
+    // White below relative luminance 0.3, else #111111 (render/layout.h textColourOn), on every heat map's cells.
+    auto same = [](Rgb a, Rgb b) { return a.r == b.r && a.g == b.g && a.b == b.b; };
+    EXPECT_TRUE(same(textColourOn(Rgb{0, 0, 0}), Rgb{255, 255, 255}));
+    EXPECT_TRUE(same(textColourOn(Rgb{255, 255, 255}), Rgb{17, 17, 17}));
+    EXPECT_TRUE(same(textColourOn(ascColor(0.0)), Rgb{255, 255, 255}));       // deep red
+    EXPECT_TRUE(same(textColourOn(ascColor(0.5)), Rgb{17, 17, 17}));          // white
+    EXPECT_TRUE(same(textColourOn(ascColor(1.0)), Rgb{255, 255, 255}));       // deep blue
+    EXPECT_TRUE(same(textColourOn(ascColor(std::nullopt)), Rgb{17, 17, 17})); // grey n/a
+    // The category heat map writes it for each cell (the value 0.2 was dark text on a dark fill before).
+    HeatmapColumn col{"run", {{"a", 0.2}, {"b", 0.5}, {"c", 0.9}}};
+    const Figure f = heatmapFigure({"a", "b", "c"}, {col}, FigureStyle{});
+    int checked = 0;
+    for (std::size_t i = 1; i < f.items.size(); ++i) {
+        const auto* t = std::get_if<FigText>(&f.items[i]);
+        if (!t || (t->text != "0.20" && t->text != "0.50" && t->text != "0.90"))
+            continue;
+        const double v = std::stod(t->text);
+        EXPECT_TRUE(same(t->color, textColourOn(ascColor(v)))) << t->text;
+        ++checked;
+    }
+    EXPECT_EQ(checked, 3);
 }

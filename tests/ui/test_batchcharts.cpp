@@ -1,6 +1,12 @@
 // The Batch tab's on-screen category chart shows every category name in full (no "Functional Progr…"):
 // the text the axis draws equals the category name, at a typical size of the tab and with many categories.
+// Its box plot is the exported figure's (figure/charts.h: one BoxStats for the screen and the export).
 #include "views/batchcharts.h"
+
+#include "ascviz/figure/charts.h"
+
+#include <QBoxPlotSeries>
+#include <QBoxSet>
 
 #include <QApplication>
 #include <QBarCategoryAxis>
@@ -17,6 +23,7 @@ class TestBatchCharts : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void categoryLabelsAreNotCut();
+    void distributionBoxesAreTheFiguresBoxes();
 };
 
 namespace {
@@ -90,6 +97,39 @@ void TestBatchCharts::categoryLabelsAreNotCut()
                 view.grab().save(QString::fromLocal8Bit(shots) +
                                  QStringLiteral("/batch-categories-%1x%2.png").arg(size.width()).arg(size.height())));
     }
+}
+
+void TestBatchCharts::distributionBoxesAreTheFiguresBoxes()
+{
+    // 0 1 1 1: quartiles 0.75 and 1, the lower fence 0.375, so 0 is an outlier and the lower whisker stops at
+    // the box (q1), as the exported figure draws it (the screen once drew it at 1, inside the box).
+    const std::vector<std::vector<std::optional<double>>> values = {
+        {0.0, 1.0, std::nullopt, 1.0, 1.0}, {0.2, 0.4, 0.9, 0.5, 0.45, 0.3}, {}, {std::nullopt}};
+    std::vector<BatchResultPtr> sets;
+    for (std::size_t k = 0; k < values.size(); ++k) {
+        auto s = std::make_shared<BatchResultSet>();
+        s->label = QStringLiteral("run %1").arg(k);
+        s->stats.snippetAscEval = values[k];
+        sets.push_back(s);
+    }
+    QChart chart;
+    buildDistributionChart(&chart, sets);
+    auto* series = qobject_cast<QBoxPlotSeries*>(chart.series().first());
+    QVERIFY(series);
+    QCOMPARE(series->count(), 4);
+    for (int k = 0; k < 4; ++k) {
+        const auto v = snippetValues(*sets[std::size_t(k)]);
+        const QBoxSet* box = series->boxSets().at(k);
+        QCOMPARE(box->label(), QStringLiteral("run %1 (n=%2)").arg(k).arg(v.size()));
+        const BoxStats b = v.empty() ? BoxStats{} : boxStats(v); // boxStats refuses no values: an empty box
+        QCOMPARE(box->at(QBoxSet::LowerExtreme), b.whiskerLo);
+        QCOMPARE(box->at(QBoxSet::LowerQuartile), b.q1);
+        QCOMPARE(box->at(QBoxSet::Median), b.median);
+        QCOMPARE(box->at(QBoxSet::UpperQuartile), b.q3);
+        QCOMPARE(box->at(QBoxSet::UpperExtreme), b.whiskerHi);
+    }
+    QCOMPARE(series->boxSets().at(0)->at(QBoxSet::LowerExtreme), 0.75);
+    QCOMPARE(series->boxSets().at(0)->at(QBoxSet::UpperExtreme), 1.0);
 }
 
 QTEST_MAIN(TestBatchCharts)

@@ -6,9 +6,9 @@ namespace ascviz::ui {
 
 QColor textColorOn(const QColor& background)
 {
-    // Relative luminance (sRGB approximation) against a mid threshold.
-    const double l = 0.2126 * background.redF() + 0.7152 * background.greenF() + 0.0722 * background.blueF();
-    return l < 0.5 ? QColor(Qt::white) : QColor(0x20, 0x20, 0x20);
+    const QColor c = background.toRgb();
+    return toQColor(textColourOn(Rgb{static_cast<unsigned char>(c.red()), static_cast<unsigned char>(c.green()),
+                                     static_cast<unsigned char>(c.blue())}));
 }
 
 QString formatParameters(long long n)

@@ -53,7 +53,8 @@ inline QColor ascQColor(std::optional<double> v)
 {
     return toQColor(ascColor(v));
 }
-// Black or white, whichever reads better on `background`.
+// White or near-black text on `background`: core's one rule (render/layout.h textColourOn), so the screen and
+// the SVG/PDF exports pick the same colour for the same fill.
 QColor textColorOn(const QColor& background);
 
 // "12.3 M" / "1.35 B" / "950 K" style parameter count.

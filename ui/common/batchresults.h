@@ -25,13 +25,6 @@ using BatchResultPtr = std::shared_ptr<const BatchResultSet>;
 // ascviz::Error subclasses with a message for the user.
 BatchResultPtr loadResultSet(const QString& path, const BootstrapOptions& opts = {});
 
-// Quartiles and Tukey whiskers (1.5 IQR, clipped to the data) of a set of values, for box plots.
-struct BoxStats {
-    double lowerWhisker = 0, q1 = 0, median = 0, q3 = 0, upperWhisker = 0;
-    int n = 0;
-};
-BoxStats boxStats(std::vector<double> values); // n = 0 when empty
-
 // The snippet AsC-Eval values (non-null) of a set.
 std::vector<double> snippetValues(const BatchResultSet& s);
 

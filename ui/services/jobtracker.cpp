@@ -124,13 +124,6 @@ void JobTracker::cancel(quint64 id)
         it->cancel->store(true);
 }
 
-void JobTracker::cancelLane(const QString& lane)
-{
-    for (auto& j : m_jobs)
-        if (j.lane == lane)
-            j.cancel->store(true);
-}
-
 int JobTracker::runningCount(const QString& lane) const
 {
     int n = 0;

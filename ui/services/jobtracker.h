@@ -56,9 +56,8 @@ public:
                   QObject* context = nullptr, Callbacks callbacks = {});
     void setLaneLimit(const QString& lane, int maxConcurrent);
 
-    // Asks a job (or every job of a lane) to stop: its context reports isCancelled().
+    // Asks a job to stop: its context reports isCancelled().
     void cancel(quint64 id);
-    void cancelLane(const QString& lane);
     bool isRunning(quint64 id) const { return m_jobs.contains(id); }
     int runningCount(const QString& lane = {}) const; // all lanes when empty
     QString title(quint64 id) const;

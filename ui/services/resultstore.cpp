@@ -15,7 +15,6 @@ ResultStore::ResultStore(JobTracker* jobs, QObject* parent) : QObject(parent), m
 void ResultStore::setInteractiveResult(AnalysisPtr a)
 {
     m_interactive = std::move(a);
-    Q_EMIT interactiveResultChanged();
 }
 
 int ResultStore::indexOfBatchSet(const QString& path) const

@@ -39,7 +39,6 @@ public:
     QString comparisonWarning() const;
 
 Q_SIGNALS:
-    void interactiveResultChanged();
     void batchSetsChanged();
     // ok = false with a message when the file could not be read; index = its place in batchSets().
     void batchSetLoaded(const QString& path, bool ok, const QString& message, int index);

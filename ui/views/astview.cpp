@@ -267,12 +267,6 @@ void AstView::fitWhole()
     applyAutoZoom();
 }
 
-void AstView::zoomReadable()
-{
-    m_autoZoom = AutoZoom::Readable;
-    applyAutoZoom();
-}
-
 void AstView::applyAutoZoom()
 {
     const QRectF rect = m_scene->sceneRect();

@@ -80,9 +80,6 @@ public Q_SLOTS:
     void zoomOut();
     // The whole tree in the view (the Fit button): both its width and its height, at any zoom.
     void zoomToFit();
-    // What a new tree starts with: the whole tree when that stays readable, else the width within readable
-    // bounds, showing the top.
-    void zoomReadable();
     void resetZoom();
     // The whole tree in the view, scaled only (no folding): the study's trial area.
     void fitWhole();

@@ -12,12 +12,9 @@
 #include <QBoxSet>
 #include <QChart>
 #include <QChartView>
-#include <QFileInfo>
 #include <QLegendMarker>
 #include <QLineSeries>
-#include <QPainter>
 #include <QPen>
-#include <QSvgGenerator>
 #include <QValueAxis>
 
 #include <set>
@@ -172,9 +169,11 @@ void buildDistributionChart(QChart* chart, const std::vector<BatchResultPtr>& se
     series->setName(QObject::tr("snippets"));
     QStringList labels;
     for (std::size_t k = 0; k < sets.size(); ++k) {
-        const auto b = boxStats(snippetValues(*sets[k]));
+        // The box the figure export draws (figure/charts.h); a set without values: an empty box, n=0.
+        const auto values = snippetValues(*sets[k]);
+        const BoxStats b = values.empty() ? BoxStats{} : boxStats(values);
         const QString label = QStringLiteral("%1 (n=%2)").arg(sets[k]->label).arg(b.n);
-        auto* box = new QBoxSet(b.lowerWhisker, b.q1, b.median, b.q3, b.upperWhisker, label);
+        auto* box = new QBoxSet(b.whiskerLo, b.q1, b.median, b.q3, b.whiskerHi, label);
         box->setBrush(paletteColor(k).lighter(140));
         box->setPen(QPen(paletteColor(k).darker(150), 1.2));
         series->append(box);
@@ -224,32 +223,6 @@ bool exportBatchFigure(BatchChart chart, const std::vector<BatchResultPtr>& sets
     } catch (const std::exception& e) {
         return fail(toQString(e.what()));
     }
-}
-
-bool exportWidgetSvg(QWidget* widget, const QString& file, const QString& title, QString* error)
-{
-    QSvgGenerator gen;
-    gen.setFileName(file);
-    gen.setSize(widget->size());
-    gen.setViewBox(QRect(QPoint(0, 0), widget->size()));
-    gen.setTitle(title);
-    gen.setDescription(QObject::tr("AsC-Viz batch chart"));
-    {
-        QPainter p;
-        if (!p.begin(&gen)) {
-            if (error)
-                *error = QObject::tr("Cannot write %1").arg(file);
-            return false;
-        }
-        widget->render(&p);
-        p.end();
-    }
-    if (!QFileInfo(file).exists() || QFileInfo(file).size() == 0) {
-        if (error)
-            *error = QObject::tr("Cannot write %1").arg(file);
-        return false;
-    }
-    return true;
 }
 
 } // namespace ascviz::ui

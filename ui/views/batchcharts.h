@@ -9,7 +9,6 @@
 
 class QChart;
 class QChartView;
-class QWidget;
 
 namespace ascviz::ui {
 
@@ -34,8 +33,5 @@ void buildDistributionChart(QChart* chart, const std::vector<BatchResultPtr>& se
 enum class BatchChart { Categories, Distribution };
 bool exportBatchFigure(BatchChart chart, const std::vector<BatchResultPtr>& sets, const QString& file,
                        const QString& warning, QString* error = nullptr);
-
-// Renders a widget (e.g. a QChartView) into an SVG file with QSvgGenerator (vector output).
-bool exportWidgetSvg(QWidget* widget, const QString& file, const QString& title, QString* error = nullptr);
 
 } // namespace ascviz::ui

@@ -3,6 +3,7 @@
 
 #include "ascviz/analysis/tables.h"
 #include "ascviz/base/error.h"
+#include "ascviz/base/latex.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,6 +1,8 @@
 // LaTeX tables and heat map data (tables.h).
 #include "ascviz/analysis/tables.h"
 
+#include "ascviz/base/latex.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <set>
@@ -32,43 +34,6 @@ template <class Row> void causalRows(std::ostringstream& o, const CausalReport& 
     o << "\\bottomrule\n\\end{tabular}\n";
 }
 } // namespace
-
-std::string latexEscape(const std::string& s)
-{
-    std::string out;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        const char c = s[i];
-        if (s.compare(i, 2, "\xCE\xB8") == 0) { // θ (run labels: "θ=max") in math mode, for pdflatex too
-            out += "$\\theta$";
-            ++i;
-            continue;
-        }
-        switch (c) {
-        case '\\':
-            out += "\\textbackslash{}";
-            break;
-        case '&':
-        case '%':
-        case '$':
-        case '#':
-        case '_':
-        case '{':
-        case '}':
-            out += '\\';
-            out += c;
-            break;
-        case '~':
-            out += "\\textasciitilde{}";
-            break;
-        case '^':
-            out += "\\textasciicircum{}";
-            break;
-        default:
-            out += c;
-        }
-    }
-    return out;
-}
 
 std::string comparisonLatex(const std::vector<std::pair<std::string, const CorpusStats*>>& sets,
                             const std::string& warning)

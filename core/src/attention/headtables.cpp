@@ -1,6 +1,8 @@
 // The report of attention heads vs relations as JSON (docs/cli.md), LaTeX (the paper's Tables 3 and 6) and text.
 #include "ascviz/attention/headreport.h"
 
+#include "ascviz/base/latex.h"
+
 #include <cstdio>
 #include <sstream>
 
@@ -33,25 +35,6 @@ std::string signedPct(double v)
     char buf[32];
     std::snprintf(buf, sizeof buf, "%+.1f", 100.0 * v);
     return buf;
-}
-
-// LaTeX text: the arrow as math, the other specials escaped.
-std::string latexText(const std::string& s)
-{
-    std::string out;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        if (s.compare(i, 3, "\u2192") == 0) {
-            out += "$\\rightarrow$";
-            i += 2;
-            continue;
-        }
-        const char c = s[i];
-        if (c == '_' || c == '&' || c == '%' || c == '#' || c == '$' || c == '{' || c == '}')
-            out += std::string("\\") + c;
-        else
-            out += c;
-    }
-    return out;
 }
 
 } // namespace
@@ -115,7 +98,7 @@ std::string headTable3Latex(const HeadReport& r)
     row("Offset", r.offsetScore, false);
     row("Keyword", r.keywordScore, false);
     row("Combined", r.combinedScore, false);
-    row(latexText(r.model.empty() ? std::string("Model") : r.model), r.modelScore, false);
+    row(latexEscape(r.model.empty() ? std::string("Model") : r.model), r.modelScore, false);
     t << "\\midrule\n";
     std::vector<double> diff;
     for (std::size_t i = 0; i < r.modelScore.size(); ++i)
@@ -135,7 +118,7 @@ std::string headTable6Latex(const HeadReport& r)
     const std::size_t k1 = 0; // the first k asked for (1 by default)
     for (const auto& x : r.relations) {
         const std::string off = x.offset.choices.empty() ? "--" : x.offset.choices.front().label();
-        t << latexText(x.type) << " & " << x.count << " & (" << x.bestPerK[k1].layer << ", " << x.bestPerK[k1].head
+        t << latexEscape(x.type) << " & " << x.count << " & (" << x.bestPerK[k1].layer << ", " << x.bestPerK[k1].head
           << ") & " << pct(x.bestPerK[k1].score) << " / " << pct(x.offsetScores[k1]) << " & " << off << " & "
           << signedPct(x.bestPerK[k1].score - x.offsetScores[k1]) << " \\\\\n";
     }

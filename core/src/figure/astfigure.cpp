@@ -61,8 +61,7 @@ void drawGraph(Figure& f, const EvalResult& r, const GraphLayout& g, double x, d
         const bool collapsed = !lines.empty() && lines.back().rfind("\u2026(", 0) == 0;
         const std::size_t valueLine = lines.size() - (collapsed ? 2 : 1);
         for (std::size_t i = 0; i < lines.size(); ++i, ty += lh) {
-            f.text(x + ln.x * scale, ty, lines[i], fontPt, TextAnchor::Middle, i == valueLine,
-                   figparts::inkOn(*box.fill));
+            f.text(x + ln.x * scale, ty, lines[i], fontPt, TextAnchor::Middle, i == valueLine, textColourOn(*box.fill));
         }
         f.items.emplace_back(FigGroup{});
     }

@@ -45,11 +45,12 @@ Figure headHeatmapFigure(const std::vector<double>& scores, int layers, int head
                 static_cast<std::size_t>(l) * static_cast<std::size_t>(heads) + static_cast<std::size_t>(hd);
             const double v = i < scores.size() ? scores[i] : 0.0;
             const bool picked = pick.first == l && pick.second == hd;
-            f.rect(kHeadMapLeft + hd * cell, kHeadMapTop + l * cell, cell, cell, blue(v), picked ? kPick : kGrid,
+            const Rgb fill = blue(v);
+            f.rect(kHeadMapLeft + hd * cell, kHeadMapTop + l * cell, cell, cell, fill, picked ? kPick : kGrid,
                    picked ? 2.0 : 0.5);
             std::snprintf(buf, sizeof buf, "%.0f", 100.0 * std::clamp(v, 0.0, 1.0));
             f.text(kHeadMapLeft + hd * cell + cell / 2, kHeadMapTop + l * cell + cell / 2 + 3, buf, font,
-                   TextAnchor::Middle, false, v > 0.55 ? Rgb{255, 255, 255} : Rgb{17, 17, 17});
+                   TextAnchor::Middle, false, textColourOn(fill));
         }
     }
     return f;

@@ -67,9 +67,8 @@ Figure heatmapFigure(const std::vector<std::string>& rows, const std::vector<Hea
             f.items.emplace_back(cell);
             if (!v)
                 f.line(x + 0.5, y + h - 0.5, x + colW - 0.5, y + 0.5, Rgb{120, 120, 120}, 0.4);
-            const bool dark = v && (*v < 0.15 || *v > 0.85);
             f.text(x + colW / 2, y + h / 2 + fs * 0.35, v ? value2(*v) : "n/a", fs, TextAnchor::Middle, false,
-                   dark ? Rgb{255, 255, 255} : Rgb{17, 17, 17});
+                   textColourOn(ascColor(v)));
             f.items.emplace_back(FigGroup{});
         }
         y += h;

@@ -23,11 +23,6 @@ std::string value2(double v)
     return valueText(v);
 }
 
-Rgb inkOn(Rgb fill)
-{
-    return relativeLuminance(fill) < 0.3 ? Rgb{255, 255, 255} : Rgb{17, 17, 17}; // as the render views
-}
-
 double drawTitle(Figure& f, const FigureStyle& s, const std::string& title)
 {
     if (!s.title || title.empty())

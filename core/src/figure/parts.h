@@ -36,7 +36,6 @@ double axis01(Figure& f, double x0, double x1, double top, double bottom, const 
 double drawNote(Figure& f, const std::string& text, double x, double y, double width, const FigureStyle& s);
 
 std::string value2(double v); // "0.63"
-Rgb inkOn(Rgb fill);          // white on dark fills (relative luminance < 0.3), else near-black
 
 } // namespace ascviz::figparts
 

@@ -97,7 +97,7 @@ double drawCode(Figure& f, const ScoredText& s, double x, double y, double width
                 t.mono = true;
                 t.bold = run.token >= 0 && underline(run.token);
                 if (fill)
-                    t.color = figparts::inkOn(*fill); // dark cells (NtP near 0 or 1): white text
+                    t.color = textColourOn(*fill); // dark cells (NtP near 0 or 1): white text
                 f.items.emplace_back(t);
             }
             col += pieceCols;

@@ -172,8 +172,7 @@ Figure treemapFigure(const TreemapData& d, const FigureStyle& style)
             const auto lines = wrapText(it.name, tf, c.w - 3);
             const double need = lineHeight(tf) * static_cast<double>(lines.size() + 1);
             if (labelWidth(lines, tf) <= c.w - 3 && need <= c.h - 2) {
-                const Rgb ink =
-                    it.value && (*it.value < 0.15 || *it.value > 0.85) ? Rgb{255, 255, 255} : Rgb{17, 17, 17};
+                const Rgb ink = textColourOn(ascColor(it.value));
                 double ty = c.y + 1 + tf;
                 for (const auto& l : lines) {
                     f.text(c.x + 1.5, ty, l, tf, TextAnchor::Start, false, ink);
@@ -187,8 +186,7 @@ Figure treemapFigure(const TreemapData& d, const FigureStyle& style)
                 const bool keyFits = measureText(key, tf) <= c.w - 1 && lineHeight(tf) <= c.h;
                 if (keyFits) {
                     ++keys;
-                    const Rgb ink =
-                        it.value && (*it.value < 0.15 || *it.value > 0.85) ? Rgb{255, 255, 255} : Rgb{17, 17, 17};
+                    const Rgb ink = textColourOn(ascColor(it.value));
                     f.text(c.x + c.w / 2, c.y + c.h / 2 + tf * 0.35, key, tf, TextAnchor::Middle, false, ink);
                 }
                 unlabelledNames += (unlabelled > 1 ? ", " : "") + (keyFits ? key + " " : std::string("(no key) ")) +

@@ -3,6 +3,7 @@
 
 #include "ascviz/analysis/regression.h"
 #include "ascviz/base/error.h"
+#include "ascviz/base/latex.h"
 #include "ascviz/results/stats.h"
 
 #include <algorithm>
@@ -46,17 +47,6 @@ std::string num(double v, int prec = 4)
     std::ostringstream o;
     o << std::fixed << std::setprecision(prec) << v;
     return o.str();
-}
-
-std::string latexEscape(const std::string& s)
-{
-    std::string o;
-    for (char c : s) {
-        if (c == '_' || c == '%' || c == '&' || c == '#')
-            o += '\\';
-        o += c;
-    }
-    return o;
 }
 
 } // namespace

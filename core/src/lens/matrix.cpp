@@ -1,6 +1,7 @@
 #include "ascviz/lens/matrix.h"
 
 #include "ascviz/base/error.h"
+#include "ascviz/base/latex.h"
 #include "ascviz/render/heatmap.h"
 
 #include <cstdio>
@@ -117,17 +118,6 @@ std::string fixed(double v, int digits)
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.*f", digits, v);
     return buf;
-}
-
-std::string latexEscape(const std::string& s)
-{
-    std::string out;
-    for (const char c : s) {
-        if (c == '_' || c == '&' || c == '%' || c == '#' || c == '$' || c == '{' || c == '}')
-            out += '\\';
-        out += c;
-    }
-    return out;
 }
 
 } // namespace

@@ -58,8 +58,8 @@ std::string renderHeatmapSvg(const std::vector<std::string>& rows, const std::ve
               << "<rect x=\"" << fmt(x + 1) << "\" y=\"" << fmt(y + 1) << "\" width=\"" << fmt(colW[c] - 2)
               << "\" height=\"" << fmt(cellH - 2) << "\" fill=\"" << hex(fill) << "\"/>"
               << "<text x=\"" << fmt(x + colW[c] / 2) << "\" y=\"" << fmt(y + cellH / 2 + 4) << "\" font-size=\""
-              << fmt(font) << "\" text-anchor=\"middle\" fill=\"" << (luminance(fill) < 0.3 ? "#ffffff" : "#111111")
-              << "\">" << formatValue(v) << "</text></g>\n";
+              << fmt(font) << "\" text-anchor=\"middle\" fill=\"" << hex(textColourOn(fill)) << "\">" << formatValue(v)
+              << "</text></g>\n";
             x += colW[c];
         }
     }

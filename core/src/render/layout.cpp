@@ -31,6 +31,11 @@ Rgb ascColor(std::optional<double> value)
     return {mix(0), mix(1), mix(2)};
 }
 
+Rgb textColourOn(Rgb fill)
+{
+    return detail::luminance(fill) < 0.3 ? Rgb{255, 255, 255} : Rgb{17, 17, 17};
+}
+
 std::vector<int> visibleNodes(const EvalResult& r, AstView view)
 {
     std::vector<int> out;

@@ -23,11 +23,6 @@ constexpr double kLegendHeight = 62.0;
 constexpr double kLegendMinWidth = 600.0;
 const Rgb kErrorStroke{127, 0, 0};
 
-std::string textColorOn(Rgb fill)
-{
-    return detail::luminance(fill) < 0.3 ? "#ffffff" : "#111111";
-}
-
 void svgOpen(std::ostringstream& s, double w, double h, const std::string& title)
 {
     s << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -166,7 +161,7 @@ std::string renderAstSvg(const EvalResult& r, AstView view, const LayoutOptions&
         else
             s << " stroke=\"#444444\" stroke-width=\"0.8\"";
         s << "/>";
-        s << "<text fill=\"" << textColorOn(fill) << "\">";
+        s << "<text fill=\"" << detail::hex(textColourOn(fill)) << "\">";
         std::istringstream lines(ln.label);
         std::string line;
         int i = 0;
@@ -200,11 +195,6 @@ std::string svgNumber(double x)
 std::string svgColour(Rgb c)
 {
     return detail::hex(c);
-}
-
-double relativeLuminance(Rgb c)
-{
-    return detail::luminance(c);
 }
 
 std::string valueText(double v)
@@ -323,8 +313,9 @@ std::string renderSequenceSvg(const EvalResult& r, WhitespaceTokens ws)
               << fmt(x + std::max(w - 0.4, 0.9)) << "\" y2=\"" << fmt(y + lineH - 1.5)
               << "\" stroke=\"#111111\" stroke-width=\"2\"/>";
         if (!run.newline && !run.text.empty())
-            s << "<text x=\"" << fmt(x) << "\" y=\"" << fmt(y + lineH * 0.72) << "\" fill=\"" << textColorOn(fill)
-              << (t.generated ? "\" font-weight=\"bold" : "") << "\">" << xmlEscape(run.text) << "</text>";
+            s << "<text x=\"" << fmt(x) << "\" y=\"" << fmt(y + lineH * 0.72) << "\" fill=\""
+              << detail::hex(textColourOn(fill)) << (t.generated ? "\" font-weight=\"bold" : "") << "\">"
+              << xmlEscape(run.text) << "</text>";
         s << "</g>\n";
     }
     s << "</g>\n";

@@ -89,11 +89,6 @@ bool ClusterRunView::openRunFolder(const QString& dir, QString* error)
     return true;
 }
 
-QString ClusterRunView::runFolder() const
-{
-    return m_run ? toQString(m_run->dir.string()) : QString();
-}
-
 void ClusterRunView::setRefreshInterval(int ms)
 {
     m_timer->setInterval(ms);

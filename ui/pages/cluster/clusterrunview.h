@@ -29,7 +29,6 @@ public:
 
     // Reads DIR/run.json; false with a message when DIR is not a run folder. Starts watching.
     bool openRunFolder(const QString& dir, QString* error = nullptr);
-    QString runFolder() const;
     void setRefreshInterval(int ms); // default 2000
     void setAskQueue(bool ask);      // ask squeue for the jobs' states (default true)
     void refreshNow();               // one read now (off the GUI thread); statusUpdated() when in

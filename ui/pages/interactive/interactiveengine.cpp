@@ -95,11 +95,6 @@ bool InteractiveEngine::hasModel() const
     return m_models->hasModel();
 }
 
-const LanguageInfo& InteractiveEngine::languageInfo() const
-{
-    return LanguageRegistry::instance().get(toUtf8(m_language));
-}
-
 bool InteractiveEngine::setLanguage(const QString& id, QString* error)
 {
     if (id == m_language)

@@ -38,7 +38,6 @@ public:
     // The language of the text (a registry id; the registry's default at first). Changing it loads that
     // language's bundled categories (unless a category file was chosen) and re-parses the current result.
     QString language() const { return m_language; }
-    const LanguageInfo& languageInfo() const;
     bool setLanguage(const QString& id, QString* error = nullptr);
     Aggregation aggregation() const { return m_aggregation; }
     // Re-aggregates the current result (off the GUI thread); a running generation picks it up when done.

@@ -11,9 +11,6 @@
 
 namespace ascviz {
 
-// LaTeX special characters escaped (\ & % $ # _ { } ~ ^); θ written $\theta$.
-std::string latexEscape(const std::string& s);
-
 // Rows: Global AsC-Eval, then every category (union over the sets); a column per set with "median ± se";
 // the best median of a row in bold. Needs \usepackage{booktabs}. A `warning` (compareRuns: the settings
 // that differ between the sets) is written as a comment line above the table.

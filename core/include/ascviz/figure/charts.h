@@ -31,8 +31,11 @@ struct CategoryBarsData {
 };
 Figure categoryBarsFigure(const CategoryBarsData& d, const FigureStyle& style);
 
-// Box plot statistics (Tukey: quartiles by linear interpolation, whiskers at the furthest values within
-// 1.5 IQR of the box). Throws InputError when values is empty.
+// Box plot statistics, the one definition for every box plot (the distribution figure, the Batch tab's chart):
+// Tukey — quartiles by linear interpolation, whiskers at the furthest values within 1.5 IQR of the box but never
+// inside it (a whisker whose nearest inlier lies inside the box stops at q1 / q3), the values beyond as outliers.
+// No values: throws InputError — a caller whose data may be empty checks first (the figure writes "n/a", the
+// GUI an empty box labelled n=0).
 struct BoxStats {
     double q1 = 0, median = 0, q3 = 0, whiskerLo = 0, whiskerHi = 0;
     std::size_t n = 0;

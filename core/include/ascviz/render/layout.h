@@ -16,6 +16,9 @@ struct Rgb {
 };
 // Diverging scale red (0) -> white (0.5) -> blue (1); grey for n/a.
 Rgb ascColor(std::optional<double> value);
+// The colour of text on `fill`: the one rule of the SVG views, the figures and the GUI (ui's textColorOn), so
+// the screen and an export agree — white when the fill's WCAG relative luminance is below 0.3, else #111111.
+Rgb textColourOn(Rgb fill);
 
 struct LayoutNode {
     int node = 0;        // AST node id

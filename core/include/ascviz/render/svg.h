@@ -12,7 +12,6 @@ namespace ascviz {
 std::string xmlEscape(std::string_view s);
 std::string svgNumber(double x); // a coordinate: at most 2 decimals, no trailing zeros ("12.5", "0")
 std::string svgColour(Rgb c);    // "#rrggbb"
-double relativeLuminance(Rgb c); // WCAG relative luminance in [0, 1] (picks black or white text)
 std::string valueText(double v); // "0.63"
 
 // Standalone SVG documents (title line, the view, legend). Node groups carry id="node-<id>" and

@@ -1,0 +1,158 @@
+// analyze: the one router of its subcommands and the table it routes by, from which both help texts are
+// generated — a subcommand added here is routed and listed in `ascviz-cli --help` and `analyze --help` at once.
+#include "commands.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace ascviz::cli {
+
+namespace {
+
+int analyzeCausal(Args& args)
+{
+    return cmdAnalyzeResults("causal", args);
+}
+int analyzePerplexed(Args& args)
+{
+    return cmdAnalyzeResults("perplexed", args);
+}
+int analyzeHeatmap(Args& args)
+{
+    return cmdAnalyzeResults("heatmap", args);
+}
+int analyzeTreatments(Args& args)
+{
+    return cmdAnalyzeResults("treatments", args);
+}
+
+// Writes `text` with every line after the first indented by `indent` spaces.
+std::string continued(const std::string& text, std::size_t indent)
+{
+    std::string out;
+    for (const char c : text) {
+        out += c;
+        if (c == '\n')
+            out += std::string(indent, ' ');
+    }
+    return out;
+}
+
+} // namespace
+
+const std::vector<AnalyzeSubcommand>& analyzeSubcommands()
+{
+    static const std::vector<AnalyzeSubcommand> table = {
+        {"causal", "--db RESULTS [--by global|category|concept] [--confounders a,b]",
+         "AsC-Causal (method.md 7): rho of T = AsC-Eval with Y = cross-entropy and the confounders,\n"
+         "             the effect of T by OLS back-door adjustment (se, 95% CI), refutations\n"
+         "    --db A.db[,B.db]   --by global|category|concept   T per category / concept too (absent: excluded);\n"
+         "                       default global\n"
+         "    --min-snippets N   groups with fewer snippets get rho only (default 10)   --seed S   refutation draws\n"
+         "    --confounders a,b  adjust for these only (tokens, ast_nodes, ast_levels, cyclomatic; default all)\n"
+         "    --simulations N    simulations per refuter, with p-values (default 100; 0 = one draw each)\n"
+         "    --json             the JSON of docs/cli.md (default: a text table)   --latex FILE   Table II (booktabs)\n"
+         "    --concepts paper|T1,T2   --names N1,N2   with several --db: the paper's Table II layout (--latex)\n",
+         false, analyzeCausal},
+        {"perplexed", "--db RESULTS [--min-count K]",
+         "PERPLEXED (method.md 10): CE per token text and AST label, worst and best, calls, ERROR\n"
+         "    --db RESULTS   --min-count K (default 5)   --top N (default 20)   --json; the unfiltered top 10 and\n"
+         "    Spearman rho\n"
+         "    --corpus FILE|DIR  the snippets' repositories and files for Table 1 (default: the run's corpus)\n"
+         "    --no-call-table    leave Table 1 out\n",
+         false, analyzePerplexed},
+        {"heatmap", "--db A.db[,B.db...] --svg OUT [--latex OUT] [--allow-different-corpus]",
+         "categories x result databases, coloured by the bootstrapped median\n"
+         "    --db A.db,B.db   --names N1,N2   --svg FILE   --latex FILE (the comparison, Table I layout)\n"
+         "    --table1 FILE [--types T1,T2]   the paper's Table I, a row per model (grouped by type)\n"
+         "    each database is labelled with its model and the settings that differ (θ, dtype, categories,\n"
+         "    corpus; a one-line warning names them); databases of different corpora are refused unless\n"
+         "    --allow-different-corpus\n",
+         false, analyzeHeatmap},
+        {"experts", "(--db R | --corpus C --model M) [--language L] [--limit N] [--json] [--out F]",
+         "a mixture-of-experts model's routing by category (method.md 15): per category, sparse\n"
+         "             layer and expert the share of the category's tokens routed there, and each category's\n"
+         "             specialisation (KL divergence from the corpus-wide routing, bits)\n"
+         "    --db RESULTS | --corpus C --model M   --language L   --limit N   --json   --out FILE\n",
+         true, cmdAnalyzeExperts},
+        {"heads",
+         "--model M --corpus C [--top-k 1,3,10,20] [--metric first|last|any] [--min-count N]\n"
+         "[--json | --latex OUT] [--partial P.jsonl [--resume]] [--shard I/N] | heads --from P1,P2",
+         "attention heads vs syntax relations (method.md 11): best head per relation, offset and\n"
+         "             keyword baselines (greedy for k >= 2), Diff, the model's score\n"
+         "    --model M --corpus C|default   --top-k 1,3,10,20   --metric first|last|any   --min-count N (20)\n"
+         "    --json   --latex FILE (Tables 3 and 6)   --limit N   --shard I/N   --language L\n"
+         "    --partial P.jsonl [--resume]: one line per snippet, continued by --resume; --from P1,P2: tally\n"
+         "    partial files (shards) without a model\n"
+         "    --svg OUT | --pdf OUT [--relation TYPE]: the layer x head heat map (default: the model score)\n",
+         true, cmdAnalyzeHeads},
+        {"treatments", "--db RUNS [--outcome Y] [--confounders a,b] [--json] [--latex OUT]",
+         "Galeras (method.md 12): per treatment vs control, the ATE by OLS Y ~ 1 + D + Z (se, 95% CI)\n"
+         "             and refutations with p-values, and the descriptive table, over a `galeras run` database\n"
+         "    --db RUNS   --outcome Y  levenshtein (default), bleu4, exact_match, ast_match, asc_eval\n"
+         "    --confounders a,b  of prompt_size, n_whitespaces, token_count, nloc, ast_nodes, ast_levels,\n"
+         "                 cyclomatic (default the paper's four: prompt_size, n_whitespaces, token_count, nloc),\n"
+         "                 or a numeric field of the records   --simulations N (0: no refuters)   --seed S\n"
+         "    --json   --latex FILE\n"
+         "    --svg OUT | --pdf OUT   the outcomes' distributions per treatment (box plots), with the figure\n"
+         "                 options --width-mm W --font-pt P --no-title --legend right|bottom|none\n",
+         false, analyzeTreatments},
+        {"layers", "(--db RESULTS | --corpus C --model M) [--json] [--latex OUT] [--svg OUT]",
+         "(--db RESULTS | --corpus C [--model M]): the layer lens (method.md 13) on every snippet, AsC-Eval\n"
+         "             per category and concept at every layer (bootstrapped medians) and the first layer reaching\n"
+         "             --fraction F of the final value (default 0.9); --limit N  --resamples N  --seed S\n"
+         "             --aggregation A  --language L  --quiet\n"
+         "             --json  --latex FILE  --svg FILE (category x layer heat map)\n",
+         true, cmdAnalyzeLayers},
+    };
+    return table;
+}
+
+std::string analyzeSubcommandList()
+{
+    const auto& table = analyzeSubcommands();
+    std::string out;
+    for (std::size_t i = 0; i < table.size(); ++i)
+        out += std::string(i == 0 ? "" : i + 1 == table.size() ? " or " : ", ") + table[i].name;
+    return out;
+}
+
+std::string analyzeUsageLines()
+{
+    std::ostringstream o;
+    bool first = true;
+    for (const auto& s : analyzeSubcommands()) {
+        o << (first ? "  analyze  " : "           | ") << s.name << ' ' << continued(s.synopsis, 13) << '\n';
+        first = false;
+    }
+    return o.str();
+}
+
+std::string analyzeHelp()
+{
+    std::ostringstream o;
+    o << "usage: ascviz-cli analyze ";
+    for (const auto& s : analyzeSubcommands())
+        o << s.name << (&s == &analyzeSubcommands().back() ? "" : "|");
+    o << " [options]\n";
+    for (const auto& s : analyzeSubcommands()) {
+        std::string name = s.name;
+        name.resize(std::max<std::size_t>(name.size() + 1, 11), ' ');
+        o << "  " << name << s.help;
+    }
+    o << "  --out FILE         write the JSON / text there instead of stdout\n";
+    return o.str();
+}
+
+int cmdAnalyzeAll(Args& args)
+{
+    const auto sub = args.subcommand();
+    if (!sub)
+        throw UsageError("analyze needs a subcommand: " + analyzeSubcommandList());
+    for (const auto& s : analyzeSubcommands())
+        if (*sub == s.name)
+            return s.run(args);
+    throw UsageError("unknown analyze subcommand '" + *sub + "' (" + analyzeSubcommandList() + ")");
+}
+
+} // namespace ascviz::cli
