@@ -9,6 +9,7 @@
 #include "ascviz/eval/eval.h"
 #include "ascviz/eval/evaljson.h"
 #include "ascviz/lens/layers.h"
+#include "ascviz/model/ablation.h"
 #include "ascviz/model/lens.h"
 #include "ascviz/render/svg.h"
 #include "ascviz/syntax/language.h"
@@ -91,6 +92,9 @@ struct EvalInputs {
     std::size_t maxTextBytes = limits::kDefaultMaxTextBytes;
     int maxAstDepth = limits::kDefaultMaxAstDepth;
     std::size_t maxAstNodes = limits::kDefaultMaxAstNodes;
+    // eval --ablate-heads / --ablation (method.md §14.1): the heads to ablate (none: the clean model) and how.
+    std::vector<AttentionHead> ablateHeads;
+    AblationMode ablation = AblationMode::Zero;
 };
 
 // Reads the options shared by eval and render (the caller reads its own, then calls args.finish()).
@@ -151,6 +155,16 @@ EvalResult runEval(const EvalInputs& in, std::string* dtype = nullptr, LayerLens
         limits::checkTextSize(text->size(), in.maxTextBytes, *in.textFile);
         tree = parseForEval(in.language, *text, in.maxAstDepth, in.maxAstNodes);
         auto model = LanguageModel::load(resolveModelDir(*in.modelDir), in.load);
+        if (!in.ablateHeads.empty()) {
+            try {
+                checkHeads(*model, in.ablateHeads);
+            } catch (const InputError& e) {
+                throw UsageError(std::string("--ablate-heads: ") + e.what());
+            }
+            const auto means = in.ablation == AblationMode::Mean ? meanHeadOutputs(*model, *text, in.ablateHeads)
+                                                                 : std::vector<std::vector<double>>{};
+            model = withAblatedHeads(*model, in.ablateHeads, means);
+        }
         if (lens) {
             *lens = scoreLayers(*model, *text);
             scored = lens->scored;
@@ -218,12 +232,27 @@ int cmdNodeTypes(Args& args)
 
 int cmdEval(Args& args)
 {
-    const EvalInputs in = readEvalOptions(args);
+    EvalInputs in = readEvalOptions(args);
     const auto out = args.value("--out");
     const bool layers = args.flag("--layers");
+    const auto ablateHeads = args.value("--ablate-heads");
+    const auto ablation = args.value("--ablation");
     args.finish();
     if (layers && in.scoresFile)
         throw UsageError("--layers runs the layer lens of a model: give --model, not --scores");
+    if ((ablateHeads || ablation) && in.scoresFile)
+        throw UsageError("--ablate-heads runs an ablated model: give --model, not --scores");
+    if (ablation && !ablateHeads)
+        throw UsageError("--ablation needs --ablate-heads L.H,…");
+    try {
+        if (ablateHeads)
+            in.ablateHeads = parseHeadList(*ablateHeads);
+        if (ablation)
+            in.ablation = parseAblationMode(*ablation);
+    } catch (const InputError& e) {
+        throw UsageError(std::string(ablation && !ablateHeads ? "--ablation: " : "--ablate-heads/--ablation: ") +
+                         e.what());
+    }
 
     std::string dtype;
     LayerLens lens;
@@ -231,7 +260,13 @@ int cmdEval(Args& args)
     warnSyntaxProblems(r.tree, in.textFile ? *in.textFile : *in.scoresFile);
     json j = evalCommandJson(r, in.language, dtype);
     if (layers)
-        addLayerFields(j, lens.ntp, evaluateLayers(r, lens.ntp, lens.layers));
+        addLayerFields(j, lens.ntp, evaluateLayers(r, lens.ntp, lens.layers, lens.commit));
+    if (!in.ablateHeads.empty()) {
+        json heads = json::array();
+        for (const auto& h : in.ablateHeads)
+            heads.push_back(toString(h));
+        j["ablation"] = {{"heads", std::move(heads)}, {"mode", toString(in.ablation)}};
+    }
     writeJson(j, out);
     return 0;
 }

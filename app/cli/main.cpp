@@ -28,6 +28,7 @@ const char* kUsage =
     "  node-types [--language L]\n"
     "  extract  --language L --node-types T[,T] --source P[,P] --out FILE [--sample N --seed S]\n"
     "  eval     --model M --text-file F [--prompt-bytes N] [--aggregation median|mean|max|min] [--layers]\n"
+    "           [--ablate-heads L.H,... [--ablation zero|mean]]\n"
     "  render   --model M --text-file F --view complete|partial|sequence --svg OUT\n"
     "  batch    --model M --corpus FILE --db RESULTS [--limit N] [--resume] [--batch-size B] [--shard I/N]\n"
     "  merge    --out ALL.db SHARD.db...\n"
@@ -205,7 +206,8 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "  layers     (--db RESULTS | --corpus C [--model M]): the layer lens (method.md 13) on every snippet, "
           "AsC-Eval\n"
           "             per category and concept at every layer (bootstrapped medians) and the first layer reaching\n"
-          "             --fraction F of the final value (default 0.9); --limit N  --resamples N  --seed S  "
+          "             --fraction F of the final value (default 0.9), and the median commitment layer (method.md\n"
+          "             14.3: \"commit\"); --limit N  --resamples N  --seed S  "
           "--aggregation A\n"
           "             --json  --latex FILE  --svg FILE (category x layer heat map); model options as batch's\n"
           "  --out FILE         write the JSON / text there instead of stdout\n",
@@ -392,7 +394,14 @@ void printCommandHelp(const std::string& name)
         std::cout
             << "  --out FILE         write the JSON there instead of stdout\n"
                "  --layers           the layer lens (method.md 13): \"ntp_layers\" per token, \"asc_eval_layers\" per\n"
-               "                     node (layer 0 = the embeddings ... L = the last block; needs --model)\n";
+               "                     node (layer 0 = the embeddings ... L = the last block; needs --model), and the\n"
+               "                     commitment layer (method.md 14.3): \"commit_layer\" per token, \"asc_commit\" per "
+               "node\n"
+               "  --ablate-heads L.H,...  score with these attention heads ablated (method.md 14.1; block L and head\n"
+               "                     H 0-based, as analyze heads numbers them); the JSON gets \"ablation\"\n"
+               "  --ablation zero|mean  replace each head's output by zero (default) or by its mean over the text's\n"
+               "                     positions that predict a token\n"
+               "  every token carries \"straddles\" (method.md 14.4): it crosses an AST leaf boundary\n";
     if (h.modelOptions)
         std::cout << kModelOptions;
 }
