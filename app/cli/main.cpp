@@ -46,6 +46,7 @@ const char* kUsage =
     "           --treatments F|default --db RUNS [--resume] [--seed S] [--max-new-tokens N] [--stop-at-function-end]\n"
     "           | testbed --records FILE --testbed T [--seed S] | merge --out ALL.db SHARD.db...\n"
     "           | layers (--db RESULTS | --corpus C --model M) [--json] [--latex OUT] [--svg OUT]\n"
+    "  ablate   --model M --corpus C --heads L.H,... [--relation R] [--control random --draws K] [--json]\n"
     "  attribute --model M --text-file F --prompt-bytes N [--target NODE|all] [--method occlusion|gradxinput]\n"
     "  study    init --corpus FILE --samples N --participants P --out STUDY.json [--conditions C,S1,S2,S3] [--seed S]\n"
     "           | render --study STUDY.json --participant ID --trial K --png OUT\n"
@@ -212,6 +213,18 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "             --json  --latex FILE  --svg FILE (category x layer heat map); model options as batch's\n"
           "  --out FILE         write the JSON / text there instead of stdout\n",
           false}},
+        {"ablate",
+         {"ascviz-cli ablate --model M --corpus C --heads L.H,... [--relation R] [--ablation zero|mean] "
+          "[--control random --draws K] [--json]",
+          "  dAsC-Eval per category under head ablation (method.md 14.1): ablated - clean per snippet, the mean over\n"
+          "  snippets with a bootstrap interval; --control random: the same number of random other heads, K draws\n"
+          "  --heads L.H,...    the heads (0-based block and head, as analyze heads numbers them)\n"
+          "  --relation R       count only the nodes that are the dependent end of relation R (method.md 11)\n"
+          "  --ablation zero|mean  zero (default) or each head's mean over the snippet's predicting positions\n"
+          "  --draws K          control draws (default 10)   --limit N  snippets (default 50; 0 = all)\n"
+          "  --resamples N      bootstrap resamples (default 500)   --seed S   --quiet   --out FILE\n"
+          "  not implemented yet: --relation R --top N (picking the best heads) and --experts\n",
+          true}},
         {"attribute",
          {"ascviz-cli attribute --model M --text-file F --prompt-bytes N [--target NODE|token:K|all] "
           "[--method occlusion|gradxinput] [--json]",
@@ -420,7 +433,7 @@ int main(int argc, char** argv)
         {"extract", cmdExtract},     {"analyze", cmdAnalyzeAll},  {"eval", cmdEval},     {"render", cmdRender},
         {"batch", cmdBatch},         {"report", cmdReport},       {"merge", cmdMerge},   {"slurm", cmdSlurm},
         {"study", cmdStudy},         {"relations", cmdRelations}, {"figure", cmdFigure}, {"galeras", cmdGaleras},
-        {"attribute", cmdAttribute},
+        {"attribute", cmdAttribute}, {"ablate", cmdAblate},
     };
     if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
         (argc < 2 ? std::cerr : std::cout) << kUsage;

@@ -125,6 +125,42 @@ TEST(CliInside, EvalWithAblatedHeads)
     EXPECT_EQ(clitest::run(base + " --ablate-heads 0.0 --ablation resample").status, 2);
 }
 
+// method.md §14.1: the ΔAsC-Eval table (docs/cli.md's contract) and its refusals.
+TEST(CliInside, AblateTableAndControl)
+{
+    const auto corpus = clitest::writeTemp("ablate.jsonl", "{\"code\": \"def f(a):\\n    return a + 1\\n\"}\n"
+                                                           "{\"code\": \"for i in range(3):\\n    print(i)\\n\"}\n");
+    const std::string base =
+        "ablate --model " + tinyModel() + " --device cpu --quiet --corpus '" + corpus.string() + "' --resamples 50";
+    const auto r = clitest::run(base + " --heads 0.1,1.2 --control random --draws 3 --json");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json j = json::parse(r.out);
+    EXPECT_EQ(j.at("ablated"), json({"0.1", "1.2"}));
+    EXPECT_EQ(j.at("snippets"), 2);
+    ASSERT_FALSE(j.at("rows").empty());
+    for (const auto& row : j.at("rows")) {
+        EXPECT_LE(row.at("ci_low").get<double>(), row.at("delta").get<double>() + 1e-12);
+        EXPECT_GE(row.at("ci_high").get<double>(), row.at("delta").get<double>() - 1e-12);
+        EXPECT_GE(row.at("n").get<int>(), 1);
+        EXPECT_TRUE(row.at("category").is_string());
+    }
+    ASSERT_EQ(j.at("control").at("heads").size(), 3u);
+    for (const auto& draw : j.at("control").at("heads")) {
+        ASSERT_EQ(draw.size(), 2u);
+        for (const auto& h : draw)
+            EXPECT_TRUE(h != "0.1" && h != "1.2") << "the control draws other heads";
+    }
+    EXPECT_FALSE(j.at("control").at("rows").empty());
+    const auto plain = clitest::run(base + " --heads 0.1,1.2");
+    ASSERT_EQ(plain.status, 0) << plain.err;
+    EXPECT_EQ(json::parse(plain.out).at("rows"), j.at("rows")) << "seeded";
+    EXPECT_TRUE(json::parse(plain.out).at("control").is_null());
+    EXPECT_EQ(clitest::run(base + " --heads 2.0").status, 2);
+    EXPECT_EQ(clitest::run(base).status, 2);
+    EXPECT_EQ(clitest::run(base + " --heads 0.0 --experts 0.1").status, 2);
+    EXPECT_EQ(clitest::run(base + " --heads 0.0 --control best").status, 2);
+}
+
 TEST(CliInside, AttributeJsonAndRefusals)
 {
     const auto file = clitest::writeTemp("attr.py", kCode);

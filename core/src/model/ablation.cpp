@@ -120,6 +120,11 @@ std::vector<AttentionHead> parseHeadList(std::string_view list)
     return out;
 }
 
+int attentionHeads(const LanguageModel& m)
+{
+    return static_cast<int>(model::runtimeModel(m).decoder().spec().heads);
+}
+
 void checkHeads(const LanguageModel& m, const std::vector<AttentionHead>& heads)
 {
     const auto& spec = model::runtimeModel(m).decoder().spec();

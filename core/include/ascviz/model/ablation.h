@@ -30,6 +30,9 @@ AblationMode parseAblationMode(std::string_view s);
 // joined by a dot, or for an empty list.
 std::vector<AttentionHead> parseHeadList(std::string_view list);
 
+// The query heads per layer of a model run by AsC-Viz's own runtime (ModelError otherwise).
+int attentionHeads(const LanguageModel& model);
+
 // InputError when a head is outside `model` (naming the head, the model, its layers and its heads per layer), or
 // ModelError for a model not run by AsC-Viz's own runtime.
 void checkHeads(const LanguageModel& model, const std::vector<AttentionHead>& heads);
