@@ -173,8 +173,11 @@ int cmdAblate(Args& args)
         std::vector<std::vector<AblationSnippet>> perDraw;
         json drawn = json::array();
         for (int k = 0; k < draws; ++k) {
-            std::shuffle(pool.begin(), pool.end(), rng);
-            std::vector<AttentionHead> set(pool.begin(), pool.begin() + static_cast<std::ptrdiff_t>(heads.size()));
+            // a partial Fisher-Yates over a fresh copy of the (sorted) pool: the first |S| are a uniform draw
+            std::vector<AttentionHead> set = pool;
+            for (std::size_t i = 0; i < heads.size(); ++i)
+                std::swap(set[i], set[std::uniform_int_distribution<std::size_t>(i, set.size() - 1)(rng)]);
+            set.resize(heads.size());
             std::sort(set.begin(), set.end());
             drawn.push_back(headsJson(set));
             perDraw.push_back(under(set));
