@@ -100,7 +100,8 @@ const std::vector<AnalyzeSubcommand>& analyzeSubcommands()
         {"layers", "(--db RESULTS | --corpus C --model M) [--json] [--latex OUT] [--svg OUT]",
          "(--db RESULTS | --corpus C [--model M]): the layer lens (method.md 13) on every snippet, AsC-Eval\n"
          "             per category and concept at every layer (bootstrapped medians) and the first layer reaching\n"
-         "             --fraction F of the final value (default 0.9); --limit N  --resamples N  --seed S\n"
+         "             --fraction F of the final value (default 0.9), and the median commitment layer (method.md\n"
+         "             14.3: \"commit\"); --limit N  --resamples N  --seed S\n"
          "             --aggregation A  --language L  --quiet\n"
          "             --json  --latex FILE  --svg FILE (category x layer heat map)\n",
          true, cmdAnalyzeLayers},

@@ -10,6 +10,7 @@
 #include "ascviz/eval/evaljson.h"
 #include "ascviz/experts/experts.h"
 #include "ascviz/lens/layers.h"
+#include "ascviz/model/ablation.h"
 #include "ascviz/model/lens.h"
 #include "ascviz/render/svg.h"
 #include "ascviz/syntax/language.h"
@@ -92,6 +93,9 @@ struct EvalInputs {
     std::size_t maxTextBytes = limits::kDefaultMaxTextBytes;
     int maxAstDepth = limits::kDefaultMaxAstDepth;
     std::size_t maxAstNodes = limits::kDefaultMaxAstNodes;
+    // eval --ablate-heads / --ablation (method.md §14.1): the heads to ablate (none: the clean model) and how.
+    std::vector<AttentionHead> ablateHeads;
+    AblationMode ablation = AblationMode::Zero;
 };
 
 // Reads the options shared by eval and render (the caller reads its own, then calls args.finish()).
@@ -154,6 +158,16 @@ EvalResult runEval(const EvalInputs& in, std::string* dtype = nullptr, LayerLens
         limits::checkTextSize(text->size(), in.maxTextBytes, *in.textFile);
         tree = parseForEval(in.language, *text, in.maxAstDepth, in.maxAstNodes);
         auto model = LanguageModel::load(resolveModelDir(*in.modelDir), in.load);
+        if (!in.ablateHeads.empty()) {
+            try {
+                checkHeads(*model, in.ablateHeads);
+            } catch (const InputError& e) {
+                throw UsageError(std::string("--ablate-heads: ") + e.what());
+            }
+            const auto means = in.ablation == AblationMode::Mean ? meanHeadOutputs(*model, *text, in.ablateHeads)
+                                                                 : std::vector<std::vector<double>>{};
+            model = withAblatedHeads(*model, in.ablateHeads, means);
+        }
         if (lens) {
             *lens = scoreLayers(*model, *text);
             scored = lens->scored;
@@ -225,10 +239,12 @@ int cmdNodeTypes(Args& args)
 
 int cmdEval(Args& args)
 {
-    const EvalInputs in = readEvalOptions(args);
+    EvalInputs in = readEvalOptions(args);
     const auto out = args.value("--out");
     const bool layers = args.flag("--layers");
     const bool experts = args.flag("--experts");
+    const auto ablateHeads = args.value("--ablate-heads");
+    const auto ablation = args.value("--ablation");
     args.finish();
     if (layers && in.scoresFile)
         throw UsageError("--layers runs the layer lens of a model: give --model, not --scores");
@@ -236,6 +252,19 @@ int cmdEval(Args& args)
         throw UsageError("--experts records the routing of a mixture-of-experts model: give --model, not --scores");
     if (experts && layers)
         throw UsageError("--experts and --layers are separate runs of the model: give one of them");
+    if ((ablateHeads || ablation) && in.scoresFile)
+        throw UsageError("--ablate-heads runs an ablated model: give --model, not --scores");
+    if (ablation && !ablateHeads)
+        throw UsageError("--ablation needs --ablate-heads L.H,…");
+    try {
+        if (ablateHeads)
+            in.ablateHeads = parseHeadList(*ablateHeads);
+        if (ablation)
+            in.ablation = parseAblationMode(*ablation);
+    } catch (const InputError& e) {
+        throw UsageError(std::string(ablation && !ablateHeads ? "--ablation: " : "--ablate-heads/--ablation: ") +
+                         e.what());
+    }
 
     std::string dtype;
     LayerLens lens;
@@ -244,9 +273,15 @@ int cmdEval(Args& args)
     warnSyntaxProblems(r.tree, in.textFile ? *in.textFile : *in.scoresFile);
     json j = evalCommandJson(r, in.language, dtype);
     if (layers)
-        addLayerFields(j, lens.ntp, evaluateLayers(r, lens.ntp, lens.layers));
+        addLayerFields(j, lens.ntp, evaluateLayers(r, lens.ntp, lens.layers, lens.commit));
     if (experts)
         addExpertFields(j, routed);
+    if (!in.ablateHeads.empty()) {
+        json heads = json::array();
+        for (const auto& h : in.ablateHeads)
+            heads.push_back(toString(h));
+        j["ablation"] = {{"heads", std::move(heads)}, {"mode", toString(in.ablation)}};
+    }
     writeJson(j, out);
     return 0;
 }

@@ -29,6 +29,7 @@ const char* kUsageHead =
     "  node-types [--language L]\n"
     "  extract  --language L --node-types T[,T] --source P[,P] --out FILE [--sample N --seed S]\n"
     "  eval     --model M --text-file F [--prompt-bytes N] [--aggregation median|mean|max|min] [--layers]\n"
+    "           [--ablate-heads L.H,... [--ablation zero|mean]]\n"
     "  render   --model M --text-file F --view complete|partial|sequence --svg OUT\n"
     "  batch    --model M --corpus FILE --db RESULTS [--limit N] [--resume] [--batch-size B] [--shard I/N]\n"
     "  merge    --out ALL.db SHARD.db...\n"
@@ -40,6 +41,7 @@ const char* kUsageTail =
     "  galeras  run --model M --records FILE|default --testbed randomcut|withdocstring|fromdocstring\n"
     "           --treatments F|default --db RUNS [--resume] [--seed S] [--max-new-tokens N] [--stop-at-function-end]\n"
     "           | testbed --records FILE --testbed T [--seed S] | merge --out ALL.db SHARD.db...\n"
+    "  ablate   --model M --corpus C --heads L.H,... [--relation R] [--control random --draws K] [--json]\n"
     "  attribute --model M --text-file F --prompt-bytes N [--target NODE|all] [--method occlusion|gradxinput]\n"
     "  study    init --corpus FILE --samples N --participants P --out STUDY.json [--conditions C,S1,S2,S3] [--seed S]\n"
     "           | render --study STUDY.json --participant ID --trial K --png OUT\n"
@@ -162,6 +164,18 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "\"tokens\"},\n"
           "  \"dependent\":{...}, \"offset\"}]} (bytes; tokens and offset only with --model: its tokenizer)\n",
           false}},
+        {"ablate",
+         {"ascviz-cli ablate --model M --corpus C --heads L.H,... [--relation R] [--ablation zero|mean] "
+          "[--control random --draws K] [--json]",
+          "  dAsC-Eval per category under head ablation (method.md 14.1): ablated - clean per snippet, the mean over\n"
+          "  snippets with a bootstrap interval; --control random: the same number of random other heads, K draws\n"
+          "  --heads L.H,...    the heads (0-based block and head, as analyze heads numbers them)\n"
+          "  --relation R       count only the nodes that are the dependent end of relation R (method.md 11)\n"
+          "  --ablation zero|mean  zero (default) or each head's mean over the snippet's predicting positions\n"
+          "  --draws K          control draws (default 10)   --limit N  snippets (default 50; 0 = all)\n"
+          "  --resamples N      bootstrap resamples (default 500)   --seed S   --quiet   --out FILE\n"
+          "  not implemented yet: --relation R --top N (picking the best heads) and --experts\n",
+          true}},
         {"attribute",
          {"ascviz-cli attribute --model M --text-file F --prompt-bytes N [--target NODE|token:K|all] "
           "[--method occlusion|gradxinput] [--json]",
@@ -360,12 +374,19 @@ void printCommandHelp(const std::string& name)
         std::cout
             << "  --out FILE         write the JSON there instead of stdout\n"
                "  --layers           the layer lens (method.md 13): \"ntp_layers\" per token, \"asc_eval_layers\" per\n"
-               "                     node (layer 0 = the embeddings ... L = the last block; needs --model)\n"
+               "                     node (layer 0 = the embeddings ... L = the last block; needs --model), and the\n"
+               "                     commitment layer (method.md 14.3): \"commit_layer\" per token, \"asc_commit\" per "
+               "node\n"
                "  --experts          a mixture-of-experts model's routing: per token \"experts\": [{\"layer\", "
                "\"ids\",\n"
                "                     \"probs\"}] of every sparse layer (the chosen experts, router order; needs "
                "--model;\n"
-               "                     a dense model is refused)\n";
+               "                     a dense model is refused)\n"
+               "  --ablate-heads L.H,...  score with these attention heads ablated (method.md 14.1; block L and head\n"
+               "                     H 0-based, as analyze heads numbers them); the JSON gets \"ablation\"\n"
+               "  --ablation zero|mean  replace each head's output by zero (default) or by its mean over the text's\n"
+               "                     positions that predict a token\n"
+               "  every token carries \"straddles\" (method.md 14.4): it crosses an AST leaf boundary\n";
     if (h.modelOptions)
         std::cout << "model options:\n" << kModelOptions;
 }
@@ -384,7 +405,7 @@ int main(int argc, char** argv)
         {"extract", cmdExtract},     {"analyze", cmdAnalyzeAll},  {"eval", cmdEval},     {"render", cmdRender},
         {"batch", cmdBatch},         {"report", cmdReport},       {"merge", cmdMerge},   {"slurm", cmdSlurm},
         {"study", cmdStudy},         {"relations", cmdRelations}, {"figure", cmdFigure}, {"galeras", cmdGaleras},
-        {"attribute", cmdAttribute},
+        {"attribute", cmdAttribute}, {"ablate", cmdAblate},
     };
     if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
         (argc < 2 ? std::cerr : std::cout) << usage();

@@ -2,6 +2,7 @@
 
 #include "ascviz/base/error.h"
 #include "ascviz/eval/evaljson.h"
+#include "ascviz/eval/straddle.h"
 #include "ascviz/syntax/language.h"
 
 #include <cstdio>
@@ -106,6 +107,10 @@ nlohmann::json evalCommandJson(const EvalResult& r, const std::string& language,
     for (const auto& [k, v] : r.features.perCategory)
         perCategory[k] = v;
     j["summary"]["categories"] = std::move(perCategory);
+    const std::vector<bool> straddles = straddlingTokens(r.scored, r.tree); // method.md §14.4
+    auto& tokens = j.at("tokens");
+    for (std::size_t i = 0; i < tokens.size() && i < straddles.size(); ++i)
+        tokens[i]["straddles"] = static_cast<bool>(straddles[i]);
     return j;
 }
 

@@ -3,6 +3,8 @@
 #include "cli_runner.h"
 #include "testdata.h"
 
+#include <algorithm>
+#include <cmath>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -35,6 +37,29 @@ TEST(CliInside, EvalLayersAddsPerLayerFields)
         ASSERT_EQ(n.at("asc_eval_layers").size(), 3u);
         EXPECT_EQ(n.at("asc_eval_layers")[2], n.at("asc_eval"));
     }
+    // method.md §14.3: commit_layer per token (0 … L, null without a prediction), asc_commit the median of a node's
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+        if (i == 0) {
+            EXPECT_TRUE(tokens[i].at("commit_layer").is_null());
+        } else {
+            EXPECT_GE(tokens[i].at("commit_layer").get<int>(), 0);
+            EXPECT_LE(tokens[i].at("commit_layer").get<int>(), 2);
+        }
+        EXPECT_TRUE(tokens[i].at("straddles").is_boolean()) << "method.md §14.4";
+    }
+    for (const auto& n : j.at("nodes")) {
+        std::vector<double> c;
+        for (const auto& t : n.at("tokens"))
+            if (!tokens[t.get<std::size_t>()].at("commit_layer").is_null())
+                c.push_back(tokens[t.get<std::size_t>()].at("commit_layer").get<double>());
+        std::sort(c.begin(), c.end());
+        if (c.empty()) {
+            EXPECT_TRUE(n.at("asc_commit").is_null());
+            continue;
+        }
+        const double median = c.size() % 2 ? c[c.size() / 2] : (c[c.size() / 2 - 1] + c[c.size() / 2]) / 2;
+        EXPECT_EQ(n.at("asc_commit").get<double>(), median) << n.at("type");
+    }
     const auto scores = clitest::writeTemp("scores.json", r.out);
     EXPECT_EQ(
         clitest::run("eval --scores '" + scores.string() + "' --layers --text-file '" + file.string() + "'").status, 2);
@@ -61,6 +86,79 @@ TEST(CliInside, EvalLayersOfALongText)
         EXPECT_EQ(tokens[i].at("ntp_layers")[2], tokens[i].at("ntp")) << "layer L is NtP exactly, token " << i;
         EXPECT_NEAR(tokens[i].at("ntp").get<double>(), plain.at("tokens")[i].at("ntp").get<double>(), 1e-5) << i;
     }
+}
+
+// method.md §14.1: eval under head ablation (tiny-gpt2: 2 layers of 4 heads).
+TEST(CliInside, EvalWithAblatedHeads)
+{
+    const auto file = clitest::writeTemp("ablate.py", kCode);
+    const std::string base = "eval --model " + tinyModel() + " --device cpu --text-file '" + file.string() + "'";
+    const auto clean = clitest::run(base);
+    const auto zero = clitest::run(base + " --ablate-heads 1.0,0.3,1.0");
+    const auto mean = clitest::run(base + " --ablate-heads 0.3,1.0 --ablation mean --layers");
+    ASSERT_EQ(clean.status, 0) << clean.err;
+    ASSERT_EQ(zero.status, 0) << zero.err;
+    ASSERT_EQ(mean.status, 0) << mean.err;
+    const json c = json::parse(clean.out), z = json::parse(zero.out), m = json::parse(mean.out);
+    EXPECT_FALSE(c.contains("ablation"));
+    EXPECT_EQ(z.at("ablation"), json({{"heads", {"0.3", "1.0"}}, {"mode", "zero"}}));
+    EXPECT_EQ(m.at("ablation").at("mode"), "mean");
+    ASSERT_EQ(z.at("tokens").size(), c.at("tokens").size());
+    int movedZero = 0, movedMean = 0;
+    for (std::size_t i = 1; i < c.at("tokens").size(); ++i) {
+        const double p = c.at("tokens")[i].at("ntp");
+        movedZero += std::abs(z.at("tokens")[i].at("ntp").get<double>() - p) > 1e-6;
+        movedMean += std::abs(m.at("tokens")[i].at("ntp").get<double>() - p) > 1e-6;
+        EXPECT_EQ(m.at("tokens")[i].at("ntp_layers")[2], m.at("tokens")[i].at("ntp")) << "the lens runs ablated";
+    }
+    EXPECT_GT(movedZero, 0);
+    EXPECT_GT(movedMean, 0);
+
+    const auto outside = clitest::run(base + " --ablate-heads 2.0");
+    EXPECT_EQ(outside.status, 2);
+    EXPECT_NE(outside.err.find("--ablate-heads"), std::string::npos) << outside.err;
+    EXPECT_NE(outside.err.find("2 layers"), std::string::npos) << outside.err;
+    EXPECT_NE(outside.err.find("4 attention heads"), std::string::npos) << outside.err;
+    EXPECT_EQ(clitest::run(base + " --ablate-heads 0.4").status, 2);
+    EXPECT_EQ(clitest::run(base + " --ablate-heads 1").status, 2);
+    EXPECT_EQ(clitest::run(base + " --ablation mean").status, 2);
+    EXPECT_EQ(clitest::run(base + " --ablate-heads 0.0 --ablation resample").status, 2);
+}
+
+// method.md §14.1: the ΔAsC-Eval table (docs/cli.md's contract) and its refusals.
+TEST(CliInside, AblateTableAndControl)
+{
+    const auto corpus = clitest::writeTemp("ablate.jsonl", "{\"code\": \"def f(a):\\n    return a + 1\\n\"}\n"
+                                                           "{\"code\": \"for i in range(3):\\n    print(i)\\n\"}\n");
+    const std::string base =
+        "ablate --model " + tinyModel() + " --device cpu --quiet --corpus '" + corpus.string() + "' --resamples 50";
+    const auto r = clitest::run(base + " --heads 0.1,1.2 --control random --draws 3 --json");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json j = json::parse(r.out);
+    EXPECT_EQ(j.at("ablated"), json({"0.1", "1.2"}));
+    EXPECT_EQ(j.at("snippets"), 2);
+    ASSERT_FALSE(j.at("rows").empty());
+    for (const auto& row : j.at("rows")) {
+        EXPECT_LE(row.at("ci_low").get<double>(), row.at("delta").get<double>() + 1e-12);
+        EXPECT_GE(row.at("ci_high").get<double>(), row.at("delta").get<double>() - 1e-12);
+        EXPECT_GE(row.at("n").get<int>(), 1);
+        EXPECT_TRUE(row.at("category").is_string());
+    }
+    ASSERT_EQ(j.at("control").at("heads").size(), 3u);
+    for (const auto& draw : j.at("control").at("heads")) {
+        ASSERT_EQ(draw.size(), 2u);
+        for (const auto& h : draw)
+            EXPECT_TRUE(h != "0.1" && h != "1.2") << "the control draws other heads";
+    }
+    EXPECT_FALSE(j.at("control").at("rows").empty());
+    const auto plain = clitest::run(base + " --heads 0.1,1.2");
+    ASSERT_EQ(plain.status, 0) << plain.err;
+    EXPECT_EQ(json::parse(plain.out).at("rows"), j.at("rows")) << "seeded";
+    EXPECT_TRUE(json::parse(plain.out).at("control").is_null());
+    EXPECT_EQ(clitest::run(base + " --heads 2.0").status, 2);
+    EXPECT_EQ(clitest::run(base).status, 2);
+    EXPECT_EQ(clitest::run(base + " --heads 0.0 --experts 0.1").status, 2);
+    EXPECT_EQ(clitest::run(base + " --heads 0.0 --control best").status, 2);
 }
 
 TEST(CliInside, AttributeJsonAndRefusals)
@@ -107,6 +205,12 @@ TEST(CliInside, AnalyzeLayersMatrix)
     EXPECT_EQ(j.at("global").size(), 3u);
     ASSERT_TRUE(j.at("categories").contains("Scope"));
     EXPECT_EQ(j.at("categories").at("Scope").at("median").size(), 3u);
+    const auto& commit = j.at("categories").at("Scope").at("commit"); // method.md §14.3
+    ASSERT_TRUE(commit.is_number());
+    EXPECT_GE(commit.get<double>(), 0.0);
+    EXPECT_LE(commit.get<double>(), 2.0);
+    EXPECT_GT(j.at("categories").at("Scope").at("commit_n").get<int>(), 0);
+    EXPECT_TRUE(j.at("global_commit").is_number());
     EXPECT_NE(clitest::readAll(tex).find("\\begin{tabular}"), std::string::npos);
     EXPECT_EQ(clitest::run("analyze layers --model " + tinyModel()).status, 2); // neither --db nor --corpus
 

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace {
 
 using ascviz::BootstrapResult;
@@ -129,12 +131,102 @@ TEST(LayerMatrix, CategoriesPerLayerFollowTableI)
     EXPECT_EQ(j["categories"]["Types"]["reaches"], 2);
     EXPECT_EQ(j["concepts"]["integer"]["category"], "Types");
     const std::string tex = ascviz::layerMatrixLatex(m);
-    EXPECT_NE(tex.find("Types & 0.50 & 0.60 & 0.90 & 2 \\\\"), std::string::npos) << tex;
+    EXPECT_NE(tex.find("Types & 0.50 & 0.60 & 0.90 & 2 & -- \\\\"), std::string::npos) << tex; // no commitment given
     EXPECT_NE(tex.find("\\bottomrule"), std::string::npos);
     const std::string svg = ascviz::layerMatrixSvg(m);
     EXPECT_NE(svg.find(">L2<"), std::string::npos);
     EXPECT_NE(svg.find(">Types<"), std::string::npos);
     EXPECT_NE(svg.find(">0.90<"), std::string::npos) << "the Types cell at L2";
+}
+
+// method.md §14.3 on a made-up lens: per token, the logits of a 4-id vocabulary at layers 0 … 3; the top-1 of each
+// layer is read off by hand, then the commitment layer.
+TEST(CommitLayer, FirstLayerFromWhichTheTopOneStaysTheFinalOne)
+{
+    using Row = std::vector<std::vector<double>>; // [ℓ][id]
+    auto argmax = [](const std::vector<double>& v) {
+        return static_cast<int32_t>(std::max_element(v.begin(), v.end()) - v.begin()); // the first maximum
+    };
+    auto top1 = [&](const Row& r) {
+        std::vector<int32_t> out;
+        for (const auto& l : r)
+            out.push_back(argmax(l));
+        return out;
+    };
+    // top-1 per layer 2, 1, 1, 1: committed at layer 1
+    const Row a = {{0, 1, 3, 0}, {0, 5, 1, 0}, {0, 2, 1, 1}, {-1, 9, 0, 0}};
+    EXPECT_EQ(top1(a), (std::vector<int32_t>{2, 1, 1, 1}));
+    EXPECT_EQ(ascviz::commitLayer(top1(a)), 1);
+    // top-1 3, 0, 3, 3: layer 0 agrees with the final one but layer 1 does not, so it commits at 2
+    const Row b = {{0, 0, 0, 4}, {2, 1, 0, 0}, {0, 0, 1, 2}, {0, 0, 0, 1}};
+    EXPECT_EQ(ascviz::commitLayer(top1(b)), 2);
+    // only the last layer has it: L = 3
+    const Row c = {{1, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}};
+    EXPECT_EQ(ascviz::commitLayer(top1(c)), 3);
+    // the embeddings already predict it: 0; a tie takes the first maximum (id 0 at every layer)
+    const Row d = {{2, 2, 0, 0}, {3, 3, 3, 3}, {1, 1, 0, 0}, {5, 0, 5, 0}};
+    EXPECT_EQ(top1(d), (std::vector<int32_t>{0, 0, 0, 0}));
+    EXPECT_EQ(ascviz::commitLayer(top1(d)), 0);
+    // no prediction: none
+    EXPECT_EQ(ascviz::commitLayer({}), std::nullopt);
+    EXPECT_EQ(ascviz::commitLayer({7}), 0); // L = 0
+}
+
+// Tokens of evalFixture commit at: - (no prediction), 2, 0, 1.
+const std::vector<std::optional<int>> kCommit = {std::nullopt, 2, 0, 1};
+
+TEST(CommitLayer, NodesTakeTheMedianOfTheirTokens)
+{
+    const auto r = evalFixture();
+    const auto e = ascviz::evaluateLayers(r, kLayers, 2, kCommit);
+    ASSERT_EQ(e.commit.size(), r.nodes.size());
+    EXPECT_EQ(e.tokenCommit, kCommit);
+    const auto commit = [&](const std::string& type) { return e.commit[static_cast<std::size_t>(nodeOf(r, type))]; };
+    EXPECT_EQ(commit("integer"), 0.0);    // token " 1"
+    EXPECT_EQ(commit("assignment"), 1.0); // tokens 1, 2: (2 + 0) / 2
+    EXPECT_EQ(commit("module"), 1.0);     // tokens 1, 2, 3: median of 2, 0, 1
+    EXPECT_EQ(commit("identifier"), std::nullopt);
+    // without the tokens' commitment layers, none
+    EXPECT_TRUE(ascviz::evaluateLayers(r, kLayers, 2).commit.empty());
+
+    nlohmann::json j = {{"tokens", nlohmann::json::array({{}, {}, {}, {}})}, {"nodes", nlohmann::json::array()}};
+    for (std::size_t k = 0; k < r.nodes.size(); ++k)
+        j["nodes"].push_back(nlohmann::json::object());
+    ascviz::addLayerFields(j, kLayers, e);
+    EXPECT_TRUE(j["tokens"][0]["commit_layer"].is_null());
+    EXPECT_EQ(j["tokens"][1]["commit_layer"], 2);
+    EXPECT_EQ(j["tokens"][2]["commit_layer"], 0);
+    EXPECT_EQ(j["nodes"][static_cast<std::size_t>(nodeOf(r, "assignment"))]["asc_commit"], 1.0);
+    EXPECT_TRUE(j["nodes"][static_cast<std::size_t>(nodeOf(r, "identifier"))]["asc_commit"].is_null());
+
+    EXPECT_THROW(ascviz::evaluateLayers(r, kLayers, 2, {std::nullopt, 1}), ascviz::InputError);
+    EXPECT_THROW(ascviz::evaluateLayers(r, kLayers, 2, {std::nullopt, 3, 0, 0}), ascviz::InputError); // > L
+}
+
+TEST(CommitLayer, MatrixRowsPoolTheirNodes)
+{
+    const auto r = evalFixture();
+    ascviz::LayerMatrixBuilder b("hand", 2, ascviz::CategoryMap::forLanguage("python").categories());
+    b.add(r, ascviz::evaluateLayers(r, kLayers, 2, kCommit));
+    b.add(r, ascviz::evaluateLayers(r, kLayers, 2, {std::nullopt, 2, 2, 2}));
+    ascviz::BootstrapOptions o;
+    o.resamples = 20;
+    const auto m = b.finish(o, 0.9);
+    const ascviz::LayerMatrixRow* types = nullptr;
+    for (const auto& row : m.categories)
+        if (row.name == "Types")
+            types = &row;
+    ASSERT_NE(types, nullptr);
+    EXPECT_EQ(types->commit, 1.0); // integer: 0 and 2
+    EXPECT_EQ(types->commitN, 2);
+    const auto j = ascviz::layerMatrixJson(m);
+    EXPECT_EQ(j["categories"]["Types"]["commit"], 1.0);
+    EXPECT_EQ(j["concepts"]["integer"]["commit"], 1.0);
+    EXPECT_EQ(j["concepts"]["module"]["commit"], 1.5); // 1 and 2
+    EXPECT_EQ(j["concepts"]["module"]["commit_n"], 2);
+    ASSERT_TRUE(m.globalCommit.has_value());
+    const std::string tex = ascviz::layerMatrixLatex(m);
+    EXPECT_NE(tex.find("Types & 0.50 & 0.60 & 0.90 & 2 & 1.0 \\\\"), std::string::npos) << tex;
 }
 
 } // namespace

@@ -5,8 +5,11 @@ made with `transformers` at test time, each with reference NtP and greedy ids fr
     make_cases.py --out DIR --tokenizer tokenizer.json
 
 Writes DIR/<variant>/ (a checkpoint folder as save_pretrained leaves it, plus reference.json holding, per text, its input ids, NtP, the layer lens's NtP per predicted position and layer
-("ntp_layers": output_hidden_states through the final norm and head), the top-5 ids and logits, and the greedy ids) and DIR/manifest.json:
+("ntp_layers": output_hidden_states through the final norm and head; "top1_layers"/"top1_gaps": each layer's top-1 id
+and its margin over the second logit), the top-5 ids and logits, and the greedy ids) and DIR/manifest.json:
     {"transformers": str, "torch": str, "variants": [{"name", "expect": "match" | "refuse", "error": str}]}
+Per text, "ablation" holds {"heads": [[layer, head], ...], "zero": NtP, "mean": NtP}: the NtP with those heads'
+slices of the attention output projection's input zeroed or replaced by their mean (method.md 14.1).
 Per text, reference.json also holds "attentions": output_attentions=True of the eager attention,
 [layer][head][query] = that query's row up to and including the query (the causal lower triangle), rounded to 1e-9.
 "refuse" variants are configurations the runtime does not implement: loading them must be a ModelError whose
@@ -17,6 +20,7 @@ Test-only: runs in the test venv (transformers, tokenizers, torch from PyPI); th
 import argparse
 import json
 import os
+import re
 import shutil
 
 import torch
@@ -420,19 +424,83 @@ def router_choices(model, ids):
 def layer_ntp(model, ids, logits):
     """The layer lens (method.md 13): per predicted position i (1..n-1), NtP of ids[i] from every entry of
     output_hidden_states through the same final norm and head; the last entry is already normed (its logits are
-    the model's own), the others are the raw residual stream."""
+    the model's own), the others are the raw residual stream. Also per position and layer the top-1 id and its
+    margin over the second logit (method.md 14.3: the commitment layer; the margin tells near-ties apart)."""
     fresh_rope(model)
     with torch.no_grad():
         hs = model(torch.tensor([ids]), output_hidden_states=True).hidden_states
         norm = final_norm(model)
-        per_layer = []
+        per_layer, top1, gap = [], [], []
         for ell, h in enumerate(hs):
             lg = logits if ell == len(hs) - 1 else head_logits(model, norm(h[0]))
             if ell == len(hs) - 1:
                 assert torch.allclose(head_logits(model, h[0]), logits, atol=1e-5), "last hidden state is not normed"
             p = torch.softmax(lg, -1)
             per_layer.append([p[i, ids[i + 1]].item() for i in range(len(ids) - 1)])
-    return [list(col) for col in zip(*per_layer)]
+            two = torch.topk(lg[:-1], 2, -1)
+            top1.append(lg[:-1].argmax(-1).tolist())
+            gap.append((two.values[:, 0] - two.values[:, 1]).tolist())
+    rows = lambda per: [list(col) for col in zip(*per)]
+    return rows(per_layer), rows(top1), rows(gap)
+
+
+OUT_PROJ = re.compile(r"(^|\.)(attn|attention|self_attn)(\.attention)?\.(o_proj|out_proj|c_proj|dense)$")
+
+
+def out_projections(model):
+    """Per decoder layer, its attention's output projection (o_proj, out_proj, c_proj or dense by family)."""
+    base = model.base_model
+    layers = next(getattr(base, n) for n in ("h", "layers") if hasattr(base, n))
+    found = []
+    for layer in layers:
+        hits = [m for n, m in layer.named_modules() if OUT_PROJ.search(n)]
+        assert len(hits) == 1, f"{type(layer).__name__}: {len(hits)} attention output projections"
+        found.append(hits[0])
+    return found
+
+
+def ablated_ntp(model, ids, heads, mode):
+    """method.md 14.1 in transformers: NtP with `heads` [(layer, head)] ablated by a forward pre-hook on the output
+    projection that replaces the head's slice of its input by zero, or (mode "mean") by the slice's mean over the
+    clean pass's positions 0 .. n-2 (the positions that predict a token)."""
+    projections = out_projections(model)
+    nh = model.config.num_attention_heads
+    x = torch.tensor([ids])
+    means = {}
+    handles = []
+    with torch.no_grad():
+        if mode == "mean":
+            def keep(layer):
+                def hook(_module, args):
+                    means[layer] = args[0][0, :-1].double().mean(0)
+                return hook
+            for layer in sorted({l for l, _ in heads}):
+                handles.append(projections[layer].register_forward_pre_hook(keep(layer)))
+            fresh_rope(model)
+            model(x)
+            for h in handles:
+                h.remove()
+            handles = []
+
+        def ablate(layer):
+            def hook(_module, args):
+                a = args[0].clone()
+                hd = a.shape[-1] // nh
+                for l, h in heads:
+                    if l == layer:
+                        sl = slice(h * hd, (h + 1) * hd)
+                        a[..., sl] = 0.0 if mode == "zero" else means[layer][sl].to(a.dtype)
+                return (a,) + tuple(args[1:])
+            return hook
+        for layer in sorted({l for l, _ in heads}):
+            handles.append(projections[layer].register_forward_pre_hook(ablate(layer)))
+        try:
+            fresh_rope(model)
+            probs = torch.softmax(model(x).logits[0].float(), -1)
+        finally:
+            for h in handles:
+                h.remove()
+    return [probs[i, ids[i + 1]].item() for i in range(len(ids) - 1)]
 
 
 def make(out, tokenizer_json, name, model_type, overrides, opts):
@@ -483,8 +551,12 @@ def make(out, tokenizer_json, name, model_type, overrides, opts):
         ntp = [probs[i, ids[i + 1]].item() for i in range(len(ids) - 1)]
         top = torch.topk(logits, 5, -1)
         prompt = ids[:GREEDY_PROMPT]
-        case_layers = layer_ntp(ref_model, ids, logits)
+        case_layers, case_top1, case_gap = layer_ntp(ref_model, ids, logits)
+        heads = [(0, 1), (ref_model.config.num_hidden_layers - 1, 0)]
+        ablation = {"heads": heads, "zero": ablated_ntp(ref_model, ids, heads, "zero"),
+                    "mean": ablated_ntp(ref_model, ids, heads, "mean")}
         cases.append({"text": text, "input_ids": ids, "ntp": ntp, "ntp_layers": case_layers,
+                      "top1_layers": case_top1, "top1_gaps": case_gap, "ablation": ablation,
                       "top5_ids": top.indices.tolist(),
                       "top5_logits": top.values.tolist(), "greedy_prompt_ids": prompt,
                       "greedy_ids": (greedy_cached if dynamic_rope(ref_model) else greedy)(ref_model, prompt),

@@ -129,6 +129,55 @@ TEST(LayerLens, LongTextIsWindowedAsScoring)
     }
 }
 
+// method.md §14.3: the lens's top-1 per layer is its top-k's first id, the last layer's is the model's own top-1, and
+// the commitment layer is the first from which the top-1 stays the final one; the id-level lens agrees.
+TEST(LayerLens, TopOnePerLayerAndTheCommitmentLayer)
+{
+    for (const std::string name : {"gpt2", "llama"}) {
+        SCOPED_TRACE(name);
+        const auto m = fixture(name);
+        ascviz::LayerLensOptions o;
+        o.topK = 1;
+        o.finalTopK = 1;
+        const auto lens = ascviz::scoreLayers(*m, kText, o);
+        ASSERT_EQ(lens.top1.size(), lens.scored.tokens.size());
+        ASSERT_EQ(lens.commit.size(), lens.scored.tokens.size());
+        const auto L = static_cast<std::size_t>(lens.layers);
+        std::vector<int> histogram(L + 1, 0);
+        for (std::size_t i = 0; i < lens.top1.size(); ++i) {
+            if (lens.ntp[i].empty()) {
+                EXPECT_TRUE(lens.top1[i].empty());
+                EXPECT_FALSE(lens.commit[i].has_value()) << "no prediction, no commitment";
+                continue;
+            }
+            ASSERT_EQ(lens.top1[i].size(), L + 1);
+            for (std::size_t l = 0; l <= L; ++l)
+                EXPECT_EQ(lens.top1[i][l], lens.top[i][l][0].id) << "token " << i << " layer " << l;
+            EXPECT_EQ(lens.top1[i][L], lens.scored.tokens[i].top[0].id) << "the final top-1 is the model's";
+            ASSERT_TRUE(lens.commit[i].has_value());
+            const auto c = static_cast<std::size_t>(*lens.commit[i]);
+            ASSERT_LE(c, L);
+            for (std::size_t l = c; l <= L; ++l)
+                EXPECT_EQ(lens.top1[i][l], lens.top1[i][L]) << "token " << i << " layer " << l;
+            if (c > 0) {
+                EXPECT_NE(lens.top1[i][c - 1], lens.top1[i][L]) << "token " << i;
+            }
+            ++histogram[c];
+        }
+        int early = 0;
+        for (std::size_t l = 0; l < L; ++l)
+            early += histogram[l];
+        EXPECT_GT(early, 0) << "some token commits before the last layer";
+        std::vector<int32_t> ids = encode(*m, kText);
+        if (m->tokenizer().addsBos())
+            ids.insert(ids.begin(), *m->tokenizer().bosId());
+        const auto byIds = ascviz::layerLensOfIds(*m, ids);
+        const std::size_t prefix = m->tokenizer().addsBos() ? 1 : 0;
+        for (std::size_t i = 1; i < lens.top1.size(); ++i)
+            EXPECT_EQ(byIds.top1[i + prefix], lens.top1[i]);
+    }
+}
+
 TEST(LayerLens, EmbeddingLayerIsTheHeadOfTheNormedEmbeddings)
 {
     // Layer 0 of a tied gpt2 with one block can be recomputed by hand only through the weights; what is checked

@@ -5,10 +5,12 @@
 #include "model_test_util.h"
 
 #include "ascviz/base/error.h"
+#include "ascviz/model/ablation.h"
 #include "ascviz/model/lens.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -32,7 +34,8 @@ TEST(LiveConformance, EveryVariantMatchesOrIsRefused)
     ASSERT_GE(variants.size(), 30u) << "make_cases.py wrote too few variants";
     int compared = 0, refused = 0, texts = 0;
     double worstNtp = 0, worstLogit = 0, worstLayer = 0;
-    int lensTexts = 0;
+    int lensTexts = 0, commitCompared = 0, nearTies = 0, ablationTexts = 0;
+    double worstAblation = 0;
     for (const auto& v : variants) {
         const std::string name = v.at("name");
         SCOPED_TRACE(name);
@@ -82,6 +85,49 @@ TEST(LiveConformance, EveryVariantMatchesOrIsRefused)
                 }
                 ++lensTexts;
             }
+            // The commitment layer (method.md §14.3) recomputed from transformers' per-layer top-1 ids. A position
+            // where some layer's two best logits are within 1e-4 (a near-tie that float rounding may flip) is
+            // counted apart, not compared.
+            if (c.contains("top1_layers")) {
+                const auto wantTop1 = c.at("top1_layers").get<std::vector<std::vector<int32_t>>>();
+                const auto gaps = c.at("top1_gaps").get<std::vector<std::vector<double>>>();
+                const auto got = ascviz::layerLensOfIds(*m, input);
+                ASSERT_EQ(wantTop1.size() + 1, got.top1.size());
+                for (std::size_t i = 1; i < got.top1.size(); ++i) {
+                    if (*std::min_element(gaps[i - 1].begin(), gaps[i - 1].end()) < 1e-4) {
+                        ++nearTies;
+                        continue;
+                    }
+                    EXPECT_EQ(got.top1[i], wantTop1[i - 1]) << "position " << i;
+                    EXPECT_EQ(ascviz::commitLayer(got.top1[i]), ascviz::commitLayer(wantTop1[i - 1]))
+                        << "position " << i;
+                    ++commitCompared;
+                }
+            }
+            // Head ablation (method.md §14.1): transformers with a forward pre-hook on the output projection that
+            // zeroes the heads' slices, or replaces them by their mean over the positions predicting a token.
+            if (c.contains("ablation")) {
+                const auto& a = c.at("ablation");
+                std::vector<ascviz::AttentionHead> heads;
+                for (const auto& h : a.at("heads"))
+                    heads.push_back({h.at(0).get<int>(), h.at(1).get<int>()});
+                std::sort(heads.begin(), heads.end());
+                const auto zero = ascviz::withAblatedHeads(*m, heads);
+                const auto mean = ascviz::withAblatedHeads(*m, heads, ascviz::meanHeadOutputsOfIds(*m, input, heads));
+                for (const auto& [mode, model] : {std::pair{"zero", zero.get()}, std::pair{"mean", mean.get()}}) {
+                    const auto wantAblated = a.at(mode).get<std::vector<double>>();
+                    const auto gotAblated = model->scoreIds({input}).front();
+                    double moved = 0;
+                    for (std::size_t i = 1; i < input.size(); ++i) {
+                        const double err = std::abs(*gotAblated[i] - wantAblated[i - 1]);
+                        worstAblation = std::max(worstAblation, err);
+                        moved = std::max(moved, std::abs(wantAblated[i - 1] - want[i - 1]));
+                        EXPECT_LE(err, 1e-5) << mode << " ablation, position " << i;
+                    }
+                    EXPECT_GT(moved, 1e-6) << mode << " ablation changes transformers' NtP";
+                }
+                ++ablationTexts;
+            }
             // Logits: HF's five largest at every position, within 1e-4 (and the same ranking).
             const auto logits = m->logits(input);
             const std::size_t V = logits.size() / input.size();
@@ -110,9 +156,10 @@ TEST(LiveConformance, EveryVariantMatchesOrIsRefused)
     RecordProperty("compared", compared);
     RecordProperty("refused", refused);
     std::printf("live conformance (transformers %s): %d variants compared (%d texts, max NtP error %.2e, max logit "
-                "error %.2e), %d refused; layer lens: %d texts, max error %.2e\n",
+                "error %.2e), %d refused; layer lens: %d texts, max error %.2e; commitment layer: %d positions equal, "
+                "%d near-ties not compared; head ablation: %d texts, max NtP error %.2e\n",
                 manifest.at("transformers").get<std::string>().c_str(), compared, texts, worstNtp, worstLogit, refused,
-                lensTexts, worstLayer);
+                lensTexts, worstLayer, commitCompared, nearTies, ablationTexts, worstAblation);
     EXPECT_EQ(compared + refused, static_cast<int>(variants.size()));
 }
 

@@ -31,7 +31,7 @@ LayerMatrix layerMatrixOfTexts(const LanguageModel& model, const std::vector<Lay
             LayerLens lens = scoreLayers(model, t.code);
             const EvalResult r =
                 evaluate(std::move(lens.scored), std::move(tree), opts.aggregation, tableOf(t.language));
-            builder.add(r, evaluateLayers(r, lens.ntp, lens.layers));
+            builder.add(r, evaluateLayers(r, lens.ntp, lens.layers, lens.commit));
         } catch (const InputError& e) {
             ++skipped;
             if (opts.skipped)

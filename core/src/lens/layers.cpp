@@ -6,7 +6,8 @@
 
 namespace ascviz {
 
-LayerEval evaluateLayers(const EvalResult& r, const std::vector<std::vector<double>>& tokenLayers, int layers)
+LayerEval evaluateLayers(const EvalResult& r, const std::vector<std::vector<double>>& tokenLayers, int layers,
+                         const std::vector<std::optional<int>>& tokenCommit)
 {
     if (tokenLayers.size() != r.scored.tokens.size())
         throw InputError("the layer lens has " + std::to_string(tokenLayers.size()) + " tokens, the evaluated text " +
@@ -33,6 +34,24 @@ LayerEval evaluateLayers(const EvalResult& r, const std::vector<std::vector<doub
         }
         out.nodes.push_back(std::move(row));
     }
+    if (tokenCommit.empty())
+        return out;
+    if (tokenCommit.size() != r.scored.tokens.size())
+        throw InputError("the commitment layers cover " + std::to_string(tokenCommit.size()) +
+                         " tokens, the evaluated text " + std::to_string(r.scored.tokens.size()));
+    for (std::size_t i = 0; i < tokenCommit.size(); ++i)
+        if (tokenCommit[i] && (*tokenCommit[i] < 0 || *tokenCommit[i] > layers))
+            throw InputError("token " + std::to_string(i) + " commits at layer " + std::to_string(*tokenCommit[i]) +
+                             ", outside 0 … " + std::to_string(layers));
+    out.tokenCommit = tokenCommit;
+    out.commit.reserve(r.nodes.size());
+    for (const auto& node : r.nodes) {
+        values.clear();
+        for (const int t : node.tokens)
+            if (const auto& c = tokenCommit[static_cast<std::size_t>(t)])
+                values.push_back(*c);
+        out.commit.push_back(aggregate(values, Aggregation::Median));
+    }
     return out;
 }
 
@@ -49,6 +68,13 @@ void addLayerFields(nlohmann::json& j, const std::vector<std::vector<double>>& t
             row.push_back(v ? nlohmann::json(*v) : nlohmann::json(nullptr));
         nodes[k]["asc_eval_layers"] = std::move(row);
     }
+    if (layers.tokenCommit.empty())
+        return;
+    for (std::size_t i = 0; i < tokens.size() && i < layers.tokenCommit.size(); ++i)
+        tokens[i]["commit_layer"] =
+            layers.tokenCommit[i] ? nlohmann::json(*layers.tokenCommit[i]) : nlohmann::json(nullptr);
+    for (std::size_t k = 0; k < nodes.size() && k < layers.commit.size(); ++k)
+        nodes[k]["asc_commit"] = layers.commit[k] ? nlohmann::json(*layers.commit[k]) : nlohmann::json(nullptr);
 }
 
 } // namespace ascviz

@@ -32,6 +32,12 @@ void LayerMatrixBuilder::add(const EvalResult& r, const LayerEval& layers)
         throw InputError("a snippet's layer lens has " + std::to_string(layers.layers) + " layers, the matrix " +
                          std::to_string(m_layers));
     const auto& astNodes = r.tree.nodes();
+    for (std::size_t k = 0; k < r.nodes.size() && k < layers.commit.size(); ++k)
+        if (const auto& c = layers.commit[k]) {
+            m_commit.byConcept[astNodes[k].type].push_back(*c);
+            if (const auto& category = r.nodes[k].category)
+                m_commit.byCategory[*category].push_back(*c);
+        }
     for (std::size_t k = 0; k < r.nodes.size() && k < layers.nodes.size(); ++k) {
         const std::string& type = astNodes[k].type;
         const auto& category = r.nodes[k].category;
@@ -88,9 +94,19 @@ LayerMatrix LayerMatrixBuilder::finish(const BootstrapOptions& opts, double frac
         m.categories.push_back(row);
     for (auto& [name, row] : concepts)
         m.concepts.push_back(row);
+    std::vector<double> everyCommit;
+    for (const auto& [name, values] : m_commit.byCategory)
+        everyCommit.insert(everyCommit.end(), values.begin(), values.end());
+    m.globalCommit = aggregate(everyCommit, Aggregation::Median);
     for (auto* rows : {&m.categories, &m.concepts})
-        for (auto& row : *rows)
+        for (auto& row : *rows) {
             row.reaches = firstLayerReaching(row.values, fraction);
+            const auto& pool = rows == &m.categories ? m_commit.byCategory : m_commit.byConcept;
+            if (const auto it = pool.find(row.name); it != pool.end()) {
+                row.commit = aggregate(it->second, Aggregation::Median);
+                row.commitN = static_cast<int>(it->second.size());
+            }
+        }
     return m;
 }
 
@@ -107,7 +123,9 @@ nlohmann::json rowJson(const LayerMatrixRow& row)
     nlohmann::json j = {{"median", std::move(median)},
                         {"se", std::move(se)},
                         {"n", std::move(n)},
-                        {"reaches", row.reaches ? nlohmann::json(*row.reaches) : nlohmann::json(nullptr)}};
+                        {"reaches", row.reaches ? nlohmann::json(*row.reaches) : nlohmann::json(nullptr)},
+                        {"commit", row.commit ? nlohmann::json(*row.commit) : nlohmann::json(nullptr)},
+                        {"commit_n", row.commitN}};
     if (row.category)
         j["category"] = *row.category;
     return j;
@@ -142,6 +160,7 @@ nlohmann::json layerMatrixJson(const LayerMatrix& m)
             {"resamples", m.resamples},
             {"seed", m.seed},
             {"global", std::move(global)},
+            {"global_commit", m.globalCommit ? nlohmann::json(*m.globalCommit) : nlohmann::json(nullptr)},
             {"category_order", std::move(order)},
             {"categories", std::move(categories)},
             {"concepts", std::move(concepts)}};
@@ -153,21 +172,23 @@ std::string layerMatrixLatex(const LayerMatrix& m)
     std::ostringstream t;
     t << "% AsC-Eval per layer (layer lens, method.md 13): " << latexEscape(m.model) << ", " << m.snippets
       << " snippets, bootstrapped medians (" << m.resamples << " resamples, seed " << m.seed << ")\n";
-    t << "\\begin{tabular}{l" << std::string(width, 'r') << "r}\n\\toprule\n";
+    t << "\\begin{tabular}{l" << std::string(width, 'r') << "rr}\n\\toprule\n";
     t << "Category";
     for (std::size_t l = 0; l < width; ++l)
         t << " & " << (l == 0 ? std::string("emb") : std::to_string(l));
-    t << " & $\\ell_{" << fixed(m.fraction, 2) << "}$ \\\\\n\\midrule\n";
+    t << " & $\\ell_{" << fixed(m.fraction, 2) << "}$ & commit \\\\\n\\midrule\n";
     for (const auto& row : m.categories) {
         t << latexEscape(row.name);
         for (const auto& v : row.values)
             t << " & " << (v ? fixed(v->median, 2) : std::string("--"));
-        t << " & " << (row.reaches ? std::to_string(*row.reaches) : std::string("--")) << " \\\\\n";
+        t << " & " << (row.reaches ? std::to_string(*row.reaches) : std::string("--")) << " & "
+          << (row.commit ? fixed(*row.commit, 1) : std::string("--")) << " \\\\\n";
     }
     t << "\\midrule\nGlobal";
     for (const auto& g : m.global)
         t << " & " << (g ? fixed(*g, 2) : std::string("--"));
-    t << " & -- \\\\\n\\bottomrule\n\\end{tabular}\n";
+    t << " & -- & " << (m.globalCommit ? fixed(*m.globalCommit, 1) : std::string("--"))
+      << " \\\\\n\\bottomrule\n\\end{tabular}\n";
     return t.str();
 }
 

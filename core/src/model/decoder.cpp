@@ -233,7 +233,7 @@ at::Tensor Decoder::rotary(const at::Tensor& x, const at::Tensor& cos, const at:
 
 at::Tensor Decoder::attention(int layer, const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin,
                               const at::Tensor& mask, const at::Tensor& localMask, KvCache* cache, int64_t past,
-                              ForwardObserver* probsTo) const
+                              ForwardObserver* probsTo, ForwardObserver* headsTo) const
 {
     const auto& lw = m_w.layers[static_cast<std::size_t>(layer)];
     const int64_t B = x.size(0), T = x.size(1);
@@ -248,7 +248,10 @@ at::Tensor Decoder::attention(int layer, const at::Tensor& x, const at::Tensor& 
     }
     const at::Tensor& m = m_spec.window[static_cast<std::size_t>(layer)] > 0 ? localMask : mask; // [B|1, 1, T, S]
     const at::Tensor out = attend(layer, q, k, v, m, false, probsTo);
-    return lw.o(out.transpose(1, 2).reshape({B, T, nh * hd}));
+    const at::Tensor merged = out.transpose(1, 2).reshape({B, T, nh * hd});
+    if (headsTo)
+        headsTo->observe(kHeadOutputs, layer, merged);
+    return lw.o(ablateHeads(layer, merged));
 }
 
 std::tuple<at::Tensor, at::Tensor, at::Tensor> Decoder::heads(const LayerWeights& lw, const at::Tensor& qkv,
@@ -500,7 +503,7 @@ at::Tensor Decoder::hiddenPacked(const at::Tensor& ids, const std::vector<int64_
             attn.narrow(0, offset, T).copy_(out.transpose(1, 2).reshape({T, nh * hd}));
             offset += T;
         }
-        x = residual(lw, x, h, lw.o(attn));
+        x = residual(lw, x, h, lw.o(ablateHeads(layer, attn)));
     }
     return norm(m_w.finalNorm, x);
 }
@@ -556,7 +559,8 @@ at::Tensor Decoder::hidden(const at::Tensor& ids, const at::Tensor& keyValid, Kv
         const int layer = static_cast<int>(l);
         ForwardObserver* probsTo = observer && observer->wants(intermediate::kAttention, layer) ? observer : nullptr;
         const auto [cos, sin] = rope.of(m_spec, l);
-        const at::Tensor a = attention(layer, h, cos, sin, mask, localMask, cache, past, probsTo);
+        const at::Tensor a = attention(layer, h, cos, sin, mask, localMask, cache, past, probsTo,
+                                       observer && observer->wants(kHeadOutputs, layer) ? observer : nullptr);
         ForwardObserver* expertsTo =
             observer && lw.moe.defined() && observer->wants(intermediate::kExperts, layer) ? observer : nullptr;
         x = residual(lw, x, h, a, layer, expertsTo);

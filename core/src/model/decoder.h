@@ -64,6 +64,19 @@ struct KvCache {
     int64_t capacity = 0;
 };
 
+// Head ablation (method.md §14.1), applied to the input of every layer's output projection in every forward pass:
+// per layer, `keep` [heads·headDim] (1, or 0 on an ablated head's slice) and `fill` (0, or the value that replaces
+// an ablated slice: its mean for mean ablation), both in the compute dtype; undefined where no head of the layer is
+// ablated.
+struct HeadIntervention {
+    std::vector<at::Tensor> keep, fill;
+};
+
+// The heads' outputs, the input of the output projection [B, T, heads·headDim] per layer (compute dtype) before any
+// ablation: an intermediate private to the model room (the mean of mean ablation), never offered to public
+// observers.
+inline constexpr std::string_view kHeadOutputs = "head_outputs";
+
 // Receives the named intermediates of one forward pass (the names of ascviz/model/observer.h) as tensors on the
 // device with the batch first: [B, T, hidden] in the compute dtype for embeddings, hidden and final_norm,
 // [B, heads, T, S] float32 for attention (S = past + T keys). Decoder::hidden() asks wants() once per name and
@@ -107,15 +120,19 @@ public:
     // head; whether the checkpoint has a final norm and a head to apply to every layer.
     at::Tensor lensLogits(const at::Tensor& residual) const;
     bool hasLensHead() const;
+    // Head ablation (ablation.cpp): every later forward pass of this decoder applies it. Set before the decoder is
+    // shared (a copy of a loaded decoder shares its weights).
+    void setHeadIntervention(HeadIntervention h) { m_ablation = std::move(h); }
 
 private:
     at::Tensor norm(const Norm& n, const at::Tensor& x) const;
     at::Tensor activation(const at::Tensor& x) const;
     at::Tensor rotary(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) const;
-    // `probsTo` (may be null) receives the layer's attention probabilities (explicit path).
+    // `probsTo` (may be null) receives the layer's attention probabilities (explicit path), `headsTo` (may be null)
+    // the heads' outputs before any ablation (kHeadOutputs).
     at::Tensor attention(int layer, const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin,
                          const at::Tensor& mask, const at::Tensor& localMask, KvCache* cache, int64_t past,
-                         ForwardObserver* probsTo) const;
+                         ForwardObserver* probsTo, ForwardObserver* headsTo = nullptr) const;
     // The layer's MLP, or its mixture of experts (moe.cpp), whose routing goes to `expertsTo` (may be null).
     at::Tensor mlp(const LayerWeights& lw, const at::Tensor& x, int layer = -1,
                    ForwardObserver* expertsTo = nullptr) const;
@@ -142,8 +159,12 @@ private:
     at::Tensor residual(const LayerWeights& lw, const at::Tensor& x, const at::Tensor& h, const at::Tensor& a,
                         int layer = -1, ForwardObserver* expertsTo = nullptr) const;
 
+    // The output projection's input `heads` [..., heads·headDim] of `layer` under the head ablation (ablation.cpp).
+    at::Tensor ablateHeads(int layer, const at::Tensor& heads) const;
+
     ArchSpec m_spec;
     DecoderWeights m_w;
+    HeadIntervention m_ablation;
     at::Device m_device;
     at::ScalarType m_dtype;
     at::Tensor scaledInvFreq(const at::Tensor& invFreq, const at::Tensor& exponents) const;

@@ -52,6 +52,8 @@ public:
     const Tokenizer& tokenizer() const override { return *m_tok; }
     // For the lens and attribution probes (lens.cpp, masking.cpp): the decoder, BOS when scoring starts from it.
     const Decoder& decoder() const { return *m_dec; }
+    // For head ablation (ablation.cpp): a model over another decoder shares this tokenizer.
+    std::shared_ptr<const Tokenizer> sharedTokenizer() const { return m_tok; }
     std::optional<int32_t> scoringBos() const { return startWithBos(); }
 
     // scoring.cpp

@@ -27,9 +27,10 @@ bool Decoder::hasLensHead() const
 
 namespace {
 
-// What the lens keeps per layer: the target probabilities [N] and the top-k (probabilities, ids) [N, k].
+// What the lens keeps per layer: the target probabilities [N], the most likely ids [N] (method.md §14.3) and the
+// top-k (probabilities, ids) [N, k].
 struct LayerValues {
-    at::Tensor ntp, topP, topI;
+    at::Tensor ntp, top1, topP, topI;
 };
 
 // Rows of [chunk, vocab] float32 stay ~16 MiB, as in scoring.
@@ -38,12 +39,14 @@ int64_t rowChunk(int64_t vocab)
     return std::max<int64_t>(1, (int64_t(1) << 22) / vocab);
 }
 
-// log p(target) of `logits` rows [n, vocab] (float32) with `lse` their log-sum-exp, plus top-k.
+// log p(target) of `logits` rows [n, vocab] (float32) with `lse` their log-sum-exp, the argmax (the first maximum)
+// and top-k.
 void reduceRows(const at::Tensor& logits, const at::Tensor& targets, int64_t k, std::vector<at::Tensor>& ntp,
-                std::vector<at::Tensor>& topP, std::vector<at::Tensor>& topI)
+                std::vector<at::Tensor>& top1, std::vector<at::Tensor>& topP, std::vector<at::Tensor>& topI)
 {
     const at::Tensor lse = at::logsumexp(logits, {-1}, /*keepdim=*/true);
     ntp.push_back((logits.gather(1, targets.view({-1, 1})) - lse).exp().view({-1}));
+    top1.push_back(logits.argmax(-1));
     if (k > 0) {
         auto [v, i] = at::topk(logits, k, -1);
         topP.push_back((v - lse).exp());
@@ -73,14 +76,15 @@ public:
         const int ell = name == intermediate::kEmbeddings ? 0 : layer + 1;
         const int64_t n = m_targets.size(0);
         const at::Tensor rows = value[0].narrow(0, m_first - 1, n); // position p predicts the id at p + 1
-        std::vector<at::Tensor> ntp, topP, topI;
+        std::vector<at::Tensor> ntp, top1, topP, topI;
         const int64_t chunk = rowChunk(m_dec.spec().vocab);
         for (int64_t s = 0; s < n; s += chunk) {
             const int64_t c = std::min(chunk, n - s);
-            reduceRows(m_dec.lensLogits(rows.narrow(0, s, c)), m_targets.narrow(0, s, c), m_k, ntp, topP, topI);
+            reduceRows(m_dec.lensLogits(rows.narrow(0, s, c)), m_targets.narrow(0, s, c), m_k, ntp, top1, topP, topI);
         }
         LayerValues& out = m_values[static_cast<std::size_t>(ell)];
         out.ntp = at::cat(ntp).to(at::kCPU, at::kDouble).contiguous();
+        out.top1 = at::cat(top1).to(at::kCPU).contiguous();
         if (m_k > 0) {
             out.topP = at::cat(topP).to(at::kCPU, at::kDouble).contiguous();
             out.topI = at::cat(topI).to(at::kCPU).contiguous();
@@ -94,11 +98,12 @@ public:
         const int64_t n = m_targets.size(0);
         const int64_t chunk = rowChunk(m_dec.spec().vocab);
         const int64_t k = std::max(m_k, finalK);
-        std::vector<at::Tensor> ntp, topP, topI;
+        std::vector<at::Tensor> ntp, top1, topP, topI;
         for (int64_t s = 0; s < n; s += chunk) {
             const int64_t c = std::min(chunk, n - s);
             const at::Tensor lp = at::log_softmax(m_dec.logits(normed.narrow(0, s, c)), -1);
             ntp.push_back(lp.gather(1, m_targets.narrow(0, s, c).view({-1, 1})).exp().view({-1}));
+            top1.push_back(lp.argmax(-1));
             if (k > 0) {
                 auto [v, i] = at::topk(lp, k, -1);
                 topP.push_back(v.exp());
@@ -106,6 +111,7 @@ public:
             }
         }
         final.ntp = at::cat(ntp).to(at::kCPU, at::kDouble).contiguous();
+        final.top1 = at::cat(top1).to(at::kCPU).contiguous();
         if (k > 0) {
             final.topP = at::cat(topP).to(at::kCPU, at::kDouble).contiguous();
             final.topI = at::cat(topI).to(at::kCPU).contiguous();
@@ -126,6 +132,7 @@ private:
 
 struct LensRun {
     std::vector<std::vector<double>> ntp;                                  // [position][ℓ]
+    std::vector<std::vector<int32_t>> top1;                                // [position][ℓ]
     std::vector<std::vector<std::vector<std::pair<int32_t, double>>>> top; // [position][ℓ][k]
     std::vector<std::vector<std::pair<int32_t, double>>> finalTop;         // [position][k]
 };
@@ -147,6 +154,7 @@ LensRun runLens(const Decoder& dec, const std::vector<int32_t>& ids, int topK, i
 {
     LensRun run;
     run.ntp.resize(ids.size());
+    run.top1.resize(ids.size());
     run.top.resize(ids.size());
     run.finalTop.resize(ids.size());
     if (static_cast<int64_t>(ids.size()) <= first)
@@ -164,6 +172,7 @@ LensRun runLens(const Decoder& dec, const std::vector<int32_t>& ids, int topK, i
         auto& row = run.ntp[at];
         for (const auto& v : values) {
             row.push_back(v.ntp.data_ptr<double>()[p]);
+            run.top1[at].push_back(static_cast<int32_t>(v.top1.data_ptr<int64_t>()[p]));
             if (topK > 0)
                 run.top[at].push_back(topRow(v, p, topK));
         }
@@ -182,6 +191,7 @@ LensRun runLensWindowed(const Decoder& dec, const std::vector<int32_t>& ids, int
         return runLens(dec, ids, topK, finalTopK);
     LensRun run;
     run.ntp.resize(ids.size());
+    run.top1.resize(ids.size());
     run.top.resize(ids.size());
     run.finalTop.resize(ids.size());
     for (const ContextWindow& w : windows) {
@@ -190,6 +200,7 @@ LensRun runLensWindowed(const Decoder& dec, const std::vector<int32_t>& ids, int
         for (int64_t p = w.from; p < w.end; ++p) {
             const auto at = static_cast<std::size_t>(p), in = static_cast<std::size_t>(p - w.start);
             run.ntp[at] = std::move(part.ntp[in]);
+            run.top1[at] = std::move(part.top1[in]);
             run.top[at] = std::move(part.top[in]);
             run.finalTop[at] = std::move(part.finalTop[in]);
         }
@@ -241,6 +252,8 @@ LayerLens scoreLayers(const LanguageModel& m, std::string_view text, const Layer
         }
         out.scored.tokens.push_back(std::move(t));
         out.ntp.push_back(layers);
+        out.top1.push_back(run.top1[j + prefix]);
+        out.commit.push_back(commitLayer(run.top1[j + prefix]));
         if (opts.topK > 0) {
             std::vector<std::vector<Alternative>> perLayer;
             for (const auto& top : run.top[j + prefix])
@@ -255,10 +268,26 @@ LayerLens scoreLayers(const LanguageModel& m, std::string_view text, const Layer
 
 std::vector<std::vector<double>> layerNtpOfIds(const LanguageModel& m, const std::vector<int32_t>& ids)
 {
+    return layerLensOfIds(m, ids).ntp;
+}
+
+IdLayerLens layerLensOfIds(const LanguageModel& m, const std::vector<int32_t>& ids)
+{
     const TorchLanguageModel& tm = model::probeModel(m, "the layer lens");
     prepareCpuThread();
     c10::InferenceMode guard;
-    return model::runLensWindowed(tm.decoder(), ids, 0, 0).ntp;
+    model::LensRun run = model::runLensWindowed(tm.decoder(), ids, 0, 0);
+    return {std::move(run.ntp), std::move(run.top1)};
+}
+
+std::optional<int> commitLayer(const std::vector<int32_t>& top1)
+{
+    if (top1.empty())
+        return std::nullopt;
+    std::size_t l = top1.size() - 1;
+    while (l > 0 && top1[l - 1] == top1.back())
+        --l;
+    return static_cast<int>(l);
 }
 
 } // namespace ascviz

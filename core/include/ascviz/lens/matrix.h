@@ -21,6 +21,9 @@ struct LayerMatrixRow {
     std::optional<std::string> category;                // concepts: their category, if any
     std::vector<std::optional<BootstrapResult>> values; // ℓ = 0 … L; nullopt: no value at that layer
     std::optional<int> reaches; // first ℓ whose median is >= fraction × the median at L (nullopt: none / n/a)
+    // method.md §14.3: the median of the pooled asc_commit of its nodes (nullopt: none had one), and their count.
+    std::optional<double> commit;
+    int commitN = 0;
 };
 
 struct LayerMatrix {
@@ -33,6 +36,7 @@ struct LayerMatrix {
     std::vector<LayerMatrixRow> categories;    // in category-table order
     std::vector<LayerMatrixRow> concepts;      // by name
     std::vector<std::optional<double>> global; // Global AsC-Eval (categorized concepts) per layer
+    std::optional<double> globalCommit;        // the median asc_commit of every categorized node
     int skipped = 0;                           // texts left out (layerMatrixOfTexts: past the AST limits)
 };
 
@@ -53,6 +57,7 @@ private:
     int m_layers;
     std::vector<std::string> m_categoryOrder;
     std::vector<ResultsDb::NodeValues> m_values; // per ℓ
+    ResultsDb::NodeValues m_commit;              // asc_commit per concept and category
     int m_snippets = 0;
 };
 
@@ -77,11 +82,12 @@ LayerMatrix layerMatrixOfTexts(const LanguageModel& model, const std::vector<Lay
                                const LayerRunOptions& opts = {});
 
 // {"model", "layers", "snippets", "fraction", "resamples", "seed", "global": [..],
-//  "categories": {name: {"median": [..], "se": [..], "n": [..], "reaches": ℓ|null}}, "concepts": {same +
-//  "category"}} — per-layer arrays, null where a layer has no value.
+//  "categories": {name: {"median": [..], "se": [..], "n": [..], "reaches": ℓ|null, "commit": median asc_commit|null,
+//  "commit_n": nodes}}, "concepts": {same + "category"}, "global_commit"} — per-layer arrays, null where a layer has
+//  no value.
 nlohmann::json layerMatrixJson(const LayerMatrix& m);
 // A booktabs table: one row per category (and Global), one column per layer, plus the layer that reaches the
-// fraction.
+// fraction and the median commitment layer.
 std::string layerMatrixLatex(const LayerMatrix& m);
 // The category × layer heat map (render/heatmap.h: rows the categories and Global, one column per layer), the
 // figure of `analyze layers --svg` and the GUI's Layers tab.

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -29,7 +30,15 @@ struct LayerLens {
     std::vector<std::vector<double>> ntp;
     // [token][ℓ][k] when LayerLensOptions::topK > 0 (else empty).
     std::vector<std::vector<std::vector<Alternative>>> top;
+    // [token][ℓ]: the lens's most likely id at each layer (the first maximum); empty where `ntp` is.
+    std::vector<std::vector<int32_t>> top1;
+    // [token]: commitLayer of its top1 row (method.md §14.3); nullopt for a token without a prediction.
+    std::vector<std::optional<int>> commit;
 };
+
+// The commitment layer (method.md §14.3) of one token's per-layer top-1 ids [ℓ = 0 … L]: the smallest ℓ from
+// which every layer's top-1 equals the last one (L when only the last layer has it); nullopt for an empty row.
+std::optional<int> commitLayer(const std::vector<int32_t>& top1);
 
 // The layer lens of a text in one forward pass (a text longer than the model's context: one per window, the
 // windows and the window each position is predicted from as in scoring). Throws ModelError for a model whose
@@ -38,6 +47,12 @@ LayerLens scoreLayers(const LanguageModel& model, std::string_view text, const L
 // Id level (conformance tests): [position][ℓ] of `ids` as given (no BOS added, windowed as scoreLayers);
 // position 0 is empty.
 std::vector<std::vector<double>> layerNtpOfIds(const LanguageModel& model, const std::vector<int32_t>& ids);
+// Id level with the top-1 ids: ntp as layerNtpOfIds, top1 [position][ℓ] (position 0 empty).
+struct IdLayerLens {
+    std::vector<std::vector<double>> ntp;
+    std::vector<std::vector<int32_t>> top1;
+};
+IdLayerLens layerLensOfIds(const LanguageModel& model, const std::vector<int32_t>& ids);
 
 // The target of an attribution: the ids at positions [begin, end) of a sequence (begin >= 1); its
 // log-probability is the sum of their log NtP.
