@@ -15,20 +15,20 @@ int cmdTokenize(Args& args); // cmd_tokenize.cpp
 int cmdScore(Args& args);    // cmd_model.cpp
 int cmdGenerate(Args& args); // cmd_model.cpp
 int cmdParse(Args& args);
-int cmdNodeTypes(Args& args);    // cmd_syntax.cpp
-int cmdExtract(Args& args);      // cmd_extract.cpp
-int cmdEval(Args& args);         // cmd_syntax.cpp
-int cmdRender(Args& args);       // cmd_syntax.cpp
-int cmdBatch(Args& args);        // cmd_corpus.cpp
-int cmdReport(Args& args);       // cmd_report.cpp (torch-free)
-int cmdMerge(Args& args);        // cmd_cluster.cpp
-int cmdSlurm(Args& args);        // cmd_cluster.cpp
-int cmdStudy(Args& args);        // cmd_study.cpp (init|render|report|export)
-int cmdRelations(Args& args);    // cmd_heads.cpp
-int cmdAnalyzeHeads(Args& args); // cmd_heads.cpp (analyze heads: needs the model)
+int cmdNodeTypes(Args& args);      // cmd_syntax.cpp
+int cmdExtract(Args& args);        // cmd_extract.cpp
+int cmdEval(Args& args);           // cmd_syntax.cpp
+int cmdRender(Args& args);         // cmd_syntax.cpp
+int cmdBatch(Args& args);          // cmd_corpus.cpp
+int cmdReport(Args& args);         // cmd_report.cpp (torch-free)
+int cmdMerge(Args& args);          // cmd_cluster.cpp
+int cmdSlurm(Args& args);          // cmd_cluster.cpp
+int cmdStudy(Args& args);          // cmd_study.cpp (init|render|report|export)
+int cmdRelations(Args& args);      // cmd_heads.cpp
+int cmdAnalyzeHeads(Args& args);   // cmd_heads.cpp (analyze heads: needs the model)
 int cmdAnalyzeExperts(Args& args); // cmd_experts.cpp (analyze experts: needs the model, or --db alone)
-int cmdFigure(Args& args);       // cmd_figure.cpp (torch-free): categories|distribution|treemap|heatmap|likert
-int cmdGaleras(Args& args);      // cmd_galeras.cpp (run|testbed|merge)
+int cmdFigure(Args& args);         // cmd_figure.cpp (torch-free): categories|distribution|treemap|heatmap|likert
+int cmdGaleras(Args& args);        // cmd_galeras.cpp (run|testbed|merge)
 // cmd_analyze_treatments.cpp (torch-free): `analyze treatments`, and --confounders a,b,c as a list
 int analyzeTreatmentsCommand(Args& args, const std::optional<std::string>& out);
 std::vector<std::string> confoundersOption(Args& args);

@@ -34,7 +34,8 @@ TEST(LiveTokenizer, IdsAndOffsetsMatchHuggingFace)
     ASSERT_TRUE(dirEnv) << "ASCVIZ_LIVE_TOKENIZER_CASES is not set";
     const std::filesystem::path dir = dirEnv;
     const auto manifest = toktest::readJson(dir / "manifest.json");
-    ASSERT_GE(manifest.at("strings").get<int>(), 20000);
+    // 8,000 generated strings a tokenizer (tests/tokenizer/CMakeLists.txt), on top of the corpus and fixed cases.
+    ASSERT_GE(manifest.at("strings").get<int>(), 8000);
     std::size_t compared = 0, mismatches = 0;
     for (const auto& nameJ : manifest.at("tokenizers")) {
         const std::string name = nameJ;
