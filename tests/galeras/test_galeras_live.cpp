@@ -57,7 +57,8 @@ TEST(GalerasLive, AteMatchesStatsmodels)
             }
         }
     }
-    const std::string confounders = "prompt_size,token_count,nloc,n_whitespaces,ast_nodes,ast_levels,cyclomatic";
+    // analyzeTreatments' default confounders are the paper's four (method.md §12); statsmodels gets the same.
+    const std::string confounders = "prompt_size,n_whitespaces,token_count,nloc";
     const auto refPath = dir / "ref.json";
     const std::string cmd = std::string("'") + ASCVIZ_LIVE_PYTHON + "' '" + ASCVIZ_GALERAS_REFERENCE + "' '" +
                             path.string() + "' '" + refPath.string() + "' levenshtein " + confounders;
