@@ -5,13 +5,13 @@ from typing import Dict, List, Sequence
 
 import pandas as pd
 
-TOKEN_COLUMNS = ("id", "start", "end", "ntp", "generated")
+TOKEN_COLUMNS = ("id", "start", "end", "ntp", "generated", "straddles")
 NODE_COLUMNS = ("id", "type", "named", "start", "end", "parent", "depth", "error", "missing", "category",
                 "asc_eval", "tokens")
 SCORE_TOKEN_COLUMNS = ("id", "start", "end", "ntp")
 
 _DTYPES: Dict[str, str] = {
-    "id": "int64", "start": "int64", "end": "int64", "ntp": "float64", "generated": "bool",
+    "id": "int64", "start": "int64", "end": "int64", "ntp": "float64", "generated": "bool", "straddles": "bool",
     "type": "object", "named": "bool", "parent": "Int64", "depth": "int64", "error": "bool",
     "missing": "bool", "category": "object", "asc_eval": "float64", "tokens": "object",
 }

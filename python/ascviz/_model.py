@@ -62,7 +62,8 @@ def _inline(svg: str) -> str:
 class Result:
     """An evaluated text: what `ascviz-cli eval --json` prints, as pandas objects.
 
-    tokens      DataFrame, one row per token: id, start, end (UTF-8 byte offsets), ntp, generated
+    tokens      DataFrame, one row per token: id, start, end (UTF-8 byte offsets), ntp, generated, straddles
+                (whether the token crosses an AST leaf boundary, method.md 14.4)
     nodes       DataFrame, one row per AST node: id, type, named, start, end, parent, depth, error, missing,
                 category, asc_eval, tokens (the aligned token indices)
     summary     dict: asc_eval, ast_nodes, ast_levels, cyclomatic, tokens, categories
