@@ -103,6 +103,7 @@ private Q_SLOTS:
         QVERIFY(!tab->openPromptFile(big, &error)); // a 5 MB file opened: refused at once
         QVERIFY2(error.contains(QStringLiteral("big.py is 5.2 MB")), qPrintable(error));
         QVERIFY2(error.contains(QStringLiteral("over the 524288 bytes the editor opens")), qPrintable(error));
+        QVERIFY2(!error.contains(QStringLiteral("--")), qPrintable(error)); // the GUI has no command-line options
         const qint64 openMs = t.elapsed();
         // A paste of 200 KB (far over the scoring limit, under the editor's): shown, then refused by Score.
         tab->setPrompt(fiveMegabytes().left(200 * 1024));

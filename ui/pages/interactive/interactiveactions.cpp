@@ -317,8 +317,8 @@ bool InteractivePage::openPromptFile(const QString& path, QString* error)
     // most maxTextBytes anyway.
     if (f.size() > kMaxEditorFileBytes) {
         if (error)
-            *error = tr("%1 is %2, over the %3 bytes the editor opens (a model scores at most %4 bytes: "
-                        "--max-text-bytes)")
+            *error = tr("%1 is %2, over the %3 bytes the editor opens (a model scores at most %4 bytes of a "
+                        "text)")
                          .arg(QFileInfo(path).fileName(), toQString(limits::describeBytes(std::size_t(f.size()))))
                          .arg(kMaxEditorFileBytes)
                          .arg(qulonglong(m_engine->maxTextBytes()));
