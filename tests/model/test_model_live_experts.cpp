@@ -45,7 +45,7 @@ TEST(LiveConformance, ExpertsEqualTransformersRouter)
         const std::string name = v.at("name");
         SCOPED_TRACE(name);
         const auto ref = readJson(dir / name / "reference.json");
-        const auto m = ascviz::LanguageModel::load(dir / name, cpuFloat32());
+        const auto m = ascviz::LanguageModel::load(dir / name, liveFloat32());
         bool moe = false;
         for (const auto& c : ref.at("cases")) {
             ASSERT_TRUE(c.contains("experts")) << "make_cases.py wrote no experts";
