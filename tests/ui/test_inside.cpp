@@ -11,6 +11,7 @@
 #include "pages/interactive/interactivepage.h"
 #include "services/modelservice.h"
 #include "views/astview.h"
+#include "views/detailspanel.h"
 #include "views/legendwidget.h"
 #include "views/sequenceview.h"
 
@@ -22,6 +23,7 @@
 
 #include <QComboBox>
 #include <QLabel>
+#include <QListWidget>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -42,6 +44,7 @@ private Q_SLOTS:
     void initTestCase();
     void attributionColours();
     void layerSliderAndAttribution();
+    void insideFollowsTheShownResult();
     void codeColouredByAttribution();
     void layerMatrixTab();
     void bundledModelScreenshot();
@@ -178,6 +181,81 @@ void TestInside::layerSliderAndAttribution()
     QVERIFY(done.count() > 0 || done.wait(60000));
     QVERIFY(!panel->isRunning());
     QVERIFY(panel->attributeButton()->isEnabled());
+}
+
+// Issue 44: at layer ℓ the details, the summary line and the legend show layer ℓ's values (not the final layer's);
+// a new result takes the lens and the attribution of the previous one away (slider, label, list).
+void TestInside::insideFollowsTheShownResult()
+{
+    MainWindow w;
+    QVERIFY(showAt(w, 1500, 900));
+    QVERIFY(loadTiny(w));
+    InteractivePage* tab = w.page<InteractivePage>();
+    QVERIFY(generate(tab, QStringLiteral("def area(w, h):\n    s = w * h\n    return s\n"), 6));
+    const AnalysisPtr a = tab->shown();
+    QVERIFY(a);
+    auto* panel = w.findChild<InsidePanel*>();
+    QSignalSpy done(panel, &InsidePanel::jobDone);
+    panel->computeLens();
+    QVERIFY(done.wait(60000));
+    QVERIFY2(done.takeFirst().at(0).toBool(), qPrintable(panel->statusLabel()->text()));
+
+    const auto model = LanguageModel::load(uitest::tinyModel());
+    std::vector<int32_t> ids;
+    for (const auto& t : a->eval->scored.tokens)
+        ids.push_back(t.id);
+    const LayerEval le = evaluateLayers(*a->eval, layerNtpOfIds(*model, ids), model->info().layers);
+    // A node whose layer-0 value reads differently from its final value.
+    int node = -1;
+    for (std::size_t k = 0; k < le.nodes.size() && node < 0; ++k)
+        if (formatValue(le.nodes[k][0]) != formatValue(a->eval->nodes[k].value))
+            node = int(k);
+    QVERIFY(node >= 0);
+    tab->selectNode(node);
+    QVERIFY(tab->details()->headerText().contains(formatValue(a->eval->nodes[std::size_t(node)].value)));
+    panel->layerSlider()->setValue(0);
+    QVERIFY(tab->displayed() != tab->shown());
+    QCOMPARE(tab->selectedNode(), node); // the selection stays
+    QVERIFY2(tab->details()->headerText().contains(formatValue(le.nodes[std::size_t(node)][0])),
+             qPrintable(tab->details()->headerText()));
+    QVERIFY2(tab->summaryLabel()->text().contains(QStringLiteral("layer 0 of 2")),
+             qPrintable(tab->summaryLabel()->text()));
+    QVERIFY(!tab->legend()->valueTitle().isEmpty());
+    // The summary's AsC-Eval is the mean over the nodes' layer-0 values.
+    double sum = 0;
+    int n = 0;
+    for (const auto& row : le.nodes)
+        if (row[0]) {
+            sum += *row[0];
+            ++n;
+        }
+    QVERIFY(n > 0);
+    QVERIFY(tab->summaryLabel()->text().contains(formatValue(sum / n)));
+    // Back at the final layer: the result itself.
+    panel->layerSlider()->setValue(2);
+    QCOMPARE(tab->displayed(), tab->shown());
+    QVERIFY(tab->legend()->valueTitle().isEmpty());
+    panel->layerSlider()->setValue(1);
+
+    // An attribution (of the whole completion), then a new result: neither the lens nor the attribution's list
+    // stays beside it.
+    tab->clearSelection();
+    panel->attributeSelection();
+    QVERIFY(done.wait(60000));
+    QVERIFY2(done.takeFirst().at(0).toBool(), qPrintable(panel->statusLabel()->text()));
+    QVERIFY(panel->topList()->count() > 0);
+    QVERIFY(tab->setPrompt(QStringLiteral("x = [1, 2, 3]\nprint(len(x))\n")));
+    QSignalSpy shown(tab, &InteractivePage::resultShown);
+    tab->scoreButton()->click();
+    QVERIFY(shown.wait(60000));
+    QCOMPARE(panel->layers(), 0);
+    QVERIFY(!panel->layerSlider()->isEnabled());
+    QCOMPARE(panel->layerLabel()->text(), QStringLiteral("layer: —"));
+    QCOMPARE(panel->topList()->count(), 0);
+    QVERIFY(!panel->attribution());
+    QCOMPARE(tab->displayed(), tab->shown());
+    QVERIFY(tab->legend()->valueTitle().isEmpty());
+    QVERIFY(!tab->summaryLabel()->text().contains(QStringLiteral("layer")));
 }
 
 // Of the completion's topmost own nodes (inside the completion, their parent starting in the prompt), the first

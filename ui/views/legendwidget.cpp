@@ -35,6 +35,12 @@ void LegendWidget::clearSignedScale()
     update();
 }
 
+void LegendWidget::setValueTitle(const QString& what)
+{
+    m_valueTitle = what;
+    update();
+}
+
 void LegendWidget::paintSigned(QPainter& p)
 {
     const QFontMetrics fm = fontMetrics();
@@ -88,7 +94,9 @@ void LegendWidget::paintEvent(QPaintEvent*)
     const int top = 4;
     int x = 8;
 
-    const QString title = m_mode == Mode::Sequence ? tr("NtP") : tr("AsC-Eval");
+    QString title = m_mode == Mode::Sequence ? tr("NtP") : tr("AsC-Eval");
+    if (!m_valueTitle.isEmpty())
+        title = tr("%1, %2").arg(title, m_valueTitle);
     p.setPen(palette().color(QPalette::WindowText));
     p.drawText(QRect(x, top, fm.horizontalAdvance(title) + 4, barH), Qt::AlignVCenter | Qt::AlignLeft, title);
     x += fm.horizontalAdvance(title) + 10;

@@ -20,6 +20,10 @@ public:
     void setSignedScale(const QString& title, std::function<QColor(double)> color, double maxAbs, const QColor& none,
                         const QString& noneText);
     void clearSignedScale();
+    // What the AsC scale's values are when not the final layer's (e.g. "layer 3 of 8"), shown after the scale's
+    // name; empty: nothing.
+    void setValueTitle(const QString& what);
+    QString valueTitle() const { return m_valueTitle; }
     bool showsSignedScale() const { return bool(m_signed); }
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override { return sizeHint(); }
@@ -32,7 +36,7 @@ private:
 
     Mode m_mode;
     std::function<QColor(double)> m_signed;
-    QString m_signedTitle, m_noneText;
+    QString m_signedTitle, m_noneText, m_valueTitle;
     double m_maxAbs = 0;
     QColor m_none;
 };

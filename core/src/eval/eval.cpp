@@ -186,6 +186,11 @@ void computeFeatures(EvalResult& r)
 
 } // namespace
 
+void recomputeFeatures(EvalResult& r)
+{
+    computeFeatures(r);
+}
+
 SyntaxTree parseForEval(const std::string& language, std::string_view text, int maxAstDepth, std::size_t maxAstNodes)
 {
     SyntaxTree tree = SyntaxTree::parse(language, text, maxAstNodes);

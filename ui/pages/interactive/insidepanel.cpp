@@ -114,7 +114,27 @@ InsidePanel::InsidePanel(InteractivePage* page, ModelService* models, QWidget* p
         m_showingAttribution = false;
         m_clear->setEnabled(false);
         m_page->legend()->clearSignedScale();
+        forgetResults();
     });
+}
+
+void InsidePanel::forgetResults()
+{
+    // The layers and the attribution were of the previous result (another text, θ or model): nothing of them
+    // stays beside the new one; Compute layers / Attribute again.
+    const bool had = m_lens || m_attribution;
+    m_lens.reset();
+    m_attribution.reset();
+    m_layer->blockSignals(true);
+    m_layer->setRange(0, 0);
+    m_layer->setValue(0);
+    m_layer->blockSignals(false);
+    m_layer->setEnabled(false);
+    m_layerLabel->setText(tr("layer: —"));
+    m_top->clear();
+    m_scaleNote->setText(tr("signed, scaled by the largest |attribution|; grey: not attributed"));
+    if (had && m_job == 0)
+        m_status->setText(tr("A new result is shown: compute its layers or attribute it again."));
 }
 
 void InsidePanel::setBusy(bool busy)
@@ -232,26 +252,26 @@ void InsidePanel::showLayer(int layer)
     if (m_showingAttribution) // the slider recolours every view: the attribution's colours go
         clearAttribution();
     m_layerLabel->setText(layer == 0 ? tr("layer: embeddings") : tr("layer: %1 of %2").arg(layer).arg(m_lens->layers));
-    AnalysisPtr a = shown;
-    if (layer != m_lens->layers) {
-        auto copy = std::make_shared<Analysis>(*shown);
-        auto eval = std::make_shared<EvalResult>(*shown->eval);
-        const auto l = static_cast<std::size_t>(layer);
-        for (std::size_t k = 0; k < eval->nodes.size() && k < m_lens->eval.nodes.size(); ++k)
-            eval->nodes[k].value = m_lens->eval.nodes[k][l];
-        for (std::size_t i = 0; i < eval->scored.tokens.size() && i < m_lens->ntp.size(); ++i)
-            eval->scored.tokens[i].ntp =
-                m_lens->ntp[i].empty() ? std::nullopt : std::optional<double>(m_lens->ntp[i][l]);
-        copy->eval = eval;
-        if (shown->partial)
-            copy->partial = std::make_shared<const GraphLayout>(relabelValues(*shown->partial, *eval));
-        if (shown->complete)
-            copy->complete = std::make_shared<const GraphLayout>(relabelValues(*shown->complete, *eval));
-        a = copy;
+    if (layer == m_lens->layers) { // the final layer's values are the result's own
+        m_page->showDerived(nullptr, {});
+        return;
     }
-    m_page->sequenceView()->setAnalysis(a);
-    m_page->astView(ascviz::AstView::Partial)->setAnalysis(a);
-    m_page->astView(ascviz::AstView::Complete)->setAnalysis(a);
+    auto copy = std::make_shared<Analysis>(*shown);
+    auto eval = std::make_shared<EvalResult>(*shown->eval);
+    const auto l = static_cast<std::size_t>(layer);
+    for (std::size_t k = 0; k < eval->nodes.size() && k < m_lens->eval.nodes.size(); ++k)
+        eval->nodes[k].value = m_lens->eval.nodes[k][l];
+    for (std::size_t i = 0; i < eval->scored.tokens.size() && i < m_lens->ntp.size(); ++i)
+        eval->scored.tokens[i].ntp = m_lens->ntp[i].empty() ? std::nullopt : std::optional<double>(m_lens->ntp[i][l]);
+    recomputeFeatures(*eval); // the summary's AsC-Eval and the details' per-category values at layer ℓ
+    copy->eval = eval;
+    if (shown->partial)
+        copy->partial = std::make_shared<const GraphLayout>(relabelValues(*shown->partial, *eval));
+    if (shown->complete)
+        copy->complete = std::make_shared<const GraphLayout>(relabelValues(*shown->complete, *eval));
+    // The views, the details, the summary line and the legend all show layer ℓ's values.
+    m_page->showDerived(copy, layer == 0 ? tr("the embeddings (layer 0 of %1)").arg(m_lens->layers)
+                                         : tr("layer %1 of %2").arg(layer).arg(m_lens->layers));
 }
 
 void InsidePanel::clearAttribution()

@@ -50,6 +50,9 @@ public:
     // The last attribution shown (null before the first).
     std::shared_ptr<const AttributionResult> attribution() const { return m_attribution; }
     int layers() const { return m_lens ? m_lens->layers : 0; }
+    QLabel* layerLabel() const { return m_layerLabel; }
+    // The attribution's node list (the twelve largest |values|).
+    QListWidget* topList() const { return m_top; }
 
 public Q_SLOTS:
     void computeLens();
@@ -75,6 +78,7 @@ private:
     void colourAttribution();
     void colourCode(double maxAbs);
     void restoreSelection();
+    void forgetResults();
     void setBusy(bool busy);
 
     InteractivePage* m_page;

@@ -298,6 +298,9 @@ void InteractivePage::onAnalysisReady(quint64)
     const AnalysisPtr a = m_engine->current();
     const bool sameText = m_shown && a && m_shown->eval->scored.text == a->eval->scored.text;
     m_shown = a;
+    m_derived.reset(); // the lens's values were of the previous result
+    m_derivedWhat.clear();
+    m_legend->setValueTitle({});
     m_resultUnsaved = !m_checkSessionAscEval; // a session's own result is saved; any other is not
     if (!sameText) {
         m_selectedNode = -1;
@@ -406,18 +409,35 @@ void InteractivePage::updateNotice()
     m_notice->setVisible(!lines.isEmpty());
 }
 
+void InteractivePage::showDerived(AnalysisPtr derived, const QString& what)
+{
+    if (!m_shown)
+        return;
+    m_derived = std::move(derived);
+    m_derivedWhat = m_derived ? what : QString();
+    m_legend->setValueTitle(m_derivedWhat);
+    const AnalysisPtr a = displayed();
+    m_sequence->setAnalysis(a);
+    m_partial->setAnalysis(a);
+    m_complete->setAnalysis(a);
+    applySelection(); // the views dropped their highlight; the details show the derived values
+    updateSummary();
+}
+
 void InteractivePage::updateSummary()
 {
-    if (!m_shown || !m_shown->eval) {
+    const AnalysisPtr shown = displayed();
+    if (!shown || !shown->eval) {
         m_summary->setText(tr("<span style='color:#666'>No result yet.</span>"));
         return;
     }
-    const EvalResult& r = *m_shown->eval;
+    const EvalResult& r = *shown->eval;
     const QColor c = ascQColor(r.features.ascEval);
     const double ce = r.scored.crossEntropy();
-    const int generated = m_shown->generatedTokens();
-    QString s = tr("AsC-Eval <span style='background-color:%1; color:%2'>&nbsp;%3&nbsp;</span>")
-                    .arg(c.name(), textColorOn(c).name(), formatValue(r.features.ascEval));
+    const int generated = shown->generatedTokens();
+    QString s = m_derived ? tr("<b>%1</b> &nbsp;·&nbsp; ").arg(m_derivedWhat.toHtmlEscaped()) : QString();
+    s += tr("AsC-Eval <span style='background-color:%1; color:%2'>&nbsp;%3&nbsp;</span>")
+             .arg(c.name(), textColorOn(c).name(), formatValue(r.features.ascEval));
     s += QStringLiteral(" &nbsp;·&nbsp; ") +
          tr("CE %1").arg(std::isnan(ce) ? QStringLiteral("n/a") : QString::number(ce, 'f', 3));
     s += QStringLiteral(" &nbsp;·&nbsp; ") + tr("%1 tokens (%2 generated)").arg(r.scored.tokens.size()).arg(generated);
@@ -460,7 +480,8 @@ void InteractivePage::clearSelection()
 
 void InteractivePage::applySelection()
 {
-    if (!m_shown) {
+    const AnalysisPtr shown = displayed();
+    if (!shown) {
         m_sequence->setHighlightedTokens({});
         m_partial->setHighlightedNodes({});
         m_complete->setHighlightedNodes({});
@@ -468,25 +489,25 @@ void InteractivePage::applySelection()
         m_editor->setExtraSelections({});
         return;
     }
-    const EvalResult& r = *m_shown->eval;
+    const EvalResult& r = *shown->eval;
     if (m_selectedNode >= 0) {
         const auto& toks = r.nodes[std::size_t(m_selectedNode)].tokens;
         m_sequence->setHighlightedTokens(QVector<int>(toks.begin(), toks.end()));
         m_partial->setHighlightedNodes({m_selectedNode});
         m_complete->setHighlightedNodes({m_selectedNode});
-        m_details->showNode(m_shown, m_selectedNode);
+        m_details->showNode(shown, m_selectedNode);
     } else if (m_selectedToken >= 0) {
         m_sequence->setHighlightedTokens({m_selectedToken});
         const auto& nodes = r.nodesOfToken[std::size_t(m_selectedToken)];
         const QVector<int> ns(nodes.begin(), nodes.end());
         m_partial->setHighlightedNodes(ns);
         m_complete->setHighlightedNodes(ns);
-        m_details->showToken(m_shown, m_selectedToken);
+        m_details->showToken(shown, m_selectedToken);
     } else {
         m_sequence->setHighlightedTokens({});
         m_partial->setHighlightedNodes({});
         m_complete->setHighlightedNodes({});
-        m_details->showSummary(m_shown);
+        m_details->showSummary(shown);
     }
     showSelectionInEditor();
     Q_EMIT selectionChanged(m_selectedNode, m_selectedToken);

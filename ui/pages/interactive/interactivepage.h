@@ -104,6 +104,14 @@ public:
 
     // The result the views show (null before the first one).
     AnalysisPtr shown() const { return m_shown; }
+    // A copy of the shown result with other values (the layer lens's NtP_ℓ / AsC-Eval_ℓ at the Inside panel's
+    // slider): the three views, the details, the summary line and the legend show it, `what` names it in the
+    // summary and the legend ("layer 3 of 8"). Null, or a new result, shows the result itself again.
+    void showDerived(AnalysisPtr derived, const QString& what);
+    // What the views, the details and the summary show: the derived copy while there is one, else shown().
+    AnalysisPtr displayed() const { return m_derived ? m_derived : m_shown; }
+    QString derivedDescription() const { return m_derived ? m_derivedWhat : QString(); }
+    QLabel* summaryLabel() const { return m_summary; }
 
     // Linked selection.
     void selectNode(int node) override;
@@ -237,6 +245,8 @@ private:
     DetailsPanel* m_details = nullptr;
 
     AnalysisPtr m_shown;
+    AnalysisPtr m_derived; // showDerived
+    QString m_derivedWhat;
     int m_selectedNode = -1;
     int m_selectedToken = -1;
     int m_streamed = 0;

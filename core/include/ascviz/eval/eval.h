@@ -108,5 +108,8 @@ EvalResult evaluate(ScoredText scored, const std::string& language, Aggregation 
 // Recompute values for another aggregation (cheap; alignment is kept); the first keeps the result's scope.
 void reaggregate(EvalResult& r, Aggregation a);
 void reaggregate(EvalResult& r, Aggregation a, AggregationScope scope);
+// Recomputes r.features' values (AsC-Eval, per category, per concept) from r.nodes' values, after a caller
+// replaced them (e.g. with the layer lens's values of one layer).
+void recomputeFeatures(EvalResult& r);
 
 } // namespace ascviz
