@@ -439,7 +439,7 @@ void MainWindow::openSession()
         return;
     const QString f = QFileDialog::getOpenFileName(this, tr("Open session"), QString(),
                                                    tr("AsC-Viz session (*.ascviz);;All files (*)"));
-    if (f.isEmpty())
+    if (f.isEmpty() || !confirmReplaceResult(page, f))
         return;
     QString error;
     if (!page->restoreSession(f, &error)) {

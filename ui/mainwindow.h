@@ -110,6 +110,9 @@ private:
     void rebuildRecentFilesMenu();
     void restoreWindowState();
     bool confirmClose();
+    // Before opening `path` (a session) over `page`'s unsaved result: Save (as a session, then open), Discard or
+    // Cancel; true when the opening may go on.
+    bool confirmReplaceResult(Page* page, const QString& path);
 
     QWidget* buildModelPanel();
     void buildMenus();

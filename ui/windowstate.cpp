@@ -108,6 +108,8 @@ bool MainWindow::openRecentFile(const QString& path)
     QString error;
     if (path.endsWith(QLatin1String(".ascviz"))) {
         Page* page = sessionPage();
+        if (page && !confirmReplaceResult(page, path))
+            return false; // the result shown stays; the file stays in the recent list
         if (!page || !page->restoreSession(path, &error)) {
             showError(tr("Could not open the session: %1").arg(error));
             return false;
@@ -171,6 +173,24 @@ bool MainWindow::confirmClose()
             if (!saveSessionAs())
                 return false;
         }
+    }
+    return true;
+}
+
+bool MainWindow::confirmReplaceResult(Page* page, const QString& path)
+{
+    if (!page || !page->hasUnsavedResult())
+        return true;
+    const auto answer = QMessageBox::warning(
+        this, tr("Open %1").arg(QFileInfo(path).fileName()),
+        tr("Opening %1 replaces the result shown in %2, which is not saved. Save it as a session first?")
+            .arg(QFileInfo(path).fileName(), page->title()),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    if (answer == QMessageBox::Cancel)
+        return false;
+    if (answer == QMessageBox::Save) {
+        m_tabs->setCurrentWidget(page->widget());
+        return saveSessionAs();
     }
     return true;
 }

@@ -15,6 +15,7 @@
 
 #include <QApplication>
 #include <QFile>
+#include <QLabel>
 #include <QMenu>
 #include <QMessageBox>
 #include <QPlainTextEdit>
@@ -37,6 +38,8 @@ private Q_SLOTS:
     void titleAndRecentFiles();
     void geometryRemembered();
     void closeAsksForAnUnsavedResult();
+    void openingASessionOverAnUnsavedResultAsks();
+    void aFileOfAnotherLanguageKeepsTheResult();
     void enterKeepsIndentation();
     void cursorSelectsTokenAndNode();
     void completionEditedAndRescored();
@@ -173,6 +176,80 @@ void TestConventions::closeAsksForAnUnsavedResult()
     QVERIFY(w.isWindowModified());
     answerNextBox(QMessageBox::Discard, &asked);
     QVERIFY(w.close());
+}
+
+// Issue 44: opening a session over an unsaved result asks first; Cancel keeps the result on screen.
+void TestConventions::openingASessionOverAnUnsavedResultAsks()
+{
+    MainWindow w;
+    w.show();
+    QVERIFY(loadTiny(w));
+    auto* tab = w.page<InteractivePage>();
+    QSignalSpy shown(tab, &InteractivePage::resultShown);
+    tab->setPrompt(QStringLiteral("x = 1\n"));
+    QTest::mouseClick(tab->scoreButton(), Qt::LeftButton);
+    QVERIFY(shown.wait(60000));
+    const QString session = m_dir.filePath(QStringLiteral("first.ascviz"));
+    QString error;
+    QVERIFY2(tab->saveSession(session, &error), qPrintable(error));
+    QVERIFY(!tab->hasUnsavedResult());
+
+    tab->setPrompt(QStringLiteral("y = [2, 3]\n"));
+    QTest::mouseClick(tab->scoreButton(), Qt::LeftButton);
+    QVERIFY(shown.wait(60000));
+    QVERIFY(tab->hasUnsavedResult());
+    const AnalysisPtr unsaved = tab->shown();
+
+    QString asked;
+    answerNextBox(QMessageBox::Cancel, &asked);
+    QVERIFY(!w.openRecentFile(session));
+    QVERIFY2(asked.contains(QLatin1String("not saved")) && asked.contains(QLatin1String("first.ascviz")),
+             qPrintable(asked));
+    QTest::qWait(100);
+    QCOMPARE(tab->shown(), unsaved); // nothing replaced
+
+    asked.clear();
+    answerNextBox(QMessageBox::Discard, &asked);
+    QVERIFY(w.openRecentFile(session));
+    QVERIFY(!asked.isEmpty());
+    QTRY_VERIFY_WITH_TIMEOUT(tab->shown() != unsaved, 30000);
+    QCOMPARE(tab->shown()->eval->scored.text, std::string("x = 1\n"));
+
+    // Nothing unsaved: no question (a box would stay open and fail the wait below).
+    QVERIFY(!tab->hasUnsavedResult());
+    QVERIFY(w.openRecentFile(session));
+}
+
+// Issue 44: opening a file of another language does not re-parse the result on screen in that language; a notice
+// says which language the result was evaluated in; Score evaluates the file in its own.
+void TestConventions::aFileOfAnotherLanguageKeepsTheResult()
+{
+    MainWindow w;
+    w.show();
+    QVERIFY(loadTiny(w));
+    auto* tab = w.page<InteractivePage>();
+    tab->setLanguage(QStringLiteral("python"));
+    QSignalSpy shown(tab, &InteractivePage::resultShown);
+    tab->setPrompt(QStringLiteral("def f(x):\n    return x + 1\n"));
+    QTest::mouseClick(tab->scoreButton(), Qt::LeftButton);
+    QVERIFY(shown.wait(60000));
+    const AnalysisPtr python = tab->shown();
+    QCOMPARE(python->eval->tree.language(), std::string("python"));
+
+    const QString js = writeFile(QStringLiteral("other.js"), "function f(x) {\n  return x + 1;\n}\n");
+    QVERIFY(tab->openPromptFile(js));
+    QCOMPARE(tab->language(), QStringLiteral("javascript"));
+    QVERIFY(!shown.wait(1500)); // no re-analysis of the shown result
+    QCOMPARE(tab->shown(), python);
+    QVERIFY(tab->noticeLabel()->isVisibleTo(tab));
+    const QString notice = tab->noticeLabel()->text();
+    QVERIFY2(notice.contains(QLatin1String("Python")) && notice.contains(QLatin1String("JavaScript")),
+             qPrintable(notice));
+
+    QTest::mouseClick(tab->scoreButton(), Qt::LeftButton);
+    QVERIFY(shown.wait(60000));
+    QCOMPARE(tab->shown()->eval->tree.language(), std::string("javascript"));
+    QVERIFY(!tab->noticeLabel()->text().contains(QLatin1String("evaluated as")));
 }
 
 void TestConventions::enterKeepsIndentation()

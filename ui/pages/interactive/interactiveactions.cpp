@@ -296,13 +296,14 @@ void InteractivePage::applyLanguage()
     const QString id = language();
     const LanguageInfo* info = findLanguage(id);
     QString error;
-    if (!info || !m_engine->setLanguage(id, &error)) {
+    if (!info || !m_engine->setLanguage(id, &error, !m_keepShownLanguage)) {
         Q_EMIT errorOccurred(tr("Cannot use the language %1: %2").arg(id, error));
         return;
     }
     m_highlighter->setRules(info->highlight);
     m_editor->setPlaceholderText(toQString(info->placeholder));
     setCategoryLabel();
+    updateNotice(); // the shown result may now be of another language than the chosen one
 }
 
 bool InteractivePage::openPromptFile(const QString& path, QString* error)
@@ -333,9 +334,14 @@ bool InteractivePage::openPromptFile(const QString& path, QString* error)
             *error = toQString(e.what());
         return false;
     }
+    // The file's language for the editor and the next Score; the result on screen stays as it was evaluated
+    // (its text is not the file's), with a notice when its language differs.
     const QString lang = languageForFile(path);
-    if (!lang.isEmpty())
+    if (!lang.isEmpty()) {
+        m_keepShownLanguage = true;
         setLanguage(lang);
+        m_keepShownLanguage = false;
+    }
     setPrompt(QString::fromUtf8(bytes));
     setDocument(path, false);
     return true;

@@ -95,7 +95,7 @@ bool InteractiveEngine::hasModel() const
     return m_models->hasModel();
 }
 
-bool InteractiveEngine::setLanguage(const QString& id, QString* error)
+bool InteractiveEngine::setLanguage(const QString& id, QString* error, bool reparseShown)
 {
     if (id == m_language)
         return true;
@@ -122,7 +122,8 @@ bool InteractiveEngine::setLanguage(const QString& id, QString* error)
         return false;
     }
     m_language = id;
-    reanalyzeCurrent(false);
+    if (reparseShown)
+        reanalyzeCurrent(false);
     return true;
 }
 
@@ -188,6 +189,10 @@ void InteractiveEngine::reanalyzeCurrent(bool reaggregateOnly)
     if (m_phase == Phase::Generating || m_phase == Phase::Scoring || !m_current || !m_current->eval)
         return;
     const AnalysisPtr cur = m_current;
+    // A result kept in another language than the chosen one (setLanguage without reparsing) is not parsed again
+    // by a category change: the new table is of the other language. θ re-aggregates it as it is.
+    if (!reaggregateOnly && cur->eval->tree.language() != toUtf8(m_language))
+        return;
     beginJob(std::nullopt);
     startAnalysis(m_job, cur->eval, cur->eval->scored, *cur, reaggregateOnly);
 }

@@ -38,7 +38,9 @@ public:
     // The language of the text (a registry id; the registry's default at first). Changing it loads that
     // language's bundled categories (unless a category file was chosen) and re-parses the current result.
     QString language() const { return m_language; }
-    bool setLanguage(const QString& id, QString* error = nullptr);
+    // `reparseShown` false: the result shown keeps the language it was evaluated in (a file of another language
+    // was opened: its text is not the result's); the next Score or Generate uses the new one.
+    bool setLanguage(const QString& id, QString* error = nullptr, bool reparseShown = true);
     Aggregation aggregation() const { return m_aggregation; }
     // Re-aggregates the current result (off the GUI thread); a running generation picks it up when done.
     void setAggregation(Aggregation a);

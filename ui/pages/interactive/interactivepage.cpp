@@ -405,6 +405,14 @@ void InteractivePage::updateNotice()
     if (m_shown)
         if (const QString m = modelNote(*m_shown); !m.isEmpty())
             lines << m;
+    if (m_shown && m_shown->eval && m_shown->eval->tree.language() != toUtf8(language())) {
+        const LanguageInfo* was = findLanguage(toQString(m_shown->eval->tree.language()));
+        const LanguageInfo* now = findLanguage(language());
+        const auto name = [](const LanguageInfo* l, const QString& id) { return l ? toQString(l->name) : id; };
+        lines << tr("The result shown was evaluated as %1; the language chosen now is %2. Score evaluates the "
+                    "editor's text as %2.")
+                     .arg(name(was, toQString(m_shown->eval->tree.language())), name(now, language()));
+    }
     m_notice->setText(lines.join(QLatin1Char('\n')));
     m_notice->setVisible(!lines.isEmpty());
 }
