@@ -176,6 +176,7 @@ QWidget* MainWindow::buildModelPanel()
     m_progress->hide();
     m_dtypeBox = new QComboBox(panel);
     m_dtypeBox->addItems({QStringLiteral("float32"), QStringLiteral("float16"), QStringLiteral("bfloat16")});
+    disableUnsupportedDtypes(m_dtypeBox);
     m_dtypeBox->setToolTip(tr("Compute precision. NtP follows the method in float32 (the default); half precision "
                               "is faster on a GPU and differs by up to ~1e-2 (README)."));
     connect(m_dtypeBox, &QComboBox::currentTextChanged, this, [this](const QString& dtype) {

@@ -13,7 +13,12 @@
 #include "views/astview.h"
 #include "views/sequenceview.h"
 
+#include "ascviz/base/error.h"
+#include "ascviz/model/dtypes.h"
+#include "ascviz/model/model.h"
+
 #include <QApplication>
+#include <QComboBox>
 #include <QFile>
 #include <QLabel>
 #include <QMenu>
@@ -23,6 +28,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QStandardItemModel>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -40,6 +46,8 @@ private Q_SLOTS:
     void closeAsksForAnUnsavedResult();
     void openingASessionOverAnUnsavedResultAsks();
     void aFileOfAnotherLanguageKeepsTheResult();
+    void stopSaysStoppingAndTheSummaryFollows();
+    void precisionOffersWhatTheBuildRuns();
     void enterKeepsIndentation();
     void cursorSelectsTokenAndNode();
     void completionEditedAndRescored();
@@ -250,6 +258,61 @@ void TestConventions::aFileOfAnotherLanguageKeepsTheResult()
     QVERIFY(shown.wait(60000));
     QCOMPARE(tab->shown()->eval->tree.language(), std::string("javascript"));
     QVERIFY(!tab->noticeLabel()->text().contains(QLatin1String("evaluated as")));
+}
+
+// Issue 44: Stop greys out and says "Stopping…" until the job has stopped; while a new result is computed the
+// summary line does not present the previous one as current.
+void TestConventions::stopSaysStoppingAndTheSummaryFollows()
+{
+    MainWindow w;
+    w.show();
+    QVERIFY(loadTiny(w));
+    auto* tab = w.page<InteractivePage>();
+    QSignalSpy shown(tab, &InteractivePage::resultShown);
+    tab->setPrompt(QStringLiteral("x = 1\n"));
+    QTest::mouseClick(tab->scoreButton(), Qt::LeftButton);
+    QVERIFY(shown.wait(60000));
+    QVERIFY(tab->summaryLabel()->text().contains(QLatin1String("AsC-Eval")));
+
+    tab->decodingBox()->setCurrentIndex(0);
+    tab->maxNewTokensBox()->setValue(400);
+    QSignalSpy streamed(tab->engine(), &InteractiveEngine::tokenStreamed);
+    QTest::mouseClick(tab->generateButton(), Qt::LeftButton);
+    QVERIFY(tab->stopButton()->isEnabled());
+    QVERIFY2(!tab->summaryLabel()->text().contains(QLatin1String("AsC-Eval")), qPrintable(tab->summaryLabel()->text()));
+    QVERIFY(streamed.wait(60000)); // generating: a stop now ends it with the tokens so far
+    tab->stop();
+    QVERIFY(!tab->stopButton()->isEnabled());
+    QVERIFY2(tab->statusLabel()->text().startsWith(QStringLiteral("Stopping")), qPrintable(tab->statusLabel()->text()));
+    QVERIFY(shown.wait(60000));
+    QVERIFY(tab->summaryLabel()->text().contains(QLatin1String("AsC-Eval")));
+    QVERIFY(!tab->statusLabel()->text().startsWith(QStringLiteral("Stopping")));
+}
+
+// Issue 44: the precision chooser does not offer what this build's CPU path refuses when no GPU is available; the
+// load agrees with it.
+void TestConventions::precisionOffersWhatTheBuildRuns()
+{
+    if (cudaAvailable())
+        QSKIP("a GPU is available: every precision is offered");
+    MainWindow w;
+    auto* model = qobject_cast<QStandardItemModel*>(w.precisionBox()->model());
+    QVERIFY(model);
+    for (int i = 0; i < w.precisionBox()->count(); ++i) {
+        const std::string dtype = w.precisionBox()->itemText(i).toStdString();
+        QCOMPARE(model->item(i)->isEnabled(), cpuSupportsDtype(dtype));
+        LoadOptions o;
+        o.dtype = dtype;
+        o.device = "cpu";
+        bool loads = true;
+        try {
+            (void)LanguageModel::load(uitest::tinyModel(), o);
+        } catch (const ModelError&) {
+            loads = false;
+        }
+        QCOMPARE(loads, cpuSupportsDtype(dtype));
+    }
+    QVERIFY(cpuSupportsDtype("float32"));
 }
 
 void TestConventions::enterKeepsIndentation()

@@ -1,6 +1,10 @@
 #include "common/analysis.h"
 
+#include "ascviz/model/dtypes.h"
+
+#include <QComboBox>
 #include <QLocale>
+#include <QStandardItemModel>
 
 namespace ascviz::ui {
 
@@ -23,6 +27,21 @@ QString formatParameters(long long n)
     if (d >= 1e3)
         return QStringLiteral("%1 K").arg(d / 1e3, 0, 'f', d >= 1e5 ? 0 : 1);
     return QString::number(n);
+}
+
+void disableUnsupportedDtypes(QComboBox* box)
+{
+    if (cudaAvailable())
+        return;
+    auto* model = qobject_cast<QStandardItemModel*>(box->model());
+    for (int i = 0; model && i < box->count(); ++i)
+        if (!cpuSupportsDtype(box->itemText(i).toStdString())) {
+            QStandardItem* item = model->item(i);
+            item->setEnabled(false);
+            item->setToolTip(QObject::tr("%1 is not supported on the CPU by this build's LibTorch, and no GPU is "
+                                         "available")
+                                 .arg(box->itemText(i)));
+        }
 }
 
 QString formatValue(std::optional<double> v)

@@ -9,6 +9,8 @@
 #include <QColor>
 #include <QString>
 
+class QComboBox;
+
 #include <memory>
 #include <optional>
 #include <string>
@@ -53,6 +55,10 @@ inline QColor ascQColor(std::optional<double> v)
 {
     return toQColor(ascColor(v));
 }
+// Greys out (with the reason as tooltip) the precisions of a dtype chooser that the CPU build cannot run, when no
+// GPU is available: the load would refuse them (Debian's LibTorch 1.13 has no float16 products on the CPU).
+void disableUnsupportedDtypes(QComboBox* box);
+
 // White or near-black text on `background`: core's one rule (render/layout.h textColourOn), so the screen and
 // the SVG/PDF exports pick the same colour for the same fill.
 QColor textColorOn(const QColor& background);

@@ -9,6 +9,7 @@
 
 #include "ascviz/base/error.h"
 #include "ascviz/base/hfcache.h"
+#include "ascviz/model/dtypes.h"
 #include "ascviz/model/fingerprint.h"
 
 #include <ATen/Parallel.h>
@@ -51,6 +52,21 @@ std::string gib(uint64_t bytes)
     s.precision(2);
     s << std::fixed << static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0) << " GiB";
     return s.str();
+}
+
+// A 2 × 2 product in `dtype` on the CPU: some CPU builds lack half-precision matrix products.
+bool cpuRunsProducts(at::ScalarType dtype)
+{
+    if (dtype == at::kFloat)
+        return true;
+    try {
+        c10::InferenceMode guard;
+        const auto t = at::ones({2, 2}, at::TensorOptions().dtype(dtype));
+        (void)at::linear(t, t);
+        return true;
+    } catch (const c10::Error&) {
+        return false;
+    }
 }
 
 uint64_t availableCpuMemory()
@@ -125,16 +141,9 @@ std::unique_ptr<LanguageModel> LanguageModel::load(const fs::path& dirIn, const 
         ::mallopt(M_MMAP_THRESHOLD, 32 << 20);
         ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
         applyCpuThreads(opts.threads > 0 ? opts.threads : defaultCpuThreads());
-        if (dtype != at::kFloat) { // some CPU builds lack half-precision matrix products
-            try {
-                c10::InferenceMode guard;
-                const auto t = at::ones({2, 2}, at::TensorOptions().dtype(dtype));
-                (void)at::linear(t, t);
-            } catch (const c10::Error&) {
-                throw ModelError(dtypeName(dtype) + " is not supported on the CPU by this libtorch (" +
-                                 std::string(TORCH_VERSION) + "); use --dtype float32 or bfloat16");
-            }
-        }
+        if (!cpuRunsProducts(dtype))
+            throw ModelError(dtypeName(dtype) + " is not supported on the CPU by this libtorch (" +
+                             std::string(TORCH_VERSION) + "); use --dtype float32 or bfloat16");
     }
 
     // No autograd while loading, but plain tensors (not inference tensors): gradient x input (masking.cpp, the
@@ -199,6 +208,19 @@ std::unique_ptr<LanguageModel> LanguageModel::load(const fs::path& dirIn, const 
     if (opts.progress)
         opts.progress(1.0);
     return std::make_unique<TorchLanguageModel>(std::move(info), std::move(tokenizer), std::move(decoder));
+}
+
+bool cpuSupportsDtype(const std::string& dtype)
+{
+    if (dtype == "auto" || dtype == "float32")
+        return true;
+    static const bool half = model::cpuRunsProducts(at::kHalf);
+    static const bool bf16 = model::cpuRunsProducts(at::kBFloat16);
+    if (dtype == "float16")
+        return half;
+    if (dtype == "bfloat16")
+        return bf16;
+    return false;
 }
 
 } // namespace ascviz

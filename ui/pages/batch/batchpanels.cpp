@@ -1,6 +1,7 @@
 #include "pages/batch/batchpage.h"
 #include "pages/galeras/galeraspanel.h"
 
+#include "common/analysis.h"
 #include "common/appidentity.h"
 
 #include "common/languages.h"
@@ -134,6 +135,7 @@ void BatchPage::buildUi()
     opts->addWidget(m_device);
     m_dtype = new QComboBox(runBox);
     m_dtype->addItems({QStringLiteral("float32"), QStringLiteral("float16"), QStringLiteral("bfloat16")});
+    disableUnsupportedDtypes(m_dtype);
     m_dtype->setToolTip(tr("Compute precision: float32 follows the method; half precision is faster on a GPU"));
     opts->addSpacing(12);
     opts->addWidget(new QLabel(tr("Precision"), runBox));

@@ -182,15 +182,19 @@ void InteractivePage::updateButtons()
     m_generate->setEnabled(model && !running);
     m_score->setEnabled(model && !running);
     m_editCompletion->setEnabled(!running && m_shown && m_shown->generatedTokens() > 0);
-    m_stop->setEnabled(running);
+    if (!running)
+        m_stopping = false;
+    m_stop->setEnabled(running && !m_stopping);
     if (phase != InteractiveEngine::Phase::Scoring)
         m_progress->hide();
     switch (phase) {
     case InteractiveEngine::Phase::Generating:
-        m_status->setText(tr("Generating… %n token(s)", nullptr, m_streamed));
+        m_status->setText(m_stopping ? tr("Stopping… %n token(s) so far", nullptr, m_streamed)
+                                     : tr("Generating… %n token(s)", nullptr, m_streamed));
         break;
     case InteractiveEngine::Phase::Scoring:
-        m_status->setText(tr("Scoring…"));
+        // Scoring stops between windows: the window being scored finishes first (a few seconds on a long text).
+        m_status->setText(m_stopping ? tr("Stopping… after the window being scored") : tr("Scoring…"));
         break;
     case InteractiveEngine::Phase::Analyzing:
         m_status->setText(tr("Parsing, aligning and laying out…"));
@@ -234,7 +238,11 @@ void InteractivePage::score()
 
 void InteractivePage::stop()
 {
+    const auto phase = m_engine->phase();
+    if (phase == InteractiveEngine::Phase::Generating || phase == InteractiveEngine::Phase::Scoring)
+        m_stopping = true; // Stop greys out and the status says so until the job has stopped
     m_engine->stop();
+    updateButtons();
 }
 
 void InteractivePage::scoreCode(const QString& code)
@@ -250,6 +258,14 @@ void InteractivePage::onJobStarted(quint64)
     if (phase == InteractiveEngine::Phase::Generating || phase == InteractiveEngine::Phase::Scoring) {
         m_sessionNotes.clear(); // the next result is the loaded model's, not the session's
         m_checkSessionAscEval = false;
+    }
+    if (phase == InteractiveEngine::Phase::Generating || phase == InteractiveEngine::Phase::Scoring) {
+        m_stopping = false;
+        // The summary line is of the result on screen until the new one is shown: say so.
+        if (m_shown)
+            m_summary->setText(phase == InteractiveEngine::Phase::Generating
+                                   ? tr("<span style='color:#666'>Generating a new result…</span>")
+                                   : tr("<span style='color:#666'>Scoring a new result…</span>"));
     }
     if (phase == InteractiveEngine::Phase::Generating) {
         clearSelection();
@@ -281,12 +297,14 @@ void InteractivePage::onScoringStopped(quint64)
 {
     m_progress->hide();
     m_status->setText(tr("Scoring stopped; the views keep the last result."));
+    updateSummary();
     updateButtons();
 }
 
 void InteractivePage::onJobFailed(quint64, const QString& message)
 {
     m_status->setText(tr("Failed: %1").arg(message));
+    updateSummary();
     if (m_shown)
         m_sequence->setAnalysis(m_shown); // leave streaming mode; the last result stays
     Q_EMIT errorOccurred(message);

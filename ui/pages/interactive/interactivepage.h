@@ -262,6 +262,7 @@ private:
     mutable bool m_modified = false;
     mutable bool m_resultUnsaved = false; // the shown result came from the model and is in no session file
     bool m_settingText = false;           // the page itself is putting text in the editor
+    bool m_stopping = false;              // Stop was pressed; the job has not stopped yet
     bool m_keepShownLanguage = false;     // openPromptFile changes the language: the shown result is not re-parsed
     bool m_syncingEditor = false;         // the page moves the editor's cursor (not the user)
     int m_cursorNode = -1;
