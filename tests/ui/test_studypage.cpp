@@ -17,6 +17,7 @@
 #include "services/modelservice.h"
 #include "services/resultstore.h"
 #include "views/astview.h"
+#include "views/legendwidget.h"
 #include "views/sequenceview.h"
 
 #include "ascviz/study/responses.h"
@@ -146,6 +147,12 @@ void TestStudyPage::wholeParticipantSession()
         }
         for (auto* label : w->findChildren<QLabel*>())
             QVERIFY2(!label->text().contains(QStringLiteral("hand-scored")), qPrintable(label->text()));
+        // A participant selects nothing: the legend does not explain a selection mark (issue 44).
+        for (auto* legend : w->findChildren<LegendWidget*>()) {
+            QVERIFY(!legend->swatchCaptions().isEmpty());
+            QVERIFY2(!legend->swatchCaptions().contains(QStringLiteral("selected")),
+                     qPrintable(legend->swatchCaptions().join(QLatin1Char(','))));
+        }
         QVERIFY(!w->screen()->nextButton()->isEnabled());
         auto given = answerTrial(w, s, t, 0);
         QCOMPARE(int(given.size()), int(s.questions.size()));

@@ -41,6 +41,23 @@ void LegendWidget::setValueTitle(const QString& what)
     update();
 }
 
+void LegendWidget::setShowsSelection(bool on)
+{
+    m_showsSelection = on;
+    update();
+}
+
+QStringList LegendWidget::swatchCaptions() const
+{
+    if (m_signed)
+        return {m_noneText};
+    QStringList out{tr("n/a")};
+    out << (m_mode == Mode::Ast ? tr("ERROR / MISSING") : tr("generated"));
+    if (m_showsSelection)
+        out << tr("selected");
+    return out;
+}
+
 void LegendWidget::paintSigned(QPainter& p)
 {
     const QFontMetrics fm = fontMetrics();
@@ -142,13 +159,12 @@ void LegendWidget::paintEvent(QPaintEvent*)
         x += 27 + w + 16;
     };
     swatch(ascQColor(std::nullopt), QPen(QColor(0x77, 0x77, 0x77), 1), tr("n/a"));
-    if (m_mode == Mode::Ast) {
+    if (m_mode == Mode::Ast)
         swatch(Qt::white, QPen(QColor(0xA0, 0, 0), 2, Qt::DashLine), tr("ERROR / MISSING"));
-        swatch(Qt::white, QPen(QColor(0x11, 0x11, 0x11), 3), tr("selected"));
-    } else {
+    else
         swatch(QColor(0xEE, 0xEE, 0xEE), QPen(QColor(0x77, 0x77, 0x77), 1), tr("generated"), true, true);
-        swatch(Qt::white, QPen(QColor(0x11, 0x11, 0x11), 2), tr("selected"));
-    }
+    if (m_showsSelection)
+        swatch(Qt::white, QPen(QColor(0x11, 0x11, 0x11), m_mode == Mode::Ast ? 3 : 2), tr("selected"));
 }
 
 } // namespace ascviz::ui

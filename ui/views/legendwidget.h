@@ -2,6 +2,7 @@
 // ascColor, the grey n/a swatch, and (per view) the ERROR/MISSING mark or the generated-token style; or, while
 // the views show a signed value instead (the attribution of prompt nodes), that scale from -max to +max.
 #pragma once
+#include <QStringList>
 #include <QWidget>
 
 #include <functional>
@@ -23,6 +24,10 @@ public:
     // What the AsC scale's values are when not the final layer's (e.g. "layer 3 of 8"), shown after the scale's
     // name; empty: nothing.
     void setValueTitle(const QString& what);
+    // Whether the legend explains the selection mark (off where nothing can be selected: a participant's trial).
+    void setShowsSelection(bool on);
+    // The swatches' captions after the scale, in order (what paintEvent draws).
+    QStringList swatchCaptions() const;
     QString valueTitle() const { return m_valueTitle; }
     bool showsSignedScale() const { return bool(m_signed); }
     QSize sizeHint() const override;
@@ -37,6 +42,7 @@ private:
     Mode m_mode;
     std::function<QColor(double)> m_signed;
     QString m_signedTitle, m_noneText, m_valueTitle;
+    bool m_showsSelection = true;
     double m_maxAbs = 0;
     QColor m_none;
 };

@@ -90,6 +90,7 @@ TrialScreen::TrialScreen(std::shared_ptr<const Study> study, QWidget* parent)
     m_ast = new AstView(ascviz::AstView::Partial, m_viewBox);
     m_ast->setObjectName(QStringLiteral("trialAst"));
     m_legend = new LegendWidget(LegendWidget::Mode::Sequence, m_viewBox);
+    m_legend->setShowsSelection(false); // a participant selects nothing: no "selected" mark to explain
     vl->addWidget(m_sequence, 1);
     vl->addWidget(m_ast, 1);
     vl->addWidget(m_legend);
