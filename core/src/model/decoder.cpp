@@ -151,7 +151,6 @@ int64_t Decoder::parameterCount() const
         add(l.moe.router);
         add(l.moe.gateUp);
         add(l.moe.down);
-        add(l.moe.scoreBias);
         for (const Linear* li : {&l.qkv, &l.o, &l.up, &l.down, &l.moe.sharedUp, &l.moe.sharedDown, &l.moe.sharedGate,
                                  &l.mla.qA, &l.mla.qB, &l.mla.kvA, &l.mla.kvB}) {
             add(li->w);
