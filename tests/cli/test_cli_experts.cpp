@@ -55,6 +55,32 @@ TEST(CliExperts, EvalExpertsPerToken)
         EXPECT_NEAR(p.at("tokens")[i].at("ntp").get<double>(), tokens[i].at("ntp").get<double>(), 1e-6);
 }
 
+// deepseek_v3 (tiny-deepseek_v3: 3 layers, the first dense, 8 experts in 4 groups of which 2 compete, top-2,
+// norm_topk_prob, routed_scaling_factor 2.5): the weights the layer applies are renormalised and scaled, so each
+// token's sum to 2.5.
+TEST(CliExperts, EvalExpertsDeepseekV3)
+{
+    const auto file = clitest::writeTemp("experts-v3.py", kCode);
+    const auto r = clitest::run("eval --model " + fixture("tiny-deepseek_v3") +
+                                " --device cpu --experts --text-file '" + file.string() + "'");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json j = json::parse(r.out);
+    ASSERT_GT(j.at("tokens").size(), 5u);
+    for (const auto& t : j.at("tokens")) {
+        const auto& ex = t.at("experts");
+        ASSERT_EQ(ex.size(), 2u) << t.dump();
+        EXPECT_EQ(ex[0].at("layer"), 1);
+        EXPECT_EQ(ex[1].at("layer"), 2);
+        for (const auto& l : ex) {
+            ASSERT_EQ(l.at("ids").size(), 2u);
+            const int a = l.at("ids")[0], b = l.at("ids")[1];
+            EXPECT_NE(a, b);
+            EXPECT_TRUE(a >= 0 && a < 8 && b >= 0 && b < 8) << l.dump();
+            EXPECT_NEAR(l.at("probs")[0].get<double>() + l.at("probs")[1].get<double>(), 2.5, 1e-5) << l.dump();
+        }
+    }
+}
+
 TEST(CliExperts, EvalExpertsRefusals)
 {
     const auto file = clitest::writeTemp("experts-dense.py", kCode);

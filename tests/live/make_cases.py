@@ -116,6 +116,19 @@ BASE = {
     "qwen3_moe": dict(hidden_size=32, num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=2, head_dim=8,
                       intermediate_size=64, moe_intermediate_size=24, num_experts=4, num_experts_per_tok=2,
                       max_position_embeddings=128, bos_token_id=0, eos_token_id=0),
+    # DeepSeek (3 layers, multi-head latent attention: kv_lora_rank 16, q/k heads 8 + 4 rope dims, values 6 wide):
+    # deepseek_v2 without q_lora_rank, greedy top-2 of 4 experts, one shared expert, the first layer dense;
+    # deepseek_v3 with q_lora_rank 12, 8 experts in 4 groups (2 compete), top-2, one shared expert, first layer dense.
+    "deepseek_v2": dict(hidden_size=32, num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=4,
+                        intermediate_size=48, moe_intermediate_size=16, n_routed_experts=4, num_experts_per_tok=2,
+                        n_shared_experts=1, first_k_dense_replace=1, q_lora_rank=None, kv_lora_rank=16,
+                        qk_nope_head_dim=8, qk_rope_head_dim=4, v_head_dim=6, max_position_embeddings=128,
+                        topk_method="greedy", bos_token_id=0, eos_token_id=0),
+    "deepseek_v3": dict(hidden_size=32, num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=4,
+                        intermediate_size=48, moe_intermediate_size=16, n_routed_experts=8, num_experts_per_tok=2,
+                        n_group=4, topk_group=2, n_shared_experts=1, first_k_dense_replace=1, q_lora_rank=12,
+                        kv_lora_rank=16, qk_nope_head_dim=8, qk_rope_head_dim=4, v_head_dim=6,
+                        routed_scaling_factor=2.5, max_position_embeddings=128, bos_token_id=0, eos_token_id=0),
     "phi3": dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
                  intermediate_size=64, max_position_embeddings=128, original_max_position_embeddings=128,
                  bos_token_id=0, eos_token_id=0, pad_token_id=0),
@@ -312,6 +325,26 @@ VARIANTS = [
     ("qwen3_moe", "qwen3_moe", {}, {}),
     ("qwen3_moe-norm-topk", "qwen3_moe", {"norm_topk_prob": True, "num_experts": 8, "num_experts_per_tok": 3}, {}),
     ("qwen3_moe-dense-first-top1", "qwen3_moe", {"mlp_only_layers": [0], "num_experts_per_tok": 1}, {}),
+    # DeepSeek: q_lora_rank null / set, greedy / group-limited / grouped sigmoid routing, shared experts 0 to 2,
+    # dense first layer or none, interleaved / NeoX rope, yarn with its softmax-scale correction (mscale_all_dim).
+    ("deepseek_v2", "deepseek_v2", {}, {}),
+    ("deepseek_v2-qlora-grouped-biases", "deepseek_v2",
+     {"q_lora_rank": 12, "topk_method": "group_limited_greedy", "n_routed_experts": 8, "num_experts_per_tok": 3,
+      "n_group": 4, "topk_group": 2, "n_shared_experts": 2, "first_k_dense_replace": 0, "routed_scaling_factor": 1.5,
+      "attention_bias": True, "mlp_bias": True}, {}),
+    ("deepseek_v2-yarn-top1", "deepseek_v2",
+     {"num_experts_per_tok": 1, "rope_parameters": rope("yarn", factor=4.0, mscale=0.707, mscale_all_dim=0.707,
+                                                        original_max_position_embeddings=32)}, {}),
+    ("deepseek_v2-norm-topk", "deepseek_v2", {"norm_topk_prob": True},
+     {"expect": "refuse", "error": "norm_topk_prob = true"}),
+    ("deepseek_v3", "deepseek_v3", {}, {}),
+    ("deepseek_v3-halves-qproj-top1", "deepseek_v3",
+     {"rope_interleave": False, "q_lora_rank": None, "norm_topk_prob": False, "n_routed_experts": 4, "n_group": 2,
+      "topk_group": 1, "num_experts_per_tok": 1, "n_shared_experts": 2, "first_k_dense_replace": 0}, {}),
+    ("deepseek_v3-yarn-noshared", "deepseek_v3",
+     {"n_shared_experts": 0, "num_experts_per_tok": 3, "rope_parameters": rope(
+         "yarn", factor=4.0, mscale=1.0, mscale_all_dim=1.0, original_max_position_embeddings=32)}, {}),
+    ("deepseek_v3-bf16", "deepseek_v3", {}, {"dtype": "bfloat16"}),
     # transformers 4 spelling with the legacy type name "su", which Phi3Config reads as longrope.
     ("phi3-longrope-su-v4", "phi3", {"original_max_position_embeddings": 32,
                                      "rope_parameters": rope("longrope", short_factor=[1.0, 1.5, 2.0, 1.2],
@@ -408,7 +441,7 @@ def router_choices(model, ids):
     "probs": [token][k]}] in layer order; [] for a dense model."""
     seen, hooks = {}, []
     for name, module in model.named_modules():
-        if type(module).__name__.endswith("TopKRouter"):
+        if type(module).__name__.lower().endswith("topkrouter"):  # mixtral's TopKRouter, deepseek's TopkRouter
             layer = int(name.split("layers.")[1].split(".")[0])
 
             def hook(_m, _inp, out, layer=layer):
@@ -516,6 +549,9 @@ def make(out, tokenizer_json, name, model_type, overrides, opts):
     with torch.no_grad():
         for p in model.parameters():
             p.normal_(0.0, 0.25)
+        for n, b in model.named_buffers():  # deepseek_v3's router bias takes part in the choice: not all zero
+            if n.endswith("e_score_correction_bias"):
+                b.normal_(0.0, 0.25)
     d = os.path.join(out, name)
     shutil.rmtree(d, ignore_errors=True)
     dtype = opts.get("dtype", "float32")

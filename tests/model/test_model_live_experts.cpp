@@ -1,5 +1,5 @@
 // Live conformance of the mixture-of-experts routing (issue 42): the intermediates observer's kExperts of every
-// sparse layer equals transformers' router output (a forward hook on each *TopKRouter, make_cases.py's
+// sparse layer equals transformers' router output (a forward hook on each *TopKRouter / *TopkRouter, make_cases.py's
 // "experts") on every token: the same expert ids in the same order, and their routing weights within 1e-5 in
 // float32. Dense models deliver no kExperts at all.
 #include "model_test_util.h"
@@ -91,7 +91,7 @@ TEST(LiveConformance, ExpertsEqualTransformersRouter)
     std::printf("live experts (transformers %s): %d mixture-of-experts variants, %d token-layers, max weight error "
                 "%.2e; %d dense variants deliver none\n",
                 manifest.at("transformers").get<std::string>().c_str(), moeVariants, tokens, worst, denseVariants);
-    EXPECT_GE(moeVariants, 9);
+    EXPECT_GE(moeVariants, 16); // mixtral, qwen2_moe, qwen3_moe: 9; deepseek_v2: 3, deepseek_v3: 4
 }
 
 } // namespace

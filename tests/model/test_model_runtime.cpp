@@ -301,13 +301,47 @@ TEST(LoadErrors, UnknownModelTypeListsSupported)
     const auto msg = loadError(d);
     EXPECT_NE(msg.find("\"mamba\""), std::string::npos) << msg;
     // Every family, as a whole entry of the list "(supported: a, b, …)".
-    for (const char* a : {"gpt2",       "gpt_neo", "codegen",  "gpt_bigcode", "gpt_neox",  "llama",       "qwen2",
-                          "starcoder2", "qwen3",   "mistral",  "gemma",       "gemma2",    "gemma3_text", "phi3",
-                          "gptj",       "phi",     "stablelm", "granite",     "olmo2",     "smollm3",     "olmo3",
-                          "seed_oss",   "cwm",     "exaone4",  "mixtral",     "qwen2_moe", "qwen3_moe"}) {
+    for (const char* a :
+         {"gpt2",     "gpt_neo",   "codegen",   "gpt_bigcode", "gpt_neox",    "llama",    "qwen2", "starcoder2",
+          "qwen3",    "mistral",   "gemma",     "gemma2",      "gemma3_text", "phi3",     "gptj",  "phi",
+          "stablelm", "granite",   "olmo2",     "smollm3",     "olmo3",       "seed_oss", "cwm",   "exaone4",
+          "mixtral",  "qwen2_moe", "qwen3_moe", "deepseek_v2", "deepseek_v3"}) {
         const std::string name(a);
         EXPECT_TRUE(msg.find(" " + name + ",") != std::string::npos || msg.find(" " + name + ")") != std::string::npos)
             << name << ": " << msg;
+    }
+}
+
+// deepseek_v2/v3 settings whose computation is not transformers' (or is ambiguous) are refused naming the key.
+TEST(LoadErrors, DeepseekRefusalsNameTheKey)
+{
+    struct Case {
+        const char* model;
+        const char* key;
+        nlohmann::json value;
+        const char* expected;
+    };
+    const Case cases[] = {
+        {"tiny-deepseek_v2", "moe_layer_freq", 2, "moe_layer_freq = 2"},
+        {"tiny-deepseek_v2", "num_key_value_heads", 2, "num_key_value_heads = 2"},
+        {"tiny-deepseek_v2", "topk_method", "noaux_tc", "topk_method = \"noaux_tc\""},
+        {"tiny-deepseek_v2", "norm_topk_prob", true, "norm_topk_prob = true"},
+        {"tiny-deepseek_v3", "n_group", 3, "n_group = 3"},
+        {"tiny-deepseek_v3", "n_group", 8, "n_group = 8"}, // 8 experts: groups of 1 have no top-2
+        {"tiny-deepseek_v3", "rope_parameters",
+         nlohmann::json{{"rope_type", "yarn"}, {"rope_theta", 10000.0}, {"mscale_all_dim", 1.0}},
+         "needs rope_parameters.factor"},
+    };
+    int k = 0;
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.key);
+        const auto d = copyOf(c.model, "deepseek-refusal-" + std::to_string(k++));
+        auto cfg = readJson(d / "config.json");
+        cfg[c.key] = c.value;
+        writeBytes(d / "config.json", cfg.dump());
+        const auto msg = loadError(d);
+        EXPECT_NE(msg.find(c.expected), std::string::npos) << msg;
+        EXPECT_NE(msg.find("config.json"), std::string::npos) << msg;
     }
 }
 

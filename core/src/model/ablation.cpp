@@ -146,7 +146,7 @@ std::vector<std::vector<double>> meanHeadOutputsOfIds(const LanguageModel& m, co
                          "positions that predict a token)");
     prepareCpuThread();
     c10::InferenceMode guard;
-    const int64_t hd = dec.spec().headDim;
+    const int64_t hd = dec.spec().valueDim();
     std::vector<bool> layers(static_cast<std::size_t>(dec.spec().layers), false);
     for (const auto& h : heads)
         layers[static_cast<std::size_t>(h.layer)] = true;
@@ -183,7 +183,7 @@ std::unique_ptr<LanguageModel> withAblatedHeads(const LanguageModel& m, const st
     checkHeads(m, heads);
     const TorchLanguageModel& tm = model::runtimeModel(m);
     const model::Decoder& dec = tm.decoder();
-    const int64_t hd = dec.spec().headDim, width = dec.spec().heads * hd;
+    const int64_t hd = dec.spec().valueDim(), width = dec.spec().heads * hd;
     if (!means.empty()) {
         if (means.size() != heads.size())
             throw InputError("mean ablation has " + std::to_string(means.size()) + " means for " +

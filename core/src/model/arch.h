@@ -18,6 +18,10 @@ enum class NormKind { LayerNorm, RMSNorm, RMSNormPlusOne, RMSNormWeightFp32 };
 enum class QkNorm { None, PerHead, Full };
 enum class RopeKind { None, NeoX, GptJ }; // NeoX: rotate halves; GptJ: rotate interleaved pairs
 enum class Activation { GeluTanh, GeluErf, Silu, Relu, QuickGelu };
+// MultiHead: q, k, v of one fused projection (LayerWeights::qkv). Latent: DeepSeek's multi-head latent attention
+// (ArchSpec::Mla, mla.cpp): q through an optional low-rank bottleneck, k and v decompressed from a shared latent,
+// rope on a decoupled part of q and k only; the KV cache holds the decompressed keys and values.
+enum class AttentionKind { MultiHead, Latent };
 enum class Residual {
     Sequential,         // x += attn(ln1(x)); x += mlp(ln2(x))
     ParallelSharedNorm, // x += attn(ln1(x)) + mlp(ln1(x))       (CodeGen, GPT-J)
@@ -84,16 +88,38 @@ struct ArchSpec {
     // starcoder2: use_bias everywhere, LayerNorm with bias).
     bool qkvBias = false, outBias = false, mlpBias = false, normBias = false;
 
+    // AttentionKind::Latent (deepseek_v2/v3): headDim = nopeDim + ropeDim (q and k), rotaryDim = ropeDim (its rope
+    // part, the last ropeDim of each head), kvHeads = heads; values have vDim per head. qLoraRank 0: plain q_proj.
+    AttentionKind attention = AttentionKind::MultiHead;
+    struct Mla {
+        int64_t qLoraRank = 0, kvLoraRank = 0, nopeDim = 0, ropeDim = 0, vDim = 0;
+    } mla;
+    // Each head's width of the attention output (the output projection's input): vDim under latent attention.
+    int64_t valueDim() const { return attention == AttentionKind::Latent ? mla.vDim : headDim; }
+
     // Mixture of experts (moe.h): experts == 0 is a dense model. On the layers marked sparse the MLP is a router
     // (softmax over `experts` logits in float32, the top `topK`, renormalised to sum 1 when normTopK) and the
     // weighted sum of the chosen experts' gated MLPs (expertIntermediate each), plus a shared expert
     // (sharedIntermediate > 0) scaled by sigmoid(sharedGate · x) when sharedGate (qwen2_moe). Dense layers keep
     // the ordinary MLP of `intermediate`.
+    //
+    // Routing (moe.cpp): Softmax as above. SoftmaxGroupLimited (deepseek_v2 group_limited_greedy): the experts in
+    // `groups` equal groups, only the topkGroup groups of the highest maximum probability compete (the others'
+    // probabilities count 0). SigmoidGrouped (deepseek_v3): sigmoid scores; the choice ranks scores plus the
+    // correction bias (MoeWeights::scoreBias) within the topkGroup groups of the highest top-2 sums; the weights are
+    // the chosen experts' plain scores, renormalised (+1e-20) when normTopK. Then every weight × routedScale.
+    // routerFp32: the router logits in float32 (deepseek), else in the compute dtype. sortedTopK false: the top-k
+    // in torch.topk(sorted=False)'s order, as the deepseek routers return it.
     struct Moe {
+        enum class Routing { Softmax, SoftmaxGroupLimited, SigmoidGrouped };
         int64_t experts = 0, topK = 0, expertIntermediate = 0, sharedIntermediate = 0;
         bool normTopK = false, sharedGate = false;
         bool routerWeightsInDtype = false; // qwen2/3_moe cast the top-k weights to the compute dtype; mixtral not
         std::vector<bool> sparse;          // per layer
+        Routing routing = Routing::Softmax;
+        int64_t groups = 1, topkGroup = 1;
+        double routedScale = 1.0;
+        bool routerFp32 = false, sortedTopK = true;
     } moe;
 
     std::vector<int32_t> eosIds; // config.json eos_token_id (int or list)

@@ -59,5 +59,8 @@ void readExaone4(const json& j, ArchSpec& s, const std::string& path);
 void readMixtral(const json& j, ArchSpec& s, const std::string& path);
 void readQwen2Moe(const json& j, ArchSpec& s, const std::string& path);
 void readQwen3Moe(const json& j, ArchSpec& s, const std::string& path);
+// ---------- deepseek_v2 / deepseek_v3 (architectures_deepseek.cpp) ----------
+void readDeepseekV2(const json& j, ArchSpec& s, const std::string& path);
+void readDeepseekV3(const json& j, ArchSpec& s, const std::string& path);
 
 } // namespace ascviz::model::cfg

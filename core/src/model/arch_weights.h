@@ -6,6 +6,8 @@
 #include "decoder.h"
 #include "weights.h"
 
+#include <string>
+
 namespace ascviz::model {
 
 DecoderWeights gpt2Weights(WeightStore& ws, const ArchSpec& s);
@@ -30,5 +32,15 @@ DecoderWeights olmo2Weights(WeightStore& ws, const ArchSpec& s);
 // (architectures_moe.cpp).
 DecoderWeights mixtralWeights(WeightStore& ws, const ArchSpec& s);
 DecoderWeights qwenMoeWeights(WeightStore& ws, const ArchSpec& s);
+// deepseek_v2 / deepseek_v3: self_attn.{q_proj | q_a_proj, q_a_layernorm, q_b_proj}, kv_a_proj_with_mqa,
+// kv_a_layernorm, kv_b_proj, o_proj; mlp.gate (+ e_score_correction_bias), mlp.experts, mlp.shared_experts
+// (architectures_deepseek.cpp).
+DecoderWeights deepseekWeights(WeightStore& ws, const ArchSpec& s);
+
+// The experts of one sparse layer (architectures_moe.cpp): per-expert tensors `<prefix>N.<gate|up|down>.weight` (as
+// save_pretrained writes them), or transformers 5's fused `<prefix>gate_up_proj` [E, 2I, H] and `<prefix>down_proj`
+// [E, H, I].
+void experts(WeightStore& ws, const ArchSpec& s, const std::string& prefix, const char* gate, const char* up,
+             const char* down, MoeWeights& m);
 
 } // namespace ascviz::model

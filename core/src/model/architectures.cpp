@@ -451,6 +451,14 @@ const Architecture kArchitectures[] = {
     {"qwen3_moe", readQwen3Moe, qwenMoeWeights,
      "mixture of experts: num_experts, num_experts_per_tok, moe_intermediate_size, norm_topk_prob, "
      "decoder_sparse_step, mlp_only_layers, per-head q/k RMSNorm, attention_bias"},
+    {"deepseek_v2", readDeepseekV2, deepseekWeights,
+     "multi-head latent attention (q_lora_rank or q_proj, kv_lora_rank, qk_nope/rope_head_dim, v_head_dim, "
+     "interleaved rope, yarn mscale_all_dim), first_k_dense_replace, n_routed_experts, num_experts_per_tok, "
+     "topk_method greedy / group_limited_greedy (n_group, topk_group), routed_scaling_factor, n_shared_experts"},
+    {"deepseek_v3", readDeepseekV3, deepseekWeights,
+     "multi-head latent attention as deepseek_v2 (rope_interleave), sigmoid routing with e_score_correction_bias, "
+     "grouped top-k (n_group, topk_group), norm_topk_prob, routed_scaling_factor, n_shared_experts, "
+     "first_k_dense_replace"},
     {"olmo3", readOlmo3, olmo2Weights, "olmo2's layout, layer_types, sliding_window, rope_parameters per layer type"},
     {"seed_oss", readSeedOss, llamaStyleWeights,
      "attention_bias, attention_out_bias, mlp_bias, head_dim, rope_parameters"},

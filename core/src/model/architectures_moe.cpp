@@ -104,8 +104,8 @@ at::Tensor stackExperts(WeightStore& ws, const std::string& prefix, int64_t expe
     return at::stack(parts, 0);
 }
 
-// The experts of one sparse layer: per-expert tensors `<prefix>N.<gate|up|down>.weight` (as save_pretrained
-// writes them), or transformers 5's fused `<prefix>gate_up_proj` [E, 2I, H] and `<prefix>down_proj` [E, H, I].
+} // namespace
+
 void experts(WeightStore& ws, const ArchSpec& s, const std::string& prefix, const char* gate, const char* up,
              const char* down, MoeWeights& m)
 {
@@ -118,6 +118,8 @@ void experts(WeightStore& ws, const ArchSpec& s, const std::string& prefix, cons
     m.gateUp = at::cat({stackExperts(ws, prefix, E, gate, {I, H}), stackExperts(ws, prefix, E, up, {I, H})}, 1);
     m.down = stackExperts(ws, prefix, E, down, {H, I});
 }
+
+namespace {
 
 std::string layerPrefix(int64_t l)
 {

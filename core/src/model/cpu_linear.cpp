@@ -147,7 +147,8 @@ at::Tensor cpuFusedAttention(const at::Tensor& q, const at::Tensor& k, const at:
     const bool recording = at::GradMode::is_enabled() && (q.requires_grad() || k.requires_grad() || v.requires_grad());
     if (!fuseEnabled() || recording || linearPath() != LinearPath::Dnnl || !q.device().is_cpu() || q.dim() != 4 ||
         k.dim() != 4 || v.dim() != 4 || q.scalar_type() != at::kFloat || k.scalar_type() != at::kFloat ||
-        v.scalar_type() != at::kFloat || k.size(1) != q.size(1) || v.size(1) != q.size(1) || q.size(2) < 1)
+        v.scalar_type() != at::kFloat || k.size(1) != q.size(1) || v.size(1) != q.size(1) || q.size(2) < 1 ||
+        v.size(3) != q.size(3)) // latent attention's values are narrower than its keys
         return {};
     at::Tensor m = mask;
     const int64_t T = q.size(2), S = k.size(2);

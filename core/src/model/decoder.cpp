@@ -143,14 +143,16 @@ int64_t Decoder::parameterCount() const
     add(m_w.tokenEmbedding);
     add(m_w.positionEmbedding);
     for (const auto& l : m_w.layers) {
-        for (const Norm* nm : {&l.ln1, &l.ln2, &l.postAttn, &l.postMlp, &l.qNorm, &l.kNorm}) {
+        for (const Norm* nm :
+             {&l.ln1, &l.ln2, &l.postAttn, &l.postMlp, &l.qNorm, &l.kNorm, &l.mla.qANorm, &l.mla.kvANorm}) {
             add(nm->w);
             add(nm->b);
         }
         add(l.moe.router);
         add(l.moe.gateUp);
         add(l.moe.down);
-        for (const Linear* li : {&l.qkv, &l.o, &l.up, &l.down, &l.moe.sharedUp, &l.moe.sharedDown, &l.moe.sharedGate}) {
+        for (const Linear* li : {&l.qkv, &l.o, &l.up, &l.down, &l.moe.sharedUp, &l.moe.sharedDown, &l.moe.sharedGate,
+                                 &l.mla.qA, &l.mla.qB, &l.mla.kvA, &l.mla.kvB}) {
             add(li->w);
             add(li->b);
         }
@@ -170,7 +172,7 @@ KvCache Decoder::makeCache(int64_t batch, int64_t capacity) const
     const auto opts = at::TensorOptions().dtype(m_dtype).device(m_device);
     for (int64_t i = 0; i < m_spec.layers; ++i) {
         c.k.push_back(at::empty({batch, m_spec.kvHeads, capacity, m_spec.headDim}, opts));
-        c.v.push_back(at::empty({batch, m_spec.kvHeads, capacity, m_spec.headDim}, opts));
+        c.v.push_back(at::empty({batch, m_spec.kvHeads, capacity, m_spec.valueDim()}, opts));
     }
     return c;
 }
@@ -237,8 +239,9 @@ at::Tensor Decoder::attention(int layer, const at::Tensor& x, const at::Tensor& 
 {
     const auto& lw = m_w.layers[static_cast<std::size_t>(layer)];
     const int64_t B = x.size(0), T = x.size(1);
-    const int64_t nh = m_spec.heads, hd = m_spec.headDim;
-    auto [q, k, v] = heads(lw, lw.qkv(x), cos, sin);
+    const int64_t nh = m_spec.heads, hd = m_spec.valueDim();
+    auto [q, k, v] =
+        m_spec.attention == AttentionKind::Latent ? latentHeads(lw, x, cos, sin) : heads(lw, lw.qkv(x), cos, sin);
     const int64_t S = past + T;
     if (cache) {
         cache->k[static_cast<std::size_t>(layer)].narrow(2, past, T).copy_(k);
@@ -284,7 +287,7 @@ at::Tensor Decoder::attend(int layer, const at::Tensor& q, const at::Tensor& k, 
                            const at::Tensor& m, bool causal, ForwardObserver* probsTo) const
 {
     const int64_t B = q.size(0), T = q.size(2), S = k.size(2);
-    const int64_t nh = m_spec.heads, nkv = m_spec.kvHeads, hd = m_spec.headDim;
+    const int64_t nh = m_spec.heads, nkv = m_spec.kvHeads, hd = q.size(-1);
     const double scale = m_spec.attnScale[static_cast<std::size_t>(layer)];
     const int64_t rep = nh / nkv;
 #if TORCH_VERSION_MAJOR >= 2
@@ -332,7 +335,7 @@ at::Tensor Decoder::attend(int layer, const at::Tensor& q, const at::Tensor& k, 
     if (probsTo)
         probsTo->observe(intermediate::kAttention, layer, probs32.view({B, nh, T, S}));
     const at::Tensor probs = probs32.to(v.scalar_type()).view({B, nkv, rep * T, S});
-    return at::matmul(probs, v).view({B, nh, T, hd});
+    return at::matmul(probs, v).view({B, nh, T, v.size(-1)});
 }
 
 at::Tensor Decoder::mlp(const LayerWeights& lw, const at::Tensor& x, int layer, ForwardObserver* expertsTo) const
@@ -471,7 +474,8 @@ at::Tensor Decoder::hiddenPacked(const at::Tensor& ids, const std::vector<int64_
     };
 
     // Local layers' window masks, one per distinct length longer than the window (shorter ones are causal).
-    const int64_t nh = m_spec.heads, hd = m_spec.headDim;
+    const int64_t nh = m_spec.heads, hd = m_spec.valueDim();
+    const bool latent = m_spec.attention == AttentionKind::Latent;
     std::map<std::pair<int64_t, int64_t>, at::Tensor> windowMasks; // (window, length) -> [1, 1, T, T]
     auto windowMask = [&](int64_t window, int64_t T) {
         auto& m = windowMasks[{window, T}];
@@ -488,16 +492,16 @@ at::Tensor Decoder::hiddenPacked(const at::Tensor& ids, const std::vector<int64_
         const int layer = static_cast<int>(l);
         const int64_t window = m_spec.window[static_cast<std::size_t>(l)];
         const at::Tensor h = inputNorm(lw, x);
-        const at::Tensor qkv = lw.qkv(h); // [N, (nh + 2 nkv) hd]
+        const at::Tensor qkv = latent ? at::Tensor() : lw.qkv(h); // [N, (nh + 2 nkv) hd]
         int64_t offset = 0;
         for (const int64_t T : lengths) {
-            const at::Tensor rows = qkv.narrow(0, offset, T).unsqueeze(0);
             auto [cos, sin] = tablesOf(T).of(m_spec, l);
             if (cos.defined()) {
                 cos = cos.narrow(0, 0, T);
                 sin = sin.narrow(0, 0, T);
             }
-            const auto [q, k, v] = heads(lw, rows, cos, sin);
+            const auto [q, k, v] = latent ? latentHeads(lw, h.narrow(0, offset, T).unsqueeze(0), cos, sin)
+                                          : heads(lw, qkv.narrow(0, offset, T).unsqueeze(0), cos, sin);
             const at::Tensor mask = window > 0 && T > window ? windowMask(window, T) : at::Tensor();
             const at::Tensor out = attend(layer, q, k, v, mask, true, nullptr); // [1, nh, T, hd]
             attn.narrow(0, offset, T).copy_(out.transpose(1, 2).reshape({T, nh * hd}));

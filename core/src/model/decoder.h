@@ -28,13 +28,25 @@ struct Norm {
 
 // A mixture-of-experts layer (ArchSpec::moe; moe.cpp); undefined (router undefined) on dense layers.
 struct MoeWeights {
-    at::Tensor router; // [experts, hidden]
-    at::Tensor gateUp; // [experts, 2 I, hidden]: each expert's [gate; up] rows
-    at::Tensor down;   // [experts, hidden, I]
-    Linear sharedUp;   // the shared expert's [gate; up] ([2 S, hidden]), or undefined
-    Linear sharedDown; // [hidden, S]
-    Linear sharedGate; // [1, hidden]: sigmoid(sharedGate · x) scales the shared expert, or undefined
+    at::Tensor router;    // [experts, hidden]
+    at::Tensor gateUp;    // [experts, 2 I, hidden]: each expert's [gate; up] rows
+    at::Tensor down;      // [experts, hidden, I]
+    Linear sharedUp;      // the shared expert's [gate; up] ([2 S, hidden]), or undefined
+    Linear sharedDown;    // [hidden, S]
+    Linear sharedGate;    // [1, hidden]: sigmoid(sharedGate · x) scales the shared expert, or undefined
+    at::Tensor scoreBias; // [experts] float32: deepseek_v3's e_score_correction_bias (choice only), or undefined
     bool defined() const { return router.defined(); }
+};
+
+// Multi-head latent attention (AttentionKind::Latent, mla.cpp); q = qB(rms(qA(x))) or qB(x) where qA is undefined
+// (q_lora_rank null); [latent; k_rope] = kvA(x); [k_nope; v] per head = kvB(rms(latent)).
+struct MlaWeights {
+    Linear qA;    // [qLoraRank, hidden] or undefined
+    Norm qANorm;  // [qLoraRank] (RMSNorm, eps 1e-6)
+    Linear qB;    // [heads·(nope + rope), qLoraRank | hidden]
+    Linear kvA;   // [kvLoraRank + rope, hidden]
+    Norm kvANorm; // [kvLoraRank] (RMSNorm, eps 1e-6)
+    Linear kvB;   // [heads·(nope + v), kvLoraRank]
 };
 
 struct LayerWeights {
@@ -46,6 +58,7 @@ struct LayerWeights {
     Norm postAttn, postMlp; // Residual::Sandwich only
     Norm qNorm, kNorm;      // QkNorm::PerHead ([headDim]) or Full ([heads·headDim], [kvHeads·headDim])
     MoeWeights moe;         // replaces up/down where defined
+    MlaWeights mla;         // AttentionKind::Latent: replaces qkv
 };
 
 struct DecoderWeights {
@@ -57,7 +70,8 @@ struct DecoderWeights {
     at::Tensor headBias; // undefined when absent
 };
 
-// Keys and values of every layer for a batch, preallocated to a capacity: [batch, kvHeads, capacity, headDim].
+// Keys and values of every layer for a batch, preallocated to a capacity: [batch, kvHeads, capacity, headDim] (values:
+// valueDim; latent attention keeps its keys and values decompressed).
 struct KvCache {
     std::vector<at::Tensor> k, v;
     int64_t length = 0;
@@ -137,6 +151,7 @@ private:
     at::Tensor mlp(const LayerWeights& lw, const at::Tensor& x, int layer = -1,
                    ForwardObserver* expertsTo = nullptr) const;
     at::Tensor moe(const MoeWeights& m, const at::Tensor& x, int layer, ForwardObserver* expertsTo) const;
+    std::tuple<at::Tensor, at::Tensor> route(const MoeWeights& m, const at::Tensor& flat) const;
     // Rotary tables cos/sin [N, rotaryDim] in the compute dtype for positions [N] (undefined without rope), of a
     // forward pass over `seqLen` positions (longrope picks its factors by it); local: the local layers' tables.
     struct RopeTables {
@@ -148,6 +163,10 @@ private:
     // then rope.
     std::tuple<at::Tensor, at::Tensor, at::Tensor> heads(const LayerWeights& lw, const at::Tensor& qkv,
                                                          const at::Tensor& cos, const at::Tensor& sin) const;
+    // The same of multi-head latent attention (mla.cpp) from the attention's input x [B, T, hidden]: q, k
+    // [B, heads, T, nope + rope] (rope on the last rope dims), v [B, heads, T, vDim].
+    std::tuple<at::Tensor, at::Tensor, at::Tensor> latentHeads(const LayerWeights& lw, const at::Tensor& x,
+                                                               const at::Tensor& cos, const at::Tensor& sin) const;
     at::Tensor embed(const at::Tensor& ids, const at::Tensor& positions) const;
     // The attention's input: ln1(x), or x itself where the layout has no input norm (Residual::PostNorms).
     at::Tensor inputNorm(const LayerWeights& lw, const at::Tensor& x) const;

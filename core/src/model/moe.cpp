@@ -1,7 +1,8 @@
 // The mixture-of-experts block of the generic decoder (ArchSpec::moe, MoeWeights in decoder.h), computed as
-// transformers 5 computes Mixtral / Qwen2-MoE / Qwen3-MoE: router logits in the compute dtype, softmax in float32,
-// the top k, renormalised where the family says, then each chosen expert's gated MLP times its weight, summed per
-// token (plus the shared expert, gated by a sigmoid, for qwen2_moe).
+// transformers 5 computes Mixtral / Qwen2-MoE / Qwen3-MoE / DeepSeek-V2 / DeepSeek-V3: the router (route():
+// softmax, group-limited softmax or deepseek_v3's grouped sigmoid with its correction bias), the top k,
+// renormalised and scaled where the family says, then each chosen expert's gated MLP times its weight, summed per
+// token (plus the shared expert, gated by a sigmoid for qwen2_moe, ungated for deepseek).
 //
 // The experts run grouped, not per token: the N·k (token, expert) assignments are sorted by expert, the tokens
 // gathered once in that order, and each expert that was chosen at all runs one matrix product over its
@@ -11,10 +12,57 @@
 
 #include "ascviz/model/observer.h"
 
+#include <limits>
 #include <tuple>
 #include <vector>
 
 namespace ascviz::model {
+
+namespace {
+
+// The groups' mask [N, E] (true: may be chosen) of the topkGroup groups with the highest `groupScores` [N, G].
+at::Tensor groupMask(const at::Tensor& groupScores, int64_t topkGroup, int64_t E)
+{
+    const int64_t N = groupScores.size(0), G = groupScores.size(1);
+    const at::Tensor chosen = std::get<1>(at::topk(groupScores, topkGroup, -1, true, /*sorted=*/false));
+    const at::Tensor mask = at::zeros_like(groupScores).scatter_(1, chosen, 1.0);
+    return mask.unsqueeze(-1).expand({N, G, E / G}).reshape({N, E}).to(at::kBool);
+}
+
+} // namespace
+
+// The routing weights (float32) and ids [N, K] of `flat` [N, H] as ArchSpec::Moe::routing says.
+std::tuple<at::Tensor, at::Tensor> Decoder::route(const MoeWeights& m, const at::Tensor& flat) const
+{
+    using Routing = ArchSpec::Moe::Routing;
+    const auto& spec = m_spec.moe;
+    const int64_t K = spec.topK, E = spec.experts, N = flat.size(0), G = spec.groups;
+    const at::Tensor logits = spec.routerFp32 ? at::linear(flat.to(at::kFloat), m.router.to(at::kFloat))
+                                              : at::linear(flat, m.router).to(at::kFloat); // [N, E]
+    at::Tensor weights, ids;
+    if (spec.routing == Routing::SigmoidGrouped) {
+        const at::Tensor scores = at::sigmoid(logits);
+        at::Tensor choice = scores + m.scoreBias.to(at::kFloat);
+        const at::Tensor top2 = std::get<0>(at::topk(choice.view({N, G, E / G}), 2, -1)).sum(-1); // [N, G]
+        choice = choice.masked_fill(groupMask(top2, spec.topkGroup, E).logical_not(),
+                                    -std::numeric_limits<float>::infinity());
+        ids = std::get<1>(at::topk(choice, K, -1, true, spec.sortedTopK));
+        weights = scores.gather(1, ids);
+        if (spec.normTopK)
+            weights = weights / (weights.sum(-1, /*keepdim=*/true) + 1e-20);
+    } else {
+        at::Tensor probs = at::softmax(logits, -1);
+        if (spec.routing == Routing::SoftmaxGroupLimited)
+            probs = probs.masked_fill(
+                groupMask(std::get<0>(probs.view({N, G, E / G}).max(-1)), spec.topkGroup, E).logical_not(), 0.0);
+        std::tie(weights, ids) = at::topk(probs, K, -1, true, spec.sortedTopK);
+        if (spec.normTopK)
+            weights = weights / weights.sum(-1, /*keepdim=*/true);
+    }
+    if (spec.routedScale != 1.0)
+        weights = weights * spec.routedScale;
+    return {weights, ids};
+}
 
 at::Tensor Decoder::moe(const MoeWeights& m, const at::Tensor& x, int layer, ForwardObserver* expertsTo) const
 {
@@ -23,11 +71,7 @@ at::Tensor Decoder::moe(const MoeWeights& m, const at::Tensor& x, int layer, For
     const at::Tensor flat = x.reshape({-1, H}); // [N, H]
     const int64_t N = flat.size(0);
 
-    const at::Tensor routerLogits = at::linear(flat, m.router); // [N, E] in the compute dtype
-    const at::Tensor probs = at::softmax(routerLogits.to(at::kFloat), -1);
-    auto [weights, ids] = at::topk(probs, K, -1); // [N, K], descending
-    if (spec.normTopK)
-        weights = weights / weights.sum(-1, /*keepdim=*/true);
+    auto [weights, ids] = route(m, flat); // [N, K]
     if (spec.routerWeightsInDtype)
         weights = weights.to(x.scalar_type());
     if (expertsTo) {
