@@ -45,14 +45,13 @@ Figure likertFigure(const StudyReport& r, const FigureStyle& style)
     // The legend lists the first question's scale labels (questions share their scale in the paper's design).
     const StudyQuestion& q0 = r.questions.front();
     const auto colours = scaleColours(q0.points());
-    auto legend = [&](Figure* target, double x, double y, double w) {
-        return runLegend(target, x, y, w, q0.labels, style, style.legend == LegendPlacement::Right,
-                         {"n: answers per row"}, colours);
+    auto legend = [&](Figure* target, double x, double y, double w, bool column) {
+        return runLegend(target, x, y, w, q0.labels, style, column, {"n: answers per row"}, colours);
     };
     const double tf = tickFont(style);
-    const RowFrame fr = layoutRows(
-        f, style, top, rows, 1, [&](double w) { return legend(nullptr, 0, 0, w); }, 2 + lineHeight(tf) + 2);
     const double nW = measureText("n=0000", tf) + 2;
+    const RowFrame fr = layoutRows(
+        f, style, top, rows, 1, [&](double w, bool column) { return legend(nullptr, 0, 0, w, column); }, "", nW);
     const double x0 = fr.plotX0, x1 = fr.plotX1 - nW, mid = (x0 + x1) / 2, half = (x1 - x0) / 2;
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const double cy = fr.rowTop[i] + fr.rowH[i] / 2;
@@ -101,10 +100,13 @@ Figure likertFigure(const StudyReport& r, const FigureStyle& style)
         f.line(tx, fr.plotBottom, tx, fr.plotBottom + 2, Rgb{68, 68, 68}, 0.5);
         if (std::abs(pct) == 50 && half / 2 < labelW)
             continue;
+        if (std::abs(pct) == 100 && half < labelW / 2 + measureText("0%", tf) / 2 + 2)
+            continue;
         f.text(tx, fr.plotBottom + 2 + tf, std::to_string(std::abs(pct)) + "%", tf, TextAnchor::Middle);
     }
-    if (style.legend != LegendPlacement::None)
-        legend(&f, fr.legendX, fr.legendY, fr.legendW);
+    if (fr.legend != LegendPlacement::None)
+        legend(&f, fr.legendX, fr.legendY, fr.legendW, fr.legend == LegendPlacement::Right);
+    f.heightPt += drawNote(f, keyNote(fr.key), kPad, f.heightPt - kPad, f.widthPt - 2 * kPad, style);
     return f;
 }
 

@@ -15,9 +15,10 @@ constexpr double kMonoAdvance = 0.602; // DejaVu Sans Mono's advance per em (123
 // The code as text cells at a font that fits the width (down to 6 pt); lines longer than that wrap at
 // the column limit onto continuation rows (marked with ↪ in the gutter). colour(token) -> the cell fill
 // (nullopt: none); underline(token) -> a line under it (the completion). Returns the height used.
-double drawCode(Figure& f, const ScoredText& s, double x, double y, double width, const FigureStyle& style,
-                const std::function<std::optional<Rgb>(int)>& colour, const std::function<bool(int)>& underline,
-                double* fontOut)
+double drawCode(
+    Figure& f, const ScoredText& s, double x, double y, double width, const FigureStyle& style,
+    const std::function<std::optional<Rgb>(int)>& colour, const std::function<bool(int)>& underline, double* fontOut,
+    const std::function<bool(int)>& isNa = [](int) { return false; })
 {
     const SequenceLayout seq = layoutSequence(s);
     const int digits = static_cast<int>(std::to_string(std::max(seq.lines, 1)).size());
@@ -30,35 +31,65 @@ double drawCode(Figure& f, const ScoredText& s, double x, double y, double width
     const double codeX = x + gutterCols * cw;
     if (fontOut)
         *fontOut = font;
-    // Visual rows: line l starts at row rowOf[l]; a run at column c sits at row rowOf[l] + c / fitCols.
+    // Visual rows, wrapped at token boundaries: a token that does not fit the rest of its row starts the next
+    // one (marked ↪); only a token longer than a whole row is split inside. place[i] = (row, column) of run i.
+    std::vector<std::pair<int, int>> place(seq.runs.size());
     std::vector<int> rowOf(static_cast<std::size_t>(seq.lines) + 1, 0);
-    std::vector<int> lineCols(static_cast<std::size_t>(seq.lines) + 1, 1);
-    for (const auto& run : seq.runs)
-        if (run.line <= seq.lines)
-            lineCols[static_cast<std::size_t>(run.line)] =
-                std::max(lineCols[static_cast<std::size_t>(run.line)], run.col + run.cols);
-    int row = 0;
-    for (int l = 0; l < seq.lines; ++l) {
-        rowOf[static_cast<std::size_t>(l)] = row;
-        row += std::max(1, (lineCols[static_cast<std::size_t>(l)] + fitCols - 1) / fitCols);
+    std::vector<int> rowsOf(static_cast<std::size_t>(seq.lines) + 1, 1);
+    {
+        int row = 0, line = -1, c = 0, logicalEnd = 0;
+        for (std::size_t i = 0; i < seq.runs.size(); ++i) {
+            const auto& run = seq.runs[i];
+            while (line < run.line) { // a new line: its first row follows the previous line's last
+                if (line >= 0)
+                    rowsOf[static_cast<std::size_t>(line)] = row - rowOf[static_cast<std::size_t>(line)] + 1;
+                row += line >= 0 ? 1 : 0;
+                ++line;
+                if (line <= seq.lines)
+                    rowOf[static_cast<std::size_t>(line)] = row;
+                c = 0;
+                logicalEnd = 0;
+            }
+            c += std::max(0, run.col - logicalEnd);
+            const int n = run.newline ? 1 : run.cols;
+            if (c > 0 && c + n > fitCols && n <= fitCols) {
+                ++row;
+                c = 0;
+            }
+            place[i] = {row, c};
+            c += n;
+            while (c > fitCols) { // a run longer than a row continues on the next
+                ++row;
+                c -= fitCols;
+            }
+            logicalEnd = run.col + n;
+        }
+        if (line >= 0 && line <= seq.lines)
+            rowsOf[static_cast<std::size_t>(line)] = row - rowOf[static_cast<std::size_t>(line)] + 1;
+        for (int l = line + 1; l <= seq.lines; ++l) // lines without runs (none in practice)
+            rowOf[static_cast<std::size_t>(l)] = row + (l - line);
     }
-    const int rows = std::max(row, 1);
+    int rows = 1;
+    for (int l = 0; l < seq.lines; ++l)
+        rows = std::max(rows, rowOf[static_cast<std::size_t>(l)] + rowsOf[static_cast<std::size_t>(l)]);
     const Rgb grey{153, 153, 153};
     for (int l = 0; l < seq.lines; ++l) {
         const int r0 = rowOf[static_cast<std::size_t>(l)];
         f.text(codeX - cw, y + r0 * lh + lh * 0.75, std::to_string(l + 1), std::max(kMinFigureFontPt, font * 0.85),
                TextAnchor::End, false, grey);
-        for (int k = 1; k * fitCols < lineCols[static_cast<std::size_t>(l)]; ++k)
+        for (int k = 1; k < rowsOf[static_cast<std::size_t>(l)]; ++k)
             f.text(codeX - cw, y + (r0 + k) * lh + lh * 0.75, "\u21aa", std::max(kMinFigureFontPt, font * 0.85),
                    TextAnchor::End, false, grey);
     }
-    for (const auto& run : seq.runs) {
-        // Split the run where it crosses the column limit (code points; wide ones count 2 columns).
+    for (std::size_t ri = 0; ri < seq.runs.size(); ++ri) {
+        const auto& run = seq.runs[ri];
         std::size_t i = 0;
-        int col = run.col;
+        int r = place[ri].first, c0 = place[ri].second;
         while (i < run.text.size() || (run.newline && i == 0)) {
-            const int r = rowOf[static_cast<std::size_t>(run.line)] + col / fitCols;
-            const int c0 = col % fitCols;
+            if (c0 >= fitCols) {
+                ++r;
+                c0 = 0;
+            }
             std::string piece;
             int pieceCols = 0;
             if (run.newline) {
@@ -84,9 +115,13 @@ double drawCode(Figure& f, const ScoredText& s, double x, double y, double width
                     cell.h = lh - 1;
                     cell.fill = *fill;
                     f.items.emplace_back(cell);
+                    if (isNa(run.token) && !run.newline)
+                        figparts::hatch(f, cell.x, cell.y, cell.w, cell.h);
                 }
+                // The underline sits below the descenders (0.24 em), so an underscore stays visible above it.
                 if (underline(run.token) && !run.newline)
-                    f.line(px, py + lh - 1, px + pieceCols * cw, py + lh - 1, Rgb{17, 17, 17}, 0.8);
+                    f.line(px, py + lh * 0.75 + font * 0.3 + 0.4, px + pieceCols * cw,
+                           py + lh * 0.75 + font * 0.3 + 0.4, Rgb{17, 17, 17}, 0.5);
             }
             if (!piece.empty()) {
                 FigText t;
@@ -100,7 +135,7 @@ double drawCode(Figure& f, const ScoredText& s, double x, double y, double width
                     t.color = textColourOn(*fill); // dark cells (NtP near 0 or 1): white text
                 f.items.emplace_back(t);
             }
-            col += pieceCols;
+            c0 += pieceCols;
             if (run.newline)
                 break;
         }
@@ -128,7 +163,10 @@ ViewFigure sequenceFigure(const EvalResult& r, const FigureStyle& style, const V
             return toks[static_cast<std::size_t>(t)].generated &&
                    !isWhitespaceToken(r.scored, static_cast<std::size_t>(t));
         },
-        &out.labelPt);
+        &out.labelPt,
+        [&](int t) {
+            return !toks[static_cast<std::size_t>(t)].ntp && !isWhitespaceToken(r.scored, static_cast<std::size_t>(t));
+        });
     double bottom = y + h;
     if (style.legend != LegendPlacement::None) {
         const std::string ws = options.whitespace == WhitespaceTokens::Full   ? ""
