@@ -12,6 +12,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
 #include <functional>
 #include <sstream>
 
@@ -333,6 +335,14 @@ TEST(FigureSweep, EveryKindFitsEveryWidthFontAndLegend)
                         s.title = title;
                         const Figure f = kind.build(s);
                         ++figures;
+                        // ASCVIZ_FIGURE_SWEEP_PNG=DIR (outside the repository): 300 dpi PNGs of the 7 pt figures
+                        // with the title, to look at as a reviewer would.
+                        if (const char* dir = std::getenv("ASCVIZ_FIGURE_SWEEP_PNG"); dir && pt == 7 && title) {
+                            std::ofstream(std::string(dir) + "/" + kind.name + "-" + std::to_string(int(mm)) +
+                                              "mm-" + toString(legend) + ".png",
+                                          std::ios::binary)
+                                << figureToPng(f, 300);
+                        }
                         EXPECT_EQ(problems(f, mm), "") << kind.name << " at " << mm << " mm, " << pt << " pt, legend "
                                                        << toString(legend) << (title ? "" : ", no title");
                     }

@@ -132,23 +132,36 @@ double measureText(const std::string& text, double sizePt, bool bold, bool mono)
 
 std::vector<std::string> wrapText(const std::string& text, double sizePt, double maxWidthPt, bool bold)
 {
-    // Break opportunities: after a space (dropped), '_', '-' or '/' (kept).
+    // Break opportunities: after a space (dropped); inside a word only when the word alone is wider than the
+    // line, after '_', '-' or '/' (kept) — so for_statement is never split while it fits a line.
     std::vector<std::string> pieces;
+    auto addWord = [&](const std::string& word, bool space) {
+        if (measureText(word, sizePt, bold) <= maxWidthPt) {
+            pieces.push_back(space ? word + ' ' : word);
+            return;
+        }
+        std::string cur;
+        for (char c : word) {
+            cur += c;
+            if (c == '_' || c == '-' || c == '/') {
+                pieces.push_back(cur);
+                cur.clear();
+            }
+        }
+        if (!cur.empty() || space)
+            pieces.push_back(space ? cur + ' ' : cur);
+    };
     std::string cur;
     for (char c : text) {
         if (c == ' ') {
-            pieces.push_back(cur + ' ');
+            addWord(cur, true);
             cur.clear();
             continue;
         }
         cur += c;
-        if (c == '_' || c == '-' || c == '/') {
-            pieces.push_back(cur);
-            cur.clear();
-        }
     }
     if (!cur.empty())
-        pieces.push_back(cur);
+        addWord(cur, false);
     auto trimmed = [](std::string s) {
         while (!s.empty() && s.back() == ' ')
             s.pop_back();

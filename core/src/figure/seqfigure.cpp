@@ -52,13 +52,13 @@ double drawCode(
             }
             c += std::max(0, run.col - logicalEnd);
             const int n = run.newline ? 1 : run.cols;
-            if (c > 0 && c + n > fitCols && n <= fitCols) {
+            if (c > 0 && c + n > fitCols && n <= fitCols && !run.newline) { // a line break never opens a row
                 ++row;
                 c = 0;
             }
             place[i] = {row, c};
             c += n;
-            while (c > fitCols) { // a run longer than a row continues on the next
+            while (c > fitCols && !run.newline) { // a run longer than a row continues on the next
                 ++row;
                 c -= fitCols;
             }
@@ -86,6 +86,8 @@ double drawCode(
         std::size_t i = 0;
         int r = place[ri].first, c0 = place[ri].second;
         while (i < run.text.size() || (run.newline && i == 0)) {
+            if (run.newline && c0 >= fitCols)
+                break; // the line break of a full row: not drawn rather than on a row of its own
             if (c0 >= fitCols) {
                 ++r;
                 c0 = 0;

@@ -137,7 +137,8 @@ Figure treemapFigure(const TreemapData& d, const FigureStyle& style)
         ls = scaleLegend(nullptr, 0, 0, f.widthPt - 2 * kPad, style, caption);
     const bool right = legend == LegendPlacement::Right;
     const double mapX = kPad, mapW = f.widthPt - 2 * kPad - (right ? ls.w + 2 * kPad : 0);
-    const double mapH = mapW * 0.75, mapY = top;
+    // A narrow page gets a square map: more cells large enough for their name, a shorter caption.
+    const double mapH = mapW * (f.widthPt < 100 * kPointsPerMm ? 1.0 : 0.75), mapY = top;
     std::vector<double> gs;
     for (const auto& [g, v] : order)
         gs.push_back(total(v));

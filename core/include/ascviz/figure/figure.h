@@ -129,6 +129,9 @@ std::vector<std::pair<std::size_t, std::size_t>> overlappingText(const std::vect
 std::string figureToSvg(const Figure& f);
 // The PDF document (Cairo; fonts embedded as subsets, text stays text). Throws Error when Cairo fails.
 std::string figureToPdf(const Figure& f);
+// A raster preview (PNG at `dpi`) drawn by the PDF's painter: for looking at a figure as printed, never
+// written into an SVG or PDF.
+std::string figureToPng(const Figure& f, double dpi = 300);
 // Writes the SVG or PDF (by `pdf`) to `file`; throws InputError naming the file when it cannot be written.
 void writeFigure(const Figure& f, const std::filesystem::path& file, bool pdf);
 
