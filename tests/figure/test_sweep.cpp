@@ -338,8 +338,8 @@ TEST(FigureSweep, EveryKindFitsEveryWidthFontAndLegend)
                         // ASCVIZ_FIGURE_SWEEP_PNG=DIR (outside the repository): 300 dpi PNGs of the 7 pt figures
                         // with the title, to look at as a reviewer would.
                         if (const char* dir = std::getenv("ASCVIZ_FIGURE_SWEEP_PNG"); dir && pt == 7 && title) {
-                            std::ofstream(std::string(dir) + "/" + kind.name + "-" + std::to_string(int(mm)) +
-                                              "mm-" + toString(legend) + ".png",
+                            std::ofstream(std::string(dir) + "/" + kind.name + "-" + std::to_string(int(mm)) + "mm-" +
+                                              toString(legend) + ".png",
                                           std::ios::binary)
                                 << figureToPng(f, 300);
                         }
