@@ -39,27 +39,29 @@ Figure likertFigure(const StudyReport& r, const FigureStyle& style)
     std::vector<std::pair<const StudyQuestion*, std::string>> keys;
     for (const auto& q : r.questions)
         for (const auto& c : r.conditions) {
-            rows.push_back(q.id + " \u00b7 " + c + " (" + conditionDescription(c) + ")");
+            const std::string what = conditionDescription(c);
+            rows.push_back(q.id + " \u00b7 " + c + (what.empty() || what == c ? "" : " (" + what + ")"));
             keys.emplace_back(&q, c);
         }
     // The legend lists the first question's scale labels (questions share their scale in the paper's design).
     const StudyQuestion& q0 = r.questions.front();
     const auto colours = scaleColours(q0.points());
     auto legend = [&](Figure* target, double x, double y, double w, bool column) {
-        return runLegend(target, x, y, w, q0.labels, style, column, {"n: answers per row"}, colours);
+        return runLegend(target, x, y, w, q0.labels, style, column, {"right column: answers per row (n)"}, colours);
     };
     const double tf = tickFont(style);
-    const double nW = measureText("n=0000", tf) + 2;
+    const double nW = measureText("0000", tf) + 3; // the answers per row, a number column right of the bars
     const RowFrame fr = layoutRows(
         f, style, top, rows, 1, [&](double w, bool column) { return legend(nullptr, 0, 0, w, column); }, "", nW);
     const double x0 = fr.plotX0, x1 = fr.plotX1 - nW, mid = (x0 + x1) / 2, half = (x1 - x0) / 2;
+    f.plotAreas.back().x1 = x1; // the bars (the sweep holds them to a third of the page)
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const double cy = fr.rowTop[i] + fr.rowH[i] / 2;
         drawLabel(f, fr.labels[i], fr.labelX, cy, style.fontPt, TextAnchor::End);
         const QuestionReport& qr = r.at(keys[i].second, keys[i].first->id);
         const int points = keys[i].first->points();
         const auto cs = scaleColours(points);
-        f.text(fr.plotX1, cy + tf * 0.35, "n=" + std::to_string(qr.n), tf, TextAnchor::End);
+        f.text(fr.plotX1, cy + tf * 0.35, std::to_string(qr.n), tf, TextAnchor::End);
         if (qr.n == 0)
             continue;
         // Start left of the centre by the disagreeing share (+ half the neutral point).

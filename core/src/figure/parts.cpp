@@ -276,7 +276,20 @@ RowFrame layoutRows(Figure& f, const FigureStyle& s, double contentTop, const st
     fr.legend = s.legend;
     // Labels take at most 38 % of what is left beside a right legend; the plot keeps kMinPlotShare of the page,
     // else the legend moves below.
-    auto fit = [&](double innerW) { return fitLabels(rows, s.fontPt, innerW * 0.38, "C", false, 3); };
+    // Labels take 38 % of the width beside the plot, less (down to 24 %, more lines or keys) while the plot would
+    // be narrower than a third of the page.
+    auto fit = [&](double innerW) {
+        FittedLabels best;
+        for (double share : {0.38, 0.3, 0.24}) {
+            best = fitLabels(rows, s.fontPt, innerW * share, "C", false, 3);
+            double lw = 0;
+            for (const auto& l : best.lines)
+                lw = std::max(lw, labelWidth(l, s.fontPt));
+            if (innerW - lw - 8 - extraRight >= W / 3 + 1)
+                break;
+        }
+        return best;
+    };
     double legendW = 0, legendH = 0;
     FittedLabels labels;
     double innerW = W - 2 * kPad;
