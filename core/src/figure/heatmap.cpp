@@ -72,8 +72,25 @@ Figure heatmapFigure(const std::vector<std::string>& rows, const std::vector<Hea
     std::vector<std::string> colNames;
     for (const auto& c : columns)
         colNames.push_back(c.name);
+    // Headers, in order of preference: horizontal whole names; turned whole names (one line, a quarter of the
+    // page); horizontal keys (M1 …); turned keys, every k-th when even those touch.
     FittedLabels head = fitLabels(colNames, tf, colW - 2, "M", true, 3);
-    bool turned = !head.key.empty();
+    bool turned = false;
+    if (!head.key.empty()) {
+        const FittedLabels turnedWhole = fitLabels(colNames, tf, W * 0.25, "M", true, 1);
+        if (turnedWhole.key.empty() && colW >= lineHeight(tf)) {
+            head = turnedWhole;
+            turned = true;
+        } else {
+            bool keysFit = true;
+            for (const auto& l : head.lines)
+                keysFit = keysFit && labelWidth(l, tf) <= colW - 2;
+            if (!keysFit) {
+                head = turnedWhole;
+                turned = true;
+            }
+        }
+    }
     std::size_t every = 1;
     double headH = 0;
     if (!turned) {
@@ -82,7 +99,6 @@ Figure heatmapFigure(const std::vector<std::string>& rows, const std::vector<Hea
             n = std::max(n, l.size());
         headH = lineHeight(tf) * static_cast<double>(n) + 2;
     } else {
-        head = fitLabels(colNames, tf, W * 0.25, "M", true, 1);
         every = static_cast<std::size_t>(std::ceil(lineHeight(tf) / std::max(colW, 1e-6)));
         for (std::size_t c = 0; c < columns.size(); c += every)
             headH = std::max(headH, measureText(head.lines[c][0], tf, true) + 3);

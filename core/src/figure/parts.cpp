@@ -208,6 +208,11 @@ Size runLegend(Figure* f, double x, double y, double maxWidth, const std::vector
     };
     for (std::size_t k = 0; k < runs.size(); ++k)
         entry(runs[k], colours.size() > k ? colours[k] : runColour(k));
+    if (!column && !extra.empty() && cx > x) { // notes start their own row, apart from the runs
+        cx = x;
+        cy += rowH + 2;
+        rowH = 0;
+    }
     for (const auto& e : extra)
         entry(e, std::nullopt);
     return {w, cy + rowH - y};
