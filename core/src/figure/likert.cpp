@@ -47,10 +47,10 @@ Figure likertFigure(const StudyReport& r, const FigureStyle& style)
     const StudyQuestion& q0 = r.questions.front();
     const auto colours = scaleColours(q0.points());
     auto legend = [&](Figure* target, double x, double y, double w, bool column) {
-        return runLegend(target, x, y, w, q0.labels, style, column, {"right column: answers per row (n)"}, colours);
+        return runLegend(target, x, y, w, q0.labels, style, column, {"n: answers per row"}, colours);
     };
     const double tf = tickFont(style);
-    const double nW = measureText("0000", tf) + 3; // the answers per row, a number column right of the bars
+    const double nW = measureText("n=0000", tf) + 2; // the answers per row, right of the bars
     const RowFrame fr = layoutRows(
         f, style, top, rows, 1, [&](double w, bool column) { return legend(nullptr, 0, 0, w, column); }, "", nW);
     const double x0 = fr.plotX0, x1 = fr.plotX1 - nW, mid = (x0 + x1) / 2, half = (x1 - x0) / 2;
@@ -61,7 +61,7 @@ Figure likertFigure(const StudyReport& r, const FigureStyle& style)
         const QuestionReport& qr = r.at(keys[i].second, keys[i].first->id);
         const int points = keys[i].first->points();
         const auto cs = scaleColours(points);
-        f.text(fr.plotX1, cy + tf * 0.35, std::to_string(qr.n), tf, TextAnchor::End);
+        f.text(fr.plotX1, cy + tf * 0.35, "n=" + std::to_string(qr.n), tf, TextAnchor::End);
         if (qr.n == 0)
             continue;
         // Start left of the centre by the disagreeing share (+ half the neutral point).
