@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <set>
 
 using namespace ascviz;
@@ -223,4 +224,32 @@ TEST(Fit44, TreatmentsHaveNoThresholdGuides)
     EXPECT_EQ(dashed(distributionFigure(d, at(85))), 2); // AsC-Eval: the 0.5 and 0.6 guides
     d.guides = false;
     EXPECT_EQ(dashed(distributionFigure(d, at(85))), 0);
+}
+
+TEST(Fit44, Figure5WithASubtreeShowsOnlyTheLinesThatHoldIt)
+{
+    const EvalResult r = longerEval();
+    int ifNode = -1;
+    for (const auto& n : r.tree.nodes())
+        if (n.type == "if_statement") {
+            ifNode = n.id;
+            break;
+        }
+    ASSERT_GE(ifNode, 0);
+    ViewFigureOptions o;
+    o.layout.subtree = ifNode;
+    const ViewFigure whole = figure5(r, AstView::Partial, at(85), ViewFigureOptions{});
+    const ViewFigure part = figure5(r, AstView::Partial, at(85), o);
+    EXPECT_LT(part.figure.heightPt, whole.figure.heightPt);
+    std::string code;
+    std::set<std::string> numbers;
+    for (const auto* t : texts(part.figure)) {
+        if (t->mono)
+            code += t->text;
+        else if (!t->text.empty() && std::isdigit(static_cast<unsigned char>(t->text[0])) && t->text.size() == 1)
+            numbers.insert(t->text);
+    }
+    EXPECT_EQ(code.find("def"), std::string::npos) << code; // line 1 is not in the if statement
+    EXPECT_NE(code.find("if item.price"), std::string::npos) << code;
+    EXPECT_TRUE(numbers.count("4")) << "the if statement's first line keeps its number in the file";
 }

@@ -18,10 +18,10 @@ constexpr double kMonoAdvance = 0.602; // DejaVu Sans Mono's advance per em (123
 double drawCode(
     Figure& f, const ScoredText& s, double x, double y, double width, const FigureStyle& style,
     const std::function<std::optional<Rgb>(int)>& colour, const std::function<bool(int)>& underline, double* fontOut,
-    const std::function<bool(int)>& isNa = [](int) { return false; })
+    const std::function<bool(int)>& isNa = [](int) { return false; }, int firstLine = 0)
 {
     const SequenceLayout seq = layoutSequence(s);
-    const int digits = static_cast<int>(std::to_string(std::max(seq.lines, 1)).size());
+    const int digits = static_cast<int>(std::to_string(std::max(firstLine + seq.lines, 1)).size());
     const double gutterCols = digits + 1.5;
     const int cols = std::max(seq.maxCols, 1);
     double font = std::min(style.fontPt, width / ((cols + gutterCols) * kMonoAdvance));
@@ -75,8 +75,8 @@ double drawCode(
     const Rgb grey{153, 153, 153};
     for (int l = 0; l < seq.lines; ++l) {
         const int r0 = rowOf[static_cast<std::size_t>(l)];
-        f.text(codeX - cw, y + r0 * lh + lh * 0.75, std::to_string(l + 1), std::max(kMinFigureFontPt, font * 0.85),
-               TextAnchor::End, false, grey);
+        f.text(codeX - cw, y + r0 * lh + lh * 0.75, std::to_string(firstLine + l + 1),
+               std::max(kMinFigureFontPt, font * 0.85), TextAnchor::End, false, grey);
         for (int k = 1; k < rowsOf[static_cast<std::size_t>(l)]; ++k)
             f.text(codeX - cw, y + (r0 + k) * lh + lh * 0.75, "\u21aa", std::max(kMinFigureFontPt, font * 0.85),
                    TextAnchor::End, false, grey);
@@ -145,6 +145,32 @@ double drawCode(
     return rows * lh;
 }
 
+// The whole lines of s that hold bytes [b0, b1): their text and tokens (clipped to the lines, offsets shifted);
+// *firstLine = the 0-based index of the first of them.
+ScoredText linesOf(const ScoredText& s, std::size_t b0, std::size_t b1, int* firstLine)
+{
+    std::size_t start = 0;
+    if (b0 > 0) {
+        const std::size_t nl = s.text.rfind('\n', b0 - 1);
+        start = nl == std::string::npos ? 0 : nl + 1;
+    }
+    std::size_t end = s.text.find('\n', b1 > start ? b1 - 1 : start);
+    end = end == std::string::npos ? s.text.size() : end + 1;
+    *firstLine =
+        static_cast<int>(std::count(s.text.begin(), s.text.begin() + static_cast<std::ptrdiff_t>(start), '\n'));
+    ScoredText out;
+    out.model = s.model;
+    out.text = s.text.substr(start, end - start);
+    for (const auto& t : s.tokens)
+        if (t.end > start && t.start < end) {
+            ScoredToken c = t;
+            c.start = std::max(t.start, start) - start;
+            c.end = std::min(t.end, end) - start;
+            out.tokens.push_back(std::move(c));
+        }
+    return out;
+}
+
 } // namespace
 
 ViewFigure sequenceFigure(const EvalResult& r, const FigureStyle& style, const ViewFigureOptions& options)
@@ -195,21 +221,22 @@ ViewFigure figure5(const EvalResult& r, AstView view, const FigureStyle& style, 
     const std::string model = r.scored.model.empty() ? std::string("(unnamed model)") : r.scored.model;
     f.title = "AsC-Eval of a completion - " + model;
     double y = drawTitle(f, style, "Completion and its AST (" + model + ", \u03b8 = " + toString(r.aggregation) + ")");
-    const auto& toks = r.scored.tokens;
+    // With a subtree, the code is the lines that hold it (figure5 sized to what it shows), numbered as in the file.
+    int firstLine = 0;
+    const int sub = options.layout.subtree;
+    const ScoredText code = sub >= 0 && static_cast<std::size_t>(sub) < r.tree.nodes().size()
+                                ? linesOf(r.scored, r.tree.nodes()[static_cast<std::size_t>(sub)].start,
+                                          r.tree.nodes()[static_cast<std::size_t>(sub)].end, &firstLine)
+                                : r.scored;
+    const auto& toks = code.tokens;
     const Rgb highlight{255, 236, 179}; // the completion: a light amber behind the generated tokens
+    auto completion = [&](int t) {
+        return toks[static_cast<std::size_t>(t)].generated && !isWhitespaceToken(code, static_cast<std::size_t>(t));
+    };
     y += drawCode(
-        f, r.scored, kPad, y, f.widthPt - 2 * kPad, style,
-        [&](int t) {
-            return toks[static_cast<std::size_t>(t)].generated &&
-                           !isWhitespaceToken(r.scored, static_cast<std::size_t>(t))
-                       ? std::optional<Rgb>(highlight)
-                       : std::nullopt;
-        },
-        [&](int t) {
-            return toks[static_cast<std::size_t>(t)].generated &&
-                   !isWhitespaceToken(r.scored, static_cast<std::size_t>(t));
-        },
-        nullptr);
+        f, code, kPad, y, f.widthPt - 2 * kPad, style,
+        [&](int t) { return completion(t) ? std::optional<Rgb>(highlight) : std::nullopt; }, completion, nullptr,
+        [](int) { return false; }, firstLine);
     y += kPad;
     f.line(kPad, y, f.widthPt - kPad, y, Rgb{200, 200, 200}, 0.4);
     f.append(ast.figure, 0, y);
