@@ -4,6 +4,7 @@
 #include "ascviz/render/svg.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 
 namespace ascviz::figparts {
@@ -281,19 +282,29 @@ RowFrame layoutRows(Figure& f, const FigureStyle& s, double contentTop, const st
     fr.legend = s.legend;
     // Labels take at most 38 % of what is left beside a right legend; the plot keeps kMinPlotShare of the page,
     // else the legend moves below.
-    // Labels take 38 % of the width beside the plot, less (down to 24 %, more lines or keys) while the plot would
-    // be narrower than a third of the page.
+    // Labels take a share of the width beside the plot: the share with the fewest keyed labels that leaves the
+    // plot 45 % of the page, else the fewest keys that leave it a third, else the narrowest share.
     auto fit = [&](double innerW) {
-        FittedLabels best;
-        for (double share : {0.38, 0.3, 0.24}) {
-            best = fitLabels(rows, s.fontPt, innerW * share, "C", false, 3);
+        FittedLabels best, fallback;
+        std::size_t bestKeys = SIZE_MAX, fallbackKeys = SIZE_MAX;
+        for (double share : {0.38, 0.45, 0.5, 0.3, 0.24}) {
+            FittedLabels l = fitLabels(rows, s.fontPt, innerW * share, "C", false, 3);
             double lw = 0;
-            for (const auto& l : best.lines)
-                lw = std::max(lw, labelWidth(l, s.fontPt));
-            if (innerW - lw - 8 - extraRight >= W / 3 + 1)
-                break;
+            for (const auto& x : l.lines)
+                lw = std::max(lw, labelWidth(x, s.fontPt));
+            const double plot = innerW - lw - 8 - extraRight;
+            if (plot >= 0.45 * W && l.key.size() < bestKeys) {
+                bestKeys = l.key.size();
+                best = l;
+            }
+            if (plot >= W / 3 + 1 && l.key.size() < fallbackKeys) {
+                fallbackKeys = l.key.size();
+                fallback = l;
+            }
+            if (share == 0.24 && fallbackKeys == SIZE_MAX)
+                fallback = l;
         }
-        return best;
+        return bestKeys != SIZE_MAX ? best : fallback;
     };
     double legendW = 0, legendH = 0;
     FittedLabels labels;
