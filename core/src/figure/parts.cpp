@@ -283,28 +283,25 @@ RowFrame layoutRows(Figure& f, const FigureStyle& s, double contentTop, const st
     // Labels take at most 38 % of what is left beside a right legend; the plot keeps kMinPlotShare of the page,
     // else the legend moves below.
     // Labels take a share of the width beside the plot: the share with the fewest keyed labels that leaves the
-    // plot 45 % of the page, else the fewest keys that leave it a third, else the narrowest share.
+    // plot a third of the page, among those one that leaves it 45 %; else the narrowest share.
     auto fit = [&](double innerW) {
-        FittedLabels best, fallback;
-        std::size_t bestKeys = SIZE_MAX, fallbackKeys = SIZE_MAX;
+        FittedLabels best, narrowest;
+        std::pair<std::size_t, int> bestScore{SIZE_MAX, 2};
         for (double share : {0.38, 0.45, 0.5, 0.3, 0.24}) {
             FittedLabels l = fitLabels(rows, s.fontPt, innerW * share, "C", false, 3);
             double lw = 0;
             for (const auto& x : l.lines)
                 lw = std::max(lw, labelWidth(x, s.fontPt));
             const double plot = innerW - lw - 8 - extraRight;
-            if (plot >= 0.45 * W && l.key.size() < bestKeys) {
-                bestKeys = l.key.size();
+            const std::pair<std::size_t, int> score{l.key.size(), plot >= 0.45 * W ? 0 : 1};
+            if (plot >= W / 3 + 1 && score < bestScore) {
+                bestScore = score;
                 best = l;
             }
-            if (plot >= W / 3 + 1 && l.key.size() < fallbackKeys) {
-                fallbackKeys = l.key.size();
-                fallback = l;
-            }
-            if (share == 0.24 && fallbackKeys == SIZE_MAX)
-                fallback = l;
+            if (share == 0.24)
+                narrowest = std::move(l);
         }
-        return bestKeys != SIZE_MAX ? best : fallback;
+        return bestScore.first != SIZE_MAX ? best : narrowest;
     };
     double legendW = 0, legendH = 0;
     FittedLabels labels;
