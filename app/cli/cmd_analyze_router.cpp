@@ -84,7 +84,8 @@ const std::vector<AnalyzeSubcommand>& analyzeSubcommands()
          "    --json   --latex FILE (Tables 3 and 6)   --limit N   --shard I/N   --language L\n"
          "    --partial P.jsonl [--resume]: one line per snippet, continued by --resume; --from P1,P2: tally\n"
          "    partial files (shards) without a model\n"
-         "    --svg OUT | --pdf OUT [--relation TYPE]: the layer x head heat map (default: the model score)\n",
+         "    --svg OUT | --pdf OUT [--relation TYPE]: the layer x head heat map (default: the model score),\n"
+         "                 with --width-mm W --font-pt P --no-title --legend right|bottom|none\n",
          true, cmdAnalyzeHeads},
         {"treatments", "--db RUNS [--outcome Y] [--confounders a,b] [--json] [--latex OUT]",
          "Galeras (method.md 12): per treatment vs control, the ATE by OLS Y ~ 1 + D + Z (se, 95% CI)\n"
@@ -97,13 +98,14 @@ const std::vector<AnalyzeSubcommand>& analyzeSubcommands()
          "    --svg OUT | --pdf OUT   the outcomes' distributions per treatment (box plots), with the figure\n"
          "                 options --width-mm W --font-pt P --no-title --legend right|bottom|none\n",
          false, analyzeTreatments},
-        {"layers", "(--db RESULTS | --corpus C --model M) [--json] [--latex OUT] [--svg OUT]",
+        {"layers", "(--db RESULTS | --corpus C --model M) [--json] [--latex OUT] [--svg OUT] [--pdf OUT]",
          "(--db RESULTS | --corpus C [--model M]): the layer lens (method.md 13) on every snippet, AsC-Eval\n"
          "             per category and concept at every layer (bootstrapped medians) and the first layer reaching\n"
          "             --fraction F of the final value (default 0.9), and the median commitment layer (method.md\n"
          "             14.3: \"commit\"); --limit N  --resamples N  --seed S\n"
          "             --aggregation A  --language L  --quiet\n"
-         "             --json  --latex FILE  --svg FILE (category x layer heat map)\n",
+         "             --json  --latex FILE  --svg FILE | --pdf FILE (category x layer heat map; --width-mm W\n"
+         "             --font-pt P --no-title --legend right|bottom|none)\n",
          true, cmdAnalyzeLayers},
     };
     return table;

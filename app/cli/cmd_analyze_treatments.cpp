@@ -74,6 +74,8 @@ int analyzeTreatmentsCommand(Args& args, const std::optional<std::string>& out)
         d.values = od.values;
         d.title = od.outcomes.size() == 1 ? od.outcomes[0] + " by treatment" : "Outcomes by treatment";
         d.axisLabel = "outcome per completion";
+        d.guides = false; // 0.5 / 0.6 are AsC-Eval's thresholds, not the outcomes'
+
         if (od.leftOut > 0)
             d.warning = std::to_string(od.leftOut) + " values left out (error or no value)";
         writeFigure(distributionFigure(d, style), svg ? *svg : *pdf, pdf.has_value());

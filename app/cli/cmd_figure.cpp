@@ -153,7 +153,9 @@ int cmdFigure(Args& args)
             for (const auto& run : runs)
                 sets.emplace_back(run.label, run.stats);
             const auto [rows, cols] = heatmapData(sets);
-            f = heatmapFigure(rows, cols, style);
+            HeatmapFigureOptions o; // cells over fewer than --min-n pooled values are marked
+            o.minN = runs.front().stats->minN;
+            f = heatmapFigure(rows, cols, style, o);
         }
     } else {
         throw UsageError("unknown figure kind '" + *kind + "' (categories, distribution, treemap, heatmap, likert)");

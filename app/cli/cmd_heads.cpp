@@ -2,6 +2,7 @@
 // vs those relations over a corpus, with the offset and keyword baselines.
 #include "commands.h"
 #include "common.h"
+#include "figure_args.h"
 
 #include "ascviz/attention/headpartial.h"
 #include "ascviz/base/resources.h"
@@ -125,7 +126,7 @@ namespace {
 // --svg OUT | --pdf OUT: the layer × head heat map at top-1 of one relation type (--relation TYPE) or, by
 // default, of the model score (per head, the mean of its scores over the relation types the report keeps).
 void writeHeadHeatmap(const HeadTally& tally, const HeadReport& report, const std::optional<std::string>& relation,
-                      const std::string& file, bool pdf)
+                      const std::string& file, bool pdf, const FigureStyle& style)
 {
     std::vector<double> scores;
     std::string title;
@@ -146,7 +147,7 @@ void writeHeadHeatmap(const HeadTally& tally, const HeadReport& report, const st
         title = "model score: mean top-1 score per head over " + std::to_string(report.relations.size()) +
                 " relation types (" + report.model + ")";
     }
-    writeFigure(headHeatmapFigure(scores, tally.layers(), tally.heads(), title), file, pdf);
+    writeFigure(headHeatmapPaperFigure(scores, tally.layers(), tally.heads(), title, style), file, pdf);
     std::cerr << "analyze heads: wrote " << file << '\n';
 }
 
@@ -162,6 +163,8 @@ int cmdAnalyzeHeads(Args& args)
     const auto out = args.value("--out");
     const auto svgOut = args.value("--svg");
     const auto pdfOut = args.value("--pdf");
+    bool styled = false;
+    const FigureStyle style = readFigureStyle(args, &styled);
     const auto relationArg = args.value("--relation");
     const auto from = args.value("--from");
     const auto partial = args.value("--partial");
@@ -187,6 +190,9 @@ int cmdAnalyzeHeads(Args& args)
         throw UsageError("--limit must be >= 0 (0 = all)");
     if (relationArg && !svgOut && !pdfOut)
         throw UsageError("--relation picks the heat map of --svg OUT or --pdf OUT; give one of them");
+    if (styled && !svgOut && !pdfOut)
+        throw UsageError("--width-mm, --font-pt, --no-title and --legend style the heat map: give --svg OUT or "
+                         "--pdf OUT");
     if (from && (corpusArg || partial))
         throw UsageError("--from tallies partial files; it takes no --corpus or --partial");
     if (!from && !corpusArg)
@@ -197,9 +203,9 @@ int cmdAnalyzeHeads(Args& args)
     HeadReport report;
     auto heatmaps = [&](const HeadTally& tally) {
         if (svgOut)
-            writeHeadHeatmap(tally, report, relationArg, *svgOut, false);
+            writeHeadHeatmap(tally, report, relationArg, *svgOut, false, style);
         if (pdfOut)
-            writeHeadHeatmap(tally, report, relationArg, *pdfOut, true);
+            writeHeadHeatmap(tally, report, relationArg, *pdfOut, true, style);
     };
 
     if (from) {

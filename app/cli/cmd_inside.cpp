@@ -2,18 +2,21 @@
 // concept/category × layer matrix of the layer lens). `eval --layers` is in cmd_syntax.cpp.
 #include "commands.h"
 #include "common.h"
+#include "figure_args.h"
 
 #include "ascviz/attribution/attribution.h"
 #include "ascviz/attribution/reliance.h"
 #include "ascviz/base/error.h"
 #include "ascviz/base/resources.h"
 #include "ascviz/base/utf8.h"
+#include "ascviz/figure/charts.h"
 #include "ascviz/lens/matrix.h"
 #include "ascviz/model/lens.h"
 #include "ascviz/results/resultsdb.h"
 
 #include <chrono>
 #include <iostream>
+#include <utility>
 
 namespace ascviz::cli {
 
@@ -155,6 +158,9 @@ int cmdAnalyzeLayers(Args& args)
     const bool asJson = args.flag("--json");
     const auto latex = args.value("--latex");
     const auto svg = args.value("--svg");
+    const auto pdf = args.value("--pdf");
+    bool styled = false;
+    const FigureStyle style = readFigureStyle(args, &styled);
     const auto out = args.value("--out");
     const bool quiet = args.flag("--quiet");
     Args peek = args;
@@ -164,6 +170,9 @@ int cmdAnalyzeLayers(Args& args)
         throw UsageError("--fraction must be in (0, 1]");
     if (boot.resamples < 1 || limit < 0)
         throw UsageError("--resamples must be >= 1 and --limit >= 0");
+    if (styled && !svg && !pdf)
+        throw UsageError("--width-mm, --font-pt, --no-title and --legend style the heat map: give --svg OUT or "
+                         "--pdf OUT");
 
     std::vector<LayerText> texts;
     std::string modelArg;
@@ -212,9 +221,15 @@ int cmdAnalyzeLayers(Args& args)
         writeText(layerMatrixLatex(m), *latex);
         std::cerr << "analyze: wrote " << *latex << '\n';
     }
-    if (svg) {
-        writeText(layerMatrixSvg(m), *svg);
-        std::cerr << "analyze: wrote " << *svg << '\n';
+    // The category x layer heat map as a paper figure (figure room: width, font, legend; SVG and PDF).
+    for (const auto& [file, asPdf] : {std::pair{svg, false}, std::pair{pdf, true}}) {
+        if (!file)
+            continue;
+        const auto [rows, cols] = layerMatrixHeatmap(m);
+        HeatmapFigureOptions o;
+        o.title = "AsC-Eval by category and layer (" + m.model + ")";
+        writeFigure(heatmapFigure(rows, cols, style, o), *file, asPdf);
+        std::cerr << "analyze: wrote " << *file << '\n';
     }
     json j = layerMatrixJson(m);
     j["skipped"] = skipped;

@@ -118,6 +118,18 @@ TEST(CliHeads, HeatmapAsSvgAndPdf)
     EXPECT_NE(none.err.find("nope"), std::string::npos) << none.err;
     const auto alone = clitest::run("analyze heads --top-k 1 --from '" + p.string() + "' --relation x");
     EXPECT_EQ(alone.status, 2);
+    // The paper options (issue 44): the width asked, not the title's; no title line with --no-title; a PDF too.
+    const auto styled = clitest::run("analyze heads --top-k 1 --from '" + p.string() +
+                                     "' --min-count 1 --width-mm 40 --font-pt 7 --no-title --legend bottom --svg '" +
+                                     svg.string() + "' --pdf '" + pdf.string() + "'");
+    ASSERT_EQ(styled.status, 0) << styled.err;
+    const std::string st = clitest::readAll(svg.string());
+    EXPECT_NE(st.find("width=\"40mm\""), std::string::npos) << st;
+    EXPECT_EQ(st.find("\">model score"), std::string::npos) << st; // no title line (the <title> stays)
+    EXPECT_NE(st.find(">score (%)"), std::string::npos) << st;     // the colour key
+    EXPECT_EQ(clitest::readAll(pdf.string()).rfind("%PDF", 0), 0u);
+    const auto unstyled = clitest::run("analyze heads --top-k 1 --from '" + p.string() + "' --width-mm 40");
+    EXPECT_EQ(unstyled.status, 2) << unstyled.err;
 }
 
 TEST(CliHeads, BadInput)

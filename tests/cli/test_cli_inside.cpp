@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -212,6 +213,18 @@ TEST(CliInside, AnalyzeLayersMatrix)
     EXPECT_GT(j.at("categories").at("Scope").at("commit_n").get<int>(), 0);
     EXPECT_TRUE(j.at("global_commit").is_number());
     EXPECT_NE(clitest::readAll(tex).find("\\begin{tabular}"), std::string::npos);
+    // The heat map as a paper figure (issue 44): SVG and PDF at the width asked, the figure options.
+    const auto svg = clitest::tempDir() / "layers.svg", pdf = clitest::tempDir() / "layers.pdf";
+    const auto fig = clitest::run("analyze layers --corpus '" + corpus.string() + "' --model " + tinyModel() +
+                                  " --device cpu --quiet --resamples 20 --width-mm 40 --font-pt 6 --svg '" +
+                                  svg.string() + "' --pdf '" + pdf.string() + "'");
+    ASSERT_EQ(fig.status, 0) << fig.err;
+    const std::string fs = clitest::readAll(svg);
+    EXPECT_NE(fs.find("width=\"40mm\""), std::string::npos) << fs;
+    EXPECT_NE(fs.find(">emb<"), std::string::npos) << fs;
+    EXPECT_EQ(clitest::readAll(pdf).rfind("%PDF", 0), 0u);
+    std::filesystem::remove(svg);
+    std::filesystem::remove(pdf);
     EXPECT_EQ(clitest::run("analyze layers --model " + tinyModel()).status, 2); // neither --db nor --corpus
 
     // --db: the database's snippets with its run's model and aggregation.

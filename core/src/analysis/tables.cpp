@@ -180,8 +180,10 @@ heatmapData(const std::vector<std::pair<std::string, const CorpusStats*>>& sets)
         HeatmapColumn c;
         c.name = name;
         c.values["Global"] = s->globalAscEval;
-        for (const auto& [cat, r] : s->categories)
+        for (const auto& [cat, r] : s->categories) {
             c.values[cat] = r.median;
+            c.counts[cat] = r.n; // the figure marks a value over fewer than the minimum count
+        }
         cols.push_back(std::move(c));
     }
     return {rows, cols};

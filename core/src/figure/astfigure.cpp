@@ -52,6 +52,9 @@ void drawGraph(Figure& f, const EvalResult& r, const GraphLayout& g, double x, d
         box.strokeWidth = (n.error() ? 2.0 : 0.6) * scale;
         box.dashed = n.error();
         f.items.emplace_back(box);
+        if (!ne.value) // n/a: hatched, as in the legend, so it differs from 0.5 also in grey print
+            figparts::hatch(f, box.x + box.radius * 0.3, box.y + box.radius * 0.3, box.w - box.radius * 0.6,
+                            box.h - box.radius * 0.6);
         std::vector<std::string> lines;
         std::istringstream in(ln.label);
         for (std::string line; std::getline(in, line);)
@@ -88,7 +91,9 @@ ViewFigure astFigure(const EvalResult& r, AstView view, const FigureStyle& style
         GraphLayout g;
         int depth = -1; // the depth limit chosen (-1: none needed)
     };
-    const bool collapse = options.autoCollapse; // a --max-depth given is an upper bound
+    // A depth the user gave is honoured as given (a page wider than asked rather than fewer levels); only a
+    // tree without one has its deep levels folded to fit.
+    const bool collapse = options.autoCollapse && options.layout.maxDepth < 0;
     auto choose = [&](bool leftToRight) {
         Choice c{options.layout, {}, -1};
         c.lo.leftToRight = leftToRight;

@@ -23,14 +23,14 @@ Figure categoryBarsFigure(const CategoryBarsData& d, const FigureStyle& style)
     f.widthPt = style.widthPt;
     f.title = "AsC-Eval by category";
     const double top = drawTitle(f, style, "AsC-Eval by category (bootstrapped median, 95% CI)");
-    const std::string tooFew = "hollow: too few (n < " + std::to_string(d.minN) + ")";
-    auto legend = [&](Figure* target, double x, double y, double w) {
-        return runLegend(target, x, y, w, d.runs, style, style.legend == LegendPlacement::Right, {tooFew});
+    const std::string tooFew = "hollow: too few " + noBreak("(n < " + std::to_string(d.minN) + ")");
+    auto legend = [&](Figure* target, double x, double y, double w, bool column) {
+        return runLegend(target, x, y, w, d.runs, style, column, {tooFew});
     };
     const double tf = tickFont(style);
     const RowFrame fr = layoutRows(
-        f, style, top, d.rows, d.runs.size(), [&](double w) { return legend(nullptr, 0, 0, w); },
-        2 + 2 * lineHeight(tf) + 2);
+        f, style, top, d.rows, d.runs.size(), [&](double w, bool column) { return legend(nullptr, 0, 0, w, column); },
+        "AsC-Eval (guides at 0.5 and 0.6)");
     for (std::size_t r = 0; r < d.rows.size(); ++r) {
         const double cy = fr.rowTop[r] + fr.rowH[r] / 2;
         drawLabel(f, fr.labels[r], fr.labelX, cy, style.fontPt, TextAnchor::End);
@@ -65,8 +65,9 @@ Figure categoryBarsFigure(const CategoryBarsData& d, const FigureStyle& style)
         }
     }
     axis01(f, fr.plotX0, fr.plotX1, fr.plotTop, fr.plotBottom, style, "AsC-Eval (guides at 0.5 and 0.6)");
-    if (style.legend != LegendPlacement::None)
-        legend(&f, fr.legendX, fr.legendY, fr.legendW);
+    if (fr.legend != LegendPlacement::None)
+        legend(&f, fr.legendX, fr.legendY, fr.legendW, fr.legend == LegendPlacement::Right);
+    f.heightPt += drawNote(f, keyNote(fr.key), kPad, f.heightPt - kPad, f.widthPt - 2 * kPad, style);
     f.heightPt += drawNote(f, d.warning, kPad, f.heightPt - kPad, f.widthPt - 2 * kPad, style);
     return f;
 }

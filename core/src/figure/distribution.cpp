@@ -50,13 +50,14 @@ Figure distributionFigure(const DistributionData& d, const FigureStyle& style)
     f.title = d.title.empty() ? std::string("Snippet-level AsC-Eval by category") : d.title;
     const double top = drawTitle(f, style, f.title);
     const std::string boxNote = "box: quartiles, whiskers: 1.5 IQR, dots: outliers";
-    auto legend = [&](Figure* target, double x, double y, double w) {
-        return runLegend(target, x, y, w, d.runs, style, style.legend == LegendPlacement::Right, {boxNote});
+    auto legend = [&](Figure* target, double x, double y, double w, bool column) {
+        return runLegend(target, x, y, w, d.runs, style, column, {boxNote});
     };
     const double tf = tickFont(style);
+    const std::string axisCaption = d.axisLabel.empty() ? std::string("snippet AsC-Eval of the category") : d.axisLabel;
     const RowFrame fr = layoutRows(
-        f, style, top, d.rows, d.runs.size(), [&](double w) { return legend(nullptr, 0, 0, w); },
-        2 + 2 * lineHeight(tf) + 2);
+        f, style, top, d.rows, d.runs.size(), [&](double w, bool column) { return legend(nullptr, 0, 0, w, column); },
+        axisCaption);
     const double span = fr.plotX1 - fr.plotX0;
     auto px = [&](double v) { return fr.plotX0 + span * std::clamp(v, 0.0, 1.0); };
     for (std::size_t r = 0; r < d.rows.size(); ++r) {
@@ -99,10 +100,10 @@ Figure distributionFigure(const DistributionData& d, const FigureStyle& style)
             }
         }
     }
-    axis01(f, fr.plotX0, fr.plotX1, fr.plotTop, fr.plotBottom, style,
-           d.axisLabel.empty() ? std::string("snippet AsC-Eval of the category") : d.axisLabel);
-    if (style.legend != LegendPlacement::None)
-        legend(&f, fr.legendX, fr.legendY, fr.legendW);
+    axis01(f, fr.plotX0, fr.plotX1, fr.plotTop, fr.plotBottom, style, axisCaption, d.guides);
+    if (fr.legend != LegendPlacement::None)
+        legend(&f, fr.legendX, fr.legendY, fr.legendW, fr.legend == LegendPlacement::Right);
+    f.heightPt += drawNote(f, keyNote(fr.key), kPad, f.heightPt - kPad, f.widthPt - 2 * kPad, style);
     f.heightPt += drawNote(f, d.warning, kPad, f.heightPt - kPad, f.widthPt - 2 * kPad, style);
     return f;
 }

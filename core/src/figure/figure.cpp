@@ -5,6 +5,7 @@
 
 #include <cairo.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <mutex>
@@ -131,23 +132,36 @@ double measureText(const std::string& text, double sizePt, bool bold, bool mono)
 
 std::vector<std::string> wrapText(const std::string& text, double sizePt, double maxWidthPt, bool bold)
 {
-    // Break opportunities: after a space (dropped), '_', '-' or '/' (kept).
+    // Break opportunities: after a space (dropped); inside a word only when the word alone is wider than the
+    // line, after '_', '-' or '/' (kept) — so for_statement is never split while it fits a line.
     std::vector<std::string> pieces;
+    auto addWord = [&](const std::string& word, bool space) {
+        if (measureText(word, sizePt, bold) <= maxWidthPt) {
+            pieces.push_back(space ? word + ' ' : word);
+            return;
+        }
+        std::string cur;
+        for (char c : word) {
+            cur += c;
+            if (c == '_' || c == '-' || c == '/') {
+                pieces.push_back(cur);
+                cur.clear();
+            }
+        }
+        if (!cur.empty() || space)
+            pieces.push_back(space ? cur + ' ' : cur);
+    };
     std::string cur;
     for (char c : text) {
         if (c == ' ') {
-            pieces.push_back(cur + ' ');
+            addWord(cur, true);
             cur.clear();
             continue;
         }
         cur += c;
-        if (c == '_' || c == '-' || c == '/') {
-            pieces.push_back(cur);
-            cur.clear();
-        }
     }
     if (!cur.empty())
-        pieces.push_back(cur);
+        addWord(cur, false);
     auto trimmed = [](std::string s) {
         while (!s.empty() && s.back() == ' ')
             s.pop_back();
@@ -165,6 +179,51 @@ std::vector<std::string> wrapText(const std::string& text, double sizePt, double
     if (!trimmed(line).empty() || lines.empty())
         lines.push_back(trimmed(line));
     return lines;
+}
+
+} // namespace ascviz
+
+namespace ascviz {
+
+bool FigBox::overlaps(const FigBox& o, double tolerance) const
+{
+    return std::min(x1, o.x1) - std::max(x0, o.x0) > tolerance && std::min(y1, o.y1) - std::max(y0, o.y0) > tolerance;
+}
+
+std::vector<TextBox> textBoxes(const Figure& f)
+{
+    std::vector<TextBox> out;
+    for (const auto& item : f.items) {
+        const auto* t = std::get_if<FigText>(&item);
+        if (!t)
+            continue;
+        const double w = measureText(t->text, t->sizePt, t->bold, t->mono);
+        const double left = t->anchor == TextAnchor::Start ? 0 : (t->anchor == TextAnchor::Middle ? -w / 2 : -w);
+        // Corners relative to the anchor before rotation.
+        const double xs[2] = {left, left + w}, ys[2] = {-0.76 * t->sizePt, 0.24 * t->sizePt};
+        const double a = t->rotate * M_PI / 180.0, c = std::cos(a), s = std::sin(a);
+        FigBox b{1e300, 1e300, -1e300, -1e300};
+        for (double x : xs)
+            for (double y : ys) {
+                const double rx = t->x + x * c - y * s, ry = t->y + x * s + y * c;
+                b.x0 = std::min(b.x0, rx);
+                b.x1 = std::max(b.x1, rx);
+                b.y0 = std::min(b.y0, ry);
+                b.y1 = std::max(b.y1, ry);
+            }
+        out.push_back({b, t->text, t->sizePt});
+    }
+    return out;
+}
+
+std::vector<std::pair<std::size_t, std::size_t>> overlappingText(const std::vector<TextBox>& boxes, double tolerance)
+{
+    std::vector<std::pair<std::size_t, std::size_t>> out;
+    for (std::size_t i = 0; i < boxes.size(); ++i)
+        for (std::size_t j = i + 1; j < boxes.size(); ++j)
+            if (!boxes[i].text.empty() && !boxes[j].text.empty() && boxes[i].box.overlaps(boxes[j].box, tolerance))
+                out.emplace_back(i, j);
+    return out;
 }
 
 } // namespace ascviz

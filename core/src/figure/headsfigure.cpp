@@ -1,5 +1,6 @@
 // The heads view's heat map and attention arcs as Figures (figure/heads.h, method.md §11).
 #include "ascviz/base/error.h"
+#include "ascviz/figure/charts.h"
 #include "ascviz/figure/heads.h"
 
 #include <algorithm>
@@ -54,6 +55,37 @@ Figure headHeatmapFigure(const std::vector<double>& scores, int layers, int head
         }
     }
     return f;
+}
+
+Figure headHeatmapPaperFigure(const std::vector<double>& scores, int layers, int heads, const std::string& title,
+                              const FigureStyle& style, std::pair<int, int> pick)
+{
+    if (layers <= 0 || heads <= 0)
+        throw InputError("heads heat map: needs at least one layer and one head (got " + std::to_string(layers) +
+                         " x " + std::to_string(heads) + ")");
+    std::vector<std::string> rows;
+    for (int l = 0; l < layers; ++l)
+        rows.push_back("L" + std::to_string(l));
+    std::vector<HeatmapColumn> cols;
+    for (int hd = 0; hd < heads; ++hd) {
+        HeatmapColumn c;
+        c.name = "H" + std::to_string(hd);
+        for (int l = 0; l < layers; ++l) {
+            const std::size_t i =
+                static_cast<std::size_t>(l) * static_cast<std::size_t>(heads) + static_cast<std::size_t>(hd);
+            c.values[rows[static_cast<std::size_t>(l)]] = i < scores.size() ? scores[i] : 0.0;
+        }
+        cols.push_back(std::move(c));
+    }
+    HeatmapFigureOptions o;
+    o.title = title;
+    o.scaleCaption = "score (%), rows: layers, columns: heads";
+    o.blues = true;
+    if (pick.first >= 0 && pick.second >= 0) {
+        o.pickRow = "L" + std::to_string(pick.first);
+        o.pickColumn = "H" + std::to_string(pick.second);
+    }
+    return heatmapFigure(rows, cols, style, o);
 }
 
 Figure attentionArcsFigure(const std::string& text, const std::vector<std::pair<std::size_t, std::size_t>>& spans,

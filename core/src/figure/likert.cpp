@@ -39,21 +39,22 @@ Figure likertFigure(const StudyReport& r, const FigureStyle& style)
     std::vector<std::pair<const StudyQuestion*, std::string>> keys;
     for (const auto& q : r.questions)
         for (const auto& c : r.conditions) {
-            rows.push_back(q.id + " \u00b7 " + c + " (" + conditionDescription(c) + ")");
+            const std::string what = conditionDescription(c);
+            rows.push_back(q.id + " \u00b7 " + c + (what.empty() || what == c ? "" : " (" + what + ")"));
             keys.emplace_back(&q, c);
         }
     // The legend lists the first question's scale labels (questions share their scale in the paper's design).
     const StudyQuestion& q0 = r.questions.front();
     const auto colours = scaleColours(q0.points());
-    auto legend = [&](Figure* target, double x, double y, double w) {
-        return runLegend(target, x, y, w, q0.labels, style, style.legend == LegendPlacement::Right,
-                         {"n: answers per row"}, colours);
+    auto legend = [&](Figure* target, double x, double y, double w, bool column) {
+        return runLegend(target, x, y, w, q0.labels, style, column, {"n: answers per row"}, colours);
     };
     const double tf = tickFont(style);
+    const double nW = measureText("n=0000", tf) + 2; // the answers per row, right of the bars
     const RowFrame fr = layoutRows(
-        f, style, top, rows, 1, [&](double w) { return legend(nullptr, 0, 0, w); }, 2 + lineHeight(tf) + 2);
-    const double nW = measureText("n=0000", tf) + 2;
+        f, style, top, rows, 1, [&](double w, bool column) { return legend(nullptr, 0, 0, w, column); }, "", nW);
     const double x0 = fr.plotX0, x1 = fr.plotX1 - nW, mid = (x0 + x1) / 2, half = (x1 - x0) / 2;
+    f.plotAreas.back().x1 = x1; // the bars (the sweep holds them to a third of the page)
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const double cy = fr.rowTop[i] + fr.rowH[i] / 2;
         drawLabel(f, fr.labels[i], fr.labelX, cy, style.fontPt, TextAnchor::End);
@@ -101,10 +102,13 @@ Figure likertFigure(const StudyReport& r, const FigureStyle& style)
         f.line(tx, fr.plotBottom, tx, fr.plotBottom + 2, Rgb{68, 68, 68}, 0.5);
         if (std::abs(pct) == 50 && half / 2 < labelW)
             continue;
+        if (std::abs(pct) == 100 && half < labelW / 2 + measureText("0%", tf) / 2 + 2)
+            continue;
         f.text(tx, fr.plotBottom + 2 + tf, std::to_string(std::abs(pct)) + "%", tf, TextAnchor::Middle);
     }
-    if (style.legend != LegendPlacement::None)
-        legend(&f, fr.legendX, fr.legendY, fr.legendW);
+    if (fr.legend != LegendPlacement::None)
+        legend(&f, fr.legendX, fr.legendY, fr.legendW, fr.legend == LegendPlacement::Right);
+    f.heightPt += drawNote(f, keyNote(fr.key), kPad, f.heightPt - kPad, f.widthPt - 2 * kPad, style);
     return f;
 }
 

@@ -248,6 +248,32 @@ std::string figureToPdf(const Figure& f)
     return out;
 }
 
+std::string figureToPng(const Figure& f, double dpi)
+{
+    // The same painter as the PDF on an image surface: what the page looks like printed at `dpi`.
+    const double scale = dpi / 72.0;
+    const int w = std::max(1, static_cast<int>(std::ceil(f.widthPt * scale)));
+    const int h = std::max(1, static_cast<int>(std::ceil(f.heightPt * scale)));
+    std::unique_ptr<cairo_surface_t, decltype(&cairo_surface_destroy)> surface(
+        cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h), cairo_surface_destroy);
+    if (cairo_surface_status(surface.get()) != CAIRO_STATUS_SUCCESS)
+        throw Error(std::string("Cairo: cannot create an image surface: ") +
+                    cairo_status_to_string(cairo_surface_status(surface.get())));
+    {
+        std::unique_ptr<cairo_t, decltype(&cairo_destroy)> cr(cairo_create(surface.get()), cairo_destroy);
+        cairo_set_source_rgb(cr.get(), 1, 1, 1);
+        cairo_paint(cr.get());
+        cairo_scale(cr.get(), scale, scale);
+        PdfPainter p{cr.get()};
+        for (const auto& item : f.items)
+            std::visit(p, item);
+    }
+    std::string out;
+    if (cairo_surface_write_to_png_stream(surface.get(), appendBytes, &out) != CAIRO_STATUS_SUCCESS)
+        throw Error("Cairo: writing the PNG failed");
+    return out;
+}
+
 void writeFigure(const Figure& f, const std::filesystem::path& file, bool pdf)
 {
     const std::string bytes = pdf ? figureToPdf(f) : figureToSvg(f);

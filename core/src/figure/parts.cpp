@@ -4,6 +4,7 @@
 #include "ascviz/render/svg.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 
 namespace ascviz::figparts {
@@ -54,16 +55,39 @@ void drawLabel(Figure& f, const std::vector<std::string>& lines, double x, doubl
     }
 }
 
-Size scaleLegend(Figure* f, double x, double y, double maxWidth, const FigureStyle& s, const std::string& caption)
+Rgb scaleColour(const ScaleSpec& spec, std::optional<double> v)
+{
+    if (!spec.blues)
+        return ascColor(v);
+    const double t = std::clamp(v.value_or(0.0), 0.0, 1.0);
+    return {static_cast<unsigned char>(255 - 222 * t), static_cast<unsigned char>(255 - 172 * t),
+            static_cast<unsigned char>(255 - 75 * t)};
+}
+
+void hatch(Figure& f, double x, double y, double w, double h)
+{
+    const double step = 3.0;
+    for (double t = step / 2; t < w + h; t += step) {
+        const double u0 = std::max(0.0, t - h), u1 = std::min(w, t);
+        if (u1 - u0 < 0.05)
+            continue;
+        f.line(x + u0, y + t - u0, x + u1, y + t - u1, Rgb{120, 120, 120}, 0.35);
+    }
+}
+
+Size scaleLegend(Figure* f, double x, double y, double maxWidth, const FigureStyle& s, const std::string& caption,
+                 const ScaleSpec& spec)
 {
     const double tf = tickFont(s);
     const double barH = tf * 1.2;
     const auto capLines = wrapText(caption, tf, maxWidth);
     const double capH = lineHeight(tf) * static_cast<double>(capLines.size());
     const std::string na = "n/a";
-    const double naW = barH * 1.4 + 3 + measureText(na, tf);
-    const double barW = std::max(40.0, std::min(140.0, maxWidth - naW - 10));
-    const double w = std::max(labelWidth(capLines, tf), barW + 10 + naW + measureText("1", tf) / 2);
+    const double naW = spec.na ? barH * 1.4 + 3 + measureText(na, tf) + 8 : 0;
+    const std::string hiTick = spec.blues ? "100%" : "1";
+    const double edge = measureText(hiTick, tf) / 2 + 1; // the end ticks' labels reach past the bar
+    const double barW = std::max(30.0, std::min(140.0, maxWidth - naW - 2 * edge));
+    const double w = std::max(labelWidth(capLines, tf), edge + barW + edge + naW);
     const double h = capH + 2 + barH + 2 + lineHeight(tf);
     if (!f)
         return {w, h};
@@ -72,23 +96,80 @@ Size scaleLegend(Figure* f, double x, double y, double maxWidth, const FigureSty
         cy += lineHeight(tf);
         f->text(x, cy - tf * 0.25, l, tf);
     }
-    const double by = y + capH + 2;
+    const double bx = x + edge, by = y + capH + 2;
     const int steps = 40;
     for (int i = 0; i < steps; ++i) {
         const double v = (i + 0.5) / steps;
-        f->rect(x + barW * i / steps, by, barW / steps + 0.2, barH, ascColor(v));
+        f->rect(bx + barW * i / steps, by, barW / steps + 0.2, barH, scaleColour(spec, v));
     }
-    f->rect(x, by, barW, barH, std::nullopt, Rgb{85, 85, 85}, 0.4);
+    f->rect(bx, by, barW, barH, std::nullopt, Rgb{85, 85, 85}, 0.4);
     for (double v : {0.0, 0.5, 1.0}) {
-        f->line(x + barW * v, by + barH, x + barW * v, by + barH + 2, Rgb{85, 85, 85}, 0.4);
-        f->text(x + barW * v, by + barH + 2 + tf, v == 0.5 ? "0.5" : (v == 0 ? "0" : "1"), tf, TextAnchor::Middle);
+        f->line(bx + barW * v, by + barH, bx + barW * v, by + barH + 2, Rgb{85, 85, 85}, 0.4);
+        const std::string label =
+            spec.blues ? (v == 0.5 ? "50%" : (v == 0 ? "0%" : "100%")) : (v == 0.5 ? "0.5" : (v == 0 ? "0" : "1"));
+        f->text(bx + barW * v, by + barH + 2 + tf, label, tf, TextAnchor::Middle);
     }
-    // n/a: grey with a diagonal, so it differs from 0.5 (white) also without colour.
-    const double nx = x + barW + 10;
-    f->rect(nx, by, barH * 1.4, barH, ascColor(std::nullopt), Rgb{85, 85, 85}, 0.4);
-    f->line(nx, by + barH, nx + barH * 1.4, by, Rgb{110, 110, 110}, 0.5);
-    f->text(nx + barH * 1.4 + 3, by + barH * 0.8, na, tf);
+    if (spec.na) { // grey and hatched, so it differs from 0.5 (white) also without colour
+        const double nx = bx + barW + edge + 8;
+        f->rect(nx, by, barH * 1.4, barH, ascColor(std::nullopt), Rgb{85, 85, 85}, 0.4);
+        hatch(*f, nx, by, barH * 1.4, barH);
+        f->text(nx + barH * 1.4 + 3, by + barH * 0.8, na, tf);
+    }
     return {w, h};
+}
+
+FittedLabels fitLabels(const std::vector<std::string>& names, double fontPt, double maxWidth, const std::string& prefix,
+                       bool bold, std::size_t maxLines)
+{
+    FittedLabels out;
+    for (const auto& n : names) {
+        // Wrap at spaces only: a name like for_statement is one word and is never split at its "_".
+        std::vector<std::string> lines;
+        std::string line;
+        std::size_t pos = 0;
+        bool fits = true;
+        while (pos <= n.size()) {
+            const std::size_t sp = std::min(n.find(' ', pos), n.size());
+            const std::string word = n.substr(pos, sp - pos);
+            const std::string joined = line.empty() ? word : line + " " + word;
+            if (!line.empty() && measureText(joined, fontPt, bold) > maxWidth) {
+                lines.push_back(line);
+                line = word;
+            } else {
+                line = joined;
+            }
+            if (measureText(word, fontPt, bold) > maxWidth)
+                fits = false;
+            pos = sp + 1;
+        }
+        if (!line.empty() || lines.empty())
+            lines.push_back(line);
+        if (!fits || lines.size() > maxLines) {
+            const std::string k = prefix + std::to_string(out.key.size() + 1);
+            out.key.push_back(k + " = " + n);
+            lines = {k};
+        }
+        out.lines.push_back(std::move(lines));
+    }
+    return out;
+}
+
+std::string keyNote(const std::vector<std::string>& key)
+{
+    if (key.empty())
+        return {};
+    std::string s = "Key: ";
+    for (std::size_t i = 0; i < key.size(); ++i)
+        s += (i ? "; " : "") + key[i];
+    return s + ".";
+}
+
+std::string noBreak(const std::string& s)
+{
+    std::string out;
+    for (char c : s)
+        out += c == ' ' ? std::string("\u00a0") : std::string(1, c);
+    return out;
 }
 
 Size runLegend(Figure* f, double x, double y, double maxWidth, const std::vector<std::string>& runs,
@@ -128,31 +209,48 @@ Size runLegend(Figure* f, double x, double y, double maxWidth, const std::vector
     };
     for (std::size_t k = 0; k < runs.size(); ++k)
         entry(runs[k], colours.size() > k ? colours[k] : runColour(k));
+    if (!column && !extra.empty() && cx > x) { // notes start their own row, apart from the runs
+        cx = x;
+        cy += rowH + 2;
+        rowH = 0;
+    }
     for (const auto& e : extra)
         entry(e, std::nullopt);
     return {w, cy + rowH - y};
 }
 
+double axisHeight(double plotWidth, const FigureStyle& s, const std::string& caption)
+{
+    const double tf = tickFont(s);
+    const double capLines = caption.empty() ? 0 : static_cast<double>(wrapText(caption, tf, plotWidth).size());
+    return 2 + lineHeight(tf) * (1 + capLines) + 2;
+}
+
 double axis01(Figure& f, double x0, double x1, double top, double bottom, const FigureStyle& s,
-              const std::string& caption)
+              const std::string& caption, bool guides)
 {
     const double tf = tickFont(s);
     const Rgb guide{150, 150, 150};
-    for (double v : {0.5, 0.6}) {
-        FigLine l{x0 + (x1 - x0) * v, top, x0 + (x1 - x0) * v, bottom, guide, 0.4, true};
-        f.items.emplace_back(l);
-    }
+    if (guides)
+        for (double v : {0.5, 0.6}) {
+            FigLine l{x0 + (x1 - x0) * v, top, x0 + (x1 - x0) * v, bottom, guide, 0.4, true};
+            f.items.emplace_back(l);
+        }
     f.line(x0, bottom, x1, bottom, Rgb{68, 68, 68}, 0.5);
+    // Tick labels that would touch their neighbour are left out (0, 0.5 and 1 stay).
+    const double gap = (x1 - x0) / 4;
     for (double v : {0.0, 0.25, 0.5, 0.75, 1.0}) {
         const double tx = x0 + (x1 - x0) * v;
         f.line(tx, bottom, tx, bottom + 2, Rgb{68, 68, 68}, 0.5);
         char buf[32];
         std::snprintf(buf, sizeof buf, "%g", v);
+        if ((v == 0.25 || v == 0.75) && gap < measureText("0.75", tf) / 2 + measureText("0.5", tf) / 2 + 2)
+            continue;
         f.text(tx, bottom + 2 + tf, buf, tf, TextAnchor::Middle);
     }
     double h = 2 + lineHeight(tf);
-    if (!caption.empty()) {
-        f.text((x0 + x1) / 2, bottom + h + tf, caption, tf, TextAnchor::Middle);
+    for (const auto& l : caption.empty() ? std::vector<std::string>{} : wrapText(caption, tf, x1 - x0)) {
+        f.text((x0 + x1) / 2, bottom + h + tf, l, tf, TextAnchor::Middle);
         h += lineHeight(tf);
     }
     return h + 2;
@@ -176,25 +274,63 @@ double drawNote(Figure& f, const std::string& text, double x, double y, double w
 namespace ascviz::figparts {
 
 RowFrame layoutRows(Figure& f, const FigureStyle& s, double contentTop, const std::vector<std::string>& rows,
-                    std::size_t slots, const std::function<Size(double)>& legendSize, double axisH)
+                    std::size_t slots, const std::function<Size(double, bool)>& legendSize,
+                    const std::string& axisCaption, double extraRight)
 {
     RowFrame fr;
     const double W = f.widthPt;
+    fr.legend = s.legend;
+    // Labels take at most 38 % of what is left beside a right legend; the plot keeps kMinPlotShare of the page,
+    // else the legend moves below.
+    // Labels take a share of the width beside the plot: the share with the fewest keyed labels that leaves the
+    // plot a third of the page, among those one that leaves it 45 %; else the narrowest share.
+    auto fit = [&](double innerW) {
+        FittedLabels best, narrowest;
+        std::pair<std::size_t, int> bestScore{SIZE_MAX, 2};
+        for (double share : {0.38, 0.45, 0.5, 0.3, 0.24}) {
+            FittedLabels l = fitLabels(rows, s.fontPt, innerW * share, "C", false, 3);
+            double lw = 0;
+            for (const auto& x : l.lines)
+                lw = std::max(lw, labelWidth(x, s.fontPt));
+            const double plot = innerW - lw - 8 - extraRight;
+            const std::pair<std::size_t, int> score{l.key.size(), plot >= 0.45 * W ? 0 : 1};
+            if (plot >= W / 3 + 1 && score < bestScore) {
+                bestScore = score;
+                best = l;
+            }
+            if (share == 0.24)
+                narrowest = std::move(l);
+        }
+        return bestScore.first != SIZE_MAX ? best : narrowest;
+    };
     double legendW = 0, legendH = 0;
-    if (s.legend == LegendPlacement::Right) {
-        const Size ls = legendSize(W * 0.3);
-        legendW = ls.w;
-        legendH = ls.h;
-    } else if (s.legend == LegendPlacement::Bottom) {
-        legendH = legendSize(W - 2 * kPad).h;
+    FittedLabels labels;
+    double innerW = W - 2 * kPad;
+    if (fr.legend == LegendPlacement::Right) {
+        const Size ls = legendSize(W * 0.3, true);
+        innerW = W - 2 * kPad - ls.w - 2 * kPad;
+        labels = fit(innerW);
+        double lw = 0;
+        for (const auto& l : labels.lines)
+            lw = std::max(lw, labelWidth(l, s.fontPt));
+        if (innerW - lw - 8 - extraRight < kMinPlotShare * W)
+            fr.legend = LegendPlacement::Bottom;
+        else {
+            legendW = ls.w;
+            legendH = ls.h;
+        }
     }
-    const double innerW = W - 2 * kPad - (legendW > 0 ? legendW + 2 * kPad : 0);
-    const double maxLabel = innerW * 0.38;
+    if (fr.legend != LegendPlacement::Right) {
+        innerW = W - 2 * kPad;
+        labels = fit(innerW);
+        if (fr.legend == LegendPlacement::Bottom)
+            legendH = legendSize(W - 2 * kPad, false).h;
+    }
     double lw = 0;
-    for (const auto& r : rows) {
-        fr.labels.push_back(wrapText(r, s.fontPt, maxLabel));
-        lw = std::max(lw, labelWidth(fr.labels.back(), s.fontPt));
-    }
+    for (const auto& l : labels.lines)
+        lw = std::max(lw, labelWidth(l, s.fontPt));
+    fr.labels = labels.lines;
+    fr.key = labels.key;
     fr.labelX = kPad + lw;
     fr.plotX0 = fr.labelX + 4;
     fr.plotX1 = kPad + innerW - 4;
@@ -209,13 +345,14 @@ RowFrame layoutRows(Figure& f, const FigureStyle& s, double contentTop, const st
         y += h;
     }
     fr.plotBottom = y;
-    double bottom = y + axisH;
-    if (s.legend == LegendPlacement::Right) {
+    f.plotAreas.push_back({fr.plotX0, fr.plotTop, fr.plotX1, fr.plotBottom});
+    double bottom = y + axisHeight(fr.plotX1 - fr.plotX0 - extraRight, s, axisCaption);
+    if (fr.legend == LegendPlacement::Right) {
         fr.legendX = W - kPad - legendW;
         fr.legendY = contentTop;
         fr.legendW = W * 0.3; // the width it was measured at: it wraps the same when drawn
         bottom = std::max(bottom, contentTop + legendH);
-    } else if (s.legend == LegendPlacement::Bottom) {
+    } else if (fr.legend == LegendPlacement::Bottom) {
         fr.legendX = kPad;
         fr.legendY = bottom + kPad;
         fr.legendW = W - 2 * kPad;

@@ -70,18 +70,48 @@ Figure scatterFigure(const ScatterData& d, const FigureStyle& style)
     double tickW = 0;
     for (double v : ty)
         tickW = std::max(tickW, measureText(tickText(v, stepY), tf));
-    // Left: the rotated y caption, the tick labels, 3 pt ticks. Bottom: ticks, tick labels, the x caption.
-    const double x0 = kPad + lineHeight(style.fontPt) + tickW + 5, x1 = f.widthPt - kPad - 2;
-    const double plotTop = top + tf / 2;
-    const double plotH = std::max(40.0, (x1 - x0) * 0.62);
+    // Left: the rotated y caption (wrapped to the plot's height, one column per line), the tick labels, 3 pt
+    // ticks. Bottom: ticks, tick labels, the x caption.
+    const double x1 = f.widthPt - kPad - 2;
+    double plotTop = top + tf / 2;
+    std::vector<std::string> yLines = {d.yLabel};
+    double x0 = 0, plotH = 0;
+    auto frame = [&] {
+        x0 = kPad + lineHeight(style.fontPt) * static_cast<double>(yLines.size()) + tickW + 5;
+        plotH = std::max(40.0, (x1 - x0) * 0.62);
+    };
+    for (int pass = 0; pass < 4; ++pass) {
+        frame();
+        auto next = wrapText(d.yLabel, style.fontPt, plotH);
+        if (next.size() <= yLines.size() && pass > 0)
+            break;
+        yLines = std::move(next);
+    }
+    // More than two turned lines: the y caption goes above the plot, horizontal, wrapped to the width.
+    std::vector<std::string> yAbove;
+    if (yLines.size() > 2) {
+        yAbove = wrapText(d.yLabel, style.fontPt, x1 - kPad);
+        yLines.clear();
+    }
+    plotTop += lineHeight(style.fontPt) * static_cast<double>(yAbove.size());
+    frame(); // the columns of the caption's final line count
     const double plotBottom = plotTop + plotH;
+    f.plotAreas.push_back({x0, plotTop, x1, plotBottom});
     auto px = [&](double v) { return x0 + (v - rx.lo) / (rx.hi - rx.lo) * (x1 - x0); };
     auto py = [&](double v) { return plotBottom - (v - ry.lo) / (ry.hi - ry.lo) * plotH; };
     const Rgb grid{225, 225, 225}, ink{17, 17, 17};
-    for (double v : tx) {
+    // x tick labels: every k-th when neighbours would touch.
+    double xTickW = 0;
+    for (double v : tx)
+        xTickW = std::max(xTickW, measureText(tickText(v, stepX), tf));
+    const double spacing = tx.size() > 1 ? px(tx[1]) - px(tx[0]) : x1 - x0;
+    const std::size_t every = static_cast<std::size_t>(std::ceil((xTickW + 3) / std::max(spacing, 1e-6)));
+    for (std::size_t i = 0; i < tx.size(); ++i) {
+        const double v = tx[i];
         f.line(px(v), plotTop, px(v), plotBottom, grid, 0.4);
         f.line(px(v), plotBottom, px(v), plotBottom + 3, ink, 0.5);
-        f.text(px(v), plotBottom + 3 + tf, tickText(v, stepX), tf, TextAnchor::Middle);
+        if (i % std::max<std::size_t>(every, 1) == 0)
+            f.text(px(v), plotBottom + 3 + tf, tickText(v, stepX), tf, TextAnchor::Middle);
     }
     for (double v : ty) {
         f.line(x0, py(v), x1, py(v), grid, 0.4);
@@ -89,14 +119,18 @@ Figure scatterFigure(const ScatterData& d, const FigureStyle& style)
         f.text(x0 - 4, py(v) + tf * 0.35, tickText(v, stepY), tf, TextAnchor::End);
     }
     f.rect(x0, plotTop, x1 - x0, plotH, std::nullopt, Rgb{68, 68, 68}, 0.5);
-    FigText yCaption;
-    yCaption.x = kPad + style.fontPt;
-    yCaption.y = plotTop + plotH / 2;
-    yCaption.text = d.yLabel;
-    yCaption.sizePt = style.fontPt;
-    yCaption.anchor = TextAnchor::Middle;
-    yCaption.rotate = -90;
-    f.items.emplace_back(yCaption);
+    for (std::size_t i = 0; i < yAbove.size(); ++i)
+        f.text(kPad, top + lineHeight(style.fontPt) * static_cast<double>(i) + style.fontPt, yAbove[i], style.fontPt);
+    for (std::size_t i = 0; i < yLines.size(); ++i) {
+        FigText yCaption;
+        yCaption.x = kPad + style.fontPt * 0.8 + lineHeight(style.fontPt) * static_cast<double>(i);
+        yCaption.y = plotTop + plotH / 2;
+        yCaption.text = yLines[i];
+        yCaption.sizePt = style.fontPt;
+        yCaption.anchor = TextAnchor::Middle;
+        yCaption.rotate = -90;
+        f.items.emplace_back(yCaption);
+    }
     double y = plotBottom + 3 + lineHeight(tf);
     for (const auto& line : wrapText(d.xLabel, style.fontPt, x1 - x0)) {
         y += lineHeight(style.fontPt);
@@ -133,19 +167,35 @@ Figure scatterFigure(const ScatterData& d, const FigureStyle& style)
     }
     y += kPad;
     if (style.legend != LegendPlacement::None && d.fit && !d.fit->label.empty()) {
-        const double ly = y + lineHeight(style.fontPt) / 2;
+        // Two entries, side by side when they fit the width, else one per row; the fit's label wraps.
+        const double fp = style.fontPt, lh = lineHeight(fp);
+        const double pointsW = 2 * r + 3 + measureText("points", fp);
+        const double lineW = 15;
+        const bool oneRow = x0 + pointsW + 10 + lineW + measureText(d.fit->label, fp) <= f.widthPt - kPad;
+        const double lx0 = oneRow ? x0 : kPad;
+        const auto fitLines = wrapText(d.fit->label, fp, f.widthPt - 2 * kPad - lineW);
+        double ly = y + lh / 2;
         FigRect c;
-        c.x = x0;
+        c.x = lx0;
         c.y = ly - r;
         c.w = c.h = 2 * r;
         c.radius = r;
         c.fill = dot;
         f.items.emplace_back(c);
-        f.text(x0 + 2 * r + 3, ly + style.fontPt * 0.35, "points", style.fontPt);
-        const double lx = x0 + 2 * r + 3 + measureText("points", style.fontPt) + 10;
+        f.text(lx0 + 2 * r + 3, ly + fp * 0.35, "points", fp);
+        double lx = lx0 + pointsW + 10;
+        if (!oneRow) {
+            lx = lx0;
+            ly += lh;
+            y += lh;
+        }
         f.line(lx, ly, lx + 12, ly, fitColour, 1.0);
-        f.text(lx + 15, ly + style.fontPt * 0.35, d.fit->label, style.fontPt);
-        y += lineHeight(style.fontPt) + kPad;
+        for (const auto& l : fitLines) {
+            f.text(lx + lineW, ly + fp * 0.35, l, fp);
+            ly += lh;
+            y += lh;
+        }
+        y += kPad;
     }
     f.heightPt = y + kPad;
     return f;

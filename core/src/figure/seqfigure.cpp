@@ -15,12 +15,13 @@ constexpr double kMonoAdvance = 0.602; // DejaVu Sans Mono's advance per em (123
 // The code as text cells at a font that fits the width (down to 6 pt); lines longer than that wrap at
 // the column limit onto continuation rows (marked with ↪ in the gutter). colour(token) -> the cell fill
 // (nullopt: none); underline(token) -> a line under it (the completion). Returns the height used.
-double drawCode(Figure& f, const ScoredText& s, double x, double y, double width, const FigureStyle& style,
-                const std::function<std::optional<Rgb>(int)>& colour, const std::function<bool(int)>& underline,
-                double* fontOut)
+double drawCode(
+    Figure& f, const ScoredText& s, double x, double y, double width, const FigureStyle& style,
+    const std::function<std::optional<Rgb>(int)>& colour, const std::function<bool(int)>& underline, double* fontOut,
+    const std::function<bool(int)>& isNa = [](int) { return false; }, int firstLine = 0)
 {
     const SequenceLayout seq = layoutSequence(s);
-    const int digits = static_cast<int>(std::to_string(std::max(seq.lines, 1)).size());
+    const int digits = static_cast<int>(std::to_string(std::max(firstLine + seq.lines, 1)).size());
     const double gutterCols = digits + 1.5;
     const int cols = std::max(seq.maxCols, 1);
     double font = std::min(style.fontPt, width / ((cols + gutterCols) * kMonoAdvance));
@@ -30,35 +31,67 @@ double drawCode(Figure& f, const ScoredText& s, double x, double y, double width
     const double codeX = x + gutterCols * cw;
     if (fontOut)
         *fontOut = font;
-    // Visual rows: line l starts at row rowOf[l]; a run at column c sits at row rowOf[l] + c / fitCols.
+    // Visual rows, wrapped at token boundaries: a token that does not fit the rest of its row starts the next
+    // one (marked ↪); only a token longer than a whole row is split inside. place[i] = (row, column) of run i.
+    std::vector<std::pair<int, int>> place(seq.runs.size());
     std::vector<int> rowOf(static_cast<std::size_t>(seq.lines) + 1, 0);
-    std::vector<int> lineCols(static_cast<std::size_t>(seq.lines) + 1, 1);
-    for (const auto& run : seq.runs)
-        if (run.line <= seq.lines)
-            lineCols[static_cast<std::size_t>(run.line)] =
-                std::max(lineCols[static_cast<std::size_t>(run.line)], run.col + run.cols);
-    int row = 0;
-    for (int l = 0; l < seq.lines; ++l) {
-        rowOf[static_cast<std::size_t>(l)] = row;
-        row += std::max(1, (lineCols[static_cast<std::size_t>(l)] + fitCols - 1) / fitCols);
+    std::vector<int> rowsOf(static_cast<std::size_t>(seq.lines) + 1, 1);
+    {
+        int row = 0, line = -1, c = 0, logicalEnd = 0;
+        for (std::size_t i = 0; i < seq.runs.size(); ++i) {
+            const auto& run = seq.runs[i];
+            while (line < run.line) { // a new line: its first row follows the previous line's last
+                if (line >= 0)
+                    rowsOf[static_cast<std::size_t>(line)] = row - rowOf[static_cast<std::size_t>(line)] + 1;
+                row += line >= 0 ? 1 : 0;
+                ++line;
+                if (line <= seq.lines)
+                    rowOf[static_cast<std::size_t>(line)] = row;
+                c = 0;
+                logicalEnd = 0;
+            }
+            c += std::max(0, run.col - logicalEnd);
+            const int n = run.newline ? 1 : run.cols;
+            if (c > 0 && c + n > fitCols && n <= fitCols && !run.newline) { // a line break never opens a row
+                ++row;
+                c = 0;
+            }
+            place[i] = {row, c};
+            c += n;
+            while (c > fitCols && !run.newline) { // a run longer than a row continues on the next
+                ++row;
+                c -= fitCols;
+            }
+            logicalEnd = run.col + n;
+        }
+        if (line >= 0 && line <= seq.lines)
+            rowsOf[static_cast<std::size_t>(line)] = row - rowOf[static_cast<std::size_t>(line)] + 1;
+        for (int l = line + 1; l <= seq.lines; ++l) // lines without runs (none in practice)
+            rowOf[static_cast<std::size_t>(l)] = row + (l - line);
     }
-    const int rows = std::max(row, 1);
+    int rows = 1;
+    for (int l = 0; l < seq.lines; ++l)
+        rows = std::max(rows, rowOf[static_cast<std::size_t>(l)] + rowsOf[static_cast<std::size_t>(l)]);
     const Rgb grey{153, 153, 153};
     for (int l = 0; l < seq.lines; ++l) {
         const int r0 = rowOf[static_cast<std::size_t>(l)];
-        f.text(codeX - cw, y + r0 * lh + lh * 0.75, std::to_string(l + 1), std::max(kMinFigureFontPt, font * 0.85),
-               TextAnchor::End, false, grey);
-        for (int k = 1; k * fitCols < lineCols[static_cast<std::size_t>(l)]; ++k)
+        f.text(codeX - cw, y + r0 * lh + lh * 0.75, std::to_string(firstLine + l + 1),
+               std::max(kMinFigureFontPt, font * 0.85), TextAnchor::End, false, grey);
+        for (int k = 1; k < rowsOf[static_cast<std::size_t>(l)]; ++k)
             f.text(codeX - cw, y + (r0 + k) * lh + lh * 0.75, "\u21aa", std::max(kMinFigureFontPt, font * 0.85),
                    TextAnchor::End, false, grey);
     }
-    for (const auto& run : seq.runs) {
-        // Split the run where it crosses the column limit (code points; wide ones count 2 columns).
+    for (std::size_t ri = 0; ri < seq.runs.size(); ++ri) {
+        const auto& run = seq.runs[ri];
         std::size_t i = 0;
-        int col = run.col;
+        int r = place[ri].first, c0 = place[ri].second;
         while (i < run.text.size() || (run.newline && i == 0)) {
-            const int r = rowOf[static_cast<std::size_t>(run.line)] + col / fitCols;
-            const int c0 = col % fitCols;
+            if (run.newline && c0 >= fitCols)
+                break; // the line break of a full row: not drawn rather than on a row of its own
+            if (c0 >= fitCols) {
+                ++r;
+                c0 = 0;
+            }
             std::string piece;
             int pieceCols = 0;
             if (run.newline) {
@@ -84,9 +117,13 @@ double drawCode(Figure& f, const ScoredText& s, double x, double y, double width
                     cell.h = lh - 1;
                     cell.fill = *fill;
                     f.items.emplace_back(cell);
+                    if (isNa(run.token) && !run.newline)
+                        figparts::hatch(f, cell.x, cell.y, cell.w, cell.h);
                 }
+                // The underline sits below the descenders (0.24 em), so an underscore stays visible above it.
                 if (underline(run.token) && !run.newline)
-                    f.line(px, py + lh - 1, px + pieceCols * cw, py + lh - 1, Rgb{17, 17, 17}, 0.8);
+                    f.line(px, py + lh * 0.75 + font * 0.3 + 0.4, px + pieceCols * cw,
+                           py + lh * 0.75 + font * 0.3 + 0.4, Rgb{17, 17, 17}, 0.5);
             }
             if (!piece.empty()) {
                 FigText t;
@@ -100,12 +137,38 @@ double drawCode(Figure& f, const ScoredText& s, double x, double y, double width
                     t.color = textColourOn(*fill); // dark cells (NtP near 0 or 1): white text
                 f.items.emplace_back(t);
             }
-            col += pieceCols;
+            c0 += pieceCols;
             if (run.newline)
                 break;
         }
     }
     return rows * lh;
+}
+
+// The whole lines of s that hold bytes [b0, b1): their text and tokens (clipped to the lines, offsets shifted);
+// *firstLine = the 0-based index of the first of them.
+ScoredText linesOf(const ScoredText& s, std::size_t b0, std::size_t b1, int* firstLine)
+{
+    std::size_t start = 0;
+    if (b0 > 0) {
+        const std::size_t nl = s.text.rfind('\n', b0 - 1);
+        start = nl == std::string::npos ? 0 : nl + 1;
+    }
+    std::size_t end = s.text.find('\n', b1 > start ? b1 - 1 : start);
+    end = end == std::string::npos ? s.text.size() : end + 1;
+    *firstLine =
+        static_cast<int>(std::count(s.text.begin(), s.text.begin() + static_cast<std::ptrdiff_t>(start), '\n'));
+    ScoredText out;
+    out.model = s.model;
+    out.text = s.text.substr(start, end - start);
+    for (const auto& t : s.tokens)
+        if (t.end > start && t.start < end) {
+            ScoredToken c = t;
+            c.start = std::max(t.start, start) - start;
+            c.end = std::min(t.end, end) - start;
+            out.tokens.push_back(std::move(c));
+        }
+    return out;
 }
 
 } // namespace
@@ -128,7 +191,10 @@ ViewFigure sequenceFigure(const EvalResult& r, const FigureStyle& style, const V
             return toks[static_cast<std::size_t>(t)].generated &&
                    !isWhitespaceToken(r.scored, static_cast<std::size_t>(t));
         },
-        &out.labelPt);
+        &out.labelPt,
+        [&](int t) {
+            return !toks[static_cast<std::size_t>(t)].ntp && !isWhitespaceToken(r.scored, static_cast<std::size_t>(t));
+        });
     double bottom = y + h;
     if (style.legend != LegendPlacement::None) {
         const std::string ws = options.whitespace == WhitespaceTokens::Full   ? ""
@@ -155,21 +221,22 @@ ViewFigure figure5(const EvalResult& r, AstView view, const FigureStyle& style, 
     const std::string model = r.scored.model.empty() ? std::string("(unnamed model)") : r.scored.model;
     f.title = "AsC-Eval of a completion - " + model;
     double y = drawTitle(f, style, "Completion and its AST (" + model + ", \u03b8 = " + toString(r.aggregation) + ")");
-    const auto& toks = r.scored.tokens;
+    // With a subtree, the code is the lines that hold it (figure5 sized to what it shows), numbered as in the file.
+    int firstLine = 0;
+    const int sub = options.layout.subtree;
+    const ScoredText code = sub >= 0 && static_cast<std::size_t>(sub) < r.tree.nodes().size()
+                                ? linesOf(r.scored, r.tree.nodes()[static_cast<std::size_t>(sub)].start,
+                                          r.tree.nodes()[static_cast<std::size_t>(sub)].end, &firstLine)
+                                : r.scored;
+    const auto& toks = code.tokens;
     const Rgb highlight{255, 236, 179}; // the completion: a light amber behind the generated tokens
+    auto completion = [&](int t) {
+        return toks[static_cast<std::size_t>(t)].generated && !isWhitespaceToken(code, static_cast<std::size_t>(t));
+    };
     y += drawCode(
-        f, r.scored, kPad, y, f.widthPt - 2 * kPad, style,
-        [&](int t) {
-            return toks[static_cast<std::size_t>(t)].generated &&
-                           !isWhitespaceToken(r.scored, static_cast<std::size_t>(t))
-                       ? std::optional<Rgb>(highlight)
-                       : std::nullopt;
-        },
-        [&](int t) {
-            return toks[static_cast<std::size_t>(t)].generated &&
-                   !isWhitespaceToken(r.scored, static_cast<std::size_t>(t));
-        },
-        nullptr);
+        f, code, kPad, y, f.widthPt - 2 * kPad, style,
+        [&](int t) { return completion(t) ? std::optional<Rgb>(highlight) : std::nullopt; }, completion, nullptr,
+        [](int) { return false; }, firstLine);
     y += kPad;
     f.line(kPad, y, f.widthPt - kPad, y, Rgb{200, 200, 200}, 0.4);
     f.append(ast.figure, 0, y);

@@ -124,32 +124,53 @@ Figure treemapFigure(const TreemapData& d, const FigureStyle& style)
                                  "Concepts by count (area) and AsC-Eval (colour)" +
                                      (d.run.empty() ? std::string() : " \u00b7 " + d.run));
     const double tf = tickFont(style);
-    const bool right = style.legend == LegendPlacement::Right;
     const std::string caption = "AsC-Eval (median)";
-    const Size ls = style.legend == LegendPlacement::None
-                        ? Size{}
-                        : scaleLegend(nullptr, 0, 0, right ? f.widthPt * 0.3 : f.widthPt - 2 * kPad, style, caption);
+    // The legend right only while the map keeps 70 % of the page (a narrow page puts it below).
+    LegendPlacement legend = style.legend;
+    Size ls;
+    if (legend == LegendPlacement::Right) {
+        ls = scaleLegend(nullptr, 0, 0, f.widthPt * 0.3, style, caption);
+        if (f.widthPt - 4 * kPad - ls.w < 0.7 * f.widthPt)
+            legend = LegendPlacement::Bottom;
+    }
+    if (legend == LegendPlacement::Bottom)
+        ls = scaleLegend(nullptr, 0, 0, f.widthPt - 2 * kPad, style, caption);
+    const bool right = legend == LegendPlacement::Right;
     const double mapX = kPad, mapW = f.widthPt - 2 * kPad - (right ? ls.w + 2 * kPad : 0);
-    const double mapH = mapW * 0.75, mapY = top;
+    // A narrow page gets a square map: more cells large enough for their name, a shorter caption.
+    const double mapH = mapW * (f.widthPt < 100 * kPointsPerMm ? 1.0 : 0.75), mapY = top;
     std::vector<double> gs;
     for (const auto& [g, v] : order)
         gs.push_back(total(v));
     const auto blocks = squarify(gs, mapX, mapY, mapW, mapH);
-    std::size_t unlabelled = 0, keys = 0;
-    std::string unbanded; // categories whose name did not fit on their block, with their concepts
-    std::string unlabelledNames;
+    std::size_t keys = 0, letters = 0;
+    // The caption: per category (by its name or letter), the concepts whose cell had no room for its name —
+    // with the number drawn in the cell, or, where not even a number fits, under their category's name only.
+    std::vector<std::string> captionGroups;
+    std::vector<std::string> letterKey;
     for (std::size_t g = 0; g < blocks.size(); ++g) {
         const auto& b = blocks[g];
         const auto& items = order[g].second;
-        // The category's name on a band above its cells when it fits, else in the caption.
-        const bool band = b.h > lineHeight(tf) * 3 && measureText(order[g].first, tf, true) < b.w - 3;
-        if (!band)
-            unbanded += (unbanded.empty() ? "" : "; ") + order[g].first + ": " + joinNames(order[g].second);
-        const double bandH = band ? lineHeight(tf) + 1 : 0;
+        const std::string& cat = order[g].first;
+        // The category's name on a band above its cells when it fits, else a letter on the band, keyed in the
+        // caption; a block too small even for that is named in the caption with its concepts.
+        const bool bandFits = b.h > lineHeight(tf) * 2.5;
+        std::string bandText;
+        if (bandFits && measureText(cat, tf, true) < b.w - 3)
+            bandText = cat;
+        else if (bandFits && measureText("W", tf, true) < b.w - 3) {
+            bandText = std::string(1, static_cast<char>('A' + letters % 26)) +
+                       (letters >= 26 ? std::to_string(letters / 26) : std::string());
+            ++letters;
+            letterKey.push_back(bandText + " = " + cat);
+        }
+        const std::string catRef = bandText.empty() ? cat + " (not drawn large enough to mark)" : bandText;
+        const double bandH = bandText.empty() ? 0 : lineHeight(tf) + 1;
         std::vector<double> cs;
         for (const auto* it : items)
             cs.push_back(it->count);
         const auto cells = squarify(cs, b.x, b.y + bandH, b.w, b.h - bandH);
+        std::string listed;
         for (std::size_t k = 0; k < cells.size(); ++k) {
             const auto& c = cells[k];
             const TreemapItem& it = *items[k];
@@ -162,17 +183,18 @@ Figure treemapFigure(const TreemapData& d, const FigureStyle& style)
             cell.fill = ascColor(it.value);
             cell.stroke = Rgb{255, 255, 255};
             cell.strokeWidth = 0.6;
-            cell.tooltip = it.name + " (" + order[g].first + "): n=" + value2(it.count) + ", AsC-Eval " +
+            cell.tooltip = it.name + " (" + cat + "): n=" + value2(it.count) + ", AsC-Eval " +
                            (it.value ? value2(*it.value) : std::string("n/a"));
             f.items.emplace_back(cell);
-            if (!it.value) { // n/a: hatched so it differs from 0.5 also in grey print
-                f.line(c.x, c.y + c.h, c.x + c.w, c.y, Rgb{120, 120, 120}, 0.4);
-            }
+            if (!it.value) // n/a: hatched so it differs from 0.5 also in grey print
+                hatch(f, c.x + 0.3, c.y + 0.3, std::max(0.0, c.w - 0.6), std::max(0.0, c.h - 0.6));
             const std::string valueText = it.value ? value2(*it.value) : "n/a";
-            const auto lines = wrapText(it.name, tf, c.w - 3);
+            // The name wraps at spaces only: for_statement is never split at its "_".
+            const auto fitted = fitLabels({it.name}, tf, c.w - 3, "", false, 3);
+            const auto& lines = fitted.lines[0];
             const double need = lineHeight(tf) * static_cast<double>(lines.size() + 1);
-            if (labelWidth(lines, tf) <= c.w - 3 && need <= c.h - 2) {
-                const Rgb ink = textColourOn(ascColor(it.value));
+            const Rgb ink = textColourOn(ascColor(it.value));
+            if (fitted.key.empty() && need <= c.h - 2 && measureText(valueText, tf, true) <= c.w - 3) {
                 double ty = c.y + 1 + tf;
                 for (const auto& l : lines) {
                     f.text(c.x + 1.5, ty, l, tf, TextAnchor::Start, false, ink);
@@ -180,20 +202,19 @@ Figure treemapFigure(const TreemapData& d, const FigureStyle& style)
                 }
                 f.text(c.x + 1.5, ty, valueText, tf, TextAnchor::Start, true, ink);
             } else {
-                // A number keyed in the caption when it fits, else the name alone in the caption.
-                ++unlabelled;
                 const std::string key = std::to_string(keys + 1);
-                const bool keyFits = measureText(key, tf) <= c.w - 1 && lineHeight(tf) <= c.h;
+                const bool keyFits = measureText(key, tf) <= c.w - 1 && lineHeight(tf) * 0.95 <= c.h;
                 if (keyFits) {
                     ++keys;
-                    const Rgb ink = textColourOn(ascColor(it.value));
                     f.text(c.x + c.w / 2, c.y + c.h / 2 + tf * 0.35, key, tf, TextAnchor::Middle, false, ink);
                 }
-                unlabelledNames += (unlabelled > 1 ? ", " : "") + (keyFits ? key + " " : std::string("(no key) ")) +
-                                   it.name + " " + valueText;
+                listed += (listed.empty() ? "" : ", ") + (keyFits ? key + " " : std::string()) +
+                          noBreak(it.name + " " + valueText);
             }
             f.items.emplace_back(FigGroup{});
         }
+        if (!listed.empty() || bandText.empty())
+            captionGroups.push_back(catRef + ": " + (listed.empty() ? joinNames(items) : listed));
         FigRect outline;
         outline.x = b.x;
         outline.y = b.y;
@@ -202,24 +223,27 @@ Figure treemapFigure(const TreemapData& d, const FigureStyle& style)
         outline.stroke = Rgb{17, 17, 17};
         outline.strokeWidth = 0.8;
         f.items.emplace_back(outline);
-        if (band)
-            f.text(b.x + 1.5, b.y + tf, order[g].first, tf, TextAnchor::Start, true);
+        if (!bandText.empty())
+            f.text(b.x + 1.5, b.y + tf, bandText, tf, TextAnchor::Start, true);
     }
+    f.plotAreas.push_back({mapX, mapY, mapX + mapW, mapY + mapH});
     double bottom = mapY + mapH;
-    if (style.legend == LegendPlacement::Right) {
+    if (legend == LegendPlacement::Right) {
         scaleLegend(&f, f.widthPt - kPad - ls.w, top, ls.w, style, caption);
         bottom = std::max(bottom, top + ls.h);
-    } else if (style.legend == LegendPlacement::Bottom) {
+    } else if (legend == LegendPlacement::Bottom) {
         scaleLegend(&f, kPad, bottom + kPad, f.widthPt - 2 * kPad, style, caption);
         bottom += kPad + ls.h;
     }
-    std::string note;
-    if (!unbanded.empty())
-        note += "Categories too small for their name: " + unbanded + ". ";
-    if (unlabelled > 0)
-        note += std::to_string(unlabelled) + " cells too small for a name (numbered): " + unlabelledNames + ". ";
+    std::string note = keyNote(letterKey);
+    if (!captionGroups.empty()) {
+        note += std::string(note.empty() ? "" : " ") + "Cells too small for their name (number in the cell):";
+        for (std::size_t i = 0; i < captionGroups.size(); ++i)
+            note += (i ? "; " : " ") + captionGroups[i];
+        note += ".";
+    }
     if (uncategorized > 0)
-        note += std::to_string(uncategorized) + " concepts without a category are not drawn.";
+        note += " " + std::to_string(uncategorized) + " concepts without a category are not drawn.";
     f.heightPt = bottom + kPad;
     f.heightPt += drawNote(f, note, kPad, f.heightPt - kPad, f.widthPt - 2 * kPad, style);
     return f;

@@ -192,7 +192,7 @@ std::string layerMatrixLatex(const LayerMatrix& m)
     return t.str();
 }
 
-std::string layerMatrixSvg(const LayerMatrix& m)
+std::pair<std::vector<std::string>, std::vector<HeatmapColumn>> layerMatrixHeatmap(const LayerMatrix& m)
 {
     std::vector<std::string> rows;
     for (const auto& row : m.categories)
@@ -203,11 +203,19 @@ std::string layerMatrixSvg(const LayerMatrix& m)
         HeatmapColumn c;
         c.name = l == 0 ? "emb" : "L" + std::to_string(l);
         for (const auto& row : m.categories)
-            if (const auto& v = row.values[static_cast<std::size_t>(l)])
+            if (const auto& v = row.values[static_cast<std::size_t>(l)]) {
                 c.values[row.name] = v->median;
+                c.counts[row.name] = v->n;
+            }
         c.values["Global"] = m.global[static_cast<std::size_t>(l)];
         cols.push_back(std::move(c));
     }
+    return {rows, cols};
+}
+
+std::string layerMatrixSvg(const LayerMatrix& m)
+{
+    const auto [rows, cols] = layerMatrixHeatmap(m);
     return renderHeatmapSvg(rows, cols, "AsC-Eval by category and layer (" + m.model + ")");
 }
 

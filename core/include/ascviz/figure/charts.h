@@ -49,6 +49,7 @@ struct DistributionData {
     std::string warning;
     std::string title;     // "" = "Snippet-level AsC-Eval by category"
     std::string axisLabel; // "" = "snippet AsC-Eval of the category"; the axis is [0, 1] either way
+    bool guides = true;    // the dashed 0.5 / 0.6 guides (AsC-Eval thresholds; off for other outcomes)
 };
 Figure distributionFigure(const DistributionData& d, const FigureStyle& style);
 
@@ -70,6 +71,20 @@ struct TreemapData {
 };
 Figure treemapFigure(const TreemapData& d, const FigureStyle& style);
 
+// A matrix of values in [0, 1] (rows x columns) fitted to the width: cell values printed while they fit (else
+// the colour scale alone tells them), column headers horizontal, turned, or every k-th, row and column names
+// that do not fit abbreviated with a key, the legend moved below when it would squeeze the grid. n/a cells are
+// grey and hatched; a cell whose count (HeatmapColumn::counts) is below minN carries a dark corner mark.
+struct HeatmapFigureOptions {
+    std::string title = "AsC-Eval by category";
+    std::string scaleCaption = "AsC-Eval";
+    bool blues = false;              // white → blue scores printed in percent, no n/a (the heads' scores)
+    long long minN = 10;             // counts below it are marked
+    std::string pickRow, pickColumn; // a cell outlined in red ("" = none)
+    std::string note;                // a caption line (settings, what the values are)
+};
+Figure heatmapFigure(const std::vector<std::string>& rows, const std::vector<HeatmapColumn>& columns,
+                     const FigureStyle& style, const HeatmapFigureOptions& options);
 Figure heatmapFigure(const std::vector<std::string>& rows, const std::vector<HeatmapColumn>& columns,
                      const FigureStyle& style, const std::string& title = "AsC-Eval by category");
 

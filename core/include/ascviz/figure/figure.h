@@ -82,10 +82,21 @@ struct FigGroup {
 };
 using FigItem = std::variant<FigText, FigRect, FigLine, FigPath, FigGroup>;
 
+// An axis-aligned box on the page, in points (y downwards).
+struct FigBox {
+    double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+    double width() const { return x1 - x0; }
+    double height() const { return y1 - y0; }
+    bool overlaps(const FigBox& o, double tolerance = 0) const;
+};
+
 struct Figure {
     double widthPt = 0, heightPt = 0;
     std::string title; // the document title (SVG <title>, PDF metadata)
     std::vector<FigItem> items;
+    // The plot areas the layout reserved (bars, boxes, cells, the treemap): not drawn, kept so that a check can
+    // see that no legend or label squeezed them below a legible size.
+    std::vector<FigBox> plotAreas;
     void text(double x, double y, std::string s, double sizePt, TextAnchor a = TextAnchor::Start, bool bold = false,
               Rgb color = {17, 17, 17});
     void rect(double x, double y, double w, double h, std::optional<Rgb> fill, std::optional<Rgb> stroke = {},
@@ -101,10 +112,26 @@ double measureText(const std::string& text, double sizePt, bool bold = false, bo
 // than that stays whole on its own line (never cut).
 std::vector<std::string> wrapText(const std::string& text, double sizePt, double maxWidthPt, bool bold = false);
 
+// The ink box of every text item as the layout placed it: the advance width (measureText) by the font's ascent
+// (0.76 em) above and descent (0.24 em) below the baseline, rotated texts by the box of their turned rectangle.
+// In drawing order of the FigText items. The figure sweep asserts on these (no overlap, inside the page).
+struct TextBox {
+    FigBox box;
+    std::string text;
+    double sizePt = 0;
+};
+std::vector<TextBox> textBoxes(const Figure& f);
+// Pairs (i, j), i < j, of textBoxes(f) that overlap by more than `tolerance` points in both directions.
+std::vector<std::pair<std::size_t, std::size_t>> overlappingText(const std::vector<TextBox>& boxes,
+                                                                 double tolerance = 0.2);
+
 // The SVG document: width="Wmm" height="Hmm" viewBox="0 0 Wpt Hpt"; text as <text>, no raster images.
 std::string figureToSvg(const Figure& f);
 // The PDF document (Cairo; fonts embedded as subsets, text stays text). Throws Error when Cairo fails.
 std::string figureToPdf(const Figure& f);
+// A raster preview (PNG at `dpi`) drawn by the PDF's painter: for looking at a figure as printed, never
+// written into an SVG or PDF.
+std::string figureToPng(const Figure& f, double dpi = 300);
 // Writes the SVG or PDF (by `pdf`) to `file`; throws InputError naming the file when it cannot be written.
 void writeFigure(const Figure& f, const std::filesystem::path& file, bool pdf);
 

@@ -21,6 +21,11 @@ constexpr double kHeadMapCell = 24, kHeadMapLeft = 40, kHeadMapTop = 34;
 Figure headHeatmapFigure(const std::vector<double>& scores, int layers, int heads, const std::string& title,
                          std::pair<int, int> pick = {-1, -1});
 
+// The same heat map as a paper figure fitted to style (heatmapFigure: the width, the font, the legend, the title
+// wrapped and never setting the width): rows L0 … , columns H0 … , scores in percent on a white → blue colour key.
+Figure headHeatmapPaperFigure(const std::vector<double>& scores, int layers, int heads, const std::string& title,
+                              const FigureStyle& style, std::pair<int, int> pick = {-1, -1});
+
 // The code with its tokens boxed (monospace, one line per text line) and curves: red from `query` to each key
 // (token, weight; width by weight; token -1 = BOS is not drawn) and, dashed green, each relation edge (head
 // token → dependent token) of `edges`.

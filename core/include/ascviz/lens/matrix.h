@@ -4,6 +4,7 @@
 // a stated fraction of its final (ℓ = L) value: at which depth does the model know each syntax concept?
 #pragma once
 #include "ascviz/lens/layers.h"
+#include "ascviz/render/heatmap.h"
 #include "ascviz/results/resultsdb.h"
 #include "ascviz/results/stats.h"
 
@@ -12,6 +13,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ascviz {
@@ -89,6 +91,9 @@ nlohmann::json layerMatrixJson(const LayerMatrix& m);
 // A booktabs table: one row per category (and Global), one column per layer, plus the layer that reaches the
 // fraction and the median commitment layer.
 std::string layerMatrixLatex(const LayerMatrix& m);
+// The category × layer heat map's data: rows the categories and Global, one column per layer ("emb", "L1" …),
+// each category cell with its pooled count (heat-map cells over fewer than the minimum count are marked).
+std::pair<std::vector<std::string>, std::vector<HeatmapColumn>> layerMatrixHeatmap(const LayerMatrix& m);
 // The category × layer heat map (render/heatmap.h: rows the categories and Global, one column per layer), the
 // figure of `analyze layers --svg` and the GUI's Layers tab.
 std::string layerMatrixSvg(const LayerMatrix& m);

@@ -12,6 +12,7 @@ namespace ascviz {
 struct HeatmapColumn {
     std::string name;                                    // the model (column header)
     std::map<std::string, std::optional<double>> values; // row name -> value (absent / nullopt: n/a)
+    std::map<std::string, long long> counts;             // row name -> pooled values behind it (absent: unknown)
 };
 
 // `rows` in display order (e.g. "Global", then the categories). Throws InputError when there is no column.
