@@ -303,6 +303,20 @@
       vb = {x: -10, y: -10, w: Math.max(bounds.w + 20, 200), h: Math.max(bounds.h + 20, 120)};
       setViewBox();
     }
+    // The first view: the whole tree when its labels stay readable (at least 0.6 of their size), else the top
+    // of the tree at that scale around the root (Fit shows it all).
+    function firstView() {
+      fit();
+      var r = svgEl.getBoundingClientRect();
+      if (!r.width || !r.height) return;
+      var scale = Math.min(r.width / vb.w, r.height / vb.h);
+      if (scale >= 0.6) return;
+      var w = r.width / 0.6, hgt = r.height / 0.6;
+      var root = nodeEls[0] ? Number(nodeEls[0].dataset.x) : w / 2;
+      vb = {x: Math.max(-10, root - w / 2), y: -10, w: w, h: hgt};
+      setViewBox();
+    }
+    window.addEventListener('beforeprint', fit);
     function zoom(f, cx, cy) {
       if (cx === undefined) { cx = vb.x + vb.w / 2; cy = vb.y + vb.h / 2; }
       vb.x = cx - (cx - vb.x) * f; vb.y = cy - (cy - vb.y) * f; vb.w *= f; vb.h *= f;
@@ -579,7 +593,7 @@
     root.appendChild(main);
     values = nodeValues(doc, kids, st.theta, st.scope, null);
     drawTree();
-    fit();
+    firstView();
     recompute();
     self.values = function () { return values.slice(); };
   }
@@ -644,6 +658,7 @@
       if (c.ci95) chart.appendChild(s('line', {x1: left + c.ci95[0] * cw, x2: left + c.ci95[1] * cw, y1: y + rowH / 2,
         y2: y + rowH / 2, stroke: '#111', 'stroke-width': 1.5}));
     });
+    listSec.appendChild(h('h2', {text: 'Category medians with their 95 % intervals (hollow: too few)'}));
     listSec.appendChild(chart);
 
     // distribution of the snippets' AsC-Eval (histogram, 20 bins)
@@ -710,8 +725,8 @@
       if (!x || !x.eval) { detail.hidden = true; listSec.hidden = false; return; }
       detail.textContent = '';
       detail.appendChild(h('p', null, h('a', {href: '#', id: 'back', text: '← the run'})));
+      listSec.hidden = true; detail.hidden = false; // shown first: the tree's first view measures its box
       new SnippetView(detail, x.eval, {title: 'Snippet ' + x.id + ' (' + (x.location || '') + ')'});
-      listSec.hidden = true; detail.hidden = false;
       window.scrollTo(0, 0);
     }
     window.addEventListener('hashchange', route);
