@@ -126,14 +126,14 @@
       grad.appendChild(s('stop', {offset: (i * 10) + '%', 'stop-color': rgb(c)}));
     }
     g.appendChild(s('defs', null, grad));
-    g.appendChild(s('rect', {x: 4, y: 4, width: 180, height: 12, fill: 'url(#' + id + ')', stroke: '#666'}));
+    g.appendChild(s('rect', {x: 16, y: 4, width: 180, height: 12, fill: 'url(#' + id + ')', stroke: '#666'}));
     var ticks = signed ? ['−max', '0', '+max'] : ['0', '0.5', '1'];
     ticks.forEach(function (t, k) {
-      g.appendChild(s('text', {x: 4 + k * 90, y: 29, 'text-anchor': 'middle', 'font-size': 10, text: t}));
+      g.appendChild(s('text', {x: 16 + k * 90, y: 29, 'text-anchor': 'middle', 'font-size': 10, text: t}));
     });
     if (!signed) {
-      g.appendChild(s('rect', {x: 204, y: 4, width: 14, height: 12, fill: rgb(ascColor(null)), stroke: '#666'}));
-      g.appendChild(s('text', {x: 222, y: 14, 'font-size': 10, text: 'n/a'}));
+      g.appendChild(s('rect', {x: 214, y: 4, width: 14, height: 12, fill: rgb(ascColor(null)), stroke: '#666'}));
+      g.appendChild(s('text', {x: 232, y: 14, 'font-size': 10, text: 'n/a'}));
     }
     return g;
   }

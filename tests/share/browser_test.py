@@ -280,6 +280,16 @@ def snippet_checks(b, work, shots, cli_path, model):
     check(ok, "the snippet page did not become ready")
     b.screenshot(shots / "1-snippet-loaded.png")
     check(not b.problems(), f"loading the snippet page: {b.problems()}")
+    # the driver itself sees console errors (else "no console error" would prove nothing)
+    b.eval("console.error('probe from the test')")
+    time.sleep(0.3)
+    check(any("probe from the test" in p for p in b.problems()), "the driver does not see console errors")
+    # and a request the page would try is refused by its Content-Security-Policy (and seen by the driver)
+    b.eval("fetch('https://example.invalid/x.js').catch(() => null)")
+    time.sleep(0.5)
+    check(any("Content Security Policy" in p or "example.invalid" in p for p in b.problems()),
+          f"a fetch from the page was neither refused by its CSP nor seen: {b.problems()}")
+    b.events.clear()
     in_page = b.eval("JSON.parse(document.getElementById('ascviz-data').textContent).text")
     check(in_page == HOSTILE, "the browser's parse of the embedded text differs from the file")
     check(b.eval("document.querySelectorAll('script').length") == 2,
@@ -320,6 +330,7 @@ def snippet_checks(b, work, shots, cli_path, model):
     fn = next(n["id"] for n in layered["nodes"] if n["type"] == "function_definition")
     below = sum(1 for n in layered["nodes"] if n["id"] != fn and is_below(layered["nodes"], n["id"], fn))
     before = len(node_values(b))
+    b.click('.zoombar button:nth-child(3)')  # Fit: the whole tree in view
     b.click(f'#ast g.node[data-id="{fn}"]')
     check(b.eval("document.querySelector('#panel h2').textContent").startswith(f"Node {fn}:"),
           "clicking a node does not show it in the panel")
