@@ -115,11 +115,14 @@
   }
 
   // ---- the legend: the scale as a gradient, with n/a
+  var legendCount = 0;
   function legend(signed) {
     var g = s('svg', {width: 260, height: 34, viewBox: '0 0 260 34', role: 'img', class: 'legend',
       'aria-label': signed ? 'attribution scale: purple negative, white zero, green positive'
         : 'AsC-Eval scale: red 0, white 0.5, blue 1, grey n/a'});
-    var id = signed ? 'ascviz-grad-signed' : 'ascviz-grad';
+    // a fresh id per legend: a gradient inside a hidden part of the page (the run list while a snippet is open)
+    // would paint nothing where another legend refers to it
+    var id = (signed ? 'ascviz-grad-signed-' : 'ascviz-grad-') + (++legendCount);
     var grad = s('linearGradient', {id: id, x1: 0, x2: 1, y1: 0, y2: 0});
     for (var i = 0; i <= 10; i++) {
       var c = signed ? signedColor(i / 5 - 1, 1) : ascColor(i / 10);

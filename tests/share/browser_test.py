@@ -397,6 +397,8 @@ def run_checks(b, work, shots, cli_path, model):
     doc = b.eval(f"JSON.parse(document.getElementById('ascviz-data').textContent).snippets"
                  f".find(s => String(s.index) === '{first}').eval")
     compare_nodes(b, [n["asc_eval"] for n in doc["nodes"]], f"run page, snippet {first}")
+    ids = b.eval("Array.from(document.querySelectorAll('linearGradient')).map(g => g.id)")
+    check(len(ids) == len(set(ids)), f"legend gradients share an id (a hidden one paints nothing): {ids}")
     b.screenshot(shots / "8-run-snippet.png")
     b.click("#back")
     time.sleep(0.3)
