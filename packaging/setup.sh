@@ -57,6 +57,8 @@ APT_PACKAGES=(
 if [ "$mode" = test ]; then
   APT_PACKAGES+=(slurmctld slurmd slurm-client munge)
   APT_PACKAGES+=(clang-format-14)
+  # The shared HTML page is driven in a real browser (tests/share, ctest share_browser; docs/share.md).
+  APT_PACKAGES+=(chromium)
   # The Python package's build reuses the pytorch build's objects (stage python).
   APT_PACKAGES+=(ccache)
   [ "${ASCVIZ_ROBUSTNESS:-1}" = 0 ] || APT_PACKAGES+=(clang libclang-rt-14-dev)

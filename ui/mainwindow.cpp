@@ -219,11 +219,10 @@ void MainWindow::buildMenus()
     file->addAction(tr("&Save session…"), QKeySequence::Save, this, &MainWindow::saveSession);
     file->addSeparator();
     m_exportMenu = file->addMenu(tr("&Export"));
-    const std::pair<ExportKind, QString> kinds[] = {{ExportKind::Svg, tr("Current view as &SVG…")},
-                                                    {ExportKind::Png, tr("Current view as &PNG…")},
-                                                    {ExportKind::Json, tr("Result as &JSON…")},
-                                                    {ExportKind::Csv, tr("Current table as &CSV…")},
-                                                    {ExportKind::Pdf, tr("Current view as P&DF…")}};
+    const std::pair<ExportKind, QString> kinds[] = {
+        {ExportKind::Svg, tr("Current view as &SVG…")}, {ExportKind::Png, tr("Current view as &PNG…")},
+        {ExportKind::Json, tr("Result as &JSON…")},     {ExportKind::Csv, tr("Current table as &CSV…")},
+        {ExportKind::Pdf, tr("Current view as P&DF…")}, {ExportKind::Html, tr("Result as interactive &HTML…")}};
     for (const auto& [kind, text] : kinds) {
         QAction* a = m_exportMenu->addAction(text, this, [this, k = kind] { exportCurrent(k); });
         m_exportActions.push_back({kind, a});

@@ -1,6 +1,7 @@
 // parse, eval, render (docs/cli.md): tree-sitter AST, AsC-Eval of a scored text, and the three views as SVG.
 #include "commands.h"
 #include "common.h"
+#include "evaldoc.h"
 
 #include "ascviz/base/error.h"
 #include "ascviz/base/limits.h"
@@ -237,10 +238,9 @@ int cmdNodeTypes(Args& args)
     return 0;
 }
 
-int cmdEval(Args& args)
+EvalDocument evalDocument(Args& args)
 {
     EvalInputs in = readEvalOptions(args);
-    const auto out = args.value("--out");
     const bool layers = args.flag("--layers");
     const bool experts = args.flag("--experts");
     const auto ablateHeads = args.value("--ablate-heads");
@@ -270,7 +270,9 @@ int cmdEval(Args& args)
     LayerLens lens;
     std::vector<TokenExperts> routed;
     const EvalResult r = runEval(in, &dtype, layers ? &lens : nullptr, experts ? &routed : nullptr);
-    warnSyntaxProblems(r.tree, in.textFile ? *in.textFile : *in.scoresFile);
+    EvalDocument d;
+    d.source = in.textFile ? *in.textFile : *in.scoresFile;
+    warnSyntaxProblems(r.tree, d.source);
     json j = evalCommandJson(r, in.language, dtype);
     if (layers)
         addLayerFields(j, lens.ntp, evaluateLayers(r, lens.ntp, lens.layers, lens.commit));
@@ -282,7 +284,21 @@ int cmdEval(Args& args)
             heads.push_back(toString(h));
         j["ablation"] = {{"heads", std::move(heads)}, {"mode", toString(in.ablation)}};
     }
-    writeJson(j, out);
+    d.json = std::move(j);
+    d.text = r.scored.text;
+    d.language = in.language;
+    if (in.modelDir)
+        d.modelDir = resolveModelDir(*in.modelDir);
+    d.load = in.load;
+    if (in.promptBytes)
+        d.promptBytes = static_cast<std::size_t>(*in.promptBytes);
+    return d;
+}
+
+int cmdEval(Args& args)
+{
+    const auto out = args.value("--out");
+    writeJson(evalDocument(args).json, out);
     return 0;
 }
 

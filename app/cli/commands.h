@@ -18,6 +18,7 @@ int cmdParse(Args& args);
 int cmdNodeTypes(Args& args);      // cmd_syntax.cpp
 int cmdExtract(Args& args);        // cmd_extract.cpp
 int cmdEval(Args& args);           // cmd_syntax.cpp
+int cmdExportHtml(Args& args);     // cmd_share.cpp: one self-contained interactive HTML page (docs/share.md)
 int cmdRender(Args& args);         // cmd_syntax.cpp
 int cmdBatch(Args& args);          // cmd_corpus.cpp
 int cmdReport(Args& args);         // cmd_report.cpp (torch-free)

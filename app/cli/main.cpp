@@ -35,7 +35,9 @@ const char* kUsageHead =
     "  merge    --out ALL.db SHARD.db...\n"
     "  slurm    submit --model M --corpus C --shards N --out DIR [--partition P] [--gres G] [--time T]\n"
     "           [--sbatch-extra LINE] [--dry-run] | status DIR [--watch S] | resume DIR\n"
-    "  report   --db RESULTS [--json | --csv DIR] [--min-n N]\n";
+    "  report   --db RESULTS [--json | --csv DIR] [--min-n N]\n"
+    "  export-html (--model M --text-file F [--prompt-bytes N] | --scores F | --session S) --out X.html\n"
+    "           [--layers] [--attribution NODE] [--experts] | --db RESULTS --out run.html [--limit N]\n";
 const char* kUsageTail =
     "  relations [--language L] --text-file F [--model M] [--json]\n"
     "  galeras  run --model M --records FILE|default --testbed randomcut|withdocstring|fromdocstring\n"
@@ -239,6 +241,25 @@ const std::map<std::string, CommandHelp>& commandHelp()
         {"eval",
          {"ascviz-cli eval (--model M | --scores F) --text-file F [--prompt-bytes N] [--aggregation A] [--out FILE]",
           nullptr, true}},
+        {"export-html",
+         {"ascviz-cli export-html (--model M --text-file F [--prompt-bytes N] | --scores F --text-file F | --session "
+          "S)\n"
+          "                       --out X.html [--layers] [--attribution NODE] [--experts] [eval's options]\n"
+          "       ascviz-cli export-html --db RESULTS --out run.html [--limit N]",
+          "  one self-contained interactive HTML page (docs/share.md): opens from file:// in a browser, fetches\n"
+          "  nothing. The code coloured by NtP, the AST (pan, zoom, fold), theta switchable in the page, the\n"
+          "  settings; the data embedded as eval's JSON (<script type=\"application/json\" id=\"ascviz-data\">)\n"
+          "  --out X.html       the page (written to a temporary file in its folder, then renamed)\n"
+          "  --session S        a session file of the GUI (its alternatives shown per token); --aggregation A\n"
+          "  --layers           the layer lens (eval --layers): a layer slider in the page\n"
+          "  --attribution NODE attribution by AST node to NODE (a node id, token:K or all; occlusion, the\n"
+          "                     defaults of attribute; needs --prompt-bytes): signed colours and the list\n"
+          "  --experts          a mixture-of-experts model's routing per token (eval --experts)\n"
+          "  --db RESULTS       a run's page: the categories table and charts, the snippets sortable, each\n"
+          "                     opening its views; at most 1,000 snippets (--limit N: the first N)\n"
+          "  --heads            not implemented yet\n"
+          "  eval's options (--aggregation, --aggregation-scope, --language, --categories, the limits) apply\n",
+          true}},
         {"render",
          {"ascviz-cli render (--model M | --scores F) --text-file F --view complete|partial|sequence|figure5\n"
           "                  (--svg OUT | --pdf OUT) [figure options]",
@@ -400,12 +421,29 @@ int main(int argc, char** argv)
     // the process with SIGXFSZ halfway through a write.
     std::signal(SIGXFSZ, SIG_IGN);
     const std::map<std::string, std::function<int(Args&)>> commands = {
-        {"--version", cmdVersion},   {"version", cmdVersion},     {"models", cmdModels}, {"tokenize", cmdTokenize},
-        {"score", cmdScore},         {"generate", cmdGenerate},   {"parse", cmdParse},   {"node-types", cmdNodeTypes},
-        {"extract", cmdExtract},     {"analyze", cmdAnalyzeAll},  {"eval", cmdEval},     {"render", cmdRender},
-        {"batch", cmdBatch},         {"report", cmdReport},       {"merge", cmdMerge},   {"slurm", cmdSlurm},
-        {"study", cmdStudy},         {"relations", cmdRelations}, {"figure", cmdFigure}, {"galeras", cmdGaleras},
-        {"attribute", cmdAttribute}, {"ablate", cmdAblate},
+        {"--version", cmdVersion},
+        {"version", cmdVersion},
+        {"models", cmdModels},
+        {"tokenize", cmdTokenize},
+        {"score", cmdScore},
+        {"generate", cmdGenerate},
+        {"parse", cmdParse},
+        {"node-types", cmdNodeTypes},
+        {"extract", cmdExtract},
+        {"analyze", cmdAnalyzeAll},
+        {"eval", cmdEval},
+        {"render", cmdRender},
+        {"batch", cmdBatch},
+        {"report", cmdReport},
+        {"merge", cmdMerge},
+        {"slurm", cmdSlurm},
+        {"study", cmdStudy},
+        {"relations", cmdRelations},
+        {"figure", cmdFigure},
+        {"galeras", cmdGaleras},
+        {"attribute", cmdAttribute},
+        {"ablate", cmdAblate},
+        {"export-html", cmdExportHtml},
     };
     if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
         (argc < 2 ? std::cerr : std::cout) << usage();

@@ -2,7 +2,6 @@
 
 #include "ascviz/base/error.h"
 #include "ascviz/eval/evaljson.h"
-#include "ascviz/eval/straddle.h"
 #include "ascviz/syntax/language.h"
 
 #include <cstdio>
@@ -73,19 +72,6 @@ std::string languageOption(Args& args, const std::optional<std::string>& file)
     return checkedLanguage(*given);
 }
 
-nlohmann::json syntaxProblemsJson(const SyntaxTree& tree)
-{
-    auto out = nlohmann::json::array();
-    for (const auto& p : syntaxProblems(tree))
-        out.push_back({{"node", p.node},
-                       {"what", p.what},
-                       {"start", p.start},
-                       {"end", p.end},
-                       {"line", p.line},
-                       {"column", p.column}});
-    return out;
-}
-
 nlohmann::json parseCommandJson(const SyntaxTree& tree)
 {
     nlohmann::json nodes = nlohmann::json::array();
@@ -99,19 +85,7 @@ nlohmann::json parseCommandJson(const SyntaxTree& tree)
 
 nlohmann::json evalCommandJson(const EvalResult& r, const std::string& language, const std::string& dtype)
 {
-    nlohmann::json j = evalResultJson(r);
-    j["language"] = language;
-    j["syntax_errors"] = syntaxProblemsJson(r.tree);
-    j["dtype"] = dtype.empty() ? nlohmann::json(nullptr) : nlohmann::json(dtype);
-    nlohmann::json perCategory = nlohmann::json::object();
-    for (const auto& [k, v] : r.features.perCategory)
-        perCategory[k] = v;
-    j["summary"]["categories"] = std::move(perCategory);
-    const std::vector<bool> straddles = straddlingTokens(r.scored, r.tree); // method.md §14.4
-    auto& tokens = j.at("tokens");
-    for (std::size_t i = 0; i < tokens.size() && i < straddles.size(); ++i)
-        tokens[i]["straddles"] = static_cast<bool>(straddles[i]);
-    return j;
+    return evalDocumentJson(r, language, dtype);
 }
 
 void warnSyntaxProblems(const SyntaxTree& tree, const std::string& what)

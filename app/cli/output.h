@@ -3,6 +3,7 @@
 #include "args.h"
 
 #include "ascviz/eval/eval.h"
+#include "ascviz/eval/evaljson.h"
 #include "ascviz/syntax/syntax.h"
 
 #include <nlohmann/json.hpp>
@@ -27,12 +28,13 @@ std::string languageOption(Args& args, const std::optional<std::string>& file);
 // --language when given (checked, as its registry id), else "" (batch: each snippet's own language).
 std::string languageOptionOrEmpty(Args& args);
 
-// Syntax errors of a parsed text, for JSON output: [{"node", "what", "start", "end", "line", "column"}].
-nlohmann::json syntaxProblemsJson(const SyntaxTree& tree);
+// Syntax errors of a parsed text, for JSON output: ascviz::syntaxProblemsJson (eval/evaljson.h).
+using ascviz::syntaxProblemsJson;
 // The JSON `parse` prints (docs/cli.md): {"language", "levels", "syntax_errors", "nodes"}.
 nlohmann::json parseCommandJson(const SyntaxTree& tree);
 // The JSON `eval` prints (docs/cli.md): evalResultJson plus "language", "syntax_errors", "dtype" (null when
-// empty: scores from a file) and summary.categories. The Python package prints the same (python/).
+// empty: scores from a file) and summary.categories: core's evalDocumentJson (eval/evaljson.h), which the GUI's
+// HTML export also writes. The Python package prints the same (python/).
 nlohmann::json evalCommandJson(const EvalResult& r, const std::string& language, const std::string& dtype);
 // When the tree has ERROR/MISSING nodes, one warning line on stderr naming them and the languages under
 // which the text parses cleanly (never switching language on its own). `what` names the input.

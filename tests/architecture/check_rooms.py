@@ -45,6 +45,7 @@ ALLOWED = {
     "lens": {"base", "eval", "model", "results", "render"},
     "attribution": {"base", "eval", "model"},
     "experts": {"base", "eval", "model"},
+    "share": {"base"},
 }
 MAX_LINES = 700
 CPP = {".cpp", ".h", ".hpp", ".cc"}

@@ -21,6 +21,7 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QDir>
 #include <QFile>
 #include <QMenu>
 #include <QPlainTextEdit>
@@ -29,7 +30,9 @@
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTemporaryDir>
+
 #include <QTest>
+#include <nlohmann/json.hpp>
 
 #include <atomic>
 #include <fstream>
@@ -98,10 +101,11 @@ void TestPages::exportMenuFollowsCurrentPage()
     QVERIFY(w.exportAction(ExportKind::Svg)->isEnabled());
     QVERIFY(w.exportAction(ExportKind::Png)->isEnabled());
     QVERIFY(w.exportAction(ExportKind::Json)->isEnabled());
+    QVERIFY(w.exportAction(ExportKind::Html)->isEnabled());
     QVERIFY(!w.exportAction(ExportKind::Csv)->isEnabled());
     // The Batch page without results: nothing to export; the menu follows the tab at once.
     w.tabs()->setCurrentIndex(1);
-    for (ExportKind k : {ExportKind::Svg, ExportKind::Png, ExportKind::Json, ExportKind::Csv})
+    for (ExportKind k : {ExportKind::Svg, ExportKind::Png, ExportKind::Json, ExportKind::Csv, ExportKind::Html})
         QVERIFY(!w.exportAction(k)->isEnabled());
     w.tabs()->setCurrentIndex(0);
     QVERIFY(w.exportAction(ExportKind::Json)->isEnabled());
@@ -112,6 +116,23 @@ void TestPages::exportMenuFollowsCurrentPage()
     QVERIFY2(w.currentPage()->exportTo(ExportKind::Json, json, &error), qPrintable(error));
     QVERIFY(QFile::exists(json));
     QVERIFY(!w.currentPage()->exportTo(ExportKind::Csv, dir.filePath(QStringLiteral("t.csv")), &error));
+    // File › Export › Result as interactive HTML (issue 46, docs/share.md): the page embeds eval's document of the
+    // shown result with its text, written whole (no temporary file left beside it).
+    const QString html = dir.filePath(QStringLiteral("r.html"));
+    QVERIFY2(w.currentPage()->exportTo(ExportKind::Html, html, &error), qPrintable(error));
+    QFile page(html);
+    QVERIFY(page.open(QIODevice::ReadOnly));
+    const QByteArray bytes = page.readAll();
+    const QByteArray open = "<script type=\"application/json\" id=\"ascviz-data\">";
+    const auto a = bytes.indexOf(open);
+    QVERIFY(a >= 0);
+    const auto b = bytes.indexOf("</script>", a);
+    const auto doc = nlohmann::json::parse(bytes.mid(a + open.size(), b - a - open.size()).toStdString());
+    QCOMPARE(QString::fromStdString(doc.at("text").get<std::string>()), QStringLiteral("x = 1\n"));
+    QCOMPARE(QString::fromStdString(doc.at("language").get<std::string>()), QStringLiteral("python"));
+    QVERIFY(!doc.at("nodes").empty());
+    QVERIFY(doc.at("tokens").at(0).contains("straddles"));       // eval's whole document, not only evalResultJson
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files).size(), 2); // r.json and r.html
 }
 
 void TestPages::jobTrackerProgressAndCancel()

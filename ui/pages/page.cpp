@@ -15,6 +15,8 @@ QString exportKindName(ExportKind kind)
         return QStringLiteral("csv");
     case ExportKind::Pdf:
         return QStringLiteral("pdf");
+    case ExportKind::Html:
+        return QStringLiteral("html");
     }
     return QStringLiteral("dat");
 }

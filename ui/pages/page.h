@@ -12,7 +12,7 @@ class QWidget;
 
 namespace ascviz::ui {
 
-enum class ExportKind { Svg, Png, Json, Csv, Pdf };
+enum class ExportKind { Svg, Png, Json, Csv, Pdf, Html };
 
 // What a page may ask of the window that shows it (the main window implements it).
 class PageHost {

@@ -1,5 +1,7 @@
 #include "ascviz/eval/evaljson.h"
 
+#include "ascviz/eval/straddle.h"
+
 #include <cmath>
 
 namespace ascviz {
@@ -61,6 +63,36 @@ json evalResultJson(const EvalResult& r)
     if (r.scope != AggregationScope::Tokens) // written only when not the default (older readers ignore it)
         out["aggregation_scope"] = toString(r.scope);
     return out;
+}
+
+json syntaxProblemsJson(const SyntaxTree& tree)
+{
+    json out = json::array();
+    for (const auto& p : syntaxProblems(tree))
+        out.push_back({{"node", p.node},
+                       {"what", p.what},
+                       {"start", p.start},
+                       {"end", p.end},
+                       {"line", p.line},
+                       {"column", p.column}});
+    return out;
+}
+
+json evalDocumentJson(const EvalResult& r, const std::string& language, const std::string& dtype)
+{
+    json j = evalResultJson(r);
+    j["language"] = language;
+    j["syntax_errors"] = syntaxProblemsJson(r.tree);
+    j["dtype"] = dtype.empty() ? json(nullptr) : json(dtype);
+    json perCategory = json::object();
+    for (const auto& [k, v] : r.features.perCategory)
+        perCategory[k] = v;
+    j["summary"]["categories"] = std::move(perCategory);
+    const std::vector<bool> straddles = straddlingTokens(r.scored, r.tree); // method.md §14.4
+    auto& tokens = j.at("tokens");
+    for (std::size_t i = 0; i < tokens.size() && i < straddles.size(); ++i)
+        tokens[i]["straddles"] = static_cast<bool>(straddles[i]);
+    return j;
 }
 
 } // namespace ascviz

@@ -12,9 +12,11 @@
 #include "views/sequenceview.h"
 #include "views/syntaxhighlighter.h"
 
+#include "ascviz/base/version.h"
 #include "ascviz/eval/evaljson.h"
 #include "ascviz/render/svg.h"
 #include "ascviz/results/session.h"
+#include "ascviz/share/share.h"
 #include "ascviz/syntax/language.h"
 
 #include "ascviz/base/error.h"
@@ -152,6 +154,42 @@ bool InteractivePage::exportJson(const QString& path, QString* error) const
     const std::string text =
         evalResultJson(*m_shown->eval).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     return writeBytes(path, text, error);
+}
+
+bool InteractivePage::exportHtml(const QString& path, QString* error) const
+{
+    if (!m_shown) {
+        if (error)
+            *error = tr("There is no result to export yet.");
+        return false;
+    }
+    const EvalResult& r = *m_shown->eval;
+    const auto& by = m_shown->model;
+    nlohmann::json doc = evalDocumentJson(r, r.tree.language(), by ? by->dtype : std::string());
+    auto& tokens = doc.at("tokens");
+    for (std::size_t i = 0; i < tokens.size() && i < r.scored.tokens.size(); ++i) {
+        const auto& top = r.scored.tokens[i].top;
+        if (top.empty())
+            continue;
+        nlohmann::json alts = nlohmann::json::array();
+        for (const auto& alt : top)
+            alts.push_back({{"id", alt.id}, {"text", alt.text}, {"prob", alt.prob}});
+        tokens[i]["top"] = std::move(alts);
+    }
+    doc["text"] = r.scored.text;
+    doc["share"] = {{"ascviz_version", ascvizVersion()},
+                    {"model_fingerprint",
+                     by && !by->fingerprint.empty() ? nlohmann::json(by->fingerprint) : nlohmann::json(nullptr)},
+                    {"source", "the AsC-Viz GUI's Interactive page"}};
+    try {
+        writeShareHtml(std::filesystem::path(toUtf8(path)), doc, SharePage::Snippet,
+                       "AsC-Viz: " + (by ? by->name : r.scored.model));
+    } catch (const std::exception& e) {
+        if (error)
+            *error = toQString(e.what());
+        return false;
+    }
+    return true;
 }
 
 bool InteractivePage::saveSession(const QString& path, QString* error) const
@@ -372,8 +410,9 @@ bool InteractivePage::canExport(ExportKind kind) const
 
 QString InteractivePage::suggestedExportName(ExportKind kind) const
 {
-    return (kind == ExportKind::Json ? QStringLiteral("result") : resultViewName(currentView())) + QLatin1Char('.') +
-           exportKindName(kind);
+    return (kind == ExportKind::Json || kind == ExportKind::Html ? QStringLiteral("result")
+                                                                 : resultViewName(currentView())) +
+           QLatin1Char('.') + exportKindName(kind);
 }
 
 bool InteractivePage::exportTo(ExportKind kind, const QString& path, QString* error)
@@ -385,6 +424,8 @@ bool InteractivePage::exportTo(ExportKind kind, const QString& path, QString* er
         return exportPng(path, currentView(), error);
     case ExportKind::Json:
         return exportJson(path, error);
+    case ExportKind::Html:
+        return exportHtml(path, error);
     case ExportKind::Csv:
     case ExportKind::Pdf:
         break;

@@ -124,6 +124,9 @@ public:
     bool exportSvg(const QString& path, View v, QString* error = nullptr) const;
     bool exportPng(const QString& path, View v, QString* error = nullptr) const;
     bool exportJson(const QString& path, QString* error = nullptr) const;
+    // One self-contained interactive HTML page of the shown result (docs/share.md): eval's document with the
+    // text, the model's fingerprint and the tokens' alternatives; written through a temporary file.
+    bool exportHtml(const QString& path, QString* error = nullptr) const;
     // A session keeps the shown result and everything its numbers depend on (results/session.h); opening one
     // restores the language, θ and category table it was saved with and shows its scores without running the
     // model (Score re-scores with the loaded model).

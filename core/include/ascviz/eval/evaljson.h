@@ -10,6 +10,14 @@ namespace ascviz {
 // Fields beyond the contract: "aggregation", "prompt_bytes", "prompt_tokens", and per token "generated".
 nlohmann::json evalResultJson(const EvalResult& r);
 
+// The whole document `ascviz-cli eval` prints (docs/cli.md): evalResultJson plus "language", "syntax_errors",
+// "dtype" (null when empty), "summary.categories" and per token "straddles" (method.md §14.4). The CLI, the GUI's
+// HTML export and the Python package write it from here, so that they agree.
+nlohmann::json evalDocumentJson(const EvalResult& r, const std::string& language, const std::string& dtype);
+
+// The syntax errors of a tree as `parse` and `eval` list them: [{"node", "what", "start", "end", "line", "column"}].
+nlohmann::json syntaxProblemsJson(const SyntaxTree& tree);
+
 // One AST node as in `ascviz-cli parse`: "id", "type", "named", "start", "end", "parent", "depth", "error"
 // (ERROR or MISSING), and "missing".
 nlohmann::json astNodeJson(const AstNode& n);

@@ -1,0 +1,197 @@
+// export-html (docs/share.md, issue 46): the page's embedded data is eval's document, a session's alternatives are
+// kept, a run page lists its snippets; refusals (an output folder that does not exist, a text over the limits, a
+// session of a newer version, a run over 1,000 snippets) name the path or setting and write nothing.
+#include "cli_runner.h"
+
+#include "ascviz/eval/eval.h"
+#include "ascviz/results/resultsdb.h"
+#include "ascviz/results/session.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+
+using nlohmann::json;
+using namespace clitest;
+namespace fs = std::filesystem;
+
+namespace {
+
+// The JSON of the page's <script type="application/json" id="ascviz-data"> element.
+json embedded(const fs::path& page)
+{
+    const std::string html = readAll(page);
+    const std::string open = "<script type=\"application/json\" id=\"ascviz-data\">";
+    const auto a = html.find(open);
+    EXPECT_NE(a, std::string::npos);
+    const auto b = html.find("</script>", a);
+    return json::parse(html.substr(a + open.size(), b - a - open.size()));
+}
+
+const char* kCode = "def add(a, b):\n    return a + b  # 和 </script> 😀\n";
+
+// A results database of `n` snippets, scored by hand (one token per line, NtP 0.5 and 0.75), no model.
+fs::path handMadeRun(const std::string& name, int n)
+{
+    const fs::path path = tempDir() / name;
+    ascviz::RunInfo run;
+    run.modelName = "hand-made";
+    run.language = "python";
+    run.dtype = "float32";
+    run.planned = n;
+    auto db = ascviz::ResultsDb::create(path, run);
+    const auto categories = ascviz::CategoryMap::forLanguage("python");
+    for (int i = 0; i < n; ++i) {
+        ascviz::ScoredText s;
+        s.model = "hand-made";
+        s.text = "x = " + std::to_string(i) + "\ny = x\n";
+        const std::size_t nl = s.text.find('\n') + 1;
+        ascviz::ScoredToken a, b;
+        a.start = 0;
+        a.end = nl;
+        a.ntp = 0.5;
+        b.start = nl;
+        b.end = s.text.size();
+        b.ntp = 0.75;
+        s.tokens = {a, b};
+        s.promptBytes = s.text.size();
+        s.promptTokens = 2;
+        const auto r = ascviz::evaluate(s, "python", ascviz::Aggregation::Median, categories);
+        ascviz::SnippetMeta meta;
+        meta.index = i;
+        meta.id = "s" + std::to_string(i);
+        meta.code = s.text;
+        meta.promptBytes = s.text.size();
+        db.writeSnippet(meta, &r);
+    }
+    run.status = ascviz::RunStatus::Complete;
+    db.updateRun(run);
+    return path;
+}
+
+} // namespace
+
+TEST(CliShare, EmbedsEvalsDocumentWithTheTextAndSettings)
+{
+    const auto code = writeTemp("share.py", kCode);
+    const auto page = tempDir() / "share.html";
+    const Result r = run("export-html --model default --text-file '" + code.string() + "' --aggregation mean --out '" +
+                         page.string() + "'");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("wrote " + page.string()), std::string::npos) << r.err;
+    const Result e = run("eval --model default --text-file '" + code.string() + "' --aggregation mean");
+    ASSERT_EQ(e.status, 0) << e.err;
+    json doc = embedded(page);
+    EXPECT_EQ(doc.at("text"), kCode);
+    EXPECT_EQ(doc.at("share").at("source"), code.string());
+    EXPECT_EQ(doc.at("share").at("model_fingerprint").get<std::string>().size(), 64u) << "a SHA-256 in hex";
+    EXPECT_FALSE(doc.at("share").at("ascviz_version").get<std::string>().empty());
+    doc.erase("text");
+    doc.erase("share");
+    EXPECT_EQ(doc, json::parse(e.out)) << "the embedded data is exactly eval's document";
+}
+
+TEST(CliShare, RefusesAMissingOutputFolderBeforeTheModelRuns)
+{
+    const auto code = writeTemp("share2.py", kCode);
+    const std::string out = (tempDir() / "no-such-folder" / "x.html").string();
+    const Result r = run("export-html --model default --text-file '" + code.string() + "' --out '" + out + "'");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find(out), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("loading"), std::string::npos) << "no model was loaded: " << r.err;
+}
+
+TEST(CliShare, RefusesATextOverTheLimitAndWritesNothing)
+{
+    const auto code = writeTemp("share3.py", kCode);
+    const auto page = tempDir() / "over.html";
+    const Result r = run("export-html --model default --text-file '" + code.string() + "' --max-text-bytes 10 --out '" +
+                         page.string() + "'");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("--max-text-bytes"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(page));
+}
+
+TEST(CliShare, SessionKeepsAlternativesAndRefusesANewerVersion)
+{
+    ascviz::SessionData s;
+    s.prompt = "x = 1\n";
+    s.language = "python";
+    s.modelName = "hand-made";
+    s.modelFingerprint = std::string(64, 'a');
+    s.scored.model = "hand-made";
+    s.scored.text = "x = 1\ny = x\n";
+    ascviz::ScoredToken a, b;
+    a.id = 1;
+    a.end = 6;
+    a.ntp = 0.5;
+    a.top = {{1, "x = 1\n", 0.5}, {2, "z", 0.25}};
+    b.id = 2;
+    b.start = 6;
+    b.end = s.scored.text.size();
+    b.ntp = 0.25;
+    b.generated = true;
+    s.scored.tokens = {a, b};
+    s.scored.promptBytes = 6;
+    s.scored.promptTokens = 1;
+    const auto file = tempDir() / "s.ascviz";
+    ascviz::writeSessionFile(file, s);
+    const auto page = tempDir() / "session.html";
+    const Result r = run("export-html --session '" + file.string() + "' --out '" + page.string() + "'");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json doc = embedded(page);
+    EXPECT_EQ(doc.at("share").at("model_fingerprint"), s.modelFingerprint);
+    ASSERT_EQ(doc.at("tokens").at(0).at("top").size(), 2u);
+    EXPECT_EQ(doc.at("tokens").at(0).at("top").at(1).at("text"), "z");
+    EXPECT_EQ(doc.at("tokens").at(0).at("top").at(1).at("prob"), 0.25);
+    EXPECT_FALSE(doc.at("tokens").at(1).contains("top"));
+
+    json newer = ascviz::sessionToJson(s);
+    newer["version"] = ascviz::kSessionVersion + 1;
+    const auto future = writeTemp("future.ascviz", newer.dump());
+    const auto page2 = tempDir() / "future.html";
+    const Result f = run("export-html --session '" + future.string() + "' --out '" + page2.string() + "'");
+    EXPECT_EQ(f.status, 1);
+    EXPECT_NE(f.err.find(future.string()), std::string::npos) << f.err;
+    EXPECT_NE(f.err.find("newer"), std::string::npos) << f.err;
+    EXPECT_FALSE(fs::exists(page2));
+}
+
+TEST(CliShare, RunPageListsTheSnippetsAndRefusesOverAThousand)
+{
+    const auto small = handMadeRun("small.db", 4);
+    const auto page = tempDir() / "run.html";
+    const Result r = run("export-html --db '" + small.string() + "' --out '" + page.string() + "'");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json doc = embedded(page);
+    EXPECT_EQ(doc.at("kind"), "run");
+    ASSERT_EQ(doc.at("snippets").size(), 4u);
+    const json& first = doc.at("snippets").at(0);
+    EXPECT_EQ(first.at("id"), "s0");
+    EXPECT_EQ(first.at("eval").at("text"), "x = 0\ny = x\n");
+    // the stored value and the page's evaluation of the stored tokens agree
+    EXPECT_EQ(first.at("asc_eval"), first.at("eval").at("summary").at("asc_eval"));
+    EXPECT_TRUE(doc.at("report").contains("categories"));
+
+    const auto big = handMadeRun("big.db", 1001);
+    const auto page2 = tempDir() / "big.html";
+    const Result f = run("export-html --db '" + big.string() + "' --out '" + page2.string() + "'");
+    EXPECT_EQ(f.status, 1);
+    EXPECT_NE(f.err.find("1001 snippets"), std::string::npos) << f.err;
+    EXPECT_NE(f.err.find("--limit"), std::string::npos) << f.err;
+    EXPECT_FALSE(fs::exists(page2));
+    const Result l = run("export-html --db '" + big.string() + "' --limit 3 --out '" + page2.string() + "'");
+    ASSERT_EQ(l.status, 0) << l.err;
+    const json limited = embedded(page2);
+    EXPECT_EQ(limited.at("snippets").size(), 3u);
+    EXPECT_NE(limited.at("note").get<std::string>().find("first 3 of the run's 1001"), std::string::npos);
+}
+
+TEST(CliShare, UsageErrors)
+{
+    EXPECT_EQ(run("export-html --model default --text-file x.py").status, 2) << "--out is required";
+    EXPECT_EQ(run("export-html --model default --text-file x.py --out x.html --heads").status, 2);
+    EXPECT_EQ(run("export-html --model default --text-file x.py --out x.html --limit 3").status, 2);
+    EXPECT_EQ(run("export-html --session s.ascviz --model default --out x.html").status, 2);
+}
