@@ -47,13 +47,6 @@ void reportWritten(const std::string& out, const std::string& what)
     std::cerr << "export-html: wrote " << out << " (" << what << ", " << (ec ? 0 : size) << " bytes)\n";
 }
 
-json shareInfo(const std::string& fingerprint, const std::string& source)
-{
-    return {{"ascviz_version", ascvizVersion()},
-            {"model_fingerprint", fingerprint.empty() ? json(nullptr) : json(fingerprint)},
-            {"source", source}};
-}
-
 // A session file (results/session.h) evaluated as the GUI shows it: its language, category table and θ (unless
 // --aggregation), the tokens' top-k alternatives as "top".
 json sessionDocument(const std::string& file, const std::optional<std::string>& aggregation)
@@ -85,7 +78,7 @@ json sessionDocument(const std::string& file, const std::optional<std::string>& 
         tokens[i]["top"] = std::move(alts);
     }
     j["text"] = s.scored.text;
-    j["share"] = shareInfo(s.modelFingerprint, file);
+    j["share"] = shareSourceJson(s.modelFingerprint, file);
     return j;
 }
 
@@ -140,7 +133,7 @@ int exportRun(Args& args, const std::string& dbPath, const std::string& out)
             const EvalResult r = evaluate(std::move(st), language, run.aggregation, tables.at(language));
             e = evalCommandJson(r, language, run.dtype);
             e["text"] = r.scored.text;
-            e["share"] = shareInfo("", dbPath + " snippet " + row.id);
+            e["share"] = shareSourceJson("", dbPath + " snippet " + row.id);
         }
         snippets.push_back({{"index", row.index},
                             {"id", row.id},
@@ -212,7 +205,7 @@ int cmdExportHtml(Args& args)
         EvalDocument d = evalDocument(args);
         doc = std::move(d.json);
         doc["text"] = d.text;
-        doc["share"] = shareInfo(d.modelDir ? modelFingerprint(*d.modelDir) : std::string(), d.source);
+        doc["share"] = shareSourceJson(d.modelDir ? modelFingerprint(*d.modelDir) : std::string(), d.source);
         title = "AsC-Viz: " + fs::path(d.source).filename().string();
         if (target) {
             if (!d.modelDir)

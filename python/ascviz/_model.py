@@ -52,13 +52,6 @@ def _figure_argv(options: Dict[str, Any]) -> List[str]:
     return argv
 
 
-def _inline(svg: str) -> str:
-    """An SVG document without its XML declaration, to be inlined in HTML."""
-    if svg.startswith("<?xml"):
-        svg = svg[svg.index("?>") + 2:].lstrip()
-    return svg
-
-
 class Result:
     """An evaluated text: what `ascviz-cli eval --json` prints, as pandas objects.
 
@@ -128,13 +121,24 @@ class Result:
     def _repr_svg_(self) -> str:
         return self.render("complete")
 
+    def to_html(self, path: Union[str, os.PathLike, None] = None, *, source: str = "ascviz.Result") -> str:
+        """The result as one self-contained interactive HTML page (docs/share.md), as `ascviz-cli export-html`
+        writes it: the code coloured by NtP, the AST views, θ switchable in the page; the data embedded as eval's
+        JSON (this result's `json`). Returns the page; written to `path` too when given (through a temporary file
+        renamed when complete: nothing half-written). `source` is what the page's header names as its origin."""
+        source = check.string(source, "source")
+        if path is not None:
+            path = check.path(path, "path")
+            self._native.write_html(path, source)
+            with open(path, encoding="utf-8") as f:
+                return f.read()
+        return self._native.html(source)
+
     def _repr_html_(self) -> str:
-        s = self.summary
-        head = (f"<p><b>AsC-Eval {s['asc_eval']:.3f}</b> · {s['tokens']} tokens · {s['ast_nodes']} AST nodes · "
-                f"{html.escape(self.json['language'])} · θ = {html.escape(self.json['aggregation'])} · "
-                f"{html.escape(self.json['model'])}</p>" if s["asc_eval"] is not None else "")
-        return (f"<div class='ascviz-result'>{head}<div>{_inline(self.render('sequence'))}</div>"
-                f"<div style='overflow:auto'>{_inline(self.render('complete'))}</div></div>")
+        """The notebook's display: the interactive page (to_html) in a sandboxed frame of its own, so that its
+        script and style do not mix with the notebook's."""
+        return ("<iframe class='ascviz-result' sandbox='allow-scripts' style='width:100%;height:640px;border:0' "
+                f"srcdoc=\"{html.escape(self.to_html(), quote=True)}\"></iframe>")
 
     def __repr__(self) -> str:
         s = self.summary

@@ -10,8 +10,10 @@
 #include "ascviz/base/limits.h"
 #include "ascviz/base/resources.h"
 #include "ascviz/eval/eval.h"
+#include "ascviz/eval/evaljson.h"
 #include "ascviz/model/model.h"
 #include "ascviz/render/svg.h"
+#include "ascviz/share/share.h"
 #include "ascviz/syntax/language.h"
 
 #include <nanobind/stl/optional.h>
@@ -30,7 +32,6 @@ namespace nb = nanobind;
 
 namespace ascviz::python {
 
-using cli::evalCommandJson;
 using cli::scoreCommandJson;
 
 namespace {
@@ -46,7 +47,17 @@ struct Result {
     EvalResult eval;
     std::string language;
     std::string dtype;
+    std::string fingerprint; // the model's (ModelInfo::fingerprint): the shared page's header names it
 };
+
+// The shared page's document (docs/share.md): eval's document, the text, and "share".
+nlohmann::json shareDocument(const Result& r, const std::string& source)
+{
+    nlohmann::json doc = evalDocumentJson(r.eval, r.language, r.dtype);
+    doc["text"] = r.eval.scored.text;
+    doc["share"] = shareSourceJson(r.fingerprint, source);
+    return doc;
+}
 
 // The registry id of a language given by id, name or alias ("" = the registry's default language).
 std::string languageId(const std::string& given)
@@ -85,7 +96,8 @@ Result evaluateText(const Model& m, const std::string& code, const std::string& 
                              std::to_string(scored.text.size()) + " bytes)");
         splitAtPrompt(scored, *promptBytes);
     }
-    return Result{evaluate(std::move(scored), std::move(tree), agg, categories), language, m.model->info().dtype};
+    return Result{evaluate(std::move(scored), std::move(tree), agg, categories), language, m.model->info().dtype,
+                  m.model->info().fingerprint};
 }
 
 struct Generated {
@@ -103,7 +115,7 @@ Generated generateText(const Model& m, const std::string& prompt, const Generati
     ScoredText s = m.model->generate(prompt, g);
     const std::string json = cli::generateCommandJson(s, m.model->info()).dump();
     EvalResult r = evaluate(std::move(s), language, agg, categories, lim.maxAstDepth, lim.maxAstNodes);
-    return Generated{Result{std::move(r), language, m.model->info().dtype}, json};
+    return Generated{Result{std::move(r), language, m.model->info().dtype, m.model->info().fingerprint}, json};
 }
 
 // `ascviz-cli score`'s JSON for each text, scored `batchSize` texts at a time (1: one by one, as the CLI).
@@ -198,7 +210,19 @@ std::shared_ptr<const LanguageModel> sharedModel(nb::handle model, std::string* 
 void bindModel(nb::module_& m)
 {
     nb::class_<Result>(m, "EvalResult")
-        .def("json", [](const Result& r) { return evalCommandJson(r.eval, r.language, r.dtype).dump(); })
+        .def("json", [](const Result& r) { return evalDocumentJson(r.eval, r.language, r.dtype).dump(); })
+        .def(
+            "html",
+            [](const Result& r, const std::string& source) {
+                return shareHtml(shareDocument(r, source), SharePage::Snippet, "AsC-Viz: " + source);
+            },
+            nb::arg("source"))
+        .def(
+            "write_html",
+            [](const Result& r, const std::string& path, const std::string& source) {
+                writeShareHtml(path, shareDocument(r, source), SharePage::Snippet, "AsC-Viz: " + source);
+            },
+            nb::arg("path"), nb::arg("source"))
         .def(
             "render",
             [](const Result& r, const std::string& view, std::size_t maxGraphvizNodes) {

@@ -2,6 +2,8 @@
 LibTorch)."""
 from __future__ import annotations
 
+import html
+import json
 import math
 
 import pytest
@@ -113,9 +115,39 @@ def test_render_equals_cli_render(model, cli, tmp_path, view):
     assert written.read_text(encoding="utf-8") == svg
 
 
-def test_notebook_display_shows_sequence_and_ast(model):
+def _embedded(page):
+    """The JSON document a shared page embeds (docs/share.md)."""
+    start = page.index('<script type="application/json" id="ascviz-data">')
+    start = page.index(">", start) + 1
+    return json.loads(page[start:page.index("</script>", start)])
+
+
+def test_to_html_is_the_cli_export(model, cli, tmp_path):
+    """Result.to_html embeds what `ascviz-cli export-html` embeds for the same text (issue 46): eval's document,
+    the text and the version; nothing is fetched (no http URL in the page); a path gets the same page."""
+    f = write(tmp_path, "f.py", PY)
+    out = tmp_path / "cli.html"
+    cli("export-html", "--model", "default", "--device", "cpu", "--text-file", f, "--out", out, as_json=False)
     r = model.evaluate(PY)
-    page = r._repr_html_()
-    assert page.count("<svg") == 2 and "<?xml" not in page
-    assert 'id="node-0"' in page and "data-token" in page
+    page = r.to_html()
+    ours, theirs = _embedded(page), _embedded(out.read_text(encoding="utf-8"))
+    assert ours["share"]["source"] == "ascviz.Result" and theirs["share"]["source"] == str(f)
+    assert ours["share"]["model_fingerprint"] == theirs["share"]["model_fingerprint"] is not None
+    del ours["share"]["source"], theirs["share"]["source"]
+    assert ours == theirs
+    assert ours["text"] == PY
+    assert "http://" not in page and "https://" not in page
+    written = tmp_path / "api.html"
+    assert r.to_html(written, source="mine") == written.read_text(encoding="utf-8")
+    assert _embedded(written.read_text(encoding="utf-8"))["share"]["source"] == "mine"
+    with pytest.raises(ascviz.InputError, match="no-such-folder"):
+        r.to_html(tmp_path / "no-such-folder" / "x.html")
+
+
+def test_notebook_display_is_the_shared_page(model):
+    r = model.evaluate(PY)
+    frame = r._repr_html_()
+    assert frame.startswith("<iframe") and "sandbox='allow-scripts'" in frame
+    page = html.unescape(frame[frame.index('srcdoc="') + 8:frame.rindex('"')])
+    assert _embedded(page) == _embedded(r.to_html())
     assert r._repr_svg_() == r.render("complete")

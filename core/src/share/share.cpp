@@ -3,6 +3,7 @@
 #include "ascviz/share/share.h"
 
 #include "ascviz/base/error.h"
+#include "ascviz/base/version.h"
 
 #include "share_assets.h"
 
@@ -155,6 +156,14 @@ void writeShareHtml(const fs::path& out, const nlohmann::json& doc, SharePage pa
     fs::rename(tmp, target, ec);
     if (ec)
         fail("renaming the temporary file failed: " + ec.message());
+}
+
+nlohmann::json shareSourceJson(const std::string& modelFingerprint, const std::string& source)
+{
+    return {
+        {"ascviz_version", ascvizVersion()},
+        {"model_fingerprint", modelFingerprint.empty() ? nlohmann::json(nullptr) : nlohmann::json(modelFingerprint)},
+        {"source", source}};
 }
 
 } // namespace ascviz

@@ -22,6 +22,9 @@ inline constexpr std::size_t kMaxShareBytes = std::size_t{256} << 20;
 // of the element's text gives `doc` back.
 std::string shareJsonText(const nlohmann::json& doc);
 
+// The page's "share" object (docs/share.md): {"ascviz_version", "model_fingerprint" (null when empty), "source"}.
+nlohmann::json shareSourceJson(const std::string& modelFingerprint, const std::string& source);
+
 // The whole page. `title` is the page's title (escaped here).
 std::string shareHtml(const nlohmann::json& doc, SharePage page, const std::string& title);
 
