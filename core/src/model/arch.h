@@ -18,6 +18,9 @@ enum class NormKind { LayerNorm, RMSNorm, RMSNormPlusOne, RMSNormWeightFp32 };
 enum class QkNorm { None, PerHead, Full };
 enum class RopeKind { None, NeoX, GptJ }; // NeoX: rotate halves; GptJ: rotate interleaved pairs
 enum class Activation { GeluTanh, GeluErf, Silu, Relu, QuickGelu };
+// Attention sinks: None; PerHead: a learned logit per head joins the denominator of each query's softmax (its
+// column is dropped after the softmax, so a row sums to less than 1; gpt_oss).
+enum class AttnSink { None, PerHead };
 enum class Residual {
     Sequential,         // x += attn(ln1(x)); x += mlp(ln2(x))
     ParallelSharedNorm, // x += attn(ln1(x)) + mlp(ln1(x))       (CodeGen, GPT-J)
@@ -70,6 +73,7 @@ struct ArchSpec {
     std::vector<int64_t> window;   // per layer: 0 = global causal, w = key within the last w positions
     bool attnFp32 = false;         // upcast q and k to float32 before q.k (GPT-Neo, CodeGen do)
     QkNorm qkNorm = QkNorm::None;
+    AttnSink attnSink = AttnSink::None;
     double attnSoftcap = 0.0;  // > 0: scores = cap · tanh(scaled q.k / cap) before the mask (gemma2)
     double finalSoftcap = 0.0; // > 0: logits = cap · tanh(logits / cap) (gemma2, gemma3)
     // Embeddings times embedScale (gemma: √hidden; granite: embedding_multiplier). embedScaleInDtype: the
@@ -89,7 +93,16 @@ struct ArchSpec {
     // weighted sum of the chosen experts' gated MLPs (expertIntermediate each), plus a shared expert
     // (sharedIntermediate > 0) scaled by sigmoid(sharedGate · x) when sharedGate (qwen2_moe). Dense layers keep
     // the ordinary MLP of `intermediate`.
+    //
+    // Routing::TopKThenSoftmax (gpt_oss): the top k of the router logits (router bias included), then a softmax over
+    // those k in the compute dtype. ExpertMlp::ClampedSwiGlu (gpt_oss): gate clamped to at most swigluLimit, up to
+    // ±swigluLimit, (up + 1) · gate · sigmoid(swigluAlpha · gate), with the experts' biases.
     struct Moe {
+        enum class Routing { SoftmaxThenTopK, TopKThenSoftmax };
+        enum class ExpertMlp { Gated, ClampedSwiGlu };
+        Routing routing = Routing::SoftmaxThenTopK;
+        ExpertMlp expertMlp = ExpertMlp::Gated;
+        double swigluAlpha = 1.702, swigluLimit = 7.0;
         int64_t experts = 0, topK = 0, expertIntermediate = 0, sharedIntermediate = 0;
         bool normTopK = false, sharedGate = false;
         bool routerWeightsInDtype = false; // qwen2/3_moe cast the top-k weights to the compute dtype; mixtral not

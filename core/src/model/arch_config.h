@@ -59,5 +59,7 @@ void readExaone4(const json& j, ArchSpec& s, const std::string& path);
 void readMixtral(const json& j, ArchSpec& s, const std::string& path);
 void readQwen2Moe(const json& j, ArchSpec& s, const std::string& path);
 void readQwen3Moe(const json& j, ArchSpec& s, const std::string& path);
+void readMellum(const json& j, ArchSpec& s, const std::string& path);
+void readGptOss(const json& j, ArchSpec& s, const std::string& path);
 
 } // namespace ascviz::model::cfg

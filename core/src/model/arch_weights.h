@@ -30,5 +30,8 @@ DecoderWeights olmo2Weights(WeightStore& ws, const ArchSpec& s);
 // (architectures_moe.cpp).
 DecoderWeights mixtralWeights(WeightStore& ws, const ArchSpec& s);
 DecoderWeights qwenMoeWeights(WeightStore& ws, const ArchSpec& s);
+// gpt_oss: llama's names with self_attn.sinks, mlp.router (weight, bias) and mlp.experts' biased, interleaved
+// gate_up_proj / down_proj, plain or MXFP4 (*_blocks, *_scales; mxfp4.h) (architectures_moe.cpp).
+DecoderWeights gptOssWeights(WeightStore& ws, const ArchSpec& s);
 
 } // namespace ascviz::model

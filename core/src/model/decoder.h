@@ -28,12 +28,15 @@ struct Norm {
 
 // A mixture-of-experts layer (ArchSpec::moe; moe.cpp); undefined (router undefined) on dense layers.
 struct MoeWeights {
-    at::Tensor router; // [experts, hidden]
-    at::Tensor gateUp; // [experts, 2 I, hidden]: each expert's [gate; up] rows
-    at::Tensor down;   // [experts, hidden, I]
-    Linear sharedUp;   // the shared expert's [gate; up] ([2 S, hidden]), or undefined
-    Linear sharedDown; // [hidden, S]
-    Linear sharedGate; // [1, hidden]: sigmoid(sharedGate · x) scales the shared expert, or undefined
+    at::Tensor router;     // [experts, hidden]
+    at::Tensor routerBias; // [experts] or undefined (gpt_oss)
+    at::Tensor gateUp;     // [experts, 2 I, hidden]: each expert's [gate; up] rows
+    at::Tensor gateUpBias; // [experts, 2 I] or undefined (gpt_oss)
+    at::Tensor down;       // [experts, hidden, I]
+    at::Tensor downBias;   // [experts, hidden] or undefined (gpt_oss)
+    Linear sharedUp;       // the shared expert's [gate; up] ([2 S, hidden]), or undefined
+    Linear sharedDown;     // [hidden, S]
+    Linear sharedGate;     // [1, hidden]: sigmoid(sharedGate · x) scales the shared expert, or undefined
     bool defined() const { return router.defined(); }
 };
 
@@ -46,6 +49,7 @@ struct LayerWeights {
     Norm postAttn, postMlp; // Residual::Sandwich only
     Norm qNorm, kNorm;      // QkNorm::PerHead ([headDim]) or Full ([heads·headDim], [kvHeads·headDim])
     MoeWeights moe;         // replaces up/down where defined
+    at::Tensor sinks;       // [heads]: AttnSink::PerHead's logits
 };
 
 struct DecoderWeights {
@@ -137,6 +141,9 @@ private:
     at::Tensor mlp(const LayerWeights& lw, const at::Tensor& x, int layer = -1,
                    ForwardObserver* expertsTo = nullptr) const;
     at::Tensor moe(const MoeWeights& m, const at::Tensor& x, int layer, ForwardObserver* expertsTo) const;
+    // The attention probabilities of float32 scores [B, kvHeads, rep, T, S] (masked) with the layer's sinks in
+    // each softmax's denominator (AttnSink::PerHead; sinks.cpp), the sink's own column dropped.
+    at::Tensor sinkSoftmax(int layer, const at::Tensor& scores) const;
     // Rotary tables cos/sin [N, rotaryDim] in the compute dtype for positions [N] (undefined without rope), of a
     // forward pass over `seqLen` positions (longrope picks its factors by it); local: the local layers' tables.
     struct RopeTables {

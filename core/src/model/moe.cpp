@@ -1,7 +1,8 @@
 // The mixture-of-experts block of the generic decoder (ArchSpec::moe, MoeWeights in decoder.h), computed as
 // transformers 5 computes Mixtral / Qwen2-MoE / Qwen3-MoE: router logits in the compute dtype, softmax in float32,
 // the top k, renormalised where the family says, then each chosen expert's gated MLP times its weight, summed per
-// token (plus the shared expert, gated by a sigmoid, for qwen2_moe).
+// token (plus the shared expert, gated by a sigmoid, for qwen2_moe). gpt_oss routes the other way round (the top k
+// of the biased router logits, then a softmax over them) and its experts are clamped SwiGLUs with biases.
 //
 // The experts run grouped, not per token: the N·k (token, expert) assignments are sorted by expert, the tokens
 // gathered once in that order, and each expert that was chosen at all runs one matrix product over its
@@ -23,9 +24,14 @@ at::Tensor Decoder::moe(const MoeWeights& m, const at::Tensor& x, int layer, For
     const at::Tensor flat = x.reshape({-1, H}); // [N, H]
     const int64_t N = flat.size(0);
 
-    const at::Tensor routerLogits = at::linear(flat, m.router); // [N, E] in the compute dtype
-    const at::Tensor probs = at::softmax(routerLogits.to(at::kFloat), -1);
-    auto [weights, ids] = at::topk(probs, K, -1); // [N, K], descending
+    const at::Tensor routerLogits = at::linear(flat, m.router, m.routerBias); // [N, E] in the compute dtype
+    at::Tensor weights, ids;                                                  // [N, K], descending
+    if (spec.routing == ArchSpec::Moe::Routing::TopKThenSoftmax) {            // gpt_oss
+        std::tie(weights, ids) = at::topk(routerLogits, K, -1);
+        weights = at::softmax(weights, -1);
+    } else {
+        std::tie(weights, ids) = at::topk(at::softmax(routerLogits.to(at::kFloat), -1), K, -1);
+    }
     if (spec.normTopK)
         weights = weights / weights.sum(-1, /*keepdim=*/true);
     if (spec.routerWeightsInDtype)
@@ -47,15 +53,24 @@ at::Tensor Decoder::moe(const MoeWeights& m, const at::Tensor& x, int layer, For
     const at::Tensor counts = at::bincount(flatIds, {}, E).to(at::kCPU, at::kLong);     // [E]
     const int64_t* count = counts.data_ptr<int64_t>();
 
+    const auto bias = [](const at::Tensor& b, int64_t e) { return b.defined() ? b[e] : at::Tensor(); };
+    // act(gate) · up, or gpt_oss's clamped SwiGLU: (clamp(up, ±limit) + 1) · g · sigmoid(alpha · g) with
+    // g = min(gate, limit), as transformers' GptOssExperts._apply_gate.
+    const auto expertActivation = [&](const at::Tensor& gate, const at::Tensor& up) {
+        if (spec.expertMlp == ArchSpec::Moe::ExpertMlp::Gated)
+            return activation(gate) * up;
+        const at::Tensor g = gate.clamp_max(spec.swigluLimit);
+        return (up.clamp(-spec.swigluLimit, spec.swigluLimit) + 1) * (g * at::sigmoid(g * spec.swigluAlpha));
+    };
     at::Tensor expertOut = at::empty({N * K, H}, flat.options());
     int64_t offset = 0;
     for (int64_t e = 0; e < E; ++e) {
         const int64_t c = count[e];
         if (c == 0)
             continue;
-        const at::Tensor gu = at::linear(rows.narrow(0, offset, c), m.gateUp[e]); // [c, 2I]
-        const at::Tensor h = activation(gu.narrow(-1, 0, I)) * gu.narrow(-1, I, I);
-        const at::Tensor y = at::linear(h, m.down[e]) * weightOf.narrow(0, offset, c).unsqueeze(1);
+        const at::Tensor gu = at::linear(rows.narrow(0, offset, c), m.gateUp[e], bias(m.gateUpBias, e)); // [c, 2I]
+        const at::Tensor h = expertActivation(gu.narrow(-1, 0, I), gu.narrow(-1, I, I));
+        const at::Tensor y = at::linear(h, m.down[e], bias(m.downBias, e)) * weightOf.narrow(0, offset, c).unsqueeze(1);
         expertOut.narrow(0, offset, c).copy_(y);
         offset += c;
     }
