@@ -2,12 +2,19 @@
 // the values worked out by hand from the format: two FP4 (E2M1) values per byte, the low nibble first, times
 // 2^(scale − 127). The load path of whole checkpoints is covered by the live variant gpt_oss-mxfp4-top3.
 #include "mxfp4.h"
+#include "weights.h"
 
 #include "ascviz/base/error.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <unistd.h>
 #include <vector>
 
 namespace {
@@ -61,6 +68,38 @@ TEST(Mxfp4, RefusesMismatchedShapesAndTypes)
                  ascviz::ModelError);
     EXPECT_EQ(ascviz::model::dequantizeMxfp4(b, at::zeros({2, 3}, at::kByte), "x").sizes().vec(),
               (std::vector<int64_t>{2, 96}));
+}
+
+// The memory check counts MXFP4 blocks as the values they dequantise to (two a byte in the compute dtype), not as
+// nothing (they are not floating-point tensors); the blocks load as uint8.
+TEST(Mxfp4, ComputeBytesCountsDequantisedBlocks)
+{
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / ("ascviz-mxfp4-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    nlohmann::json header = {
+        {"m.gate_up_proj_blocks", {{"dtype", "U8"}, {"shape", {2, 1, 16}}, {"data_offsets", {0, 32}}}},
+        {"m.gate_up_proj_scales", {{"dtype", "U8"}, {"shape", {2, 1}}, {"data_offsets", {32, 34}}}},
+        {"m.bias", {{"dtype", "F32"}, {"shape", {4}}, {"data_offsets", {34, 50}}}}};
+    std::string h = header.dump();
+    h.append((8 - h.size() % 8) % 8, ' ');
+    std::string file(8, '\0');
+    for (int i = 0; i < 8; ++i)
+        file[static_cast<std::size_t>(i)] = static_cast<char>((h.size() >> (8 * i)) & 0xff);
+    file += h;
+    std::string data(50, '\0');
+    data[0] = 0x21;
+    file += data;
+    std::ofstream(dir / "model.safetensors", std::ios::binary) << file;
+    {
+        ascviz::model::WeightStore ws(dir, at::kFloat, at::Device(at::kCPU));
+        // 64 values of the blocks and 4 of the bias, 4 bytes each in float32; the scales are not weights.
+        EXPECT_EQ(ws.computeBytes(), (64u + 4u) * 4u);
+        const at::Tensor blocks = ws.get("m.gate_up_proj_blocks", {2, 1, 16});
+        EXPECT_EQ(blocks.scalar_type(), at::kByte);
+        EXPECT_EQ(blocks[0][0][0].item<int>(), 0x21);
+    }
+    fs::remove_all(dir);
 }
 
 } // namespace
