@@ -232,9 +232,9 @@ TEST(CliModel, ModelsListsEveryFamilyWithItsOptions)
         types.push_back(f.at("model_type").get<std::string>());
         EXPECT_FALSE(f.at("honours").get<std::string>().empty()) << f.dump();
     }
-    for (const char* t : {"gpt2",     "llama", "qwen2",   "qwen3",    "mistral",   "gemma",    "gemma2", "gemma3_text",
-                          "phi3",     "phi",   "gptj",    "stablelm", "granite",   "olmo2",    "olmo3",  "smollm3",
-                          "seed_oss", "cwm",   "exaone4", "mixtral",  "qwen2_moe", "qwen3_moe"})
+    for (const char* t : {"gpt2",     "llama", "qwen2",   "qwen3",    "mistral",   "gemma",     "gemma2", "gemma3_text",
+                          "phi3",     "phi",   "gptj",    "stablelm", "granite",   "olmo2",     "olmo3",  "smollm3",
+                          "seed_oss", "cwm",   "exaone4", "mixtral",  "qwen2_moe", "qwen3_moe", "mellum", "gpt_oss"})
         EXPECT_NE(std::find(types.begin(), types.end(), t), types.end()) << t << " missing from " << r.out;
     // A config of another model_type is refused naming every listed family.
     namespace fs = std::filesystem;

@@ -129,6 +129,18 @@ BASE = {
                         n_group=4, topk_group=2, n_shared_experts=1, first_k_dense_replace=1, q_lora_rank=12,
                         kv_lora_rank=16, qk_nope_head_dim=8, qk_rope_head_dim=4, v_head_dim=6,
                         routed_scaling_factor=2.5, max_position_embeddings=128, bos_token_id=0, eos_token_id=0),
+    # mellum (4 layers): local, global, local, global (window 8, rope bases 10^4 and 5·10^5), the first MLP dense,
+    # the others 4 experts top-2.
+    "mellum": dict(hidden_size=32, num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=2, head_dim=8,
+                   intermediate_size=64, moe_intermediate_size=24, num_experts=4, num_experts_per_tok=2,
+                   max_position_embeddings=128, sliding_window=8,
+                   layer_types=["sliding_attention", "full_attention"] * 2,
+                   mlp_layer_types=["dense", "sparse", "sparse", "sparse"], bos_token_id=0, eos_token_id=0),
+    # gpt_oss (4 layers): local, global, local, global (window 8), 4 clamped-SwiGLU experts top-2 on every layer,
+    # attention sinks, biases; transformers' default rope (yarn, factor 32 over 4096 positions).
+    "gpt_oss": dict(hidden_size=32, num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=2, head_dim=8,
+                    intermediate_size=32, num_local_experts=4, num_experts_per_tok=2, max_position_embeddings=128,
+                    sliding_window=8, bos_token_id=0, eos_token_id=0),
     "phi3": dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
                  intermediate_size=64, max_position_embeddings=128, original_max_position_embeddings=128,
                  bos_token_id=0, eos_token_id=0, pad_token_id=0),
@@ -345,6 +357,33 @@ VARIANTS = [
      {"n_shared_experts": 0, "num_experts_per_tok": 3, "rope_parameters": rope(
          "yarn", factor=4.0, mscale=1.0, mscale_all_dim=1.0, original_max_position_embeddings=32)}, {}),
     ("deepseek_v3-bf16", "deepseek_v3", {}, {"dtype": "bfloat16"}),
+    # mellum: local/global layers with a rope per layer type, dense and sparse MLPs, q/k norms.
+    ("mellum", "mellum", {}, {}),
+    ("mellum-global-top1-bias-8experts", "mellum",
+     {"layer_types": ["full_attention"] * 4, "mlp_layer_types": ["sparse"] * 4, "num_experts": 8,
+      "num_experts_per_tok": 1, "attention_bias": True, "norm_topk_prob": False}, {}),
+    ("mellum-yarn-tied-top3", "mellum",
+     {"num_experts_per_tok": 3, "tie_word_embeddings": True, "mlp_layer_types": ["sparse", "dense"] * 2,
+      "rope_parameters": {"full_attention": rope("yarn", factor=4.0, theta=500000.0,
+                                                 original_max_position_embeddings=32),
+                          "sliding_attention": rope("default", theta=10000.0)}}, {}),
+    ("mellum-bf16", "mellum", {}, {"dtype": "bfloat16"}),
+    ("mellum-partial-rotary", "mellum",
+     {"rope_parameters": {"full_attention": rope("default", theta=500000.0, partial_rotary_factor=0.5),
+                          "sliding_attention": rope("default", theta=10000.0)}},
+     {"expect": "refuse", "error": "rope_parameters.full_attention.partial_rotary_factor = 0.5"}),
+    # gpt_oss: sinks, clamped SwiGLU experts (the gate_up weights scaled so that the clamp at 7 bites), top-k then
+    # softmax routing with a bias, alternating local layers; MXFP4 expert weights (blocks and scales written in place
+    # of the float tensors, from weights on the FP4 grid, so the float reference is exact).
+    ("gpt_oss", "gpt_oss", {}, {"scale": {"gate_up_proj": 24.0}}),
+    ("gpt_oss-top1-8experts-global-default-rope", "gpt_oss",
+     {"layer_types": ["full_attention"] * 4, "num_local_experts": 8, "num_experts_per_tok": 1,
+      "attention_bias": False, "rope_parameters": rope("default", theta=150000.0)}, {"scale": {"gate_up_proj": 24.0}}),
+    ("gpt_oss-unscaled", "gpt_oss", {}, {}),  # tiny-gpt_oss: stable in bfloat16 (the clamp rarely bites)
+    ("gpt_oss-mxfp4-top3", "gpt_oss", {"num_experts_per_tok": 3}, {"mxfp4": True}),
+    ("gpt_oss-bf16", "gpt_oss", {}, {"dtype": "bfloat16"}),
+    ("gpt_oss-swiglu-limit", "gpt_oss", {"swiglu_limit": 5.0},
+     {"expect": "refuse", "error": "swiglu_limit = 5.0"}),
     # transformers 4 spelling with the legacy type name "su", which Phi3Config reads as longrope.
     ("phi3-longrope-su-v4", "phi3", {"original_max_position_embeddings": 32,
                                      "rope_parameters": rope("longrope", short_factor=[1.0, 1.5, 2.0, 1.2],
@@ -536,6 +575,56 @@ def ablated_ntp(model, ids, heads, mode):
     return [probs[i, ids[i + 1]].item() for i in range(len(ids) - 1)]
 
 
+FP4 = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0]
+
+
+def mxfp4_grid(rows, k, gen):
+    """Random MXFP4 weights [*rows, k]: per group of 32 along k an exponent (scale byte 121..124 = 2^-6..2^-3) and
+    32 FP4 nibbles. Returns (blocks uint8 [*rows, k/32, 16] with the even element in the low nibble, scales uint8
+    [*rows, k/32], the float32 values)."""
+    g = k // 32
+    nib = torch.randint(0, 16, (*rows, g, 32), generator=gen)
+    scales = torch.randint(121, 125, (*rows, g), generator=gen)
+    values = torch.tensor(FP4)[nib] * torch.pow(2.0, (scales - 127).float()).unsqueeze(-1)
+    blocks = (nib[..., 0::2] | (nib[..., 1::2] << 4)).to(torch.uint8)
+    return blocks, scales.to(torch.uint8), values.reshape(*rows, k)
+
+
+def mxfp4_experts(model):
+    """Puts every gpt_oss expert weight on the MXFP4 grid; returns {tensor name: (blocks, scales)} to write in place
+    of gate_up_proj ([E, H, 2I], quantised along H per output row) and down_proj ([E, I, H], along I)."""
+    gen = torch.Generator().manual_seed(7)
+    packed = {}
+    for name, module in model.named_modules():
+        if type(module).__name__ != "GptOssExperts":
+            continue
+        e, h, two_i = module.gate_up_proj.shape
+        blocks, scales, values = mxfp4_grid((e, two_i), h, gen)
+        module.gate_up_proj.data.copy_(values.transpose(1, 2))
+        packed[f"{name}.gate_up_proj"] = (blocks, scales)
+        blocks, scales, values = mxfp4_grid((e, h), two_i // 2, gen)
+        module.down_proj.data.copy_(values.transpose(1, 2))
+        packed[f"{name}.down_proj"] = (blocks, scales)
+    return packed
+
+
+def write_mxfp4(d, packed):
+    """Rewrites the saved checkpoint with MXFP4 blocks/scales in place of the float expert tensors, as gpt-oss ships."""
+    from safetensors.torch import load_file, save_file
+    path = os.path.join(d, "model.safetensors")
+    tensors = load_file(path)
+    for name, (blocks, scales) in packed.items():
+        del tensors[name]
+        tensors[name + "_blocks"] = blocks.contiguous()
+        tensors[name + "_scales"] = scales.contiguous()
+    save_file(tensors, path, metadata={"format": "pt"})
+    cfg = json.load(open(os.path.join(d, "config.json")))
+    cfg["quantization_config"] = {"quant_method": "mxfp4", "modules_to_not_convert": ["model.layers.*.self_attn",
+                                                                                     "model.layers.*.mlp.router",
+                                                                                     "model.embed_tokens", "lm_head"]}
+    json.dump(cfg, open(os.path.join(d, "config.json"), "w"), indent=1)
+
+
 def make(out, tokenizer_json, name, model_type, overrides, opts):
     from tokenizers import Tokenizer
 
@@ -552,6 +641,11 @@ def make(out, tokenizer_json, name, model_type, overrides, opts):
         for n, b in model.named_buffers():  # deepseek_v3's router bias takes part in the choice: not all zero
             if n.endswith("e_score_correction_bias"):
                 b.normal_(0.0, 0.25)
+        for n, p in model.named_parameters():  # larger weights where a test needs them (gpt_oss's clamp)
+            for suffix, factor in opts.get("scale", {}).items():
+                if n.endswith(suffix):
+                    p.mul_(factor)
+        packed = mxfp4_experts(model) if opts.get("mxfp4") else None
     d = os.path.join(out, name)
     shutil.rmtree(d, ignore_errors=True)
     dtype = opts.get("dtype", "float32")
@@ -602,6 +696,8 @@ def make(out, tokenizer_json, name, model_type, overrides, opts):
                                      for layer in outputs.attentions]})
     json.dump({"model_type": model_type, "transformers": transformers.__version__, "torch": torch.__version__,
                "dtype": dtype, "attn": "eager", "cases": cases}, open(os.path.join(d, "reference.json"), "w"))
+    if packed:
+        write_mxfp4(d, packed)
     return entry
 
 

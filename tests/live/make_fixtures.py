@@ -36,10 +36,12 @@ TOKENIZER_CONFIG = {
 
 def make_fixture(out_dir, tokenizer_json, variant):
     name, model_type, overrides, opts = next(v for v in make_cases.VARIANTS if v[0] == variant)
-    if opts.get("expect", "match") != "match" or opts.get("dtype", "float32") != "float32" or opts.get("format"):
+    if (opts.get("expect", "match") != "match" or opts.get("dtype", "float32") != "float32" or opts.get("format")
+            or opts.get("mxfp4")):
         raise SystemExit(f"{variant}: fixtures are float32 safetensors checkpoints the runtime implements")
     staging = os.path.join(out_dir, ".staging")
-    make_cases.make(staging, tokenizer_json, name, model_type, overrides, {})
+    # the weights exactly as the live variant makes them (its "scale" of some tensors included)
+    make_cases.make(staging, tokenizer_json, name, model_type, overrides, {"scale": opts.get("scale", {})})
     d = os.path.join(out_dir, f"tiny-{model_type}")
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <set>
 
 using namespace modeltest;
 
@@ -38,6 +39,7 @@ TEST(LiveConformance, ExpertsEqualTransformersRouter)
     const std::filesystem::path dir(d);
     const auto manifest = readJson(dir / "manifest.json");
     int moeVariants = 0, denseVariants = 0, tokens = 0;
+    std::set<std::string> moeFamilies;
     double worst = 0;
     for (const auto& v : manifest.at("variants")) {
         if (v.at("expect") != "match")
@@ -87,11 +89,16 @@ TEST(LiveConformance, ExpertsEqualTransformersRouter)
             }
         }
         ++(moe ? moeVariants : denseVariants);
+        if (moe)
+            moeFamilies.insert(v.at("model_type").get<std::string>());
     }
     std::printf("live experts (transformers %s): %d mixture-of-experts variants, %d token-layers, max weight error "
                 "%.2e; %d dense variants deliver none\n",
                 manifest.at("transformers").get<std::string>().c_str(), moeVariants, tokens, worst, denseVariants);
-    EXPECT_GE(moeVariants, 16); // mixtral, qwen2_moe, qwen3_moe: 9; deepseek_v2: 3, deepseek_v3: 4
+    EXPECT_GE(moeVariants, 25); // mixtral, qwen2_moe, qwen3_moe: 9; deepseek_v2: 3, deepseek_v3: 4; mellum 4, gpt_oss 5
+    // gpt_oss routes by the top k of its biased logits, then a softmax over them; the others softmax first.
+    for (const char* family : {"mixtral", "qwen2_moe", "qwen3_moe", "mellum", "gpt_oss", "deepseek_v2", "deepseek_v3"})
+        EXPECT_EQ(moeFamilies.count(family), 1u) << family << ": no routing compared";
 }
 
 } // namespace

@@ -302,10 +302,10 @@ TEST(LoadErrors, UnknownModelTypeListsSupported)
     EXPECT_NE(msg.find("\"mamba\""), std::string::npos) << msg;
     // Every family, as a whole entry of the list "(supported: a, b, …)".
     for (const char* a :
-         {"gpt2",     "gpt_neo",   "codegen",   "gpt_bigcode", "gpt_neox",    "llama",    "qwen2", "starcoder2",
-          "qwen3",    "mistral",   "gemma",     "gemma2",      "gemma3_text", "phi3",     "gptj",  "phi",
-          "stablelm", "granite",   "olmo2",     "smollm3",     "olmo3",       "seed_oss", "cwm",   "exaone4",
-          "mixtral",  "qwen2_moe", "qwen3_moe", "deepseek_v2", "deepseek_v3"}) {
+         {"gpt2",     "gpt_neo",   "codegen",   "gpt_bigcode", "gpt_neox",    "llama",    "qwen2",  "starcoder2",
+          "qwen3",    "mistral",   "gemma",     "gemma2",      "gemma3_text", "phi3",     "gptj",   "phi",
+          "stablelm", "granite",   "olmo2",     "smollm3",     "olmo3",       "seed_oss", "cwm",    "exaone4",
+          "mixtral",  "qwen2_moe", "qwen3_moe", "deepseek_v2", "deepseek_v3", "mellum",   "gpt_oss"}) {
         const std::string name(a);
         EXPECT_TRUE(msg.find(" " + name + ",") != std::string::npos || msg.find(" " + name + ")") != std::string::npos)
             << name << ": " << msg;

@@ -22,6 +22,9 @@ enum class Activation { GeluTanh, GeluErf, Silu, Relu, QuickGelu };
 // (ArchSpec::Mla, mla.cpp): q through an optional low-rank bottleneck, k and v decompressed from a shared latent,
 // rope on a decoupled part of q and k only; the KV cache holds the decompressed keys and values.
 enum class AttentionKind { MultiHead, Latent };
+// Attention sinks: None; PerHead: a learned logit per head joins the denominator of each query's softmax (its
+// column is dropped after the softmax, so a row sums to less than 1; gpt_oss).
+enum class AttnSink { None, PerHead };
 enum class Residual {
     Sequential,         // x += attn(ln1(x)); x += mlp(ln2(x))
     ParallelSharedNorm, // x += attn(ln1(x)) + mlp(ln1(x))       (CodeGen, GPT-J)
@@ -74,6 +77,7 @@ struct ArchSpec {
     std::vector<int64_t> window;   // per layer: 0 = global causal, w = key within the last w positions
     bool attnFp32 = false;         // upcast q and k to float32 before q.k (GPT-Neo, CodeGen do)
     QkNorm qkNorm = QkNorm::None;
+    AttnSink attnSink = AttnSink::None;
     double attnSoftcap = 0.0;  // > 0: scores = cap · tanh(scaled q.k / cap) before the mask (gemma2)
     double finalSoftcap = 0.0; // > 0: logits = cap · tanh(logits / cap) (gemma2, gemma3)
     // Embeddings times embedScale (gemma: √hidden; granite: embedding_multiplier). embedScaleInDtype: the
@@ -110,8 +114,14 @@ struct ArchSpec {
     // the chosen experts' plain scores, renormalised (+1e-20) when normTopK. Then every weight × routedScale.
     // routerFp32: the router logits in float32 (deepseek), else in the compute dtype. sortedTopK false: the top-k
     // in torch.topk(sorted=False)'s order, as the deepseek routers return it.
+    // TopKThenSoftmax (gpt_oss): the top k of the router logits (router bias included), then a softmax over
+    // those k in the compute dtype. ExpertMlp::ClampedSwiGlu (gpt_oss): gate clamped to at most swigluLimit, up to
+    // ±swigluLimit, (up + 1) · gate · sigmoid(swigluAlpha · gate), with the experts' biases.
     struct Moe {
-        enum class Routing { Softmax, SoftmaxGroupLimited, SigmoidGrouped };
+        enum class Routing { Softmax, SoftmaxGroupLimited, SigmoidGrouped, TopKThenSoftmax };
+        enum class ExpertMlp { Gated, ClampedSwiGlu };
+        ExpertMlp expertMlp = ExpertMlp::Gated;
+        double swigluAlpha = 1.702, swigluLimit = 7.0;
         int64_t experts = 0, topK = 0, expertIntermediate = 0, sharedIntermediate = 0;
         bool normTopK = false, sharedGate = false;
         bool routerWeightsInDtype = false; // qwen2/3_moe cast the top-k weights to the compute dtype; mixtral not

@@ -62,5 +62,7 @@ void readQwen3Moe(const json& j, ArchSpec& s, const std::string& path);
 // ---------- deepseek_v2 / deepseek_v3 (architectures_deepseek.cpp) ----------
 void readDeepseekV2(const json& j, ArchSpec& s, const std::string& path);
 void readDeepseekV3(const json& j, ArchSpec& s, const std::string& path);
+void readMellum(const json& j, ArchSpec& s, const std::string& path);
+void readGptOss(const json& j, ArchSpec& s, const std::string& path);
 
 } // namespace ascviz::model::cfg

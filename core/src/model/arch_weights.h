@@ -42,5 +42,8 @@ DecoderWeights deepseekWeights(WeightStore& ws, const ArchSpec& s);
 // [E, H, I].
 void experts(WeightStore& ws, const ArchSpec& s, const std::string& prefix, const char* gate, const char* up,
              const char* down, MoeWeights& m);
+// gpt_oss: llama's names with self_attn.sinks, mlp.router (weight, bias) and mlp.experts' biased, interleaved
+// gate_up_proj / down_proj, plain or MXFP4 (*_blocks, *_scales; mxfp4.h) (architectures_moe.cpp).
+DecoderWeights gptOssWeights(WeightStore& ws, const ArchSpec& s);
 
 } // namespace ascviz::model

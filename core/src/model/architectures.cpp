@@ -465,6 +465,14 @@ const Architecture kArchitectures[] = {
     {"cwm", readCwm, llamaStyleWeights, "layer_types, sliding_window, rope llama3"},
     {"exaone4", readExaone4, olmo2Weights,
      "post-norms, per-head q/k norms, sliding_window, layer_types, sliding_window_pattern, rope_parameters"},
+    {"mellum", readMellum, qwenMoeWeights,
+     "mixture of experts: num_local_experts, num_experts_per_tok, moe_intermediate_size, norm_topk_prob, "
+     "mlp_layer_types (dense or sparse), per-head q/k RMSNorm, attention_bias, layer_types, sliding_window, "
+     "rope_parameters per layer type"},
+    {"gpt_oss", readGptOss, gptOssWeights,
+     "mixture of experts: num_local_experts, num_experts_per_tok (top-k of the biased router logits, then softmax), "
+     "clamped SwiGLU experts with biases, attention sinks, attention_bias, layer_types, sliding_window, "
+     "rope_parameters (yarn by default), MXFP4 expert weights (dequantised at load)"},
 };
 
 const Architecture* find(const std::string& type)

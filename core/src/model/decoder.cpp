@@ -148,9 +148,9 @@ int64_t Decoder::parameterCount() const
             add(nm->w);
             add(nm->b);
         }
-        add(l.moe.router);
-        add(l.moe.gateUp);
-        add(l.moe.down);
+        for (const at::Tensor* t : {&l.moe.router, &l.moe.routerBias, &l.moe.gateUp, &l.moe.gateUpBias, &l.moe.down,
+                                    &l.moe.downBias, &l.sinks})
+            add(*t);
         for (const Linear* li : {&l.qkv, &l.o, &l.up, &l.down, &l.moe.sharedUp, &l.moe.sharedDown, &l.moe.sharedGate,
                                  &l.mla.qA, &l.mla.qB, &l.mla.kvA, &l.mla.kvB}) {
             add(li->w);
@@ -290,6 +290,7 @@ at::Tensor Decoder::attend(int layer, const at::Tensor& q, const at::Tensor& k, 
     const int64_t nh = m_spec.heads, nkv = m_spec.kvHeads, hd = q.size(-1);
     const double scale = m_spec.attnScale[static_cast<std::size_t>(layer)];
     const int64_t rep = nh / nkv;
+    const bool plain = m_spec.attnSoftcap <= 0 && m_spec.attnSink == AttnSink::None; // what the fused paths compute
 #if TORCH_VERSION_MAJOR >= 2
     // libtorch 2.x: fused scaled-dot-product attention on every device (CPU and CUDA) for prefill and scoring
     // (T > 1), with the layer's own scale and grouped-query heads handled inside the kernel. Conformance with
@@ -298,7 +299,7 @@ at::Tensor Decoder::attend(int layer, const at::Tensor& q, const at::Tensor& k, 
     // model) and 50 ms/token (qwen2.5-0.5B shape) in float16, the explicit path 3.1 and 16.9. Models whose
     // HF code upcasts attention to fp32 keep the explicit path in half precision. So do layers whose attention
     // probabilities are observed (SDPA does not return them).
-    if (T > 1 && !(m_spec.attnFp32 && m_dtype != at::kFloat) && !probsTo && m_spec.attnSoftcap <= 0) {
+    if (T > 1 && !(m_spec.attnFp32 && m_dtype != at::kFloat) && !probsTo && plain) {
         c10::optional<at::Tensor> am;
         if (m.defined())
             am = m;
@@ -307,7 +308,7 @@ at::Tensor Decoder::attend(int layer, const at::Tensor& q, const at::Tensor& k, 
     }
 #endif
     // The CPU's direct oneDNN path (cpu_linear.h): one batched product, softmax and product, no copies of q, k, v.
-    if (!probsTo && m_spec.attnSoftcap <= 0) {
+    if (!probsTo && plain) {
         if (at::Tensor fused = cpuFusedAttention(q, k, v, m, causal, scale); fused.defined())
             return fused;
     }
@@ -331,7 +332,7 @@ at::Tensor Decoder::attend(int layer, const at::Tensor& q, const at::Tensor& k, 
     scores = scores.to(at::kFloat).view({B, nkv, rep, T, S});
     if (mask.defined())
         scores = scores.masked_fill(mask.unsqueeze(1).logical_not(), std::numeric_limits<float>::lowest());
-    const at::Tensor probs32 = at::softmax(scores, -1);
+    const at::Tensor probs32 = m_spec.attnSink == AttnSink::None ? at::softmax(scores, -1) : sinkSoftmax(layer, scores);
     if (probsTo)
         probsTo->observe(intermediate::kAttention, layer, probs32.view({B, nh, T, S}));
     const at::Tensor probs = probs32.to(v.scalar_type()).view({B, nkv, rep * T, S});

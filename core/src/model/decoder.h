@@ -28,13 +28,16 @@ struct Norm {
 
 // A mixture-of-experts layer (ArchSpec::moe; moe.cpp); undefined (router undefined) on dense layers.
 struct MoeWeights {
-    at::Tensor router;    // [experts, hidden]
-    at::Tensor gateUp;    // [experts, 2 I, hidden]: each expert's [gate; up] rows
-    at::Tensor down;      // [experts, hidden, I]
-    Linear sharedUp;      // the shared expert's [gate; up] ([2 S, hidden]), or undefined
-    Linear sharedDown;    // [hidden, S]
-    Linear sharedGate;    // [1, hidden]: sigmoid(sharedGate · x) scales the shared expert, or undefined
-    at::Tensor scoreBias; // [experts] float32: deepseek_v3's e_score_correction_bias (choice only), or undefined
+    at::Tensor router;     // [experts, hidden]
+    at::Tensor routerBias; // [experts] or undefined (gpt_oss)
+    at::Tensor gateUp;     // [experts, 2 I, hidden]: each expert's [gate; up] rows
+    at::Tensor gateUpBias; // [experts, 2 I] or undefined (gpt_oss)
+    at::Tensor down;       // [experts, hidden, I]
+    at::Tensor downBias;   // [experts, hidden] or undefined (gpt_oss)
+    Linear sharedUp;       // the shared expert's [gate; up] ([2 S, hidden]), or undefined
+    Linear sharedDown;     // [hidden, S]
+    Linear sharedGate;     // [1, hidden]: sigmoid(sharedGate · x) scales the shared expert, or undefined
+    at::Tensor scoreBias;  // [experts] float32: deepseek_v3's e_score_correction_bias (choice only), or undefined
     bool defined() const { return router.defined(); }
 };
 
@@ -59,6 +62,7 @@ struct LayerWeights {
     Norm qNorm, kNorm;      // QkNorm::PerHead ([headDim]) or Full ([heads·headDim], [kvHeads·headDim])
     MoeWeights moe;         // replaces up/down where defined
     MlaWeights mla;         // AttentionKind::Latent: replaces qkv
+    at::Tensor sinks;       // [heads]: AttnSink::PerHead's logits
 };
 
 struct DecoderWeights {
@@ -152,6 +156,9 @@ private:
                    ForwardObserver* expertsTo = nullptr) const;
     at::Tensor moe(const MoeWeights& m, const at::Tensor& x, int layer, ForwardObserver* expertsTo) const;
     std::tuple<at::Tensor, at::Tensor> route(const MoeWeights& m, const at::Tensor& flat) const;
+    // The attention probabilities of float32 scores [B, kvHeads, rep, T, S] (masked) with the layer's sinks in
+    // each softmax's denominator (AttnSink::PerHead; sinks.cpp), the sink's own column dropped.
+    at::Tensor sinkSoftmax(int layer, const at::Tensor& scores) const;
     // Rotary tables cos/sin [N, rotaryDim] in the compute dtype for positions [N] (undefined without rope), of a
     // forward pass over `seqLen` positions (longrope picks its factors by it); local: the local layers' tables.
     struct RopeTables {

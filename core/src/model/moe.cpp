@@ -2,7 +2,9 @@
 // transformers 5 computes Mixtral / Qwen2-MoE / Qwen3-MoE / DeepSeek-V2 / DeepSeek-V3: the router (route():
 // softmax, group-limited softmax or deepseek_v3's grouped sigmoid with its correction bias), the top k,
 // renormalised and scaled where the family says, then each chosen expert's gated MLP times its weight, summed per
-// token (plus the shared expert, gated by a sigmoid for qwen2_moe, ungated for deepseek).
+// token (plus the shared expert, gated by a sigmoid for qwen2_moe, ungated for deepseek). gpt_oss routes the other
+// way round (the top k of the biased router logits, then a softmax over them) and its experts are clamped SwiGLUs
+// with biases.
 //
 // The experts run grouped, not per token: the N·k (token, expert) assignments are sorted by expert, the tokens
 // gathered once in that order, and each expert that was chosen at all runs one matrix product over its
@@ -37,9 +39,16 @@ std::tuple<at::Tensor, at::Tensor> Decoder::route(const MoeWeights& m, const at:
     using Routing = ArchSpec::Moe::Routing;
     const auto& spec = m_spec.moe;
     const int64_t K = spec.topK, E = spec.experts, N = flat.size(0), G = spec.groups;
+    at::Tensor weights, ids;
+    if (spec.routing == Routing::TopKThenSoftmax) { // gpt_oss: the biased logits' top k, softmax in the compute dtype
+        std::tie(weights, ids) = at::topk(at::linear(flat, m.router, m.routerBias), K, -1);
+        weights = at::softmax(weights, -1);
+        if (spec.normTopK)
+            weights = weights / weights.sum(-1, /*keepdim=*/true);
+        return {weights, ids};
+    }
     const at::Tensor logits = spec.routerFp32 ? at::linear(flat.to(at::kFloat), m.router.to(at::kFloat))
                                               : at::linear(flat, m.router).to(at::kFloat); // [N, E]
-    at::Tensor weights, ids;
     if (spec.routing == Routing::SigmoidGrouped) {
         const at::Tensor scores = at::sigmoid(logits);
         at::Tensor choice = scores + m.scoreBias.to(at::kFloat);
@@ -91,15 +100,24 @@ at::Tensor Decoder::moe(const MoeWeights& m, const at::Tensor& x, int layer, For
     const at::Tensor counts = at::bincount(flatIds, {}, E).to(at::kCPU, at::kLong);     // [E]
     const int64_t* count = counts.data_ptr<int64_t>();
 
+    const auto bias = [](const at::Tensor& b, int64_t e) { return b.defined() ? b[e] : at::Tensor(); };
+    // act(gate) · up, or gpt_oss's clamped SwiGLU: (clamp(up, ±limit) + 1) · g · sigmoid(alpha · g) with
+    // g = min(gate, limit), as transformers' GptOssExperts._apply_gate.
+    const auto expertActivation = [&](const at::Tensor& gate, const at::Tensor& up) {
+        if (spec.expertMlp == ArchSpec::Moe::ExpertMlp::Gated)
+            return activation(gate) * up;
+        const at::Tensor g = gate.clamp_max(spec.swigluLimit);
+        return (up.clamp(-spec.swigluLimit, spec.swigluLimit) + 1) * (g * at::sigmoid(g * spec.swigluAlpha));
+    };
     at::Tensor expertOut = at::empty({N * K, H}, flat.options());
     int64_t offset = 0;
     for (int64_t e = 0; e < E; ++e) {
         const int64_t c = count[e];
         if (c == 0)
             continue;
-        const at::Tensor gu = at::linear(rows.narrow(0, offset, c), m.gateUp[e]); // [c, 2I]
-        const at::Tensor h = activation(gu.narrow(-1, 0, I)) * gu.narrow(-1, I, I);
-        const at::Tensor y = at::linear(h, m.down[e]) * weightOf.narrow(0, offset, c).unsqueeze(1);
+        const at::Tensor gu = at::linear(rows.narrow(0, offset, c), m.gateUp[e], bias(m.gateUpBias, e)); // [c, 2I]
+        const at::Tensor h = expertActivation(gu.narrow(-1, 0, I), gu.narrow(-1, I, I));
+        const at::Tensor y = at::linear(h, m.down[e], bias(m.downBias, e)) * weightOf.narrow(0, offset, c).unsqueeze(1);
         expertOut.narrow(0, offset, c).copy_(y);
         offset += c;
     }

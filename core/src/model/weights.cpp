@@ -185,6 +185,8 @@ uint64_t WeightStore::computeBytes() const
         const auto st = scalarTypeOf(e->dtype);
         if (st && at::isFloatingType(*st))
             total += e->bytes / safetensorsElementSize(e->dtype) * elem;
+        else if (e->dtype == "U8" && k.size() > 7 && k.compare(k.size() - 7, 7, "_blocks") == 0)
+            total += e->bytes * 2 * elem; // MXFP4 blocks (gpt_oss): two values a byte, dequantised at load
     }
     for (const auto& [k, t] : m_pickled)
         if (at::isFloatingType(t.scalar_type()))

@@ -34,7 +34,8 @@ public:
     at::Tensor get(const std::string& name, const std::vector<int64_t>& shape);
     std::optional<at::Tensor> getOptional(const std::string& name, const std::vector<int64_t>& shape);
 
-    // Bytes the checkpoint's floating-point tensors take in the compute dtype (for the memory check).
+    // Bytes the checkpoint's floating-point tensors take in the compute dtype (for the memory check), MXFP4
+    // blocks (*_blocks, uint8) counted as the two values a byte they dequantise to.
     uint64_t computeBytes() const;
     // Which file(s) the weights came from, for messages.
     std::string description() const { return m_description; }
