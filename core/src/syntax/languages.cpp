@@ -144,6 +144,8 @@ LanguageInfo readLanguageDescriptor(const fs::path& file)
     }
     if (j.contains("keyword_baseline"))
         l.keywordBaseline = r.strs("keyword_baseline");
+    if (j.contains("codebleu_keywords"))
+        l.codebleuKeywords = r.strs("codebleu_keywords");
     l.placeholder = r.str("placeholder", false);
     return l;
 }

@@ -49,6 +49,9 @@ struct LanguageInfo {
     {
         return keywordBaseline.empty() ? highlight.keywords : keywordBaseline;
     }
+    // CodeBLEU's weighted n-gram match (galeras/codebleu.h): the keywords weighted 1 (other tokens 0.2), as the
+    // codebleu package's keywords/<language>.txt lists them; language.json "codebleu_keywords", empty = none.
+    std::vector<std::string> codebleuKeywords;
     std::string placeholder; // editor hint text
     std::filesystem::path folder;
 };
