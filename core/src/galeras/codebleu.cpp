@@ -177,6 +177,11 @@ double dataflowMatch(const std::string& candidate, const std::string& reference,
     return double(m) / double(ref.size());
 }
 
+bool codeBleuSupports(const std::string& language)
+{
+    return language == "python" || language == "java";
+}
+
 CodeBleuScore codeBleu(const std::string& candidate, const std::string& reference, const std::string& language,
                        const std::set<std::string>& keywords)
 {

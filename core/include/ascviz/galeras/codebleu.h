@@ -18,6 +18,9 @@ struct CodeBleuScore {
     double dataflow = 0;      // dataflowMatch (0 when the reference has no data flow)
 };
 
+// Whether codeBleu is defined for a language (its data flow: python, java).
+bool codeBleuSupports(const std::string& language);
+
 // The whole score; `keywords` = LanguageInfo::codebleuKeywords. Data flow is defined for python and java
 // (the package's DFG_python / DFG_java); another language throws InputError.
 CodeBleuScore codeBleu(const std::string& candidate, const std::string& reference, const std::string& language,
