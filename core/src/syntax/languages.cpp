@@ -117,6 +117,8 @@ LanguageInfo readLanguageDescriptor(const fs::path& file)
         l.calls.arguments = r.strs("arguments", &c);
         l.calls.definitions = r.strs("definitions", &c);
         l.calls.builtins = r.strs("builtins", &c);
+        if (c.contains("leaves"))
+            l.calls.leaves = r.strs("leaves", &c);
     }
     if (j.contains("highlight")) {
         const auto& h = j["highlight"];
