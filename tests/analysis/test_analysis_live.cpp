@@ -135,8 +135,8 @@ TEST(CausalLive, RefutersAgreeWithDoWhy)
         ASSERT_TRUE(r.p.has_value()) << r.name;
         EXPECT_EQ(r.simulations, opts.simulations) << r.name;
         EXPECT_NEAR(r.newEffect, d["new_effect"].get<double>(), tol) << r.name;
-        EXPECT_EQ(*r.p > 0.05, d["p_value"].get<double>() > 0.05) << r.name << ": ours " << *r.p << ", DoWhy's "
-                                                                  << d["p_value"].get<double>();
+        EXPECT_EQ(*r.p > 0.05, d["p_value"].get<double>() > 0.05)
+            << r.name << ": ours " << *r.p << ", DoWhy's " << d["p_value"].get<double>();
         std::printf("%s: new effect %.6g (DoWhy %.6g, tolerance %.3g), p %.3f (DoWhy %.3f)\n", r.name.c_str(),
                     r.newEffect, d["new_effect"].get<double>(), tol, *r.p, d["p_value"].get<double>());
     }
