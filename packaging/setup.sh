@@ -107,7 +107,7 @@ fi
 # The torch/ package folder of PyPI's torch, installed once into a cached virtual environment. The same
 # venv holds the test-only references (transformers, tokenizers) that the live conformance tests run; the
 # product never needs Python at run time. A changed requirement list updates the venv in place.
-VENV_REQUIREMENTS=("torch==$TORCH_PYPI_VERSION" "numpy<3" "transformers==5.17.0" "tokenizers==0.23.2" "statsmodels==0.14.5" "ctranslate2==4.8.5")
+VENV_REQUIREMENTS=("torch==$TORCH_PYPI_VERSION" "numpy<3" "transformers==5.17.0" "tokenizers==0.23.2" "statsmodels==0.14.5" "ctranslate2==4.8.5" "pandas==2.3.3" "codebleu==0.7.0" "tree-sitter==0.22.3" "tree-sitter-python==0.23.6" "tree-sitter-java==0.23.5" "dowhy==0.14")
 venv="$cache/venv-torch-$TORCH_PYPI_VERSION"
 ensure_venv() {
   local want="${VENV_REQUIREMENTS[*]}"

@@ -90,7 +90,8 @@ const std::vector<AnalyzeSubcommand>& analyzeSubcommands()
         {"treatments", "--db RUNS [--outcome Y] [--confounders a,b] [--json] [--latex OUT]",
          "Galeras (method.md 12): per treatment vs control, the ATE by OLS Y ~ 1 + D + Z (se, 95% CI)\n"
          "             and refutations with p-values, and the descriptive table, over a `galeras run` database\n"
-         "    --db RUNS   --outcome Y  levenshtein (default), bleu4, exact_match, ast_match, asc_eval\n"
+         "    --db RUNS   --outcome Y  levenshtein (default), bleu4, exact_match, ast_match, codebleu,\n"
+         "                          asc_eval\n"
          "    --confounders a,b  of prompt_size, n_whitespaces, token_count, nloc, ast_nodes, ast_levels,\n"
          "                 cyclomatic (default the paper's four: prompt_size, n_whitespaces, token_count, nloc),\n"
          "                 or a numeric field of the records   --simulations N (0: no refuters)   --seed S\n"

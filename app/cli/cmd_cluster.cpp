@@ -102,8 +102,8 @@ int slurmSubmit(Args& args)
         throw UsageError("--limit must be >= 0 (0 = all)");
     if (limit > 0)
         run.batchOptions.insert(run.batchOptions.end(), {"--limit", std::to_string(limit)});
-    for (const char* o : {"--batch-size", "--aggregation", "--device", "--dtype", "--threads", "--max-text-bytes",
-                          "--max-ast-depth", "--max-ast-nodes"})
+    for (const char* o : {"--batch-size", "--aggregation", "--aggregation-scope", "--device", "--dtype", "--threads",
+                          "--max-text-bytes", "--max-ast-depth", "--max-ast-nodes"})
         if (const auto v = args.value(o))
             run.batchOptions.insert(run.batchOptions.end(), {o, *v});
     args.finish();

@@ -96,6 +96,12 @@ int cmdBatch(Args& args)
     const int batchSize = args.intValue("--batch-size", 1);
     const auto shardArg = args.value("--shard");
     const Aggregation aggregation = aggregationOption(args);
+    AggregationScope scope = AggregationScope::Tokens;
+    try {
+        scope = parseAggregationScope(args.valueOr("--aggregation-scope", "tokens"));
+    } catch (const InputError&) {
+        throw UsageError("--aggregation-scope must be tokens or children");
+    }
     const std::string language = languageOptionOrEmpty(args); // "": each snippet's own (field, extension)
     const std::string exts = args.valueOr("--extensions", "");
     const bool quiet = args.flag("--quiet");
@@ -135,6 +141,7 @@ int cmdBatch(Args& args)
 
     BatchOptions opts;
     opts.aggregation = aggregation;
+    opts.aggregationScope = scope;
     opts.language = language;
     opts.limit = limit;
     opts.resume = resume;

@@ -58,7 +58,8 @@ int cmdReport(Args& args)
     std::ostringstream t;
     t << "model: " << s.run.modelName << " (" << s.run.modelDir << ")\n"
       << "corpus: " << s.run.corpusPath << "; " << s.counts.ok << " snippets evaluated, " << s.counts.errors
-      << " errors; aggregation " << toString(s.run.aggregation) << "\n"
+      << " errors; aggregation " << toString(s.run.aggregation) << " over "
+      << (s.run.aggregationScope == AggregationScope::Children ? "children" : "tokens") << "\n"
       << "compute dtype: " << s.run.dtype << "; categories: " << s.categoryTable << "\n"
       << "Global AsC-Eval: " << (s.globalAscEval ? fmt(*s.globalAscEval) : std::string("n/a"))
       << " (Table I: mean of the categorized concepts' bootstrapped medians; " << s.resamples << " resamples, seed "

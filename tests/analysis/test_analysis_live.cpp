@@ -95,3 +95,49 @@ TEST(CausalLive, MatchesStatsmodelsOnTheSameDatabase)
                 ref["statsmodels"].get<std::string>().c_str(), concepts.size() + 1, global.global.n, maxEffect, maxSe,
                 maxRho);
 }
+
+#ifndef ASCVIZ_DOWHY_REFERENCE
+#define ASCVIZ_DOWHY_REFERENCE ""
+#endif
+
+// DoWhy's own refuters (tests/live/dowhy_reference.py: placebo "permute", random_common_cause, data_subset 0.8)
+// on the data frame of `analyze causal` (global), with the same number of simulations (the default, 100): the
+// mean new effects agree within Monte-Carlo tolerance (4 standard errors of a difference of two means of N
+// draws, taking the effect's OLS se as the spread of one draw: a bound for all three refuters), and each
+// p-value falls on the same side of 0.05. DoWhy's bootstrap refuter has no counterpart here.
+TEST(CausalLive, RefutersAgreeWithDoWhy)
+{
+    const testdata::TempDir dir("causal-dowhy-live");
+    Corpus corpus = readCorpus(testdata::resourcesDir() / "corpus" / "stdlib-functions.jsonl");
+    auto model = LanguageModel::load((testdata::dataDir() / "fixtures" / "models" / "tiny-gpt2").string());
+    BatchOptions bo;
+    bo.limit = 60;
+    const fs::path db = dir / "r.db";
+    runBatch(*model, corpus, db, bo);
+
+    const CausalOptions opts; // analyze causal's defaults
+    const std::string cmd = std::string("'") + ASCVIZ_LIVE_PYTHON + "' '" + ASCVIZ_DOWHY_REFERENCE + "' '" +
+                            db.string() + "' '" + (dir / "dowhy.json").string() + "' " +
+                            std::to_string(opts.simulations) + " 7";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    std::ifstream in(dir / "dowhy.json");
+    const auto ref = nlohmann::json::parse(in);
+    EXPECT_EQ(ref["dowhy"].get<std::string>(), "0.14");
+
+    const CausalEstimate e = analyzeCausal(ResultsDb::open(db), CausalBy::Global, opts).global;
+    ASSERT_TRUE(e.hasEffect) << e.note;
+    EXPECT_EQ(e.n, ref["n"].get<int>());
+    EXPECT_NEAR(e.effect, ref["estimate"].get<double>(), 1e-9 * std::max(1.0, std::fabs(e.effect)));
+    ASSERT_EQ(e.refutations.size(), 3u);
+    const double tol = 4 * std::sqrt(2.0) * e.se / std::sqrt(double(opts.simulations));
+    for (const auto& r : e.refutations) {
+        const auto& d = ref["refutations"][r.name];
+        ASSERT_TRUE(r.p.has_value()) << r.name;
+        EXPECT_EQ(r.simulations, opts.simulations) << r.name;
+        EXPECT_NEAR(r.newEffect, d["new_effect"].get<double>(), tol) << r.name;
+        EXPECT_EQ(*r.p > 0.05, d["p_value"].get<double>() > 0.05)
+            << r.name << ": ours " << *r.p << ", DoWhy's " << d["p_value"].get<double>();
+        std::printf("%s: new effect %.6g (DoWhy %.6g, tolerance %.3g), p %.3f (DoWhy %.3f)\n", r.name.c_str(),
+                    r.newEffect, d["new_effect"].get<double>(), tol, *r.p, d["p_value"].get<double>());
+    }
+}

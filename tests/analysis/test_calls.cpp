@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 
@@ -180,6 +181,59 @@ TEST(CallTable, ThreeFileRepositoryCountedByHand)
     // Without a repository: no table, the snippet-level counts unchanged.
     o.repository = nullptr;
     EXPECT_FALSE(analyzePerplexed(db, o).callTable.has_value());
+}
+
+// The paper's leaf rule (method.md §10): Table 1's rows are leaf labels whose parent is the call or its
+// argument list. obj.helper(...) names helper inside an attribute node: no name row (the call still counts,
+// and its argument list does); the argument subtrees o + 1, k=2 and [1] are no rows; "s" is one string leaf.
+TEST(CallTable, PaperLeafRuleCountedByHand)
+{
+    // token k has CE k
+    const std::string bars = "def| go|(|o|):|\n   | o|.|helper|(|o| +| 1|,| \"s\"|,| k|=|2|)|\n   | helper|(|[|1|]|,| "
+                             "True|)|\n";
+    std::string code;
+    std::vector<CeToken> tokens;
+    std::size_t i = 0;
+    while (i <= bars.size()) {
+        std::size_t j = bars.find('|', i);
+        if (j == std::string::npos)
+            j = bars.size();
+        CeToken t;
+        t.start = code.size();
+        code.append(bars, i, j - i);
+        t.end = code.size();
+        t.ce = double(tokens.size());
+        tokens.push_back(t);
+        i = j + 1;
+    }
+    ASSERT_EQ(tokens.size(), 30u);
+    CallRepository repo;
+    repo.add("a", {"r", "a.py"}, "python", "def helper(x):\n    return x\n");
+    repo.add("b", {"r", "b.py"}, "python", code);
+    const LanguageInfo& py = LanguageRegistry::instance().get("python");
+    CallTableBuilder b(repo);
+    b.addSnippet("b", py, SyntaxTree::parse("python", code), tokens);
+    const CallTable t = b.finish();
+    EXPECT_EQ(t.internal.calls, 2);
+    struct Want {
+        const char* node;
+        int count;
+        double mean;
+    };
+    const std::vector<Want> want = {{"call -> identifier", 1, 21},      {"argument_list -> (", 2, 15.5},
+                                    {"argument_list -> )", 2, 23.5},    {"argument_list -> ,", 3, 18},
+                                    {"argument_list -> string", 1, 14}, {"argument_list -> true", 1, 27}};
+    ASSERT_EQ(t.rows.size(), want.size());
+    for (const Want& w : want) {
+        const auto it =
+            std::find_if(t.rows.begin(), t.rows.end(), [&](const CallTableRow& r) { return r.node == w.node; });
+        ASSERT_NE(it, t.rows.end()) << w.node;
+        EXPECT_TRUE(it->internal) << w.node;
+        EXPECT_EQ(it->ce.count, w.count) << w.node;
+        EXPECT_NEAR(it->ce.mean, w.mean, 1e-12) << w.node;
+    }
+    EXPECT_EQ(t.internal.tokens, 10);
+    EXPECT_NEAR(t.internal.mean, 119.0 / 6, 1e-12);
 }
 
 TEST(Rank, AverageRanksAndSpearmanByHand)

@@ -147,6 +147,28 @@ TEST(CliCorpus, BatchThenReportJsonCsvAndText)
     EXPECT_NE(t.out.find("identifier"), std::string::npos);
 }
 
+// batch --aggregation-scope children: the run records the scope, report names it (text and JSON), the values
+// differ from a tokens run of the same snippets; a bad scope is a usage error.
+TEST(CliCorpus, BatchAggregationScopeChildrenIsStoredAndReported)
+{
+    const auto tokens = clitest::tempDir() / "scope-tokens.db", children = clitest::tempDir() / "scope-children.db";
+    ASSERT_EQ(
+        clitest::run("batch --model " + tinyModel() + " --corpus default --db " + q(tokens) + " --limit 3").status, 0);
+    auto r = clitest::run("batch --model " + tinyModel() + " --corpus default --db " + q(children) +
+                          " --limit 3 --aggregation-scope children");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json a = reportJson(tokens), b = reportJson(children);
+    EXPECT_EQ(a["aggregation_scope"], "tokens");
+    EXPECT_EQ(b["aggregation_scope"], "children");
+    EXPECT_NE(a["global_asc_eval"].get<double>(), b["global_asc_eval"].get<double>());
+    auto t = clitest::run("report --db " + q(children));
+    EXPECT_NE(t.out.find("aggregation median over children"), std::string::npos) << t.out;
+    auto bad = clitest::run("batch --model " + tinyModel() + " --corpus default --db " +
+                            q(clitest::tempDir() / "scope-bad.db") + " --aggregation-scope nodes");
+    EXPECT_EQ(bad.status, 2) << bad.err;
+    EXPECT_NE(bad.err.find("--aggregation-scope must be tokens or children"), std::string::npos) << bad.err;
+}
+
 TEST(CliCorpus, ExistingDbNeedsResumeWhichContinues)
 {
     const auto db = clitest::tempDir() / "resume.db";

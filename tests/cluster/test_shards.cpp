@@ -157,6 +157,30 @@ TEST_F(Shards, MergeRefusesMissingDuplicateAndForeignShardsWritingNothing)
     m = messageOf([&] { mergeShards(out, {shard(0), path("mean-1.db"), shard(2)}); });
     EXPECT_NE(m.find("aggregation is 'mean' in"), std::string::npos) << m;
     EXPECT_NE(m.find("mean-1.db"), std::string::npos) << m;
+    // θ over children (--aggregation-scope children): stored with the run, its values differ from the tokens
+    // shard's, a resume with the other scope and a merge with a tokens shard are refused
+    opts.aggregation = Aggregation::Median;
+    opts.aggregationScope = AggregationScope::Children;
+    runBatch(*s_model, *s_corpus, path("children-1.db"), opts);
+    {
+        const auto children = ResultsDb::open(path("children-1.db"));
+        const auto tokens = ResultsDb::open(shard(1));
+        EXPECT_EQ(children.runInfo().aggregationScope, AggregationScope::Children);
+        EXPECT_EQ(tokens.runInfo().aggregationScope, AggregationScope::Tokens);
+        const auto a = children.snippets(), b = tokens.snippets();
+        ASSERT_EQ(a.size(), b.size());
+        int differ = 0;
+        for (std::size_t i = 0; i < a.size(); ++i)
+            differ += a[i].ascEval != b[i].ascEval ? 1 : 0;
+        EXPECT_GT(differ, 0);
+    }
+    m = messageOf([&] { mergeShards(out, {shard(0), path("children-1.db"), shard(2)}); });
+    EXPECT_NE(m.find("aggregation scope is 'children' in"), std::string::npos) << m;
+    opts.resume = true;
+    opts.aggregationScope = AggregationScope::Tokens;
+    m = messageOf([&] { runBatch(*s_model, *s_corpus, path("children-1.db"), opts); });
+    EXPECT_NE(m.find("aggregation scope is 'children' in the DB but 'tokens' now"), std::string::npos) << m;
+    opts.resume = false;
     // Another run size: the same shard index of a run limited to 12 snippets.
     opts.aggregation = Aggregation::Median;
     opts.limit = kRun - 1;
@@ -241,7 +265,7 @@ TEST_F(Shards, VersionTwoDatabasesReadAsWholeRunsAndUpgrade)
     fs::copy_file(path("single.db"), p);
     {
         auto db = ResultsDb::open(p, ResultsDb::Mode::ReadWrite);
-        for (const char* c : {"shard_index", "shard_count", "run_planned"})
+        for (const char* c : {"shard_index", "shard_count", "run_planned", "aggregation_scope"})
             testdata::query(db, std::string("ALTER TABLE run DROP COLUMN ") + c, [](const auto&) {});
         testdata::query(db, "UPDATE run SET schema_version = 2", [](const auto&) {});
     }
@@ -253,7 +277,8 @@ TEST_F(Shards, VersionTwoDatabasesReadAsWholeRunsAndUpgrade)
     }
     {
         auto db = ResultsDb::open(p, ResultsDb::Mode::ReadWrite);
-        EXPECT_EQ(db.schemaVersion(), 3);
+        EXPECT_EQ(db.schemaVersion(), 4);
+        EXPECT_EQ(db.runInfo().aggregationScope, AggregationScope::Tokens);
         EXPECT_EQ(db.runInfo().runPlanned, kRun);
     }
     // A whole run merges alone (a copy).

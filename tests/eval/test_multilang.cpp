@@ -438,7 +438,8 @@ TEST(Languages, SchemaOneDatabasesReadAsTheRunsLanguageAndUpgradeOnWrite)
         auto db = ResultsDb::create(dir / "r.db", runInfo("java"));
         writeEvaluated(db, 0, "java", "class A { }", 0.5, false);
         testdata::query(db, "ALTER TABLE snippets DROP COLUMN language", [](const auto&) {});
-        for (const char* c : {"shard_index", "shard_count", "run_planned"}) // added in version 3
+        for (const char* c : {"shard_index", "shard_count", "run_planned", // added in version 3
+                              "aggregation_scope"})                        // added in version 4
             testdata::query(db, std::string("ALTER TABLE run DROP COLUMN ") + c, [](const auto&) {});
         testdata::query(db, "UPDATE run SET schema_version = 1", [](const auto&) {});
     }
@@ -452,8 +453,9 @@ TEST(Languages, SchemaOneDatabasesReadAsTheRunsLanguageAndUpgradeOnWrite)
     }
     {
         auto db = ResultsDb::open(dir / "r.db", ResultsDb::Mode::ReadWrite);
-        EXPECT_EQ(db.schemaVersion(), 3);
+        EXPECT_EQ(db.schemaVersion(), 4);
         EXPECT_EQ(db.runInfo().shardCount, 1);
+        EXPECT_EQ(db.runInfo().aggregationScope, AggregationScope::Tokens); // older runs: θ over tokens
         writeEvaluated(db, 1, "cpp", "int x;", 0.5);
         EXPECT_EQ(db.languages(), (std::map<std::string, int64_t>{{"cpp", 1}, {"java", 1}}));
     }

@@ -126,3 +126,36 @@ TEST(GalerasRecords, FingerprintCoversEveryFieldARowDependsOn)
     noDoc.erase("docstring");
     EXPECT_NE(fp(noDoc), changed("docstring", "")); // absent (the testbed finds it) is not empty
 }
+
+// A runs database made before the codebleu outcome existed: read-only, its rows read codebleu as null; opened
+// for writing (a resumed run), the column is added and new rows keep their value.
+TEST(GalerasRunsDb, DatabaseWithoutCodebleuColumnOpens)
+{
+    const testdata::TempDir dir("galeras-old-columns");
+    const fs::path path = dir / "runs.db";
+    {
+        const GalerasDb db = GalerasDb::create(path, {{"testbed", "t"}});
+        db.insert(row("a", "control"));
+    }
+    {
+        sqlite::OpenOptions o;
+        o.mode = sqlite::OpenMode::ReadWrite;
+        sqlite::Db::open(path, o).exec("ALTER TABLE galeras_runs DROP COLUMN codebleu", "making an old database");
+    }
+    {
+        const auto rows = GalerasDb::open(path, false).rows();
+        ASSERT_EQ(rows.size(), 1u);
+        EXPECT_FALSE(rows[0].values.at("codebleu").has_value());
+        EXPECT_DOUBLE_EQ(*rows[0].values.at("levenshtein"), 0.5);
+    }
+    {
+        const GalerasDb db = GalerasDb::open(path, true);
+        GalerasRow r = row("b", "control");
+        r.values["codebleu"] = 0.25;
+        db.insert(r);
+    }
+    const auto rows = GalerasDb::open(path, false).rows();
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_FALSE(rows[0].values.at("codebleu").has_value());
+    EXPECT_DOUBLE_EQ(*rows[1].values.at("codebleu"), 0.25);
+}

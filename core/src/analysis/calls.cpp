@@ -128,17 +128,23 @@ void CallTableBuilder::addSnippet(const std::string& id, const LanguageInfo& lan
         }
         const bool internal = m_repo.declaredElsewhere(*file, callee);
         ++m_calls[internal ? 1 : 0];
-        // The counted nodes: the name, and each child of the argument node(s) that is not itself a call.
+        // The counted nodes, by the paper's leaf rule (Table 1's rows are leaf labels whose parent is the call
+        // or its argument node): the method name when it is a child of the call itself (Python's obj.m names
+        // m inside an attribute node: not a row), and each child of the argument node(s) that is a leaf — no
+        // children, or a string literal (language.json calls.leaves). Argument subtrees (a + b, k=v, obj.x,
+        // a nested call) are not rows: their tokens are not counted.
         std::vector<std::pair<const AstNode*, std::string>> counted;
-        counted.emplace_back(&name, c.type + " -> " + name.type);
-        m_nameRows.insert(counted.back().second);
+        if (name.parent == cid) {
+            counted.emplace_back(&name, c.type + " -> " + name.type);
+            m_nameRows.insert(counted.back().second);
+        }
         for (int k : c.children) {
             const AstNode& args = nodes[static_cast<std::size_t>(k)];
             if (!listed(lang.calls.arguments, args.type))
                 continue;
             for (int a : args.children) {
                 const AstNode& child = nodes[static_cast<std::size_t>(a)];
-                if (!listed(lang.calls.types, child.type))
+                if (child.children.empty() || listed(lang.calls.leaves, child.type))
                     counted.emplace_back(&child, args.type + " -> " + child.type);
             }
         }
@@ -223,9 +229,11 @@ nlohmann::json callTableToJson(const CallTable& t)
     j["unplaced_snippets"] = t.unplacedSnippets;
     j["sources"] = t.sources;
     j["repositories"] = t.repositories;
-    j["rule"] = "internal: the callee's name is declared in another file of the same repository; rows: the method "
-                "name and each argument-node child, a token once per call (its first non-whitespace byte); "
-                "summary: unweighted mean of the rows' mean CE and their population std";
+    j["rule"] = "internal: the callee's name is declared in another file of the same repository; rows (the paper's "
+                "leaf rule): the method name when a child of the call node (not obj.m's m), and each leaf child of "
+                "the argument node (string literals as one leaf; argument subtrees are not rows), a token once per "
+                "call (its first non-whitespace byte); summary: unweighted mean of the rows' mean CE and their "
+                "population std";
     return j;
 }
 

@@ -24,7 +24,10 @@ EvalResult evaluateEntry(const LanguageModel& model, const CorpusEntry& entry, c
     so.topK = 0;
     ScoredText s = model.score(entry.code, so);
     markPrompt(s, entry, note);
-    return evaluate(std::move(s), std::move(tree), opts.aggregation, categories);
+    EvalResult r = evaluate(std::move(s), std::move(tree), opts.aggregation, categories);
+    if (opts.aggregationScope != AggregationScope::Tokens)
+        reaggregate(r, opts.aggregation, opts.aggregationScope);
+    return r;
 }
 
 BatchSummary runBatch(const LanguageModel& model, const Corpus& corpus, const fs::path& dbPath,

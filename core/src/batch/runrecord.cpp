@@ -30,6 +30,7 @@ RunInfo requestedRun(const LanguageModel& model, const Corpus& corpus, const Bat
     r.corpusEntries = static_cast<int64_t>(corpus.entries.size());
     r.language = opts.language;
     r.aggregation = opts.aggregation;
+    r.aggregationScope = opts.aggregationScope;
     r.planned = opts.shard.planned(runTotal);
     r.runPlanned = runTotal;
     r.shardIndex = opts.shard.index;
@@ -52,6 +53,7 @@ void checkResumable(const RunInfo& have, const RunInfo& want, const fs::path& db
     cmp("vocabulary size", std::to_string(have.vocabSize), std::to_string(want.vocabSize));
     cmp("corpus content (fingerprint)", have.corpusFingerprint, want.corpusFingerprint);
     cmp("aggregation", toString(have.aggregation), toString(want.aggregation));
+    cmp("aggregation scope", toString(have.aggregationScope), toString(want.aggregationScope));
     cmp("language", have.language, want.language);
     cmp("shard", ShardSpec{have.shardIndex, have.shardCount}.toString(),
         ShardSpec{want.shardIndex, want.shardCount}.toString());

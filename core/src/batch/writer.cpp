@@ -72,6 +72,8 @@ void SnippetWriter::storeOne(std::size_t k, std::optional<ScoredText>& pre, std:
         if (pre && tree) {
             markPrompt(*pre, e, &note);
             result.emplace(evaluate(std::move(*pre), std::move(*tree), opts.aggregation, table));
+            if (opts.aggregationScope != AggregationScope::Tokens)
+                reaggregate(*result, opts.aggregation, opts.aggregationScope);
         } else {
             result.emplace(evaluateEntry(m_model, e, opts, table, &note));
         }

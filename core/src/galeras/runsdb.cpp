@@ -65,7 +65,8 @@ void publish(const std::filesystem::path& tmp, const std::filesystem::path& path
 
 const std::vector<std::string>& galerasOutcomes()
 {
-    static const std::vector<std::string> v = {"levenshtein", "bleu4", "exact_match", "ast_match", "asc_eval"};
+    static const std::vector<std::string> v = {"levenshtein", "bleu4",    "exact_match",
+                                               "ast_match",   "codebleu", "asc_eval"};
     return v;
 }
 
@@ -147,7 +148,24 @@ GalerasDb GalerasDb::open(const std::filesystem::path& path, bool writable)
         throw InputError(path.string() + " has Galeras schema version '" + m["schema_version"] +
                              "'; this build reads " + std::to_string(kGalerasSchemaVersion),
                          ErrorContext(path.string()));
+    // a database made before an outcome existed (codebleu): the column is added when the file is opened for
+    // writing (a resumed run fills it for its new rows) and read as null otherwise
+    if (writable) {
+        const auto have = g.runsColumns();
+        for (const auto& c : valueColumns())
+            if (!have.count(c))
+                g.m_db.exec("ALTER TABLE galeras_runs ADD COLUMN " + c + " REAL", "adding the column " + c);
+    }
     return g;
+}
+
+std::set<std::string> GalerasDb::runsColumns() const
+{
+    std::set<std::string> out;
+    sqlite::Stmt st(m_db, "SELECT name FROM pragma_table_info('galeras_runs')", "reading the runs' columns");
+    while (st.step())
+        out.insert(st.text(0));
+    return out;
 }
 
 std::map<std::string, std::string> GalerasDb::meta() const
@@ -242,8 +260,9 @@ std::vector<std::pair<std::string, std::string>> GalerasDb::doneKeys() const
 std::vector<GalerasRow> GalerasDb::rows() const
 {
     std::string names = kTextColumns;
+    const auto have = runsColumns();
     for (const auto& c : valueColumns())
-        names += ", " + c;
+        names += ", " + (have.count(c) ? c : "NULL");
     std::vector<GalerasRow> out;
     sqlite::Stmt st(m_db, "SELECT " + names + " FROM galeras_runs ORDER BY rowid", "reading the runs");
     const auto cols = valueColumns();

@@ -4,7 +4,9 @@
 #include "ascviz/base/error.h"
 #include "ascviz/base/limits.h"
 #include "ascviz/eval/eval.h"
+#include "ascviz/galeras/codebleu.h"
 #include "ascviz/galeras/outcomes.h"
+#include "ascviz/syntax/language.h"
 #include "ascviz/syntax/syntax.h"
 
 #include <algorithm>
@@ -70,6 +72,13 @@ std::map<std::string, std::optional<double>> galerasValues(const TestbedItem& it
         bleu4(lexicalTokensFrom(cand, item.partial.size(), lang), lexicalTokensFrom(ref, item.partial.size(), lang));
     v["exact_match"] = exactMatch(completion, item.groundTruth);
     v["ast_match"] = astMatch(item.partial, completion, item.groundTruth, lang);
+    // CodeBLEU of the completion against the ground truth, as the codebleu package (galeras/codebleu.h)
+    v["codebleu"] = std::nullopt;
+    if (codeBleuSupports(lang)) {
+        const auto& kw = LanguageRegistry::instance().get(lang).codebleuKeywords;
+        v["codebleu"] =
+            codeBleu(completion, item.groundTruth, lang, std::set<std::string>(kw.begin(), kw.end())).codebleu;
+    }
     v["asc_eval"] =
         scored ? completionAscEval(*scored, item.partial.size(), lang, maxAstDepth, maxAstNodes) : std::nullopt;
     // confounders of the partial code (prompt_size: the runner's, in model tokens)

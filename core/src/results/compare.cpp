@@ -49,6 +49,8 @@ const std::vector<Setting>& settings()
     static const std::vector<Setting> all = {
         {"θ", [](const CorpusStats& s) { return toString(s.run.aggregation); },
          [](const CorpusStats& s) { return toString(s.run.aggregation); }},
+        {"θ scope", [](const CorpusStats& s) { return toString(s.run.aggregationScope); },
+         [](const CorpusStats& s) { return toString(s.run.aggregationScope); }},
         {"dtype", [](const CorpusStats& s) { return orUnknown(s.run.dtype); },
          [](const CorpusStats& s) { return s.run.dtype; }},
         {"categories", categoriesValue, [](const CorpusStats& s) { return s.categoryTable; }},

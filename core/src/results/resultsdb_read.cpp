@@ -13,7 +13,7 @@ RunInfo ResultsDb::runInfo() const
                                         "corpus_entries, language, aggregation, planned, status, created, updated, "
                                         "version") +
                             (m_schemaVersion >= 3 ? ", shard_index, shard_count, run_planned" : "") +
-                            " FROM run WHERE one = 1";
+                            (m_schemaVersion >= 4 ? ", aggregation_scope" : "") + " FROM run WHERE one = 1";
     sqlite::Stmt st(m_db, sql, "reading the run row");
     if (!st.step())
         throw InputError(m_path.string() + ": the run row is missing", ErrorContext(m_path.string()));
@@ -47,6 +47,13 @@ RunInfo ResultsDb::runInfo() const
         r.runPlanned = st.optionalInt64(21).value_or(r.planned);
     } else {
         r.runPlanned = r.planned;
+    }
+    if (m_schemaVersion >= 4) {
+        try {
+            r.aggregationScope = parseAggregationScope(st.text(22));
+        } catch (const InputError& e) {
+            throw InputError(m_path.string() + ": the run row: " + e.what(), ErrorContext(m_path.string()));
+        }
     }
     return r;
 }

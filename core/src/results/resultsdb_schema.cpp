@@ -25,7 +25,8 @@ CREATE TABLE run (
   corpus_path TEXT NOT NULL, corpus_format TEXT, corpus_fingerprint TEXT NOT NULL, corpus_entries INTEGER,
   language TEXT NOT NULL, aggregation TEXT NOT NULL, planned INTEGER, status TEXT NOT NULL,
   created TEXT NOT NULL, updated TEXT NOT NULL, version TEXT NOT NULL,
-  shard_index INTEGER NOT NULL DEFAULT 0, shard_count INTEGER NOT NULL DEFAULT 1, run_planned INTEGER);
+  shard_index INTEGER NOT NULL DEFAULT 0, shard_count INTEGER NOT NULL DEFAULT 1, run_planned INTEGER,
+  aggregation_scope TEXT NOT NULL DEFAULT 'tokens');
 CREATE TABLE snippets (
   idx INTEGER PRIMARY KEY,
   id TEXT NOT NULL UNIQUE,
@@ -86,10 +87,14 @@ void upgrade(const sqlite::Db& db, int version)
     sqlite::Transaction tx(db);
     if (version < 2)
         db.exec("ALTER TABLE snippets ADD COLUMN language TEXT", what);
-    db.exec("ALTER TABLE run ADD COLUMN shard_index INTEGER NOT NULL DEFAULT 0", what);
-    db.exec("ALTER TABLE run ADD COLUMN shard_count INTEGER NOT NULL DEFAULT 1", what);
-    db.exec("ALTER TABLE run ADD COLUMN run_planned INTEGER", what);
-    db.exec("UPDATE run SET run_planned = planned WHERE one = 1", what);
+    if (version < 3) {
+        db.exec("ALTER TABLE run ADD COLUMN shard_index INTEGER NOT NULL DEFAULT 0", what);
+        db.exec("ALTER TABLE run ADD COLUMN shard_count INTEGER NOT NULL DEFAULT 1", what);
+        db.exec("ALTER TABLE run ADD COLUMN run_planned INTEGER", what);
+        db.exec("UPDATE run SET run_planned = planned WHERE one = 1", what);
+    }
+    if (version < 4) // θ's scope: every older run aggregated over a node's own tokens
+        db.exec("ALTER TABLE run ADD COLUMN aggregation_scope TEXT NOT NULL DEFAULT 'tokens'", what);
     db.exec("UPDATE run SET schema_version = " + std::to_string(kSchemaVersion) + " WHERE one = 1", what);
     tx.commit();
 }

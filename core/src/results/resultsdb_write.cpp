@@ -15,21 +15,21 @@ void resultsdb::writeRunRow(const sqlite::Db& db, const RunInfo& r, bool insert)
         insert
             ? "INSERT INTO run (one, schema_version, model_name, model_dir, architecture, device, dtype, parameters, "
               "context_length, vocab_size, corpus_path, corpus_format, corpus_fingerprint, corpus_entries, language, "
-              "aggregation, planned, status, created, updated, version, shard_index, shard_count, run_planned) VALUES "
-              "(1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, "
-              "?22, ?23)"
+              "aggregation, planned, status, created, updated, version, shard_index, shard_count, run_planned, "
+              "aggregation_scope) VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, "
+              "?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)"
             : "UPDATE run SET schema_version = ?1, model_name = ?2, model_dir = ?3, architecture = ?4, device = ?5, "
               "dtype = ?6, parameters = ?7, context_length = ?8, vocab_size = ?9, corpus_path = ?10, "
               "corpus_format = ?11, corpus_fingerprint = ?12, corpus_entries = ?13, language = ?14, "
               "aggregation = ?15, planned = ?16, status = ?17, created = ?18, updated = ?19, version = ?20, "
-              "shard_index = ?21, shard_count = ?22, run_planned = ?23 WHERE one = 1";
+              "shard_index = ?21, shard_count = ?22, run_planned = ?23, aggregation_scope = ?24 WHERE one = 1";
     sqlite::Stmt st(db, sql, "writing the run row");
     st.bindAll(kSchemaVersion, r.modelName, r.modelDir, r.architecture, r.device, r.dtype, r.parameters,
                r.contextLength, r.vocabSize, r.corpusPath, r.corpusFormat, r.corpusFingerprint, r.corpusEntries,
                r.language, toString(r.aggregation), r.planned, toString(r.status),
                r.created.empty() ? isoTimestampUtc() : r.created, r.updated.empty() ? isoTimestampUtc() : r.updated,
                r.version.empty() ? ascvizVersion() : r.version, r.shardIndex, r.shardCount,
-               r.runPlanned > 0 ? r.runPlanned : r.planned);
+               r.runPlanned > 0 ? r.runPlanned : r.planned, toString(r.aggregationScope));
     st.run();
 }
 

@@ -64,6 +64,7 @@ std::vector<std::pair<std::string, std::string>> identity(const RunInfo& r)
             {"dtype", r.dtype},
             {"language", r.language},
             {"aggregation", toString(r.aggregation)},
+            {"aggregation scope", toString(r.aggregationScope)},
             {"shard count", std::to_string(r.shardCount)},
             {"run size (snippets)", std::to_string(r.runPlanned)}};
 }

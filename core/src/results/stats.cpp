@@ -279,6 +279,7 @@ nlohmann::json statsToJson(const CorpusStats& s)
     j["model_dir"] = s.run.modelDir;
     j["corpus"] = s.run.corpusPath;
     j["aggregation"] = toString(s.run.aggregation);
+    j["aggregation_scope"] = toString(s.run.aggregationScope);
     j["run_status"] = toString(s.run.status);
     j["snippets"] = s.counts.ok;
     j["errors"] = s.counts.errors;

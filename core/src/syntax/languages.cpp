@@ -117,6 +117,8 @@ LanguageInfo readLanguageDescriptor(const fs::path& file)
         l.calls.arguments = r.strs("arguments", &c);
         l.calls.definitions = r.strs("definitions", &c);
         l.calls.builtins = r.strs("builtins", &c);
+        if (c.contains("leaves"))
+            l.calls.leaves = r.strs("leaves", &c);
     }
     if (j.contains("highlight")) {
         const auto& h = j["highlight"];
@@ -144,6 +146,8 @@ LanguageInfo readLanguageDescriptor(const fs::path& file)
     }
     if (j.contains("keyword_baseline"))
         l.keywordBaseline = r.strs("keyword_baseline");
+    if (j.contains("codebleu_keywords"))
+        l.codebleuKeywords = r.strs("codebleu_keywords");
     l.placeholder = r.str("placeholder", false);
     return l;
 }

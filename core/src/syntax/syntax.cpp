@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <memory>
 
@@ -99,7 +100,10 @@ bool SyntaxTree::hasNodeType(const std::string& language, std::string_view type)
     return std::any_of(types.begin(), types.end(), [&](const NodeType& t) { return t.name == type; });
 }
 
-SyntaxTree SyntaxTree::parse(const std::string& language, std::string_view text, std::size_t maxNodes)
+namespace {
+
+// Parses `text` with the grammar of `language` (throws InputError for an unknown language or invalid UTF-8).
+std::unique_ptr<TSTree, TreeDeleter> parseToTree(const std::string& language, std::string_view text)
 {
     const detail::CompiledGrammar* lang = &requireLanguage(language);
     if (auto bad = findInvalidUtf8(text))
@@ -122,6 +126,44 @@ SyntaxTree SyntaxTree::parse(const std::string& language, std::string_view text,
         ts_parser_parse_string(parser.get(), nullptr, text.data(), static_cast<uint32_t>(text.size())));
     if (!tree)
         throw Error("tree-sitter returned no tree for the " + language + " code (parse cancelled or timed out)");
+    return tree;
+}
+
+} // namespace
+
+std::vector<std::string> subtreeStrings(const std::string& language, std::string_view text)
+{
+    const auto tree = parseToTree(language, text);
+    std::vector<std::string> out;
+    CursorGuard guard(ts_tree_root_node(tree.get()));
+    TSTreeCursor* cur = &guard.cursor;
+    for (;;) {
+        const TSNode n = ts_tree_cursor_current_node(cur);
+        std::string s;
+        if (ts_node_child_count(n) > 0 || out.empty()) {
+            char* str = ts_node_string(n);
+            s = str ? str : "";
+            std::free(str);
+        }
+        out.push_back(std::move(s));
+        if (ts_tree_cursor_goto_first_child(cur))
+            continue;
+        bool done = false;
+        while (!ts_tree_cursor_goto_next_sibling(cur)) {
+            if (!ts_tree_cursor_goto_parent(cur)) {
+                done = true;
+                break;
+            }
+        }
+        if (done)
+            break;
+    }
+    return out;
+}
+
+SyntaxTree SyntaxTree::parse(const std::string& language, std::string_view text, std::size_t maxNodes)
+{
+    const auto tree = parseToTree(language, text);
 
     // Bounded work: tree-sitter keeps each subtree's count of visible descendants, so the size of the tree the
     // walk below would copy is known at once (5 MB of Python: ~900,000 nodes, seconds and a gigabyte to copy).

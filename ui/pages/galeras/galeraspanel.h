@@ -25,7 +25,7 @@ class GalerasAnalysisView : public QWidget {
 public:
     explicit GalerasAnalysisView(QWidget* parent = nullptr);
     void setDbPath(const QString& path);
-    void setOutcome(const QString& outcome); // levenshtein, bleu4, exact_match, ast_match, asc_eval
+    void setOutcome(const QString& outcome); // levenshtein, bleu4, exact_match, ast_match, codebleu, asc_eval
     // Analyses the database now (a few hundred rows: well under a second); the table or the error is shown.
     bool analyze();
     QString text() const;

@@ -1,8 +1,12 @@
 // PERPLEXED's internal vs external method invocations as the paper counts them (method.md §10, RQ3, Table 1):
 // a call is internal when its callee's name is declared in ANOTHER file of the same repository (declarations
 // and calls within one file are ignored), external otherwise; calls to the language's builtins
-// (language.json `calls.builtins`) are left out. The nodes counted are the call's method name (the callee's
-// last name node, also inside `a.b`) and each child of its argument node (language.json `calls.arguments`);
+// (language.json `calls.builtins`) are left out. The nodes counted follow the paper's leaf rule (Table 1's
+// rows are leaf labels whose parent is `call` or `argument_list`): the call's method name when it is a child of
+// the call node itself (the callee: the last name node before the arguments; Python's `obj.m(...)` names `m`
+// inside an `attribute` node, so its name is no row, though the call is classified and its arguments count),
+// and each child of its argument node (language.json `calls.arguments`) that is a leaf: no children, or a type
+// in `calls.leaves` (string literals). Argument subtrees (`a + b`, `k=v`, `obj.x`, a nested call) are not rows;
 // a token counts once per call, in the node holding its first non-whitespace byte (all-whitespace tokens are
 // not counted), and a call nested in another call's arguments counts only as itself. Table 1: a row per
 // "parent -> child type" × internal/external with the tokens' count, mean and sample std CE; the summary

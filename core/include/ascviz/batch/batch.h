@@ -39,6 +39,7 @@ struct BatchProgress {
 
 struct BatchOptions {
     Aggregation aggregation = Aggregation::Median;
+    AggregationScope aggregationScope = AggregationScope::Tokens; // θ over own tokens or children (eval.h)
     std::string language; // entries without a language of their own (CorpusEntry::language); empty = the default
     int limit = 0;        // evaluate the first `limit` corpus entries (0 = all)
     bool resume = false;  // continue an existing DB (else the DB must not exist)

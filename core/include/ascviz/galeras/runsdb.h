@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,8 @@ namespace ascviz {
 inline constexpr int kGalerasSchemaVersion = 1;
 
 // The outcome and confounder columns, in table order.
-const std::vector<std::string>& galerasOutcomes();    // levenshtein, bleu4, exact_match, ast_match, asc_eval
+const std::vector<std::string>& galerasOutcomes();    // levenshtein, bleu4, exact_match, ast_match, codebleu,
+                                                      // asc_eval
 const std::vector<std::string>& galerasConfounders(); // prompt_size, n_whitespaces, token_count, nloc,
                                                       // ast_nodes, ast_levels, cyclomatic
 // The paper's confounders (seed 003: "We assumed that our cofounders are: prompt_size, n_whitespaces,
@@ -61,6 +63,7 @@ public:
 private:
     friend void mergeGalerasShards(const std::filesystem::path&, const std::vector<std::filesystem::path>&);
     explicit GalerasDb(sqlite::Db db) : m_db(std::move(db)) {}
+    std::set<std::string> runsColumns() const;
     // The schema, settings and skipped records in `file` (which must not exist), in place.
     static GalerasDb createIn(const std::filesystem::path& file, const std::map<std::string, std::string>& meta,
                               const std::vector<std::pair<std::string, std::string>>& skipped);

@@ -53,7 +53,10 @@ struct RunInfo {
     int64_t corpusEntries = 0; // usable entries in the corpus
     std::string language;
     Aggregation aggregation = Aggregation::Median; // stored as its name (toString)
-    int64_t planned = 0;                           // snippets the latest invocation meant to evaluate (after --limit)
+    // θ over a node's own tokens or over its children's values (eval.h; stored as "tokens"/"children" since
+    // schema 4; a file of an older schema reads as tokens)
+    AggregationScope aggregationScope = AggregationScope::Tokens;
+    int64_t planned = 0; // snippets the latest invocation meant to evaluate (after --limit)
     RunStatus status = RunStatus::Running;
     std::string created; // ISO 8601 UTC
     std::string updated;

@@ -37,9 +37,10 @@ struct LanguageInfo {
     std::vector<std::string> decisionPoints;         // named node types that add 1 to McCabe complexity
     std::vector<std::string> decisionTokens;         // anonymous tokens that add 1 ("&&", "case")
     // PERPLEXED's call analysis (method.md §10): call node types, their argument node types, definition node
-    // types (a call is internal when the snippet defines its callee), builtins left out.
+    // types (a call is internal when the snippet defines its callee), builtins left out, and the node types
+    // Table 1 counts as one leaf label though tree-sitter gives them children (string literals).
     struct Calls {
-        std::vector<std::string> types, arguments, definitions, builtins;
+        std::vector<std::string> types, arguments, definitions, builtins, leaves;
     } calls;
     HighlightRules highlight;
     // The keyword baseline of the attention heads (CodeSyntax, method.md §11: "We use all Python and Java
@@ -49,6 +50,9 @@ struct LanguageInfo {
     {
         return keywordBaseline.empty() ? highlight.keywords : keywordBaseline;
     }
+    // CodeBLEU's weighted n-gram match (galeras/codebleu.h): the keywords weighted 1 (other tokens 0.2), as the
+    // codebleu package's keywords/<language>.txt lists them; language.json "codebleu_keywords", empty = none.
+    std::vector<std::string> codebleuKeywords;
     std::string placeholder; // editor hint text
     std::filesystem::path folder;
 };

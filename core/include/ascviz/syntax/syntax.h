@@ -65,6 +65,11 @@ private:
     std::vector<AstNode> m_nodes;
 };
 
+// tree-sitter's own s-expression (ts_node_string: named nodes, field names, MISSING and ERROR nodes) of every
+// node that has children and of the root, in the pre-order of SyntaxTree::parse (same indices as nodes()); "" for a
+// leaf. CodeBLEU's syntax match compares these strings (galeras/codebleu.h). Throws as SyntaxTree::parse.
+std::vector<std::string> subtreeStrings(const std::string& language, std::string_view text);
+
 // The name a definition node (function, method, class) introduces: C++ the name inside its
 // function_declarator (never the return type: `std::string A::f()` is A::f); otherwise the first name-like
 // child; an anonymous JavaScript function the name it is bound to (`var f = function`). "anonymous" when none.
