@@ -178,12 +178,17 @@ const std::map<std::string, CommandHelp>& commandHelp()
           true}},
         {"attribute",
          {"ascviz-cli attribute --model M --text-file F --prompt-bytes N [--target NODE|token:K|all] "
-          "[--method occlusion|gradxinput] [--json]",
+          "[--method occlusion|gradxinput|surrogate] [--faithfulness] [--json]",
           "  attribution by AST node (method.md 13): how much the target (a node of the completion, one completion\n"
           "  token, or all of it) relies on each prompt node\n"
           "  --method M         occlusion (default): log P(target) minus log P(target) with the node's tokens hidden\n"
-          "                     as attention keys; gradxinput: gradient x input summed over the node's tokens\n"
-          "  --budget N         occlusion: prompt nodes weighed (default 256; 0 = all)   --order deepest|level\n"
+          "                     as attention keys; gradxinput: gradient x input summed over the node's tokens;\n"
+          "                     surrogate: Lasso coefficients of log P(target) on random node masks (method.md 14.2)\n"
+          "  --budget N         occlusion, surrogate: prompt nodes weighed (default 256; 0 = all)\n"
+          "  --order deepest|level  which nodes the budget keeps first\n"
+          "  --masks N          surrogate: random masks (default 63; one more copy gives the clean log P)\n"
+          "  --faithfulness     deletion/insertion curves over the budget's nodes in attribution order, their AUCs\n"
+          "                     and 10 random orders' (method.md 14.2)   --seed S   masks and random orders\n"
           "  --batch-size B     masked copies per forward pass (default 16)\n"
           "  --max-ast-depth N  --max-ast-nodes N   as eval: deeper or larger syntax trees are refused\n"
           "  --language L  --categories F   as eval     --json  the JSON of docs/cli.md (default: a text table)\n"
