@@ -41,8 +41,11 @@ const char* kUsageTail =
     "  galeras  run --model M --records FILE|default --testbed randomcut|withdocstring|fromdocstring\n"
     "           --treatments F|default --db RUNS [--resume] [--seed S] [--max-new-tokens N] [--stop-at-function-end]\n"
     "           | testbed --records FILE --testbed T [--seed S] | merge --out ALL.db SHARD.db...\n"
-    "  ablate   --model M --corpus C --heads L.H,... [--relation R] [--control random --draws K] [--json]\n"
-    "  attribute --model M --text-file F --prompt-bytes N [--target NODE|all] [--method occlusion|gradxinput]\n"
+    "  ablate   --model M --corpus C (--heads L.H,... | --relation R --top N | --experts L.E,...) [--relation R]\n"
+    "           [--control random --draws K] [--json]\n"
+    "  attribute --model M --text-file F --prompt-bytes N [--target NODE|all] [--method "
+    "occlusion|gradxinput|surrogate]\n"
+    "           [--faithfulness]\n"
     "  study    init --corpus FILE --samples N --participants P --out STUDY.json [--conditions C,S1,S2,S3] [--seed S]\n"
     "           | render --study STUDY.json --participant ID --trial K --png OUT\n"
     "           | report --responses FILE [--json | --csv DIR] | export --responses FILE --csv OUT\n"
@@ -165,16 +168,19 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "  \"dependent\":{...}, \"offset\"}]} (bytes; tokens and offset only with --model: its tokenizer)\n",
           false}},
         {"ablate",
-         {"ascviz-cli ablate --model M --corpus C --heads L.H,... [--relation R] [--ablation zero|mean] "
-          "[--control random --draws K] [--json]",
-          "  dAsC-Eval per category under head ablation (method.md 14.1): ablated - clean per snippet, the mean over\n"
-          "  snippets with a bootstrap interval; --control random: the same number of random other heads, K draws\n"
+         {"ascviz-cli ablate --model M --corpus C (--heads L.H,... | --relation R --top N | --experts L.E,...) "
+          "[--relation R] [--ablation zero|mean] [--control random --draws K] [--json]",
+          "  dAsC-Eval per category under head or expert ablation (method.md 14.1): ablated - clean per snippet, the\n"
+          "  mean over snippets with a bootstrap interval; --control random: as many random other heads (experts)\n"
           "  --heads L.H,...    the heads (0-based block and head, as analyze heads numbers them)\n"
           "  --relation R       count only the nodes that are the dependent end of relation R (method.md 11)\n"
+          "  --top N            with --relation R: ablate the N heads that best predict R on these snippets\n"
+          "                     (analyze heads' top-1 score, first-token metric)\n"
+          "  --experts L.E,...  mixture-of-experts models: mask the router's choice of these experts (block L,\n"
+          "                     routed expert E): their router logits become -inf\n"
           "  --ablation zero|mean  zero (default) or each head's mean over the snippet's predicting positions\n"
           "  --draws K          control draws (default 10)   --limit N  snippets (default 50; 0 = all)\n"
-          "  --resamples N      bootstrap resamples (default 500)   --seed S   --quiet   --out FILE\n"
-          "  not implemented yet: --relation R --top N (picking the best heads) and --experts\n",
+          "  --resamples N      bootstrap resamples (default 500)   --seed S   --quiet   --out FILE\n",
           true}},
         {"attribute",
          {"ascviz-cli attribute --model M --text-file F --prompt-bytes N [--target NODE|token:K|all] "

@@ -70,6 +70,9 @@ struct KvCache {
 // ablated.
 struct HeadIntervention {
     std::vector<at::Tensor> keep, fill;
+    // Expert ablation (method.md §14.1): per layer a bool [experts] mask of the experts the router may not choose
+    // (their router logits become −∞ before the softmax), or undefined.
+    std::vector<at::Tensor> blockedExperts;
 };
 
 // The heads' outputs, the input of the output projection [B, T, heads·headDim] per layer (compute dtype) before any
@@ -123,6 +126,8 @@ public:
     // Head ablation (ablation.cpp): every later forward pass of this decoder applies it. Set before the decoder is
     // shared (a copy of a loaded decoder shares its weights).
     void setHeadIntervention(HeadIntervention h) { m_ablation = std::move(h); }
+    // Whether block `layer` is a mixture of experts (ablation.cpp).
+    bool moeLayer(int layer) const;
 
 private:
     at::Tensor norm(const Norm& n, const at::Tensor& x) const;

@@ -11,6 +11,7 @@
 
 #include "ascviz/model/observer.h"
 
+#include <cmath>
 #include <tuple>
 #include <vector>
 
@@ -23,7 +24,10 @@ at::Tensor Decoder::moe(const MoeWeights& m, const at::Tensor& x, int layer, For
     const at::Tensor flat = x.reshape({-1, H}); // [N, H]
     const int64_t N = flat.size(0);
 
-    const at::Tensor routerLogits = at::linear(flat, m.router); // [N, E] in the compute dtype
+    at::Tensor routerLogits = at::linear(flat, m.router); // [N, E] in the compute dtype
+    const auto l = static_cast<std::size_t>(layer);
+    if (layer >= 0 && l < m_ablation.blockedExperts.size() && m_ablation.blockedExperts[l].defined())
+        routerLogits = routerLogits.masked_fill(m_ablation.blockedExperts[l], -INFINITY); // expert ablation
     const at::Tensor probs = at::softmax(routerLogits.to(at::kFloat), -1);
     auto [weights, ids] = at::topk(probs, K, -1); // [N, K], descending
     if (spec.normTopK)
