@@ -222,6 +222,10 @@ TEST(ExpertAblation, TheRouterNeverChoosesABlockedExpert)
         for (std::size_t i = 1; i < base.tokens.size(); ++i)
             moved = std::max(moved, std::abs(*base.tokens[i].ntp - *under.tokens[i].ntp));
         EXPECT_GT(moved, 1e-7) << "blocking a chosen expert changes the prediction";
+        // scoring without an observer (the packed path) applies the same ablation
+        const auto plain = ablated->score(text);
+        for (std::size_t i = 1; i < base.tokens.size(); ++i)
+            EXPECT_NEAR(*plain.tokens[i].ntp, *under.tokens[i].ntp, 1e-6) << i;
         // the original model is untouched
         const auto again = m->score(text);
         for (std::size_t i = 1; i < base.tokens.size(); ++i)
