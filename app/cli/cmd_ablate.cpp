@@ -1,9 +1,11 @@
 // ascviz-cli ablate (method.md §14.1, docs/cli.md): ΔAsC-Eval per category of a corpus under head ablation
 // (ablated − clean, bootstrapped over snippets), against the same number of random heads drawn K times.
+#include "attention_scorer.h"
 #include "commands.h"
 #include "common.h"
 
 #include "ascviz/analysis/ablationtable.h"
+#include "ascviz/attention/headscore.h"
 #include "ascviz/attention/relations.h"
 #include "ascviz/base/error.h"
 #include "ascviz/eval/eval.h"
@@ -53,11 +55,64 @@ std::map<std::string, double> valuesUnder(const LanguageModel& model, const Abla
     return categoryMeans(r, relation ? &t.nodes : nullptr);
 }
 
-json headsJson(const std::vector<AttentionHead>& heads)
+template <class T> json unitsJson(const std::vector<T>& units)
 {
     json out = json::array();
-    for (const auto& h : heads)
-        out.push_back(toString(h));
+    for (const auto& u : units)
+        out.push_back(toString(u));
+    return out;
+}
+
+// --relation R --top N: the N heads whose attention best predicts R over the snippets (analyze heads' score at
+// top-1 with the first-token metric, method.md §11: the share of R's edges whose dependent's first token attends
+// most to the head's first token); ties go to the lower layer, then head. `selection` receives the scores.
+std::vector<AttentionHead> bestHeadsFor(const LanguageModel& model, const std::vector<AblateText>& texts,
+                                        const std::string& relation, int n, json& selection)
+{
+    const int layers = model.info().layers, heads = attentionHeads(model);
+    const int bos = model.tokenizer().addsBos() ? 1 : 0;
+    std::vector<int> hits(static_cast<std::size_t>(layers * heads), 0);
+    int edges = 0;
+    for (const auto& t : texts) {
+        std::vector<Relation> rels;
+        for (auto& r : syntaxRelations(t.tree))
+            if (r.type == relation)
+                rels.push_back(std::move(r));
+        if (rels.empty())
+            continue;
+        attachTokens(rels, model.tokenizer().encode(t.code, false).offsets);
+        HeadScorer scorer(layers, bos, headEdges(rels, HeadMetric::First));
+        AttentionToScorer obs(scorer);
+        ScoreOptions so;
+        so.topK = 0;
+        so.observer = &obs;
+        (void)model.score(t.code, so);
+        for (std::size_t e = 0; e < scorer.edges().size(); ++e) {
+            if (!scorer.evaluated(e))
+                continue;
+            ++edges;
+            for (int l = 0; l < layers; ++l)
+                for (int h = 0; h < heads; ++h)
+                    if (scorer.rank(e, l, h) < 1)
+                        ++hits[static_cast<std::size_t>(l * heads + h)];
+        }
+    }
+    if (edges == 0)
+        throw InputError("relation " + relation + " has no edge in the " + std::to_string(texts.size()) +
+                         " snippets ablated: no head can be picked for it (analyze heads lists the relations)");
+    std::vector<std::size_t> order(hits.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return hits[a] > hits[b]; });
+    std::vector<AttentionHead> out;
+    json scores = json::object();
+    for (std::size_t i = 0; i < static_cast<std::size_t>(n) && i < order.size(); ++i) {
+        const AttentionHead h{static_cast<int>(order[i]) / heads, static_cast<int>(order[i]) % heads};
+        out.push_back(h);
+        scores[toString(h)] = static_cast<double>(hits[order[i]]) / edges;
+    }
+    std::sort(out.begin(), out.end());
+    selection = {{"relation", relation}, {"metric", "first"}, {"k", 1}, {"edges", edges}, {"scores", scores}};
     return out;
 }
 
@@ -80,32 +135,41 @@ int cmdAblate(Args& args)
     (void)args.flag("--json"); // the table is JSON only
     const bool quiet = args.flag("--quiet");
     const auto out = args.value("--out");
-    if (experts)
-        throw UsageError("--experts: expert ablation needs a mixture-of-experts family, which this build's decoder "
-                         "does not run");
-    if (top)
-        throw UsageError("--top: picking a relation's best heads is not implemented yet; give --heads L.H,… (e.g. "
-                         "analyze heads' best_head_per_k) and --relation R to restrict the delta");
-    if (!headsArg)
-        throw UsageError("ablate needs --heads L.H,…");
+    if (top && (top->empty() || top->find_first_not_of("0123456789") != std::string::npos || top->size() > 4 ||
+                std::stoi(*top) < 1))
+        throw UsageError("--top expects a number of heads >= 1, got '" + *top + "'");
+    const int topN = top ? std::stoi(*top) : 0;
+    if (top && !relation)
+        throw UsageError("--top N picks the N best heads of a relation: give --relation R too");
+    if (int(headsArg.has_value()) + int(top.has_value()) + int(experts.has_value()) != 1)
+        throw UsageError("ablate needs exactly one of --heads L.H,…, --relation R --top N or --experts L.E,…");
     if (control && *control != "random")
         throw UsageError("--control must be random");
     if (draws < 1 || limit < 0)
         throw UsageError("--draws must be >= 1 and --limit >= 0");
     std::vector<AttentionHead> heads;
+    std::vector<ExpertRef> expertSet;
     AblationMode mode = AblationMode::Zero;
     try {
-        heads = parseHeadList(*headsArg);
+        if (headsArg)
+            heads = parseHeadList(*headsArg);
+        if (experts)
+            expertSet = parseExpertList(*experts);
         mode = parseAblationMode(modeArg);
     } catch (const InputError& e) {
-        throw UsageError(std::string("--heads/--ablation: ") + e.what());
+        throw UsageError(std::string(experts ? "--experts" : "--heads") + "/--ablation: " + e.what());
     }
+    if (experts && mode == AblationMode::Mean)
+        throw UsageError("--ablation mean applies to heads; experts are ablated by masking the router's choice");
     auto model = loadModel(args);
     args.finish();
     try {
-        checkHeads(*model, heads);
+        if (experts)
+            checkExperts(*model, expertSet);
+        else
+            checkHeads(*model, heads);
     } catch (const InputError& e) {
-        throw UsageError(std::string("--heads: ") + e.what());
+        throw UsageError(std::string(experts ? "--experts: " : "--heads: ") + e.what());
     }
 
     const Corpus corpus = readCorpusOption(corpusArg, language, "");
@@ -137,6 +201,10 @@ int cmdAblate(Args& args)
         throw InputError("ablate: no snippet of " + corpusArg + " could be evaluated");
     const std::vector<std::string> order = texts.front().categories->categories();
 
+    json selection = nullptr;
+    if (top)
+        heads = bestHeadsFor(*model, texts, *relation, topN, selection);
+
     // Every snippet under one head set (mean ablation: each snippet's own means).
     std::size_t done = 0;
     const std::size_t total = texts.size() * (1 + (control ? static_cast<std::size_t>(draws) : 0));
@@ -151,13 +219,76 @@ int cmdAblate(Args& args)
         }
         return out;
     };
-    json j = {{"model", model->info().name}, {"ablated", headsJson(heads)},
-              {"mode", toString(mode)},      {"relation", relation ? json(*relation) : json(nullptr)},
-              {"snippets", texts.size()},    {"skipped", skipped},
-              {"resamples", resamples},      {"seed", seed}};
-    j["rows"] = ablationRowsJson(ablationDeltaRows(under(heads), order, resamples, seed));
+    // Every snippet under one expert set.
+    auto underExperts = [&](const std::vector<ExpertRef>& set) {
+        std::vector<AblationSnippet> out;
+        const auto ablated = withAblatedExperts(*model, set);
+        for (const auto& t : texts) {
+            out.push_back({t.clean, valuesUnder(*ablated, t, relation.has_value())});
+            if (!quiet)
+                std::cerr << "\rablate: " << ++done << "/" << total << " ablated snippets" << std::flush;
+        }
+        return out;
+    };
+    json j = {{"model", model->info().name},
+              {"ablated", experts ? unitsJson(expertSet) : unitsJson(heads)},
+              {"unit", experts ? "expert" : "head"},
+              {"mode", experts ? "router" : toString(mode)},
+              {"relation", relation ? json(*relation) : json(nullptr)},
+              {"selected_by", selection},
+              {"snippets", texts.size()},
+              {"skipped", skipped},
+              {"resamples", resamples},
+              {"seed", seed}};
+    j["rows"] =
+        ablationRowsJson(ablationDeltaRows(experts ? underExperts(expertSet) : under(heads), order, resamples, seed));
     j["control"] = nullptr;
-    if (control) {
+    if (control && experts) {
+        // |S| experts drawn uniformly without replacement from the other experts of the mixture-of-experts
+        // blocks, K times (a draw that would leave a block fewer experts than a token is routed to is redrawn).
+        std::vector<ExpertRef> pool;
+        for (int l = 0; l < model->info().layers; ++l)
+            for (int e = 0; e < routedExperts(*model); ++e)
+                if (!std::binary_search(expertSet.begin(), expertSet.end(), ExpertRef{l, e})) {
+                    try {
+                        checkExperts(*model, {{l, e}});
+                        pool.push_back({l, e});
+                    } catch (const InputError&) {
+                        // a dense block: not a candidate
+                    }
+                }
+        if (pool.size() < expertSet.size())
+            throw UsageError("--control random needs " + std::to_string(expertSet.size()) +
+                             " experts outside --experts; the model has " + std::to_string(pool.size()));
+        std::mt19937_64 rng(seed);
+        std::vector<std::vector<AblationSnippet>> perDraw;
+        json drawn = json::array();
+        for (int k = 0; k < draws; ++k) {
+            std::vector<ExpertRef> set;
+            for (int attempt = 0; attempt < 100; ++attempt) {
+                set = pool;
+                for (std::size_t i = 0; i < expertSet.size(); ++i)
+                    std::swap(set[i], set[std::uniform_int_distribution<std::size_t>(i, set.size() - 1)(rng)]);
+                set.resize(expertSet.size());
+                std::sort(set.begin(), set.end());
+                try {
+                    checkExperts(*model, set);
+                    break;
+                } catch (const InputError&) {
+                    set.clear();
+                }
+            }
+            if (set.empty())
+                throw UsageError("--control random: no draw of " + std::to_string(expertSet.size()) +
+                                 " experts leaves every block enough experts to route to");
+            drawn.push_back(unitsJson(set));
+            perDraw.push_back(underExperts(set));
+        }
+        j["control"] = {{"kind", "random"},
+                        {"draws", draws},
+                        {"experts", std::move(drawn)},
+                        {"rows", ablationRowsJson(controlDeltaRows(perDraw, order))}};
+    } else if (control) {
         // |S| heads drawn uniformly without replacement from the heads not in S, K times.
         std::vector<AttentionHead> pool;
         for (int l = 0; l < model->info().layers; ++l)
@@ -179,7 +310,7 @@ int cmdAblate(Args& args)
                 std::swap(set[i], set[std::uniform_int_distribution<std::size_t>(i, set.size() - 1)(rng)]);
             set.resize(heads.size());
             std::sort(set.begin(), set.end());
-            drawn.push_back(headsJson(set));
+            drawn.push_back(unitsJson(set));
             perDraw.push_back(under(set));
         }
         j["control"] = {{"kind", "random"},

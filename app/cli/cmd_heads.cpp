@@ -1,5 +1,6 @@
 // relations and analyze heads (docs/cli.md; method.md §11): CodeSyntax's relations of a text, and attention heads
 // vs those relations over a corpus, with the offset and keyword baselines.
+#include "attention_scorer.h"
 #include "commands.h"
 #include "common.h"
 #include "figure_args.h"
@@ -20,22 +21,6 @@ namespace ascviz::cli {
 namespace fs = std::filesystem;
 using nlohmann::json;
 namespace {
-
-// The model's attention (observer.h, kAttention) handed to the attention room layer by layer.
-class AttentionToScorer : public IntermediateObserver {
-public:
-    explicit AttentionToScorer(HeadScorer& s) : m_scorer(s) {}
-    bool wants(std::string_view name, int) const override { return name == intermediate::kAttention; }
-    void observe(const Intermediate& v) override
-    {
-        ++layersSeen;
-        m_scorer.observeAttention(v.layer, v.position, v.shape, v.data);
-    }
-    int layersSeen = 0;
-
-private:
-    HeadScorer& m_scorer;
-};
 
 json endJson(const RelationEnd& e, const SyntaxTree& tree, bool withTokens)
 {

@@ -81,6 +81,9 @@ int cmdAttribute(Args& args)
     const auto order = args.valueOr("--order", "deepest");
     const int budget = args.intValue("--budget", 256);
     opts.batch = args.intValue("--batch-size", opts.batch);
+    const int masks = args.intValue("--masks", static_cast<int>(opts.surrogateMasks));
+    opts.seed = args.uint64Value("--seed", opts.seed);
+    opts.faithfulness = args.flag("--faithfulness");
     opts.maxAstDepth = maxAstDepthOption(args);
     opts.maxAstNodes = maxAstNodesOption(args);
     const auto categoriesFile = args.value("--categories");
@@ -107,6 +110,9 @@ int cmdAttribute(Args& args)
     }
     if (budget < 0 || opts.batch < 1)
         throw UsageError("--budget must be >= 0 (0 = every prompt node) and --batch-size >= 1");
+    if (masks < 4 || masks > 1024)
+        throw UsageError("--masks must be in 4 … 1024 (the surrogate's random masks; default 63)");
+    opts.surrogateMasks = static_cast<std::size_t>(masks);
     opts.budget = static_cast<std::size_t>(budget);
     auto model = loadModel(args);
     args.finish();
@@ -124,6 +130,9 @@ int cmdAttribute(Args& args)
     if (!quiet)
         std::cerr << "\rattribute: " << r.nodes.size() << " prompt nodes (" << toString(r.method) << ", "
                   << r.forwardPasses << " masked copies) in " << fmt(seconds, "%.2f") << " s\n";
+    if (!quiet && r.surrogate)
+        std::cerr << "attribute: surrogate held-out R2 = " << fmt(r.surrogate->heldOutR2, "%.3f") << " ("
+                  << r.surrogate->trainMasks << " of " << r.surrogate->masks << " masks fitted)\n";
     json j = attributionJson(r);
     j["model"] = model->info().name;
     j["language"] = language;
@@ -135,6 +144,11 @@ int cmdAttribute(Args& args)
     std::string t = "target " + r.targetType + " bytes " + std::to_string(r.targetStart) + "-" +
                     std::to_string(r.targetEnd) + ", log P = " + fmt(r.targetLogProb) + " (" + toString(r.method) +
                     ")\n";
+    if (r.faithfulness)
+        t += "faithfulness over " + std::to_string(r.faithfulnessNodes) +
+             " nodes: deletion AUC = " + fmt(r.faithfulness->deletionAuc) + " (random " +
+             fmt(r.faithfulness->randomDeletionAuc) + "), insertion AUC = " + fmt(r.faithfulness->insertionAuc) +
+             " (random " + fmt(r.faithfulness->randomInsertionAuc) + ")\n";
     for (const auto& n : r.nodes)
         t += std::to_string(n.id) + "\t" + n.type + "\t" + std::to_string(n.start) + "-" + std::to_string(n.end) +
              "\t" + fmt(n.attribution, "%+.4f") + "\n";

@@ -6,6 +6,7 @@
 #include "ascviz/base/error.h"
 #include "ascviz/results/resultsdb.h"
 #include "ascviz/results/stats.h"
+#include "ascviz/results/straddles.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -51,8 +52,11 @@ int cmdReport(Args& args)
             std::cerr << "report: wrote " << f.string() << '\n';
         return 0;
     }
+    const std::vector<StraddleRow> straddles = straddlesByCategory(db);
     if (asJson) {
-        writeJson(statsToJson(s), out);
+        nlohmann::json j = statsToJson(s);
+        j["straddles"] = straddlesJson(straddles);
+        writeJson(j, out);
         return 0;
     }
     std::ostringstream t;
@@ -85,6 +89,22 @@ int cmdReport(Args& args)
     table("category (Table I)", s.categories);
     table("category, nodes pooled", s.categoriesPooled);
     table("concept", s.concepts);
+    {
+        char buf[256];
+        std::snprintf(buf, sizeof buf, "%-28s %8s %8s %9s %9s\n", "tokens against the grammar", "tokens", "share",
+                      "straddle", "rest");
+        t << buf;
+        auto med = [](const std::optional<double>& v) { return v ? fmt(*v, "%.3f") : std::string("n/a"); };
+        for (const auto& r : straddles) {
+            std::snprintf(buf, sizeof buf, "%-28s %8lld %8.3f %9s %9s\n", r.category.c_str(),
+                          static_cast<long long>(r.tokens),
+                          r.tokens ? static_cast<double>(r.straddling) / static_cast<double>(r.tokens) : 0.0,
+                          med(r.ascStraddling).c_str(), med(r.ascRest).c_str());
+            t << buf;
+        }
+        t << "(share of the category's tokens straddling an AST leaf boundary; median NtP of those and of the rest,"
+             " method.md 14.4)\n\n";
+    }
     if (s.mixedLanguages) {
         for (const auto& l : s.languages) {
             t << "== " << l.language << ": " << l.snippets << " snippets; Global AsC-Eval "

@@ -43,8 +43,11 @@ const char* kUsageTail =
     "  galeras  run --model M --records FILE|default --testbed randomcut|withdocstring|fromdocstring\n"
     "           --treatments F|default --db RUNS [--resume] [--seed S] [--max-new-tokens N] [--stop-at-function-end]\n"
     "           | testbed --records FILE --testbed T [--seed S] | merge --out ALL.db SHARD.db...\n"
-    "  ablate   --model M --corpus C --heads L.H,... [--relation R] [--control random --draws K] [--json]\n"
-    "  attribute --model M --text-file F --prompt-bytes N [--target NODE|all] [--method occlusion|gradxinput]\n"
+    "  ablate   --model M --corpus C (--heads L.H,... | --relation R --top N | --experts L.E,...) [--relation R]\n"
+    "           [--control random --draws K] [--json]\n"
+    "  attribute --model M --text-file F --prompt-bytes N [--target NODE|all] [--method "
+    "occlusion|gradxinput|surrogate]\n"
+    "           [--faithfulness]\n"
     "  study    init --corpus FILE --samples N --participants P --out STUDY.json [--conditions C,S1,S2,S3] [--seed S]\n"
     "           | render --study STUDY.json --participant ID --trial K --png OUT\n"
     "           | report --responses FILE [--json | --csv DIR] | export --responses FILE --csv OUT\n"
@@ -167,25 +170,33 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "  \"dependent\":{...}, \"offset\"}]} (bytes; tokens and offset only with --model: its tokenizer)\n",
           false}},
         {"ablate",
-         {"ascviz-cli ablate --model M --corpus C --heads L.H,... [--relation R] [--ablation zero|mean] "
-          "[--control random --draws K] [--json]",
-          "  dAsC-Eval per category under head ablation (method.md 14.1): ablated - clean per snippet, the mean over\n"
-          "  snippets with a bootstrap interval; --control random: the same number of random other heads, K draws\n"
+         {"ascviz-cli ablate --model M --corpus C (--heads L.H,... | --relation R --top N | --experts L.E,...) "
+          "[--relation R] [--ablation zero|mean] [--control random --draws K] [--json]",
+          "  dAsC-Eval per category under head or expert ablation (method.md 14.1): ablated - clean per snippet, the\n"
+          "  mean over snippets with a bootstrap interval; --control random: as many random other heads (experts)\n"
           "  --heads L.H,...    the heads (0-based block and head, as analyze heads numbers them)\n"
           "  --relation R       count only the nodes that are the dependent end of relation R (method.md 11)\n"
+          "  --top N            with --relation R: ablate the N heads that best predict R on these snippets\n"
+          "                     (analyze heads' top-1 score, first-token metric)\n"
+          "  --experts L.E,...  mixture-of-experts models: mask the router's choice of these experts (block L,\n"
+          "                     routed expert E): their router logits become -inf\n"
           "  --ablation zero|mean  zero (default) or each head's mean over the snippet's predicting positions\n"
           "  --draws K          control draws (default 10)   --limit N  snippets (default 50; 0 = all)\n"
-          "  --resamples N      bootstrap resamples (default 500)   --seed S   --quiet   --out FILE\n"
-          "  not implemented yet: --relation R --top N (picking the best heads) and --experts\n",
+          "  --resamples N      bootstrap resamples (default 500)   --seed S   --quiet   --out FILE\n",
           true}},
         {"attribute",
          {"ascviz-cli attribute --model M --text-file F --prompt-bytes N [--target NODE|token:K|all] "
-          "[--method occlusion|gradxinput] [--json]",
+          "[--method occlusion|gradxinput|surrogate] [--faithfulness] [--json]",
           "  attribution by AST node (method.md 13): how much the target (a node of the completion, one completion\n"
           "  token, or all of it) relies on each prompt node\n"
           "  --method M         occlusion (default): log P(target) minus log P(target) with the node's tokens hidden\n"
-          "                     as attention keys; gradxinput: gradient x input summed over the node's tokens\n"
-          "  --budget N         occlusion: prompt nodes weighed (default 256; 0 = all)   --order deepest|level\n"
+          "                     as attention keys; gradxinput: gradient x input summed over the node's tokens;\n"
+          "                     surrogate: Lasso coefficients of log P(target) on random node masks (method.md 14.2)\n"
+          "  --budget N         occlusion, surrogate: prompt nodes weighed (default 256; 0 = all)\n"
+          "  --order deepest|level  which nodes the budget keeps first\n"
+          "  --masks N          surrogate: random masks (default 63; one more copy gives the clean log P)\n"
+          "  --faithfulness     deletion/insertion curves over the budget's nodes in attribution order, their AUCs\n"
+          "                     and 10 random orders' (method.md 14.2)   --seed S   masks and random orders\n"
           "  --batch-size B     masked copies per forward pass (default 16)\n"
           "  --max-ast-depth N  --max-ast-nodes N   as eval: deeper or larger syntax trees are refused\n"
           "  --language L  --categories F   as eval     --json  the JSON of docs/cli.md (default: a text table)\n"

@@ -162,6 +162,70 @@ TEST(CliInside, AblateTableAndControl)
     EXPECT_EQ(clitest::run(base + " --heads 0.0 --control best").status, 2);
 }
 
+// method.md §14.1: --relation R --top N picks the heads itself; --experts masks the router's choice.
+TEST(CliInside, AblateTopHeadsAndExperts)
+{
+    const auto corpus = clitest::writeTemp("ablate-top.jsonl", "{\"code\": \"def f(a):\\n    return a + 1\\n\"}\n"
+                                                               "{\"code\": \"def g(b, c):\\n    return b * c\\n\"}\n");
+    const std::string base =
+        "ablate --model " + tinyModel() + " --device cpu --quiet --corpus '" + corpus.string() + "' --resamples 50";
+    const auto r =
+        clitest::run(base + " --relation function_definition:def→name --top 2 --control random --draws 2 --json");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json j = json::parse(r.out);
+    ASSERT_EQ(j.at("ablated").size(), 2u);
+    EXPECT_EQ(j.at("unit"), "head");
+    const json& sel = j.at("selected_by");
+    EXPECT_EQ(sel.at("relation"), "function_definition:def→name");
+    EXPECT_GE(sel.at("edges").get<int>(), 2);
+    for (const auto& h : j.at("ablated"))
+        EXPECT_TRUE(sel.at("scores").contains(h.get<std::string>())) << h;
+    EXPECT_EQ(clitest::run(base + " --top 2").status, 2) << "--top needs --relation";
+    EXPECT_EQ(clitest::run(base + " --relation function_definition:def→name --top x").status, 2);
+    EXPECT_EQ(clitest::run(base + " --relation no_such:a->b --top 1").status, 1);
+
+    const std::string moe = "ablate --model '" + ascviz::testdata::fixtureModel("tiny-qwen3_moe").string() +
+                            "' --device cpu --quiet --corpus '" + corpus.string() + "' --resamples 50";
+    const auto e = clitest::run(moe + " --experts 0.1 --control random --draws 2 --json");
+    ASSERT_EQ(e.status, 0) << e.err;
+    const json ej = json::parse(e.out);
+    EXPECT_EQ(ej.at("ablated"), json({"0.1"}));
+    EXPECT_EQ(ej.at("unit"), "expert");
+    EXPECT_EQ(ej.at("mode"), "router");
+    ASSERT_EQ(ej.at("control").at("experts").size(), 2u);
+    for (const auto& draw : ej.at("control").at("experts"))
+        EXPECT_NE(draw.at(0), "0.1");
+    EXPECT_FALSE(ej.at("rows").empty());
+    EXPECT_EQ(clitest::run(base + " --experts 0.1").status, 2) << "a dense model has no experts";
+    EXPECT_EQ(clitest::run(moe + " --experts 0.999").status, 2);
+    EXPECT_EQ(clitest::run(moe + " --experts 0.1 --ablation mean").status, 2);
+}
+
+TEST(CliInside, AttributeFaithfulnessAndSurrogate)
+{
+    const auto file = clitest::writeTemp("faith.py", kCode);
+    const std::string base = "attribute --model " + tinyModel() + " --device cpu --quiet --text-file '" +
+                             file.string() + "' --prompt-bytes 32 --budget 6 --json";
+    for (const char* method : {"occlusion", "gradxinput", "surrogate"}) {
+        SCOPED_TRACE(method);
+        const auto r = clitest::run(base + " --faithfulness --masks 16 --method " + method);
+        ASSERT_EQ(r.status, 0) << r.err;
+        const json j = json::parse(r.out);
+        const json& f = j.at("faithfulness");
+        for (const char* key : {"deletion_auc", "insertion_auc", "random_deletion_auc", "random_insertion_auc"})
+            EXPECT_TRUE(f.at(key).is_number()) << key;
+        EXPECT_EQ(f.at("nodes"), 6);
+        EXPECT_EQ(f.at("deletion").size(), 7u);
+        EXPECT_NEAR(f.at("deletion").at(0).get<double>(), j.at("target").at("log_prob").get<double>(), 1e-5);
+        EXPECT_EQ(j.contains("surrogate"), std::string(method) == "surrogate");
+    }
+    const auto s = json::parse(clitest::run(base + " --method surrogate --masks 16").out);
+    EXPECT_EQ(s.at("forward_passes"), 17);
+    EXPECT_EQ(s.at("surrogate").at("masks"), 16);
+    EXPECT_FALSE(s.contains("faithfulness"));
+    EXPECT_EQ(clitest::run(base + " --method surrogate --masks 3").status, 2);
+}
+
 TEST(CliInside, AttributeJsonAndRefusals)
 {
     const auto file = clitest::writeTemp("attr.py", kCode);

@@ -9,7 +9,9 @@ Writes DIR/<variant>/ (a checkpoint folder as save_pretrained leaves it, plus re
 and its margin over the second logit), the top-5 ids and logits, and the greedy ids) and DIR/manifest.json:
     {"transformers": str, "torch": str, "variants": [{"name", "expect": "match" | "refuse", "error": str}]}
 Per text, "ablation" holds {"heads": [[layer, head], ...], "zero": NtP, "mean": NtP}: the NtP with those heads'
-slices of the attention output projection's input zeroed or replaced by their mean (method.md 14.1).
+slices of the attention output projection's input zeroed or replaced by their mean (method.md 14.1); for a
+mixture-of-experts model also "experts": [[layer, expert], ...] and "experts_ntp": the NtP with the router's choice
+of those experts masked (their router logits -inf, expert_ablated_ntp).
 Per text, reference.json also holds "attentions": output_attentions=True of the eager attention,
 [layer][head][query] = that query's row up to and including the query (the causal lower triangle), rounded to 1e-9.
 "refuse" variants are configurations the runtime does not implement: loading them must be a ModelError whose
@@ -493,6 +495,41 @@ def router_choices(model, ids):
     return [{"layer": l, "ids": seen[l][0], "probs": seen[l][1]} for l in sorted(seen)]
 
 
+def expert_ablated_ntp(model, ids, experts):
+    """method.md 14.1's expert ablation in transformers: NtP with the router's choice of `experts` [(layer, expert)]
+    masked, i.e. a forward hook on each *TopKRouter that sets those experts' logits to -inf and redoes the router's
+    own softmax, top k and renormalisation (Mixtral always renormalises and keeps float32 weights; Qwen-MoE
+    renormalises when norm_topk_prob and casts the weights to the logits' dtype)."""
+    hooks = []
+    for name, module in model.named_modules():
+        if not type(module).__name__.endswith("TopKRouter"):
+            continue
+        layer = int(name.split("layers.")[1].split(".")[0])
+        blocked = [e for l, e in experts if l == layer]
+        if not blocked:
+            continue
+
+        def hook(m, _inp, out, blocked=blocked):
+            logits = out[0].clone()
+            logits[:, blocked] = float("-inf")
+            probs = torch.softmax(logits.float(), -1)
+            top, idx = torch.topk(probs, m.top_k, -1)
+            if getattr(m, "norm_topk_prob", True):
+                top = top / top.sum(-1, keepdim=True)
+            if hasattr(m, "norm_topk_prob"):
+                top = top.to(logits.dtype)
+            return logits, top, idx
+        hooks.append(module.register_forward_hook(hook))
+    try:
+        fresh_rope(model)
+        with torch.no_grad():
+            probs = torch.softmax(model(torch.tensor([ids])).logits[0].float(), -1)
+    finally:
+        for h in hooks:
+            h.remove()
+    return [probs[i, ids[i + 1]].item() for i in range(len(ids) - 1)]
+
+
 def layer_ntp(model, ids, logits):
     """The layer lens (method.md 13): per predicted position i (1..n-1), NtP of ids[i] from every entry of
     output_hidden_states through the same final norm and head; the last entry is already normed (its logits are
@@ -685,12 +722,21 @@ def make(out, tokenizer_json, name, model_type, overrides, opts):
         heads = [(0, 1), (ref_model.config.num_hidden_layers - 1, 0)]
         ablation = {"heads": heads, "zero": ablated_ntp(ref_model, ids, heads, "zero"),
                     "mean": ablated_ntp(ref_model, ids, heads, "mean")}
+        experts = router_choices(ref_model, ids)
+        # Expert ablation's reference: the hook below redoes a softmax-first router (mixtral, qwen2_moe, qwen3_moe);
+        # the other families' routers (grouped, sigmoid, top-k-then-softmax) are not redone by it.
+        if experts and model_type in ("mixtral", "qwen2_moe", "qwen3_moe"):
+            # block the first token's first choice in the first and the last sparse layer
+            blocked = sorted({(experts[0]["layer"], experts[0]["ids"][0][0]),
+                              (experts[-1]["layer"], experts[-1]["ids"][0][0])})
+            ablation["experts"] = [list(e) for e in blocked]
+            ablation["experts_ntp"] = expert_ablated_ntp(ref_model, ids, blocked)
         cases.append({"text": text, "input_ids": ids, "ntp": ntp, "ntp_layers": case_layers,
                       "top1_layers": case_top1, "top1_gaps": case_gap, "ablation": ablation,
                       "top5_ids": top.indices.tolist(),
                       "top5_logits": top.values.tolist(), "greedy_prompt_ids": prompt,
                       "greedy_ids": (greedy_cached if dynamic_rope(ref_model) else greedy)(ref_model, prompt),
-                      "experts": router_choices(ref_model, ids),
+                      "experts": experts,
                       "attentions": [[[[round(v, 9) for v in layer[0, h, q, :q + 1].tolist()]
                                        for q in range(len(ids))] for h in range(layer.shape[1])]
                                      for layer in outputs.attentions]})

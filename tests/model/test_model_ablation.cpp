@@ -1,15 +1,19 @@
 // Head ablation (method.md §14.1, ascviz/model/ablation.h) on the fixture checkpoints: the head list and its
 // refusals, hand-checkable consequences of zero and mean ablation, and generation under ablation (the KV cache
-// path equals recomputing). transformers' own ablation is compared in the live tier (test_model_live).
+// path equals recomputing); expert ablation (the router never chooses a blocked expert, the refusals).
+// transformers' own ablation is compared in the live tier (test_model_live).
 #include "model_test_util.h"
 
 #include "ascviz/base/error.h"
 #include "ascviz/model/ablation.h"
 #include "ascviz/model/lens.h"
+#include "ascviz/model/observer.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 
 using namespace modeltest;
 
@@ -144,6 +148,88 @@ TEST(HeadAblation, GenerationRunsUnderTheAblation)
         for (std::size_t i = 1; i < all.size(); ++i)
             EXPECT_NEAR(*one[i], *batch[i], 1e-6) << i;
         EXPECT_NE(m->scoreIds({all}).front(), one) << "the ablation changes the prediction";
+    }
+}
+
+// The router's choices per sparse layer (kExperts: [T, 2, k], ids then weights).
+class RouterRecorder : public ascviz::IntermediateObserver {
+public:
+    std::map<int, std::vector<float>> ids; // layer → the chosen ids, token by token
+    int k = 0;
+    bool wants(std::string_view name, int) const override { return name == ascviz::intermediate::kExperts; }
+    void observe(const ascviz::Intermediate& v) override
+    {
+        k = static_cast<int>(v.shape[2]);
+        auto& out = ids[v.layer];
+        for (int64_t t = 0; t < v.shape[0]; ++t)
+            for (int64_t j = 0; j < k; ++j)
+                out.push_back(v.data[static_cast<std::size_t>(t * 2 * k + j)]);
+    }
+};
+
+TEST(ExpertAblation, ListAndRefusals)
+{
+    using X = ascviz::ExpertRef;
+    EXPECT_EQ(ascviz::parseExpertList("1.3,0.2,1.3"), (std::vector<X>{{0, 2}, {1, 3}}));
+    EXPECT_EQ(ascviz::toString(X{2, 5}), "2.5");
+    for (const char* bad : {"3", "a.1", "1.-2", ""})
+        EXPECT_THROW(ascviz::parseExpertList(bad), ascviz::InputError) << bad;
+    const auto dense = fixture("llama");
+    EXPECT_EQ(ascviz::routedExperts(*dense), 0);
+    EXPECT_THROW(ascviz::checkExperts(*dense, {{0, 0}}), ascviz::InputError);
+    const auto m = fixture("mixtral");
+    const int E = ascviz::routedExperts(*m), K = ascviz::expertsPerToken(*m);
+    ASSERT_GT(E, K);
+    EXPECT_THROW(ascviz::checkExperts(*m, {{0, E}}), ascviz::InputError);
+    EXPECT_THROW(ascviz::checkExperts(*m, {{m->info().layers, 0}}), ascviz::InputError);
+    std::vector<X> most, tooMany;
+    for (int e = 0; e < E - K; ++e)
+        most.push_back({0, e});
+    EXPECT_NO_THROW(ascviz::checkExperts(*m, most));
+    tooMany = most;
+    tooMany.push_back({0, E - K});
+    try {
+        ascviz::checkExperts(*m, tooMany);
+        ADD_FAILURE() << "blocking all but K - 1 experts is accepted";
+    } catch (const ascviz::InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("leaves fewer than"), std::string::npos) << e.what();
+    }
+}
+
+TEST(ExpertAblation, TheRouterNeverChoosesABlockedExpert)
+{
+    for (const std::string name : {"mixtral", "qwen2_moe", "qwen3_moe"}) {
+        SCOPED_TRACE(name);
+        const auto m = fixture(name);
+        const std::string text = "def f(x):\n    return x + 1\n";
+        RouterRecorder clean;
+        ascviz::ScoreOptions o;
+        o.topK = 0;
+        o.observer = &clean;
+        const auto base = m->score(text, o);
+        ASSERT_FALSE(clean.ids.empty());
+        const int layer = clean.ids.begin()->first;
+        const int chosen = static_cast<int>(clean.ids.begin()->second.front()); // token 0's first choice
+        const auto ablated = ascviz::withAblatedExperts(*m, {{layer, chosen}});
+        RouterRecorder rec;
+        o.observer = &rec;
+        const auto under = ablated->score(text, o);
+        ASSERT_EQ(rec.ids.at(layer).size(), clean.ids.at(layer).size());
+        EXPECT_EQ(std::count(rec.ids.at(layer).begin(), rec.ids.at(layer).end(), static_cast<float>(chosen)), 0);
+        // the other layers' routing is that of the ablated residual stream; the first token's first choice moved
+        EXPECT_NE(rec.ids.at(layer).front(), clean.ids.at(layer).front());
+        double moved = 0;
+        for (std::size_t i = 1; i < base.tokens.size(); ++i)
+            moved = std::max(moved, std::abs(*base.tokens[i].ntp - *under.tokens[i].ntp));
+        EXPECT_GT(moved, 1e-7) << "blocking a chosen expert changes the prediction";
+        // scoring without an observer (the packed path) applies the same ablation
+        const auto plain = ablated->score(text);
+        for (std::size_t i = 1; i < base.tokens.size(); ++i)
+            EXPECT_NEAR(*plain.tokens[i].ntp, *under.tokens[i].ntp, 1e-6) << i;
+        // the original model is untouched
+        const auto again = m->score(text);
+        for (std::size_t i = 1; i < base.tokens.size(); ++i)
+            EXPECT_EQ(*again.tokens[i].ntp, *base.tokens[i].ntp);
     }
 }
 

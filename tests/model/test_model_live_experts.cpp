@@ -4,6 +4,7 @@
 // float32. Dense models deliver no kExperts at all.
 #include "model_test_util.h"
 
+#include "ascviz/model/ablation.h"
 #include "ascviz/model/observer.h"
 
 #include <gtest/gtest.h>
@@ -38,9 +39,9 @@ TEST(LiveConformance, ExpertsEqualTransformersRouter)
     ASSERT_NE(d, nullptr) << "ASCVIZ_LIVE_CASES is not set";
     const std::filesystem::path dir(d);
     const auto manifest = readJson(dir / "manifest.json");
-    int moeVariants = 0, denseVariants = 0, tokens = 0;
+    int moeVariants = 0, denseVariants = 0, tokens = 0, ablationTexts = 0;
     std::set<std::string> moeFamilies;
-    double worst = 0;
+    double worst = 0, worstAblation = 0;
     for (const auto& v : manifest.at("variants")) {
         if (v.at("expect") != "match")
             continue;
@@ -88,13 +89,43 @@ TEST(LiveConformance, ExpertsEqualTransformersRouter)
                 }
             }
         }
+        // Expert ablation (method.md §14.1): the router's choice of the case's experts masked equals transformers
+        // with those router logits set to −∞ (make_cases.py's expert_ablated_ntp).
+        for (const auto& c : ref.at("cases")) {
+            if (!c.at("ablation").contains("experts"))
+                continue;
+            std::vector<ascviz::ExpertRef> blocked;
+            for (const auto& e : c.at("ablation").at("experts"))
+                blocked.push_back({e.at(0).get<int>(), e.at(1).get<int>()});
+            const auto ablated = ascviz::withAblatedExperts(*m, blocked);
+            const auto want = c.at("ablation").at("experts_ntp").get<std::vector<double>>();
+            const auto clean = c.at("ntp").get<std::vector<double>>();
+            const auto got = ablated->score(c.at("text").get<std::string>());
+            ASSERT_EQ(got.tokens.size(), want.size() + 1);
+            double moved = 0, textErr = 0;
+            for (std::size_t i = 0; i < want.size(); ++i) {
+                ASSERT_TRUE(got.tokens[i + 1].ntp);
+                const double err = std::abs(*got.tokens[i + 1].ntp - want[i]);
+                worstAblation = std::max(worstAblation, err);
+                textErr = std::max(textErr, err);
+                EXPECT_LE(err, 1e-5) << "expert ablation, position " << i;
+                moved = std::max(moved, std::abs(want[i] - clean[i]));
+            }
+            EXPECT_GT(moved, 1e-6) << "the expert ablation changes transformers' NtP";
+            // the tiny checkpoints' NtP are near 1/vocab, so the ablation moves them little: the error must be
+            // small against that movement, not only below 1e-5
+            EXPECT_LT(textErr, 0.05 * moved) << "the comparison tells the ablated model from the clean one";
+            ++ablationTexts;
+        }
         ++(moe ? moeVariants : denseVariants);
         if (moe)
             moeFamilies.insert(v.at("model_type").get<std::string>());
     }
     std::printf("live experts (transformers %s): %d mixture-of-experts variants, %d token-layers, max weight error "
-                "%.2e; %d dense variants deliver none\n",
-                manifest.at("transformers").get<std::string>().c_str(), moeVariants, tokens, worst, denseVariants);
+                "%.2e; %d dense variants deliver none; expert ablation: %d texts, max NtP error %.2e\n",
+                manifest.at("transformers").get<std::string>().c_str(), moeVariants, tokens, worst, denseVariants,
+                ablationTexts, worstAblation);
+    EXPECT_GE(ablationTexts, 9); // mixtral, qwen2_moe, qwen3_moe (make_cases.py: the reference's router hook)
     EXPECT_GE(moeVariants, 25); // mixtral, qwen2_moe, qwen3_moe: 9; deepseek_v2: 3, deepseek_v3: 4; mellum 4, gpt_oss 5
     // gpt_oss routes by the top k of its biased logits, then a softmax over them; the others softmax first.
     for (const char* family : {"mixtral", "qwen2_moe", "qwen3_moe", "mellum", "gpt_oss", "deepseek_v2", "deepseek_v3"})

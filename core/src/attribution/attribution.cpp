@@ -13,12 +13,22 @@ AttributionMethod parseAttributionMethod(const std::string& s)
         return AttributionMethod::Occlusion;
     if (s == "gradxinput")
         return AttributionMethod::GradientTimesInput;
-    throw InputError("unknown attribution method '" + s + "' (occlusion or gradxinput)");
+    if (s == "surrogate")
+        return AttributionMethod::Surrogate;
+    throw InputError("unknown attribution method '" + s + "' (occlusion, gradxinput or surrogate)");
 }
 
 std::string toString(AttributionMethod m)
 {
-    return m == AttributionMethod::Occlusion ? "occlusion" : "gradxinput";
+    switch (m) {
+    case AttributionMethod::Occlusion:
+        return "occlusion";
+    case AttributionMethod::GradientTimesInput:
+        return "gradxinput";
+    case AttributionMethod::Surrogate:
+        return "surrogate";
+    }
+    return "occlusion";
 }
 
 NodeOrder parseNodeOrder(const std::string& s)
@@ -182,6 +192,19 @@ AttributionResult attribute(const LanguageModel& model, const std::string& text,
         throw InputError("the prompt (" + std::to_string(promptBytes) + " bytes) holds no complete AST node");
     r.promptNodes = candidates.size();
 
+    // The budget's nodes first (deepest first or by level): occlusion and the surrogate keep only them, and the
+    // faithfulness curves of every method run over them.
+    std::stable_sort(candidates.begin(), candidates.end(), [&](const Candidate& a, const Candidate& b) {
+        return opts.order == NodeOrder::Deepest ? a.node->depth > b.node->depth : a.node->depth < b.node->depth;
+    });
+    const std::size_t kept = opts.budget > 0 ? std::min(opts.budget, candidates.size()) : candidates.size();
+    MaskedRunOptions run;
+    run.batch = opts.batch;
+    run.cancel = opts.cancel;
+    run.progress = opts.progress;
+    const HiddenLogProbs hiddenLogProbs = [&](const std::vector<std::vector<std::size_t>>& hidden) {
+        return maskedTargetLogProbs(model, ids, tt, hidden, run);
+    };
     std::vector<double> values(candidates.size());
     if (opts.method == AttributionMethod::GradientTimesInput) {
         const std::vector<double> g = gradientTimesInput(model, ids, tt);
@@ -189,12 +212,25 @@ AttributionResult attribute(const LanguageModel& model, const std::string& text,
         for (std::size_t i = 0; i < candidates.size(); ++i)
             for (const std::size_t p : candidates[i].positions)
                 values[i] += g[p];
+    } else if (opts.method == AttributionMethod::Surrogate) {
+        candidates.resize(kept);
+        std::vector<std::vector<std::size_t>> nodes;
+        for (const auto& c : candidates)
+            nodes.push_back(c.positions);
+        // the clean copy rides in the same batches as the masks
+        const HiddenLogProbs withClean = [&](const std::vector<std::vector<std::size_t>>& hidden) {
+            std::vector<std::vector<std::size_t>> all{{}};
+            all.insert(all.end(), hidden.begin(), hidden.end());
+            std::vector<double> lp = hiddenLogProbs(all);
+            r.targetLogProb = lp.front();
+            lp.erase(lp.begin());
+            return lp;
+        };
+        r.surrogate = surrogateAttribution(nodes, withClean, opts.surrogateMasks, opts.seed);
+        r.forwardPasses = opts.surrogateMasks + 1;
+        values = r.surrogate->attribution;
     } else {
-        std::stable_sort(candidates.begin(), candidates.end(), [&](const Candidate& a, const Candidate& b) {
-            return opts.order == NodeOrder::Deepest ? a.node->depth > b.node->depth : a.node->depth < b.node->depth;
-        });
-        if (opts.budget > 0 && candidates.size() > opts.budget)
-            candidates.resize(opts.budget);
+        candidates.resize(kept);
         values.resize(candidates.size());
         // One masked copy per distinct token set (a node and its only child share one).
         std::map<std::vector<std::size_t>, std::size_t> maskIndex;
@@ -202,15 +238,19 @@ AttributionResult attribute(const LanguageModel& model, const std::string& text,
         for (const auto& c : candidates)
             if (maskIndex.emplace(c.positions, masks.size()).second)
                 masks.push_back(c.positions);
-        MaskedRunOptions run;
-        run.batch = opts.batch;
-        run.cancel = opts.cancel;
-        run.progress = opts.progress;
         const std::vector<double> lp = maskedTargetLogProbs(model, ids, tt, masks, run);
         r.targetLogProb = lp[0];
         r.forwardPasses = masks.size();
         for (std::size_t i = 0; i < candidates.size(); ++i)
             values[i] = lp[0] - lp[maskIndex.at(candidates[i].positions)];
+    }
+    if (opts.faithfulness) {
+        std::vector<std::vector<std::size_t>> nodes;
+        for (std::size_t i = 0; i < kept; ++i)
+            nodes.push_back(candidates[i].positions);
+        r.faithfulnessNodes = kept;
+        r.faithfulness = ascviz::faithfulness(nodes, std::vector<double>(values.begin(), values.begin() + kept),
+                                              hiddenLogProbs, opts.randomOrders, opts.seed);
     }
     for (std::size_t i = 0; i < candidates.size(); ++i) {
         const AstNode& n = *candidates[i].node;
@@ -249,13 +289,31 @@ nlohmann::json attributionJson(const AttributionResult& r)
                          {"depth", n.depth},
                          {"category", n.category ? json(*n.category) : json(nullptr)},
                          {"attribution", n.attribution}});
-    return {{"target", std::move(target)},
-            {"method", toString(r.method)},
-            {"order", r.order == NodeOrder::Deepest ? "deepest" : "level"},
-            {"prompt_bytes", r.promptBytes},
-            {"prompt_nodes", r.promptNodes},
-            {"forward_passes", r.forwardPasses},
-            {"nodes", std::move(nodes)}};
+    json out = {{"target", std::move(target)},
+                {"method", toString(r.method)},
+                {"order", r.order == NodeOrder::Deepest ? "deepest" : "level"},
+                {"prompt_bytes", r.promptBytes},
+                {"prompt_nodes", r.promptNodes},
+                {"forward_passes", r.forwardPasses},
+                {"nodes", std::move(nodes)}};
+    if (r.surrogate)
+        out["surrogate"] = {{"held_out_r2", r.surrogate->heldOutR2},
+                            {"lambda", r.surrogate->lambda},
+                            {"masks", r.surrogate->masks},
+                            {"train_masks", r.surrogate->trainMasks}};
+    if (r.faithfulness) {
+        const Faithfulness& f = *r.faithfulness;
+        out["faithfulness"] = {{"deletion_auc", f.deletionAuc},
+                               {"insertion_auc", f.insertionAuc},
+                               {"random_deletion_auc", f.randomDeletionAuc},
+                               {"random_insertion_auc", f.randomInsertionAuc},
+                               {"nodes", r.faithfulnessNodes},
+                               {"random_orders", f.randomOrders},
+                               {"forward_passes", f.evaluations},
+                               {"deletion", f.deletion},
+                               {"insertion", f.insertion}};
+    }
+    return out;
 }
 
 } // namespace ascviz

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
 
 namespace ascviz::model {
 
@@ -20,6 +21,12 @@ at::Tensor Decoder::ablateHeads(int layer, const at::Tensor& heads) const
     if (l >= m_ablation.keep.size() || !m_ablation.keep[l].defined())
         return heads;
     return heads * m_ablation.keep[l] + m_ablation.fill[l]; // unablated slices: x · 1 + 0, bit for bit
+}
+
+bool Decoder::moeLayer(int layer) const
+{
+    return layer >= 0 && static_cast<std::size_t>(layer) < m_w.layers.size() &&
+           m_w.layers[static_cast<std::size_t>(layer)].moe.defined();
 }
 
 namespace {
@@ -91,9 +98,12 @@ AblationMode parseAblationMode(std::string_view s)
     throw InputError("the ablation must be zero or mean, got '" + std::string(s) + "'");
 }
 
-std::vector<AttentionHead> parseHeadList(std::string_view list)
+namespace {
+
+// "A.B,A.B,…" → pairs in the order given; `what` names an item in errors ("head" / "expert").
+std::vector<std::pair<int, int>> parsePairs(std::string_view list, const std::string& what, const std::string& example)
 {
-    std::vector<AttentionHead> out;
+    std::vector<std::pair<int, int>> out;
     auto number = [](std::string_view s, int& v) {
         const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
         return !s.empty() && ec == std::errc() && p == s.data() + s.size() && v >= 0;
@@ -106,15 +116,27 @@ std::vector<AttentionHead> parseHeadList(std::string_view list)
         if (item.empty())
             continue;
         const std::size_t dot = item.find('.');
-        AttentionHead h;
-        if (dot == std::string_view::npos || !number(item.substr(0, dot), h.layer) ||
-            !number(item.substr(dot + 1), h.head))
-            throw InputError("a head to ablate is LAYER.HEAD (two integers >= 0, e.g. 3.1), got '" + std::string(item) +
-                             "'");
+        std::pair<int, int> h;
+        if (dot == std::string_view::npos || !number(item.substr(0, dot), h.first) ||
+            !number(item.substr(dot + 1), h.second))
+            throw InputError("a" + std::string(what == "expert" ? "n " : " ") + what + " to ablate is LAYER." +
+                             (what == "expert" ? "EXPERT" : "HEAD") + " (two integers >= 0, e.g. " + example +
+                             "), got '" + std::string(item) + "'");
         out.push_back(h);
     }
     if (out.empty())
-        throw InputError("the list of heads to ablate is empty (expected LAYER.HEAD,…, e.g. 3.1,4.0)");
+        throw InputError("the list of " + what + "s to ablate is empty (expected LAYER." +
+                         (what == "expert" ? "EXPERT" : "HEAD") + ",…, e.g. " + example + ",4.0)");
+    return out;
+}
+
+} // namespace
+
+std::vector<AttentionHead> parseHeadList(std::string_view list)
+{
+    std::vector<AttentionHead> out;
+    for (const auto& [l, h] : parsePairs(list, "head", "3.1"))
+        out.push_back({l, h});
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
     return out;
@@ -217,6 +239,76 @@ std::unique_ptr<LanguageModel> withAblatedHeads(const LanguageModel& m, const st
         h.keep.push_back(at::tensor(keep[l], opts).to(dec.device(), dec.dtype()));
         h.fill.push_back(at::tensor(fill[l], opts).to(dec.device(), dec.dtype()));
     }
+    auto copy = std::make_unique<model::Decoder>(dec);
+    copy->setHeadIntervention(std::move(h));
+    return std::make_unique<TorchLanguageModel>(m.info(), tm.sharedTokenizer(), std::move(copy));
+}
+
+std::string toString(const ExpertRef& e)
+{
+    return std::to_string(e.layer) + "." + std::to_string(e.expert);
+}
+
+std::vector<ExpertRef> parseExpertList(std::string_view list)
+{
+    std::vector<ExpertRef> out;
+    for (const auto& [l, e] : parsePairs(list, "expert", "1.3"))
+        out.push_back({l, e});
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+int routedExperts(const LanguageModel& m)
+{
+    return static_cast<int>(model::runtimeModel(m).decoder().spec().moe.experts);
+}
+
+int expertsPerToken(const LanguageModel& m)
+{
+    return static_cast<int>(model::runtimeModel(m).decoder().spec().moe.topK);
+}
+
+void checkExperts(const LanguageModel& m, const std::vector<ExpertRef>& experts)
+{
+    const model::Decoder& dec = model::runtimeModel(m).decoder();
+    const auto& spec = dec.spec();
+    const int E = static_cast<int>(spec.moe.experts), K = static_cast<int>(spec.moe.topK);
+    if (E == 0)
+        throw InputError("the model " + m.info().name + " has no mixture-of-experts block: no expert to ablate");
+    std::map<int, int> perLayer;
+    for (const auto& e : experts) {
+        if (e.layer >= spec.layers || !dec.moeLayer(e.layer) || e.expert >= E)
+            throw InputError("expert " + toString(e) + " to ablate is outside the model " + m.info().name +
+                             ": it has " + std::to_string(spec.layers) + " layers (0 … " +
+                             std::to_string(spec.layers - 1) + ", mixture-of-experts blocks only) of " +
+                             std::to_string(E) + " routed experts each (0 … " + std::to_string(E - 1) + ")");
+        if (E - ++perLayer[e.layer] < K)
+            throw InputError("ablating " + std::to_string(perLayer[e.layer]) + " experts of layer " +
+                             std::to_string(e.layer) + " leaves fewer than the " + std::to_string(K) +
+                             " experts each token of " + m.info().name + " is routed to");
+    }
+}
+
+std::unique_ptr<LanguageModel> withAblatedExperts(const LanguageModel& m, const std::vector<ExpertRef>& experts)
+{
+    checkExperts(m, experts);
+    const TorchLanguageModel& tm = model::runtimeModel(m);
+    const model::Decoder& dec = tm.decoder();
+    const auto E = static_cast<std::size_t>(dec.spec().moe.experts);
+    std::vector<std::vector<uint8_t>> blocked(static_cast<std::size_t>(dec.spec().layers));
+    for (const auto& e : experts) {
+        auto& b = blocked[static_cast<std::size_t>(e.layer)];
+        b.resize(E, 0);
+        b[static_cast<std::size_t>(e.expert)] = 1;
+    }
+    model::HeadIntervention h;
+    for (const auto& b : blocked)
+        h.blockedExperts.push_back(b.empty()
+                                       ? at::Tensor()
+                                       : at::tensor(at::ArrayRef<uint8_t>(b), at::TensorOptions().dtype(at::kByte))
+                                             .to(at::kBool)
+                                             .to(dec.device()));
     auto copy = std::make_unique<model::Decoder>(dec);
     copy->setHeadIntervention(std::move(h));
     return std::make_unique<TorchLanguageModel>(m.info(), tm.sharedTokenizer(), std::move(copy));

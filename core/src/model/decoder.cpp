@@ -508,7 +508,7 @@ at::Tensor Decoder::hiddenPacked(const at::Tensor& ids, const std::vector<int64_
             attn.narrow(0, offset, T).copy_(out.transpose(1, 2).reshape({T, nh * hd}));
             offset += T;
         }
-        x = residual(lw, x, h, lw.o(ablateHeads(layer, attn)));
+        x = residual(lw, x, h, lw.o(ablateHeads(layer, attn)), layer); // the layer: expert ablation
     }
     return norm(m_w.finalNorm, x);
 }

@@ -88,6 +88,9 @@ struct KvCache {
 // ablated.
 struct HeadIntervention {
     std::vector<at::Tensor> keep, fill;
+    // Expert ablation (method.md §14.1): per layer a bool [experts] mask of the experts the router may not choose
+    // (their router logits become −∞ before the softmax), or undefined.
+    std::vector<at::Tensor> blockedExperts;
 };
 
 // The heads' outputs, the input of the output projection [B, T, heads·headDim] per layer (compute dtype) before any
@@ -141,6 +144,8 @@ public:
     // Head ablation (ablation.cpp): every later forward pass of this decoder applies it. Set before the decoder is
     // shared (a copy of a loaded decoder shares its weights).
     void setHeadIntervention(HeadIntervention h) { m_ablation = std::move(h); }
+    // Whether block `layer` is a mixture of experts (ablation.cpp).
+    bool moeLayer(int layer) const;
 
 private:
     at::Tensor norm(const Norm& n, const at::Tensor& x) const;
@@ -155,7 +160,9 @@ private:
     at::Tensor mlp(const LayerWeights& lw, const at::Tensor& x, int layer = -1,
                    ForwardObserver* expertsTo = nullptr) const;
     at::Tensor moe(const MoeWeights& m, const at::Tensor& x, int layer, ForwardObserver* expertsTo) const;
-    std::tuple<at::Tensor, at::Tensor> route(const MoeWeights& m, const at::Tensor& flat) const;
+    // The router's top-k weights and expert ids [N, K] of `flat` [N, H] at `layer` (moe.cpp), with the layer's
+    // blocked experts (expert ablation) masked.
+    std::tuple<at::Tensor, at::Tensor> route(const MoeWeights& m, const at::Tensor& flat, int layer) const;
     // The attention probabilities of float32 scores [B, kvHeads, rep, T, S] (masked) with the layer's sinks in
     // each softmax's denominator (AttnSink::PerHead; sinks.cpp), the sink's own column dropped.
     at::Tensor sinkSoftmax(int layer, const at::Tensor& scores) const;

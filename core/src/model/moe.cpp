@@ -14,6 +14,7 @@
 
 #include "ascviz/model/observer.h"
 
+#include <cmath>
 #include <limits>
 #include <tuple>
 #include <vector>
@@ -34,24 +35,31 @@ at::Tensor groupMask(const at::Tensor& groupScores, int64_t topkGroup, int64_t E
 } // namespace
 
 // The routing weights (float32) and ids [N, K] of `flat` [N, H] as ArchSpec::Moe::routing says.
-std::tuple<at::Tensor, at::Tensor> Decoder::route(const MoeWeights& m, const at::Tensor& flat) const
+std::tuple<at::Tensor, at::Tensor> Decoder::route(const MoeWeights& m, const at::Tensor& flat, int layer) const
 {
+    // Expert ablation (method.md 14.1): the blocked experts' router logits are -inf, so the router never chooses
+    // them (their probability is 0; under sigmoid scores their choice score is -inf too).
+    at::Tensor blocked;
+    const auto l = static_cast<std::size_t>(layer);
+    if (layer >= 0 && l < m_ablation.blockedExperts.size() && m_ablation.blockedExperts[l].defined())
+        blocked = m_ablation.blockedExperts[l];
+    const auto block = [&blocked](at::Tensor t) { return blocked.defined() ? t.masked_fill(blocked, -INFINITY) : t; };
     using Routing = ArchSpec::Moe::Routing;
     const auto& spec = m_spec.moe;
     const int64_t K = spec.topK, E = spec.experts, N = flat.size(0), G = spec.groups;
     at::Tensor weights, ids;
     if (spec.routing == Routing::TopKThenSoftmax) { // gpt_oss: the biased logits' top k, softmax in the compute dtype
-        std::tie(weights, ids) = at::topk(at::linear(flat, m.router, m.routerBias), K, -1);
+        std::tie(weights, ids) = at::topk(block(at::linear(flat, m.router, m.routerBias)), K, -1);
         weights = at::softmax(weights, -1);
         if (spec.normTopK)
             weights = weights / weights.sum(-1, /*keepdim=*/true);
         return {weights, ids};
     }
-    const at::Tensor logits = spec.routerFp32 ? at::linear(flat.to(at::kFloat), m.router.to(at::kFloat))
-                                              : at::linear(flat, m.router).to(at::kFloat); // [N, E]
+    const at::Tensor logits = block(spec.routerFp32 ? at::linear(flat.to(at::kFloat), m.router.to(at::kFloat))
+                                                    : at::linear(flat, m.router).to(at::kFloat)); // [N, E]
     if (spec.routing == Routing::SigmoidGrouped) {
         const at::Tensor scores = at::sigmoid(logits);
-        at::Tensor choice = scores + m.scoreBias.to(at::kFloat);
+        at::Tensor choice = block(scores + m.scoreBias.to(at::kFloat));
         const at::Tensor top2 = std::get<0>(at::topk(choice.view({N, G, E / G}), 2, -1)).sum(-1); // [N, G]
         choice = choice.masked_fill(groupMask(top2, spec.topkGroup, E).logical_not(),
                                     -std::numeric_limits<float>::infinity());
@@ -80,7 +88,7 @@ at::Tensor Decoder::moe(const MoeWeights& m, const at::Tensor& x, int layer, For
     const at::Tensor flat = x.reshape({-1, H}); // [N, H]
     const int64_t N = flat.size(0);
 
-    auto [weights, ids] = route(m, flat); // [N, K]
+    auto [weights, ids] = route(m, flat, layer); // [N, K]
     if (spec.routerWeightsInDtype)
         weights = weights.to(x.scalar_type());
     if (expertsTo) {

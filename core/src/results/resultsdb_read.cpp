@@ -163,6 +163,24 @@ void ResultsDb::forEachOkToken(const std::function<void(const TokenRow&)>& row) 
     }
 }
 
+void ResultsDb::forEachOkNode(const std::function<void(const NodeRow&)>& row) const
+{
+    sqlite::Stmt st(m_db,
+                    "SELECT n.snippet, n.node, n.parent, n.category, n.start_byte, n.end_byte FROM nodes n "
+                    "JOIN snippets s ON s.idx = n.snippet WHERE s.status = 'ok' ORDER BY n.snippet, n.node",
+                    "reading the nodes");
+    NodeRow n;
+    while (st.step()) {
+        n.snippet = st.int64(0);
+        n.node = st.int64(1);
+        n.parent = st.optionalInt64(2).value_or(-1);
+        n.category = st.optionalText(3);
+        n.start = static_cast<std::size_t>(st.int64(4));
+        n.end = static_cast<std::size_t>(st.int64(5));
+        row(n);
+    }
+}
+
 void ResultsDb::forEachNodeValue(const std::function<void(const NodeValueRow&)>& row,
                                  const std::optional<std::string>& language) const
 {

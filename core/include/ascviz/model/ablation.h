@@ -52,4 +52,26 @@ std::vector<std::vector<double>> meanHeadOutputs(const LanguageModel& model, std
 std::unique_ptr<LanguageModel> withAblatedHeads(const LanguageModel& model, const std::vector<AttentionHead>& heads,
                                                 const std::vector<std::vector<double>>& means = {});
 
+// Expert ablation (method.md §14.1): block `layer` (0 … L − 1, a mixture-of-experts block) and routed expert
+// `expert` (0 … E − 1), written "layer.expert" as `analyze experts` numbers them.
+struct ExpertRef {
+    int layer = 0;
+    int expert = 0;
+    friend bool operator==(const ExpertRef&, const ExpertRef&) = default;
+    friend auto operator<=>(const ExpertRef&, const ExpertRef&) = default;
+};
+std::string toString(const ExpertRef& e);
+// "L.E,L.E,…" → experts, sorted, duplicates dropped; InputError as parseHeadList.
+std::vector<ExpertRef> parseExpertList(std::string_view list);
+// The routed experts per mixture-of-experts block (0 for a dense model) and how many each token is routed to.
+int routedExperts(const LanguageModel& model);
+int expertsPerToken(const LanguageModel& model);
+// InputError for a dense model, a block that is not a mixture of experts, an expert out of range, or a block left
+// with fewer unblocked experts than a token is routed to (naming the model, its layers and experts).
+void checkExperts(const LanguageModel& model, const std::vector<ExpertRef>& experts);
+// A model that shares `model`'s weights and never routes a token to `experts`: their router logits are −∞ before
+// the softmax, so the router's top k comes from the other experts (with their weights renormalised as the family
+// does). checkExperts' errors.
+std::unique_ptr<LanguageModel> withAblatedExperts(const LanguageModel& model, const std::vector<ExpertRef>& experts);
+
 } // namespace ascviz

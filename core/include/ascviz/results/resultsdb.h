@@ -117,6 +117,15 @@ struct NodeValueRow {
     double ascEval = 0;
 };
 
+// A node of a status-ok snippet with its span and parent (ResultsDb::forEachOkNode).
+struct NodeRow {
+    int64_t snippet = 0;
+    int64_t node = 0;
+    int64_t parent = -1; // -1 for the root
+    std::optional<std::string> category;
+    std::size_t start = 0, end = 0;
+};
+
 struct TableCounts {
     int64_t snippets = 0, ok = 0, errors = 0, tokens = 0, nodes = 0, windowed = 0;
 };
@@ -175,6 +184,8 @@ public:
     std::map<std::string, int64_t> languages() const;
     // The tokens of the status-ok snippets, in (snippet, index) order.
     void forEachOkToken(const std::function<void(const TokenRow&)>& row) const;
+    // Every node of the status-ok snippets, in (snippet, node) order.
+    void forEachOkNode(const std::function<void(const NodeRow&)>& row) const;
     // The nodes with an AsC-Eval value of the status-ok snippets (only those in `language` when given), in
     // (snippet, node) order.
     void forEachNodeValue(const std::function<void(const NodeValueRow&)>& row,
