@@ -179,6 +179,10 @@ bool InteractiveEngine::useCategories(const QString& file, const std::string* te
     }
     m_categoryFile = file;
     m_categoryFromSession = text != nullptr;
+    // A result kept in another language than the chosen one (setLanguage without reparsing) is not parsed again
+    // by a category change: the new table is of the chosen language, not of the result's.
+    if (m_current && m_current->eval && m_current->eval->tree.language() != toUtf8(m_language))
+        return true;
     reanalyzeCurrent(false);
     return true;
 }
@@ -189,10 +193,6 @@ void InteractiveEngine::reanalyzeCurrent(bool reaggregateOnly)
     if (m_phase == Phase::Generating || m_phase == Phase::Scoring || !m_current || !m_current->eval)
         return;
     const AnalysisPtr cur = m_current;
-    // A result kept in another language than the chosen one (setLanguage without reparsing) is not parsed again
-    // by a category change: the new table is of the other language. θ re-aggregates it as it is.
-    if (!reaggregateOnly && cur->eval->tree.language() != toUtf8(m_language))
-        return;
     beginJob(std::nullopt);
     startAnalysis(m_job, cur->eval, cur->eval->scored, *cur, reaggregateOnly);
 }
