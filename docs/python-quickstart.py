@@ -38,7 +38,7 @@ r.nodes[["type", "category", "asc_eval"]].head(8)
 # The result shows itself inline: the sequence view and the complete AST view, coloured by NtP / AsC-Eval.
 
 # %%
-r  # in a notebook: both views; as a script, the same HTML is written to OUT_DIR/cell.html
+r  # in a notebook: the interactive page (r.to_html()); as a script, the same HTML is written to OUT_DIR/cell.html
 with open(os.path.join(out, "cell.html"), "w", encoding="utf-8") as f:
     f.write("<!doctype html><meta charset='utf-8'><title>AsC-Viz cell</title>" + r._repr_html_())
 

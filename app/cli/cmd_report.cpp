@@ -52,13 +52,11 @@ int cmdReport(Args& args)
             std::cerr << "report: wrote " << f.string() << '\n';
         return 0;
     }
-    const std::vector<StraddleRow> straddles = straddlesByCategory(db);
     if (asJson) {
-        nlohmann::json j = statsToJson(s);
-        j["straddles"] = straddlesJson(straddles);
-        writeJson(j, out);
+        writeJson(reportJson(db, s), out);
         return 0;
     }
+    const std::vector<StraddleRow> straddles = straddlesByCategory(db);
     std::ostringstream t;
     t << "model: " << s.run.modelName << " (" << s.run.modelDir << ")\n"
       << "corpus: " << s.run.corpusPath << "; " << s.counts.ok << " snippets evaluated, " << s.counts.errors

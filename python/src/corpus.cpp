@@ -10,6 +10,7 @@
 #include "ascviz/eval/eval.h"
 #include "ascviz/results/resultsdb.h"
 #include "ascviz/results/stats.h"
+#include "ascviz/results/straddles.h"
 
 #include <nanobind/stl/string.h>
 
@@ -129,9 +130,10 @@ void bindCorpus(nb::module_& m)
             BootstrapOptions bo;
             bo.resamples = resamples;
             bo.seed = seed;
-            CorpusStats s = computeStats(ResultsDb::open(db), bo);
+            const ResultsDb results = ResultsDb::open(db);
+            CorpusStats s = computeStats(results, bo);
             s.minN = minN;
-            return statsToJson(s).dump();
+            return reportJson(results, s).dump(); // report --json's document, straddles included
         },
         nb::arg("db"), nb::arg("resamples"), nb::arg("seed"), nb::arg("min_n"));
     m.def(

@@ -8,7 +8,7 @@ namespace ascviz {
 
 namespace {
 
-std::optional<double> median(std::vector<double> v)
+std::optional<double> medianOrNone(std::vector<double> v)
 {
     if (v.empty())
         return std::nullopt;
@@ -75,8 +75,8 @@ std::vector<StraddleRow> straddlesByCategory(const ResultsDb& db)
             addSnippet(ts, it->second, pools);
     std::vector<StraddleRow> rows;
     for (auto& [c, p] : pools)
-        rows.push_back(
-            {c, p.tokens, p.straddling, p.scored, median(std::move(p.straddlingNtp)), median(std::move(p.restNtp))});
+        rows.push_back({c, p.tokens, p.straddling, p.scored, medianOrNone(std::move(p.straddlingNtp)),
+                        medianOrNone(std::move(p.restNtp))});
     return rows;
 }
 
@@ -93,6 +93,13 @@ nlohmann::json straddlesJson(const std::vector<StraddleRow>& rows)
             {"asc_straddling", opt(r.ascStraddling)},
             {"asc_rest", opt(r.ascRest)}};
     return out;
+}
+
+nlohmann::json reportJson(const ResultsDb& db, const CorpusStats& s)
+{
+    nlohmann::json j = statsToJson(s);
+    j["straddles"] = straddlesJson(straddlesByCategory(db));
+    return j;
 }
 
 } // namespace ascviz

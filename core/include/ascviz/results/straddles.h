@@ -2,6 +2,7 @@
 // its tokens that straddle an AST leaf boundary and the median NtP of the straddling tokens against the rest.
 #pragma once
 #include "ascviz/results/resultsdb.h"
+#include "ascviz/results/stats.h"
 
 #include <nlohmann/json.hpp>
 
@@ -27,5 +28,8 @@ std::vector<StraddleRow> straddlesByCategory(const ResultsDb& db);
 // {category: {"tokens", "straddling", "share", "asc_straddling", "asc_rest"}} (share = straddling / tokens; the
 // medians null when there is no such scored token).
 nlohmann::json straddlesJson(const std::vector<StraddleRow>& rows);
+
+// `report --json`'s document (docs/cli.md), for the CLI and Python alike: statsToJson(s) and "straddles" of `db`.
+nlohmann::json reportJson(const ResultsDb& db, const CorpusStats& s);
 
 } // namespace ascviz
