@@ -4,13 +4,6 @@
 
 namespace ascviz::ui {
 namespace {
-QVariant num(const std::optional<double>& v, int role, int decimals = 3)
-{
-    if (!v)
-        return role == Qt::UserRole ? QVariant() : QVariant(QStringLiteral("n/a"));
-    return role == Qt::UserRole ? QVariant(*v) : QVariant(QString::number(*v, 'f', decimals));
-}
-
 // Token text shown on one line: newlines and tabs as escapes, leading/trailing spaces visible.
 QString visible(const std::string& s)
 {
@@ -20,21 +13,21 @@ QString visible(const std::string& s)
 }
 } // namespace
 
-CausalTableModel::CausalTableModel(QObject* parent) : QAbstractTableModel(parent)
+CausalTableModel::CausalTableModel(QObject* parent) : TableModel(parent)
 {
 }
 
 void CausalTableModel::setReport(std::shared_ptr<const CausalReport> report)
 {
-    beginResetModel();
-    m_report = std::move(report);
-    m_rows.clear();
-    if (m_report) {
-        m_rows.emplace_back(QString(), &m_report->global);
-        for (const auto& [k, e] : m_report->groups)
-            m_rows.emplace_back(toQString(k), &e);
-    }
-    endResetModel();
+    reset([&] {
+        m_report = std::move(report);
+        m_rows.clear();
+        if (m_report) {
+            m_rows.emplace_back(QString(), &m_report->global);
+            for (const auto& [k, e] : m_report->groups)
+                m_rows.emplace_back(toQString(k), &e);
+        }
+    });
 }
 
 QString CausalTableModel::key(int row) const
@@ -42,31 +35,22 @@ QString CausalTableModel::key(int row) const
     return row >= 0 && row < rowCount() ? m_rows[static_cast<std::size_t>(row)].first : QString();
 }
 
-int CausalTableModel::rowCount(const QModelIndex& parent) const
+QVariant CausalTableModel::cell(int row, int column, int role) const
 {
-    return parent.isValid() ? 0 : int(m_rows.size());
-}
-int CausalTableModel::columnCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
-QVariant CausalTableModel::data(const QModelIndex& index, int role) const
-{
-    if (!index.isValid() || index.row() >= rowCount() || (role != Qt::DisplayRole && role != Qt::UserRole))
+    if (role != Qt::DisplayRole && role != Qt::UserRole)
         return {};
-    const auto& [name, e] = m_rows[static_cast<std::size_t>(index.row())];
+    const auto& [name, e] = m_rows[static_cast<std::size_t>(row)];
     auto rhoZ = [&](std::size_t k) {
-        return k < e->rhoConfounders.size() ? num(e->rhoConfounders[k].second, role) : QVariant();
+        return k < e->rhoConfounders.size() ? numberCell(e->rhoConfounders[k].second, role) : QVariant();
     };
-    auto eff = [&](double v) { return e->hasEffect ? num(v, role) : num(std::nullopt, role); };
-    switch (index.column()) {
+    auto eff = [&](double v) { return e->hasEffect ? numberCell(v, role) : numberCell(std::nullopt, role); };
+    switch (column) {
     case Treatment:
         return name.isEmpty() ? tr("Global AsC-Eval") : name;
     case N:
         return e->n;
     case RhoY:
-        return num(e->rhoOutcome, role);
+        return numberCell(e->rhoOutcome, role);
     case RhoTokens:
         return rhoZ(0);
     case RhoNodes:
@@ -84,11 +68,11 @@ QVariant CausalTableModel::data(const QModelIndex& index, int role) const
     case CiHigh:
         return eff(e->hi);
     case Placebo:
-        return num(e->placebo, role);
+        return numberCell(e->placebo, role);
     case CommonCause:
-        return num(e->randomCommonCause, role);
+        return numberCell(e->randomCommonCause, role);
     case Subset:
-        return num(e->dataSubset, role);
+        return numberCell(e->dataSubset, role);
     case Note:
         return toQString(e->note);
     default:
@@ -96,49 +80,36 @@ QVariant CausalTableModel::data(const QModelIndex& index, int role) const
     }
 }
 
-QVariant CausalTableModel::headerData(int section, Qt::Orientation o, int role) const
+QVariant CausalTableModel::header(int column) const
 {
-    if (o != Qt::Horizontal || role != Qt::DisplayRole)
-        return QAbstractTableModel::headerData(section, o, role);
     static const char* names[] = {"Treatment",    "n",          "ρ(T, CE)", "ρ tokens", "ρ AST nodes", "ρ AST levels",
                                   "ρ cyclomatic", "Effect",     "SE",       "95% lo",   "95% hi",      "Placebo",
                                   "Common cause", "80% subset", "Note"};
-    return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
+    return tr(names[column]);
 }
 
 CeTableModel::CeTableModel(const QString& nameHeader, bool quoteNames, QObject* parent)
-    : QAbstractTableModel(parent), m_nameHeader(nameHeader), m_quote(quoteNames)
+    : TableModel(parent), m_nameHeader(nameHeader), m_quote(quoteNames)
 {
 }
 
 void CeTableModel::setRows(std::vector<std::pair<std::string, CeStat>> rows)
 {
-    beginResetModel();
-    m_rows = std::move(rows);
-    endResetModel();
+    reset([&] { m_rows = std::move(rows); });
 }
 
-int CeTableModel::rowCount(const QModelIndex& parent) const
+QVariant CeTableModel::cell(int row, int column, int role) const
 {
-    return parent.isValid() ? 0 : int(m_rows.size());
-}
-int CeTableModel::columnCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
-QVariant CeTableModel::data(const QModelIndex& index, int role) const
-{
-    if (!index.isValid() || index.row() >= rowCount() || (role != Qt::DisplayRole && role != Qt::UserRole))
+    if (role != Qt::DisplayRole && role != Qt::UserRole)
         return {};
-    const auto& [name, s] = m_rows[static_cast<std::size_t>(index.row())];
-    switch (index.column()) {
+    const auto& [name, s] = m_rows[static_cast<std::size_t>(row)];
+    switch (column) {
     case Name:
         return role == Qt::UserRole || !m_quote ? QVariant(toQString(name)) : QVariant(visible(name));
     case MeanCe:
-        return num(s.mean, role);
+        return numberCell(s.mean, role);
     case StdCe:
-        return num(s.std, role);
+        return numberCell(s.std, role);
     case Count:
         return QVariant::fromValue<qlonglong>(s.count);
     default:
@@ -146,11 +117,9 @@ QVariant CeTableModel::data(const QModelIndex& index, int role) const
     }
 }
 
-QVariant CeTableModel::headerData(int section, Qt::Orientation o, int role) const
+QVariant CeTableModel::header(int column) const
 {
-    if (o != Qt::Horizontal || role != Qt::DisplayRole)
-        return QAbstractTableModel::headerData(section, o, role);
-    switch (section) {
+    switch (column) {
     case Name:
         return m_nameHeader;
     case MeanCe:

@@ -3,14 +3,13 @@
 #pragma once
 #include "ascviz/analysis/causal.h"
 #include "ascviz/analysis/perplexed.h"
-
-#include <QAbstractTableModel>
+#include "models/tablemodel.h"
 
 #include <memory>
 
 namespace ascviz::ui {
 
-class CausalTableModel : public QAbstractTableModel {
+class CausalTableModel : public TableModel {
     Q_OBJECT
 public:
     enum Column {
@@ -37,18 +36,18 @@ public:
     // The group key of a row ("" = global).
     QString key(int row) const;
 
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
-
 private:
+    int rows() const override { return int(m_rows.size()); }
+    int columns() const override { return ColumnCount; }
+    QVariant cell(int row, int column, int role) const override;
+    QVariant header(int column) const override;
+
     std::shared_ptr<const CausalReport> m_report;
     std::vector<std::pair<QString, const CausalEstimate*>> m_rows;
 };
 
 // Rows of (name, mean CE, std, count): one of PERPLEXED's lists.
-class CeTableModel : public QAbstractTableModel {
+class CeTableModel : public TableModel {
     Q_OBJECT
 public:
     enum Column { Name, MeanCe, StdCe, Count, ColumnCount };
@@ -56,12 +55,12 @@ public:
     CeTableModel(const QString& nameHeader, bool quoteNames, QObject* parent = nullptr);
     void setRows(std::vector<std::pair<std::string, CeStat>> rows);
 
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
-
 private:
+    int rows() const override { return int(m_rows.size()); }
+    int columns() const override { return ColumnCount; }
+    QVariant cell(int row, int column, int role) const override;
+    QVariant header(int column) const override;
+
     QString m_nameHeader;
     bool m_quote = true;
     std::vector<std::pair<std::string, CeStat>> m_rows;

@@ -54,7 +54,7 @@ QString flagText(ThresholdFlag f, int64_t minN)
 
 // ---------------------------------------------------------------- StatsTableModel
 
-StatsTableModel::StatsTableModel(QObject* parent) : QAbstractTableModel(parent)
+StatsTableModel::StatsTableModel(QObject* parent) : TableModel(parent)
 {
 }
 
@@ -93,41 +93,29 @@ void StatsTableModel::rebuild()
     endResetModel();
 }
 
-int StatsTableModel::rowCount(const QModelIndex& parent) const
+QVariant StatsTableModel::cell(int rowIndex, int column, int role) const
 {
-    return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
-}
-
-int StatsTableModel::columnCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
-QVariant StatsTableModel::data(const QModelIndex& index, int role) const
-{
-    if (!index.isValid() || index.row() >= rowCount())
-        return {};
-    const Row& row = m_rows[static_cast<std::size_t>(index.row())];
+    const Row& row = m_rows[static_cast<std::size_t>(rowIndex)];
     const auto& r = row.r;
     const ThresholdFlag flag = thresholdFlag(r, m_set->stats.minN);
     if (role == FlagRole)
         return toQString(toString(flag));
-    if (role == Qt::BackgroundRole && index.column() == Flag)
+    if (role == Qt::BackgroundRole && column == Flag)
         return QBrush(flagColor(flag));
-    if (role == Qt::TextAlignmentRole && index.column() >= Median && index.column() <= N)
+    if (role == Qt::TextAlignmentRole && column >= Median && column <= N)
         return int(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::FontRole && row.category) {
         QFont f;
         f.setBold(true);
         return f;
     }
-    if (role == Qt::ToolTipRole && index.column() == Median)
+    if (role == Qt::ToolTipRole && column == Median)
         return tr("Bootstrapped median of %1 pooled node values (%2 resamples)").arg(r.n).arg(m_set->stats.resamples);
     const bool display = role == Qt::DisplayRole;
     const bool sort = role == Qt::UserRole;
     if (!display && !sort)
         return {};
-    switch (index.column()) {
+    switch (column) {
     case Kind:
         return row.category ? tr("category") : tr("concept");
     case Name:
@@ -151,13 +139,11 @@ QVariant StatsTableModel::data(const QModelIndex& index, int role) const
     }
 }
 
-QVariant StatsTableModel::headerData(int section, Qt::Orientation o, int role) const
+QVariant StatsTableModel::header(int column) const
 {
-    if (o != Qt::Horizontal || role != Qt::DisplayRole)
-        return QAbstractTableModel::headerData(section, o, role);
     static const char* names[] = {"Kind",       "Name",        "Category", "Median",   "SE",
                                   "95% CI low", "95% CI high", "n",        "Threshold"};
-    return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
+    return tr(names[column]);
 }
 
 StatsFilterProxy::StatsFilterProxy(QObject* parent) : QSortFilterProxyModel(parent)
@@ -186,7 +172,7 @@ bool StatsFilterProxy::filterAcceptsRow(int row, const QModelIndex& parent) cons
 
 // ---------------------------------------------------------------- ComparisonTableModel
 
-ComparisonTableModel::ComparisonTableModel(QObject* parent) : QAbstractTableModel(parent)
+ComparisonTableModel::ComparisonTableModel(QObject* parent) : TableModel(parent)
 {
 }
 
@@ -245,22 +231,9 @@ void ComparisonTableModel::setResultSets(std::vector<BatchResultPtr> sets, bool 
     endResetModel();
 }
 
-int ComparisonTableModel::rowCount(const QModelIndex& parent) const
+QVariant ComparisonTableModel::cell(int rowIndex, int col, int role) const
 {
-    return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
-}
-
-int ComparisonTableModel::columnCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : 2 + static_cast<int>(m_sets.size());
-}
-
-QVariant ComparisonTableModel::data(const QModelIndex& index, int role) const
-{
-    if (!index.isValid() || index.row() >= rowCount())
-        return {};
-    const Row& row = m_rows[static_cast<std::size_t>(index.row())];
-    const int col = index.column();
+    const Row& row = m_rows[static_cast<std::size_t>(rowIndex)];
     if (col < 2) {
         if (role == Qt::DisplayRole || role == Qt::UserRole) {
             if (col == 1)
@@ -319,29 +292,24 @@ QVariant ComparisonTableModel::data(const QModelIndex& index, int role) const
     }
 }
 
-QVariant ComparisonTableModel::headerData(int section, Qt::Orientation o, int role) const
+QVariant ComparisonTableModel::header(int column) const
 {
-    if (o != Qt::Horizontal || role != Qt::DisplayRole)
-        return QAbstractTableModel::headerData(section, o, role);
-    if (section == 0)
+    if (column == 0)
         return tr("Kind");
-    if (section == 1)
+    if (column == 1)
         return tr("Concept / category");
-    const int k = section - 2;
-    return k >= 0 && k < modelCount() ? m_sets[static_cast<std::size_t>(k)]->label : QVariant();
+    return m_sets[static_cast<std::size_t>(column - 2)]->label;
 }
 
 // ---------------------------------------------------------------- SnippetTableModel
 
-SnippetTableModel::SnippetTableModel(QObject* parent) : QAbstractTableModel(parent)
+SnippetTableModel::SnippetTableModel(QObject* parent) : TableModel(parent)
 {
 }
 
 void SnippetTableModel::setResultSet(BatchResultPtr set)
 {
-    beginResetModel();
-    m_set = std::move(set);
-    endResetModel();
+    reset([&] { m_set = std::move(set); });
 }
 
 const SnippetRow* SnippetTableModel::snippet(int row) const
@@ -351,26 +319,16 @@ const SnippetRow* SnippetTableModel::snippet(int row) const
     return &m_set->snippets[static_cast<std::size_t>(row)];
 }
 
-int SnippetTableModel::rowCount(const QModelIndex& parent) const
+QVariant SnippetTableModel::cell(int row, int column, int role) const
 {
-    return parent.isValid() || !m_set ? 0 : static_cast<int>(m_set->snippets.size());
-}
-
-int SnippetTableModel::columnCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
-QVariant SnippetTableModel::data(const QModelIndex& index, int role) const
-{
-    const SnippetRow* s = index.isValid() ? snippet(index.row()) : nullptr;
+    const SnippetRow* s = snippet(row);
     if (!s)
         return {};
     if (role == Qt::ToolTipRole)
         return s->message.empty() ? tr("Click to open this snippet in the Interactive tab") : toQString(s->message);
     if (role == Qt::ForegroundRole && !s->ok)
         return QBrush(QColor(0xb0, 0x20, 0x20));
-    if (role == Qt::TextAlignmentRole && index.column() != Id && index.column() != Status)
+    if (role == Qt::TextAlignmentRole && column != Id && column != Status)
         return int(Qt::AlignRight | Qt::AlignVCenter);
     const bool display = role == Qt::DisplayRole;
     if (!display && role != Qt::UserRole)
@@ -380,7 +338,7 @@ QVariant SnippetTableModel::data(const QModelIndex& index, int role) const
             return display ? QVariant(QStringLiteral("n/a")) : QVariant(-1.0);
         return display ? QVariant(num(*v)) : QVariant(*v);
     };
-    switch (index.column()) {
+    switch (column) {
     case Index:
         return QVariant::fromValue<qlonglong>(s->index);
     case Id:
@@ -408,13 +366,11 @@ QVariant SnippetTableModel::data(const QModelIndex& index, int role) const
     }
 }
 
-QVariant SnippetTableModel::headerData(int section, Qt::Orientation o, int role) const
+QVariant SnippetTableModel::header(int column) const
 {
-    if (o != Qt::Horizontal || role != Qt::DisplayRole)
-        return QAbstractTableModel::headerData(section, o, role);
     static const char* names[] = {"#",      "Id",        "Language",   "Status",     "AsC-Eval", "Cross-entropy",
                                   "Tokens", "AST nodes", "AST levels", "Cyclomatic", "Windowed"};
-    return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
+    return tr(names[column]);
 }
 
 // ---------------------------------------------------------------- CSV

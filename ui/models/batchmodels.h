@@ -3,14 +3,14 @@
 // Qt::UserRole (the proxies sort by it); display text is formatted.
 #pragma once
 #include "common/batchresults.h"
+#include "models/tablemodel.h"
 
-#include <QAbstractTableModel>
 #include <QSortFilterProxyModel>
 
 namespace ascviz::ui {
 
 // Rows: every category, then every concept, of one result set.
-class StatsTableModel : public QAbstractTableModel {
+class StatsTableModel : public TableModel {
     Q_OBJECT
 public:
     enum Column { Kind, Name, Category, Median, SE, CiLow, CiHigh, N, Flag, ColumnCount };
@@ -24,12 +24,12 @@ public:
     void setLanguage(const QString& id);
     QString language() const { return m_language; }
 
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
-
 private:
+    int rows() const override { return static_cast<int>(m_rows.size()); }
+    int columns() const override { return ColumnCount; }
+    QVariant cell(int row, int column, int role) const override;
+    QVariant header(int column) const override;
+
     void rebuild();
     QString m_language;
     struct Row {
@@ -61,7 +61,7 @@ private:
 // model, headed by the set's label (ResultStore: the model name + the settings that differ). Each cell shows
 // the bootstrapped median ± SE, coloured by its flag; the best (highest) median of a row is marked unless
 // markBest is false (sets of different corpora).
-class ComparisonTableModel : public QAbstractTableModel {
+class ComparisonTableModel : public TableModel {
     Q_OBJECT
 public:
     static constexpr int BestRole = Qt::UserRole + 1; // bool: the best value of its row
@@ -69,12 +69,12 @@ public:
     void setResultSets(std::vector<BatchResultPtr> sets, bool markBest = true);
     int modelCount() const { return static_cast<int>(m_sets.size()); }
 
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
-
 private:
+    int rows() const override { return static_cast<int>(m_rows.size()); }
+    int columns() const override { return 2 + modelCount(); }
+    QVariant cell(int row, int column, int role) const override;
+    QVariant header(int column) const override;
+
     enum class Kind { Global, Category, Concept };
     struct Row {
         Kind kind;
@@ -86,7 +86,7 @@ private:
     std::vector<Row> m_rows;
 };
 
-class SnippetTableModel : public QAbstractTableModel {
+class SnippetTableModel : public TableModel {
     Q_OBJECT
 public:
     enum Column {
@@ -108,12 +108,12 @@ public:
     BatchResultPtr resultSet() const { return m_set; }
     const SnippetRow* snippet(int row) const;
 
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
-
 private:
+    int rows() const override { return m_set ? static_cast<int>(m_set->snippets.size()) : 0; }
+    int columns() const override { return ColumnCount; }
+    QVariant cell(int row, int column, int role) const override;
+    QVariant header(int column) const override;
+
     BatchResultPtr m_set;
 };
 

@@ -13,51 +13,31 @@ QString tokenText(const ScoredText& s, const ScoredToken& t)
 }
 } // namespace
 
-TokenTableModel::TokenTableModel(QObject* parent) : QAbstractTableModel(parent)
+TokenTableModel::TokenTableModel(QObject* parent) : TableModel(parent)
 {
 }
 
 void TokenTableModel::setTokens(AnalysisPtr a, const QVector<int>& rows, bool all)
 {
-    beginResetModel();
-    m_analysis = std::move(a);
-    m_rows.clear();
-    if (m_analysis && m_analysis->eval) {
-        const int n = int(m_analysis->eval->scored.tokens.size());
-        if (all) {
-            m_rows.reserve(n);
-            for (int i = 0; i < n; ++i)
-                m_rows.push_back(i);
-        } else {
-            for (int i : rows)
-                if (i >= 0 && i < n)
-                    m_rows.push_back(i);
-        }
-    }
-    endResetModel();
+    reset([&] {
+        m_analysis = std::move(a);
+        const bool any = m_analysis && m_analysis->eval;
+        m_rows = rowsIn(rows, any ? int(m_analysis->eval->scored.tokens.size()) : 0, all && any);
+    });
 }
 
-int TokenTableModel::rowCount(const QModelIndex& parent) const
+QVariant TokenTableModel::cell(int row, int column, int role) const
 {
-    return parent.isValid() ? 0 : int(m_rows.size());
-}
-int TokenTableModel::columnCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
-QVariant TokenTableModel::data(const QModelIndex& index, int role) const
-{
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid) || !m_analysis)
+    if (!m_analysis)
         return {};
-    const int token = m_rows[index.row()];
+    const int token = m_rows[row];
     const ScoredText& s = m_analysis->eval->scored;
     const ScoredToken& t = s.tokens[std::size_t(token)];
     if (role == TokenRole)
         return token;
     switch (role) {
     case Qt::DisplayRole:
-        switch (index.column()) {
+        switch (column) {
         case Index:
             return token;
         case Text:
@@ -76,15 +56,15 @@ QVariant TokenTableModel::data(const QModelIndex& index, int role) const
             return {};
         }
     case Qt::BackgroundRole:
-        if (index.column() == NtP)
+        if (column == NtP)
             return ascQColor(t.ntp);
         return {};
     case Qt::ForegroundRole:
-        if (index.column() == NtP)
+        if (column == NtP)
             return textColorOn(ascQColor(t.ntp));
         return {};
     case Qt::TextAlignmentRole:
-        if (index.column() == Text || index.column() == Source)
+        if (column == Text || column == Source)
             return int(Qt::AlignLeft | Qt::AlignVCenter);
         return int(Qt::AlignRight | Qt::AlignVCenter);
     default:
@@ -92,11 +72,9 @@ QVariant TokenTableModel::data(const QModelIndex& index, int role) const
     }
 }
 
-QVariant TokenTableModel::headerData(int section, Qt::Orientation o, int role) const
+QVariant TokenTableModel::header(int column) const
 {
-    if (o != Qt::Horizontal || role != Qt::DisplayRole)
-        return QAbstractTableModel::headerData(section, o, role);
-    switch (section) {
+    switch (column) {
     case Index:
         return tr("#");
     case Text:
@@ -114,44 +92,24 @@ QVariant TokenTableModel::headerData(int section, Qt::Orientation o, int role) c
     }
 }
 
-NodeTableModel::NodeTableModel(QObject* parent) : QAbstractTableModel(parent)
+NodeTableModel::NodeTableModel(QObject* parent) : TableModel(parent)
 {
 }
 
 void NodeTableModel::setNodes(AnalysisPtr a, const QVector<int>& rows, bool all)
 {
-    beginResetModel();
-    m_analysis = std::move(a);
-    m_rows.clear();
-    if (m_analysis && m_analysis->eval) {
-        const int n = int(m_analysis->eval->tree.nodes().size());
-        if (all) {
-            m_rows.reserve(n);
-            for (int i = 0; i < n; ++i)
-                m_rows.push_back(i);
-        } else {
-            for (int i : rows)
-                if (i >= 0 && i < n)
-                    m_rows.push_back(i);
-        }
-    }
-    endResetModel();
+    reset([&] {
+        m_analysis = std::move(a);
+        const bool any = m_analysis && m_analysis->eval;
+        m_rows = rowsIn(rows, any ? int(m_analysis->eval->tree.nodes().size()) : 0, all && any);
+    });
 }
 
-int NodeTableModel::rowCount(const QModelIndex& parent) const
+QVariant NodeTableModel::cell(int row, int column, int role) const
 {
-    return parent.isValid() ? 0 : int(m_rows.size());
-}
-int NodeTableModel::columnCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
-QVariant NodeTableModel::data(const QModelIndex& index, int role) const
-{
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid) || !m_analysis)
+    if (!m_analysis)
         return {};
-    const int node = m_rows[index.row()];
+    const int node = m_rows[row];
     const EvalResult& r = *m_analysis->eval;
     const AstNode& n = r.tree.nodes()[std::size_t(node)];
     const NodeEval* ev = std::size_t(node) < r.nodes.size() ? &r.nodes[std::size_t(node)] : nullptr;
@@ -160,7 +118,7 @@ QVariant NodeTableModel::data(const QModelIndex& index, int role) const
         return node;
     switch (role) {
     case Qt::DisplayRole:
-        switch (index.column()) {
+        switch (column) {
         case Id:
             return node;
         case Type: {
@@ -181,17 +139,17 @@ QVariant NodeTableModel::data(const QModelIndex& index, int role) const
             return {};
         }
     case Qt::BackgroundRole:
-        if (index.column() == Value)
+        if (column == Value)
             return ascQColor(value);
         return {};
     case Qt::ForegroundRole:
-        if (index.column() == Value)
+        if (column == Value)
             return textColorOn(ascQColor(value));
-        if (index.column() == Type && n.error())
+        if (column == Type && n.error())
             return QColor(0xA0, 0, 0);
         return {};
     case Qt::TextAlignmentRole:
-        if (index.column() == Type || index.column() == Category)
+        if (column == Type || column == Category)
             return int(Qt::AlignLeft | Qt::AlignVCenter);
         return int(Qt::AlignRight | Qt::AlignVCenter);
     default:
@@ -199,11 +157,9 @@ QVariant NodeTableModel::data(const QModelIndex& index, int role) const
     }
 }
 
-QVariant NodeTableModel::headerData(int section, Qt::Orientation o, int role) const
+QVariant NodeTableModel::header(int column) const
 {
-    if (o != Qt::Horizontal || role != Qt::DisplayRole)
-        return QAbstractTableModel::headerData(section, o, role);
-    switch (section) {
+    switch (column) {
     case Id:
         return tr("Node");
     case Type:

@@ -2,13 +2,11 @@
 // nodes (all or a subset, e.g. the nodes a token belongs to). Read-only; reset when the analysis changes.
 #pragma once
 #include "common/analysis.h"
-
-#include <QAbstractTableModel>
-#include <QVector>
+#include "models/tablemodel.h"
 
 namespace ascviz::ui {
 
-class TokenTableModel : public QAbstractTableModel {
+class TokenTableModel : public TableModel {
     Q_OBJECT
 public:
     enum Column { Index, Text, NtP, CE, Id, Source, ColumnCount };
@@ -19,17 +17,17 @@ public:
     void setTokens(AnalysisPtr a, const QVector<int>& rows, bool all = false);
     int tokenAt(int row) const { return m_rows.value(row, -1); }
 
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
-
 private:
+    int rows() const override { return int(m_rows.size()); }
+    int columns() const override { return ColumnCount; }
+    QVariant cell(int row, int column, int role) const override;
+    QVariant header(int column) const override;
+
     AnalysisPtr m_analysis;
     QVector<int> m_rows;
 };
 
-class NodeTableModel : public QAbstractTableModel {
+class NodeTableModel : public TableModel {
     Q_OBJECT
 public:
     enum Column { Id, Type, Value, Category, Tokens, Depth, ColumnCount };
@@ -39,12 +37,12 @@ public:
     void setNodes(AnalysisPtr a, const QVector<int>& rows, bool all = false);
     int nodeAt(int row) const { return m_rows.value(row, -1); }
 
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
-
 private:
+    int rows() const override { return int(m_rows.size()); }
+    int columns() const override { return ColumnCount; }
+    QVariant cell(int row, int column, int role) const override;
+    QVariant header(int column) const override;
+
     AnalysisPtr m_analysis;
     QVector<int> m_rows;
 };
