@@ -131,6 +131,37 @@ TEST(LanguageRegistry, MalformedDescriptorsAreInputErrorsNamingTheFile)
     fs::remove_all(root);
 }
 
+// CodeBLEU's per-language rules come from the descriptor ("codebleu_rules"), checked when it is read.
+TEST(LanguageRegistry, CodeBleuRulesAreReadAndChecked)
+{
+    const fs::path root = freshDir("codebleu");
+    std::string d = descriptor("alpha");
+    d.insert(d.size() - 1, R"(, "codebleu_rules": {"comments": "tokenize", "dataflow": "DFG_java"})");
+    writeDescriptor(root, "alpha", d);
+    const auto reg = LanguageRegistry::load(root, {});
+    EXPECT_EQ(reg.get("alpha").codebleuRules.comments, "tokenize");
+    EXPECT_EQ(reg.get("alpha").codebleuRules.dataflow, "DFG_java");
+    writeDescriptor(root, "alpha", descriptor("alpha")); // none: c-style comments, no data-flow rules
+    EXPECT_EQ(LanguageRegistry::load(root, {}).get("alpha").codebleuRules.comments, "c-style");
+    EXPECT_TRUE(LanguageRegistry::load(root, {}).get("alpha").codebleuRules.dataflow.empty());
+    for (const char* bad : {R"({"comments": "tokenize"})", R"({"dataflow": "DFG_cobol"})",
+                            R"({"comments": "hash", "dataflow": "DFG_python"})", R"("DFG_python")"}) {
+        d = descriptor("alpha");
+        d.insert(d.size() - 1, std::string(R"(, "codebleu_rules": )") + bad);
+        writeDescriptor(root, "alpha", d);
+        try {
+            LanguageRegistry::load(root, {});
+            ADD_FAILURE() << "no InputError for " << bad;
+        } catch (const InputError& e) {
+            EXPECT_NE(std::string(e.what()).find("language.json"), std::string::npos) << e.what();
+        }
+    }
+    // The bundled registry: rules exactly where the codebleu package has them (python, java).
+    for (const auto& l : LanguageRegistry::instance().languages())
+        EXPECT_EQ(!l.codebleuRules.dataflow.empty(), l.id == "python" || l.id == "java") << l.id;
+    fs::remove_all(root);
+}
+
 // CodeSyntax's keyword baseline uses "all Python and Java keywords" (seed 002): for Python that is
 // keyword.kwlist, True, False and None included (issue 43), plus the soft keywords match and case.
 TEST(LanguageRegistry, PythonKeywordBaselineIsComplete)

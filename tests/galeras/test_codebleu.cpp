@@ -82,7 +82,9 @@ TEST(CodeBleu, DataFlowGraphAsThePackage)
     ASSERT_EQ(j.size(), 3u);
     EXPECT_EQ(j[0], (DataFlowEdge{"var_1", "comesFrom", {"var_0"}}));    // a from b
     EXPECT_EQ(j[2], (DataFlowEdge{"var_1", "computedFrom", {"var_1"}})); // a++ from a
-    EXPECT_THROW(dataFlowGraph("int x;", "cpp"), InputError);
+    EXPECT_THROW(dataFlowGraph("int x;", "cpp"), InputError);            // no rules in cpp's language.json
+    EXPECT_TRUE(codeBleuSupports("python") && codeBleuSupports("java"));
+    EXPECT_FALSE(codeBleuSupports("cpp") || codeBleuSupports("javascript") || codeBleuSupports("cobol"));
 }
 
 TEST(CodeBleu, TotalWeighsTheFourAndCountsNoDataFlowAsOne)

@@ -2,6 +2,7 @@
 #include "ascviz/galeras/codebleu.h"
 
 #include "ascviz/base/utf8.h"
+#include "ascviz/syntax/language.h"
 #include "ascviz/syntax/syntax.h"
 
 #include <algorithm>
@@ -179,7 +180,8 @@ double dataflowMatch(const std::string& candidate, const std::string& reference,
 
 bool codeBleuSupports(const std::string& language)
 {
-    return language == "python" || language == "java";
+    const LanguageInfo* l = LanguageRegistry::instance().find(language);
+    return l && !l->codebleuRules.dataflow.empty();
 }
 
 CodeBleuScore codeBleu(const std::string& candidate, const std::string& reference, const std::string& language,

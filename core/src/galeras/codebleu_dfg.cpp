@@ -3,6 +3,7 @@
 #include "ascviz/base/error.h"
 #include "ascviz/base/utf8.h"
 #include "ascviz/galeras/codebleu.h"
+#include "ascviz/syntax/language.h"
 #include "ascviz/syntax/syntax.h"
 
 #include <algorithm>
@@ -455,14 +456,15 @@ private:
 
 std::vector<DataFlowEdge> dataFlowGraph(const std::string& code, const std::string& language)
 {
-    if (language != "python" && language != "java")
-        throw InputError("CodeBLEU's data-flow match is defined here for python and java only (the codebleu "
-                         "package's DFG_python and DFG_java), not " +
-                         language);
+    const std::string& rules = LanguageRegistry::instance().get(language).codebleuRules.dataflow;
+    if (rules.empty())
+        throw InputError("CodeBLEU's data-flow match has no rules for " + language +
+                         " (its language.json gives no \"codebleu_rules\"; the codebleu package's rule sets "
+                         "here: DFG_python, DFG_java)");
     const SyntaxTree tree = SyntaxTree::parse(language, code, 0);
     std::vector<Edge> dfg;
     try {
-        Dfg builder(tree, language == "java");
+        Dfg builder(tree, rules == "DFG_java");
         States states;
         dfg = builder.run(0, states);
     } catch (const DfgFailed&) {

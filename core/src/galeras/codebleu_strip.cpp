@@ -4,6 +4,7 @@
 // package keep the text unchanged.
 #include "ascviz/base/utf8.h"
 #include "ascviz/galeras/codebleu.h"
+#include "ascviz/syntax/language.h"
 
 #include <algorithm>
 #include <cctype>
@@ -419,7 +420,7 @@ std::string removeCStyle(const std::string& code)
 
 std::string removeCommentsAndDocstrings(const std::string& code, const std::string& language)
 {
-    if (language == "python")
+    if (LanguageRegistry::instance().get(language).codebleuRules.comments == "tokenize")
         return removePython(code);
     return removeCStyle(code);
 }

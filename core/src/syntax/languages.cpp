@@ -148,6 +148,21 @@ LanguageInfo readLanguageDescriptor(const fs::path& file)
         l.keywordBaseline = r.strs("keyword_baseline");
     if (j.contains("codebleu_keywords"))
         l.codebleuKeywords = r.strs("codebleu_keywords");
+    if (j.contains("codebleu_rules")) {
+        const auto& c = j["codebleu_rules"];
+        if (!c.is_object())
+            r.fail("\"codebleu_rules\" must be an object {\"comments\": \"tokenize\" | \"c-style\", \"dataflow\": "
+                   "\"DFG_python\" | \"DFG_java\"}");
+        if (c.contains("comments"))
+            l.codebleuRules.comments = r.str("comments", true, &c);
+        l.codebleuRules.dataflow = r.str("dataflow", true, &c);
+        if (l.codebleuRules.comments != "tokenize" && l.codebleuRules.comments != "c-style")
+            r.fail("\"codebleu_rules\": \"comments\" is \"" + l.codebleuRules.comments +
+                   "\"; known: \"tokenize\", \"c-style\"");
+        if (l.codebleuRules.dataflow != "DFG_python" && l.codebleuRules.dataflow != "DFG_java")
+            r.fail("\"codebleu_rules\": \"dataflow\" is \"" + l.codebleuRules.dataflow +
+                   "\"; known: \"DFG_python\", \"DFG_java\"");
+    }
     l.placeholder = r.str("placeholder", false);
     return l;
 }

@@ -18,11 +18,12 @@ struct CodeBleuScore {
     double dataflow = 0;      // dataflowMatch (0 when the reference has no data flow)
 };
 
-// Whether codeBleu is defined for a language (its data flow: python, java).
+// Whether codeBleu is defined for a language: its language.json names a data-flow rule set ("codebleu_rules").
 bool codeBleuSupports(const std::string& language);
 
-// The whole score; `keywords` = LanguageInfo::codebleuKeywords. Data flow is defined for python and java
-// (the package's DFG_python / DFG_java); another language throws InputError.
+// The whole score; `keywords` = LanguageInfo::codebleuKeywords. The language's rules (LanguageInfo::codebleuRules)
+// pick the comment removal and the data-flow rule set (the package's DFG_python / DFG_java); a language without a
+// rule set throws InputError.
 CodeBleuScore codeBleu(const std::string& candidate, const std::string& reference, const std::string& language,
                        const std::set<std::string>& keywords);
 
@@ -46,11 +47,11 @@ double ngramMatch(const std::vector<std::string>& candidate, const std::vector<s
 double weightedNgramMatch(const std::vector<std::string>& candidate, const std::vector<std::string>& reference,
                           const std::set<std::string>& keywords);
 
-// The package's remove_comments_and_docstrings: Python — the tokens of Python 3.11's tokenize, comments
-// dropped, a string dropped when it follows an INDENT or a NEWLINE token or starts at column 0, the rest laid
-// out by their columns (the text unchanged when tokenize fails: unclosed bracket or string, bad dedent);
-// other languages — // and /* */ comments replaced by a space outside '…' and "…" literals. Then blank lines
-// are removed.
+// The package's remove_comments_and_docstrings, by the language's codebleuRules.comments: "tokenize" (Python) — the
+// tokens of Python 3.11's tokenize, comments dropped, a string dropped when it follows an INDENT or a NEWLINE token or
+// starts at column 0, the rest laid out by their columns (the text unchanged when tokenize fails: unclosed bracket or
+// string, bad dedent); "c-style" (the package's default) — // and /* */ comments replaced by a space outside '…' and
+// "…" literals. Then blank lines are removed.
 std::string removeCommentsAndDocstrings(const std::string& code, const std::string& language);
 
 // The syntax match: the share of the reference's subtrees (the root and every node with children, as

@@ -53,6 +53,15 @@ struct LanguageInfo {
     // CodeBLEU's weighted n-gram match (galeras/codebleu.h): the keywords weighted 1 (other tokens 0.2), as the
     // codebleu package's keywords/<language>.txt lists them; language.json "codebleu_keywords", empty = none.
     std::vector<std::string> codebleuKeywords;
+    // CodeBLEU's per-language rules, which the codebleu package picks by language name (language.json
+    // "codebleu_rules"): `comments` = how comments and docstrings are removed before the syntax and data-flow
+    // matches ("tokenize": the package's pass over Python's tokenize; "c-style": its //, /* */ regular
+    // expression, the package's default); `dataflow` = the package's data-flow rule set ("DFG_python",
+    // "DFG_java"; empty: CodeBLEU is not defined for the language).
+    struct CodeBleuRules {
+        std::string comments = "c-style";
+        std::string dataflow;
+    } codebleuRules;
     std::string placeholder; // editor hint text
     std::filesystem::path folder;
 };
