@@ -182,6 +182,21 @@ private:
         return {Edge{code, idx, "comesFrom", {}, {}}};
     }
 
+    // one comesFrom/computedFrom edge from each variable of `values` to each of `names`; each name's state is its
+    // own token from then on
+    void eachFromEach(int names, int values, const char* rel, States& states, std::vector<Edge>& d)
+    {
+        const auto ns = variables(names), vs = variables(values);
+        for (int t1 : ns) {
+            const auto& [i1, c1] = codeOf(t1);
+            for (int t2 : vs) {
+                const auto& [i2, c2] = codeOf(t2);
+                d.push_back(Edge{c1, i1, rel, {c2}, {i2}});
+            }
+            states[c1] = {i1};
+        }
+    }
+
     // variable_declarator (Java), default_parameter (Python)
     std::vector<Edge> declaration(int k, States& states)
     {
@@ -194,17 +209,9 @@ private:
                 states[code] = {idx};
             }
         } else {
-            const auto names = variables(name), values = variables(value);
             auto sub = run(value, states);
             d.insert(d.end(), sub.begin(), sub.end());
-            for (int t1 : names) {
-                const auto& [i1, c1] = codeOf(t1);
-                for (int t2 : values) {
-                    const auto& [i2, c2] = codeOf(t2);
-                    d.push_back(Edge{c1, i1, "comesFrom", {c2}, {i2}});
-                }
-                states[c1] = {i1};
-            }
+            eachFromEach(name, value, "comesFrom", states, d);
         }
         sortByIdx(d);
         return d;
@@ -376,29 +383,13 @@ private:
         if (type == "assignment_expression") {
             const int left = field(k, "left"), right = field(k, "right");
             std::vector<Edge> d = java(right, states);
-            const auto names = variables(left), values = variables(right);
-            for (int t1 : names) {
-                const auto& [i1, c1] = codeOf(t1);
-                for (int t2 : values) {
-                    const auto& [i2, c2] = codeOf(t2);
-                    d.push_back(Edge{c1, i1, "computedFrom", {c2}, {i2}});
-                }
-                states[c1] = {i1};
-            }
+            eachFromEach(left, right, "computedFrom", states, d);
             sortByIdx(d);
             return d;
         }
         if (type == "update_expression") {
             std::vector<Edge> d;
-            const auto vars = variables(k);
-            for (int t1 : vars) {
-                const auto& [i1, c1] = codeOf(t1);
-                for (int t2 : vars) {
-                    const auto& [i2, c2] = codeOf(t2);
-                    d.push_back(Edge{c1, i1, "computedFrom", {c2}, {i2}});
-                }
-                states[c1] = {i1};
-            }
+            eachFromEach(k, k, "computedFrom", states, d);
             sortByIdx(d);
             return d;
         }
@@ -427,15 +418,7 @@ private:
             for (int i = 0; i < 2; ++i) {
                 auto sub = java(value, states);
                 d.insert(d.end(), sub.begin(), sub.end());
-                const auto names = variables(name), values = variables(value);
-                for (int t1 : names) {
-                    const auto& [i1, c1] = codeOf(t1);
-                    for (int t2 : values) {
-                        const auto& [i2, c2] = codeOf(t2);
-                        d.push_back(Edge{c1, i1, "computedFrom", {c2}, {i2}});
-                    }
-                    states[c1] = {i1};
-                }
+                eachFromEach(name, value, "computedFrom", states, d);
                 sub = java(body, states);
                 d.insert(d.end(), sub.begin(), sub.end());
             }
