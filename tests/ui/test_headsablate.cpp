@@ -11,6 +11,7 @@
 #include "services/modelservice.h"
 #include "views/astview.h"
 
+#include "ascviz/base/resources.h"
 #include "ascviz/eval/eval.h"
 #include "ascviz/model/ablation.h"
 
@@ -32,10 +33,10 @@ namespace {
 const QString kCode = QStringLiteral("def count(s, c):\n    n = 0\n    for x in s:\n        if x == c:\n"
                                      "            n += 1\n    return n\n");
 
-// AsC-Eval per node of kCode scored by `model` (θ = median, the bundled categories).
-std::vector<std::optional<double>> nodeValues(const LanguageModel& model)
+// AsC-Eval per node of `code` scored by `model` (θ = median, the bundled categories).
+std::vector<std::optional<double>> nodeValues(const LanguageModel& model, const QString& code = kCode)
 {
-    const std::string text = toUtf8(kCode);
+    const std::string text = toUtf8(code);
     const EvalResult r = evaluate(model.score(text), SyntaxTree::parse("python", text), Aggregation::Median,
                                   CategoryMap::forLanguage("python"));
     std::vector<std::optional<double>> out;
@@ -167,6 +168,48 @@ private Q_SLOTS:
         ab->ablate();
         QCOMPARE(done.count(), 1);
         QVERIFY(ab->statusLabel()->text().startsWith(QStringLiteral("Heads:")));
+    }
+
+    // The bundled model's best head for for→body on the sample corpus (L4 H1, tests/ui/test_headspage.cpp): its
+    // ablation changes the text's AsC-Eval; shot for the documentation.
+    void bundledModelHead()
+    {
+        JobTracker jobs;
+        ModelService models(&jobs);
+        QSignalSpy loaded(&models, &ModelService::modelLoaded);
+        const auto dir = resolveModelDir("default");
+        QVERIFY(models.loadModel(toQString(dir.string())));
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 120000);
+        HeadsPage page(&models, nullptr);
+        page.resize(1400, 900);
+        QSignalSpy analyzed(&page, &HeadsPage::headsAnalyzed);
+        page.setCode(kCode);
+        page.analyze();
+        QTRY_COMPARE_WITH_TIMEOUT(analyzed.count(), 1, 120000);
+        QVERIFY2(analyzed.at(0).at(0).toBool(), qPrintable(analyzed.at(0).at(1).toString()));
+        QVERIFY(page.selectRelation(QStringLiteral("for_statement:for\u2192body")));
+        page.pickHead(4, 1);
+        AblationView* ab = page.ablationView();
+        ab->addButton()->click();
+        QCOMPARE(ab->headsEdit()->text(), QStringLiteral("4.1"));
+        QSignalSpy done(ab, &AblationView::ablationDone);
+        ab->ablate();
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 120000);
+        QVERIFY2(done.first().at(0).toBool(), qPrintable(ab->statusLabel()->text()));
+        const auto model = LanguageModel::load(dir);
+        const auto want = nodeValues(*withAblatedHeads(*model, parseHeadList("4.1")));
+        for (std::size_t k = 0; k < want.size(); ++k)
+            QCOMPARE(ab->ablated()->eval->nodes[k].value, want[k]);
+        QVERIFY(ab->maxDifference() > 0);
+        ab->showBox()->setCurrentIndex(1);
+        if (const QByteArray shots = qgetenv("ASCVIZ_SCREENSHOT_DIR"); !shots.isEmpty()) {
+            qobject_cast<QTabWidget*>(ab->parentWidget()->parentWidget())->setCurrentWidget(ab);
+            page.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&page));
+            ab->astView()->fitWhole();
+            QTest::qWait(50);
+            QVERIFY(page.grab().save(QString::fromLocal8Bit(shots) + QStringLiteral("/heads-ablate-bundled.png")));
+        }
     }
 };
 

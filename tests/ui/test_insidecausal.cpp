@@ -17,6 +17,7 @@
 #include "views/sequenceview.h"
 
 #include "ascviz/attribution/attribution.h"
+#include "ascviz/base/resources.h"
 #include "ascviz/experts/experts.h"
 #include "ascviz/lens/layers.h"
 #include "ascviz/model/lens.h"
@@ -50,6 +51,7 @@ private Q_SLOTS:
     void denseModelHasNoExperts();
     void commitmentColouring();
     void faithfulnessBesideAttribution();
+    void bundledModelCommitsEarlier();
 
 private:
     static bool load(MainWindow& w, const QString& dir)
@@ -340,6 +342,46 @@ void TestInsideCausal::faithfulnessBesideAttribution()
     QVERIFY(done.takeFirst().at(0).toBool());
     QVERIFY(!panel->attribution()->faithfulness);
     QVERIFY(!panel->faithfulnessLabel()->isVisible());
+}
+
+// The bundled (trained) model: unlike the random fixtures, many of its predictions are decided before the last
+// block; the commitment colouring shows them (the numbers as the lens computes them), shot for the documentation.
+void TestInsideCausal::bundledModelCommitsEarlier()
+{
+    MainWindow w;
+    QVERIFY(load(w, toQString(resolveModelDir("default").string())));
+    InteractivePage* tab = w.page<InteractivePage>();
+    const QString code = QStringLiteral("def count(s, c):\n    n = 0\n    for x in s:\n        if x == c:\n"
+                                        "            n += 1\n    return n\n");
+    QVERIFY(score(tab, code));
+    auto* panel = w.findChild<InsidePanel*>();
+    QSignalSpy done(panel, &InsidePanel::jobDone);
+    panel->computeLens();
+    QVERIFY(done.wait(120000));
+    QVERIFY2(done.takeFirst().at(0).toBool(), qPrintable(panel->statusLabel()->text()));
+    const auto model = LanguageModel::load(resolveModelDir("default"));
+    const LayerLens lens = scoreLayers(*model, toUtf8(code));
+    const LayerEval le = evaluateLayers(*tab->shown()->eval, lens.ntp, lens.layers, lens.commit);
+    QCOMPARE(panel->lensEval()->tokenCommit, le.tokenCommit);
+    QCOMPARE(panel->lensEval()->commit, le.commit);
+    int early = 0;
+    for (const auto& c : le.tokenCommit)
+        early += c && *c < lens.layers - 1;
+    QVERIFY2(early > 0, "a trained model decides some predictions before its last two blocks");
+    panel->colouringBox()->setCurrentIndex(1);
+    QVERIFY(panel->showsCommitment());
+    for (AstNodeItem* item : tab->astView(ascviz::AstView::Partial)->nodeItems()) {
+        const auto c = le.commit[std::size_t(item->node())];
+        QCOMPARE(item->fillColor(), c ? commitColor(*c / lens.layers) : noCommitColor());
+    }
+    showInside(w, panel);
+    tab->showView(InteractivePage::View::Partial);
+    tab->astView(ascviz::AstView::Partial)->fitWhole();
+    QTest::qWait(50);
+    shoot(&w, QStringLiteral("commitment-bundled.png"));
+    tab->showView(InteractivePage::View::Sequence);
+    QTest::qWait(50);
+    shoot(&w, QStringLiteral("commitment-bundled-sequence.png"));
 }
 
 QTEST_MAIN(TestInsideCausal)

@@ -278,8 +278,8 @@ void AblationView::recolour()
                   .arg(m_description)
                   .arg(formatValue(ce), formatValue(ae))
                   .arg(n)
-                  .arg(n ? sum / n : 0.0, 0, 'f', 4)
-                  .arg(maxAbs, 0, 'f', 4)
+                  .arg(n ? sum / n : 0.0, 0, 'g', 3)
+                  .arg(maxAbs, 0, 'g', 3)
                   .arg(diff ? tr("Pink: the ablation lowers the node's AsC-Eval (the heads helped it); green: raises "
                                  "it.")
                             : tr("Colours: AsC-Eval under the ablation.")));

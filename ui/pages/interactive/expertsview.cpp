@@ -231,8 +231,7 @@ void ExpertsView::showSelection()
 
 void ExpertsView::showRows(const std::vector<ExpertsRow>& rows, bool node)
 {
-    m_table->setHorizontalHeaderLabels(
-        {tr("Layer"), tr("Experts"), node ? tr("Share of tokens (mean weight)") : tr("Weights")});
+    m_table->setHorizontalHeaderLabels({tr("Layer"), tr("Experts"), node ? tr("Share (mean weight)") : tr("Weights")});
     m_table->setRowCount(int(rows.size()));
     for (std::size_t r = 0; r < rows.size(); ++r) {
         const ExpertsRow& row = rows[r];

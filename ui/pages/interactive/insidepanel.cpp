@@ -364,9 +364,10 @@ void InsidePanel::setColouring(int index)
         int committed = 0;
         for (const auto& c : m_lens->eval.tokenCommit)
             committed += c ? 1 : 0;
-        m_status->setText(tr("Commitment layer of %1 tokens (light: decided early, dark: only by the last layers; "
-                             "nodes: the median of their tokens').")
-                              .arg(committed));
+        m_status->setText(
+            tr("Commitment layer of %1 tokens (light: decided early, dark: only by the last layers; "
+               "nodes: the median of their tokens'; the labels keep AsC-Eval, hover a node for its layer).")
+                .arg(committed));
         return;
     }
     if (!m_showingCommit)
