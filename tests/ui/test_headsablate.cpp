@@ -168,6 +168,25 @@ private Q_SLOTS:
         ab->ablate();
         QCOMPARE(done.count(), 1);
         QVERIFY(ab->statusLabel()->text().startsWith(QStringLiteral("Heads:")));
+
+        // Cancel: the job ends and the view can ablate again.
+        done.clear();
+        ab->headsEdit()->setText(QStringLiteral("0.1"));
+        ab->ablate();
+        QVERIFY(ab->isRunning() && !ab->ablateButton()->isEnabled());
+        ab->cancel();
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 60000);
+        QVERIFY(!ab->isRunning());
+        QVERIFY(ab->ablateButton()->isEnabled());
+
+        // Another text analysed: the ablation of the old one is not shown beside it.
+        analyzed.clear();
+        page.setCode(QStringLiteral("x = [1, 2]\nprint(len(x))\n"));
+        page.analyze();
+        QTRY_COMPARE_WITH_TIMEOUT(analyzed.count(), 1, 60000);
+        QVERIFY(!ab->ablated() && !ab->clean());
+        QVERIFY(ab->astView()->nodeItems().isEmpty());
+        QVERIFY(ab->statusLabel()->text().contains(QStringLiteral("Ablate again")));
     }
 
     // The bundled model's best head for for→body on the sample corpus (L4 H1, tests/ui/test_headspage.cpp): its

@@ -342,6 +342,19 @@ void TestInsideCausal::faithfulnessBesideAttribution()
     QVERIFY(done.takeFirst().at(0).toBool());
     QVERIFY(!panel->attribution()->faithfulness);
     QVERIFY(!panel->faithfulnessLabel()->isVisible());
+
+    // The surrogate: its attribution colours the views and its fit's held-out R² is reported.
+    panel->methodBox()->setCurrentIndex(panel->methodBox()->findData(QStringLiteral("surrogate")));
+    QVERIFY(panel->methodBox()->currentIndex() > 0);
+    panel->attributeSelection();
+    QVERIFY(done.wait(120000));
+    QVERIFY2(done.takeFirst().at(0).toBool(), qPrintable(panel->statusLabel()->text()));
+    QVERIFY(panel->attribution()->method == AttributionMethod::Surrogate);
+    QVERIFY(panel->attribution()->surrogate);
+    QVERIFY2(panel->statusLabel()->text().contains(
+                 QStringLiteral("R² %1").arg(panel->attribution()->surrogate->heldOutR2, 0, 'f', 3)),
+             qPrintable(panel->statusLabel()->text()));
+    QVERIFY(panel->showsAttribution());
 }
 
 // The bundled (trained) model: unlike the random fixtures, many of its predictions are decided before the last

@@ -101,8 +101,18 @@ AblationView::AblationView(ModelService* models, QWidget* parent) : QWidget(pare
 
 void AblationView::setText(const std::string& text, const std::string& language)
 {
+    if (text == m_text && language == m_language)
+        return;
     m_text = text;
     m_language = language;
+    if (!m_ablated)
+        return;
+    // The last ablation was of another text: it goes, with its colours.
+    m_clean.reset();
+    m_ablated.reset();
+    m_ast->setAnalysis(nullptr);
+    m_scale->setVisible(false);
+    setStatus(tr("Another text was analysed: Ablate again."));
 }
 
 void AblationView::setPicked(int layer, int head)

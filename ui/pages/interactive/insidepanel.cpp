@@ -531,7 +531,12 @@ void InsidePanel::colourAttribution()
                           .arg(r.targetNode ? tr("node %1").arg(*r.targetNode) : tr("the whole completion"))
                           .arg(r.targetLogProb, 0, 'f', 3)
                           .arg(r.nodes.size())
-                          .arg(toQString(toString(r.method))));
+                          .arg(toQString(toString(r.method))) +
+                      (r.surrogate ? tr(" Surrogate fit: held-out R² %1 over %2 masks (%3 for training).")
+                                         .arg(r.surrogate->heldOutR2, 0, 'f', 3)
+                                         .arg(r.surrogate->masks)
+                                         .arg(r.surrogate->trainMasks)
+                                   : QString()));
 }
 
 } // namespace ascviz::ui
