@@ -200,6 +200,15 @@ void TestInsideCausal::expertsOfTokensAndNodes()
     QVERIFY(score(tab, QStringLiteral("x = 1\n")));
     QVERIFY(!view->routing());
     QCOMPARE(view->table()->rowCount(), 0);
+
+    // Cancel: the job ends (cancelled, or done before the flag was seen) and the view can route again.
+    done.clear();
+    view->computeButton()->click();
+    QVERIFY(view->isRunning() && !view->computeButton()->isEnabled());
+    view->cancel();
+    QVERIFY(done.count() > 0 || done.wait(60000));
+    QVERIFY(!view->isRunning());
+    QVERIFY(view->computeButton()->isEnabled());
 }
 
 void TestInsideCausal::denseModelHasNoExperts()
