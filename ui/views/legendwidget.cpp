@@ -24,9 +24,32 @@ void LegendWidget::setSignedScale(const QString& title, std::function<QColor(dou
     m_signedTitle = title;
     m_signed = std::move(color);
     m_maxAbs = maxAbs;
+    m_range = false;
     m_none = none;
     m_noneText = noneText;
     update();
+}
+
+void LegendWidget::setRangeScale(const QString& title, std::function<QColor(double)> color, double lo, double hi,
+                                 const QColor& none, const QString& noneText)
+{
+    // The signed scale's bar runs over s in [-1, 1]: t = (s + 1) / 2.
+    setSignedScale(
+        title, [color = std::move(color)](double s) { return color((s + 1.0) / 2.0); }, 0, none, noneText);
+    m_range = true;
+    m_lo = lo;
+    m_hi = hi;
+}
+
+QStringList LegendWidget::scaleLabels() const
+{
+    if (!m_signed)
+        return {};
+    QStringList out;
+    for (int i = 0; i <= 2; ++i)
+        out << (m_range ? QString::number(m_lo + (m_hi - m_lo) * i / 2.0, 'g', 3)
+                        : (i == 1 ? QStringLiteral("0") : QString::number((i - 1) * m_maxAbs, 'g', 3)));
+    return out;
 }
 
 void LegendWidget::clearSignedScale()
@@ -74,12 +97,12 @@ void LegendWidget::paintSigned(QPainter& p)
     p.fillRect(bar, g);
     p.setPen(QColor(0x77, 0x77, 0x77));
     p.drawRect(bar);
+    const QStringList labels = scaleLabels();
     for (int i = 0; i <= 2; ++i) {
         const int tx = x + i * barW / 2;
         p.setPen(QColor(0x77, 0x77, 0x77));
         p.drawLine(tx, top + barH, tx, top + barH + 3);
-        const double v = (i - 1) * m_maxAbs;
-        const QString label = i == 1 ? QStringLiteral("0") : QString::number(v, 'g', 3);
+        const QString& label = labels[i];
         const int w = fm.horizontalAdvance(label);
         p.setPen(palette().color(QPalette::WindowText));
         p.drawText(QRect(tx - w / 2 - 2, top + barH + 3, w + 4, fm.height()), Qt::AlignCenter, label);

@@ -21,6 +21,12 @@ public:
     void setSignedScale(const QString& title, std::function<QColor(double)> color, double maxAbs, const QColor& none,
                         const QString& noneText);
     void clearSignedScale();
+    // A scale from `lo` to `hi` (e.g. the commitment layer 0 … L) in place of the AsC scale: `color` of t in [0, 1]
+    // (t = 0 at lo), labelled lo, the middle and hi; cleared by clearSignedScale.
+    void setRangeScale(const QString& title, std::function<QColor(double)> color, double lo, double hi,
+                       const QColor& none, const QString& noneText);
+    // The labels under the scale shown in place of the AsC one (empty when none is).
+    QStringList scaleLabels() const;
     // What the AsC scale's values are when not the final layer's (e.g. "layer 3 of 8"), shown after the scale's
     // name; empty: nothing.
     void setValueTitle(const QString& what);
@@ -44,6 +50,8 @@ private:
     QString m_signedTitle, m_noneText, m_valueTitle;
     bool m_showsSelection = true;
     double m_maxAbs = 0;
+    bool m_range = false; // setRangeScale: labels lo … hi instead of −maxAbs … +maxAbs
+    double m_lo = 0, m_hi = 0;
     QColor m_none;
 };
 

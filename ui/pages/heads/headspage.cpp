@@ -4,6 +4,7 @@
 #include "common/analysis.h"
 #include "common/languages.h"
 #include "common/textpos.h"
+#include "pages/heads/ablationview.h"
 #include "services/jobtracker.h"
 #include "services/modelservice.h"
 #include "views/astedges.h"
@@ -32,6 +33,7 @@
 #include <QSpinBox>
 #include <QSvgRenderer>
 #include <QSvgWidget>
+#include <QTabWidget>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -188,7 +190,11 @@ void HeadsPage::buildUi()
     views->addLayout(left, 2);
     auto* right = new QVBoxLayout;
     right->addWidget(scroll(m_arcs), 1);
-    right->addWidget(m_ast, 1);
+    auto* astTabs = new QTabWidget;
+    m_ablation = new AblationView(m_models);
+    astTabs->addTab(m_ast, tr("AST"));
+    astTabs->addTab(m_ablation, tr("Ablate"));
+    right->addWidget(astTabs, 1);
     views->addLayout(right, 3);
     m_status = new QLabel;
     m_status->setWordWrap(true);
@@ -269,7 +275,7 @@ void HeadsPage::analyze()
             *error = toQString(e.what());
         }
     };
-    auto done = [this, res, error] {
+    auto done = [this, res, error, language] {
         m_job = 0;
         m_run->setEnabled(true);
         if (!error->isEmpty()) {
@@ -279,6 +285,7 @@ void HeadsPage::analyze()
         }
         m_result = res;
         m_token = -1;
+        m_ablation->setText(res->text, language);
         m_layer->setRange(0, res->tally->layers() - 1);
         m_head->setRange(0, res->tally->heads() - 1);
         const QString keep = m_relation->currentText();
@@ -380,6 +387,7 @@ void HeadsPage::refresh()
     const QString typeQ = relationTypes().value(m_relation->currentIndex());
     const std::string type = toUtf8(typeQ);
     const int layer = m_layer->value(), head = m_head->value();
+    m_ablation->setPicked(m_result->top ? layer : -1, head); // a corpus run has no text to ablate
     const auto scores = m_result->tally->headScores(type, 1);
     m_heatFig = std::make_shared<Figure>(headHeatmapFigure(scores, m_result->tally->layers(), m_result->tally->heads(),
                                                            type + ": top-1 score per head (" + m_result->source + ")",

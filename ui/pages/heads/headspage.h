@@ -28,6 +28,7 @@ struct Figure;
 namespace ascviz::ui {
 
 class ModelService;
+class AblationView;
 class AstView;
 class AstEdgeOverlay;
 class ResultStore;
@@ -59,6 +60,8 @@ public:
     QVector<int> highlightedAstNodes() const { return m_highlighted; } // relation ends, query, attended keys
     int astEdgeCount() const;                                          // the relation's edges drawn over the AST view
     ui::AstView* astView() const { return m_ast; }
+    // The Ablate action (ablationview.h): the picked heads ablated, the AST recoloured, the difference view.
+    AblationView* ablationView() const { return m_ablation; }
 
 Q_SIGNALS:
     void headsAnalyzed(bool ok, const QString& message);
@@ -83,6 +86,7 @@ private:
     QSvgWidget* m_arcs = nullptr;
     ui::AstView* m_ast = nullptr;
     std::unique_ptr<AstEdgeOverlay> m_edges;
+    AblationView* m_ablation = nullptr;
     std::shared_ptr<Figure> m_heatFig, m_arcsFig;
     QVector<int> m_highlighted;
     QLabel* m_status = nullptr;

@@ -1,6 +1,8 @@
 #include "pages/interactive/insidepanel.h"
 
 #include "common/textpos.h"
+#include "pages/interactive/commitcolours.h"
+#include "pages/interactive/expertsview.h"
 #include "pages/interactive/interactivepage.h"
 #include "services/jobtracker.h"
 #include "services/modelservice.h"
@@ -11,6 +13,7 @@
 #include "ascviz/base/error.h"
 #include "ascviz/model/lens.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -53,8 +56,15 @@ InsidePanel::InsidePanel(InteractivePage* page, ModelService* models, QWidget* p
     m_layer = new QSlider(Qt::Horizontal, lensBox);
     m_layer->setEnabled(false);
     m_layerLabel = new QLabel(tr("layer: —"), lensBox);
+    m_colouring = new QComboBox(lensBox);
+    m_colouring->addItem(tr("AsC-Eval at the slider's layer"));
+    m_colouring->addItem(tr("Commitment layer"));
+    m_colouring->setToolTip(tr("Commitment layer (method.md §14.3): the first layer from which the lens's top-1 "
+                               "prediction equals the final one and stays so; per node the median of its tokens'"));
+    m_colouring->setEnabled(false);
     lf->addRow(m_lensButton);
     lf->addRow(m_layerLabel, m_layer);
+    lf->addRow(tr("Colour by"), m_colouring);
     layout->addWidget(lensBox);
 
     auto* attrBox = new QGroupBox(tr("Attribution to prompt nodes"), this);
@@ -62,10 +72,15 @@ InsidePanel::InsidePanel(InteractivePage* page, ModelService* models, QWidget* p
     m_method = new QComboBox(attrBox);
     m_method->addItem(tr("Occlusion"), QStringLiteral("occlusion"));
     m_method->addItem(tr("Gradient × input"), QStringLiteral("gradxinput"));
+    m_method->addItem(tr("Surrogate (Lasso on masks)"), QStringLiteral("surrogate"));
+    m_faith = new QCheckBox(tr("Faithfulness"), attrBox);
+    m_faith->setToolTip(tr("Deletion and insertion curves over the attributed nodes in attribution order (hide / "
+                           "show the most relied-on first), their AUCs beside random orders' (method.md §14.2)"));
     m_attribute = new QPushButton(tr("Attribute selected node"), attrBox);
     m_attribute->setToolTip(tr("How much the selected completion node (none selected: the whole completion) relies "
                                "on each prompt node; purple helps, orange hurts"));
     af->addRow(tr("Method"), m_method);
+    af->addRow(m_faith);
     af->addRow(m_attribute);
     // The attribution scale (not AsC-Eval's): orange below 0, white at 0, purple above, scaled by the largest |value|.
     auto* scale = new QLabel(attrBox);
@@ -84,10 +99,16 @@ InsidePanel::InsidePanel(InteractivePage* page, ModelService* models, QWidget* p
     m_clear->setToolTip(tr("Take the attribution colours off the code and the AST views"));
     m_clear->setEnabled(false);
     af->addRow(m_clear);
+    m_faithLabel = new QLabel(attrBox);
+    m_faithLabel->setWordWrap(true);
+    m_faithLabel->setVisible(false);
+    af->addRow(m_faithLabel);
     m_top = new QListWidget(attrBox);
-    m_top->setMaximumHeight(180);
+    m_top->setMaximumHeight(140);
     af->addRow(m_top);
     layout->addWidget(attrBox);
+    m_experts = new ExpertsView(page, models, this);
+    layout->addWidget(m_experts);
 
     m_progress = new QProgressBar(this);
     m_progress->setVisible(false);
@@ -105,6 +126,7 @@ InsidePanel::InsidePanel(InteractivePage* page, ModelService* models, QWidget* p
     connect(m_cancel, &QPushButton::clicked, this, &InsidePanel::cancel);
     connect(m_layer, &QSlider::valueChanged, this, &InsidePanel::showLayer);
     connect(m_clear, &QPushButton::clicked, this, &InsidePanel::clearAttribution);
+    connect(m_colouring, &QComboBox::currentIndexChanged, this, &InsidePanel::setColouring);
     connect(page, &InteractivePage::selectionChanged, this, [this](int node, int) {
         // Another node chosen: the colours were of the previous target's reliance; AsC-Eval again.
         if (m_showingAttribution && node >= 0 && m_attribution && m_attribution->targetNode != node)
@@ -112,6 +134,7 @@ InsidePanel::InsidePanel(InteractivePage* page, ModelService* models, QWidget* p
     });
     connect(page, &InteractivePage::resultShown, this, [this] { // the page coloured the new result itself
         m_showingAttribution = false;
+        m_showingCommit = false;
         m_clear->setEnabled(false);
         m_page->legend()->clearSignedScale();
         forgetResults();
@@ -131,7 +154,13 @@ void InsidePanel::forgetResults()
     m_layer->blockSignals(false);
     m_layer->setEnabled(false);
     m_layerLabel->setText(tr("layer: —"));
+    m_colouring->blockSignals(true);
+    m_colouring->setCurrentIndex(0);
+    m_colouring->blockSignals(false);
+    m_colouring->setEnabled(false);
     m_top->clear();
+    m_faithLabel->clear();
+    m_faithLabel->setVisible(false);
     m_scaleNote->setText(tr("signed, scaled by the largest |attribution|; grey: not attributed"));
     if (had && m_job == 0)
         m_status->setText(tr("A new result is shown: compute its layers or attribute it again."));
@@ -213,16 +242,19 @@ void InsidePanel::computeLens()
                 ids.push_back(*tok.bosId());
             for (const auto& t : tokens)
                 ids.push_back(t.id);
-            const auto byPosition = layerNtpOfIds(*model, ids);
+            const IdLayerLens byPosition = layerLensOfIds(*model, ids);
             if (ctx.isCancelled()) {
                 *cancelled = true;
                 return;
             }
             std::vector<std::vector<double>> ntp;
-            for (std::size_t j = 0; j < tokens.size(); ++j)
-                ntp.push_back(byPosition[j + prefix]);
+            std::vector<std::optional<int>> commit; // method.md §14.3, per token
+            for (std::size_t j = 0; j < tokens.size(); ++j) {
+                ntp.push_back(byPosition.ntp[j + prefix]);
+                commit.push_back(commitLayer(byPosition.top1[j + prefix]));
+            }
             out->layers = model->info().layers;
-            out->eval = evaluateLayers(*shown->eval, ntp, out->layers);
+            out->eval = evaluateLayers(*shown->eval, ntp, out->layers, commit);
             out->ntp = std::move(ntp);
             out->text = shown->eval->scored.text;
         },
@@ -237,6 +269,7 @@ void InsidePanel::computeLens()
             m_layer->setValue(out->layers);
             m_layer->blockSignals(false);
             m_layer->setEnabled(true);
+            m_colouring->setEnabled(true);
             showLayer(out->layers);
             m_status->setText(tr("Layer lens: %1 layers. Move the slider to colour the views with AsC-Eval at that "
                                  "depth (0 = the embeddings).")
@@ -251,6 +284,8 @@ void InsidePanel::showLayer(int layer)
         return;
     if (m_showingAttribution) // the slider recolours every view: the attribution's colours go
         clearAttribution();
+    if (m_showingCommit) // and so do the commitment colours (the slider chooses AsC-Eval at a layer)
+        stopCommitColouring();
     m_layerLabel->setText(layer == 0 ? tr("layer: embeddings") : tr("layer: %1 of %2").arg(layer).arg(m_lens->layers));
     if (layer == m_lens->layers) { // the final layer's values are the result's own
         m_page->showDerived(nullptr, {});
@@ -290,6 +325,56 @@ void InsidePanel::clearAttribution()
         m_page->astView(ascviz::AstView::Partial)->setAnalysis(shown);
         m_page->astView(ascviz::AstView::Complete)->setAnalysis(shown);
     }
+    restoreSelection();
+    m_status->setText(tr("AsC-Eval colours again."));
+}
+
+void InsidePanel::stopCommitColouring()
+{
+    m_showingCommit = false;
+    m_colouring->blockSignals(true);
+    m_colouring->setCurrentIndex(0);
+    m_colouring->blockSignals(false);
+    m_page->sequenceView()->clearOverlay();
+    m_page->legend()->clearSignedScale();
+}
+
+void InsidePanel::setColouring(int index)
+{
+    const AnalysisPtr shown = m_page->shown();
+    if (index == 1) {
+        if (!m_lens || !shown || shown->eval->scored.text != m_lens->text) {
+            m_colouring->blockSignals(true);
+            m_colouring->setCurrentIndex(0);
+            m_colouring->blockSignals(false);
+            m_status->setText(tr("Compute layers first: the commitment layer comes from the layer lens."));
+            return;
+        }
+        if (m_showingAttribution)
+            clearAttribution();
+        // The final layer's views (the result's own values), coloured by where each prediction was decided.
+        m_layer->blockSignals(true);
+        m_layer->setValue(m_lens->layers);
+        m_layer->blockSignals(false);
+        m_layerLabel->setText(tr("layer: %1 of %2").arg(m_lens->layers).arg(m_lens->layers));
+        m_page->showDerived(nullptr, {});
+        showCommitment(m_page, m_lens->eval);
+        m_showingCommit = true;
+        restoreSelection();
+        int committed = 0;
+        for (const auto& c : m_lens->eval.tokenCommit)
+            committed += c ? 1 : 0;
+        m_status->setText(
+            tr("Commitment layer of %1 tokens (light: decided early, dark: only by the last layers; "
+               "nodes: the median of their tokens'; the labels keep AsC-Eval, hover a node for its layer).")
+                .arg(committed));
+        return;
+    }
+    if (!m_showingCommit)
+        return;
+    stopCommitColouring();
+    if (shown)
+        showLayer(m_layer->value());
     restoreSelection();
     m_status->setText(tr("AsC-Eval colours again."));
 }
@@ -336,6 +421,7 @@ void InsidePanel::attributeSelection()
     }
     AttributionOptions opts;
     opts.method = parseAttributionMethod(toUtf8(m_method->currentData().toString()));
+    opts.faithfulness = m_faith->isChecked();
     const std::string language = toUtf8(m_page->language());
     auto out = std::make_shared<std::shared_ptr<const AttributionResult>>();
     start(
@@ -367,10 +453,39 @@ void InsidePanel::attributeSelection()
         });
 }
 
+void InsidePanel::showFaithfulness()
+{
+    const auto& f = m_attribution ? m_attribution->faithfulness : std::nullopt;
+    m_faithLabel->setVisible(bool(f));
+    if (!f) {
+        m_faithLabel->clear();
+        return;
+    }
+    // Faithful: hiding the most relied-on nodes first lowers log P sooner than a random order (deletion AUC below
+    // random), showing them first raises it sooner (insertion AUC above random).
+    const bool del = f->deletionAuc<f->randomDeletionAuc, ins = f->insertionAuc> f->randomInsertionAuc;
+    const QString verdict = del && ins ? tr("both curves beat random order")
+                            : del      ? tr("deletion beats random order, insertion does not")
+                            : ins      ? tr("insertion beats random order, deletion does not")
+                                       : tr("no better than random order");
+    m_faithLabel->setText(tr("<b>Faithfulness</b> over %1 nodes (log P of the target, AUC):<br>"
+                             "deletion %2 (random %3, lower is better)<br>insertion %4 (random %5, higher is "
+                             "better)<br>%6")
+                              .arg(m_attribution->faithfulnessNodes)
+                              .arg(f->deletionAuc, 0, 'f', 3)
+                              .arg(f->randomDeletionAuc, 0, 'f', 3)
+                              .arg(f->insertionAuc, 0, 'f', 3)
+                              .arg(f->randomInsertionAuc, 0, 'f', 3)
+                              .arg(verdict));
+}
+
 void InsidePanel::colourAttribution()
 {
     if (!m_attribution)
         return;
+    if (m_showingCommit)
+        stopCommitColouring();
+    showFaithfulness();
     const AttributionResult& r = *m_attribution;
     double maxAbs = 0;
     for (const auto& n : r.nodes)
@@ -416,7 +531,12 @@ void InsidePanel::colourAttribution()
                           .arg(r.targetNode ? tr("node %1").arg(*r.targetNode) : tr("the whole completion"))
                           .arg(r.targetLogProb, 0, 'f', 3)
                           .arg(r.nodes.size())
-                          .arg(toQString(toString(r.method))));
+                          .arg(toQString(toString(r.method))) +
+                      (r.surrogate ? tr(" Surrogate fit: held-out R² %1 over %2 masks (%3 for training).")
+                                         .arg(r.surrogate->heldOutR2, 0, 'f', 3)
+                                         .arg(r.surrogate->masks)
+                                         .arg(r.surrogate->trainMasks)
+                                   : QString()));
 }
 
 } // namespace ascviz::ui

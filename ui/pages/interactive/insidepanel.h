@@ -3,7 +3,9 @@
 // whole completion) to the prompt's nodes, shown on both AST views, the sequence view and the editor on a signed
 // purple–white–orange scale (not AsC-Eval's red–white–blue); the code is coloured by each attributed node's byte
 // span, the deepest node winning where spans nest. Both run as JobTracker jobs with progress and cancel; this widget
-// only shows their results.
+// only shows their results. The lens also gives the commitment layer (method.md §14.3), offered as a second colouring
+// of the views (commitcolours.h); an attribution can come with its faithfulness (deletion / insertion AUCs beside a
+// random order's, §14.2); the Experts view (expertsview.h) shows a mixture-of-experts model's routing.
 #pragma once
 #include "common/analysis.h"
 
@@ -14,6 +16,7 @@
 
 #include <memory>
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QListWidget;
@@ -23,6 +26,7 @@ class QSlider;
 
 namespace ascviz::ui {
 
+class ExpertsView;
 class InteractivePage;
 class ModelService;
 
@@ -53,6 +57,15 @@ public:
     QLabel* layerLabel() const { return m_layerLabel; }
     // The attribution's node list (the twelve largest |values|).
     QListWidget* topList() const { return m_top; }
+    // The views' colouring after the lens: 0 = AsC-Eval at the slider's layer, 1 = the commitment layer.
+    QComboBox* colouringBox() const { return m_colouring; }
+    bool showsCommitment() const { return m_showingCommit; }
+    // The lens's per-layer evaluation with the commitment fields (null before the lens is computed).
+    const LayerEval* lensEval() const { return m_lens ? &m_lens->eval : nullptr; }
+    // Attribution with faithfulness (deletion / insertion AUCs beside a random order's), and where they are shown.
+    QCheckBox* faithfulnessBox() const { return m_faith; }
+    QLabel* faithfulnessLabel() const { return m_faithLabel; }
+    ExpertsView* expertsView() const { return m_experts; }
 
 public Q_SLOTS:
     void computeLens();
@@ -63,6 +76,8 @@ public Q_SLOTS:
     // slider's layer when the lens is computed). Also when another node than the target is selected, the slider
     // moves or a new result is shown.
     void clearAttribution();
+    // 0: AsC-Eval at the slider's layer; 1: the commitment layer (needs the lens).
+    void setColouring(int index);
 
 Q_SIGNALS:
     void jobDone(bool ok);
@@ -78,6 +93,8 @@ private:
     void colourAttribution();
     void colourCode(double maxAbs);
     void restoreSelection();
+    void stopCommitColouring();
+    void showFaithfulness();
     void forgetResults();
     void setBusy(bool busy);
 
@@ -94,10 +111,15 @@ private:
     QProgressBar* m_progress;
     QLabel* m_status;
     QListWidget* m_top;
+    QComboBox* m_colouring;
+    QCheckBox* m_faith;
+    QLabel* m_faithLabel;
+    ExpertsView* m_experts;
     quint64 m_job = 0;
     std::shared_ptr<const LensResult> m_lens;
     std::shared_ptr<const AttributionResult> m_attribution;
     bool m_showingAttribution = false; // the views show m_attribution's colours
+    bool m_showingCommit = false;      // the views show the lens's commitment layers
 };
 
 } // namespace ascviz::ui

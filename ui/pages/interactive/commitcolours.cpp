@@ -1,0 +1,58 @@
+#include "pages/interactive/commitcolours.h"
+
+#include "pages/interactive/interactivepage.h"
+#include "views/astview.h"
+#include "views/legendwidget.h"
+#include "views/sequenceview.h"
+
+#include <QCoreApplication>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+namespace ascviz::ui {
+
+QColor commitColor(double t)
+{
+    // Three stops, linear in RGB between them: (255, 255, 204) → (65, 182, 196) → (37, 52, 148).
+    static constexpr std::array<std::array<double, 3>, 3> stops{{{255, 255, 204}, {65, 182, 196}, {37, 52, 148}}};
+    t = std::clamp(t, 0.0, 1.0);
+    const std::size_t i = t < 0.5 ? 0 : 1;
+    const double u = t < 0.5 ? t * 2 : (t - 0.5) * 2;
+    auto mix = [&](std::size_t c) { return int(std::lround(stops[i][c] + (stops[i + 1][c] - stops[i][c]) * u)); };
+    return QColor(mix(0), mix(1), mix(2));
+}
+
+QColor noCommitColor()
+{
+    return QColor(235, 235, 235);
+}
+
+void showCommitment(InteractivePage* page, const LayerEval& le)
+{
+    const AnalysisPtr shown = page->shown();
+    if (!shown || le.layers <= 0)
+        return;
+    const double L = le.layers;
+    const auto& tokens = shown->eval->scored.tokens;
+    std::vector<SpanColour> spans;
+    for (std::size_t i = 0; i < tokens.size() && i < le.tokenCommit.size(); ++i)
+        if (le.tokenCommit[i])
+            spans.push_back({tokens[i].start, tokens[i].end, commitColor(*le.tokenCommit[i] / L)});
+    page->sequenceView()->setOverlay(noCommitColor(), spans);
+    for (const auto kind : {ascviz::AstView::Partial, ascviz::AstView::Complete})
+        for (AstNodeItem* item : page->astView(kind)->nodeItems()) {
+            const auto k = std::size_t(item->node());
+            const auto c = k < le.commit.size() ? le.commit[k] : std::nullopt;
+            item->setBrush(c ? commitColor(*c / L) : noCommitColor());
+            item->setToolTip(c ? QCoreApplication::translate("InsidePanel", "commitment layer %1 of %2")
+                                     .arg(*c, 0, 'g', 3)
+                                     .arg(le.layers)
+                               : QCoreApplication::translate("InsidePanel", "no commitment layer"));
+        }
+    page->legend()->setRangeScale(QCoreApplication::translate("InsidePanel", "commitment layer"), commitColor, 0, L,
+                                  noCommitColor(), QCoreApplication::translate("InsidePanel", "none"));
+}
+
+} // namespace ascviz::ui
