@@ -604,8 +604,12 @@
       return out;
     }
     var headsPane = null, arcsSvg = null, arcsBox = null;
+    // BOS appears (a column, its arcs and their switch) only when some head keeps a key on it (-1)
+    var attnBos = !!attn && attn.rows.some(function (l) {
+      return l.some(function (hd) { return hd.some(function (r) { return r.some(function (x, j) { return j % 2 === 0 && x < 0; }); }); });
+    });
     var STEP = 16, BASE = 170, LEFT = 24;
-    function ax(k) { return LEFT + (k + 1) * STEP + STEP / 2; } // key -1 (BOS) is the first column
+    function ax(k) { return LEFT + (k + (attnBos ? 1 : 0)) * STEP + STEP / 2; } // key -1 (BOS): the first column
     function drawArcs() {
       if (!attn) return;
       arcsSvg.textContent = '';
@@ -616,7 +620,7 @@
       arcsSvg.setAttribute('height', BASE + 70);
       arcsSvg.setAttribute('aria-label', 'attention arcs of head ' + st.headLayer + '.' + st.head);
       var labels = s('g', {class: 'labels'});
-      for (var k = -1; k < T; k++) {
+      for (var k = attnBos ? -1 : 0; k < T; k++) {
         var txt = k < 0 ? 'BOS' : slice(doc.tokens[k].start, doc.tokens[k].end).replace(/\n/g, '⏎').replace(/\t/g, '→');
         if (txt.length > 10) txt = txt.slice(0, 9) + '…';
         var lab = s('text', {x: ax(k), y: BASE + 6, transform: 'rotate(60 ' + ax(k) + ' ' + (BASE + 6) + ')',
@@ -667,7 +671,7 @@
       headsPane = h('section', {class: 'headspane', id: 'heads'}, [
         h('h2', {text: 'Attention heads'}),
         h('div', {class: 'controls'}, [h('label', null, ['layer ', hl]), h('label', null, [' head ', hh]),
-          h('label', null, [' ', bos, ' arcs to BOS'])]),
+          attnBos ? h('label', null, [' ', bos, ' arcs to BOS']) : null]),
         h('p', {class: 'hint', text: 'Each token (query) to the keys it attends to most: its ' + attn.keep +
           ' heaviest with weight ≥ ' + attn.min_weight + ' (rounded to ' + attn.digits + ' decimals); line width and ' +
           'opacity grow with the weight, a circle is a token attending to itself. Click a token to see only its arcs.'}),

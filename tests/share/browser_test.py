@@ -411,13 +411,16 @@ def heads_checks(b, work, shots, cli_path, model):
                                          f"({len(got)} drawn, {len(want)} expected)")
     print(f"ok: head {layer}.{head}: {len(got)} arcs, each weight equal to eval --heads'", flush=True)
     b.screenshot(shots / "9-heads.png")
-    b.click("#arcs-bos")
-    got = drawn_arcs(b)
-    want = expected_arcs(att, layer, head, True)
-    check(got == want, f"with arcs to BOS: {len(got)} drawn, eval has {len(want)} (BOS keys included)")
     has_bos = any(k < 0 for layer_rows in att["rows"] for head_rows in layer_rows for row in head_rows
                   for k in row[0::2])
-    print(f"ok: arcs to BOS shown: {len(got)} arcs (the model {'adds' if has_bos else 'does not add'} a BOS)",
+    check(b.eval("document.getElementById('arcs-bos') !== null") == has_bos,
+          f"the BOS switch is {'missing' if has_bos else 'shown for a model without BOS'}")
+    if has_bos:
+        b.click("#arcs-bos")
+        got = drawn_arcs(b)
+        want = expected_arcs(att, layer, head, True)
+        check(got == want, f"with arcs to BOS: {len(got)} drawn, eval has {len(want)} (BOS keys included)")
+    print(f"ok: the BOS switch is there only with BOS keys (the model {'adds' if has_bos else 'adds no'} BOS)",
           flush=True)
     # a token: its arcs are the selected ones, and the panel lists its keys
     q = max(range(len(evald["tokens"])), key=lambda i: len(att["rows"][layer][head][i]))
