@@ -178,8 +178,6 @@ int cmdExportHtml(Args& args)
         return exportRun(args, *db, out);
     if (args.value("--limit"))
         throw UsageError("--limit is for a run page (--db R)");
-    if (args.flag("--heads"))
-        throw UsageError("--heads (the arcs of a chosen head) is not implemented yet in export-html (docs/share.md)");
     const auto session = args.value("--session");
     const auto attributionArg = args.value("--attribution");
     std::optional<AttributionTargetSpec> target;
@@ -194,9 +192,12 @@ int cmdExportHtml(Args& args)
     std::string title;
     if (session) {
         const auto aggregation = args.value("--aggregation");
+        const bool heads = args.flag("--heads");
         args.finish();
         if (attributionArg)
             throw UsageError("--attribution runs the model: give --model and --text-file, not --session");
+        if (heads)
+            throw UsageError("--heads records the attention of a model: give --model and --text-file, not --session");
         checkOutputFolder(out);
         doc = sessionDocument(*session, aggregation);
         title = "AsC-Viz: " + fs::path(*session).filename().string();

@@ -3,6 +3,7 @@
 #include "common.h"
 #include "evaldoc.h"
 
+#include "ascviz/attention/topkeys.h"
 #include "ascviz/base/error.h"
 #include "ascviz/base/limits.h"
 #include "ascviz/base/resources.h"
@@ -13,6 +14,7 @@
 #include "ascviz/lens/layers.h"
 #include "ascviz/model/ablation.h"
 #include "ascviz/model/lens.h"
+#include "ascviz/model/observer.h"
 #include "ascviz/render/svg.h"
 #include "ascviz/syntax/language.h"
 #include "ascviz/syntax/syntax.h"
@@ -99,6 +101,21 @@ struct EvalInputs {
     AblationMode ablation = AblationMode::Zero;
 };
 
+// eval --heads (docs/share.md "attention"): each layer's attention reduced to the heaviest keys per query as it
+// arrives.
+class AttentionToTopKeys : public IntermediateObserver {
+public:
+    explicit AttentionToTopKeys(AttentionTopKeys& t) : m_top(t) {}
+    bool wants(std::string_view name, int) const override { return name == intermediate::kAttention; }
+    void observe(const Intermediate& v) override { m_top.observeAttention(v.layer, v.position, v.shape, v.data); }
+
+private:
+    AttentionTopKeys& m_top;
+};
+
+// The heads view keeps this many keys per query (docs/share.md: the size of the page).
+constexpr int kHeadsKeep = 3;
+
 // Reads the options shared by eval and render (the caller reads its own, then calls args.finish()).
 EvalInputs readEvalOptions(Args& args)
 {
@@ -141,8 +158,10 @@ EvalInputs readEvalOptions(Args& args)
 // `dtype` (when given) receives the compute dtype of the scores: the model's, or the scores file's "dtype".
 // `lens` (when given) receives the layer lens, whose forward pass also gives the NtP (eval --layers).
 // `experts` (when given) receives the router's choices per token (eval --experts; a dense model is refused).
+// `heads` (when given) receives the heaviest keys per query of every head, from a pass of its own (eval --heads;
+// the NtP are the other pass's, so --heads changes no number).
 EvalResult runEval(const EvalInputs& in, std::string* dtype = nullptr, LayerLens* lens = nullptr,
-                   std::vector<TokenExperts>* experts = nullptr)
+                   std::vector<TokenExperts>* experts = nullptr, std::optional<AttentionTopKeys>* heads = nullptr)
 {
     const CategoryMap categories = in.categoriesFile ? CategoryMap::fromFile(*in.categoriesFile, in.language)
                                                      : CategoryMap::forLanguage(in.language);
@@ -178,6 +197,14 @@ EvalResult runEval(const EvalInputs& in, std::string* dtype = nullptr, LayerLens
             *experts = std::move(se.tokens);
         } else {
             scored = model->score(*text);
+        }
+        if (heads) {
+            heads->emplace(model->info().layers, model->tokenizer().addsBos() ? 1 : 0, kHeadsKeep);
+            AttentionToTopKeys obs(**heads);
+            ScoreOptions so;
+            so.topK = 0;
+            so.observer = &obs;
+            model->score(*text, so);
         }
         if (dtype)
             *dtype = model->info().dtype;
@@ -243,6 +270,7 @@ EvalDocument evalDocument(Args& args)
     EvalInputs in = readEvalOptions(args);
     const bool layers = args.flag("--layers");
     const bool experts = args.flag("--experts");
+    const bool withHeads = args.flag("--heads");
     const auto ablateHeads = args.value("--ablate-heads");
     const auto ablation = args.value("--ablation");
     args.finish();
@@ -252,6 +280,8 @@ EvalDocument evalDocument(Args& args)
         throw UsageError("--experts records the routing of a mixture-of-experts model: give --model, not --scores");
     if (experts && layers)
         throw UsageError("--experts and --layers are separate runs of the model: give one of them");
+    if (withHeads && in.scoresFile)
+        throw UsageError("--heads records the attention of a model: give --model, not --scores");
     if ((ablateHeads || ablation) && in.scoresFile)
         throw UsageError("--ablate-heads runs an ablated model: give --model, not --scores");
     if (ablation && !ablateHeads)
@@ -269,7 +299,9 @@ EvalDocument evalDocument(Args& args)
     std::string dtype;
     LayerLens lens;
     std::vector<TokenExperts> routed;
-    const EvalResult r = runEval(in, &dtype, layers ? &lens : nullptr, experts ? &routed : nullptr);
+    std::optional<AttentionTopKeys> top;
+    const EvalResult r =
+        runEval(in, &dtype, layers ? &lens : nullptr, experts ? &routed : nullptr, withHeads ? &top : nullptr);
     EvalDocument d;
     d.source = in.textFile ? *in.textFile : *in.scoresFile;
     warnSyntaxProblems(r.tree, d.source);
@@ -278,6 +310,8 @@ EvalDocument evalDocument(Args& args)
         addLayerFields(j, lens.ntp, evaluateLayers(r, lens.ntp, lens.layers, lens.commit));
     if (experts)
         addExpertFields(j, routed);
+    if (withHeads)
+        j["attention"] = attentionArcsJson(*top, static_cast<int>(r.scored.tokens.size()));
     if (!in.ablateHeads.empty()) {
         json heads = json::array();
         for (const auto& h : in.ablateHeads)

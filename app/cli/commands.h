@@ -34,6 +34,7 @@ int cmdGaleras(Args& args);        // cmd_galeras.cpp (run|testbed|merge)
 int analyzeTreatmentsCommand(Args& args, const std::optional<std::string>& out);
 std::vector<std::string> confoundersOption(Args& args);
 int cmdAttribute(Args& args); // cmd_inside.cpp: attribution by AST node
+int cmdProbe(Args& args);     // cmd_probe.cpp: ΔAsC-Eval per category under meaning-preserving rewrites
 int cmdAblate(Args& args);    // cmd_ablate.cpp: ΔAsC-Eval per category under head ablation
 
 // analyze: one router (cmd_analyze_router.cpp) over the table of its subcommands, from which `ascviz-cli --help`

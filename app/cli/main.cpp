@@ -37,7 +37,7 @@ const char* kUsageHead =
     "           [--sbatch-extra LINE] [--dry-run] | status DIR [--watch S] | resume DIR\n"
     "  report   --db RESULTS [--json | --csv DIR] [--min-n N]\n"
     "  export-html (--model M --text-file F [--prompt-bytes N] | --scores F | --session S) --out X.html\n"
-    "           [--layers] [--attribution NODE] [--experts] | --db RESULTS --out run.html [--limit N]\n";
+    "           [--layers] [--attribution NODE] [--heads] [--experts] | --db RESULTS --out run.html [--limit N]\n";
 const char* kUsageTail =
     "  relations [--language L] --text-file F [--model M] [--json]\n"
     "  galeras  run --model M --records FILE|default --testbed randomcut|withdocstring|fromdocstring\n"
@@ -45,6 +45,7 @@ const char* kUsageTail =
     "           | testbed --records FILE --testbed T [--seed S] | merge --out ALL.db SHARD.db...\n"
     "  ablate   --model M --corpus C (--heads L.H,... | --relation R --top N | --experts L.E,...) [--relation R]\n"
     "           [--control random --draws K] [--json]\n"
+    "  probe    --rewrite rename|spacing --model M --corpus C [--json]\n"
     "  attribute --model M --text-file F --prompt-bytes N [--target NODE|all] [--method "
     "occlusion|gradxinput|surrogate]\n"
     "           [--faithfulness]\n"
@@ -184,6 +185,17 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "  --draws K          control draws (default 10)   --limit N  snippets (default 50; 0 = all)\n"
           "  --resamples N      bootstrap resamples (default 500)   --seed S   --quiet   --out FILE\n",
           true}},
+        {"probe",
+         {"ascviz-cli probe --rewrite rename|spacing --model M --corpus C [--limit N] [--resamples N] [--seed S] "
+          "[--json]",
+          "  the rewrite probe (method.md 14.4): each snippet rewritten without changing its meaning, checked to\n"
+          "  parse to the same tree shape, and scored again; dAsC-Eval per category (rewritten - original) with a\n"
+          "  bootstrap interval over the rewritten snippets\n"
+          "  --rewrite rename   the names the snippet binds in the other case convention (snake_case <-> camelCase)\n"
+          "  --rewrite spacing  the gaps next to punctuation toggled (no space <-> one space), strings untouched\n"
+          "  --limit N          snippets (default 50; 0 = all)   --resamples N  bootstrap resamples (default 500)\n"
+          "  --seed S   --quiet   --out FILE\n",
+          true}},
         {"attribute",
          {"ascviz-cli attribute --model M --text-file F --prompt-bytes N [--target NODE|token:K|all] "
           "[--method occlusion|gradxinput|surrogate] [--faithfulness] [--json]",
@@ -255,7 +267,7 @@ const std::map<std::string, CommandHelp>& commandHelp()
         {"export-html",
          {"ascviz-cli export-html (--model M --text-file F [--prompt-bytes N] | --scores F --text-file F | --session "
           "S)\n"
-          "                       --out X.html [--layers] [--attribution NODE] [--experts] [eval's options]\n"
+          "                       --out X.html [--layers] [--attribution NODE] [--heads] [--experts] [eval's options]\n"
           "       ascviz-cli export-html --db RESULTS --out run.html [--limit N]",
           "  one self-contained interactive HTML page (docs/share.md): opens from file:// in a browser, fetches\n"
           "  nothing. The code coloured by NtP, the AST (pan, zoom, fold), theta switchable in the page, the\n"
@@ -268,7 +280,7 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "  --experts          a mixture-of-experts model's routing per token (eval --experts)\n"
           "  --db RESULTS       a run's page: the categories table and charts, the snippets sortable, each\n"
           "                     opening its views; at most 1,000 snippets (--limit N: the first N)\n"
-          "  --heads            not implemented yet\n"
+          "  --heads            every attention head's arcs (eval --heads): pick a layer and head in the page\n"
           "  eval's options (--aggregation, --aggregation-scope, --language, --categories, the limits) apply\n",
           true}},
         {"render",
@@ -422,6 +434,10 @@ void printCommandHelp(const std::string& name)
                "                     H 0-based, as analyze heads numbers them); the JSON gets \"ablation\"\n"
                "  --ablation zero|mean  replace each head's output by zero (default) or by its mean over the text's\n"
                "                     positions that predict a token\n"
+               "  --heads            every attention head's heaviest keys per token (\"attention\": {\"layers\", "
+               "\"heads\",\n"
+               "                     \"keep\", \"min_weight\", \"digits\", \"rows\"}; docs/share.md), from a pass of "
+               "its own\n"
                "  every token carries \"straddles\" (method.md 14.4): it crosses an AST leaf boundary\n";
     if (h.modelOptions)
         std::cout << "model options:\n" << kModelOptions;
@@ -436,29 +452,12 @@ int main(int argc, char** argv)
     // the process with SIGXFSZ halfway through a write.
     std::signal(SIGXFSZ, SIG_IGN);
     const std::map<std::string, std::function<int(Args&)>> commands = {
-        {"--version", cmdVersion},
-        {"version", cmdVersion},
-        {"models", cmdModels},
-        {"tokenize", cmdTokenize},
-        {"score", cmdScore},
-        {"generate", cmdGenerate},
-        {"parse", cmdParse},
-        {"node-types", cmdNodeTypes},
-        {"extract", cmdExtract},
-        {"analyze", cmdAnalyzeAll},
-        {"eval", cmdEval},
-        {"render", cmdRender},
-        {"batch", cmdBatch},
-        {"report", cmdReport},
-        {"merge", cmdMerge},
-        {"slurm", cmdSlurm},
-        {"study", cmdStudy},
-        {"relations", cmdRelations},
-        {"figure", cmdFigure},
-        {"galeras", cmdGaleras},
-        {"attribute", cmdAttribute},
-        {"ablate", cmdAblate},
-        {"export-html", cmdExportHtml},
+        {"--version", cmdVersion},   {"version", cmdVersion},     {"models", cmdModels}, {"tokenize", cmdTokenize},
+        {"score", cmdScore},         {"generate", cmdGenerate},   {"parse", cmdParse},   {"node-types", cmdNodeTypes},
+        {"extract", cmdExtract},     {"analyze", cmdAnalyzeAll},  {"eval", cmdEval},     {"render", cmdRender},
+        {"batch", cmdBatch},         {"report", cmdReport},       {"merge", cmdMerge},   {"slurm", cmdSlurm},
+        {"study", cmdStudy},         {"relations", cmdRelations}, {"figure", cmdFigure}, {"galeras", cmdGaleras},
+        {"attribute", cmdAttribute}, {"ablate", cmdAblate},       {"probe", cmdProbe},   {"export-html", cmdExportHtml},
     };
     if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
         (argc < 2 ? std::cerr : std::cout) << usage();

@@ -155,6 +155,7 @@
     doc.nodes.forEach(function (n) { n.tokens.forEach(function (ti) { nodesOfToken[ti].push(n.id); }); });
     var layers = typeof doc.layers === 'number' ? doc.layers : null;
     var attribution = doc.attribution && Array.isArray(doc.attribution.nodes) ? doc.attribution : null;
+    var attn = doc.attention && Array.isArray(doc.attention.rows) && doc.attention.rows.length ? doc.attention : null;
     var attrOf = {}, attrMax = 0;
     if (attribution) attribution.nodes.forEach(function (a) {
       attrOf[a.id] = a.attribution;
@@ -169,6 +170,9 @@
       folded: {},
       node: null,
       token: null,
+      headLayer: 0,
+      head: 0,
+      bos: false,
     };
     var values = [];
     var tokenEls = [], nodeEls = {};
@@ -285,6 +289,10 @@
         return 'L' + e.layer + ': ' + e.ids.map(function (id, k) { return id + ' (' + fmt(e.probs[k], 2) + ')'; }).join(' ');
       }).join('; ')]);
       rows.push(['nodes', nodesOfToken[i].map(function (n) { return doc.nodes[n].type; }).join(' › ') || 'none']);
+      if (attn) rows.push(['head ' + st.headLayer + '.' + st.head + ' attends to', headKeys(i).map(function (kw) {
+        var k = kw[0];
+        return (k < 0 ? 'BOS' : k + ' ' + JSON.stringify(slice(doc.tokens[k].start, doc.tokens[k].end))) + ' ' + fmt(kw[1], 3);
+      }).join(', ') || 'no key of weight ≥ ' + attn.min_weight]);
       return rows;
     }
     function showTip(i, anchor) {
@@ -490,6 +498,10 @@
       }));
       panel.appendChild(links);
       highlight();
+      if (attn) {
+        drawArcs();
+        arcsBox.scrollLeft = Math.max(0, ax(i) - arcsBox.clientWidth / 2);
+      }
     }
     function selectNode(id) {
       st.node = id; st.token = null;
@@ -504,7 +516,8 @@
         row('bytes', n.start + '–' + n.end + ', depth ' + n.depth),
       ];
       if (n.asc_commit !== undefined) rows.push(row('commit layer', n.asc_commit === null ? 'n/a' : String(n.asc_commit)));
-      if (attribution && attrOf[id] !== undefined) rows.push(row('attribution', fmt(attrOf[id], 4)));
+      if (attribution && attrOf[id] !== undefined) rows.push(row('attribution', fmt(attrOf[id], 4),
+        {id: 'panel-attr', 'data-value': attrOf[id] === null ? 'null' : String(attrOf[id])}));
       if (n.error) rows.push(row('syntax', n.missing ? 'MISSING' : 'ERROR'));
       panel.appendChild(h('table', null, rows));
       panel.appendChild(h('p', null, [h('b', {text: 'tokens: '})].concat(n.tokens.length ? n.tokens.map(function (ti) {
@@ -515,6 +528,7 @@
       if (kids[id].length) panel.appendChild(h('button', {type: 'button', id: 'fold', onclick: function () { toggleFold(id); },
         text: st.folded[id] ? 'Unfold' : 'Fold'}));
       highlight();
+      if (attn) drawArcs();
     }
     function toggleFold(id) {
       if (!kids[id].length) return;
@@ -583,6 +597,88 @@
       ]);
     }
 
+    // -- attention heads (--heads): the arcs of a chosen head, from each query token to its heaviest keys
+    function headKeys(q) { // [[key, weight], …] of the chosen head's query q, heaviest first
+      var flat = attn.rows[st.headLayer][st.head][q] || [], out = [];
+      for (var k = 0; k + 1 < flat.length; k += 2) out.push([flat[k], flat[k + 1]]);
+      return out;
+    }
+    var headsPane = null, arcsSvg = null, arcsBox = null;
+    // BOS appears (a column, its arcs and their switch) only when some head keeps a key on it (-1)
+    var attnBos = !!attn && attn.rows.some(function (l) {
+      return l.some(function (hd) { return hd.some(function (r) { return r.some(function (x, j) { return j % 2 === 0 && x < 0; }); }); });
+    });
+    var STEP = 16, BASE = 170, LEFT = 24;
+    function ax(k) { return LEFT + (k + (attnBos ? 1 : 0)) * STEP + STEP / 2; } // key -1 (BOS): the first column
+    function drawArcs() {
+      if (!attn) return;
+      arcsSvg.textContent = '';
+      var T = doc.tokens.length;
+      var width = ax(T) + LEFT;
+      arcsSvg.setAttribute('viewBox', '0 0 ' + width + ' ' + (BASE + 70));
+      arcsSvg.setAttribute('width', width);
+      arcsSvg.setAttribute('height', BASE + 70);
+      arcsSvg.setAttribute('aria-label', 'attention arcs of head ' + st.headLayer + '.' + st.head);
+      var labels = s('g', {class: 'labels'});
+      for (var k = attnBos ? -1 : 0; k < T; k++) {
+        var txt = k < 0 ? 'BOS' : slice(doc.tokens[k].start, doc.tokens[k].end).replace(/\n/g, '⏎').replace(/\t/g, '→');
+        if (txt.length > 10) txt = txt.slice(0, 9) + '…';
+        var lab = s('text', {x: ax(k), y: BASE + 6, transform: 'rotate(60 ' + ax(k) + ' ' + (BASE + 6) + ')',
+          class: 'tlab' + (k === st.token ? ' sel' : ''), 'data-i': k});
+        lab.textContent = txt;
+        labels.appendChild(lab);
+      }
+      var arcs = s('g', {class: 'arcs'});
+      for (var q = 0; q < T; q++) {
+        headKeys(q).forEach(function (kw) {
+          var key = kw[0], w = kw[1];
+          if (key < 0 && !st.bos) return;
+          var sel = st.token === null ? '' : (st.token === q || st.token === key ? ' sel' : ' dim');
+          var attrs = {class: 'arc' + (key === q ? ' self' : '') + sel, 'data-q': q, 'data-k': key, 'data-w': w,
+            'stroke-width': (0.6 + 3 * w).toFixed(2), 'stroke-opacity': (0.15 + 0.85 * w).toFixed(3)};
+          var e;
+          if (key === q) {
+            e = s('circle', Object.assign(attrs, {cx: ax(q), cy: BASE - 6, r: 3 + 3 * w}));
+          } else {
+            var x0 = ax(key), x1 = ax(q), rx = (x1 - x0) / 2, ry = Math.min(rx, BASE - 12);
+            e = s('path', Object.assign(attrs, {d: 'M' + x0 + ',' + BASE + ' A' + rx + ',' + ry + ' 0 0 1 ' + x1 + ',' + BASE}));
+          }
+          var t = s('title');
+          t.textContent = 'token ' + q + ' → ' + (key < 0 ? 'BOS' : 'token ' + key) + ': ' + fmt(w, 3);
+          e.appendChild(t);
+          arcs.appendChild(e);
+        });
+      }
+      arcsSvg.appendChild(s('line', {x1: LEFT, x2: width - LEFT, y1: BASE, y2: BASE, class: 'axis'}));
+      arcsSvg.appendChild(arcs);
+      arcsSvg.appendChild(labels);
+    }
+    if (attn) {
+      var range = function (n) { var a = []; for (var i = 0; i < n; i++) a.push(i); return a; };
+      var hl = h('select', {id: 'head-layer', 'aria-label': 'layer of the attention head', onchange: function () {
+        st.headLayer = Number(hl.value); drawArcs(); if (st.token !== null) selectToken(st.token);
+      }}, range(attn.layers).map(function (l) { return h('option', {value: l, text: String(l)}); }));
+      var hh = h('select', {id: 'head-head', 'aria-label': 'attention head', onchange: function () {
+        st.head = Number(hh.value); drawArcs(); if (st.token !== null) selectToken(st.token);
+      }}, range(attn.heads).map(function (k) { return h('option', {value: k, text: String(k)}); }));
+      var bos = h('input', {type: 'checkbox', id: 'arcs-bos', onchange: function () { st.bos = bos.checked; drawArcs(); }});
+      arcsSvg = s('svg', {class: 'arcs', id: 'arcs', role: 'img'});
+      arcsBox = h('div', {class: 'arcbox'}, [arcsSvg]);
+      arcsBox.addEventListener('click', function (e) {
+        var t = e.target.closest('text.tlab');
+        if (t && Number(t.dataset.i) >= 0) selectToken(Number(t.dataset.i));
+      });
+      headsPane = h('section', {class: 'headspane', id: 'heads'}, [
+        h('h2', {text: 'Attention heads'}),
+        h('div', {class: 'controls'}, [h('label', null, ['layer ', hl]), h('label', null, [' head ', hh]),
+          attnBos ? h('label', null, [' ', bos, ' arcs to BOS']) : null]),
+        h('p', {class: 'hint', text: 'Each token (query) to the keys it attends to most: its ' + attn.keep +
+          ' heaviest with weight ≥ ' + attn.min_weight + ' (rounded to ' + attn.digits + ' decimals); line width and ' +
+          'opacity grow with the weight, a circle is a token attending to itself. Click a token to see only its arcs.'}),
+        arcsBox,
+      ]);
+    }
+
     var main = h('div', {class: 'snippet'}, [
       header,
       h('div', {class: 'panes'}, [
@@ -590,11 +686,13 @@
         panel,
       ]),
       h('section', {class: 'astpane'}, [h('h2', {text: 'AST'}), zoomBar, svgEl]),
+      headsPane,
       attrList,
       tip,
     ]);
     root.appendChild(main);
     values = nodeValues(doc, kids, st.theta, st.scope, null);
+    drawArcs();
     drawTree();
     firstView();
     recompute();

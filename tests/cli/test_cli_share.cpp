@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <fstream>
 
 using nlohmann::json;
 using namespace clitest;
@@ -191,7 +192,132 @@ TEST(CliShare, RunPageListsTheSnippetsAndRefusesOverAThousand)
 TEST(CliShare, UsageErrors)
 {
     EXPECT_EQ(run("export-html --model default --text-file x.py").status, 2) << "--out is required";
-    EXPECT_EQ(run("export-html --model default --text-file x.py --out x.html --heads").status, 2);
+    EXPECT_EQ(run("export-html --scores s.json --text-file x.py --out x.html --heads").status, 2)
+        << "--heads needs a model";
+    EXPECT_EQ(run("export-html --session s.ascviz --out x.html --heads").status, 2);
     EXPECT_EQ(run("export-html --model default --text-file x.py --out x.html --limit 3").status, 2);
     EXPECT_EQ(run("export-html --session s.ascviz --model default --out x.html").status, 2);
+}
+
+TEST(CliShare, HeadsEmbedEvalHeadsAttention)
+{
+    const auto code = writeTemp("heads.py", kCode);
+    const auto page = tempDir() / "heads.html";
+    const Result r =
+        run("export-html --model default --text-file '" + code.string() + "' --heads --out '" + page.string() + "'");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const Result e = run("eval --model default --text-file '" + code.string() + "' --heads");
+    ASSERT_EQ(e.status, 0) << e.err;
+    const json want = json::parse(e.out);
+    json doc = embedded(page);
+    doc.erase("text");
+    doc.erase("share");
+    EXPECT_EQ(doc, want) << "the embedded data is exactly eval --heads' document";
+    const json& a = want.at("attention");
+    const int tokens = static_cast<int>(want.at("tokens").size());
+    ASSERT_EQ(a.at("rows").size(), a.at("layers").get<std::size_t>());
+    int arcs = 0;
+    for (const auto& layer : a.at("rows")) {
+        ASSERT_EQ(layer.size(), a.at("heads").get<std::size_t>());
+        for (const auto& head : layer) {
+            ASSERT_EQ(static_cast<int>(head.size()), tokens);
+            for (int q = 0; q < tokens; ++q) {
+                const json& row = head[static_cast<std::size_t>(q)];
+                ASSERT_EQ(row.size() % 2, 0u);
+                ASSERT_LE(row.size(), 2 * a.at("keep").get<std::size_t>());
+                double previous = 1.0;
+                for (std::size_t k = 0; k < row.size(); k += 2) {
+                    const int key = row[k].get<int>();
+                    const double w = row[k + 1].get<double>();
+                    EXPECT_TRUE(key >= -1 && key <= q) << "a causal key: at most the query itself";
+                    EXPECT_GE(w, a.at("min_weight").get<double>() - 5e-4);
+                    EXPECT_LE(w, previous) << "heaviest first";
+                    previous = w;
+                    ++arcs;
+                }
+            }
+        }
+    }
+    EXPECT_GT(arcs, tokens) << "every query keeps at least its heaviest key in most heads";
+    // the scores are eval's own: --heads takes its attention from a pass of its own
+    const Result plain = run("eval --model default --text-file '" + code.string() + "'");
+    json without = want;
+    without.erase("attention");
+    EXPECT_EQ(without, json::parse(plain.out));
+}
+
+TEST(CliShare, AttributionEmbedsAttributesDocument)
+{
+    const auto code = writeTemp("attr.py", kCode);
+    const auto page = tempDir() / "attr.html";
+    const std::string common = "--model default --text-file '" + code.string() + "' --prompt-bytes 15";
+    const Result r = run("export-html " + common + " --attribution all --out '" + page.string() + "'");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const Result a = run("attribute " + common + " --target all --json --quiet");
+    ASSERT_EQ(a.status, 0) << a.err;
+    json want = json::parse(a.out);
+    for (const char* k : {"model", "language", "budget"})
+        want.erase(k); // the command's own settings; the page has them in its header
+    const json doc = embedded(page);
+    EXPECT_EQ(doc.at("attribution"), want) << "the embedded attribution is attribute's (occlusion, its defaults)";
+    EXPECT_FALSE(want.at("nodes").empty());
+    const Result e = run("eval " + common);
+    ASSERT_EQ(e.status, 0) << e.err;
+    json rest = doc;
+    for (const char* k : {"text", "share", "attribution"})
+        rest.erase(k);
+    EXPECT_EQ(rest, json::parse(e.out));
+    EXPECT_EQ(run("export-html --model default --text-file '" + code.string() + "' --attribution all --out '" +
+                  (tempDir() / "attr2.html").string() + "'")
+                  .status,
+              2)
+        << "--attribution needs --prompt-bytes";
+}
+
+TEST(CliShare, ScoresFileGivesEvalScoresDocument)
+{
+    const auto code = writeTemp("scored.py", kCode);
+    const Result s = run("score --model default --text-file '" + code.string() + "'");
+    ASSERT_EQ(s.status, 0) << s.err;
+    const auto scores = writeTemp("scored.json", s.out);
+    const auto page = tempDir() / "scored.html";
+    const std::string common = "--scores '" + scores.string() + "' --text-file '" + code.string() + "'";
+    const Result r = run("export-html " + common + " --aggregation max --out '" + page.string() + "'");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const Result e = run("eval " + common + " --aggregation max");
+    ASSERT_EQ(e.status, 0) << e.err;
+    json doc = embedded(page);
+    EXPECT_TRUE(doc.at("share").at("model_fingerprint").is_null()) << "no model folder: no fingerprint";
+    EXPECT_EQ(doc.at("share").at("source"), code.string());
+    doc.erase("text");
+    doc.erase("share");
+    EXPECT_EQ(doc, json::parse(e.out));
+}
+
+TEST(CliShare, AnUnwritableOutputLeavesTheOlderPageAndNoTemporaryFile)
+{
+    const auto code = writeTemp("unwritable.py", kCode);
+    const fs::path dir = tempDir() / "unwritable";
+    fs::create_directories(dir);
+    const fs::path page = dir / "page.html";
+    std::ofstream(page) << "older page";
+    // a file size limit of 8 blocks: the page (some 40 KB) cannot be written
+    const std::string cmd = "(ulimit -f 8; '" + std::string(ASCVIZ_CLI_PATH) +
+                            "' export-html --model default --text-file '" + code.string() + "' --out '" +
+                            page.string() + "') >/dev/null 2>'" + (dir.parent_path() / "unwritable.err").string() + "'";
+    const int rc = std::system(cmd.c_str());
+    EXPECT_EQ(WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, 1);
+    const std::string err = readAll(dir.parent_path() / "unwritable.err");
+    EXPECT_NE(err.find("cannot write " + page.string()), std::string::npos) << err;
+    EXPECT_EQ(readAll(page), "older page") << "the older page stays";
+    int files = 0;
+    for (const auto& f : fs::directory_iterator(dir))
+        files += f.is_regular_file() ? 1 : 0;
+    EXPECT_EQ(files, 1) << "the temporary file is removed";
+    // an output that is a folder
+    const Result r =
+        run("export-html --model default --text-file '" + code.string() + "' --out '" + dir.string() + "'");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("it is a folder"), std::string::npos) << r.err;
+    fs::remove_all(dir);
 }

@@ -365,6 +365,122 @@ def snippet_checks(b, work, shots, cli_path, model):
     check(not b.problems(), f"driving the snippet page: {b.problems()}")
 
 
+def drawn_arcs(b):
+    return b.eval("Array.from(document.querySelectorAll('#arcs .arc')).map(e => "
+                  "[Number(e.dataset.q), Number(e.dataset.k), Number(e.dataset.w)])")
+
+
+def expected_arcs(attention, layer, head, bos):
+    out = []
+    for q, flat in enumerate(attention["rows"][layer][head]):
+        for k, w in zip(flat[0::2], flat[1::2]):
+            if k >= 0 or bos:
+                out.append([q, k, w])
+    return out
+
+
+def heads_checks(b, work, shots, cli_path, model):
+    """export-html --heads: pick a head, its arcs are drawn with eval --heads' attention weights."""
+    src = work / "heads.py"
+    src.write_text(HOSTILE, encoding="utf-8")
+    page = work / "heads.html"
+    cli(["export-html", "--model", model, "--text-file", str(src), "--heads", "--out", str(page)], cli_path)
+    evald = json.loads(cli(["eval", "--model", model, "--text-file", str(src), "--heads"], cli_path).stdout)
+    att = evald["attention"]
+    html = page.read_text(encoding="utf-8")
+    doc = json.loads(re.search(r'<script type="application/json" id="ascviz-data">(.*?)</script>', html, re.S).group(1))
+    d = same({k: v for k, v in doc.items() if k not in ("text", "share")}, evald)
+    check(d is None, f"the --heads page's document is not eval --heads' document: {d}")
+    check(len(att["rows"]) == att["layers"] and all(len(r) == att["heads"] for r in att["rows"]) and
+          all(len(q) == len(evald["tokens"]) for r in att["rows"] for q in r),
+          "eval --heads' rows are not layers × heads × tokens")
+    ok = b.navigate(page.as_uri())
+    check(ok, "the heads page did not become ready")
+    check(not b.problems(), f"loading the heads page: {b.problems()}")
+    got = drawn_arcs(b)
+    want = expected_arcs(att, 0, 0, False)
+    check(got == want, f"head 0.0: {len(got)} arcs drawn, eval has {len(want)}; first differences "
+                       f"{[x for x in got if x not in want][:3]} / {[x for x in want if x not in got][:3]}")
+    layer, head = att["layers"] - 1, att["heads"] - 1
+    for sel, v in (("head-layer", layer), ("head-head", head)):
+        b.eval(f"(() => {{ const s = document.getElementById('{sel}'); s.value = '{v}'; "
+               "s.dispatchEvent(new Event('change')); })()")
+    got = drawn_arcs(b)
+    want = expected_arcs(att, layer, head, False)
+    check(len(want) > 0 and got == want, f"head {layer}.{head}: the arcs drawn differ from eval --heads' weights "
+                                         f"({len(got)} drawn, {len(want)} expected)")
+    print(f"ok: head {layer}.{head}: {len(got)} arcs, each weight equal to eval --heads'", flush=True)
+    b.screenshot(shots / "9-heads.png")
+    has_bos = any(k < 0 for layer_rows in att["rows"] for head_rows in layer_rows for row in head_rows
+                  for k in row[0::2])
+    check(b.eval("document.getElementById('arcs-bos') !== null") == has_bos,
+          f"the BOS switch is {'missing' if has_bos else 'shown for a model without BOS'}")
+    if has_bos:
+        b.click("#arcs-bos")
+        got = drawn_arcs(b)
+        want = expected_arcs(att, layer, head, True)
+        check(got == want, f"with arcs to BOS: {len(got)} drawn, eval has {len(want)} (BOS keys included)")
+    print(f"ok: the BOS switch is there only with BOS keys (the model {'adds' if has_bos else 'adds no'} BOS)",
+          flush=True)
+    # a token: its arcs are the selected ones, and the panel lists its keys
+    q = max(range(len(evald["tokens"])), key=lambda i: len(att["rows"][layer][head][i]))
+    b.click(f'#code .tok[data-i="{q}"]')
+    sel = b.eval("Array.from(document.querySelectorAll('#arcs .arc.sel')).map(e => "
+                 "[Number(e.dataset.q), Number(e.dataset.k)])")
+    want_sel = [[x[0], x[1]] for x in want if x[0] == q or x[1] == q]
+    check(sorted(sel) == sorted(want_sel), f"token {q}: selected arcs {sel}, expected {want_sel}")
+    text = b.eval("document.getElementById('panel').textContent")
+    check(f"head {layer}.{head} attends to" in text, "the panel does not list the token's keys for the head")
+    b.screenshot(shots / "10-heads-token.png")
+    check(not b.problems(), f"driving the heads page: {b.problems()}")
+
+
+def attribution_and_scores_checks(b, work, shots, cli_path, model):
+    """export-html --attribution all: the list and the panel show attribute's values; --scores: eval --scores' NtP."""
+    src = work / "attr.py"
+    src.write_text(HOSTILE, encoding="utf-8")
+    prompt = str(HOSTILE.encode("utf-8").index(b"def total"))
+    page = work / "attr.html"
+    common = ["--model", model, "--text-file", str(src), "--prompt-bytes", prompt]
+    cli(["export-html"] + common + ["--attribution", "all", "--out", str(page)], cli_path)
+    att = json.loads(cli(["attribute"] + common + ["--target", "all", "--json", "--quiet"], cli_path).stdout)
+    ok = b.navigate(page.as_uri())
+    check(ok, "the attribution page did not become ready")
+    check(not b.problems(), f"loading the attribution page: {b.problems()}")
+    listed = b.eval("document.querySelectorAll('#attribution li').length")
+    values = [n for n in att["nodes"] if n["attribution"] is not None]
+    check(listed == min(40, len(values)), f"the list has {listed} nodes, attribute gives {len(values)} (at most 40)")
+    top = max(values, key=lambda n: abs(n["attribution"]))
+    b.click("#attribution li button.link")  # the first: the largest magnitude
+    shown = b.eval("(() => { const e = document.getElementById('panel-attr'); return e && e.dataset.value; })()")
+    check(shown is not None and float(shown) == top["attribution"],
+          f"the panel shows attribution {shown} for node {top['id']}, attribute says {top['attribution']}")
+    header = b.eval("document.querySelector('#panel h2').textContent")
+    check(header.startswith(f"Node {top['id']}:"), f"the list's first entry opens {header}, not node {top['id']}")
+    b.eval("(() => { const s = document.getElementById('colour'); s.value = 'attr'; "
+           "s.dispatchEvent(new Event('change')); })()")
+    b.screenshot(shots / "11-attribution.png")
+    print(f"ok: attribution: the panel shows attribute's {top['attribution']} for node {top['id']}", flush=True)
+
+    scores = work / "scores.json"
+    scores.write_text(cli(["score", "--model", model, "--text-file", str(src)], cli_path).stdout, encoding="utf-8")
+    page2 = work / "scores.html"
+    cli(["export-html", "--scores", str(scores), "--text-file", str(src), "--out", str(page2)], cli_path)
+    ev = json.loads(cli(["eval", "--scores", str(scores), "--text-file", str(src)], cli_path).stdout)
+    ok = b.navigate(page2.as_uri())
+    check(ok, "the --scores page did not become ready")
+    check(not b.problems(), f"loading the --scores page: {b.problems()}")
+    i = next(k for k, t in enumerate(ev["tokens"]) if t["ntp"] is not None and k > 5)
+    b.click(f'#code .tok[data-i="{i}"]')
+    shown = b.eval("(() => { const e = document.getElementById('panel-ntp'); return e && e.dataset.value; })()")
+    check(shown is not None and float(shown) == ev["tokens"][i]["ntp"],
+          f"--scores page: token {i} shows NtP {shown}, eval --scores {ev['tokens'][i]['ntp']}")
+    compare_nodes(b, [n["asc_eval"] for n in ev["nodes"]], "--scores page")
+    check(b.eval("document.querySelector('.settings').textContent").find("not recorded") >= 0,
+          "a --scores page does not say the fingerprint is not recorded")
+    check(not b.problems(), f"driving the attribution and --scores pages: {b.problems()}")
+
+
 def is_below(nodes, nid, ancestor):
     p = nodes[nid]["parent"]
     while p is not None:
@@ -419,6 +535,8 @@ def main():
     try:
         b.open_page()
         snippet_checks(b, work, shots, a.cli, a.model)
+        heads_checks(b, work, shots, a.cli, a.model)
+        attribution_and_scores_checks(b, work, shots, a.cli, a.model)
         run_checks(b, work, shots, a.cli, a.model)
     except Exception as e:  # a broken driver step is a failure, named
         FAILURES.append(f"{type(e).__name__}: {e}")

@@ -65,4 +65,32 @@ std::vector<AttentionTopKeys::Key> AttentionTopKeys::keys(int layer, int head, i
                                                              : std::vector<Key>{};
 }
 
+nlohmann::json attentionArcsJson(const AttentionTopKeys& top, int tokens, double minWeight, int digits)
+{
+    if (digits < 0 || digits > 9 || !(minWeight >= 0))
+        throw InputError("attention view: digits must be 0..9 and the smallest weight at least 0");
+    const double scale = std::pow(10.0, digits);
+    nlohmann::json layers = nlohmann::json::array();
+    for (int l = 0; l < top.layers(); ++l) {
+        nlohmann::json heads = nlohmann::json::array();
+        for (int h = 0; h < top.heads(); ++h) {
+            nlohmann::json queries = nlohmann::json::array();
+            for (int q = 0; q < tokens; ++q) {
+                nlohmann::json row = nlohmann::json::array();
+                for (const auto& k : top.keys(l, h, q)) {
+                    if (!(k.weight >= minWeight))
+                        continue;
+                    row.push_back(k.token);
+                    row.push_back(std::round(static_cast<double>(k.weight) * scale) / scale);
+                }
+                queries.push_back(std::move(row));
+            }
+            heads.push_back(std::move(queries));
+        }
+        layers.push_back(std::move(heads));
+    }
+    return {{"layers", top.layers()},  {"heads", top.heads()}, {"keep", top.keep()},
+            {"min_weight", minWeight}, {"digits", digits},     {"rows", std::move(layers)}};
+}
+
 } // namespace ascviz
