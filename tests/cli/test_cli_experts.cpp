@@ -138,4 +138,35 @@ TEST(CliExperts, AnalyzeExpertsByCategory)
     EXPECT_NE(dense.err.find("is dense"), std::string::npos) << dense.err;
 }
 
+// --svg / --pdf: the category x expert heat map per sparse layer through the figure room (small multiples), or
+// one layer with --layer; the style options need a figure, --layer a sparse layer.
+TEST(CliExperts, AnalyzeExpertsFigure)
+{
+    const auto corpus = clitest::writeTemp("experts-fig.jsonl", "{\"code\": \"def f(a):\\n    return a + 1\\n\"}\n");
+    const auto svg = clitest::tempDir() / "experts.svg";
+    const auto pdf = clitest::tempDir() / "experts-layer.pdf";
+    const std::string base =
+        "analyze experts --corpus '" + corpus.string() + "' --model " + fixture("tiny-qwen2_moe") + " --device cpu";
+    const auto r = clitest::run(base + " --svg '" + svg.string() + "' --width-mm 40 --font-pt 7");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(r.out.empty()) << "a figure run prints no table: " << r.out;
+    const std::string s = clitest::readAll(svg);
+    EXPECT_NE(s.find("width=\"40mm\""), std::string::npos);
+    // tiny-qwen2_moe: layers 0 and 2 sparse, the middle one dense: two panels, 4 experts each.
+    EXPECT_NE(s.find(">layer 0<"), std::string::npos);
+    EXPECT_NE(s.find(">layer 2<"), std::string::npos);
+    EXPECT_EQ(s.find(">layer 1<"), std::string::npos);
+    EXPECT_NE(s.find(">E3<"), std::string::npos);
+    EXPECT_EQ(s.find(">E4<"), std::string::npos);
+    const auto one = clitest::run(base + " --layer 2 --pdf '" + pdf.string() + "' --legend bottom");
+    ASSERT_EQ(one.status, 0) << one.err;
+    EXPECT_EQ(clitest::readAll(pdf).rfind("%PDF", 0), 0u);
+    const auto dense = clitest::run(base + " --layer 1 --svg '" + svg.string() + "'");
+    EXPECT_EQ(dense.status, 2);
+    EXPECT_NE(dense.err.find("sparse layers: 0, 2"), std::string::npos) << dense.err;
+    EXPECT_EQ(clitest::run(base + " --width-mm 40 --json").status, 2) << "style options without a figure";
+    std::filesystem::remove(svg);
+    std::filesystem::remove(pdf);
+}
+
 } // namespace
