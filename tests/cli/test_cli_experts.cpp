@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <map>
 
 using nlohmann::json;
@@ -167,6 +168,40 @@ TEST(CliExperts, AnalyzeExpertsFigure)
     EXPECT_EQ(clitest::run(base + " --width-mm 40 --json").status, 2) << "style options without a figure";
     std::filesystem::remove(svg);
     std::filesystem::remove(pdf);
+}
+
+// export-html --experts (docs/share.md): the page's embedded JSON carries each token's experts exactly as
+// eval --experts gives them (the same document: tokens with "experts", the NtP, the nodes).
+TEST(CliExperts, ExportHtmlEmbedsEvalExperts)
+{
+    const auto file = clitest::writeTemp("experts-share.py", kCode);
+    const auto page = clitest::tempDir() / "experts.html";
+    const std::string model =
+        " --model " + fixture("tiny-qwen3_moe") + " --device cpu --experts --text-file '" + file.string() + "'";
+    const auto h = clitest::run("export-html" + model + " --out '" + page.string() + "'");
+    ASSERT_EQ(h.status, 0) << h.err;
+    const auto e = clitest::run("eval" + model);
+    ASSERT_EQ(e.status, 0) << e.err;
+    const std::string html = clitest::readAll(page);
+    const std::string open = "<script type=\"application/json\" id=\"ascviz-data\">";
+    const auto a = html.find(open);
+    ASSERT_NE(a, std::string::npos);
+    const auto b = html.find("</script>", a);
+    ASSERT_NE(b, std::string::npos);
+    const json doc = json::parse(html.substr(a + open.size(), b - a - open.size()));
+    const json ev = json::parse(e.out);
+    ASSERT_EQ(doc.at("tokens").size(), ev.at("tokens").size());
+    ASSERT_GT(ev.at("tokens").size(), 5u);
+    for (std::size_t i = 0; i < ev.at("tokens").size(); ++i) {
+        const auto& x = doc.at("tokens")[i].at("experts");
+        ASSERT_EQ(x.size(), 3u) << "tiny-qwen3_moe: 3 sparse layers";
+        EXPECT_EQ(x, ev.at("tokens")[i].at("experts")) << "token " << i;
+    }
+    json rest = doc;
+    rest.erase("text");
+    rest.erase("share");
+    EXPECT_EQ(rest, ev) << "the embedded data is eval --experts' document";
+    std::filesystem::remove(page);
 }
 
 } // namespace
