@@ -8,8 +8,9 @@
 //
 // Scoring: the first N texts ({"code": ...} per line) scored one call each, R times (after one warm-up text); the
 // tokens/s of each run and their median. Generation: greedy, N new tokens (EOS not stopping it) after the first P
-// ids of the first text, R times; tokens/s. Memory: the process's resident set before loading (the runtime) and its
-// peak (getrusage), beside the weights' bytes in the compute dtype (parameters x the dtype's size).
+// ids of the first text, R times; tokens/s. Memory: the process's resident set before loading (the runtime), after
+// loading, the peak up to then (loading) and the peak of the whole run (getrusage), beside the weights' bytes in the
+// compute dtype (parameters x the dtype's size).
 #include "ascviz/base/error.h"
 #include "ascviz/model/model.h"
 
@@ -108,6 +109,7 @@ int run(int argc, char** argv)
     auto t0 = std::chrono::steady_clock::now();
     const auto model = ascviz::LanguageModel::load(modelDir, lo);
     const double loadS = seconds(t0);
+    const double loadedMb = currentRssMb(), loadPeakMb = peakRssMb();
     const ascviz::ModelInfo& info = model->info();
     const double bytesPer = info.dtype == "float32" ? 4.0 : 2.0;
     const double weightsMb = static_cast<double>(info.parameters) * bytesPer / (1024.0 * 1024.0);
@@ -153,6 +155,8 @@ int run(int argc, char** argv)
                     {"generate_tok_s_median", median(genRates)},
                     {"weights_mb", weightsMb},
                     {"runtime_rss_mb", runtimeMb},
+                    {"loaded_rss_mb", loadedMb},
+                    {"load_peak_rss_mb", loadPeakMb},
                     {"peak_rss_mb", peakRssMb()}};
     std::cout << j.dump() << '\n';
     return 0;

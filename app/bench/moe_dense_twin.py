@@ -6,7 +6,7 @@ vocabulary, and an MLP of intermediate = top_k x the expert's intermediate size 
 family has one), so that one token passes through as many MLP weights in both.
 
     moe_dense_twin.py --from tests/data/fixtures/models/tiny-qwen3_moe --out /tmp/moe-bench \
-                      [--hidden 1024] [--layers 8] [--experts 8] [--expert-size 1024]
+                      [--hidden 1024 --head-dim 64] [--layers 8] [--experts 8] [--expert-size 1024]
 
 Writes OUT/moe and OUT/dense (config.json, model.safetensors, tokenizer files of --from), prints their parameter
 counts. Families: qwen3_moe (twin qwen3), mixtral (twin mistral), qwen2_moe (twin qwen2, intermediate + the shared
@@ -54,6 +54,7 @@ def main() -> None:
     ap.add_argument("--layers", type=int)
     ap.add_argument("--experts", type=int)
     ap.add_argument("--expert-size", type=int)
+    ap.add_argument("--head-dim", type=int, help="with --hidden: the heads' size (default: the source's)")
     a = ap.parse_args()
     cfg = json.load(open(os.path.join(a.src, "config.json")))
     mt = cfg["model_type"]
@@ -61,7 +62,7 @@ def main() -> None:
         raise SystemExit(f"{mt}: no dense twin known (qwen3_moe, mixtral, qwen2_moe)")
     moe = {k: v for k, v in cfg.items() if k not in ("architectures", "model_type", "transformers_version", "dtype")}
     if a.hidden:
-        hd = cfg.get("head_dim") or cfg["hidden_size"] // cfg["num_attention_heads"]
+        hd = a.head_dim or cfg.get("head_dim") or cfg["hidden_size"] // cfg["num_attention_heads"]
         moe["hidden_size"] = a.hidden
         moe["num_attention_heads"] = a.hidden // hd
         moe["num_key_value_heads"] = max(1, moe["num_attention_heads"] * cfg["num_key_value_heads"] //
