@@ -3,15 +3,16 @@
 // `ascviz-cli analyze experts --json` prints), not through the CLI's argument parsing.
 #include "binding.h"
 
-#include "common.h"
-
 #include "ascviz/base/error.h"
+#include "ascviz/base/resources.h"
 #include "ascviz/experts/experts.h"
 #include "ascviz/results/corpus.h"
 #include "ascviz/results/resultsdb.h"
+#include "ascviz/syntax/language.h"
 
 #include <nanobind/stl/string.h>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -21,12 +22,13 @@ namespace ascviz::python {
 namespace {
 
 // The texts of `analyze experts`: a database's status-ok snippets (in the language of each, else the run's) or a
-// corpus's entries (readCorpusOption, as the CLI reads --corpus), the first `limit` of them (0 = all).
+// corpus's entries (core's readCorpus; "default": the language's bundled sample corpus, as the CLI's --corpus), the
+// first `limit` of them (0 = all).
 std::vector<ExpertText> expertTexts(const std::string& db, const std::string& corpus, const std::string& language,
                                     int limit)
 {
     if (db.empty() == corpus.empty())
-        throw InputError("experts needs a results database (db) or a corpus, not both");
+        throw InputError("experts needs exactly one of a results database (db) and a corpus");
     if (limit < 0)
         throw InputError("limit must be >= 0 (0 = all), got " + std::to_string(limit));
     std::vector<ExpertText> texts;
@@ -38,7 +40,14 @@ std::vector<ExpertText> expertTexts(const std::string& db, const std::string& co
                 texts.push_back({r.snippetCode(row.index), row.language.empty() ? run.language : row.language,
                                  db + ": snippet " + std::to_string(row.index)});
     } else {
-        for (const auto& e : cli::readCorpusOption(corpus, language, "").entries)
+        CorpusReadOptions ro;
+        ro.language = language;
+        const auto& reg = LanguageRegistry::instance();
+        const LanguageInfo& sampleOf = language.empty() ? reg.defaultLanguage() : reg.get(language);
+        const std::filesystem::path path = corpus != "default"             ? std::filesystem::path(corpus)
+                                           : sampleOf.sampleCorpus.empty() ? sampleCorpus()
+                                                                           : sampleOf.sampleCorpus;
+        for (const auto& e : readCorpus(path, ro).entries)
             texts.push_back({e.code, e.language, e.location});
     }
     if (limit > 0 && texts.size() > static_cast<std::size_t>(limit))
