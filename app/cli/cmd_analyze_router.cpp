@@ -69,11 +69,14 @@ const std::vector<AnalyzeSubcommand>& analyzeSubcommands()
          "    corpus; a one-line warning names them); databases of different corpora are refused unless\n"
          "    --allow-different-corpus\n",
          false, analyzeHeatmap},
-        {"experts", "(--db R | --corpus C --model M) [--language L] [--limit N] [--json] [--out F]",
+        {"experts",
+         "(--db R | --corpus C --model M) [--language L] [--limit N] [--json] [--out F] [--svg OUT] [--pdf OUT]",
          "a mixture-of-experts model's routing by category (method.md 15): per category, sparse\n"
          "             layer and expert the share of the category's tokens routed there, and each category's\n"
          "             specialisation (KL divergence from the corpus-wide routing, bits)\n"
-         "    --db RESULTS | --corpus C --model M   --language L   --limit N   --json   --out FILE\n",
+         "    --db RESULTS | --corpus C --model M   --language L   --limit N   --json   --out FILE\n"
+         "    --svg OUT | --pdf OUT: the category x expert heat map per sparse layer (small multiples), or\n"
+         "                 --layer L alone; --width-mm W --font-pt P --no-title --legend right|bottom|none\n",
          true, cmdAnalyzeExperts},
         {"heads",
          "--model M --corpus C [--top-k 1,3,10,20] [--metric first|last|any] [--min-count N]\n"

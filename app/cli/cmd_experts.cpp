@@ -2,6 +2,7 @@
 // syntax category to, over a corpus.
 #include "commands.h"
 #include "common.h"
+#include "figure_args.h"
 #include "output.h"
 
 #include "ascviz/base/error.h"
@@ -9,11 +10,16 @@
 #include "ascviz/base/resources.h"
 #include "ascviz/eval/eval.h"
 #include "ascviz/experts/experts.h"
+#include "ascviz/figure/expertsfigure.h"
 #include "ascviz/results/corpus.h"
 #include "ascviz/results/resultsdb.h"
 
+#include <algorithm>
 #include <iomanip>
 #include <iostream>
+#include <map>
+#include <optional>
+#include <set>
 #include <sstream>
 
 namespace ascviz::cli {
@@ -31,6 +37,43 @@ std::string reportText(const ExpertReport& r, const std::string& model, int64_t 
     return t.str();
 }
 
+// The report as the figure room's plain data: the categories in the report's order, the sparse layers (all, or
+// `layer` alone: UsageError when it is not one of them).
+ExpertsFigureData figureData(const ExpertRun& run, int expertsPerToken, std::optional<int> layer)
+{
+    ExpertsFigureData d;
+    d.model = run.model;
+    d.experts = run.report.experts;
+    d.expertsPerToken = expertsPerToken;
+    std::map<int, std::size_t> panel; // layer -> index in d.layers
+    for (const auto& row : run.report.rows) {
+        if (layer && row.layer != *layer)
+            continue;
+        if (d.categories.empty() || d.categories.back() != row.category)
+            if (std::find(d.categories.begin(), d.categories.end(), row.category) == d.categories.end())
+                d.categories.push_back(row.category);
+        d.n[row.category] = row.n;
+        auto [it, added] = panel.emplace(row.layer, d.layers.size());
+        if (added)
+            d.layers.push_back({row.layer, {}});
+        auto& shares = d.layers[it->second].shares[row.category];
+        shares.resize(static_cast<std::size_t>(d.experts), 0.0);
+        shares[static_cast<std::size_t>(row.expert)] = row.share;
+    }
+    std::sort(d.layers.begin(), d.layers.end(), [](const auto& a, const auto& b) { return a.layer < b.layer; });
+    if (layer && d.layers.empty()) {
+        std::set<int> sparse;
+        for (const auto& row : run.report.rows)
+            sparse.insert(row.layer);
+        std::string list;
+        for (int l : sparse)
+            list += (list.empty() ? "" : ", ") + std::to_string(l);
+        throw UsageError("--layer " + std::to_string(*layer) + " is not a sparse layer of " + run.model +
+                         " (its sparse layers: " + list + ")");
+    }
+    return d;
+}
+
 } // namespace
 
 int cmdAnalyzeExperts(Args& args)
@@ -43,17 +86,25 @@ int cmdAnalyzeExperts(Args& args)
     const int limit = args.intValue("--limit", 0);
     const bool asJson = args.flag("--json");
     const auto out = args.value("--out");
-    const std::size_t maxTextBytes = maxTextBytesOption(args);
-    const int maxAstDepth = maxAstDepthOption(args);
-    const std::size_t maxAstNodes = maxAstNodesOption(args);
+    const auto svg = args.value("--svg");
+    const auto pdf = args.value("--pdf");
+    bool styled = false;
+    const FigureStyle style = readFigureStyle(args, &styled);
+    std::optional<int> layer;
+    if (Args peek = args; peek.value("--layer").has_value())
+        layer = args.intValue("--layer", 0, 0, 1 << 20);
+    ExpertRunOptions options;
+    options.maxTextBytes = maxTextBytesOption(args);
+    options.maxAstDepth = maxAstDepthOption(args);
+    options.maxAstNodes = maxAstNodesOption(args);
     if (limit < 0)
         throw UsageError("--limit must be >= 0 (0 = all)");
+    if ((styled || layer) && !svg && !pdf)
+        throw UsageError("--layer, --width-mm, --font-pt, --no-title and --legend are for the heat map: give --svg "
+                         "OUT or --pdf OUT");
 
-    struct Text {
-        std::string code, language, location;
-    };
-    std::vector<Text> texts;
-    std::string modelArg, source;
+    std::vector<ExpertText> texts;
+    std::string modelArg;
     if (dbArg) {
         // The database's snippets (those scored), with its run's model unless --model names another.
         const ResultsDb db = ResultsDb::open(*dbArg);
@@ -63,13 +114,11 @@ int cmdAnalyzeExperts(Args& args)
             if (row.ok)
                 texts.push_back({db.snippetCode(row.index), row.language.empty() ? run.language : row.language,
                                  *dbArg + ": snippet " + std::to_string(row.index)});
-        source = *dbArg;
     } else {
         modelArg = args.valueOr("--model", "default");
         const Corpus corpus = readCorpusOption(*corpusArg, language, "");
         for (const auto& e : corpus.entries)
             texts.push_back({e.code, e.language, e.location});
-        source = corpus.source.string();
     }
     const LoadOptions lo = loadOptions(args);
     args.finish();
@@ -77,41 +126,26 @@ int cmdAnalyzeExperts(Args& args)
         texts.resize(static_cast<std::size_t>(limit));
 
     const auto model = LanguageModel::load(resolveModelDir(modelArg), lo);
-    const ModelInfo& info = model->info();
-    if (info.experts <= 0)
-        throw ModelError("the model " + info.name + " (" + info.architecture +
-                             ") is dense: it has no mixture-of-experts layers whose routing could be analysed",
-                         ErrorContext(info.dir.string()));
-    ExpertTally tally(info.layers, info.experts, info.expertsPerToken);
-    int done = 0, skipped = 0;
-    for (const Text& e : texts) {
-        if (maxTextBytes && e.code.size() > maxTextBytes) {
-            std::cerr << "analyze experts: " << e.location << ": " << e.code.size() << " bytes, over "
-                      << limits::kMaxTextBytesOption << ' ' << maxTextBytes << ": left out\n";
-            ++skipped;
-            continue;
-        }
-        SyntaxTree tree = parseForEval(e.language, e.code, maxAstDepth, maxAstNodes);
-        ScoredExperts se = scoreExperts(*model, e.code);
-        const EvalResult r =
-            evaluate(std::move(se.scored), std::move(tree), Aggregation::Median, CategoryMap::forLanguage(e.language));
-        tally.add(r, se.tokens);
-        if (++done % 50 == 0)
+    options.skipped = [&](const ExpertText& e, const std::string&) {
+        std::cerr << "analyze experts: " << e.location << ": " << e.code.size() << " bytes, over "
+                  << limits::kMaxTextBytesOption << ' ' << options.maxTextBytes << ": left out\n";
+    };
+    options.progress = [](int done) {
+        if (done % 50 == 0)
             std::cerr << "analyze experts: " << done << " snippets\n";
+    };
+    const ExpertRun run = analyzeExperts(*model, texts, options);
+    // The category x expert heat map per sparse layer (figure room: width, font, legend; SVG and PDF).
+    for (const auto& [file, asPdf] : {std::pair{svg, false}, std::pair{pdf, true}}) {
+        if (!file)
+            continue;
+        writeFigure(expertsFigure(figureData(run, model->info().expertsPerToken, layer), style), *file, asPdf);
+        std::cerr << "analyze experts: wrote " << *file << '\n';
     }
-    if (done == 0)
-        throw InputError("no snippet of " + source + " could be analysed (" + std::to_string(skipped) +
-                         " over the size limit)");
-    const ExpertReport report = tally.report();
-    if (asJson) {
-        nlohmann::json j = expertReportJson(report);
-        j["model"] = info.name;
-        j["tokens"] = tally.tokens();
-        j["snippets"] = done;
-        writeJson(j, out);
-    } else {
-        writeText(reportText(report, info.name, tally.tokens()), out);
-    }
+    if (asJson)
+        writeJson(expertRunJson(run), out);
+    else if (!svg && !pdf)
+        writeText(reportText(run.report, run.model, run.tokens), out);
     return 0;
 }
 

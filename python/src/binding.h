@@ -24,5 +24,7 @@ void bindModel(nanobind::module_& m);
 void bindCorpus(nanobind::module_& m);
 // analyze perplexed / heads --from / layers / treatments through the CLI's command functions (analyses.cpp).
 void bindAnalyses(nanobind::module_& m);
+// analyze experts of a mixture-of-experts model over a corpus or a results database (experts.cpp).
+void bindExperts(nanobind::module_& m);
 
 } // namespace ascviz::python

@@ -69,6 +69,7 @@ NB_MODULE(_ascviz, m)
     ascviz::python::bindModel(m);
     ascviz::python::bindCorpus(m);
     ascviz::python::bindAnalyses(m);
+    ascviz::python::bindExperts(m);
     m.def("torch_version", &ascviz::torchVersion, "The LibTorch version this extension was built with.");
     m.def("torch_build", &ascviz::torchBuild, "Where the LibTorch came from (PyTorch wheel, system, ...).");
     m.def("cuda_available", &ascviz::cudaAvailable);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <map>
 
 using nlohmann::json;
@@ -136,6 +137,71 @@ TEST(CliExperts, AnalyzeExpertsByCategory)
                                     fixture("tiny-gpt2") + " --device cpu --json");
     EXPECT_EQ(dense.status, 1);
     EXPECT_NE(dense.err.find("is dense"), std::string::npos) << dense.err;
+}
+
+// --svg / --pdf: the category x expert heat map per sparse layer through the figure room (small multiples), or
+// one layer with --layer; the style options need a figure, --layer a sparse layer.
+TEST(CliExperts, AnalyzeExpertsFigure)
+{
+    const auto corpus = clitest::writeTemp("experts-fig.jsonl", "{\"code\": \"def f(a):\\n    return a + 1\\n\"}\n");
+    const auto svg = clitest::tempDir() / "experts.svg";
+    const auto pdf = clitest::tempDir() / "experts-layer.pdf";
+    const std::string base =
+        "analyze experts --corpus '" + corpus.string() + "' --model " + fixture("tiny-qwen2_moe") + " --device cpu";
+    const auto r = clitest::run(base + " --svg '" + svg.string() + "' --width-mm 40 --font-pt 7");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(r.out.empty()) << "a figure run prints no table: " << r.out;
+    const std::string s = clitest::readAll(svg);
+    EXPECT_NE(s.find("width=\"40mm\""), std::string::npos);
+    // tiny-qwen2_moe: layers 0 and 2 sparse, the middle one dense: two panels, 4 experts each.
+    EXPECT_NE(s.find(">layer 0<"), std::string::npos);
+    EXPECT_NE(s.find(">layer 2<"), std::string::npos);
+    EXPECT_EQ(s.find(">layer 1<"), std::string::npos);
+    EXPECT_NE(s.find(">E3<"), std::string::npos);
+    EXPECT_EQ(s.find(">E4<"), std::string::npos);
+    const auto one = clitest::run(base + " --layer 2 --pdf '" + pdf.string() + "' --legend bottom");
+    ASSERT_EQ(one.status, 0) << one.err;
+    EXPECT_EQ(clitest::readAll(pdf).rfind("%PDF", 0), 0u);
+    const auto dense = clitest::run(base + " --layer 1 --svg '" + svg.string() + "'");
+    EXPECT_EQ(dense.status, 2);
+    EXPECT_NE(dense.err.find("sparse layers: 0, 2"), std::string::npos) << dense.err;
+    EXPECT_EQ(clitest::run(base + " --width-mm 40 --json").status, 2) << "style options without a figure";
+    std::filesystem::remove(svg);
+    std::filesystem::remove(pdf);
+}
+
+// export-html --experts (docs/share.md): the page's embedded JSON carries each token's experts exactly as
+// eval --experts gives them (the same document: tokens with "experts", the NtP, the nodes).
+TEST(CliExperts, ExportHtmlEmbedsEvalExperts)
+{
+    const auto file = clitest::writeTemp("experts-share.py", kCode);
+    const auto page = clitest::tempDir() / "experts.html";
+    const std::string model =
+        " --model " + fixture("tiny-qwen3_moe") + " --device cpu --experts --text-file '" + file.string() + "'";
+    const auto h = clitest::run("export-html" + model + " --out '" + page.string() + "'");
+    ASSERT_EQ(h.status, 0) << h.err;
+    const auto e = clitest::run("eval" + model);
+    ASSERT_EQ(e.status, 0) << e.err;
+    const std::string html = clitest::readAll(page);
+    const std::string open = "<script type=\"application/json\" id=\"ascviz-data\">";
+    const auto a = html.find(open);
+    ASSERT_NE(a, std::string::npos);
+    const auto b = html.find("</script>", a);
+    ASSERT_NE(b, std::string::npos);
+    const json doc = json::parse(html.substr(a + open.size(), b - a - open.size()));
+    const json ev = json::parse(e.out);
+    ASSERT_EQ(doc.at("tokens").size(), ev.at("tokens").size());
+    ASSERT_GT(ev.at("tokens").size(), 5u);
+    for (std::size_t i = 0; i < ev.at("tokens").size(); ++i) {
+        const auto& x = doc.at("tokens")[i].at("experts");
+        ASSERT_EQ(x.size(), 3u) << "tiny-qwen3_moe: 3 sparse layers";
+        EXPECT_EQ(x, ev.at("tokens")[i].at("experts")) << "token " << i;
+    }
+    json rest = doc;
+    rest.erase("text");
+    rest.erase("share");
+    EXPECT_EQ(rest, ev) << "the embedded data is eval --experts' document";
+    std::filesystem::remove(page);
 }
 
 } // namespace

@@ -1,9 +1,10 @@
 // The figure sweep (issue 44): every kind x widths {40, 85, 178 mm} x fonts {6, 7, 9 pt} x legends {right,
-// bottom, none} x title on/off, asserting on the produced geometry (textBoxes): no two text boxes overlap, no
-// text outside the page, no text below 6 pt, every plot area at least a third of the page wide, the SVG at the
-// width asked.
+// bottom, none} x title on/off (experts: analyze experts' small multiples and one layer alone), asserting on the
+// produced geometry (textBoxes): no two text boxes overlap, no text outside the page, no text below 6 pt, every plot
+// area at least a third of the page wide, the SVG at the width asked.
 #include "../eval/eval_test_util.h"
 #include "ascviz/figure/charts.h"
+#include "ascviz/figure/expertsfigure.h"
 #include "ascviz/figure/heads.h"
 #include "ascviz/figure/views.h"
 #include "ascviz/study/report.h"
@@ -216,6 +217,37 @@ Figure layers(const FigureStyle& s)
     return heatmapFigure(kRows, cols, s, o);
 }
 
+// Experts by category (analyze experts --svg): 3 sparse layers of 8 experts (top-2) as small multiples, and one
+// layer of 64 experts alone (headers turned, every k-th).
+ExpertsFigureData expertsData(int layers, int experts)
+{
+    ExpertsFigureData d;
+    d.model = "tiny-qwen3_moe";
+    d.experts = experts;
+    d.expertsPerToken = 2;
+    d.categories = kRows;
+    for (int l = 0; l < layers; ++l) {
+        ExpertsFigureData::Layer layer;
+        layer.layer = l + 1;
+        for (std::size_t r = 0; r < kRows.size(); ++r) {
+            auto& v = layer.shares[kRows[r]];
+            for (int e = 0; e < experts; ++e)
+                v.push_back(pseudo(r * 17 + static_cast<std::size_t>(e + l * 5)) * 2.0 / experts * 2);
+            d.n[kRows[r]] = static_cast<long long>(r * 300);
+        }
+        d.layers.push_back(layer);
+    }
+    return d;
+}
+Figure experts(const FigureStyle& s)
+{
+    return expertsFigure(expertsData(3, 8), s);
+}
+Figure expertsOneLayer(const FigureStyle& s)
+{
+    return expertsFigure(expertsData(1, 64), s);
+}
+
 EvalResult code()
 {
     std::vector<std::pair<std::string, std::optional<double>>> pieces = {
@@ -262,7 +294,8 @@ const std::vector<Kind>& kinds()
                                         {"heatmap", heatmap},       {"likert", likert},
                                         {"scatter", scatter},       {"heads", heads},
                                         {"layers", layers},         {"ast", ast},
-                                        {"sequence", sequence},     {"figure5", fig5}};
+                                        {"sequence", sequence},     {"figure5", fig5},
+                                        {"experts", experts},       {"experts-one-layer", expertsOneLayer}};
     return k;
 }
 
@@ -346,5 +379,5 @@ TEST(FigureSweep, EveryKindFitsEveryWidthFontAndLegend)
                         EXPECT_EQ(problems(f, mm), "") << kind.name << " at " << mm << " mm, " << pt << " pt, legend "
                                                        << toString(legend) << (title ? "" : ", no title");
                     }
-    EXPECT_EQ(figures, 12 * 3 * 3 * 3 * 2);
+    EXPECT_EQ(figures, 14 * 3 * 3 * 3 * 2);
 }

@@ -175,4 +175,49 @@ nlohmann::json expertReportJson(const ExpertReport& r)
         {"layers", r.layers}, {"experts", r.experts}, {"rows", std::move(rows)}, {"specialisation", std::move(spec)}};
 }
 
+ExpertRun analyzeExperts(const LanguageModel& model, const std::vector<ExpertText>& texts,
+                         const ExpertRunOptions& options)
+{
+    const ModelInfo& info = model.info();
+    if (info.experts <= 0)
+        throw ModelError("the model " + info.name + " (" + info.architecture +
+                             ") is dense: it has no mixture-of-experts layers whose routing could be analysed",
+                         ErrorContext(info.dir.string()));
+    ExpertTally tally(info.layers, info.experts, info.expertsPerToken);
+    ExpertRun run;
+    run.model = info.name;
+    for (const ExpertText& e : texts) {
+        if (options.maxTextBytes && e.code.size() > options.maxTextBytes) {
+            if (options.skipped)
+                options.skipped(e, std::to_string(e.code.size()) + " bytes, over the text size limit " +
+                                       std::to_string(options.maxTextBytes));
+            ++run.skipped;
+            continue;
+        }
+        SyntaxTree tree = parseForEval(e.language, e.code, options.maxAstDepth, options.maxAstNodes);
+        ScoredExperts se = scoreExperts(model, e.code);
+        const EvalResult r =
+            evaluate(std::move(se.scored), std::move(tree), Aggregation::Median, CategoryMap::forLanguage(e.language));
+        tally.add(r, se.tokens);
+        ++run.snippets;
+        if (options.progress)
+            options.progress(run.snippets);
+    }
+    if (run.snippets == 0)
+        throw InputError("none of the " + std::to_string(texts.size()) + " texts could be analysed (" +
+                         std::to_string(run.skipped) + " over the size limit)");
+    run.report = tally.report();
+    run.tokens = tally.tokens();
+    return run;
+}
+
+nlohmann::json expertRunJson(const ExpertRun& run)
+{
+    nlohmann::json j = expertReportJson(run.report);
+    j["model"] = run.model;
+    j["tokens"] = run.tokens;
+    j["snippets"] = run.snippets;
+    return j;
+}
+
 } // namespace ascviz

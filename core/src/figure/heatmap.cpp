@@ -195,7 +195,8 @@ Figure heatmapFigure(const std::vector<std::string>& rows, const std::vector<Hea
     note += keyNote(key);
     if (!o.note.empty())
         note += (note.empty() ? "" : " ") + o.note;
-    f.heightPt += drawNote(f, note, kPad, f.heightPt - kPad, W - 2 * kPad, style);
+    if (o.captions)
+        f.heightPt += drawNote(f, note, kPad, f.heightPt - kPad, W - 2 * kPad, style);
     return f;
 }
 

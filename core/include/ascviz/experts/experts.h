@@ -2,12 +2,14 @@
 // (model/observer.h, intermediate::kExperts), the fields `ascviz-cli eval --experts` adds to the eval JSON, and
 // the category × layer × expert table of `ascviz-cli analyze experts` with its specialisation score.
 #pragma once
+#include "ascviz/base/limits.h"
 #include "ascviz/eval/eval.h"
 #include "ascviz/model/model.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -91,5 +93,30 @@ private:
 };
 
 nlohmann::json expertReportJson(const ExpertReport& r);
+
+// One text of a corpus or results database for analyzeExperts.
+struct ExpertText {
+    std::string code, language, location; // location: how messages name it ("corpus.jsonl: line 3")
+};
+struct ExpertRunOptions {
+    std::size_t maxTextBytes = limits::kDefaultMaxTextBytes; // texts longer are left out (0 = no limit)
+    int maxAstDepth = limits::kDefaultMaxAstDepth;
+    std::size_t maxAstNodes = limits::kDefaultMaxAstNodes;
+    std::function<void(const ExpertText&, const std::string& why)> skipped; // a text left out (over the size)
+    std::function<void(int done)> progress;                                 // after each analysed text
+};
+struct ExpertRun {
+    ExpertReport report;
+    std::string model; // ModelInfo::name
+    int64_t tokens = 0;
+    int snippets = 0, skipped = 0;
+};
+// `analyze experts`: parses each text (parseForEval), scores it with the router recorded (scoreExperts), aligns
+// it (AsC-Eval, median) and tallies its tokens by category (ExpertTally). ModelError for a dense model, InputError
+// when no text could be analysed.
+ExpertRun analyzeExperts(const LanguageModel& model, const std::vector<ExpertText>& texts,
+                         const ExpertRunOptions& options = {});
+// The document of `analyze experts --json`: expertReportJson plus "model", "tokens" and "snippets".
+nlohmann::json expertRunJson(const ExpertRun& run);
 
 } // namespace ascviz

@@ -82,6 +82,7 @@ struct HeatmapFigureOptions {
     long long minN = 10;             // counts below it are marked
     std::string pickRow, pickColumn; // a cell outlined in red ("" = none)
     std::string note;                // a caption line (settings, what the values are)
+    bool captions = true;            // false: no caption lines at all (a small multiple whose last panel has them)
 };
 Figure heatmapFigure(const std::vector<std::string>& rows, const std::vector<HeatmapColumn>& columns,
                      const FigureStyle& style, const HeatmapFigureOptions& options);
