@@ -5,10 +5,10 @@
 // engine's (corpusrun/engine.h); one item is one testbed item under one treatment.
 #pragma once
 #include "ascviz/corpusrun/engine.h"
-#include "ascviz/galeras/runsdb.h"
 #include "ascviz/galeras/testbed.h"
 #include "ascviz/galeras/treatments.h"
 #include "ascviz/model/model.h"
+#include "ascviz/results/galerasdb.h"
 
 #include <filesystem>
 #include <functional>
