@@ -9,6 +9,7 @@
 #include "ascviz/base/resources.h"
 #include "ascviz/cluster/slurm.h"
 #include "ascviz/results/resultsdb.h"
+#include "ascviz/results/runkind.h"
 #include "ascviz/results/shards.h"
 
 #include <chrono>
@@ -217,10 +218,17 @@ int cmdMerge(Args& args)
     if (inputs.empty())
         throw UsageError("merge needs the shard databases: ascviz-cli merge --out ALL.db SHARD.db...");
     std::vector<fs::path> paths(inputs.begin(), inputs.end());
-    const MergeReport r = mergeShards(out, paths, [&](const std::string& line) {
+    // One merge for every kind of run: the kind of the shards picks it (batch or galeras).
+    const RunMergeReport merged = mergeRuns(out, paths, [&](const std::string& line) {
         if (!quiet)
             std::cerr << "merge: " << line << '\n';
     });
+    const MergeReport& r = merged.merged;
+    if (merged.kind == RunKind::Galeras) {
+        std::cerr << "merge: wrote " << r.out.string() << ": " << r.snippets << " Galeras rows from " << r.shards
+                  << " shards\n";
+        return 0;
+    }
     std::cerr << "merge: wrote " << r.out.string() << ": " << r.snippets << " snippets, " << r.tokens << " tokens, "
               << r.nodes << " nodes from " << r.shards << " shards\n";
     return 0;

@@ -116,9 +116,7 @@ int galerasRun(Args& args)
     samplingOptions(args, g, "--sample-seed");
     if (const auto shard = args.value("--shard")) {
         try {
-            const ShardSpec s = parseShard(*shard);
-            opts.shard = s.index;
-            opts.shards = s.count;
+            opts.shard = parseShard(*shard);
         } catch (const std::exception& e) {
             throw UsageError(std::string("--shard: ") + e.what());
         }

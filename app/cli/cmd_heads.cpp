@@ -8,6 +8,7 @@
 #include "ascviz/attention/headpartial.h"
 #include "ascviz/base/resources.h"
 #include "ascviz/base/utf8.h"
+#include "ascviz/corpusrun/engine.h"
 #include "ascviz/figure/heads.h"
 #include "ascviz/model/observer.h"
 #include "ascviz/syntax/language.h"
@@ -276,11 +277,12 @@ int cmdAnalyzeHeads(Args& args)
             throw InputError("analyze heads takes one language per run; " + corpus.source.string() + " holds " +
                                  std::to_string(langs.size()) + " (cut it with extract, or give --language)",
                              ErrorContext(corpus.source.string()));
-        std::vector<const CorpusEntry*> todo;
-        for (std::size_t i = 0; i < corpus.entries.size(); ++i)
-            if ((limit == 0 || static_cast<int>(i) < limit) && shard.contains(static_cast<int64_t>(i)))
-                todo.push_back(&corpus.entries[i]);
-        if (todo.empty())
+        // The corpus-run engine (corpusrun/engine.h): the shard's slice, resume, cancel, the loop.
+        const RunSlice slice = planSlice(static_cast<int>(corpus.entries.size()), limit, shard);
+        const auto entryAt = [&corpus](int i) -> const CorpusEntry& {
+            return corpus.entries[static_cast<std::size_t>(i)];
+        };
+        if (slice.mine.empty())
             throw InputError("no snippets to analyze in " + corpus.source.string() +
                                  (shard.whole() ? std::string() : " (shard " + shard.toString() + ")"),
                              ErrorContext(corpus.source.string()));
@@ -295,6 +297,7 @@ int cmdAnalyzeHeads(Args& args)
                                  model->info().layers,
                                  maxK,
                                  shard.whole() ? std::string() : shard.toString()};
+        const int planned = static_cast<int>(slice.mine.size());
         std::set<std::string> done;
         std::optional<HeadPartialWriter> partialOut;
         if (partial) {
@@ -314,21 +317,22 @@ int cmdAnalyzeHeads(Args& args)
                                  ErrorContext(*partial));
             } else {
                 partialOut.emplace(*partial, nullptr);
-                partialOut->append(headRunSettingsJson(settings, static_cast<int>(todo.size())));
+                partialOut->append(headRunSettingsJson(settings, planned));
             }
         }
         std::signal(SIGINT, onInterrupt);
         int skipped = 0, scored = 0;
-        for (const CorpusEntry* e : todo) {
-            if (g_stop)
-                break;
-            if (done.count(e->id))
-                continue;
+        const RunQueue queue = pendingItems(slice.mine, [&](int i) { return done.count(entryAt(i).id) > 0; });
+        RunControls controls;
+        controls.cancel = &g_stop;
+        ProgressClock clock(controls, queue.total, queue.resumed);
+        runItems(clock, queue, [&](int i) -> std::optional<ItemOutcome> {
+            const CorpusEntry* e = &entryAt(i);
             if (maxTextBytes && e->code.size() > maxTextBytes) {
                 std::cerr << "analyze heads: " << e->location << ": " << e->code.size() << " bytes, over "
                           << limits::kMaxTextBytesOption << ' ' << maxTextBytes << ": left out\n";
                 ++skipped;
-                continue;
+                return ItemOutcome{e->id, false, 0}; // left out, not stored
             }
             const SyntaxTree tree = SyntaxTree::parse(info.id, e->code, maxAstNodes);
             auto rels = syntaxRelations(tree);
@@ -354,11 +358,12 @@ int cmdAnalyzeHeads(Args& args)
             const TextRecord rec = tally.record(e->id, rels, texts, scorer);
             tally.add(rec);
             if (partialOut)
-                partialOut->append(textRecordJson(rec));
+                partialOut->append(textRecordJson(rec)); // one write: a kill keeps whole records
             ++scored;
             if (scored % 50 == 0)
-                std::cerr << "analyze heads: " << scored << " / " << todo.size() << " snippets\n";
-        }
+                std::cerr << "analyze heads: " << scored << " / " << planned << " snippets\n";
+            return ItemOutcome{e->id, true, static_cast<int64_t>(s.tokens.size())};
+        });
         std::signal(SIGINT, SIG_DFL);
         if (g_stop)
             std::cerr << "analyze heads: interrupted after " << scored << " snippets"

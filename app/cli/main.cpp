@@ -316,9 +316,11 @@ const std::map<std::string, CommandHelp>& commandHelp()
           true}},
         {"merge",
          {"ascviz-cli merge --out ALL.db SHARD.db... [--quiet]",
-          "  joins the shard databases of one run (batch --shard I/N, every I of N once) into one results database\n"
-          "  equal to a single-machine run; refuses (exit 1, nothing written) missing, duplicate or incomplete\n"
-          "  shards, and shards of another corpus, model, language, aggregation or size\n"
+          "  joins the shard databases of one run (batch --shard I/N or galeras run --shard I/N, every I of N\n"
+          "  once) into one database equal to a single-machine run; the kind of run is read from the files\n"
+          "  (galeras merge is the same for Galeras runs); refuses (exit 1, nothing written) missing, duplicate\n"
+          "  or incomplete shards, shards of different kinds, and shards of another corpus, model, language,\n"
+          "  aggregation or size (Galeras: another setting of the run)\n"
           "  --out ALL.db       the merged database (must not exist)\n",
           false}},
         {"slurm",

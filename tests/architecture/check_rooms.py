@@ -34,14 +34,15 @@ ALLOWED = {
     "eval": {"base", "syntax"},
     "render": {"base", "eval"},
     "results": {"base", "eval"},
-    "batch": {"base", "results", "eval", "model"},
+    "corpusrun": {"base", "results"},
+    "batch": {"base", "corpusrun", "results", "eval", "model"},
     "analysis": {"base", "results", "render"},
     "cluster": {"base", "results"},
     "study": {"base", "eval", "results"},
     "attention": {"base", "syntax"},
     "figure": {"base", "eval", "render", "results", "study"},
     "galeras": {"base", "syntax", "results", "analysis"},
-    "galerasrun": {"base", "syntax", "eval", "model", "galeras"},
+    "galerasrun": {"base", "syntax", "eval", "model", "galeras", "corpusrun"},
     "lens": {"base", "eval", "model", "results", "render"},
     "attribution": {"base", "eval", "model"},
     "experts": {"base", "eval", "model"},
@@ -189,10 +190,7 @@ notes = []
 
 # 6. SQL
 SQL_HOMES = ("core/src/results/", "core/include/ascviz/results/", "core/src/study/")
-SQL_KNOWN = {
-    "core/src/galeras/runsdb.cpp": "TODO(issue 40): the Galeras runs join the results database of the one "
-                                  "corpus-run engine (no second SQL owner)",
-}
+SQL_KNOWN = {}
 sql_re = re.compile(r"\b(SELECT|INSERT\s+(OR\s+\w+\s+)?INTO|CREATE\s+(TEMP\s+)?(TABLE|(UNIQUE\s+)?INDEX|VIEW|TRIGGER)|"
                     r"DELETE\s+FROM|UPDATE\s+\w+\s+SET|DROP\s+(TABLE|INDEX)|ALTER\s+TABLE|PRAGMA|"
                     r"BEGIN\s+(IMMEDIATE|EXCLUSIVE|DEFERRED|TRANSACTION)|ATTACH\s+DATABASE|COMMIT|ROLLBACK)\b")
@@ -297,12 +295,7 @@ FLAGS_KNOWN = {
     ("core/src/figure/astfigure.cpp", "--orientation"): 1,
     ("core/src/figure/astfigure.cpp", "--subtree"): 1,
     ("core/src/galeras/records.cpp", "--fields"): 1,
-    ("core/src/galeras/runsdb.cpp", "--db"): 1,
-    ("core/src/galeras/runsdb.cpp", "--resume"): 3,
     ("core/src/galeras/testbed.cpp", "--testbed"): 1,
-    ("core/src/galerasrun/run.cpp", "--db"): 1,
-    ("core/src/galerasrun/run.cpp", "--resume"): 2,
-    ("core/src/galerasrun/run.cpp", "--shard"): 1,
     ("core/src/model/load.cpp", "--device"): 2,
     ("core/src/model/load.cpp", "--dtype"): 5,
     ("core/src/render/collapse.cpp", "--subtree"): 1,

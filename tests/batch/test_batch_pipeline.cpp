@@ -1,9 +1,8 @@
-// The batch runner's parts (core/src/batch): the progress clock on its own, pause and cancel through the
-// whole runner on both of its thread arrangements, and the remedies its errors carry.
-#include "progressclock.h"
-
+// The batch runner's parts (core/src/batch): the engine's progress clock (corpusrun) with batch's options, pause and
+// cancel through the whole runner on both of its thread arrangements, and the remedies its errors carry.
 #include "ascviz/base/error.h"
 #include "ascviz/batch/batch.h"
+#include "ascviz/corpusrun/engine.h"
 #include "dbcontent.h"
 #include "testdata.h"
 
@@ -118,8 +117,8 @@ TEST_F(PausedClock, ACancelEndsThePause)
     EXPECT_TRUE(rec.seen[0].paused);
     pause = false;
     EXPECT_FALSE(clock.waitWhilePaused()); // cancelled and not paused
-    EXPECT_TRUE(cancelRequested(opts));
-    EXPECT_FALSE(pauseRequested(opts));
+    EXPECT_TRUE(opts.cancelRequested());
+    EXPECT_FALSE(opts.pauseRequested());
 }
 
 class BatchPipeline : public ::testing::Test {

@@ -115,6 +115,13 @@ TEST(CliGaleras, KilledRunResumesWithNothingLostOrTwice)
         EXPECT_EQ(r.completion, (whole[{r.recordId, r.treatment}])) << r.recordId << " " << r.treatment;
     EXPECT_EQ(run("galeras merge --out '" + (clitest::tempDir() / "m2.db").string() + "' '" + s0.string() + "'").status,
               1); // shard 1 missing
+    // The one merge of every kind (issue 40): `merge` reads the kind from the files, the same rows.
+    const fs::path merged3 = clitest::tempDir() / "merged-any.db";
+    fs::remove(merged3);
+    const auto any = run("merge --out '" + merged3.string() + "' '" + s0.string() + "' '" + s1.string() + "'");
+    ASSERT_EQ(any.status, 0) << any.err;
+    EXPECT_NE(any.err.find("9 Galeras rows from 2 shards"), std::string::npos) << any.err;
+    EXPECT_EQ(ascviz::GalerasDb::open(merged3).rows().size(), mergedRows.size());
 
     // A database left by a run killed before it stored the skipped records (every row there, no skipped
     // record: what an older build left after a kill during the testbed): --resume stores them, so it ends

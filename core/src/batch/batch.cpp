@@ -1,9 +1,8 @@
 // The batch runner (batch.h): plan the run (runplan.h), then score and store the pending snippets
-// (pipeline.h) while the progress clock reports (progressclock.h).
+// (pipeline.h) in the corpus-run engine's loop (corpusrun/engine.h: resume, progress, pause, cancel).
 #include "ascviz/batch/batch.h"
 
 #include "pipeline.h"
-#include "progressclock.h"
 #include "runplan.h"
 
 #include "ascviz/base/error.h"
@@ -37,37 +36,38 @@ BatchSummary runBatch(const LanguageModel& model, const Corpus& corpus, const fs
     const BatchOptions& opts = plan.opts;
     RunStore store(dbPath, plan);
     const std::set<int64_t>& done = store.done();
+    const RunQueue queue = pendingItems(plan.mine, [&done](int i) { return done.count(i) > 0; });
+    const std::vector<int>& pending = queue.pending;
 
     BatchSummary sum;
     sum.db = dbPath;
-    sum.total = static_cast<int>(plan.mine.size());
-    std::vector<int> pending;
-    for (int i : plan.mine) {
-        if (done.count(i))
-            ++sum.resumed;
-        else
-            pending.push_back(i);
-    }
-    ProgressClock clock(opts, sum.total, sum.resumed);
-    clock.emit({});
+    sum.total = queue.total;
+    sum.resumed = queue.resumed;
+    const RunControls& controls = opts;
+    ProgressClock clock(controls, queue.total, queue.resumed);
 
     // Scoring overlaps storing when the model leaves a core free (pipeline.h).
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const bool overlap = model.info().threads == 0 || model.info().threads < cores;
     const GroupScorer scorer(model, corpus, opts, pending);
-    SnippetWriter writer(model, corpus, plan, pending, store.db(), clock, sum);
-    GroupSource source(scorer, pending.size(), overlap, clock, opts); // its thread is joined however we leave
-    while (auto group = source.next()) {
-        if (!writer.store(*group)) {
-            sum.cancelled = true;
-            break;
+    SnippetWriter writer(model, corpus, plan, pending, store.db(), sum);
+    GroupSource source(scorer, pending.size(), overlap, clock, controls); // its thread is joined however we leave
+    std::optional<ScoredGroup> group;
+    std::size_t next = 0; // position in `pending` of the snippet stored next
+    const RunTally tally = runItems(clock, queue, [&](int) -> std::optional<ItemOutcome> {
+        if (!group || next >= group->end) {
+            group = source.next();
+            if (!group)
+                return std::nullopt;
         }
-    }
-    if (source.cancelled())
-        sum.cancelled = true;
-    if (writer.processed() < pending.size() && cancelRequested(opts))
-        sum.cancelled = true;
-    sum.seconds = clock.worked();
+        return writer.store(*group, next++);
+    });
+    sum.stored = tally.stored;
+    sum.errors = tally.errors;
+    sum.tokens = tally.tokens;
+    sum.cancelled = tally.cancelled || source.cancelled() ||
+                    (static_cast<std::size_t>(tally.stored) < pending.size() && controls.cancelRequested());
+    sum.seconds = tally.seconds;
 
     const std::set<int64_t> after = store.db().doneIndices();
     const auto stored = std::count_if(plan.mine.begin(), plan.mine.end(), [&](int i) { return after.count(i) > 0; });

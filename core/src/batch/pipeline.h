@@ -2,16 +2,17 @@
 //
 // Producer/consumer: a scoring thread scores the pending snippets group by group (opts.batchSize texts per
 // scoreBatch call) while the runner's thread parses, aligns, aggregates and stores them one by one in corpus
-// order (one transaction per snippet). At most kAhead scored groups wait, so memory stays bounded and a
-// cancel or crash loses at most the groups scored but not stored (they are not in the DB and are redone on
-// resume). The two overlap when the model leaves a core free (a GPU, or fewer CPU threads than cores); when
-// its threads use every core, the runner's thread scores and stores in turn (no second thread): on 2 cores
-// with 2 threads, overlapping made the batch ~15 % slower (the parser's thread stalls the model's parallel
-// matrix products), and handing each group to a scoring thread that waited for its turn made the
-// 600-function batch 43 % slower in wall time than scoring on the runner's thread.
+// order (one transaction per snippet), driven by the corpus-run engine's loop (corpusrun/engine.h). At most kAhead
+// scored groups wait, so memory stays bounded and a cancel or crash loses at most the groups scored but not stored
+// (they are not in the DB and are redone on resume). The two overlap when the model leaves a core free (a GPU, or fewer
+// CPU threads than cores); when its threads use every core, the runner's thread scores and stores in turn (no second
+// thread): on 2 cores with 2 threads, overlapping made the batch ~15 % slower (the parser's thread stalls the model's
+// parallel matrix products), and handing each group to a scoring thread that waited for its turn made the 600-function
+// batch 43 % slower in wall time than scoring on the runner's thread.
 #pragma once
-#include "progressclock.h"
 #include "runplan.h"
+
+#include "ascviz/corpusrun/engine.h"
 
 #include <atomic>
 #include <condition_variable>
@@ -57,7 +58,7 @@ private:
 class GroupSource {
 public:
     GroupSource(const GroupScorer& scorer, std::size_t pending, bool overlap, ProgressClock& clock,
-                const BatchOptions& opts);
+                const RunControls& controls);
     ~GroupSource();
     GroupSource(const GroupSource&) = delete;
     GroupSource& operator=(const GroupSource&) = delete;
@@ -75,7 +76,7 @@ private:
     std::size_t m_pending;
     bool m_overlap;
     ProgressClock& m_clock;
-    const BatchOptions& m_opts;
+    const RunControls& m_controls;
     std::size_t m_nextGroup = 0;
     bool m_cancelled = false;
     std::mutex m_mu;
@@ -87,27 +88,22 @@ private:
     std::thread m_producer;
 };
 
-// Evaluates and stores the snippets of scored groups, one transaction each, counting into the summary and
-// the progress.
+// Evaluates and stores the snippets of scored groups, one transaction each, counting the windowed ones into
+// the summary (the engine counts the rest: corpusrun/engine.h).
 class SnippetWriter {
 public:
     SnippetWriter(const LanguageModel& model, const Corpus& corpus, const RunPlan& plan,
-                  const std::vector<int>& pending, ResultsDb& db, ProgressClock& clock, BatchSummary& sum);
-    // Stores the group's snippets in order; false when cancelled before one of them.
-    bool store(ScoredGroup& group);
-    std::size_t processed() const { return m_processed; }
+                  const std::vector<int>& pending, ResultsDb& db, BatchSummary& sum);
+    // Evaluates and stores pending[k], which `group` holds, in one transaction.
+    ItemOutcome store(ScoredGroup& group, std::size_t k);
 
 private:
-    void storeOne(std::size_t k, std::optional<ScoredText>& pre, std::optional<SyntaxTree>& tree, double scoreShare);
-
     const LanguageModel& m_model;
     const Corpus& m_corpus;
     const RunPlan& m_plan;
     const std::vector<int>& m_pending;
     ResultsDb& m_db;
-    ProgressClock& m_clock;
     BatchSummary& m_sum;
-    std::size_t m_processed = 0;
 };
 
 // Prompt marking (batch.h): tokens at or after a prompt that is a byte prefix of the code are generated.

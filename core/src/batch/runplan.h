@@ -2,6 +2,7 @@
 // writes (created, or opened and checked against the stored run when resuming). Internal to the batch room.
 #pragma once
 #include "ascviz/batch/batch.h"
+#include "ascviz/corpusrun/engine.h"
 
 #include <filesystem>
 #include <map>
@@ -34,21 +35,6 @@ void checkResumable(const RunInfo& have, const RunInfo& want, const std::filesys
 // The run row's status after a call: complete, cancelled, or still running (to be resumed).
 void setRunStatus(RunInfo& run, bool complete, bool cancelled);
 
-// One writer per results database: an exclusive flock(2) on the file for the whole run, so a second batch
-// on the same file fails at once with a message instead of racing for the same snippets. flock locks are
-// independent of SQLite's POSIX locks; the descriptor stays open until the run's connection has closed
-// (closing any descriptor of the file would drop SQLite's POSIX locks).
-class RunLock {
-public:
-    explicit RunLock(const std::filesystem::path& db);
-    ~RunLock();
-    RunLock(const RunLock&) = delete;
-    RunLock& operator=(const RunLock&) = delete;
-
-private:
-    int m_fd = -1;
-};
-
 // The run's results database, locked for this call: created for a new run; with opts.resume and an existing
 // file, opened, checked against the stored run (checkResumable) and its run row updated.
 class RunStore {
@@ -58,7 +44,7 @@ public:
     const std::set<int64_t>& done() const { return m_done; } // snippets stored before this call
 
 private:
-    std::optional<RunLock> m_lock; // declared before the DB: released after its connection closed
+    std::optional<RunLock> m_lock; // corpusrun/engine.h; declared before the DB: released after its connection closed
     std::optional<ResultsDb> m_db;
     std::set<int64_t> m_done;
 };

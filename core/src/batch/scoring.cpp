@@ -3,6 +3,7 @@
 #include "pipeline.h"
 
 #include <algorithm>
+#include <chrono>
 
 namespace ascviz {
 
@@ -55,8 +56,8 @@ ScoredGroup GroupScorer::score(std::size_t g) const
 }
 
 GroupSource::GroupSource(const GroupScorer& scorer, std::size_t pending, bool overlap, ProgressClock& clock,
-                         const BatchOptions& opts)
-    : m_scorer(scorer), m_pending(pending), m_overlap(overlap), m_clock(clock), m_opts(opts)
+                         const RunControls& controls)
+    : m_scorer(scorer), m_pending(pending), m_overlap(overlap), m_clock(clock), m_controls(controls)
 {
     if (m_overlap)
         m_producer = std::thread([this] { produce(); });
@@ -83,9 +84,9 @@ void GroupSource::produce()
                 if (m_stop)
                     break;
             }
-            while (pauseRequested(m_opts) && !cancelRequested(m_opts) && !m_stop)
+            while (m_controls.pauseRequested() && !m_controls.cancelRequested() && !m_stop)
                 std::this_thread::sleep_for(std::chrono::milliseconds(30));
-            if (cancelRequested(m_opts) || m_stop)
+            if (m_controls.cancelRequested() || m_stop)
                 break;
             ScoredGroup sg = m_scorer.score(g);
             {

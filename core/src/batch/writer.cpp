@@ -1,5 +1,5 @@
 // The storing half of runBatch's pipeline (pipeline.h): each scored snippet evaluated and written in one
-// transaction, in corpus order.
+// transaction, in corpus order (the engine's loop calls store once per snippet).
 #include "pipeline.h"
 
 #include "ascviz/base/error.h"
@@ -35,25 +35,16 @@ void markPrompt(ScoredText& s, const CorpusEntry& e, std::string* note)
 }
 
 SnippetWriter::SnippetWriter(const LanguageModel& model, const Corpus& corpus, const RunPlan& plan,
-                             const std::vector<int>& pending, ResultsDb& db, ProgressClock& clock, BatchSummary& sum)
-    : m_model(model), m_corpus(corpus), m_plan(plan), m_pending(pending), m_db(db), m_clock(clock), m_sum(sum)
+                             const std::vector<int>& pending, ResultsDb& db, BatchSummary& sum)
+    : m_model(model), m_corpus(corpus), m_plan(plan), m_pending(pending), m_db(db), m_sum(sum)
 {
 }
 
-bool SnippetWriter::store(ScoredGroup& group)
+ItemOutcome SnippetWriter::store(ScoredGroup& group, std::size_t k)
 {
     const double scoreShare = group.seconds / static_cast<double>(std::max<std::size_t>(1, group.end - group.begin));
-    for (std::size_t k = group.begin; k < group.end; ++k) {
-        if (!m_clock.waitWhilePaused())
-            return false;
-        storeOne(k, group.texts[k - group.begin], group.trees[k - group.begin], scoreShare);
-    }
-    return true;
-}
-
-void SnippetWriter::storeOne(std::size_t k, std::optional<ScoredText>& pre, std::optional<SyntaxTree>& tree,
-                             double scoreShare)
-{
+    std::optional<ScoredText>& pre = group.texts[k - group.begin];
+    std::optional<SyntaxTree>& tree = group.trees[k - group.begin];
     const BatchOptions& opts = m_plan.opts;
     const auto s0 = Clock::now();
     const int idx = m_pending[k];
@@ -92,21 +83,13 @@ void SnippetWriter::storeOne(std::size_t k, std::optional<ScoredText>& pre, std:
     }
     meta.seconds = (pre ? scoreShare : 0.0) + std::chrono::duration<double>(Clock::now() - s0).count();
     m_db.writeSnippet(meta, result ? &*result : nullptr);
-    BatchProgress& prog = m_clock.progress();
-    ++m_processed;
-    ++m_sum.stored;
-    ++prog.done;
-    if (!meta.ok) {
-        ++m_sum.errors;
-        ++prog.errors;
-    }
     if (meta.windowed)
         ++m_sum.windowed;
-    if (result) {
-        m_sum.tokens += static_cast<int64_t>(result->scored.tokens.size());
-        prog.tokens = m_sum.tokens;
-    }
-    m_clock.emit(e.id);
+    ItemOutcome out;
+    out.id = e.id;
+    out.ok = meta.ok;
+    out.tokens = result ? static_cast<int64_t>(result->scored.tokens.size()) : 0;
+    return out;
 }
 
 } // namespace ascviz

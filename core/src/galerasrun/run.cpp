@@ -35,7 +35,7 @@ std::map<std::string, std::string> runMeta(const LanguageModel& model, const Rec
                                     " top_p=" + std::to_string(g.topP) + " top_k=" + std::to_string(g.topK) +
                                     " seed=" + std::to_string(g.seed)},
         {"stop_at_function_end", o.stopAtFunctionEnd ? "1" : "0"},
-        {"shard", std::to_string(o.shard) + "/" + std::to_string(o.shards)},
+        {"shard", o.shard.toString()},
         {"limit", std::to_string(o.limit)},
     };
 }
@@ -108,27 +108,30 @@ GalerasRunSummary runGaleras(const LanguageModel& model, const RecordSet& record
                              const std::filesystem::path& dbPath, const GalerasRunOptions& o,
                              const std::function<void(const GalerasProgress&)>& progress, const CancelFlag* cancel)
 {
-    if (o.shards < 1 || o.shard < 0 || o.shard >= o.shards)
-        throw InputError("--shard must be I/N with 0 <= I < N (got " + std::to_string(o.shard) + "/" +
-                         std::to_string(o.shards) + ")");
+    checkShard(o.shard);
     for (const auto& t : treatments.all())
         limits::checkTextSize(t.tmpl.size(), o.maxTextBytes, "the template of treatment " + t.name);
     const auto meta = runMeta(model, records, treatments, o);
     const bool exists = std::filesystem::exists(dbPath);
-    if (exists && !o.resume)
-        throw InputError(dbPath.string() + " exists (add --resume to continue that run, or choose another --db)",
-                         ErrorContext(dbPath.string()));
+    if (exists && !o.resume) {
+        ErrorContext where(dbPath.string());
+        where.remedy = Remedy::Resume | Remedy::NewOutput;
+        throw InputError("Galeras runs database " + dbPath.string() + " exists", where);
+    }
     std::optional<GalerasDb> db;
     if (exists) {
         db = GalerasDb::open(dbPath, true);
         const auto have = db->meta();
         for (const auto& [k, v] : meta) {
             const auto it = have.find(k);
-            if (k != "model_fingerprint" && (it == have.end() || it->second != v))
+            if (k != "model_fingerprint" && (it == have.end() || it->second != v)) {
+                ErrorContext where(dbPath.string());
+                where.remedy = Remedy::NewOutput;
                 throw InputError(dbPath.string() + " was made with another " + k + " ('" +
                                      (it == have.end() ? std::string() : it->second) + "', now '" + v +
-                                     "'): --resume continues the same run only",
-                                 ErrorContext(dbPath.string()));
+                                     "'): a run continues with the same settings only",
+                                 where);
+            }
         }
     }
     // The testbed before a new database: a testbed that fails leaves no database behind.
@@ -136,13 +139,14 @@ GalerasRunSummary runGaleras(const LanguageModel& model, const RecordSet& record
     GalerasRunSummary sum;
     sum.skipped = testbed.skipped;
     sum.overLimit = testbed.overLimit;
+    const RunSlice slice = planSlice(static_cast<int>(testbed.items.size()), static_cast<int>(o.limit), o.shard);
     std::vector<const TestbedItem*> items;
-    for (std::size_t k = 0; k < testbed.items.size(); ++k)
-        if (static_cast<int>(k % static_cast<std::size_t>(o.shards)) == o.shard && (o.limit == 0 || k < o.limit))
-            items.push_back(&testbed.items[k]);
+    for (int k : slice.mine)
+        items.push_back(&testbed.items[static_cast<std::size_t>(k)]);
     const auto all = treatments.all();
+    const int perItem = static_cast<int>(all.size());
     sum.items = static_cast<int>(items.size());
-    sum.planned = sum.items * static_cast<int>(all.size());
+    sum.planned = sum.items * perItem;
     if (!exists) {
         auto withPlanned = meta;
         withPlanned["planned"] = std::to_string(sum.planned);
@@ -156,80 +160,89 @@ GalerasRunSummary runGaleras(const LanguageModel& model, const RecordSet& record
     std::set<std::pair<std::string, std::string>> done;
     for (const auto& k : db->doneKeys())
         done.insert(k);
+    // The engine's items: row p is testbed item p / T of this shard under treatment p mod T.
+    std::vector<int> rows(static_cast<std::size_t>(sum.planned));
+    for (int p = 0; p < sum.planned; ++p)
+        rows[static_cast<std::size_t>(p)] = p;
+    const auto itemOf = [&](int p) { return items[static_cast<std::size_t>(p / perItem)]; };
+    const RunQueue queue = pendingItems(rows, [&](int p) {
+        return done.count({itemOf(p)->recordId, all[static_cast<std::size_t>(p % perItem)].name}) > 0;
+    });
+    RunControls controls;
+    controls.cancel = cancel;
+    ProgressClock clock(controls, queue.total, queue.resumed);
     GalerasProgress pr;
     pr.planned = sum.planned;
-    for (const TestbedItem* item : items)
-        for (std::size_t t = 0; t < all.size(); ++t) {
-            if (done.count({item->recordId, all[t].name})) {
-                ++sum.resumed;
-                ++pr.finished;
-                continue;
-            }
-            if (cancel && cancel->load()) {
-                sum.cancelled = true;
-                return sum;
-            }
-            GalerasRow row;
-            row.recordId = item->recordId;
-            row.treatment = all[t].name;
-            row.isControl = t == 0;
-            row.prompt = renderPrompt(all[t].tmpl, *item);
-            row.partial = item->partial;
-            row.groundTruth = item->groundTruth;
-            if (item->record)
-                row.recordConfounders = item->record->confounders;
-            try {
-                // a prompt over the limit (a long template around a long partial) is an error row, not hours
-                limits::checkTextSize(row.prompt.size(), o.maxTextBytes, "the prompt");
-                GenerationOptions g;
-                static_cast<GenerationSettings&>(g) = o.generation;
-                g.topAlternatives = 0;
-                CancelFlag stopNow{false};
-                bool functionEnded = false;
-                std::string completion;
-                const auto onToken = [&](const StreamedToken& tok) {
-                    completion += tok.piece;
-                    if (cancel && cancel->load())
-                        stopNow = true;
-                    if (o.stopAtFunctionEnd && tok.piece.find('\n') != std::string::npos &&
-                        functionEnd(item->partial + completion, item->language)) {
-                        functionEnded = true;
-                        stopNow = true;
-                    }
-                };
-                const ScoredText s = model.generate(row.prompt, g, onToken, &stopNow);
-                if (cancel && cancel->load()) {
-                    sum.cancelled = true;
-                    return sum; // this row is not stored: a resume generates it again
+    pr.finished = queue.resumed;
+    const RunTally tally = runItems(clock, queue, [&](int p) -> std::optional<ItemOutcome> {
+        const TestbedItem* item = itemOf(p);
+        const std::size_t t = static_cast<std::size_t>(p % perItem);
+        GalerasRow row;
+        row.recordId = item->recordId;
+        row.treatment = all[t].name;
+        row.isControl = t == 0;
+        row.prompt = renderPrompt(all[t].tmpl, *item);
+        row.partial = item->partial;
+        row.groundTruth = item->groundTruth;
+        if (item->record)
+            row.recordConfounders = item->record->confounders;
+        try {
+            // a prompt over the limit (a long template around a long partial) is an error row, not hours
+            limits::checkTextSize(row.prompt.size(), o.maxTextBytes, "the prompt");
+            GenerationOptions g;
+            static_cast<GenerationSettings&>(g) = o.generation;
+            g.topAlternatives = 0;
+            CancelFlag stopNow{false};
+            bool functionEnded = false;
+            std::string completion;
+            const auto onToken = [&](const StreamedToken& tok) {
+                completion += tok.piece;
+                if (cancel && cancel->load())
+                    stopNow = true;
+                if (o.stopAtFunctionEnd && tok.piece.find('\n') != std::string::npos &&
+                    functionEnd(item->partial + completion, item->language)) {
+                    functionEnded = true;
+                    stopNow = true;
                 }
-                row.completion = s.text.substr(std::min(s.promptBytes, s.text.size()));
-                row.stop = functionEnded ? "function_end" : stopReasonName(s.stop);
-                if (o.stopAtFunctionEnd)
-                    if (const auto end = functionEnd(item->partial + row.completion, item->language);
-                        end && *end >= item->partial.size()) {
-                        row.completion.resize(*end - item->partial.size());
-                        row.stop = "function_end";
-                    }
-                row.generatedTokens = static_cast<int>(s.tokens.size() - s.promptTokens);
-                const ScoredText scored = model.score(item->partial + row.completion);
-                row.values = galerasValues(*item, row.completion, &scored, o.maxAstDepth, o.maxAstNodes);
-                row.values["prompt_size"] = double(s.promptTokens);
-            } catch (const std::exception& e) {
-                row.stop = "error";
-                row.error = e.what();
-                ++sum.errors;
-            }
-            db->insert(row);
-            ++sum.done;
-            ++sum.stops[row.stop];
-            ++pr.finished;
-            if (progress) {
-                pr.recordId = row.recordId;
-                pr.treatment = row.treatment;
-                pr.stop = row.stop;
-                progress(pr);
-            }
+            };
+            const ScoredText s = model.generate(row.prompt, g, onToken, &stopNow);
+            if (cancel && cancel->load())
+                return std::nullopt; // this row is not stored: a resume generates it again
+            row.completion = s.text.substr(std::min(s.promptBytes, s.text.size()));
+            row.stop = functionEnded ? "function_end" : stopReasonName(s.stop);
+            if (o.stopAtFunctionEnd)
+                if (const auto end = functionEnd(item->partial + row.completion, item->language);
+                    end && *end >= item->partial.size()) {
+                    row.completion.resize(*end - item->partial.size());
+                    row.stop = "function_end";
+                }
+            row.generatedTokens = static_cast<int>(s.tokens.size() - s.promptTokens);
+            const ScoredText scored = model.score(item->partial + row.completion);
+            row.values = galerasValues(*item, row.completion, &scored, o.maxAstDepth, o.maxAstNodes);
+            row.values["prompt_size"] = double(s.promptTokens);
+        } catch (const std::exception& e) {
+            row.stop = "error";
+            row.error = e.what();
         }
+        db->insert(row); // one transaction: a kill keeps every finished row and none twice
+        ++sum.stops[row.stop];
+        ++pr.finished;
+        if (progress) {
+            pr.recordId = row.recordId;
+            pr.treatment = row.treatment;
+            pr.stop = row.stop;
+            progress(pr);
+        }
+        ItemOutcome out;
+        out.id = row.recordId + " " + row.treatment;
+        out.ok = row.error.empty();
+        out.tokens = row.generatedTokens;
+        return out;
+    });
+    sum.done = tally.stored;
+    sum.resumed = tally.resumed;
+    sum.errors = tally.errors;
+    sum.cancelled = tally.cancelled;
     return sum;
 }
 

@@ -10,6 +10,7 @@
 // snippets are stored with windowed = 1, never truncated.
 #pragma once
 #include "ascviz/base/limits.h"
+#include "ascviz/corpusrun/engine.h"
 #include "ascviz/eval/eval.h"
 #include "ascviz/model/model.h"
 #include "ascviz/results/corpus.h"
@@ -23,21 +24,14 @@
 
 namespace ascviz {
 
-struct BatchProgress {
-    int done = 0;       // snippets stored (including those found in the DB when resuming)
-    int total = 0;      // snippets planned
-    int resumed = 0;    // of `done`, found already stored when the run started
-    int errors = 0;     // snippets stored with status error (this call)
-    int64_t tokens = 0; // tokens scored in this call
-    double elapsed = 0; // seconds of work in this call (paused time excluded)
-    double snippetsPerSecond = 0;
-    double tokensPerSecond = 0;
-    double etaSeconds = -1; // -1 while unknown
-    bool paused = false;
-    std::string currentId; // the snippet just stored
-};
+// A batch run's progress: the corpus-run engine's (corpusrun/engine.h), one item per snippet.
+using BatchProgress = RunProgress;
 
-struct BatchOptions {
+// The run's settings; its RunControls (corpusrun/engine.h) are the caller's cancel and pause flags, polled
+// between snippets (cancel returns cleanly: the DB holds every finished snippet and is resumable; while pause is
+// true the runner waits), and the progress callback, called on the runner's thread after each stored snippet
+// (and once at the start).
+struct BatchOptions : RunControls {
     Aggregation aggregation = Aggregation::Median;
     AggregationScope aggregationScope = AggregationScope::Tokens; // θ over own tokens or children (eval.h)
     std::string language; // entries without a language of their own (CorpusEntry::language); empty = the default
@@ -51,12 +45,6 @@ struct BatchOptions {
     std::size_t maxTextBytes = limits::kDefaultMaxTextBytes;
     int maxAstDepth = limits::kDefaultMaxAstDepth;
     std::size_t maxAstNodes = limits::kDefaultMaxAstNodes;
-    // Polled between snippets: cancel returns cleanly (the DB holds every finished snippet and is
-    // resumable); while pause is true the runner waits.
-    const std::atomic<bool>* cancel = nullptr;
-    const std::atomic<bool>* pause = nullptr;
-    // Called on the runner's thread after each stored snippet (and once at the start).
-    std::function<void(const BatchProgress&)> progress;
     // Model identity stored in the run row (defaults: model.info()).
     std::string modelDir;
 };

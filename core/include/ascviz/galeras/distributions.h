@@ -1,7 +1,7 @@
 // The distribution of each Galeras outcome per treatment (docs/galeras.md; `analyze treatments --svg`): the
 // values a box plot per treatment draws (figure room, `distribution` kind).
 #pragma once
-#include "ascviz/galeras/runsdb.h"
+#include "ascviz/results/galerasdb.h"
 
 #include <string>
 #include <vector>

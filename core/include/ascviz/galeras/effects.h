@@ -4,7 +4,7 @@
 // Rows with an error or without a value of Y or a confounder are left out (counted).
 #pragma once
 #include "ascviz/analysis/refute.h"
-#include "ascviz/galeras/runsdb.h"
+#include "ascviz/results/galerasdb.h"
 
 #include <nlohmann/json.hpp>
 

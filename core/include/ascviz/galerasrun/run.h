@@ -1,12 +1,14 @@
 // Galeras generation runs (method.md §12, docs/galeras.md): for every testbed item × treatment, the model
 // completes the rendered prompt; the row (prompt, completion, stop reason, outcomes, confounders, the
 // completion's AsC-Eval) goes into the runs database in its own transaction. A killed or cancelled run resumes
-// (--resume) from the rows stored: nothing lost, nothing twice.
+// from the rows stored: nothing lost, nothing twice. The loop, its shard, resume and cancel are the corpus-run
+// engine's (corpusrun/engine.h); one item is one testbed item under one treatment.
 #pragma once
-#include "ascviz/galeras/runsdb.h"
+#include "ascviz/corpusrun/engine.h"
 #include "ascviz/galeras/testbed.h"
 #include "ascviz/galeras/treatments.h"
 #include "ascviz/model/model.h"
+#include "ascviz/results/galerasdb.h"
 
 #include <filesystem>
 #include <functional>
@@ -21,8 +23,8 @@ struct GalerasRunOptions {
     GenerationSettings generation;            // maxNewTokens, greedy / sampling
     bool stopAtFunctionEnd = false;           // stop when the completion goes past the function, and cut it there
     bool resume = false;
-    int shard = 0, shards = 1; // items k with k mod shards == shard
-    std::size_t limit = 0;     // the first N testbed items (0 = all)
+    ShardSpec shard;       // items k with k mod N == I (results/shards.h)
+    std::size_t limit = 0; // the first N testbed items (0 = all)
     // Bounded work (base/limits.h; 0 = no limit): records over maxTextBytes or maxAstNodes are skipped by the
     // testbed (named); a template over maxTextBytes is refused; a rendered prompt over it is stored as an
     // error row without generating; the completion's AsC-Eval is bounded by maxAstDepth and maxAstNodes.

@@ -1,7 +1,8 @@
-// The Galeras runs database (runsdb.h).
-#include "ascviz/galeras/runsdb.h"
+// The Galeras runs database (galerasdb.h).
+#include "ascviz/results/galerasdb.h"
 
 #include "ascviz/base/error.h"
+#include "ascviz/results/shards.h"
 
 #include <cerrno>
 #include <cstring>
@@ -17,7 +18,8 @@ sqlite::OpenOptions options(sqlite::OpenMode mode)
     o.mode = mode;
     o.label = "Galeras runs database";
     o.advice.otherWriter = "another galeras run on the same file";
-    o.advice.kept = "every row stored so far is kept (--resume continues)";
+    o.advice.kept = "every row stored so far is kept";
+    o.advice.remedy = Remedy::Resume;
     return o;
 }
 
@@ -115,9 +117,11 @@ GalerasDb GalerasDb::createIn(const std::filesystem::path& file, const std::map<
 GalerasDb GalerasDb::create(const std::filesystem::path& path, const std::map<std::string, std::string>& meta,
                             const std::vector<std::pair<std::string, std::string>>& skipped)
 {
-    if (std::filesystem::exists(path))
-        throw InputError(path.string() + " exists (use --resume to continue a run, or another --db)",
-                         ErrorContext(path.string()));
+    if (std::filesystem::exists(path)) {
+        ErrorContext where(path.string());
+        where.remedy = Remedy::Resume | Remedy::NewOutput;
+        throw InputError("Galeras runs database " + path.string() + " exists", where);
+    }
     // Built beside its place and moved there whole: a kill at any moment leaves either no database or a
     // complete one (schema, settings, skipped records), never a file without its settings.
     const std::filesystem::path tmp = tempBeside(path, "creating");
@@ -308,15 +312,13 @@ void mergeGalerasShards(const std::filesystem::path& out, const std::vector<std:
         GalerasDb db = GalerasDb::open(p);
         auto m = db.meta();
         const std::string shard = m["shard"];
-        const auto slash = shard.find('/');
-        int index = -1, count = 0;
+        ShardSpec spec;
         try {
-            index = std::stoi(shard.substr(0, slash));
-            count = std::stoi(shard.substr(slash + 1));
-        } catch (const std::exception&) {
-        }
-        if (slash == std::string::npos || count < 1 || index < 0 || index >= count)
+            spec = parseShard(shard); // stored as "I/N" (the file format); a struct from here on
+        } catch (const InputError&) {
             throw InputError(p.string() + " is no shard of a run (shard '" + shard + "')", ErrorContext(p.string()));
+        }
+        const int index = spec.index, count = spec.count;
         if (seen.empty())
             seen.assign(static_cast<std::size_t>(count), false);
         if (static_cast<int>(seen.size()) != count)
@@ -325,11 +327,14 @@ void mergeGalerasShards(const std::filesystem::path& out, const std::vector<std:
         if (seen[static_cast<std::size_t>(index)])
             throw InputError(p.string() + ": shard " + shard + " is given twice", ErrorContext(p.string()));
         seen[static_cast<std::size_t>(index)] = true;
-        if (!m.count("planned") || std::to_string(db.doneKeys().size()) != m["planned"])
-            throw InputError(
-                p.string() + ": shard " + shard + " is incomplete (" + std::to_string(db.doneKeys().size()) + " of " +
-                    (m.count("planned") ? m["planned"] : std::string("?")) + " rows): finish it with --resume first",
-                ErrorContext(p.string()));
+        if (!m.count("planned") || std::to_string(db.doneKeys().size()) != m["planned"]) {
+            ErrorContext where(p.string());
+            where.remedy = Remedy::Resume;
+            throw InputError(p.string() + ": shard " + shard + " is incomplete (" +
+                                 std::to_string(db.doneKeys().size()) + " of " +
+                                 (m.count("planned") ? m["planned"] : std::string("?")) + " rows): finish it first",
+                             where);
+        }
         m.erase("shard");
         m.erase("planned");
         if (first.empty())
