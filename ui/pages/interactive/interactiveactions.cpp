@@ -14,6 +14,7 @@
 
 #include "ascviz/base/version.h"
 #include "ascviz/eval/evaljson.h"
+#include "ascviz/figure/views.h"
 #include "ascviz/render/svg.h"
 #include "ascviz/results/session.h"
 #include "ascviz/share/share.h"
