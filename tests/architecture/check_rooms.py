@@ -240,7 +240,6 @@ APP_INCLUDES_KNOWN = {
     ("python/src/corpus.cpp", "common.h"),
     ("python/src/model.cpp", "common.h"),
     ("python/src/model.cpp", "output.h"),
-    ("python/src/model.cpp", "render_figure.h"),
 }  # TODO(issue 40): Python binds core's functions, not the CLI's
 app_header_dirs = [root / "app" / d for d in ("cli", "gui", "bench")]
 seen_app_includes = set()
