@@ -226,8 +226,6 @@ confine(SQL_HOMES, SQL_KNOWN, "SQL_KNOWN",
 # 7. SVG markup
 SVG_HOME = "core/src/figure/"
 SVG_KNOWN = {
-    "core/src/render/heatmap.cpp": "TODO(issue 40): analyze heatmap's SVG through figure/ heatmapFigure",
-    "ui/pages/heads/headspage.cpp": "TODO(issue 40): the heads export as one Figure (Figure::append), not SVG strings",
 }
 svg_re = re.compile(r"</?(svg|g|rect|text|tspan|path|line|polyline|polygon|circle|ellipse|title|desc|defs|"
                     r"linearGradient|radialGradient|stop|marker|use|clipPath|pattern)[\s>/]")

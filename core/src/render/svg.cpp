@@ -11,11 +11,6 @@
 
 namespace ascviz {
 
-std::string xmlEscape(std::string_view s)
-{
-    return detail::xmlEscape(s);
-}
-
 std::string svgNumber(double x)
 {
     return detail::fmt(x);

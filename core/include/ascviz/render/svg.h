@@ -1,6 +1,7 @@
 // Text and colour helpers of the views (method.md §8) that the figure room draws with (figure/views.h draws
 // the AST and sequence views from render's layouts), and the whitespace-token rule of the sequence view.
 #pragma once
+#include "ascviz/base/xml.h" // xmlEscape, the one XML escaper
 #include "ascviz/render/layout.h"
 
 #include <string>
@@ -8,9 +9,6 @@
 
 namespace ascviz {
 
-// XML character data / attribute value escaping (& < > " ' and control characters); code points XML 1.0
-// forbids become U+FFFD. Every SVG writer of the project escapes with it.
-std::string xmlEscape(std::string_view s);
 std::string svgNumber(double x); // a coordinate: at most 2 decimals, no trailing zeros ("12.5", "0")
 std::string svgColour(Rgb c);    // "#rrggbb"
 std::string valueText(double v); // "0.63"
