@@ -3,6 +3,7 @@
 // at 85 mm.
 #include "../eval/eval_test_util.h"
 #include "ascviz/base/error.h"
+#include "ascviz/base/xml.h"
 #include "ascviz/figure/viewrender.h"
 #include "ascviz/figure/views.h"
 #include "figure_test_util.h"
@@ -229,4 +230,12 @@ TEST(Views, GradientRectsAndGroupTooltipsAreWritten)
     EXPECT_NE(svg.find("<stop offset=\"0.5\" stop-color=\"#ffffff\"/>"), std::string::npos);
     EXPECT_NE(svg.find("fill=\"url(#ascviz-scale-2)\""), std::string::npos);
     EXPECT_EQ(figureToPdf(f).rfind("%PDF", 0), 0U); // Cairo paints the gradient
+}
+
+TEST(Views, OneXmlEscaperForEverySvgAndPage)
+{
+    EXPECT_EQ(xmlEscape("a&<>\"'\t\n\r"), "a&amp;&lt;&gt;&quot;&apos;&#9;&#10;&#13;");
+    EXPECT_EQ(xmlEscape("\x01\xe5\x87\xbd"), "\xef\xbf\xbd\xe5\x87\xbd"); // forbidden -> U+FFFD, 函 kept
+    EXPECT_TRUE(xmlAllowed(0x10FFFF));
+    EXPECT_FALSE(xmlAllowed(0xFFFE));
 }
