@@ -10,6 +10,7 @@
 #include "ascviz/analysis/perplexed.h"
 #include "ascviz/analysis/tables.h"
 #include "ascviz/base/error.h"
+#include "ascviz/figure/charts.h"
 #include "ascviz/render/heatmap.h"
 #include "ascviz/results/compare.h"
 #include "ascviz/results/corpus.h"

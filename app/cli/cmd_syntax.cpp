@@ -345,9 +345,11 @@ int cmdRender(Args& args)
     LayoutOptions layout;
     layout.maxGraphvizNodes =
         static_cast<std::size_t>(args.uint64Value("--max-graphviz-nodes", layout.maxGraphvizNodes));
-    const RenderFigureArgs fig = readRenderFigureArgs(args, layout);
+    ViewRequest request = readRenderRequest(args, layout);
     if (view != "complete" && view != "partial" && view != "sequence" && view != "figure5")
         throw UsageError("--view must be complete, partial, sequence or figure5");
+    request.view = parseViewKind(view);
+    request.pdf = pdfFile.has_value();
     args.finish();
     if (svgFile.has_value() == pdfFile.has_value())
         throw UsageError("render writes exactly one of --svg OUT or --pdf OUT");
@@ -362,21 +364,20 @@ int cmdRender(Args& args)
 
     const EvalResult r = runEval(in);
     warnSyntaxProblems(r.tree, in.textFile ? *in.textFile : *in.scoresFile);
-    if (fig.figure || pdfFile || view == "figure5") {
-        writeRenderFigure(r, view, fig, outFile, pdfFile.has_value());
-    } else {
-        const std::string svg =
-            view == "sequence"
-                ? renderSequenceSvg(r, fig.options.whitespace)
-                : renderAstSvg(r, view == "complete" ? AstView::Complete : AstView::Partial, fig.options.layout);
+    const DrawnView drawn = drawView(r, request); // the screen view, or the paper figure (docs/figures.md)
+    {
         std::ofstream f(outFile, std::ios::binary);
         if (!f)
             throw InputError("cannot write " + outFile);
-        f << svg;
+        f << drawn.bytes;
         f.close();
         if (!f)
             throw InputError("failed writing " + outFile);
     }
+    if (!drawn.note.empty())
+        std::cerr << "render: " << drawn.note << '\n';
+    if (!drawn.summary.empty())
+        std::cerr << "render: " << drawn.summary << '\n';
     std::cerr << "wrote " << outFile << " (" << view << " view, " << r.tree.nodes().size() << " AST nodes, "
               << r.scored.tokens.size() << " tokens)\n";
     return 0;

@@ -4,7 +4,6 @@ from __future__ import annotations
 import html
 import json
 import os
-import tempfile
 from typing import Any, Dict, List, Optional, Sequence, Union
 
 import pandas as pd
@@ -95,8 +94,9 @@ class Result:
         written to `path` too when given. SVG (returns the text) or PDF (returns the bytes): `format` "svg" or
         "pdf", else from path's ending (.pdf), else SVG. figure_options are render's figure options (docs/cli.md):
         width_mm, font_pt, title (False = --no-title), legend (right | bottom | none), subtree (node id),
-        max_depth, orientation (td | lr), whitespace (faint | none | full); with any of them, for figure5 and
-        for PDF the view is drawn through the figure room, as the CLI does."""
+        max_depth, orientation (td | lr), whitespace (faint | none | full); core's drawView decides, as for the
+        CLI and the GUI: with any of them but whitespace, for figure5 and for PDF the paper figure, else the
+        screen view."""
         view = check.choice(view, "view", VIEWS + ("figure5",))
         check.integer(max_graphviz_nodes, "max_graphviz_nodes", 0, check.INT32_MAX)
         if path is not None:
@@ -104,18 +104,10 @@ class Result:
         if format is None:
             format = "pdf" if path is not None and path.lower().endswith(".pdf") else "svg"
         format = check.choice(format, "format", ("svg", "pdf"))
-        options = _figure_argv(figure_options)
-        if not options and format == "svg" and view != "figure5":
-            svg = self._native.render(view, max_graphviz_nodes)
-            if path is not None:
-                with open(path, "w", encoding="utf-8") as f:
-                    f.write(svg)
-            return svg
-        with tempfile.TemporaryDirectory(prefix="pyrender-") as tmp:
-            out = path if path is not None else os.path.join(tmp, "view." + format)
-            self._native.render_figure(view, options, max_graphviz_nodes, out, format == "pdf")
-            with open(out, "rb") as f:
-                data = f.read()
+        data = self._native.render(view, _figure_argv(figure_options), max_graphviz_nodes, format == "pdf")
+        if path is not None:
+            with open(path, "wb") as f:
+                f.write(data)
         return data if format == "pdf" else data.decode("utf-8")
 
     def _repr_svg_(self) -> str:

@@ -4,15 +4,14 @@
 
 #include "common.h"
 #include "output.h"
-#include "render_figure.h"
 
 #include "ascviz/base/error.h"
 #include "ascviz/base/limits.h"
 #include "ascviz/base/resources.h"
 #include "ascviz/eval/eval.h"
 #include "ascviz/eval/evaljson.h"
+#include "ascviz/figure/viewrender.h"
 #include "ascviz/model/model.h"
-#include "ascviz/render/svg.h"
 #include "ascviz/share/share.h"
 #include "ascviz/syntax/language.h"
 
@@ -141,42 +140,31 @@ std::vector<std::string> scoreTexts(const Model& m, const std::vector<std::strin
     return out;
 }
 
-std::string renderView(const Result& r, const std::string& view, std::size_t maxGraphvizNodes)
+// Result.render: the view drawn by core's drawView (figure/viewrender.h), the one drawer of `ascviz-cli render`
+// and the GUI's exports; `options` are render's figure options as python/ascviz/_model.py spells them
+// (["--width-mm", "85", "--no-title", ...]). Returns the SVG text or the PDF.
+std::string drawViewBytes(const Result& r, const std::string& view, const std::vector<std::string>& options,
+                          std::size_t maxGraphvizNodes, bool pdf)
 {
-    if (view == "sequence")
-        return renderSequenceSvg(r.eval);
-    if (view != "complete" && view != "partial")
-        throw InputError("view must be complete, partial or sequence, not '" + view + "'");
-    LayoutOptions layout;
-    layout.maxGraphvizNodes = maxGraphvizNodes;
-    return renderAstSvg(r.eval, view == "complete" ? AstView::Complete : AstView::Partial, layout);
-}
-
-// render VIEW with the figure options (`--width-mm 85` ...) as `ascviz-cli render` reads and draws them.
-void renderFigure(const Result& r, const std::string& view, const std::vector<std::string>& options,
-                  std::size_t maxGraphvizNodes, const std::string& file, bool pdf)
-{
-    if (view != "complete" && view != "partial" && view != "sequence" && view != "figure5")
-        throw InputError("view must be complete, partial, sequence or figure5, not '" + view + "'");
-    LayoutOptions layout;
-    layout.maxGraphvizNodes = maxGraphvizNodes;
-    try {
-        cli::Args args(options);
-        const cli::RenderFigureArgs a = cli::readRenderFigureArgs(args, layout);
-        args.finish();
-        if (a.figure || pdf || view == "figure5") {
-            cli::writeRenderFigure(r.eval, view, a, file, pdf);
-            return;
+    ViewRequest q;
+    q.view = parseViewKind(view);
+    q.pdf = pdf;
+    q.options.layout.maxGraphvizNodes = maxGraphvizNodes;
+    for (std::size_t i = 0; i < options.size(); ++i) {
+        const std::string& option = options[i];
+        if (option.rfind("--", 0) != 0)
+            throw InputError("a figure option starts with two dashes, not '" + option + "'");
+        std::string name = option.substr(2);
+        std::replace(name.begin(), name.end(), '-', '_');
+        if (name == "no_title") {
+            setViewOption(q, "title", "false", option);
+            continue;
         }
-        // no figure option: the views' own SVG, as cmdRender writes it
-        const std::string svg =
-            view == "sequence"
-                ? renderSequenceSvg(r.eval, a.options.whitespace)
-                : renderAstSvg(r.eval, view == "complete" ? AstView::Complete : AstView::Partial, a.options.layout);
-        cli::writeText(svg, file);
-    } catch (const cli::UsageError& e) {
-        throw InputError(e.what());
+        if (i + 1 >= options.size())
+            throw InputError(option + " needs a value");
+        setViewOption(q, name, options[++i], option);
     }
+    return drawView(r.eval, q).bytes;
 }
 
 std::string modelInfoJson(const ModelInfo& i)
@@ -225,19 +213,16 @@ void bindModel(nb::module_& m)
             nb::arg("path"), nb::arg("source"))
         .def(
             "render",
-            [](const Result& r, const std::string& view, std::size_t maxGraphvizNodes) {
-                nb::gil_scoped_release release;
-                return renderView(r, view, maxGraphvizNodes);
-            },
-            nb::arg("view"), nb::arg("max_graphviz_nodes") = limits::kDefaultMaxGraphvizNodes)
-        .def(
-            "render_figure",
             [](const Result& r, const std::string& view, const std::vector<std::string>& options,
-               std::size_t maxGraphvizNodes, const std::string& file, bool pdf) {
-                nb::gil_scoped_release release;
-                renderFigure(r, view, options, maxGraphvizNodes, file, pdf);
+               std::size_t maxGraphvizNodes, bool pdf) {
+                std::string bytes;
+                {
+                    nb::gil_scoped_release release;
+                    bytes = drawViewBytes(r, view, options, maxGraphvizNodes, pdf);
+                }
+                return nb::bytes(bytes.data(), bytes.size());
             },
-            nb::arg("view"), nb::arg("options"), nb::arg("max_graphviz_nodes"), nb::arg("file"), nb::arg("pdf"));
+            nb::arg("view"), nb::arg("options"), nb::arg("max_graphviz_nodes"), nb::arg("pdf"));
 
     nb::class_<Model>(m, "Model")
         .def("info", [](const Model& self) { return modelInfoJson(self.model->info()); })

@@ -5,6 +5,7 @@
 #include "ascviz/analysis/tables.h"
 #include "ascviz/base/error.h"
 #include "ascviz/eval/eval.h"
+#include "ascviz/figure/charts.h"
 #include "ascviz/render/heatmap.h"
 #include "ascviz/results/resultsdb.h"
 #include "ascviz/results/stats.h"

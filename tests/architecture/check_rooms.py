@@ -224,9 +224,6 @@ confine(SQL_HOMES, SQL_KNOWN, "SQL_KNOWN",
 # 7. SVG markup
 SVG_HOME = "core/src/figure/"
 SVG_KNOWN = {
-    "core/src/render/svg.cpp": "TODO(issue 40): the AST and sequence views drawn by the figure room",
-    "core/src/render/heatmap.cpp": "TODO(issue 40): analyze heatmap's SVG through figure/ heatmapFigure",
-    "ui/pages/heads/headspage.cpp": "TODO(issue 40): the heads export as one Figure (Figure::append), not SVG strings",
 }
 svg_re = re.compile(r"</?(svg|g|rect|text|tspan|path|line|polyline|polygon|circle|ellipse|title|desc|defs|"
                     r"linearGradient|radialGradient|stop|marker|use|clipPath|pattern)[\s>/]")
@@ -239,7 +236,6 @@ APP_INCLUDES_KNOWN = {
     ("python/src/corpus.cpp", "common.h"),
     ("python/src/model.cpp", "common.h"),
     ("python/src/model.cpp", "output.h"),
-    ("python/src/model.cpp", "render_figure.h"),
 }  # TODO(issue 40): Python binds core's functions, not the CLI's
 app_header_dirs = [root / "app" / d for d in ("cli", "gui", "bench")]
 seen_app_includes = set()

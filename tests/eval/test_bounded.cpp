@@ -4,6 +4,7 @@
 #include "ascviz/base/error.h"
 #include "ascviz/base/limits.h"
 #include "ascviz/eval/evaljson.h"
+#include "ascviz/figure/views.h"
 #include "ascviz/render/svg.h"
 #include "eval_test_util.h"
 

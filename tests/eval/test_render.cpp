@@ -1,5 +1,6 @@
 // Colour scale, Graphviz layout of the AST views and the SVG export (method.md §8).
 #include "ascviz/base/error.h"
+#include "ascviz/figure/views.h"
 #include "ascviz/render/svg.h"
 #include "eval_test_util.h"
 

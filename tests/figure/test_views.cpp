@@ -3,6 +3,8 @@
 // at 85 mm.
 #include "../eval/eval_test_util.h"
 #include "ascviz/base/error.h"
+#include "ascviz/base/xml.h"
+#include "ascviz/figure/viewrender.h"
 #include "ascviz/figure/views.h"
 #include "figure_test_util.h"
 
@@ -166,4 +168,74 @@ TEST(Views, FiguresKeepLabelsLegibleAt85mm)
     EXPECT_GE(small.maxDepth, 0);
     EXPECT_NE(small.note.find("collapsed"), std::string::npos);
     expectLegible(small.figure, 40);
+}
+
+TEST(Views, OneDrawerDecidesScreenViewOrPaperFigure)
+{
+    const EvalResult r = handEval();
+    ViewRequest q; // no option: the screen view, as renderAstSvg draws it (CSS pixels, not mm)
+    DrawnView d = drawView(r, q);
+    EXPECT_FALSE(d.paper);
+    EXPECT_EQ(d.bytes, renderAstSvg(r, AstView::Complete));
+    EXPECT_EQ(d.bytes.find("mm\""), std::string::npos);
+    EXPECT_NE(d.bytes.find("id=\"node-0\""), std::string::npos);
+    EXPECT_TRUE(d.summary.empty());
+    q.view = ViewKind::Sequence;
+    setViewOption(q, "whitespace", "full"); // applies to both drawings: still the screen view
+    EXPECT_FALSE(q.paper);
+    EXPECT_EQ(drawView(r, q).bytes, renderSequenceSvg(r, WhitespaceTokens::Full));
+    setViewOption(q, "width_mm", "120"); // a figure option: the paper figure at that width
+    d = drawView(r, q);
+    EXPECT_TRUE(d.paper);
+    EXPECT_NEAR(figtest::svgWidthMm(d.bytes), 120.0, 0.01);
+    EXPECT_NE(d.summary.find("120.0 x "), std::string::npos);
+    ViewRequest pdf; // PDF and figure5 are always paper figures
+    pdf.pdf = true;
+    EXPECT_EQ(drawView(r, pdf).bytes.rfind("%PDF", 0), 0U);
+    ViewRequest f5;
+    f5.view = parseViewKind("figure5");
+    EXPECT_TRUE(drawView(r, f5).paper);
+    // Messages name the option as the caller spells it.
+    ViewRequest bad;
+    try {
+        setViewOption(bad, "orientation", "up", "--orientation");
+        ADD_FAILURE() << "no error";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("--orientation must be td or lr (got 'up')"), std::string::npos);
+    }
+    EXPECT_THROW(setViewOption(bad, "max_depth", "-1"), InputError);
+    EXPECT_THROW(setViewOption(bad, "colour", "red"), InputError);
+    EXPECT_THROW(parseViewKind("tree"), InputError);
+}
+
+TEST(Views, GradientRectsAndGroupTooltipsAreWritten)
+{
+    Figure f;
+    f.widthPt = 100;
+    f.heightPt = 50;
+    f.pixelUnits = true;
+    f.items.emplace_back(FigGroup({{"data-node", "1"}}, "a & b"));
+    FigRect bar;
+    bar.w = 50;
+    bar.h = 10;
+    bar.gradient = {Rgb{255, 0, 0}, Rgb{255, 255, 255}, Rgb{0, 0, 255}};
+    f.items.emplace_back(bar);
+    f.items.emplace_back(bar);
+    f.items.emplace_back(FigGroup{});
+    const std::string svg = figureToSvg(f);
+    EXPECT_NE(svg.find("width=\"100\" height=\"50\""), std::string::npos); // pixels: no mm
+    EXPECT_NE(svg.find("<g data-node=\"1\"><title>a &amp; b</title>"), std::string::npos);
+    EXPECT_NE(svg.find("<linearGradient id=\"ascviz-scale\""), std::string::npos);
+    EXPECT_NE(svg.find("<linearGradient id=\"ascviz-scale-2\""), std::string::npos); // unique per document
+    EXPECT_NE(svg.find("<stop offset=\"0.5\" stop-color=\"#ffffff\"/>"), std::string::npos);
+    EXPECT_NE(svg.find("fill=\"url(#ascviz-scale-2)\""), std::string::npos);
+    EXPECT_EQ(figureToPdf(f).rfind("%PDF", 0), 0U); // Cairo paints the gradient
+}
+
+TEST(Views, OneXmlEscaperForEverySvgAndPage)
+{
+    EXPECT_EQ(xmlEscape("a&<>\"'\t\n\r"), "a&amp;&lt;&gt;&quot;&apos;&#9;&#10;&#13;");
+    EXPECT_EQ(xmlEscape("\x01\xe5\x87\xbd"), "\xef\xbf\xbd\xe5\x87\xbd"); // forbidden -> U+FFFD, 函 kept
+    EXPECT_TRUE(xmlAllowed(0x10FFFF));
+    EXPECT_FALSE(xmlAllowed(0xFFFE));
 }

@@ -9,6 +9,7 @@
 
 #include "ascviz/base/utf8.h"
 #include "ascviz/eval/eval.h"
+#include "ascviz/figure/views.h"
 #include "ascviz/render/layout.h"
 #include "ascviz/render/svg.h"
 #include "ascviz/syntax/language.h"

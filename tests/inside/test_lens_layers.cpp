@@ -2,6 +2,7 @@
 // same δ and θ as AsC-Eval, the first layer reaching a fraction, Table I's category rule at every layer, JSON and
 // LaTeX.
 #include "ascviz/base/error.h"
+#include "ascviz/figure/charts.h"
 #include "ascviz/lens/layers.h"
 #include "ascviz/lens/matrix.h"
 
@@ -133,7 +134,8 @@ TEST(LayerMatrix, CategoriesPerLayerFollowTableI)
     const std::string tex = ascviz::layerMatrixLatex(m);
     EXPECT_NE(tex.find("Types & 0.50 & 0.60 & 0.90 & 2 & -- \\\\"), std::string::npos) << tex; // no commitment given
     EXPECT_NE(tex.find("\\bottomrule"), std::string::npos);
-    const std::string svg = ascviz::layerMatrixSvg(m);
+    const auto [heatRows, heatCols] = ascviz::layerMatrixHeatmap(m);
+    const std::string svg = ascviz::renderHeatmapSvg(heatRows, heatCols, ascviz::layerMatrixTitle(m));
     EXPECT_NE(svg.find(">L2<"), std::string::npos);
     EXPECT_NE(svg.find(">Types<"), std::string::npos);
     EXPECT_NE(svg.find(">0.90<"), std::string::npos) << "the Types cell at L2";

@@ -116,7 +116,8 @@ void TestTextColour::svgHeatmapWritesTheGuisColour()
     const auto [rows, columns] = heatmapData();
     const QString svg = QString::fromStdString(renderHeatmapSvg(rows, columns));
     static const QRegularExpression cell(
-        QStringLiteral("<rect [^>]*fill=\"(#[0-9a-f]{6})\"/><text [^>]*fill=\"(#[0-9a-f]{6})\">([^<]*)</text>"));
+        QStringLiteral("data-value=\"[^\"]*\">\\s*<rect [^>]*fill=\"(#[0-9a-f]{6})\"/>\\s*<text "
+                       "[^>]*fill=\"(#[0-9a-f]{6})\">([^<]*)</text>"));
     int n = 0;
     for (auto it = cell.globalMatch(svg); it.hasNext(); ++n) {
         const auto m = it.next();

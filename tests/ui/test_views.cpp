@@ -13,6 +13,7 @@
 #include "views/sequenceview.h"
 
 #include "ascviz/eval/evaljson.h"
+#include "ascviz/figure/views.h"
 #include "ascviz/render/svg.h"
 
 #include <QAbstractItemModelTester>

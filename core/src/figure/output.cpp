@@ -39,6 +39,7 @@ std::string paint(const char* attr, const std::optional<Rgb>& c)
 struct SvgWriter {
     std::ostringstream& s;
     bool groupOpen = false;
+    int gradients = 0; // ids ascviz-scale, ascviz-scale-2, ... (unique in the document)
     void operator()(const FigText& t)
     {
         s << "<text x=\"" << num(t.x) << "\" y=\"" << num(t.y) << "\" font-size=\"" << num(t.sizePt) << "\"";
@@ -56,11 +57,25 @@ struct SvgWriter {
     }
     void operator()(const FigRect& r)
     {
+        std::string gradientId;
+        if (!r.gradient.empty()) { // its definition just before the rect that fills with it
+            gradientId = "ascviz-scale" + (gradients ? "-" + std::to_string(gradients + 1) : std::string());
+            ++gradients;
+            s << "<defs><linearGradient id=\"" << gradientId << "\" x1=\"0\" y1=\"0\" x2=\"1\" y2=\"0\">";
+            const std::size_t n = r.gradient.size();
+            for (std::size_t k = 0; k < n; ++k)
+                s << "<stop offset=\"" << num(n > 1 ? static_cast<double>(k) / static_cast<double>(n - 1) : 0.0)
+                  << "\" stop-color=\"" << colour(r.gradient[k]) << "\"/>";
+            s << "</linearGradient></defs>\n";
+        }
         s << "<rect x=\"" << num(r.x) << "\" y=\"" << num(r.y) << "\" width=\"" << num(std::max(r.w, 0.0))
           << "\" height=\"" << num(std::max(r.h, 0.0)) << "\"";
         if (r.radius > 0)
             s << " rx=\"" << num(r.radius) << "\"";
-        s << paint("fill", r.fill);
+        if (gradientId.empty())
+            s << paint("fill", r.fill);
+        else
+            s << " fill=\"url(#" << gradientId << ")\"";
         if (r.stroke)
             s << paint("stroke", r.stroke) << " stroke-width=\"" << num(r.strokeWidth) << "\"";
         if (r.dashed)
@@ -103,7 +118,10 @@ struct SvgWriter {
             s << "<g";
             for (const auto& [k, v] : g.attributes)
                 s << ' ' << k << "=\"" << escape(v) << "\"";
-            s << ">\n";
+            s << ">";
+            if (!g.tooltip.empty())
+                s << "<title>" << escape(g.tooltip) << "</title>";
+            s << "\n";
         }
     }
 };
@@ -167,6 +185,19 @@ struct PdfPainter {
         } else {
             cairo_rectangle(cr, r.x, r.y, std::max(r.w, 0.0), std::max(r.h, 0.0));
         }
+        if (!r.gradient.empty()) {
+            std::unique_ptr<cairo_pattern_t, decltype(&cairo_pattern_destroy)> g(
+                cairo_pattern_create_linear(r.x, 0, r.x + r.w, 0), cairo_pattern_destroy);
+            const std::size_t n = r.gradient.size();
+            for (std::size_t k = 0; k < n; ++k)
+                cairo_pattern_add_color_stop_rgb(
+                    g.get(), n > 1 ? static_cast<double>(k) / static_cast<double>(n - 1) : 0.0, r.gradient[k].r / 255.0,
+                    r.gradient[k].g / 255.0, r.gradient[k].b / 255.0);
+            cairo_set_source(cr, g.get());
+            cairo_fill_preserve(cr);
+            fillAndStroke(cr, std::nullopt, r.stroke, r.strokeWidth, r.dashed);
+            return;
+        }
         fillAndStroke(cr, r.fill, r.stroke, r.strokeWidth, r.dashed);
     }
     void operator()(const FigLine& l)
@@ -204,9 +235,11 @@ std::string figureToSvg(const Figure& f)
 {
     std::ostringstream s;
     s << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-      << "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"" << num(f.widthPt / kPointsPerMm)
-      << "mm\" height=\"" << num(f.heightPt / kPointsPerMm) << "mm\" viewBox=\"0 0 " << num(f.widthPt) << ' '
-      << num(f.heightPt) << "\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" fill=\"#111111\">\n"
+      << "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\""
+      << (f.pixelUnits ? num(f.widthPt) : num(f.widthPt / kPointsPerMm) + "mm") << "\" height=\""
+      << (f.pixelUnits ? num(f.heightPt) : num(f.heightPt / kPointsPerMm) + "mm") << "\" viewBox=\"0 0 "
+      << num(f.widthPt) << ' ' << num(f.heightPt)
+      << "\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" fill=\"#111111\">\n"
       << "<title>" << escape(f.title) << "</title>\n"
       << "<rect x=\"0\" y=\"0\" width=\"" << num(f.widthPt) << "\" height=\"" << num(f.heightPt)
       << "\" fill=\"#ffffff\"/>\n";

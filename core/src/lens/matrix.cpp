@@ -213,10 +213,9 @@ std::pair<std::vector<std::string>, std::vector<HeatmapColumn>> layerMatrixHeatm
     return {rows, cols};
 }
 
-std::string layerMatrixSvg(const LayerMatrix& m)
+std::string layerMatrixTitle(const LayerMatrix& m)
 {
-    const auto [rows, cols] = layerMatrixHeatmap(m);
-    return renderHeatmapSvg(rows, cols, "AsC-Eval by category and layer (" + m.model + ")");
+    return "AsC-Eval by category and layer (" + m.model + ")";
 }
 
 } // namespace ascviz

@@ -1,6 +1,7 @@
 // Internal helpers shared by layout.cpp and svg.cpp (not part of the public contract).
 #pragma once
 #include "ascviz/base/utf8.h"
+#include "ascviz/base/xml.h"
 #include "ascviz/render/layout.h"
 
 #include <cstddef>
@@ -26,8 +27,7 @@ using ascviz::nextCodePoint;
 std::string displayText(std::string_view s);
 // The code points of s, at most maxChars, with "…" when cut.
 std::string truncateChars(std::string_view s, std::size_t maxChars);
-// XML character data / attribute value escaping; also replaces code points XML 1.0 forbids.
-std::string xmlEscape(std::string_view s);
+using ascviz::xmlEscape; // base/xml.h, the one escaper
 
 // Estimated advance width of a line of sans-serif text (DejaVu Sans-like) at fontSize points; errs wide.
 double textWidth(std::string_view s, double fontSize);

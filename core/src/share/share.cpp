@@ -4,6 +4,7 @@
 
 #include "ascviz/base/error.h"
 #include "ascviz/base/version.h"
+#include "ascviz/base/xml.h"
 
 #include "share_assets.h"
 
@@ -22,31 +23,6 @@ namespace {
 std::string bytes(const unsigned char* data, std::size_t size)
 {
     return std::string(reinterpret_cast<const char*>(data), size);
-}
-
-std::string escapeText(const std::string& s)
-{
-    std::string out;
-    out.reserve(s.size());
-    for (char c : s) {
-        switch (c) {
-        case '&':
-            out += "&amp;";
-            break;
-        case '<':
-            out += "&lt;";
-            break;
-        case '>':
-            out += "&gt;";
-            break;
-        case '"':
-            out += "&quot;";
-            break;
-        default:
-            out += c;
-        }
-    }
-    return out;
 }
 
 // Replaces the one occurrence of `slot` in `page` by `value` (the slots are the page template's; a missing one
@@ -99,7 +75,7 @@ std::string shareJsonText(const nlohmann::json& doc)
 std::string shareHtml(const nlohmann::json& doc, SharePage page, const std::string& title)
 {
     std::string html = shareAsset("page.html");
-    fill(html, "@ASCVIZ_TITLE@", escapeText(title));
+    fill(html, "@ASCVIZ_TITLE@", xmlEscape(title));
     fill(html, "@ASCVIZ_KIND@", page == SharePage::Run ? "run" : "snippet");
     fill(html, "/*@ASCVIZ_CSS@*/", shareAsset("page.css"));
     // The data before the script, so that the script finds it when it runs.

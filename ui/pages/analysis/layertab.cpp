@@ -6,6 +6,7 @@
 
 #include "ascviz/base/error.h"
 #include "ascviz/base/resources.h"
+#include "ascviz/figure/charts.h"
 #include "ascviz/results/corpus.h"
 
 #include <QDoubleSpinBox>
@@ -97,7 +98,8 @@ void LayerTab::compute()
             return;
         }
         m_matrix = *out;
-        m_svg = toQString(layerMatrixSvg(*m_matrix));
+        const auto [rows, cols] = layerMatrixHeatmap(*m_matrix);
+        m_svg = toQString(renderHeatmapSvg(rows, cols, layerMatrixTitle(*m_matrix)));
         m_heat->load(m_svg.toUtf8());
         m_heat->setFixedSize(m_heat->sizeHint());
         QString reaches;

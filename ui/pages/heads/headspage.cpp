@@ -462,54 +462,23 @@ bool HeadsPage::exportTo(ExportKind kind, const QString& path, QString* error)
             *error = tr("nothing to export: analyze a text first");
         return false;
     }
-    // The heat map, and the arcs below it: PDF as one Figure; SVG as one picture holding the two figures' SVG
-    // (each in points, placed by its own viewport).
+    // The heat map, and the arcs below it: one Figure, written as SVG or PDF by the figure room.
     try {
-        if (kind == ExportKind::Pdf) {
-            Figure page;
-            page.title = m_heatFig->title;
-            page.widthPt = std::max(m_heatFig->widthPt, m_arcsFig ? m_arcsFig->widthPt : 0.0);
-            page.heightPt = m_heatFig->heightPt + (m_arcsFig ? m_arcsFig->heightPt : 0.0);
-            page.append(*m_heatFig, 0, 0);
-            if (m_arcsFig)
-                page.append(*m_arcsFig, 0, m_heatFig->heightPt);
-            writeFigure(page, toUtf8(path), true);
-            return true;
-        }
+        Figure page;
+        page.title = m_heatFig->title;
+        page.widthPt = std::max(m_heatFig->widthPt, m_arcsFig ? m_arcsFig->widthPt : 0.0);
+        page.heightPt = m_heatFig->heightPt + (m_arcsFig ? m_arcsFig->heightPt : 0.0);
+        page.append(*m_heatFig, 0, 0);
+        page.items.emplace_back(FigGroup{}); // a group the heat map left open ends with it
+        if (m_arcsFig)
+            page.append(*m_arcsFig, 0, m_heatFig->heightPt);
+        writeFigure(page, toUtf8(path), kind == ExportKind::Pdf);
+        return true;
     } catch (const std::exception& e) {
         if (error)
             *error = toQString(e.what());
         return false;
     }
-    const double w = std::max(m_heatFig->widthPt, m_arcsFig ? m_arcsFig->widthPt : 0.0);
-    const double h = m_heatFig->heightPt + (m_arcsFig ? m_arcsFig->heightPt : 0.0);
-    auto nested = [](const Figure& f, double y) {
-        std::string svg = figureToSvg(f);
-        svg.erase(0, svg.find("<svg")); // the XML declaration
-        // Sized in points (the outer picture's user units) instead of mm.
-        const std::size_t end = svg.find('>');
-        std::string open = svg.substr(0, end);
-        const std::size_t wAt = open.find(" width=\""), hAt = open.find(" height=\"");
-        if (wAt != std::string::npos && hAt != std::string::npos) {
-            const std::size_t hEnd = open.find('"', hAt + 9);
-            open.replace(wAt, hEnd + 1 - wAt,
-                         " y=\"" + std::to_string(y) + "\" width=\"" + std::to_string(f.widthPt) + "\" height=\"" +
-                             std::to_string(f.heightPt) + "\"");
-        }
-        return open + svg.substr(end);
-    };
-    std::string svg = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
-                      std::to_string(w / kPointsPerMm) + "mm\" height=\"" + std::to_string(h / kPointsPerMm) +
-                      "mm\" viewBox=\"0 0 " + std::to_string(w) + ' ' + std::to_string(h) + "\">\n" +
-                      nested(*m_heatFig, 0) + (m_arcsFig ? nested(*m_arcsFig, m_heatFig->heightPt) : std::string()) +
-                      "</svg>\n";
-    QFile f(path);
-    if (!f.open(QIODevice::WriteOnly) || f.write(QByteArray::fromStdString(svg)) < 0) {
-        if (error)
-            *error = tr("cannot write %1: %2").arg(path, f.errorString());
-        return false;
-    }
-    return true;
 }
 
 } // namespace ascviz::ui

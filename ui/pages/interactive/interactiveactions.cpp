@@ -14,6 +14,7 @@
 
 #include "ascviz/base/version.h"
 #include "ascviz/eval/evaljson.h"
+#include "ascviz/figure/viewrender.h"
 #include "ascviz/render/svg.h"
 #include "ascviz/results/session.h"
 #include "ascviz/share/share.h"
@@ -113,11 +114,12 @@ bool InteractivePage::exportSvg(const QString& path, View v, QString* error) con
         return false;
     }
     try {
-        const std::string svg = v == View::Sequence
-                                    ? renderSequenceSvg(*m_shown->eval)
-                                    : renderAstSvg(*m_shown->eval, v == View::Partial ? ascviz::AstView::Partial
-                                                                                      : ascviz::AstView::Complete);
-        return writeBytes(path, svg, error);
+        // The one drawer of `render` and Python (figure/viewrender.h), without figure options: the screen view.
+        ascviz::ViewRequest request;
+        request.view = v == View::Sequence  ? ascviz::ViewKind::Sequence
+                       : v == View::Partial ? ascviz::ViewKind::Partial
+                                            : ascviz::ViewKind::Complete;
+        return writeBytes(path, ascviz::drawView(*m_shown->eval, request).bytes, error);
     } catch (const std::exception& e) {
         if (error)
             *error = toQString(e.what());

@@ -88,6 +88,14 @@ Figure heatmapFigure(const std::vector<std::string>& rows, const std::vector<Hea
                      const FigureStyle& style, const HeatmapFigureOptions& options);
 Figure heatmapFigure(const std::vector<std::string>& rows, const std::vector<HeatmapColumn>& columns,
                      const FigureStyle& style, const std::string& title = "AsC-Eval by category");
+// The same matrix at screen size (CSS pixels): cells 26 px high, as wide as their header, each a group with
+// data-row, data-column (0-based) and data-value ("0.63" or "n/a"), the value printed in the cell, a 40-step
+// colour scale below. `rows` in display order (e.g. "Global", then the categories). `analyze heatmap --svg`,
+// the Analysis page and the Layers tab. Throws InputError when there is no column.
+Figure heatmapViewFigure(const std::vector<std::string>& rows, const std::vector<HeatmapColumn>& columns,
+                         const std::string& title = "AsC-Eval by category");
+std::string renderHeatmapSvg(const std::vector<std::string>& rows, const std::vector<HeatmapColumn>& columns,
+                             const std::string& title = "AsC-Eval by category"); // figureToSvg of the above
 
 // Diverging stacked bars per question and condition: disagreement left of 0, agreement right, the midpoint
 // of an odd scale split across 0 (the report's answers per scale point).

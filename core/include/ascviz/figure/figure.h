@@ -57,6 +57,8 @@ struct FigRect {
     double radius = 0;
     bool dashed = false;
     std::string tooltip; // SVG <title> (not drawn in PDF)
+    // A left-to-right colour gradient through these stops (evenly spaced) instead of `fill` (legend colour bars).
+    std::vector<Rgb> gradient;
 };
 struct FigLine {
     double x1 = 0, y1 = 0, x2 = 0, y2 = 0;
@@ -78,7 +80,13 @@ struct FigPath {
 };
 // Attributes written on the SVG group of the items that follow (data-node="3"); an empty list closes it.
 struct FigGroup {
+    FigGroup() = default;
+    FigGroup(std::vector<std::pair<std::string, std::string>> attrs, std::string tip = {})
+        : attributes(std::move(attrs)), tooltip(std::move(tip))
+    {
+    }
     std::vector<std::pair<std::string, std::string>> attributes;
+    std::string tooltip; // SVG <title> of the group (not drawn in PDF)
 };
 using FigItem = std::variant<FigText, FigRect, FigLine, FigPath, FigGroup>;
 
@@ -93,6 +101,9 @@ struct FigBox {
 struct Figure {
     double widthPt = 0, heightPt = 0;
     std::string title; // the document title (SVG <title>, PDF metadata)
+    // The SVG's width and height in CSS pixels (the GUI's views at screen size) rather than in mm; the
+    // viewBox and every coordinate stay the same numbers.
+    bool pixelUnits = false;
     std::vector<FigItem> items;
     // The plot areas the layout reserved (bars, boxes, cells, the treemap): not drawn, kept so that a check can
     // see that no legend or label squeezed them below a legible size.

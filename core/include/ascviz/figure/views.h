@@ -32,4 +32,15 @@ ViewFigure astFigure(const EvalResult& r, AstView view, const FigureStyle& style
 ViewFigure sequenceFigure(const EvalResult& r, const FigureStyle& style, const ViewFigureOptions& options);
 ViewFigure figure5(const EvalResult& r, AstView view, const FigureStyle& style, const ViewFigureOptions& options);
 
+// The GUI's views as standalone pictures at screen size (`render` without figure options, the GUI's exports):
+// render's layout unscaled, in CSS pixels, with a title block and the legend's colour bar below. Node groups
+// carry id="node-<id>", class "node" ("node error"), data-node/data-type/data-start/data-end and a tooltip;
+// edge groups data-from/data-to; token groups class "token" ("token generated") and data-token. Beyond
+// options.maxGraphvizNodes shown nodes the tree layout is used and the title line says so.
+Figure astViewFigure(const EvalResult& r, AstView view, const LayoutOptions& options = {});
+Figure sequenceViewFigure(const EvalResult& r, WhitespaceTokens ws = WhitespaceTokens::Faint);
+// figureToSvg of the two above.
+std::string renderAstSvg(const EvalResult& r, AstView view, const LayoutOptions& options = {});
+std::string renderSequenceSvg(const EvalResult& r, WhitespaceTokens ws = WhitespaceTokens::Faint);
+
 } // namespace ascviz

@@ -94,8 +94,8 @@ std::string layerMatrixLatex(const LayerMatrix& m);
 // The category × layer heat map's data: rows the categories and Global, one column per layer ("emb", "L1" …),
 // each category cell with its pooled count (heat-map cells over fewer than the minimum count are marked).
 std::pair<std::vector<std::string>, std::vector<HeatmapColumn>> layerMatrixHeatmap(const LayerMatrix& m);
-// The category × layer heat map (render/heatmap.h: rows the categories and Global, one column per layer), the
-// figure of `analyze layers --svg` and the GUI's Layers tab.
-std::string layerMatrixSvg(const LayerMatrix& m);
+// The category × layer heat map's title ("AsC-Eval by category and layer (MODEL)"): the GUI's Layers tab draws
+// layerMatrixHeatmap with it (figure/charts.h renderHeatmapSvg).
+std::string layerMatrixTitle(const LayerMatrix& m);
 
 } // namespace ascviz

@@ -1,6 +1,6 @@
 // The global heat map (ASTrust): categories (rows) × result sets (columns, one per model), each cell
 // coloured by its bootstrapped median on the AsC-Eval scale of the other views (red 0 → white 0.5 → blue 1,
-// grey n/a) with the value printed. Plain data in, a standalone SVG out.
+// grey n/a) with the value printed: its data (the figure room draws it: figure/charts.h).
 #pragma once
 #include <map>
 #include <optional>
@@ -14,9 +14,5 @@ struct HeatmapColumn {
     std::map<std::string, std::optional<double>> values; // row name -> value (absent / nullopt: n/a)
     std::map<std::string, long long> counts;             // row name -> pooled values behind it (absent: unknown)
 };
-
-// `rows` in display order (e.g. "Global", then the categories). Throws InputError when there is no column.
-std::string renderHeatmapSvg(const std::vector<std::string>& rows, const std::vector<HeatmapColumn>& columns,
-                             const std::string& title = "AsC-Eval by category");
 
 } // namespace ascviz

@@ -1,5 +1,7 @@
-// SVG export of the AST and sequence views (method.md §8), drawn from the same GraphLayout as the GUI.
+// Text and colour helpers of the views (method.md §8) that the figure room draws with (figure/views.h draws
+// the AST and sequence views from render's layouts), and the whitespace-token rule of the sequence view.
 #pragma once
+#include "ascviz/base/xml.h" // xmlEscape, the one XML escaper
 #include "ascviz/render/layout.h"
 
 #include <string>
@@ -7,17 +9,17 @@
 
 namespace ascviz {
 
-// XML character data / attribute value escaping (& < > " ' and control characters); code points XML 1.0
-// forbids become U+FFFD. Every SVG writer of the project escapes with it.
-std::string xmlEscape(std::string_view s);
 std::string svgNumber(double x); // a coordinate: at most 2 decimals, no trailing zeros ("12.5", "0")
 std::string svgColour(Rgb c);    // "#rrggbb"
 std::string valueText(double v); // "0.63"
+// Control characters as their Control Pictures symbol (U+2400 + c; "\n" -> U+21B5), XML-forbidden code points
+// as U+FFFD: text displayable on one line.
+std::string displayText(std::string_view s);
+// The code points of s, at most maxChars, with "…" when cut.
+std::string truncateChars(std::string_view s, std::size_t maxChars);
+// The estimated advance width of a line of sans-serif text at fontSize (errs wide; the layout's metric).
+double estimatedTextWidth(std::string_view s, double fontSize);
 
-// Standalone SVG documents (title line, the view, legend). Node groups carry id="node-<id>" and
-// data-node/data-type/data-start/data-end; token groups carry data-token (sequence view).
-// Beyond options.maxGraphvizNodes shown nodes the tree layout is used and the title line says so.
-std::string renderAstSvg(const EvalResult& r, AstView view, const LayoutOptions& options = {});
 // Whitespace-only tokens (indentation, line breaks) in the sequence view: Faint (default: their NtP colour at
 // an eighth of its strength, so indentation does not read as large saturated bars), None (not coloured) or Full
 // (like every other token; `render --whitespace full`).
@@ -27,6 +29,5 @@ WhitespaceTokens parseWhitespaceTokens(const std::string& s); // "faint" | "none
 bool isWhitespaceToken(const ScoredText& s, std::size_t t);
 // The fill of token `t` under the whitespace mode; nullopt: not coloured.
 std::optional<Rgb> tokenFill(const ScoredText& s, std::size_t t, WhitespaceTokens ws);
-std::string renderSequenceSvg(const EvalResult& r, WhitespaceTokens ws = WhitespaceTokens::Faint);
 
 } // namespace ascviz
