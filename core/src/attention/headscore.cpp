@@ -42,7 +42,8 @@ std::vector<HeadEdge> headEdges(const std::vector<Relation>& relations, HeadMetr
         const int q = r.dependent.tokens.front();
         if (r.head.tokens.front() >= q)
             continue;
-        HeadEdge e{i, q, {}, {}, r.offset, false};
+        HeadEdge e(i, q, {});
+        e.offset = r.offset;
         if (metric == HeadMetric::First) {
             e.targets.push_back(r.head.tokens.front());
         } else {

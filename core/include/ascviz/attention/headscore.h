@@ -12,6 +12,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace ascviz {
@@ -28,6 +29,8 @@ const char* headMetricName(HeadMetric m);
 // edge is the paper's metric on the dependent block: `queries` are the dependent block's words the metric names
 // (first, last, or all of them: any), `targets` the one head word; the edge's rank is the best over its queries.
 struct HeadEdge {
+    HeadEdge() = default;
+    HeadEdge(std::size_t rel, int q, std::vector<int> t) : relation(rel), query(q), targets(std::move(t)) {}
     std::size_t relation = 0; // index into the relations it was made from
     int query = 0;
     std::vector<int> targets; // ascending, each < query
