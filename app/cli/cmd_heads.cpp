@@ -240,7 +240,7 @@ int cmdAnalyzeHeads(Args& args)
         if (*tableArg != "3" && *tableArg != "5" && *tableArg != "6")
             throw UsageError("--table takes 3, 5 or 6 (the CodeSyntax paper's tables), not '" + *tableArg + "'");
         table = std::stoi(*tableArg);
-        if (table == 5 && metric != HeadMetric::Any)
+        if (table == 5 && metric != HeadMetric::Any && !from)
             throw UsageError("--table 5 is the paper's any-token table: give --metric any");
         if (asJson)
             throw UsageError("--table prints a table; it takes no --json");
@@ -460,6 +460,9 @@ int cmdAnalyzeHeads(Args& args)
             report.table6 = set.mapping->table6();
         heatmaps(tally);
     }
+    if (table == 5 && report.metric != "any")
+        throw UsageError("--table 5 is the paper's any-token table: the partial files are of the " + report.metric +
+                         "-token metric");
     if (latex) {
         writeText(table ? headPaperTable(report, table, true)
                         : headTable3Latex(report) + "\n" + headTable6Latex(report),
