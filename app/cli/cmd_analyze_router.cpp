@@ -79,12 +79,17 @@ const std::vector<AnalyzeSubcommand>& analyzeSubcommands()
          "                 --layer L alone; --width-mm W --font-pt P --no-title --legend right|bottom|none\n",
          true, cmdAnalyzeExperts},
         {"heads",
-         "--model M --corpus C [--top-k 1,3,10,20] [--metric first|last|any] [--min-count N]\n"
-         "[--json | --latex OUT] [--partial P.jsonl [--resume]] [--shard I/N] | heads --from P1,P2",
+         "--model M --corpus C [--relations codesyntax|fields] [--top-k 1,3,10,20] [--metric first|last|any]\n"
+         "[--min-count N] [--json | --table 3|5|6 | --latex OUT] [--partial P.jsonl [--resume]] [--shard I/N]\n"
+         "| heads --from P1,P2",
          "attention heads vs syntax relations (method.md 11): best head per relation, offset and\n"
          "             keyword baselines (greedy for k >= 2), Diff, the model's score\n"
          "    --model M --corpus C|default   --top-k 1,3,10,20   --metric first|last|any   --min-count N (20)\n"
-         "    --json   --latex FILE (Tables 3 and 6)   --limit N   --shard I/N   --language L\n"
+         "    --relations codesyntax: the paper's 43 relation types + children over words, the metric on\n"
+         "                 the dependent block (the default for Python); fields: the grammar's field pairs\n"
+         "                 over tokens (the default for other languages)\n"
+         "    --table 3|5|6: the paper's table in its layout (5: --metric any)   --json\n"
+         "    --latex FILE (Tables 3 and 6; with --table that table)   --limit N   --shard I/N   --language L\n"
          "    --partial P.jsonl [--resume]: one line per snippet, continued by --resume; --from P1,P2: tally\n"
          "    partial files (shards) without a model\n"
          "    --svg OUT | --pdf OUT [--relation TYPE]: the layer x head heat map (default: the model score),\n"

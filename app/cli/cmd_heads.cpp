@@ -5,6 +5,7 @@
 #include "common.h"
 #include "figure_args.h"
 
+#include "ascviz/attention/codesyntax.h"
 #include "ascviz/attention/headpartial.h"
 #include "ascviz/base/resources.h"
 #include "ascviz/base/utf8.h"
@@ -52,6 +53,62 @@ std::vector<int> topKOption(Args& args)
     return out;
 }
 
+// --relations codesyntax|fields: the paper's relations over words (the default where the language has a
+// mapping: Python) or the generic field relations over tokens (the default elsewhere).
+struct RelationSet {
+    std::optional<CodeSyntaxMapping> mapping; // set: paper mode
+    std::string name() const { return mapping ? "codesyntax" : "fields"; }
+};
+
+RelationSet relationSetOption(const std::optional<std::string>& arg, const LanguageInfo& info)
+{
+    const std::string v = arg.value_or(CodeSyntaxMapping::exists(info.folder) ? "codesyntax" : "fields");
+    if (v == "fields")
+        return {};
+    if (v != "codesyntax")
+        throw UsageError("--relations takes codesyntax or fields, not '" + v + "'");
+    return {CodeSyntaxMapping::forLanguage(info.id, info.folder)};
+}
+
+// One text's relations and the edges the metric asks about; in paper mode the words too.
+struct TextEdges {
+    std::vector<Relation> relations;
+    std::vector<HeadEdge> edges;
+    std::optional<TokenWords> words;
+};
+
+TextEdges textEdges(const RelationSet& set, const SyntaxTree& tree,
+                    const std::vector<std::pair<std::size_t, std::size_t>>& spans, HeadMetric metric)
+{
+    TextEdges out;
+    if (set.mapping) {
+        out.relations = codeSyntaxRelations(tree, *set.mapping);
+        attachTokens(out.relations, spans);
+        out.words = groupTokens(codeWords(tree, *set.mapping), spans);
+        out.edges = paperEdges(out.relations, *out.words, spans, metric);
+    } else {
+        out.relations = syntaxRelations(tree);
+        attachTokens(out.relations, spans);
+        out.edges = headEdges(out.relations, metric);
+    }
+    return out;
+}
+
+// The texts of the scorer's units: the tokens, or in paper mode the words (their tokens' texts joined).
+std::vector<std::string> unitTexts(const std::vector<std::string>& tokenTexts, const std::optional<TokenWords>& words)
+{
+    if (!words)
+        return tokenTexts;
+    std::vector<std::string> out;
+    for (int w = 0; w < words->words(); ++w) {
+        std::string t;
+        for (int i = words->start[static_cast<std::size_t>(w)]; i < words->start[static_cast<std::size_t>(w) + 1]; ++i)
+            t += tokenTexts[static_cast<std::size_t>(i)];
+        out.push_back(std::move(t));
+    }
+    return out;
+}
+
 std::atomic<bool> g_stop{false};
 extern "C" void onInterrupt(int)
 {
@@ -65,15 +122,17 @@ int cmdRelations(Args& args)
     const std::string file = args.require("--text-file");
     const std::string language = languageOption(args, file);
     const auto modelArg = args.value("--model");
+    const auto relationsArg = args.value("--relations");
     const std::size_t maxAstNodes = maxAstNodesOption(args);
     const bool asJson = args.flag("--json");
     const auto out = args.value("--out");
     args.finish();
 
+    const RelationSet set = relationSetOption(relationsArg, LanguageRegistry::instance().get(language));
     const std::string text = readUtf8File(file);
     const SyntaxTree tree = SyntaxTree::parse(language, text, maxAstNodes);
     warnSyntaxProblems(tree, file);
-    auto rels = syntaxRelations(tree);
+    auto rels = set.mapping ? codeSyntaxRelations(tree, *set.mapping) : syntaxRelations(tree);
     if (modelArg) {
         const auto tok = Tokenizer::fromModelDir(resolveModelDir(*modelArg));
         attachTokens(rels, tok->encode(text, false).offsets);
@@ -100,7 +159,10 @@ int cmdRelations(Args& args)
             j["offset"] = r.offset;
         list.push_back(std::move(j));
     }
-    json j = {{"language", language}, {"syntax_errors", syntaxProblemsJson(tree)}, {"relations", std::move(list)}};
+    json j = {{"language", language},
+              {"relation_set", set.name()},
+              {"syntax_errors", syntaxProblemsJson(tree)},
+              {"relations", std::move(list)}};
     if (modelArg)
         j["model"] = *modelArg;
     writeJson(j, out);
@@ -143,6 +205,8 @@ int cmdAnalyzeHeads(Args& args)
 {
     const std::vector<int> topK = topKOption(args);
     const std::string metricName = args.valueOr("--metric", "first");
+    const auto relationsArg = args.value("--relations");
+    const auto tableArg = args.value("--table");
     const int minCount = args.intValue("--min-count", 20);
     const bool asJson = args.flag("--json");
     const auto latex = args.value("--latex");
@@ -172,6 +236,18 @@ int cmdAnalyzeHeads(Args& args)
     }
     if (minCount < 1)
         throw UsageError("--min-count must be >= 1");
+    int table = 0;
+    if (tableArg) {
+        if (*tableArg != "3" && *tableArg != "5" && *tableArg != "6")
+            throw UsageError("--table takes 3, 5 or 6 (the CodeSyntax paper's tables), not '" + *tableArg + "'");
+        table = std::stoi(*tableArg);
+        if (table == 5 && metric != HeadMetric::Any && !from)
+            throw UsageError("--table 5 is the paper's any-token table: give --metric any");
+        if (asJson)
+            throw UsageError("--table prints a table; it takes no --json");
+    }
+    if (relationsArg && from)
+        throw UsageError("--relations is the partial files' own setting; --from takes no --relations");
     if (limit < 0)
         throw UsageError("--limit must be >= 0 (0 = all)");
     if (relationArg && !svgOut && !pdfOut)
@@ -207,10 +283,10 @@ int cmdAnalyzeHeads(Args& args)
                 tally.emplace(head.layers, head.maxK,
                               LanguageRegistry::instance().get(head.language).baselineKeywords());
             } else if (head.model != first.model || head.metric != first.metric || head.corpus != first.corpus ||
-                       head.layers != first.layers || head.maxK != first.maxK) {
+                       head.layers != first.layers || head.maxK != first.maxK || head.relations != first.relations) {
                 throw InputError(f + " is a run of other settings than " + *from +
                                      "'s first file (model, metric, "
-                                     "corpus, layers or max k differ)",
+                                     "corpus, layers, max k or relations differ)",
                                  ErrorContext(f));
             }
             const auto got = readHeadPartial(f, &*tally);
@@ -268,6 +344,11 @@ int cmdAnalyzeHeads(Args& args)
         report.model = first.model;
         report.language = first.language;
         report.metric = first.metric;
+        report.relationSet = first.relations;
+        if (first.relations == "codesyntax") {
+            const LanguageInfo& info = LanguageRegistry::instance().get(first.language);
+            report.table6 = CodeSyntaxMapping::forLanguage(info.id, info.folder).table6();
+        }
         heatmaps(*tally);
     } else {
         const ShardSpec shard = shardOption(shardArg);
@@ -287,6 +368,7 @@ int cmdAnalyzeHeads(Args& args)
                                  (shard.whole() ? std::string() : " (shard " + shard.toString() + ")"),
                              ErrorContext(corpus.source.string()));
         const LanguageInfo& info = LanguageRegistry::instance().get(langs.front());
+        const RelationSet set = relationSetOption(relationsArg, info);
         const auto model = LanguageModel::load(resolveModelDir(modelArg), lo);
         const int bos = model->tokenizer().addsBos() ? 1 : 0;
         HeadTally tally(model->info().layers, maxK, info.baselineKeywords());
@@ -296,7 +378,8 @@ int cmdAnalyzeHeads(Args& args)
                                  corpus.fingerprint(),
                                  model->info().layers,
                                  maxK,
-                                 shard.whole() ? std::string() : shard.toString()};
+                                 shard.whole() ? std::string() : shard.toString(),
+                                 set.name()};
         const int planned = static_cast<int>(slice.mine.size());
         std::set<std::string> done;
         std::optional<HeadPartialWriter> partialOut;
@@ -335,10 +418,12 @@ int cmdAnalyzeHeads(Args& args)
                 return ItemOutcome{e->id, false, 0}; // left out, not stored
             }
             const SyntaxTree tree = SyntaxTree::parse(info.id, e->code, maxAstNodes);
-            auto rels = syntaxRelations(tree);
             const auto enc = model->tokenizer().encode(e->code, false);
-            attachTokens(rels, enc.offsets);
-            HeadScorer scorer(model->info().layers, bos, headEdges(rels, metric));
+            TextEdges te = textEdges(set, tree, enc.offsets, metric);
+            const auto& rels = te.relations;
+            HeadScorer scorer(model->info().layers, bos, std::move(te.edges));
+            if (te.words)
+                scorer.setWords(*te.words);
             AttentionToScorer obs(scorer);
             ScoreOptions so;
             so.topK = 0;
@@ -355,7 +440,7 @@ int cmdAnalyzeHeads(Args& args)
             std::vector<std::string> texts;
             for (const auto& t : s.tokens)
                 texts.push_back(s.text.substr(t.start, t.end - t.start));
-            const TextRecord rec = tally.record(e->id, rels, texts, scorer);
+            const TextRecord rec = tally.record(e->id, rels, unitTexts(texts, te.words), scorer);
             tally.add(rec);
             if (partialOut)
                 partialOut->append(textRecordJson(rec)); // one write: a kill keeps whole records
@@ -375,10 +460,18 @@ int cmdAnalyzeHeads(Args& args)
         report.model = model->info().name;
         report.language = info.id;
         report.metric = headMetricName(metric);
+        report.relationSet = set.name();
+        if (set.mapping)
+            report.table6 = set.mapping->table6();
         heatmaps(tally);
     }
+    if (table == 5 && report.metric != "any")
+        throw UsageError("--table 5 is the paper's any-token table: the partial files are of the " + report.metric +
+                         "-token metric");
     if (latex) {
-        writeText(headTable3Latex(report) + "\n" + headTable6Latex(report), *latex);
+        writeText(table ? headPaperTable(report, table, true)
+                        : headTable3Latex(report) + "\n" + headTable6Latex(report),
+                  *latex);
         std::cerr << "analyze heads: wrote " << *latex << '\n';
     }
     for (const auto& w : report.warnings)
@@ -388,6 +481,8 @@ int cmdAnalyzeHeads(Args& args)
                   << report.rare.size() << " rarer types left out\n";
     if (asJson)
         writeJson(headReportJson(report), out);
+    else if (table)
+        writeText(headPaperTable(report, table, false), out);
     else
         writeText(headReportText(report), out);
     return 0;

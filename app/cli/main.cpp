@@ -164,8 +164,12 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "  --repo NAME         the \"repo\" field (default: the root folder's name); \"path\" is the file under it\n",
           false}},
         {"relations",
-         {"ascviz-cli relations --text-file F [--language L] [--model M] [--json] [--out FILE]",
-          "  the CodeSyntax relations of a text (method.md 11): per node, each pair of its children with a field\n"
+         {"ascviz-cli relations --text-file F [--language L] [--relations codesyntax|fields] [--model M] [--json] "
+          "[--out FILE]",
+          "  the CodeSyntax relations of a text (method.md 11). --relations codesyntax (the default where the\n"
+          "  language has a mapping, resources/languages/L/codesyntax.json: Python): the paper's relation types\n"
+          "  (If:if->else, Call:func->args, ..., children:parent->child), head = one word, dependent = a block.\n"
+          "  fields (the default elsewhere): per node, each pair of its children with a field\n"
           "  name or keyword role, earlier one first: {\"relations\":[{\"type\", \"head\":{\"start\",\"end\","
           "\"tokens\"},\n"
           "  \"dependent\":{...}, \"offset\"}]} (bytes; tokens and offset only with --model: its tokenizer)\n",

@@ -26,7 +26,7 @@ const char* kCorpus =
 TEST(CliHeads, RelationsWithAndWithoutTokens)
 {
     const auto f = clitest::writeTemp("rel.py", "x = foo(1)\n");
-    const auto bare = clitest::run("relations --text-file '" + f.string() + "' --json");
+    const auto bare = clitest::run("relations --relations fields --text-file '" + f.string() + "' --json");
     ASSERT_EQ(bare.status, 0) << bare.err;
     const auto j = nlohmann::json::parse(bare.out);
     bool assign = false;
@@ -39,7 +39,8 @@ TEST(CliHeads, RelationsWithAndWithoutTokens)
         }
     }
     EXPECT_TRUE(assign);
-    const auto tok = clitest::run("relations --text-file '" + f.string() + "' --model " + tinyModel() + " --json");
+    const auto tok = clitest::run("relations --relations fields --text-file '" + f.string() + "' --model " +
+                                  tinyModel() + " --json");
     ASSERT_EQ(tok.status, 0) << tok.err;
     const auto withTokens = nlohmann::json::parse(tok.out); // kept alive for the loop
     for (const auto& r : withTokens.at("relations")) {
@@ -49,11 +50,61 @@ TEST(CliHeads, RelationsWithAndWithoutTokens)
     }
 }
 
+// Issue 43: the paper mode is Python's default: its relation types over words, the tables in its layout; a
+// language without a mapping refuses it.
+TEST(CliHeads, PaperModeIsPythonsDefault)
+{
+    const auto f = clitest::writeTemp("rel-paper.py", "x = foo(1)\n");
+    const auto rel = clitest::run("relations --text-file '" + f.string() + "' --json");
+    ASSERT_EQ(rel.status, 0) << rel.err;
+    const auto j = nlohmann::json::parse(rel.out);
+    EXPECT_EQ(j.at("relation_set"), "codesyntax");
+    std::vector<std::string> types;
+    for (const auto& r : j.at("relations"))
+        types.push_back(r.at("type"));
+    // Assign x -> foo(1 (closing bracket dropped), Call foo -> 1, children x -> foo(1 and foo -> 1.
+    EXPECT_EQ(types, std::vector<std::string>({"Assign:target\u2192value", "Call:func\u2192args",
+                                               "children:parent\u2192child", "children:parent\u2192child"}));
+    EXPECT_EQ(j.at("relations").at(0).at("dependent").at("start"), 4);
+    EXPECT_EQ(j.at("relations").at(0).at("dependent").at("end"), 9); // "foo(1": the ) dropped
+
+    const auto corpus = clitest::writeTemp("heads-paper.jsonl", kCorpus);
+    const std::string common =
+        "analyze heads --model " + tinyModel() + " --corpus '" + corpus.string() + "' --top-k 1,3 --min-count 1";
+    const auto run = clitest::run(common + " --json");
+    ASSERT_EQ(run.status, 0) << run.err;
+    const auto w = nlohmann::json::parse(run.out);
+    EXPECT_EQ(w.at("relation_set"), "codesyntax");
+    EXPECT_EQ(w.at("units"), "words");
+    // Three functions: if a > b, if y (two Ifs), one For, one While.
+    ASSERT_TRUE(w.at("relations").contains("If:if\u2192test"));
+    EXPECT_EQ(w.at("relations").at("If:if\u2192test").at("count"), 2);
+    EXPECT_EQ(w.at("relations").at("For:for\u2192target").at("count"), 1);
+    // If:if→test is the next word: offset 1 hits every edge.
+    EXPECT_EQ(w.at("relations").at("If:if\u2192test").at("offset_baseline").at("scores").front(), 1.0);
+    const auto t3 = clitest::run(common + " --table 3");
+    ASSERT_EQ(t3.status, 0) << t3.err;
+    EXPECT_NE(t3.out.find("| Offset |"), std::string::npos) << t3.out;
+    EXPECT_NE(t3.out.find("| Diff (Model - Baseline) |"), std::string::npos) << t3.out;
+    const auto t6 = clitest::run(common + " --table 6");
+    ASSERT_EQ(t6.status, 0) << t6.err;
+    EXPECT_NE(t6.out.find("| For:for\u2192body |"), std::string::npos) << t6.out;
+    EXPECT_EQ(t6.out.find("If:if\u2192test"), std::string::npos) << t6.out; // not one of the paper's seven
+    EXPECT_EQ(clitest::run(common + " --table 5").status, 2);               // Table 5 is the any-token metric
+    EXPECT_EQ(clitest::run(common + " --table 5 --metric any").status, 0);
+
+    const auto java = clitest::writeTemp("rel.java", "class A { void f() { int x = 1; } }\n");
+    const auto refused = clitest::run("relations --relations codesyntax --text-file '" + java.string() + "'");
+    EXPECT_EQ(refused.status, 1);
+    EXPECT_NE(refused.err.find("java has no mapping"), std::string::npos) << refused.err;
+    EXPECT_EQ(clitest::run("relations --text-file '" + java.string() + "' --json").status, 0); // fields there
+}
+
 TEST(CliHeads, ReportResumeAndShards)
 {
     const auto corpus = clitest::writeTemp("heads.jsonl", kCorpus);
-    const std::string common =
-        "analyze heads --model " + tinyModel() + " --corpus '" + corpus.string() + "' --top-k 1,3 --min-count 1 --json";
+    const std::string common = "analyze heads --relations fields --model " + tinyModel() + " --corpus '" +
+                               corpus.string() + "' --top-k 1,3 --min-count 1 --json";
     const auto whole = clitest::run(common);
     ASSERT_EQ(whole.status, 0) << whole.err;
     const auto w = nlohmann::json::parse(whole.out);

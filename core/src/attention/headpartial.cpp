@@ -54,9 +54,10 @@ int intOf(const nlohmann::json& v, const std::string& where, const char* what)
 
 nlohmann::json headRunSettingsJson(const HeadRunSettings& s, int plannedTexts)
 {
-    nlohmann::json j = {{"kind", kKind},          {"version", 1},       {"model", s.model},
-                        {"language", s.language}, {"metric", s.metric}, {"corpus", s.corpus},
-                        {"layers", s.layers},     {"max_k", s.maxK},    {"shard", s.shard}};
+    nlohmann::json j = {{"kind", kKind},           {"version", 1},       {"model", s.model},
+                        {"language", s.language},  {"metric", s.metric}, {"corpus", s.corpus},
+                        {"layers", s.layers},      {"max_k", s.maxK},    {"shard", s.shard},
+                        {"relations", s.relations}};
     if (plannedTexts > 0)
         j["texts"] = plannedTexts;
     return j;
@@ -199,7 +200,8 @@ PartialContents readHeadPartial(std::istream& in, const std::filesystem::path& f
                                 j.at("corpus"),
                                 intOf(j.at("layers"), where, "layers"),
                                 intOf(j.at("max_k"), where, "max_k"),
-                                j.at("shard")};
+                                j.at("shard"),
+                                j.value("relations", std::string("fields"))};
             } catch (const nlohmann::json::exception& e) {
                 throw InputError(where + ": a header without " + e.what(), ErrorContext(file.string(), {}, lineNo));
             }

@@ -81,6 +81,28 @@ BaselineHits baselineHits(const HeadEdge& edge, const std::vector<std::string>& 
                           const std::vector<std::string>& sortedKeywords)
 {
     BaselineHits out;
+    if (edge.paper) {
+        // The paper's baselines, from the head forwards: offset i predicts the word i after the head, keyword w
+        // the first word w after the head; a hit when the prediction is one of the words the metric asks for.
+        const int h = edge.targets.front();
+        for (int q : edge.queries) {
+            BaselineChoice off;
+            off.offset = q - h;
+            out.push_back(off);
+            const std::string w = trimmed(tokenTexts[static_cast<std::size_t>(q)]);
+            if (w.empty() || !std::binary_search(sortedKeywords.begin(), sortedKeywords.end(), w))
+                continue;
+            bool next = true;
+            for (int j = h + 1; j < q && next; ++j)
+                next = trimmed(tokenTexts[static_cast<std::size_t>(j)]) != w;
+            BaselineChoice kw;
+            kw.isKeyword = true;
+            kw.keyword = w;
+            if (next && std::find(out.begin(), out.end(), kw) == out.end())
+                out.push_back(std::move(kw));
+        }
+        return out;
+    }
     for (int t : edge.targets) {
         BaselineChoice off;
         off.offset = edge.query - t;
@@ -136,7 +158,8 @@ TextRecord HeadTally::record(std::string id, const std::vector<Relation>& relati
                 ++out.outside[r.type];
             continue;
         }
-        EdgeRecord x{r.type, r.offset, {}, baselineHits(edges[e], tokenTexts, m_keywords)};
+        EdgeRecord x{
+            r.type, edges[e].paper ? edges[e].offset : r.offset, {}, baselineHits(edges[e], tokenTexts, m_keywords)};
         x.ranks.reserve(static_cast<std::size_t>(m_layers) * static_cast<std::size_t>(scored.heads()));
         for (int l = 0; l < m_layers; ++l)
             for (int h = 0; h < scored.heads(); ++h)

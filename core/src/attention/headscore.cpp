@@ -4,6 +4,7 @@
 #include "ascviz/base/error.h"
 
 #include <algorithm>
+#include <map>
 
 namespace ascviz {
 
@@ -41,7 +42,8 @@ std::vector<HeadEdge> headEdges(const std::vector<Relation>& relations, HeadMetr
         const int q = r.dependent.tokens.front();
         if (r.head.tokens.front() >= q)
             continue;
-        HeadEdge e{i, q, {}};
+        HeadEdge e(i, q, {});
+        e.offset = r.offset;
         if (metric == HeadMetric::First) {
             e.targets.push_back(r.head.tokens.front());
         } else {
@@ -51,6 +53,37 @@ std::vector<HeadEdge> headEdges(const std::vector<Relation>& relations, HeadMetr
             if (metric == HeadMetric::Last)
                 e.targets = {e.targets.back()};
         }
+        out.push_back(std::move(e));
+    }
+    return out;
+}
+
+std::vector<HeadEdge> paperEdges(const std::vector<Relation>& relations, const TokenWords& words,
+                                 const std::vector<std::pair<std::size_t, std::size_t>>& tokenSpans, HeadMetric metric)
+{
+    std::vector<HeadEdge> out;
+    for (std::size_t i = 0; i < relations.size(); ++i) {
+        const Relation& r = relations[i];
+        if (r.dependent.end <= r.dependent.start)
+            continue;
+        const int h = words.wordAtByte(tokenSpans, r.head.start);
+        const int a = words.wordAtByte(tokenSpans, r.dependent.start);
+        const int b = words.wordAtByte(tokenSpans, r.dependent.end - 1);
+        if (h < 0 || a < 0 || b < a || h >= a)
+            continue;
+        HeadEdge e;
+        e.relation = i;
+        e.targets = {h};
+        e.offset = a - h;
+        e.paper = true;
+        if (metric == HeadMetric::First)
+            e.queries = {a};
+        else if (metric == HeadMetric::Last)
+            e.queries = {b};
+        else
+            for (int q = a; q <= b; ++q)
+                e.queries.push_back(q);
+        e.query = e.queries.front();
         out.push_back(std::move(e));
     }
     return out;
@@ -81,6 +114,11 @@ HeadScorer::HeadScorer(int layers, int bos, std::vector<HeadEdge> edges)
         throw InputError("attention heads: the model has no layers");
 }
 
+void HeadScorer::setWords(TokenWords words)
+{
+    m_words = std::move(words);
+}
+
 void HeadScorer::observeAttention(int layer, int64_t position, std::span<const int64_t> shape,
                                   std::span<const float> data)
 {
@@ -100,6 +138,10 @@ void HeadScorer::observeAttention(int layer, int64_t position, std::span<const i
                          " heads, an earlier one " + std::to_string(m_heads));
     }
     const int64_t T = shape[1];
+    if (m_words) {
+        observeWords(layer, position, T, heads, data);
+        return;
+    }
     // Token index j is scored-id position j + bos; row r of this window is position `position + r`.
     const int64_t firstToken = position - m_bos; // token index of row 0 (negative: row 0 is BOS)
     const int firstCandidateRow = static_cast<int>(std::max<int64_t>(0, -firstToken));
@@ -121,6 +163,79 @@ void HeadScorer::observeAttention(int layer, int64_t position, std::span<const i
                     static_cast<std::size_t>(h)] =
                 bestTargetRank(row, firstCandidateRow, static_cast<int>(qRow), targets);
         }
+        m_layerSeen[e * static_cast<std::size_t>(m_layers) + static_cast<std::size_t>(layer)] = 1;
+    }
+}
+
+void HeadScorer::observeWords(int layer, int64_t position, int64_t T, int heads, std::span<const float> data)
+{
+    const TokenWords& w = *m_words;
+    const int64_t firstToken = position - m_bos; // token index of row 0 (negative: row 0 is BOS)
+    const bool bosRow = firstToken < 0;
+    auto tokenStart = [&](int word) { return static_cast<int64_t>(w.start[static_cast<std::size_t>(word)]); };
+    // The first word wholly inside the window: candidates start there.
+    int firstWord = 0;
+    while (firstWord < w.words() && tokenStart(firstWord) < std::max<int64_t>(firstToken, 0))
+        ++firstWord;
+    // Word rows of this layer, per query word: [head][candidate] with candidate 0 = BOS (when in the window),
+    // then words firstWord..q.
+    std::map<int, std::vector<float>> rows;
+    auto rowOf = [&](int q) -> const std::vector<float>& {
+        auto it = rows.find(q);
+        if (it != rows.end())
+            return it->second;
+        const std::size_t width = static_cast<std::size_t>(q - firstWord + 2);
+        std::vector<float> out(static_cast<std::size_t>(heads) * width, 0.0f);
+        const int64_t a0 = tokenStart(q), a1 = tokenStart(q + 1);
+        const float inv = 1.0f / static_cast<float>(a1 - a0);
+        for (int h = 0; h < heads; ++h) {
+            float* dst = out.data() + static_cast<std::size_t>(h) * width;
+            for (int64_t a = a0; a < a1; ++a) {
+                const float* row = data.data() + (h * T + (a - firstToken)) * T;
+                if (bosRow)
+                    dst[0] += row[0] * inv;
+                for (int v = firstWord; v <= q; ++v) {
+                    float sum = 0.0f;
+                    for (int64_t b = tokenStart(v); b < tokenStart(v + 1) && b <= a; ++b)
+                        sum += row[b - firstToken];
+                    dst[static_cast<std::size_t>(v - firstWord + 1)] += sum * inv;
+                }
+            }
+        }
+        return rows.emplace(q, std::move(out)).first->second;
+    };
+    for (std::size_t e = 0; e < m_edges.size(); ++e) {
+        const HeadEdge& edge = m_edges[e];
+        const int last = edge.queries.empty() ? edge.query : edge.queries.back();
+        const int64_t lastRow = tokenStart(last + 1) - 1 - firstToken;
+        if (m_window[e] == kUnseen && lastRow >= 0 && lastRow < T)
+            m_window[e] = edge.targets.front() >= firstWord ? position : kOutside;
+        if (m_window[e] != position)
+            continue;
+        const int t = edge.targets.front();
+        std::vector<int> queries = edge.queries.empty() ? std::vector<int>{edge.query} : edge.queries;
+        std::vector<int> best(static_cast<std::size_t>(heads), kMiss);
+        for (int q : queries) {
+            const std::vector<float>& r = rowOf(q);
+            const std::size_t width = static_cast<std::size_t>(q - firstWord + 2);
+            for (int h = 0; h < heads; ++h) {
+                const float* v = r.data() + static_cast<std::size_t>(h) * width;
+                const float tv = v[t - firstWord + 1];
+                int above = 0;
+                // Candidates: BOS (index 0, the farthest) when in the window, then words firstWord..q; ties go to
+                // the nearer key.
+                for (std::size_t c = bosRow ? 0 : 1; c < width && above < best[static_cast<std::size_t>(h)]; ++c) {
+                    const int word = static_cast<int>(c) - 1 + firstWord;
+                    above += (v[c] > tv || (v[c] == tv && c > 0 && word > t)) ? 1 : 0;
+                }
+                best[static_cast<std::size_t>(h)] = std::min(best[static_cast<std::size_t>(h)], above);
+            }
+        }
+        for (int h = 0; h < heads; ++h)
+            m_ranks[(e * static_cast<std::size_t>(m_layers) + static_cast<std::size_t>(layer)) *
+                        static_cast<std::size_t>(m_heads) +
+                    static_cast<std::size_t>(h)] =
+                static_cast<uint8_t>(std::min(best[static_cast<std::size_t>(h)], static_cast<int>(kMiss)));
         m_layerSeen[e * static_cast<std::size_t>(m_layers) + static_cast<std::size_t>(layer)] = 1;
     }
 }

@@ -1,7 +1,10 @@
 // The report of attention heads vs relations as JSON (docs/cli.md), LaTeX (the paper's Tables 3 and 6) and text.
 #include "ascviz/attention/headreport.h"
 
+#include "ascviz/base/error.h"
 #include "ascviz/base/latex.h"
+
+#include <algorithm>
 
 #include <cstdio>
 #include <sstream>
@@ -63,6 +66,8 @@ nlohmann::json headReportJson(const HeadReport& r)
         rare[type] = n;
     return {{"model", r.model},
             {"language", r.language},
+            {"relation_set", r.relationSet},
+            {"units", r.relationSet == "codesyntax" ? "words" : "tokens"},
             {"metric", r.metric},
             {"top_k", r.topK},
             {"min_count", r.minCount},
@@ -123,6 +128,88 @@ std::string headTable6Latex(const HeadReport& r)
           << signedPct(x.bestPerK[k1].score - x.offsetScores[k1]) << " \\\\\n";
     }
     t << "\\bottomrule\n\\end{tabular}\n";
+    return t.str();
+}
+
+std::string headPaperTable(const HeadReport& r, int table, bool latex)
+{
+    if (table != 3 && table != 5 && table != 6)
+        throw InputError("attention heads: the paper's tables are 3, 5 and 6, not " + std::to_string(table));
+    std::ostringstream t;
+    auto cells = [&](const std::vector<std::string>& c) {
+        for (std::size_t i = 0; i < c.size(); ++i)
+            t << (i ? (latex ? " & " : " | ") : (latex ? "" : "| ")) << c[i];
+        t << (latex ? " \\\\\n" : " |\n");
+    };
+    auto name = [&](const std::string& s) { return latex ? latexEscape(s) : s; };
+    const std::string model = r.model.empty() ? std::string("Model") : r.model;
+    if (table == 3 || table == 5) {
+        t << (latex ? "% " : "") << "Table " << table << " (CodeSyntax layout): top-k scores, " << r.metric
+          << "-token metric, " << r.relations.size() << " relation types (" << r.relationSet << "), " << r.texts
+          << " texts\n";
+        std::vector<std::string> head{"Model"};
+        for (int k : r.topK)
+            head.push_back("k=" + std::to_string(k));
+        if (latex)
+            t << "\\begin{tabular}{l" << std::string(r.topK.size(), 'r') << "}\n\\toprule\n";
+        cells(head);
+        if (latex) {
+            t << "\\midrule\n";
+        } else {
+            t << "|---|";
+            for (std::size_t i = 0; i < r.topK.size(); ++i)
+                t << "---|";
+            t << '\n';
+        }
+        auto row = [&](const std::string& label, const std::vector<double>& v, bool sign) {
+            std::vector<std::string> c{label};
+            for (double x : v)
+                c.push_back(sign ? signedPct(x) : pct(x));
+            cells(c);
+        };
+        row("Offset", r.offsetScore, false);
+        row("Keyword", r.keywordScore, false);
+        row("Combined", r.combinedScore, false);
+        row(name(model), r.modelScore, false);
+        std::vector<double> diff;
+        for (std::size_t i = 0; i < r.modelScore.size(); ++i)
+            diff.push_back(r.modelScore[i] - r.baselineScore[i]);
+        row(latex ? "Diff (Model $-$ Baseline)" : "Diff (Model - Baseline)", diff, true);
+        if (latex)
+            t << "\\bottomrule\n\\end{tabular}\n";
+        return t.str();
+    }
+    std::vector<const RelationHeads*> rows;
+    for (const auto& x : r.relations)
+        if (r.table6.empty() || std::find(r.table6.begin(), r.table6.end(), x.type) != r.table6.end())
+            rows.push_back(&x);
+    std::stable_sort(rows.begin(), rows.end(), [](const RelationHeads* a, const RelationHeads* b) {
+        return a->bestPerK[0].score - a->offsetScores[0] > b->bestPerK[0].score - b->offsetScores[0];
+    });
+    t << (latex ? "% " : "") << "Table 6 (CodeSyntax layout): top-1 " << r.metric
+      << "-token scores of the best head and of the best fixed offset per relation (" << r.relationSet << ")\n";
+    if (latex)
+        t << "\\begin{tabular}{lrrrr}\n\\toprule\n";
+    cells({"Relation", "Score " + name(model), "Score Offset", "Offset", "Diff"});
+    t << (latex ? "\\midrule\n" : "|---|---|---|---|---|\n");
+    for (const RelationHeads* x : rows)
+        cells({name(x->type), pct(x->bestPerK[0].score), pct(x->offsetScores[0]),
+               x->offset.choices.empty() ? "--" : x->offset.choices.front().label(),
+               signedPct(x->bestPerK[0].score - x->offsetScores[0])});
+    if (latex)
+        t << "\\bottomrule\n\\end{tabular}\n";
+    if (!r.table6.empty()) {
+        std::vector<std::string> missing;
+        for (const auto& type : r.table6)
+            if (std::none_of(rows.begin(), rows.end(), [&](const RelationHeads* x) { return x->type == type; }))
+                missing.push_back(type);
+        if (!missing.empty()) {
+            t << (latex ? "% " : "") << "not in the table (fewer edges than the minimum count):";
+            for (const auto& m : missing)
+                t << ' ' << m;
+            t << '\n';
+        }
+    }
     return t.str();
 }
 

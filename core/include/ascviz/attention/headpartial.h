@@ -16,7 +16,8 @@ namespace ascviz {
 struct HeadRunSettings {
     std::string model, language, metric, corpus; // corpus: Corpus::fingerprint()
     int layers = 0, maxK = 0;
-    std::string shard; // "I/N" or ""
+    std::string shard;                // "I/N" or ""
+    std::string relations = "fields"; // "codesyntax" or "fields" (a header without it: fields)
     bool operator==(const HeadRunSettings&) const = default;
 };
 

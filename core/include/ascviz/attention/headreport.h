@@ -56,6 +56,10 @@ struct RelationHeads {
 
 struct HeadReport {
     std::string model, language, metric;
+    // "codesyntax" (the paper's relations over words, method.md §11) or "fields" (the generic relations over
+    // tokens); table6: the paper's Table 6 relation types (paper mode), in its order.
+    std::string relationSet = "fields";
+    std::vector<std::string> table6;
     std::vector<int> topK;
     int minCount = 0, texts = 0, layers = 0, heads = 0;
     std::vector<RelationHeads> relations;          // count >= minCount, by type
@@ -139,6 +143,11 @@ nlohmann::json headReportJson(const HeadReport& r);
 // best offset's score and that offset, Diff), booktabs.
 std::string headTable3Latex(const HeadReport& r);
 std::string headTable6Latex(const HeadReport& r);
+// The paper's Tables 3, 5 and 6 in its layout (Table 5: Table 3 under the any-token metric; Table 6: per
+// relation the model's and the best offset's top-1 score, that offset and the difference, sorted by the
+// difference; in paper mode the paper's seven relation types, else every type kept). Markdown or LaTeX;
+// InputError for another table number.
+std::string headPaperTable(const HeadReport& r, int table, bool latex);
 // A plain-text table for the terminal.
 std::string headReportText(const HeadReport& r);
 

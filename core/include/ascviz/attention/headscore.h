@@ -3,13 +3,16 @@
 // query's row, as the model delivers them (never layer × head × T² at once). No torch and no model room: a
 // caller adapts the model's intermediates observer (model/observer.h, kAttention) to observeAttention().
 #pragma once
+#include "ascviz/attention/codesyntax.h"
 #include "ascviz/attention/relations.h"
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace ascviz {
@@ -21,15 +24,29 @@ const char* headMetricName(HeadMetric m);
 
 // One edge of one text for a metric: token indices (ScoredText::tokens). The query is the dependent's first
 // token; the targets are the head's tokens the metric names, all before the query.
+//
+// In the paper mode (codesyntax relations over words, paperEdges) the indices are words (TokenWords) and the
+// edge is the paper's metric on the dependent block: `queries` are the dependent block's words the metric names
+// (first, last, or all of them: any), `targets` the one head word; the edge's rank is the best over its queries.
 struct HeadEdge {
+    HeadEdge() = default;
+    HeadEdge(std::size_t rel, int q, std::vector<int> t) : relation(rel), query(q), targets(std::move(t)) {}
     std::size_t relation = 0; // index into the relations it was made from
     int query = 0;
     std::vector<int> targets; // ascending, each < query
+    std::vector<int> queries; // paper mode: the dependent's words asked (query = the first); empty otherwise
+    int offset = 0;           // dependent's first token (word) minus the head's first token (word)
+    bool paper = false;       // the paper's baselines (from the head forwards) instead of the mirror's
 };
 
 // The edges of relations with tokens attached (attachTokens) whose head starts before the dependent's first
 // token; relations whose two ends begin in the same token (offset <= 0) give none.
 std::vector<HeadEdge> headEdges(const std::vector<Relation>& relations, HeadMetric metric);
+
+// The paper mode's edges (method.md §11): word indices of `words` over the tokens `tokenSpans`; the head word
+// must come before the dependent's first word (relations whose ends share a word give none).
+std::vector<HeadEdge> paperEdges(const std::vector<Relation>& relations, const TokenWords& words,
+                                 const std::vector<std::pair<std::size_t, std::size_t>>& tokenSpans, HeadMetric metric);
 
 // The ranks of each edge's best target in its query's attention row, per layer and head. Rank 0 is the key the
 // head attends to most among the candidates: the text's tokens before the query (the query itself and BOS are
@@ -39,6 +56,10 @@ public:
     static constexpr uint8_t kMiss = 255; // not evaluated, or rank >= 255
     // `layers`: the model's blocks; `bos`: 1 when the scored ids start with a BOS the text does not have.
     HeadScorer(int layers, int bos, std::vector<HeadEdge> edges);
+    // Paper mode: the edges' indices are words; attention to a word is summed over its tokens, attention from
+    // a word averaged over its tokens (App. B), and every word up to and including the query is a candidate,
+    // with a BOS (when the scored ids start with one) as one more. Call before the first observeAttention().
+    void setWords(TokenWords words);
 
     // One layer's attention probabilities [heads, T, T] (row-major; rows are queries) of the forward pass
     // whose row 0 is scored-id position `position` (0, or a later window of a text longer than the context).
@@ -56,7 +77,9 @@ public:
     uint8_t rank(std::size_t edge, int layer, int head) const;
 
 private:
+    void observeWords(int layer, int64_t position, int64_t T, int heads, std::span<const float> data);
     static constexpr int64_t kUnseen = -1, kOutside = -2;
+    std::optional<TokenWords> m_words;
     int m_layers = 0, m_heads = 0, m_bos = 0;
     std::vector<HeadEdge> m_edges;
     std::vector<int64_t> m_window;    // per edge: the window position it is evaluated in, kUnseen or kOutside
