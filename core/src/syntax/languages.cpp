@@ -149,6 +149,10 @@ LanguageInfo readLanguageDescriptor(const fs::path& file)
     if (j.contains("codebleu_keywords"))
         l.codebleuKeywords = r.strs("codebleu_keywords");
     l.placeholder = r.str("placeholder", false);
+    if (j.contains("indent_after"))
+        l.indentAfter = r.strs("indent_after");
+    if (const std::string unit = r.str("indent_unit", false); !unit.empty())
+        l.indentUnit = unit;
     return l;
 }
 

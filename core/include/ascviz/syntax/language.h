@@ -54,6 +54,10 @@ struct LanguageInfo {
     // codebleu package's keywords/<language>.txt lists them; language.json "codebleu_keywords", empty = none.
     std::vector<std::string> codebleuKeywords;
     std::string placeholder; // editor hint text
+    // The editor's automatic indentation: a line whose code ends with one of these ("indent_after": ":" for
+    // Python, "{" for the brace languages) starts the next line one "indent_unit" deeper (default 4 spaces).
+    std::vector<std::string> indentAfter;
+    std::string indentUnit = "    ";
     std::filesystem::path folder;
 };
 
