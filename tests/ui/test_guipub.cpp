@@ -287,6 +287,13 @@ private Q_SLOTS:
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         shot(&w, QStringLiteral("guipub-interactive-children"));
+        // The paper figure of the AST view says which scope its values have.
+        tab->showView(InteractivePage::View::Partial);
+        const QString fig = m_dir.filePath(QStringLiteral("children.svg"));
+        QString ferr;
+        QVERIFY2(tab->exportFigure(fig, InteractivePage::View::Partial, FigureExportOptions{}, false, &ferr),
+                 qPrintable(ferr));
+        QVERIFY(readAll(fig).count(QStringLiteral("children")) >= 2); // title and key (lines wrap at 85 mm)
         const QString session = m_dir.filePath(QStringLiteral("children.ascviz.json"));
         QString err;
         QVERIFY2(tab->saveSession(session, &err), qPrintable(err));

@@ -59,8 +59,8 @@ public:
     QComboBox* aggregationBox() const { return m_aggregation; }
     QComboBox* aggregationScopeBox() const { return m_scope; }
     // The form's fields (corpus, model folder, limit, language, θ, θ scope, device, precision) are remembered
-    // in QSettings ("batch/…") when a run starts and restored when the window attaches the page; the results file is not
-    // (a new run needs a new file).
+    // in QSettings ("batch/…") when a run starts and restored when the window attaches the page; the results file is
+    // not (a new run needs a new file).
     void saveForm() const;
     void restoreForm();
     QString language() const;
