@@ -3,6 +3,7 @@
 #include "helpmenu.h"
 
 #include "common/analysis.h"
+#include "common/figureoptions.h"
 #include "common/textpos.h"
 #include "pages/page.h"
 #include "pages/registry.h"
@@ -477,6 +478,14 @@ void MainWindow::exportCurrent(ExportKind kind)
     if (!page || !page->canExport(kind)) {
         showError(tr("There is nothing to export here yet."));
         return;
+    }
+    if (page->exportsFigure(kind)) {
+        FigureOptionsDialog options(this);
+        options.setOptions(savedFigureExportOptions());
+        if (options.exec() != QDialog::Accepted)
+            return;
+        saveFigureExportOptions(options.options());
+        page->setFigureOptions(options.options());
     }
     const QString ext = exportKindName(kind);
     QString f = QFileDialog::getSaveFileName(this, tr("Export"), page->suggestedExportName(kind),

@@ -70,8 +70,8 @@ void TestInteractive::generateStreamsAndShows()
 
     tab->editor()->setFocus();
     QTest::keyClicks(tab->editor(), QStringLiteral("def add(a, b):"));
-    QTest::keyClick(tab->editor(), Qt::Key_Return);
-    QTest::keyClicks(tab->editor(), QStringLiteral("    return"));
+    QTest::keyClick(tab->editor(), Qt::Key_Return); // indents one level after ':' (the registry's indent_after)
+    QTest::keyClicks(tab->editor(), QStringLiteral("return"));
     QCOMPARE(tab->prompt(), QStringLiteral("def add(a, b):\n    return"));
     tab->maxNewTokensBox()->setValue(6);
     QCOMPARE(tab->decodingBox()->currentIndex(), 0); // greedy

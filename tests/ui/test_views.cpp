@@ -127,7 +127,8 @@ void TestViews::sequenceSpansAndColours()
     QCOMPARE(v->toPlainText(), QString::fromUtf8(code));
 
     // Tokens that cover whole characters: the document slice is exactly the token's bytes, and its
-    // background is ascColor(NtP). (Byte-level BPE may split a character over two tokens; those share it.)
+    // background is ascColor(NtP) (whitespace-only tokens: faint). (Byte-level BPE may split a character over two
+    // tokens; those share it.)
     int whole = 0;
     std::vector<int> owners(std::size_t(v->toPlainText().size()), 0);
     for (int i = 0; i < v->tokenCount(); ++i)
@@ -146,7 +147,11 @@ void TestViews::sequenceSpansAndColours()
             shared = shared || owners[std::size_t(p)] > 1;
         if (shared)
             continue;
-        QCOMPARE(bgAt(v->document(), qs), ascQColor(t.ntp));
+        // Whitespace-only tokens (indentation, line breaks) faint, as in the figures (render/svg.h: tokenFill).
+        const auto faint = ascviz::isWhitespaceToken(a->eval->scored, std::size_t(i))
+                               ? ascviz::tokenFill(a->eval->scored, std::size_t(i), ascviz::WhitespaceTokens::Faint)
+                               : std::nullopt;
+        QCOMPARE(bgAt(v->document(), qs), faint ? QColor(faint->r, faint->g, faint->b) : ascQColor(t.ntp));
         QCOMPARE(v->tokenAtPosition(qs), i);
         ++whole;
     }

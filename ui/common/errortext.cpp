@@ -37,7 +37,7 @@ QString guiWording(const QString& message)
     static const QRegularExpression resumeOption(QStringLiteral("--resume\\b"));
     // limits the GUI has no setting for: the size and the limit are said, no command-line option advised
     std::string plain = toUtf8(message);
-    for (const char* option : {limits::kMaxAstDepthOption, limits::kMaxAstNodesOption})
+    for (const char* option : {limits::kMaxTextBytesOption, limits::kMaxAstDepthOption, limits::kMaxAstNodesOption})
         plain = limits::withoutOptionAdvice(plain, option);
     QString m = toQString(plain);
     m.replace(corpusChanged, tr("the corpus file's content is not the content the run stored (it changed since)"));

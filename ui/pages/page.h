@@ -13,6 +13,7 @@ class QWidget;
 namespace ascviz::ui {
 
 enum class ExportKind { Svg, Png, Json, Csv, Pdf, Html };
+struct FigureExportOptions; // common/figureoptions.h
 
 // What a page may ask of the window that shows it (the main window implements it).
 class PageHost {
@@ -54,6 +55,11 @@ public:
             *error = QStringLiteral("this page has nothing to export");
         return false;
     }
+
+    // Exports drawn by the figure room (paper figures): File › Export asks the figure options (width, font,
+    // title, legend, caption) first and gives them to the page, whose next exportTo uses them.
+    virtual bool exportsFigure(ExportKind) const { return false; }
+    virtual void setFigureOptions(const FigureExportOptions& options) { Q_UNUSED(options); }
 
     // Session files: whether the page keeps state in one, and saving / restoring it.
     virtual bool hasSession() const { return false; }

@@ -190,8 +190,24 @@ void buildDistributionChart(QChart* chart, const std::vector<BatchResultPtr>& se
     chart->legend()->setVisible(false);
 }
 
+DistributionData batchDistributionData(const std::vector<BatchResultPtr>& sets, const QString& warning)
+{
+    DistributionData d;
+    d.title = toUtf8(QObject::tr("Distribution of snippet AsC-Eval per model (one box per result set)"));
+    d.axisLabel = toUtf8(QObject::tr("snippet AsC-Eval (mean of node values)"));
+    d.rows = {toUtf8(QObject::tr("all snippets"))};
+    d.values.resize(1);
+    d.warning = toUtf8(warning);
+    d.outliers = false; // the on-screen box plot (QBoxPlotSeries) draws none
+    for (const auto& s : sets) {
+        d.runs.push_back(toUtf8(s->label));
+        d.values[0].push_back(snippetValues(*s));
+    }
+    return d;
+}
+
 bool exportBatchFigure(BatchChart chart, const std::vector<BatchResultPtr>& sets, const QString& file,
-                       const QString& warning, QString* error)
+                       const QString& warning, QString* error, const FigureExportOptions& options)
 {
     auto fail = [&](const QString& m) {
         if (error)
@@ -200,23 +216,16 @@ bool exportBatchFigure(BatchChart chart, const std::vector<BatchResultPtr>& sets
     };
     if (sets.empty())
         return fail(QObject::tr("There are no results to draw yet."));
+    const QString caption = options.warning ? warning : QString();
     try {
         Figure f;
         if (chart == BatchChart::Categories) {
             std::vector<FigureRun> runs;
             for (const auto& s : sets)
                 runs.push_back({toUtf8(s->label), &s->stats, nullptr});
-            f = categoryBarsFigure(categoryBarsData(runs, toUtf8(warning)), FigureStyle{});
+            f = categoryBarsFigure(categoryBarsData(runs, toUtf8(caption)), options.style);
         } else {
-            DistributionData d;
-            d.rows = {"all snippets"};
-            d.values.resize(1);
-            d.warning = toUtf8(warning);
-            for (const auto& s : sets) {
-                d.runs.push_back(toUtf8(s->label));
-                d.values[0].push_back(snippetValues(*s));
-            }
-            f = distributionFigure(d, FigureStyle{});
+            f = distributionFigure(batchDistributionData(sets, caption), options.style);
         }
         writeFigure(f, toUtf8(file), file.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive));
         return true;

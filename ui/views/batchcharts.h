@@ -2,6 +2,9 @@
 // the per-model distribution of snippet AsC-Eval values as box plots (paper Fig. 6); SVG export.
 #pragma once
 #include "common/batchresults.h"
+#include "common/figureoptions.h"
+
+#include "ascviz/figure/charts.h"
 
 #include <QString>
 
@@ -27,11 +30,16 @@ void buildCategoryChart(QChart* chart, const std::vector<BatchResultPtr>& sets);
 void buildDistributionChart(QChart* chart, const std::vector<BatchResultPtr>& sets);
 
 // The paper figure of a Batch chart (the figure room, as `ascviz-cli figure categories|distribution` draws
-// it: vector SVG at 85 mm with text as text, or PDF when `file` ends in ".pdf"), not a grab of the widget.
-// Categories: bars with CIs per result set; Distribution: the snippet AsC-Eval of each set as a box plot.
-// `warning` (the settings that differ between the sets) becomes the caption's last line.
+// it: vector SVG with text as text, or PDF when `file` ends in ".pdf"), not a grab of the widget, in the
+// options' style (width, font, title, legend; default 85 mm, 8 pt).
+// Categories: bars with CIs per result set; Distribution: as the screen shows it, one box per result set of
+// its snippets' AsC-Eval (titled so, outliers not drawn, as the on-screen chart).
+// `warning` (the settings that differ between the sets) becomes the caption's last line when options.warning.
 enum class BatchChart { Categories, Distribution };
 bool exportBatchFigure(BatchChart chart, const std::vector<BatchResultPtr>& sets, const QString& file,
-                       const QString& warning, QString* error = nullptr);
+                       const QString& warning, QString* error = nullptr,
+                       const FigureExportOptions& options = FigureExportOptions{});
+// The distribution figure's data as the screen draws it (one row, a box per set).
+DistributionData batchDistributionData(const std::vector<BatchResultPtr>& sets, const QString& warning);
 
 } // namespace ascviz::ui

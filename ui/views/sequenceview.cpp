@@ -2,6 +2,8 @@
 
 #include "common/textpos.h"
 
+#include "ascviz/render/svg.h"
+
 #include <QAbstractTextDocumentLayout>
 #include <QFontDatabase>
 #include <QHelpEvent>
@@ -138,7 +140,12 @@ void SequenceView::colourTokens()
     for (std::size_t i = 0; i < s.tokens.size() && i < std::size_t(m_spans.size()); ++i) {
         const ScoredToken& t = s.tokens[i];
         QTextCharFormat f;
-        const QColor bg = ascQColor(t.ntp);
+        // Whitespace-only tokens (indentation, line breaks) faint, as the figures draw them (render/svg.h):
+        // full-strength indentation reads as large saturated bars that say nothing about the code.
+        QColor bg = ascQColor(t.ntp);
+        if (isWhitespaceToken(s, i))
+            if (const auto faint = tokenFill(s, i, WhitespaceTokens::Faint))
+                bg = QColor(faint->r, faint->g, faint->b);
         f.setBackground(bg);
         f.setForeground(textColorOn(bg));
         if (t.generated) {

@@ -148,9 +148,10 @@ ViewFigure astFigure(const EvalResult& r, AstView view, const FigureStyle& style
     const double scale = label / kLayoutLabelPt;
     const std::string model = r.scored.model.empty() ? std::string("(unnamed model)") : r.scored.model;
     f.title = "AsC-Eval " + viewName(view) + " - " + model;
-    double y = drawTitle(f, style,
-                         "AsC-Eval \u00b7 " + model + " \u00b7 \u03b8 = " + toString(r.aggregation) + " \u00b7 " +
-                             viewName(view));
+    double y =
+        drawTitle(f, style,
+                  "AsC-Eval \u00b7 " + model + " \u00b7 \u03b8 = " + toString(r.aggregation) +
+                      (r.scope == AggregationScope::Children ? " over children" : "") + " \u00b7 " + viewName(view));
     if (style.title)
         y += drawNote(f,
                       std::to_string(g.nodes.size()) + " of " + std::to_string(r.tree.nodes().size()) + " nodes shown" +
@@ -164,7 +165,10 @@ ViewFigure astFigure(const EvalResult& r, AstView view, const FigureStyle& style
     if (style.legend != LegendPlacement::None) {
         const Size ls = scaleLegend(&f, kPad, bottom + kPad, f.widthPt - 2 * kPad, style,
                                     "AsC-Eval of a node = " + toString(r.aggregation) +
-                                        " of its tokens' NtP; dashed outline: ERROR/MISSING node");
+                                        (r.scope == AggregationScope::Children
+                                             ? " of its children's values (a leaf: of its tokens' NtP)"
+                                             : " of its tokens' NtP") +
+                                        "; dashed outline: ERROR/MISSING node");
         bottom += kPad + ls.h;
     }
     f.heightPt = bottom + kPad;

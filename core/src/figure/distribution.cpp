@@ -49,7 +49,8 @@ Figure distributionFigure(const DistributionData& d, const FigureStyle& style)
     f.widthPt = style.widthPt;
     f.title = d.title.empty() ? std::string("Snippet-level AsC-Eval by category") : d.title;
     const double top = drawTitle(f, style, f.title);
-    const std::string boxNote = "box: quartiles, whiskers: 1.5 IQR, dots: outliers";
+    const std::string boxNote = d.outliers ? "box: quartiles, whiskers: 1.5 IQR, dots: outliers"
+                                           : "box: quartiles, whiskers: 1.5 IQR (outliers not drawn)";
     auto legend = [&](Figure* target, double x, double y, double w, bool column) {
         return runLegend(target, x, y, w, d.runs, style, column, {boxNote});
     };
@@ -89,7 +90,7 @@ Figure distributionFigure(const DistributionData& d, const FigureStyle& style)
                           "], n=" + std::to_string(b.n);
             f.items.emplace_back(box);
             f.line(px(b.median), my - bh / 2, px(b.median), my + bh / 2, Rgb{17, 17, 17}, 1.0);
-            for (double o : b.outliers) {
+            for (double o : d.outliers ? b.outliers : std::vector<double>{}) {
                 FigRect dot;
                 dot.x = px(o) - 0.7;
                 dot.y = my - 0.7;

@@ -159,6 +159,7 @@ json sessionToJson(const SessionData& s)
                 {"settings",
                  {{"language", orNull(s.language)},
                   {"aggregation", toString(s.aggregation)},
+                  {"aggregation_scope", toString(s.aggregationScope)},
                   {"category_file", orNull(s.categoryFile)},
                   {"category_sha256", orNull(s.categorySha256)},
                   {"category_table", orNull(s.categoryTable)},
@@ -204,6 +205,7 @@ SessionData sessionFromJsonChecked(const json& j)
     const json settings = j.value("settings", json::object());
     s.language = recorded(settings, "language", "language", s.missing);
     s.aggregation = parseAggregation(fieldOr<std::string>(settings, "aggregation", "median"));
+    s.aggregationScope = parseAggregationScope(fieldOr<std::string>(settings, "aggregation_scope", "tokens"));
     s.categoryFile = fieldOr<std::string>(settings, "category_file", "");
     s.categorySha256 = recorded(settings, "category_sha256", "category checksum", s.missing);
     s.categoryTable = fieldOr<std::string>(settings, "category_table", "");

@@ -164,6 +164,10 @@ LanguageInfo readLanguageDescriptor(const fs::path& file)
                    "\"; known: \"DFG_python\", \"DFG_java\"");
     }
     l.placeholder = r.str("placeholder", false);
+    if (j.contains("indent_after"))
+        l.indentAfter = r.strs("indent_after");
+    if (const std::string unit = r.str("indent_unit", false); !unit.empty())
+        l.indentUnit = unit;
     return l;
 }
 

@@ -1,7 +1,9 @@
 // The Analysis page: jobs, heat map, exports (analysispage.h). Widgets: analysispanels.cpp.
 #include "pages/analysis/analysispage.h"
+#include "pages/analysis/layertab.h"
 #include "pages/galeras/galeraspanel.h"
 
+#include "common/figureoptions.h"
 #include "common/textpos.h"
 #include "models/analysismodels.h"
 #include "models/batchmodels.h"
@@ -292,20 +294,58 @@ bool AnalysisPage::canExport(ExportKind kind) const
     const QWidget* w = m_tabs->currentWidget();
     if (w == m_treatments)
         return false;
+    if (const auto* layers = qobject_cast<const LayerTab*>(w))
+        return (kind == ExportKind::Svg || kind == ExportKind::Pdf) && layers->matrix();
     const bool heat = m_tabs->currentIndex() == 2;
-    if (kind == ExportKind::Svg)
+    if (kind == ExportKind::Svg || kind == ExportKind::Pdf)
         return heat ? !m_heatmapSvg.isEmpty() : (m_causal && m_tabs->currentIndex() == 0);
     if (kind == ExportKind::Csv)
         return !heat && w && (m_tabs->currentIndex() == 0 ? m_causal != nullptr : m_perplexed != nullptr);
     return false;
 }
 
+bool AnalysisPage::exportsFigure(ExportKind kind) const
+{
+    return (kind == ExportKind::Svg || kind == ExportKind::Pdf) && canExport(kind);
+}
+
+void AnalysisPage::setFigureOptions(const FigureExportOptions& options)
+{
+    m_figureOptions = std::make_shared<FigureExportOptions>(options);
+}
+
+bool AnalysisPage::exportHeatmapFigure(const QString& path, bool pdf, QString* error) const
+{
+    std::vector<std::pair<std::string, const CorpusStats*>> in;
+    for (const auto& s : m_results->batchSets())
+        in.emplace_back(toUtf8(s->label), &s->stats);
+    if (in.empty()) {
+        if (error)
+            *error = tr("No results database is open.");
+        return false;
+    }
+    try {
+        const FigureExportOptions o = m_figureOptions ? *m_figureOptions : FigureExportOptions{};
+        const auto [rows, cols] = heatmapData(in);
+        HeatmapFigureOptions h;
+        if (o.warning)
+            h.note = m_results->comparison().warning;
+        writeFigure(heatmapFigure(rows, cols, o.style, h), toUtf8(path), pdf);
+        return true;
+    } catch (const std::exception& e) {
+        if (error)
+            *error = toQString(e.what());
+        return false;
+    }
+}
+
 QString AnalysisPage::suggestedExportName(ExportKind kind) const
 {
     const int t = m_tabs->currentIndex();
-    const QString base = t == 0   ? QStringLiteral("causal")
-                         : t == 1 ? QStringLiteral("perplexed")
-                                  : QStringLiteral("heatmap");
+    const QString base = qobject_cast<const LayerTab*>(m_tabs->currentWidget()) ? QStringLiteral("layers")
+                         : t == 0                                               ? QStringLiteral("causal")
+                         : t == 1                                               ? QStringLiteral("perplexed")
+                                                                                : QStringLiteral("heatmap");
     return base + QLatin1Char('.') + exportKindName(kind);
 }
 
@@ -319,9 +359,14 @@ bool AnalysisPage::exportTo(ExportKind kind, const QString& path, QString* error
     if (!canExport(kind))
         return fail(tr("Nothing to export here (run Analyse, or open results in the Batch tab)."));
     const int t = m_tabs->currentIndex();
+    const bool pdf = kind == ExportKind::Pdf;
+    if (const auto* layers = qobject_cast<const LayerTab*>(m_tabs->currentWidget()))
+        return layers->exportFigure(path, m_figureOptions ? *m_figureOptions : FigureExportOptions{}, pdf, error);
+    if (t == 0 && (kind == ExportKind::Svg || pdf))
+        return exportScatterFigure(path, error);
+    if (pdf || (kind == ExportKind::Svg && m_figureOptions))
+        return exportHeatmapFigure(path, pdf, error);
     if (kind == ExportKind::Svg) {
-        if (t == 0)
-            return exportScatterFigure(path, error);
         QFile f(path);
         if (!f.open(QIODevice::WriteOnly) || f.write(m_heatmapSvg.toUtf8()) < 0)
             return fail(tr("Cannot write %1").arg(path));
@@ -371,7 +416,7 @@ bool AnalysisPage::exportScatterFigure(const QString& path, QString* error) cons
             const double my = std::accumulate(r->y.begin(), r->y.end(), 0.0) / double(r->y.size());
             d.fit = ScatterFit{my - e.effect * mt, e.effect, toUtf8(tr("adjusted effect %1").arg(e.effect, 0, 'f', 2))};
         }
-        writeFigure(scatterFigure(d, FigureStyle{}), toUtf8(path),
+        writeFigure(scatterFigure(d, m_figureOptions ? m_figureOptions->style : FigureStyle{}), toUtf8(path),
                     path.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive));
         return true;
     } catch (const std::exception& ex) {

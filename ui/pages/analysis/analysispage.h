@@ -42,7 +42,12 @@ public:
     QList<QAction*> menuActions() override;
     bool canExport(ExportKind kind) const override;
     QString suggestedExportName(ExportKind kind) const override;
+    // SVG/PDF of the scatter (Causal tab), the heat map and the Layers tab's matrix: paper figures in the figure
+    // options' style (File › Export's dialog; default 85 mm, 8 pt). The heat map as SVG without options: the
+    // screen's picture (render/heatmap.h).
     bool exportTo(ExportKind kind, const QString& path, QString* error) override;
+    bool exportsFigure(ExportKind kind) const override;
+    void setFigureOptions(const FigureExportOptions& options) override;
 
     // --- for scripts and tests
     void setCurrentSet(int index);
@@ -63,6 +68,8 @@ public:
     bool exportLatex(const QString& path, QString* error);
     // The selected scatter as scatterFigure (figure room): SVG, or PDF when `path` ends in ".pdf".
     bool exportScatterFigure(const QString& path, QString* error) const;
+    // The heat map of the open result sets as heatmapFigure (figure room), `analyze heatmap`'s figure.
+    bool exportHeatmapFigure(const QString& path, bool pdf, QString* error) const;
 
 Q_SIGNALS:
     void analysisFinished(bool ok, const QString& message);
@@ -93,6 +100,7 @@ private:
     QSvgWidget* m_heatmap = nullptr;
     QLabel* m_heatmapWarning = nullptr;
     QString m_heatmapSvg;
+    std::shared_ptr<FigureExportOptions> m_figureOptions; // File › Export's figure options (none yet: defaults)
     QList<QAction*> m_actions;
     quint64 m_job = 0;
     std::shared_ptr<const CausalReport> m_causal;

@@ -66,9 +66,16 @@ void AnalysisPage::buildUi()
     m_causalProxy = qobject_cast<QSortFilterProxyModel*>(m_causalView->model());
     m_scatter = new QChartView(new QChart, causal);
     m_scatter->setRenderHint(QPainter::Antialiasing);
-    m_scatter->setMinimumHeight(220);
+    // A real plot: the title, the legend and two axis captions took ~170 px of the former 220 px minimum, which
+    // left a ~50 px strip of plot. The legend goes right, the view keeps at least 380 px and the larger share.
+    m_scatter->setMinimumHeight(380);
+    m_scatter->chart()->legend()->setAlignment(Qt::AlignRight);
+    m_scatter->chart()->setMargins(QMargins(4, 4, 4, 4));
     causal->addWidget(m_causalView);
     causal->addWidget(m_scatter);
+    causal->setStretchFactor(0, 1);
+    causal->setStretchFactor(1, 2);
+    causal->setChildrenCollapsible(false);
     m_tabs->addTab(causal, tr("AsC-Causal"));
     // PERPLEXED: four ranked lists and the calls summary.
     auto* perplexed = new QWidget(m_tabs);

@@ -1,5 +1,6 @@
 #include "pages/analysis/layertab.h"
 
+#include "common/figureoptions.h"
 #include "common/textpos.h"
 #include "services/jobtracker.h"
 #include "services/modelservice.h"
@@ -60,6 +61,26 @@ LayerTab::LayerTab(ModelService* models, QWidget* parent) : QWidget(parent), m_m
     layout->addStretch(1);
     connect(m_compute, &QPushButton::clicked, this, &LayerTab::compute);
     connect(m_cancel, &QPushButton::clicked, this, &LayerTab::cancel);
+}
+
+bool LayerTab::exportFigure(const QString& path, const FigureExportOptions& options, bool pdf, QString* error) const
+{
+    if (!m_matrix) {
+        if (error)
+            *error = tr("There is no layer matrix to export (Compute layer matrix first).");
+        return false;
+    }
+    try {
+        const auto [rows, cols] = layerMatrixHeatmap(*m_matrix);
+        HeatmapFigureOptions o;
+        o.title = "AsC-Eval by category and layer (" + m_matrix->model + ")";
+        writeFigure(heatmapFigure(rows, cols, options.style, o), toUtf8(path), pdf);
+        return true;
+    } catch (const std::exception& e) {
+        if (error)
+            *error = toQString(e.what());
+        return false;
+    }
 }
 
 void LayerTab::cancel()

@@ -19,6 +19,7 @@ class QSvgWidget;
 namespace ascviz::ui {
 
 class ModelService;
+struct FigureExportOptions;
 
 class LayerTab : public QWidget {
     Q_OBJECT
@@ -32,6 +33,9 @@ public:
     QString svg() const { return m_svg; }
     std::shared_ptr<const LayerMatrix> matrix() const { return m_matrix; }
     bool isRunning() const { return m_job != 0; }
+    // The matrix as `analyze layers --svg/--pdf` draws it (heatmapFigure) in the options' style.
+    bool exportFigure(const QString& path, const FigureExportOptions& options, bool pdf,
+                      QString* error = nullptr) const;
 
 public Q_SLOTS:
     void compute();

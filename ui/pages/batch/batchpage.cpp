@@ -61,6 +61,7 @@ void BatchPage::attach(PageHost* host)
             [host](const QString& code, const QString& modelDir, const QString& language, const QString& aggregation) {
                 host->openSnippet(code, modelDir, language, aggregation);
             });
+    restoreForm(); // in the application's window (a page made alone, as tests do, starts blank)
 }
 
 void BatchPage::onModelChanged()
@@ -214,9 +215,11 @@ void BatchPage::launch(bool resume)
     job.options.limit = m_limit->value();
     job.options.language = toUtf8(language());
     job.options.aggregation = parseAggregation(toUtf8(m_aggregation->currentText()));
+    job.options.aggregationScope = parseAggregationScope(toUtf8(m_scope->currentData().toString()));
     job.options.resume = resume;
     job.load.device = toUtf8(m_device->currentText());
     job.load.dtype = toUtf8(m_dtype->currentText());
+    saveForm();
     m_run->start(job);
 }
 
@@ -368,7 +371,12 @@ void BatchPage::refreshViews()
     }
     m_statsModel->setResultSet(set);
     m_snippetModel->setResultSet(set);
-    m_compareModel->setResultSets(sets, !m_results->comparison().differentCorpus);
+    // ★ only among runs whose values mean the same: same corpus, same θ and θ scope.
+    bool comparable = !m_results->comparison().differentCorpus;
+    for (const auto& d : m_results->comparison().differing)
+        if (d.name == "θ" || d.name == "θ scope")
+            comparable = false;
+    m_compareModel->setResultSets(sets, comparable);
     m_compareWarning->setText(m_results->comparisonWarning());
     m_compareWarning->setVisible(!m_compareWarning->text().isEmpty());
     m_flagLegend->setText(
@@ -381,11 +389,17 @@ void BatchPage::refreshViews()
         v->resizeColumnsToContents();
     if (set && !isRunning()) {
         const auto& s = set->stats;
-        setStatus(tr("%1: %2 snippets, Global AsC-Eval %3 (%4)")
+        // A stopped run says so (the "Cancelled at …" line of its end is replaced by this one once it loads).
+        const QString state =
+            s.run.status == RunStatus::Cancelled
+                ? tr(" — cancelled (%1 of %2 planned); Resume continues it").arg(s.counts.snippets).arg(s.run.planned)
+            : s.run.status == RunStatus::Running ? tr(" — not complete (still running, or interrupted)")
+                                                 : QString();
+        setStatus(tr("%1: %2 snippets, Global AsC-Eval %3 (%4)%5")
                       .arg(set->label)
                       .arg(s.counts.ok)
                       .arg(s.globalAscEval ? QString::number(*s.globalAscEval, 'f', 3) : tr("n/a"))
-                      .arg(set->path));
+                      .arg(set->path, state));
     }
 }
 
@@ -410,7 +424,8 @@ bool BatchPage::exportChartSvg(QChartView* view, const QString& file, QString* e
 {
     // The paper figure (figure room, vector, 85 mm), not a grab of the on-screen chart.
     return exportBatchFigure(view == m_distributionView ? BatchChart::Distribution : BatchChart::Categories,
-                             m_results->batchSets(), file, m_results->comparisonWarning(), error);
+                             m_results->batchSets(), file, m_results->comparisonWarning(), error,
+                             m_figureOptions ? *m_figureOptions : FigureExportOptions{});
 }
 
 bool BatchPage::exportCurrentTableCsv(const QString& file, QString* error)
@@ -454,24 +469,34 @@ bool BatchPage::canExport(ExportKind kind) const
         return false;
     QWidget* w = m_resultTabs->currentWidget();
     const bool chart = w == m_categoryView || w == m_distributionView;
-    return chart ? kind == ExportKind::Svg : kind == ExportKind::Csv;
+    return chart ? kind == ExportKind::Svg || kind == ExportKind::Pdf : kind == ExportKind::Csv;
+}
+
+bool BatchPage::exportsFigure(ExportKind kind) const
+{
+    return kind == ExportKind::Svg || kind == ExportKind::Pdf;
+}
+
+void BatchPage::setFigureOptions(const FigureExportOptions& options)
+{
+    m_figureOptions = std::make_unique<FigureExportOptions>(options);
 }
 
 QString BatchPage::suggestedExportName(ExportKind kind) const
 {
-    return (kind == ExportKind::Svg ? QStringLiteral("chart") : QStringLiteral("table")) + QLatin1Char('.') +
+    return (kind == ExportKind::Csv ? QStringLiteral("table") : QStringLiteral("chart")) + QLatin1Char('.') +
            exportKindName(kind);
 }
 
 bool BatchPage::exportTo(ExportKind kind, const QString& path, QString* error)
 {
-    if (kind == ExportKind::Svg)
+    if (kind == ExportKind::Svg || kind == ExportKind::Pdf)
         return exportChartSvg(m_resultTabs->currentWidget() == m_distributionView ? m_distributionView : m_categoryView,
                               path, error);
     if (kind == ExportKind::Csv)
         return exportCurrentTableCsv(path, error);
     if (error)
-        *error = tr("The Batch page exports charts as SVG and tables as CSV.");
+        *error = tr("The Batch page exports charts as SVG or PDF and tables as CSV.");
     return false;
 }
 

@@ -6,6 +6,7 @@
 #include <QStringList>
 #include <QWidget>
 
+#include <memory>
 #include <vector>
 
 class QChart;
@@ -51,6 +52,17 @@ public:
     void setLimit(int limit);                // 0 = all
     void setPrecision(const QString& dtype); // float32 (default), float16, bfloat16
     void setLanguage(const QString& id);     // a registry id
+    // θ and its scope (tokens | children, eval.h's AggregationScope), stored with the run like the CLI's
+    // --aggregation / --aggregation-scope.
+    void setAggregation(const QString& name);
+    void setAggregationScope(const QString& scope);
+    QComboBox* aggregationBox() const { return m_aggregation; }
+    QComboBox* aggregationScopeBox() const { return m_scope; }
+    // The form's fields (corpus, model folder, limit, language, θ, θ scope, device, precision) are remembered
+    // in QSettings ("batch/…") when a run starts and restored when the window attaches the page; the results file is
+    // not (a new run needs a new file).
+    void saveForm() const;
+    void restoreForm();
     QString language() const;
     QComboBox* languageBox() const { return m_language; }
     QString corpusPath() const;
@@ -113,13 +125,15 @@ public:
     bool canExport(ExportKind kind) const override;
     QString suggestedExportName(ExportKind kind) const override;
     bool exportTo(ExportKind kind, const QString& path, QString* error) override;
+    bool exportsFigure(ExportKind kind) const override;
+    void setFigureOptions(const FigureExportOptions& options) override;
     void onModelChanged() override;
     void attach(PageHost* host) override;
     QString runningWork() const override;
     void stopRunningWork() override { cancel(); }
 
-    // When dbPath() holds a run that did not complete: puts its corpus, model folder, θ, language, precision and
-    // limit in the form (what Resume continues with) and says so; false when there is no such run. Resume and
+    // When dbPath() holds a run that did not complete: puts its corpus, model folder, θ, its scope, language, precision
+    // and limit in the form (what Resume continues with) and says so; false when there is no such run. Resume and
     // choosing such a file call it.
     bool fillFromStoredRun();
 
@@ -152,6 +166,8 @@ private:
     QSpinBox* m_limit = nullptr;
     QComboBox* m_language = nullptr;
     QComboBox* m_aggregation = nullptr;
+    QComboBox* m_scope = nullptr;
+    std::unique_ptr<FigureExportOptions> m_figureOptions; // the chart exports' style (File › Export's dialog)
     QComboBox* m_device = nullptr;
     QComboBox* m_dtype = nullptr;
     QPushButton* m_start = nullptr;

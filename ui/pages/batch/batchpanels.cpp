@@ -3,6 +3,7 @@
 
 #include "common/analysis.h"
 #include "common/appidentity.h"
+#include "common/figureoptions.h"
 
 #include "common/languages.h"
 #include "common/textpos.h"
@@ -123,6 +124,11 @@ void BatchPage::buildUi()
     m_aggregation->addItems(
         {QStringLiteral("median"), QStringLiteral("mean"), QStringLiteral("max"), QStringLiteral("min")});
     m_aggregation->setToolTip(tr("Aggregation θ of a node's token NtP values"));
+    m_scope = new QComboBox(runBox);
+    m_scope->addItem(tr("tokens"), QStringLiteral("tokens"));
+    m_scope->addItem(tr("children"), QStringLiteral("children"));
+    m_scope->setToolTip(tr("θ's scope: over a node's own tokens (the paper's text), or over its children's values "
+                           "bottom-up (the paper's Fig. 2-C); stored with the run"));
     m_device = new QComboBox(runBox);
     m_device->addItems({QStringLiteral("auto"), QStringLiteral("cpu"), QStringLiteral("cuda")});
     opts->addWidget(new QLabel(tr("Limit"), runBox));
@@ -130,6 +136,8 @@ void BatchPage::buildUi()
     opts->addSpacing(12);
     opts->addWidget(new QLabel(tr("Aggregation"), runBox));
     opts->addWidget(m_aggregation);
+    opts->addWidget(new QLabel(tr("over"), runBox));
+    opts->addWidget(m_scope);
     opts->addSpacing(12);
     opts->addWidget(new QLabel(tr("Device"), runBox));
     opts->addWidget(m_device);
@@ -206,6 +214,12 @@ void BatchPage::buildUi()
     auto* exportChart = new QPushButton(tr("Export chart SVG/PDF…"), this);
     connect(exportChart, &QPushButton::clicked, this, [this] {
         QChartView* view = m_resultTabs->currentWidget() == m_distributionView ? m_distributionView : m_categoryView;
+        FigureOptionsDialog options(this);
+        options.setOptions(savedFigureExportOptions());
+        if (options.exec() != QDialog::Accepted)
+            return;
+        saveFigureExportOptions(options.options());
+        setFigureOptions(options.options());
         const QString f =
             QFileDialog::getSaveFileName(this, tr("Export chart"), QString(), tr("SVG (*.svg);;PDF (*.pdf)"));
         QString err;

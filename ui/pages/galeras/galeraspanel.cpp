@@ -5,12 +5,16 @@
 #include "services/jobtracker.h"
 #include "services/modelservice.h"
 
+#include "ascviz/base/error.h"
 #include "ascviz/base/resources.h"
 #include "ascviz/galeras/effects.h"
+#include "ascviz/galeras/testbed.h"
 #include "ascviz/galerasrun/run.h"
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QFontDatabase>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -19,12 +23,66 @@
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSettings>
+#include <QSignalBlocker>
 #include <QSpinBox>
+#include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <atomic>
 
 namespace ascviz::ui {
+
+namespace {
+
+// `edit` in a row with a "…" button that picks a file (save: a new one).
+QWidget* withPicker(QLineEdit* edit, const QString& caption, const QString& filter, bool save)
+{
+    auto* box = new QWidget(edit->parentWidget());
+    auto* h = new QHBoxLayout(box);
+    h->setContentsMargins(0, 0, 0, 0);
+    edit->setParent(box);
+    h->addWidget(edit, 1);
+    auto* pick = new QToolButton(box);
+    pick->setText(QStringLiteral("…"));
+    pick->setToolTip(caption);
+    QObject::connect(pick, &QToolButton::clicked, box, [edit, caption, filter, save] {
+        const QString start = edit->text().isEmpty() ? QString() : QFileInfo(edit->text()).path();
+        const QString f = save ? QFileDialog::getSaveFileName(edit, caption, start, filter, nullptr,
+                                                              QFileDialog::DontConfirmOverwrite)
+                               : QFileDialog::getOpenFileName(edit, caption, start, filter);
+        if (!f.isEmpty())
+            edit->setText(f);
+    });
+    h->addWidget(pick);
+    return box;
+}
+
+const QString kRunsFilter = QStringLiteral("Galeras runs (*.db *.sqlite);;All files (*)");
+
+} // namespace
+
+QString GalerasRunPanel::lastDbKey()
+{
+    return QStringLiteral("galeras/lastRunsDb");
+}
+
+QString GalerasAnalysisView::tooFewRows(int items, int confounders)
+{
+    const int parameters = 2 + confounders; // intercept, D, the confounders
+    if (2 * items > parameters)
+        return {};
+    const int need = parameters / 2 + 1;
+    return tr("%n testbed item(s) give %1 rows per comparison (the control's and the treatment's), too few to "
+              "adjust for %2 confounders: the least-squares fit has %3 parameters and needs more rows than that. "
+              "Run at least %4 items, or choose fewer confounders.",
+              nullptr, items)
+        .arg(2 * items)
+        .arg(confounders)
+        .arg(parameters)
+        .arg(need);
+}
 
 GalerasAnalysisView::GalerasAnalysisView(QWidget* parent) : QWidget(parent)
 {
@@ -37,11 +95,28 @@ GalerasAnalysisView::GalerasAnalysisView(QWidget* parent) : QWidget(parent)
         m_outcome->addItem(toQString(y), toQString(y));
     auto* go = new QPushButton(tr("Analyze treatments"), this);
     row->addWidget(new QLabel(tr("Runs:"), this));
-    row->addWidget(m_db, 1);
+    row->addWidget(withPicker(m_db, tr("Open a Galeras runs database"), kRunsFilter, false), 1);
     row->addWidget(new QLabel(tr("Outcome:"), this));
     row->addWidget(m_outcome);
     row->addWidget(go);
     lay->addLayout(row);
+    auto* conf = new QHBoxLayout;
+    conf->addWidget(new QLabel(tr("Confounders:"), this));
+    const auto& paper = galerasPaperConfounders();
+    for (const auto& c : galerasConfounders()) {
+        auto* box = new QCheckBox(toQString(c), this);
+        box->setObjectName(toQString(c)); // the column's name (the text may gain a mnemonic '&')
+        box->setChecked(std::find(paper.begin(), paper.end(), c) != paper.end());
+        box->setToolTip(tr("Adjust the effect for %1 (the paper's four are checked by default)").arg(toQString(c)));
+        m_confounders << box;
+        conf->addWidget(box);
+        connect(box, &QCheckBox::toggled, this, [this] {
+            if (!m_db->text().isEmpty())
+                analyze();
+        });
+    }
+    conf->addStretch(1);
+    lay->addLayout(conf);
     m_table = new QPlainTextEdit(this);
     m_table->setReadOnly(true);
     m_table->setLineWrapMode(QPlainTextEdit::NoWrap);
@@ -68,11 +143,49 @@ void GalerasAnalysisView::setOutcome(const QString& outcome)
         m_outcome->setCurrentIndex(i);
 }
 
+QString GalerasAnalysisView::dbPath() const
+{
+    return m_db->text();
+}
+
+void GalerasAnalysisView::setConfounders(const QStringList& names)
+{
+    for (auto* box : m_confounders) {
+        const QSignalBlocker block(box);
+        box->setChecked(names.contains(box->objectName()));
+    }
+}
+
+QStringList GalerasAnalysisView::confounders() const
+{
+    QStringList out;
+    for (const auto* box : m_confounders)
+        if (box->isChecked())
+            out << box->objectName();
+    return out;
+}
+
+void GalerasAnalysisView::showEvent(QShowEvent* e)
+{
+    if (m_db->text().isEmpty()) {
+        const QString last = QSettings().value(GalerasRunPanel::lastDbKey()).toString();
+        if (!last.isEmpty() && QFileInfo::exists(last))
+            m_db->setText(last);
+    }
+    QWidget::showEvent(e);
+}
+
 bool GalerasAnalysisView::analyze()
 {
     try {
         TreatmentAnalysisOptions o;
         o.outcome = toUtf8(m_outcome->currentData().toString());
+        for (const QString& c : confounders())
+            o.confounders.push_back(toUtf8(c));
+        if (o.confounders.empty()) {
+            m_table->setPlainText(tr("Choose at least one confounder."));
+            return false;
+        }
         const auto r = analyzeTreatments(GalerasDb::open(toUtf8(m_db->text())), o);
         m_table->setPlainText(toQString(treatmentsText(r)));
         return true;
@@ -109,10 +222,12 @@ GalerasRunPanel::GalerasRunPanel(ModelService* models, QWidget* parent) : QWidge
     m_maxNew->setValue(64);
     m_functionEnd = new QCheckBox(tr("stop at the function's end"), this);
     m_functionEnd->setChecked(true);
-    form->addRow(tr("Records:"), m_records);
+    form->addRow(tr("Records:"), withPicker(m_records, tr("Galeras records"),
+                                            tr("Records (*.jsonl *.ndjson *.json *.csv);;All files (*)"), false));
     form->addRow(tr("Testbed:"), m_testbed);
-    form->addRow(tr("Treatments:"), m_treatments);
-    form->addRow(tr("Runs database:"), m_db);
+    form->addRow(tr("Treatments:"),
+                 withPicker(m_treatments, tr("Galeras treatments"), tr("Treatments (*.json);;All files (*)"), false));
+    form->addRow(tr("Runs database:"), withPicker(m_db, tr("Galeras runs database to write"), kRunsFilter, true));
     form->addRow(tr("Items:"), m_limit);
     form->addRow(tr("Max new tokens:"), m_maxNew);
     form->addRow(QString(), m_functionEnd);
@@ -186,6 +301,12 @@ bool GalerasRunPanel::start(bool resume)
 {
     if (m_job)
         return false;
+    const int confounders = static_cast<int>(m_analysis->confounders().size());
+    if (m_limit->value() > 0)
+        if (const QString few = GalerasAnalysisView::tooFewRows(m_limit->value(), confounders); !few.isEmpty()) {
+            m_status->setText(few);
+            return false;
+        }
     const auto model = m_models->model();
     if (!model) {
         m_status->setText(tr("Load a model first (Model › Load): the run generates with it."));
@@ -195,6 +316,7 @@ bool GalerasRunPanel::start(bool resume)
         m_status->setText(tr("Choose a runs database to write."));
         return false;
     }
+    QSettings().setValue(lastDbKey(), QFileInfo(m_db->text()).absoluteFilePath());
     GalerasRunOptions opts;
     opts.testbed = parseTestbed(toUtf8(m_testbed->currentData().toString()));
     opts.limit = static_cast<std::size_t>(m_limit->value());
@@ -241,10 +363,19 @@ bool GalerasRunPanel::start(bool resume)
     m_status->setText(tr("Starting…"));
     m_job = m_models->jobs()->start(
         tr("Galeras run %1").arg(m_db->text()), QStringLiteral("galeras"),
-        [model, opts, records, treatments, db, ended](JobContext& ctx) {
+        [model, opts, records, treatments, db, ended, confounders](JobContext& ctx) {
             const RecordSet rs = readRecords(records.empty() ? sampleCorpus() : std::filesystem::path(records));
             const TreatmentSet ts = readTreatments(treatments.empty() ? resourceDir() / "galeras" / "treatments.json"
                                                                       : std::filesystem::path(treatments));
+            // The testbed's usable items (records without a docstring, over a limit, … are skipped): too few
+            // for the analysis is said before the model generates anything.
+            if (!opts.resume) {
+                std::size_t items = buildTestbed(rs, opts.testbed, opts.seed).items.size();
+                if (opts.limit > 0)
+                    items = std::min(items, opts.limit);
+                if (const QString few = GalerasAnalysisView::tooFewRows(int(items), confounders); !few.isEmpty())
+                    throw InputError(toUtf8(few));
+            }
             *ended = runGaleras(
                 *model, rs, ts, db, opts,
                 [&ctx](const GalerasProgress& p) {

@@ -3,6 +3,8 @@
 // treatments, progress, cancel, resume) as a JobTracker job over the ModelService's one model, which it holds
 // while it runs; GalerasAnalysisView shows `analyze treatments` of a runs database (the Analysis page and the
 // run panel use it). Widgets and wiring only: the work is core's (galeras, galerasrun).
+#include <QList>
+#include <QStringList>
 #include <QWidget>
 
 #include <memory>
@@ -26,13 +28,25 @@ public:
     explicit GalerasAnalysisView(QWidget* parent = nullptr);
     void setDbPath(const QString& path);
     void setOutcome(const QString& outcome); // levenshtein, bleu4, exact_match, ast_match, codebleu, asc_eval
+    QString dbPath() const;
+    // The confounders the OLS adjusts for (checkboxes; the paper's four by default: galerasPaperConfounders).
+    void setConfounders(const QStringList& names);
+    QStringList confounders() const;
+    // "" when `items` testbed items (each a control and a treatment row) are enough to fit an adjustment for
+    // `confounders` confounders (OLS: intercept, D and each confounder; it needs more rows than parameters),
+    // else the message saying how many items are needed.
+    static QString tooFewRows(int items, int confounders);
     // Analyses the database now (a few hundred rows: well under a second); the table or the error is shown.
     bool analyze();
     QString text() const;
 
+protected:
+    void showEvent(QShowEvent* e) override; // an empty runs field takes the last Galeras run's database
+
 private:
     QLineEdit* m_db = nullptr;
     QComboBox* m_outcome = nullptr;
+    QList<QCheckBox*> m_confounders;
     QPlainTextEdit* m_table = nullptr;
 };
 
@@ -48,6 +62,9 @@ public:
     void setTestbed(const QString& testbed); // randomcut, withdocstring, fromdocstring
     void setLimit(int items);                // 0 = all
     void setMaxNewTokens(int n);
+    // The settings key holding the runs database of the last Galeras run started (the Treatments tabs'
+    // default).
+    static QString lastDbKey();
 
     bool start(bool resume); // false (and a status line) when it cannot start
     void cancel();

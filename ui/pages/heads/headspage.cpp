@@ -2,6 +2,7 @@
 #include "pages/heads/headspage.h"
 
 #include "common/analysis.h"
+#include "common/figureoptions.h"
 #include "common/languages.h"
 #include "common/textpos.h"
 #include "pages/heads/ablationview.h"
@@ -445,6 +446,11 @@ int HeadsPage::astEdgeCount() const
     return m_edges->drawnEdges();
 }
 
+void HeadsPage::setFigureOptions(const FigureExportOptions& options)
+{
+    m_figureOptions = std::make_shared<FigureExportOptions>(options);
+}
+
 bool HeadsPage::canExport(ExportKind kind) const
 {
     return (kind == ExportKind::Svg || kind == ExportKind::Pdf) && m_heatFig;
@@ -461,6 +467,22 @@ bool HeadsPage::exportTo(ExportKind kind, const QString& path, QString* error)
         if (error)
             *error = tr("nothing to export: analyze a text first");
         return false;
+    }
+    if (m_figureOptions) {
+        try {
+            const QString typeQ = relationTypes().value(m_relation->currentIndex());
+            const std::string type = toUtf8(typeQ);
+            const Figure paper = headHeatmapPaperFigure(m_result->tally->headScores(type, 1), m_result->tally->layers(),
+                                                        m_result->tally->heads(),
+                                                        type + ": top-1 score per head (" + m_result->source + ")",
+                                                        m_figureOptions->style, {m_layer->value(), m_head->value()});
+            writeFigure(paper, toUtf8(path), kind == ExportKind::Pdf);
+            return true;
+        } catch (const std::exception& e) {
+            if (error)
+                *error = toQString(e.what());
+            return false;
+        }
     }
     // The heat map, and the arcs below it: one Figure, written as SVG or PDF by the figure room.
     try {

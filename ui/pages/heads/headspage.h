@@ -44,7 +44,12 @@ public:
     QWidget* widget() override { return this; }
     bool canExport(ExportKind kind) const override;
     QString suggestedExportName(ExportKind kind) const override;
+    // Without figure options (scripts): the screen's two pictures, heat map and arcs, as one page. With them
+    // (File › Export's dialog): the paper figure of the heat map (headHeatmapPaperFigure, `analyze heads --svg`)
+    // at the options' width, font, title and legend.
     bool exportTo(ExportKind kind, const QString& path, QString* error) override;
+    bool exportsFigure(ExportKind kind) const override { return kind == ExportKind::Svg || kind == ExportKind::Pdf; }
+    void setFigureOptions(const FigureExportOptions& options) override;
     bool canInspectCode() const override { return true; }
     void setCode(const QString& code) override;
 
@@ -88,6 +93,7 @@ private:
     std::unique_ptr<AstEdgeOverlay> m_edges;
     AblationView* m_ablation = nullptr;
     std::shared_ptr<Figure> m_heatFig, m_arcsFig;
+    std::shared_ptr<FigureExportOptions> m_figureOptions;
     QVector<int> m_highlighted;
     QLabel* m_status = nullptr;
     std::shared_ptr<HeadsResult> m_result;

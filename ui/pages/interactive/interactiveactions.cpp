@@ -1,6 +1,7 @@
 #include "pages/interactive/interactivepage.h"
 #include "pages/interactive/prompteditor.h"
 
+#include "common/figureoptions.h"
 #include "common/languages.h"
 #include "common/textpos.h"
 #include "pages/interactive/interactiveengine.h"
@@ -15,6 +16,7 @@
 #include "ascviz/base/version.h"
 #include "ascviz/eval/evaljson.h"
 #include "ascviz/figure/viewrender.h"
+#include "ascviz/figure/views.h"
 #include "ascviz/render/svg.h"
 #include "ascviz/results/session.h"
 #include "ascviz/share/share.h"
@@ -127,6 +129,35 @@ bool InteractivePage::exportSvg(const QString& path, View v, QString* error) con
     }
 }
 
+bool InteractivePage::exportFigure(const QString& path, View v, const FigureExportOptions& options, bool pdf,
+                                   QString* error) const
+{
+    if (!m_shown) {
+        if (error)
+            *error = tr("There is no result to export yet.");
+        return false;
+    }
+    try {
+        const ViewFigureOptions viewOptions;
+        const ViewFigure vf =
+            v == View::Sequence
+                ? sequenceFigure(*m_shown->eval, options.style, viewOptions)
+                : astFigure(*m_shown->eval, v == View::Partial ? ascviz::AstView::Partial : ascviz::AstView::Complete,
+                            options.style, viewOptions);
+        writeFigure(vf.figure, toUtf8(path), pdf);
+        return true;
+    } catch (const std::exception& e) {
+        if (error)
+            *error = toQString(e.what());
+        return false;
+    }
+}
+
+void InteractivePage::setFigureOptions(const FigureExportOptions& options)
+{
+    m_figureOptions = std::make_shared<FigureExportOptions>(options);
+}
+
 bool InteractivePage::exportPng(const QString& path, View v, QString* error) const
 {
     if (!m_shown) {
@@ -206,6 +237,7 @@ bool InteractivePage::saveSession(const QString& path, QString* error) const
     s.prompt = toUtf8(m_shown->prompt);
     s.language = m_shown->eval->tree.language();
     s.aggregation = m_shown->eval->aggregation;
+    s.aggregationScope = m_shown->eval->scope;
     s.categoryFile = toUtf8(m_shown->categoryFile);
     s.categoryTable = m_shown->categoryTable;
     s.categorySha256 = s.categoryTable.empty() ? std::string() : sha256Hex(s.categoryTable);
@@ -268,7 +300,12 @@ bool InteractivePage::openSession(const QString& path, QString* error)
         const QSignalBlocker block(m_aggregation);
         m_aggregation->setCurrentIndex(m_aggregation->findData(int(s.aggregation)));
     }
+    {
+        const QSignalBlocker block(m_scope);
+        m_scope->setCurrentIndex(m_scope->findData(int(s.aggregationScope)));
+    }
     m_engine->setAggregation(s.aggregation);
+    m_engine->setAggregationScope(s.aggregationScope);
     m_pendingView = toQString(s.view);
     // The model the scores came from, as the session recorded it (compared with the loaded one: modelNote).
     std::optional<ModelInfo> scoredBy;
@@ -342,6 +379,10 @@ void InteractivePage::applyLanguage()
     }
     m_highlighter->setRules(info->highlight);
     m_editor->setPlaceholderText(toQString(info->placeholder));
+    QStringList openers;
+    for (const auto& o : info->indentAfter)
+        openers << toQString(o);
+    m_editor->setIndentRules(openers, toQString(info->indentUnit));
     setCategoryLabel();
     updateNotice(); // the shown result may now be of another language than the chosen one
 }
@@ -421,7 +462,12 @@ bool InteractivePage::exportTo(ExportKind kind, const QString& path, QString* er
 {
     switch (kind) {
     case ExportKind::Svg:
+        if (m_figureOptions)
+            return exportFigure(path, currentView(), *m_figureOptions, false, error);
         return exportSvg(path, currentView(), error);
+    case ExportKind::Pdf:
+        return exportFigure(path, currentView(), m_figureOptions ? *m_figureOptions : FigureExportOptions{}, true,
+                            error);
     case ExportKind::Png:
         return exportPng(path, currentView(), error);
     case ExportKind::Json:
@@ -429,7 +475,6 @@ bool InteractivePage::exportTo(ExportKind kind, const QString& path, QString* er
     case ExportKind::Html:
         return exportHtml(path, error);
     case ExportKind::Csv:
-    case ExportKind::Pdf:
         break;
     }
     if (error)

@@ -156,6 +156,14 @@ void InteractiveEngine::setAggregation(Aggregation a)
     reanalyzeCurrent(true);
 }
 
+void InteractiveEngine::setAggregationScope(AggregationScope s)
+{
+    if (s == m_scope)
+        return;
+    m_scope = s;
+    reanalyzeCurrent(true);
+}
+
 bool InteractiveEngine::setCategoryFile(const QString& file, QString* error)
 {
     return useCategories(file, nullptr, error);
@@ -331,6 +339,7 @@ quint64 InteractiveEngine::startAnalysis(quint64 job, std::shared_ptr<const Eval
 {
     setPhase(Phase::Analyzing);
     const Aggregation agg = m_aggregation;
+    const AggregationScope scope = m_scope;
     const std::shared_ptr<const CategoryMap> cats = m_categories;
     const std::string language = toUtf8(m_language);
     auto input = std::make_shared<ScoredText>(std::move(scored));
@@ -343,13 +352,15 @@ quint64 InteractiveEngine::startAnalysis(quint64 job, std::shared_ptr<const Eval
     a->categoryFile = m_categoryFile;
     a->categoryTable = m_categoryText;
     a->categoryFromSession = m_categoryFromSession;
-    auto work = [a, base, input, agg, cats, language, reaggregateOnly](JobContext&) {
+    auto work = [a, base, input, agg, scope, cats, language, reaggregateOnly](JobContext&) {
         std::shared_ptr<EvalResult> r;
         if (reaggregateOnly && base) {
             r = std::make_shared<EvalResult>(*base);
-            reaggregate(*r, agg);
+            reaggregate(*r, agg, scope);
         } else {
             r = std::make_shared<EvalResult>(evaluate(*input, language, agg, *cats));
+            if (scope != AggregationScope::Tokens)
+                reaggregate(*r, agg, scope);
         }
         a->eval = r;
         if (r->tree.hasErrors()) {

@@ -44,6 +44,9 @@ public:
     Aggregation aggregation() const { return m_aggregation; }
     // Re-aggregates the current result (off the GUI thread); a running generation picks it up when done.
     void setAggregation(Aggregation a);
+    // θ's scope (eval.h: over a node's own tokens, or over its children's values); re-aggregates likewise.
+    AggregationScope aggregationScope() const { return m_scope; }
+    void setAggregationScope(AggregationScope s);
     // Bounded work (base/limits.h): a longer text is refused by the scoring/generation job with the limit's
     // message (jobFailed), before the model runs; 0 = no limit.
     std::size_t maxTextBytes() const { return m_maxTextBytes; }
@@ -109,6 +112,7 @@ private:
     ModelService* m_models;
     QString m_language;
     Aggregation m_aggregation = Aggregation::Median;
+    AggregationScope m_scope = AggregationScope::Tokens;
     std::size_t m_maxTextBytes = limits::kDefaultMaxTextBytes;
     QString m_categoryFile;
     std::shared_ptr<const CategoryMap> m_categories;

@@ -470,6 +470,8 @@ void InteractivePage::updateSummary()
     s += QStringLiteral(" &nbsp;·&nbsp; ") +
          tr("%1 AST nodes, %2 levels").arg(r.features.astNodes).arg(r.features.astLevels);
     s += QStringLiteral(" &nbsp;·&nbsp; θ = %1").arg(toQString(toString(r.aggregation)));
+    if (r.scope != AggregationScope::Tokens)
+        s += tr(" over children");
     if (!r.scored.model.empty())
         s += QStringLiteral(" &nbsp;·&nbsp; <i>%1</i>").arg(toQString(r.scored.model).toHtmlEscaped());
     m_summary->setText(s);

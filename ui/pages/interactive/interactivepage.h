@@ -63,6 +63,7 @@ public:
     QSpinBox* maxNewTokensBox() const { return m_maxTokens; }
     QComboBox* decodingBox() const { return m_decoding; }
     QComboBox* aggregationBox() const { return m_aggregation; }
+    QComboBox* aggregationScopeBox() const { return m_scope; } // θ over tokens | children
     SequenceView* sequenceView() const { return m_sequence; }
     AstView* astView(ascviz::AstView v) const;
     DetailsPanel* details() const { return m_details; }
@@ -123,6 +124,9 @@ public:
     // Exports of the shown result; false with a message on failure.
     bool exportSvg(const QString& path, View v, QString* error = nullptr) const;
     bool exportPng(const QString& path, View v, QString* error = nullptr) const;
+    // The view as a paper figure (figure/views.h: astFigure, sequenceFigure) in the options' style; SVG or PDF.
+    bool exportFigure(const QString& path, View v, const FigureExportOptions& options, bool pdf,
+                      QString* error = nullptr) const;
     bool exportJson(const QString& path, QString* error = nullptr) const;
     // One self-contained interactive HTML page of the shown result (docs/share.md): eval's document with the
     // text, the model's fingerprint and the tokens' alternatives; written through a temporary file.
@@ -145,7 +149,14 @@ public:
     QList<QAction*> menuActions() override;
     bool canExport(ExportKind kind) const override;
     QString suggestedExportName(ExportKind kind) const override;
+    // SVG: the paper figure once File › Export gave figure options, else render's standalone SVG; PDF: the
+    // paper figure (default style without options).
     bool exportTo(ExportKind kind, const QString& path, QString* error) override;
+    bool exportsFigure(ExportKind kind) const override
+    {
+        return (kind == ExportKind::Svg || kind == ExportKind::Pdf) && m_shown;
+    }
+    void setFigureOptions(const FigureExportOptions& options) override;
     bool hasSession() const override { return true; }
     bool restoreSession(const QString& path, QString* error) override { return openSession(path, error); }
     QString documentPath() const override { return m_documentPath; }
@@ -231,6 +242,7 @@ private:
     QSpinBox* m_topK = nullptr;
     QSpinBox* m_seed = nullptr;
     QComboBox* m_aggregation = nullptr;
+    QComboBox* m_scope = nullptr;
     QLineEdit* m_categoryLabel = nullptr;
     QPushButton* m_generate = nullptr;
     QPushButton* m_stop = nullptr;
@@ -248,7 +260,8 @@ private:
     DetailsPanel* m_details = nullptr;
 
     AnalysisPtr m_shown;
-    AnalysisPtr m_derived; // showDerived
+    std::shared_ptr<FigureExportOptions> m_figureOptions; // File › Export's figure options (none: render's SVG)
+    AnalysisPtr m_derived;                                // showDerived
     QString m_derivedWhat;
     int m_selectedNode = -1;
     int m_selectedToken = -1;

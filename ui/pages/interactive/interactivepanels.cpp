@@ -142,6 +142,14 @@ QWidget* InteractivePage::buildControls()
     connect(m_aggregation, &QComboBox::currentIndexChanged, this,
             [this](int) { m_engine->setAggregation(Aggregation(m_aggregation->currentData().toInt())); });
     evForm->addRow(tr("Aggregation θ"), m_aggregation);
+    m_scope = new QComboBox(ev);
+    m_scope->addItem(tr("tokens"), int(AggregationScope::Tokens));
+    m_scope->addItem(tr("children"), int(AggregationScope::Children));
+    m_scope->setToolTip(tr("θ's scope: over a node's own tokens (the paper's text), or over its children's values "
+                           "bottom-up (the paper's Fig. 2-C)"));
+    connect(m_scope, &QComboBox::currentIndexChanged, this,
+            [this](int) { m_engine->setAggregationScope(AggregationScope(m_scope->currentData().toInt())); });
+    evForm->addRow(tr("θ over"), m_scope);
     auto* catRow = new QHBoxLayout();
     m_categoryLabel = new QLineEdit(ev);
     m_categoryLabel->setReadOnly(true);

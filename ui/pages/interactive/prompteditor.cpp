@@ -26,6 +26,12 @@ QString PromptEditor::refusal(qint64 bytes, qint64 maxBytes)
              toQString(limits::describeBytes(std::size_t(maxBytes))));
 }
 
+void PromptEditor::setIndentRules(const QStringList& after, const QString& unit)
+{
+    m_indentAfter = after;
+    m_indentUnit = unit;
+}
+
 void PromptEditor::keyPressEvent(QKeyEvent* e)
 {
     const bool enter = e->key() == Qt::Key_Return || e->key() == Qt::Key_Enter;
@@ -38,8 +44,15 @@ void PromptEditor::keyPressEvent(QKeyEvent* e)
     qsizetype n = 0;
     while (n < line.size() && (line[n] == QLatin1Char(' ') || line[n] == QLatin1Char('\t')))
         ++n;
+    QString indent = line.left(n);
+    const QString code = line.trimmed();
+    for (const QString& opener : m_indentAfter)
+        if (!opener.isEmpty() && code.endsWith(opener)) {
+            indent += m_indentUnit;
+            break;
+        }
     c.beginEditBlock(); // one undo step
-    c.insertText(QStringLiteral("\n") + line.left(n));
+    c.insertText(QStringLiteral("\n") + indent);
     c.endEditBlock();
     setTextCursor(c);
     ensureCursorVisible();

@@ -2,9 +2,12 @@
 // GUI thread for seconds (docs/limits.md: inserting 5 MB held it ~3 s inside QPlainTextEdit's own layout).
 // A paste or drop that would make the text longer than maxBytes() is refused whole, with textRefused(message);
 // a dropped local file goes to fileDropped(path), for the page to open within its file limit. Enter starts the
-// new line with the current line's indentation (its leading spaces and tabs before the cursor).
+// new line with the current line's indentation (its leading spaces and tabs before the cursor), one unit deeper
+// after a line whose code ends with a block opener of the language (setIndentRules: the registry's
+// indent_after, ":" for Python).
 #pragma once
 #include <QPlainTextEdit>
+#include <QStringList>
 
 namespace ascviz::ui {
 
@@ -17,6 +20,8 @@ public:
     qint64 maxBytes() const { return m_maxBytes; }
     // "This text would make the code 5.2 MB (5,242,880 bytes), over the 524,288 bytes the editor holds; …".
     static QString refusal(qint64 bytes, qint64 maxBytes);
+    // Line endings that open a block (trailing spaces ignored) and the indentation of one level.
+    void setIndentRules(const QStringList& after, const QString& unit);
 
 Q_SIGNALS:
     void textRefused(const QString& message);
@@ -29,6 +34,8 @@ protected:
 
 private:
     qint64 m_maxBytes = 0;
+    QStringList m_indentAfter;
+    QString m_indentUnit = QStringLiteral("    ");
 };
 
 } // namespace ascviz::ui

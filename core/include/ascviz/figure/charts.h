@@ -50,6 +50,7 @@ struct DistributionData {
     std::string title;     // "" = "Snippet-level AsC-Eval by category"
     std::string axisLabel; // "" = "snippet AsC-Eval of the category"; the axis is [0, 1] either way
     bool guides = true;    // the dashed 0.5 / 0.6 guides (AsC-Eval thresholds; off for other outcomes)
+    bool outliers = true;  // dots for the values beyond the whiskers (false: not drawn, the legend says so)
 };
 Figure distributionFigure(const DistributionData& d, const FigureStyle& style);
 

@@ -28,7 +28,8 @@ struct SessionData {
     std::string prompt;
     std::string language; // registry id the text was parsed as ("" = not recorded: a version 1 file)
     Aggregation aggregation = Aggregation::Median;
-    std::string categoryFile;   // empty = bundled
+    AggregationScope aggregationScope = AggregationScope::Tokens; // "aggregation_scope" (absent = tokens)
+    std::string categoryFile;                                     // empty = bundled
     std::string categorySha256; // SHA-256 of the table's text when saved ("" = not recorded)
     std::string categoryTable;  // the table's JSON text when saved ("" = not recorded)
     SessionGeneration generation;

@@ -63,6 +63,10 @@ struct LanguageInfo {
         std::string dataflow;
     } codebleuRules;
     std::string placeholder; // editor hint text
+    // The editor's automatic indentation: a line whose code ends with one of these ("indent_after": ":" for
+    // Python, "{" for the brace languages) starts the next line one "indent_unit" deeper (default 4 spaces).
+    std::vector<std::string> indentAfter;
+    std::string indentUnit = "    ";
     std::filesystem::path folder;
 };
 
