@@ -8,6 +8,7 @@
 #include "ascviz/base/limits.h"
 #include "ascviz/base/resources.h"
 #include "ascviz/eval/eval.h"
+#include "ascviz/eval/evaluate.h"
 #include "ascviz/experts/experts.h"
 #include "ascviz/results/corpus.h"
 #include "ascviz/results/resultsdb.h"
@@ -91,11 +92,19 @@ int cmdAnalyzeExperts(Args& args)
             ++skipped;
             continue;
         }
-        SyntaxTree tree = parseForEval(e.language, e.code, maxAstDepth, maxAstNodes);
-        ScoredExperts se = scoreExperts(*model, e.code);
-        const EvalResult r =
-            evaluate(std::move(se.scored), std::move(tree), Aggregation::Median, CategoryMap::forLanguage(e.language));
-        tally.add(r, se.tokens);
+        EvalRequest req;
+        req.language = e.language;
+        req.maxTextBytes = maxTextBytes;
+        req.maxAstDepth = maxAstDepth;
+        req.maxAstNodes = maxAstNodes;
+        req.source = e.location;
+        std::vector<TokenExperts> routed;
+        const EvalResult r = evaluateText(e.code, req, [&](const std::string& code, const SyntaxTree&) {
+            ScoredExperts se = scoreExperts(*model, code);
+            routed = std::move(se.tokens);
+            return std::move(se.scored);
+        });
+        tally.add(r, routed);
         if (++done % 50 == 0)
             std::cerr << "analyze experts: " << done << " snippets\n";
     }

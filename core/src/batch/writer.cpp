@@ -3,6 +3,7 @@
 #include "pipeline.h"
 
 #include "ascviz/base/error.h"
+#include "ascviz/eval/evaluate.h"
 
 #include <algorithm>
 
@@ -71,9 +72,7 @@ void SnippetWriter::storeOne(std::size_t k, std::optional<ScoredText>& pre, std:
         std::string note;
         if (pre && tree) {
             markPrompt(*pre, e, &note);
-            result.emplace(evaluate(std::move(*pre), std::move(*tree), opts.aggregation, table));
-            if (opts.aggregationScope != AggregationScope::Tokens)
-                reaggregate(*result, opts.aggregation, opts.aggregationScope);
+            result.emplace(evaluateScores(std::move(*pre), evalRequest(opts, meta.language, table), std::move(*tree)));
         } else {
             result.emplace(evaluateEntry(m_model, e, opts, table, &note));
         }
