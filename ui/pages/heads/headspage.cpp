@@ -2,6 +2,7 @@
 #include "pages/heads/headspage.h"
 
 #include "common/analysis.h"
+#include "common/errortext.h"
 #include "common/languages.h"
 #include "common/textpos.h"
 #include "services/jobtracker.h"
@@ -273,7 +274,7 @@ void HeadsPage::analyze()
         try {
             analyzeText(*model, language, *res);
         } catch (const std::exception& e) {
-            *error = toQString(e.what());
+            *error = errorMessage(e); // the GUI's words (no command-line options)
         }
     };
     auto done = [this, res, error] {
