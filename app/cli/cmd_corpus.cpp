@@ -43,46 +43,12 @@ extern "C" void onSignal(int sig)
     g_cancel.store(true);
 }
 
-void printIssues(const Corpus& c)
-{
-    const std::size_t shown = std::min<std::size_t>(c.issues.size(), 20);
-    for (std::size_t i = 0; i < shown; ++i)
-        std::cerr << "corpus: " << c.issues[i].location << ": " << c.issues[i].message << '\n';
-    if (c.issues.size() > shown)
-        std::cerr << "corpus: ... and " << (c.issues.size() - shown) << " more skipped entries\n";
-}
-
 } // namespace
 
 Corpus readCorpusOption(const std::string& corpusArg, const std::string& language, const std::string& exts)
 {
-    CorpusReadOptions ro; // no --extensions: the language's own (its registry descriptor)
-    ro.language = language;
-    std::stringstream ss(exts);
-    for (std::string e; std::getline(ss, e, ',');) {
-        if (e.empty())
-            continue;
-        std::transform(e.begin(), e.end(), e.begin(),
-                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-        ro.extensions.push_back(e[0] == '.' ? e : "." + e);
-    }
-    // "default": the bundled sample corpus of --language (else of the default language).
-    const auto& reg = LanguageRegistry::instance();
-    const LanguageInfo& sampleOf = language.empty() ? reg.defaultLanguage() : reg.get(language);
-    const fs::path corpusPath = corpusArg != "default"          ? fs::path(corpusArg)
-                                : sampleOf.sampleCorpus.empty() ? sampleCorpus()
-                                                                : sampleOf.sampleCorpus;
-    Corpus corpus = readCorpus(corpusPath, ro);
-    printIssues(corpus);
-    std::cerr << "corpus: " << corpus.entries.size() << " snippets from " << corpus.source.string()
-              << (corpus.issues.empty() ? "" : " (" + std::to_string(corpus.issues.size()) + " skipped)") << '\n';
-    std::map<std::string, int> perLanguage;
-    for (const auto& e : corpus.entries)
-        ++perLanguage[e.language];
-    std::cerr << "languages:";
-    for (const auto& [l, n] : perLanguage)
-        std::cerr << ' ' << l << ' ' << n;
-    std::cerr << '\n';
+    Corpus corpus = readNamedCorpus(corpusArg, language, splitList(exts));
+    std::cerr << corpusReadReport(corpus);
     return corpus;
 }
 

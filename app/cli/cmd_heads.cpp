@@ -271,76 +271,17 @@ int cmdAnalyzeHeads(Args& args)
     };
 
     if (from) {
-        // Tally the partial files of shards (or of one run) with the settings they share.
-        std::optional<HeadTally> tally;
-        HeadRunSettings first;
-        std::set<std::string> ids, shards;
-        std::stringstream in(*from);
-        for (std::string f; std::getline(in, f, ',');) {
-            const auto head = readHeadPartial(f, nullptr).settings;
-            if (!tally) {
-                first = head;
-                tally.emplace(head.layers, head.maxK,
-                              LanguageRegistry::instance().get(head.language).baselineKeywords());
-            } else if (head.model != first.model || head.metric != first.metric || head.corpus != first.corpus ||
-                       head.layers != first.layers || head.maxK != first.maxK || head.relations != first.relations) {
-                throw InputError(f + " is a run of other settings than " + *from +
-                                     "'s first file (model, metric, "
-                                     "corpus, layers, max k or relations differ)",
-                                 ErrorContext(f));
-            }
-            const auto got = readHeadPartial(f, &*tally);
-            if (!got.warning.empty())
-                report.warnings.push_back(got.warning);
-            if (got.plannedTexts > 0 && static_cast<int>(got.ids.size()) < got.plannedTexts)
-                report.warnings.push_back(f + " holds " + std::to_string(got.ids.size()) + " of the " +
-                                          std::to_string(got.plannedTexts) +
-                                          " texts its run set out to analyze (an interrupted run: continue it "
-                                          "with --resume)");
-            if (!head.shard.empty() && !shards.insert(head.shard).second)
-                throw InputError(f + ": shard " + head.shard + " is given twice", ErrorContext(f));
-            for (const auto& id : got.ids)
-                if (!ids.insert(id).second)
-                    throw InputError(f + ": text '" + id + "' is in two partial files", ErrorContext(f));
-        }
-        // Shards "I/N": all N of them make the corpus; fewer give a report over part of it.
-        if (!shards.empty()) {
-            int count = 0;
-            std::set<int> given;
-            for (const auto& text : shards) {
-                ShardSpec sh;
-                try {
-                    sh = parseShard(text);
-                } catch (const InputError& e) {
-                    throw InputError(*from + ": a partial file's shard: " + e.what());
-                }
-                if (count && sh.count != count)
-                    throw InputError(*from + ": the partial files are shards of different splits (" +
-                                     std::to_string(count) + " and " + std::to_string(sh.count) + " shards)");
-                count = sh.count;
-                given.insert(sh.index);
-            }
-            if (static_cast<int>(given.size()) < count) {
-                std::string missing;
-                int listed = 0;
-                for (int i = 0; i < count && listed < 10; ++i)
-                    if (!given.count(i))
-                        missing += (listed++ ? ", " : "") + std::to_string(i);
-                const int left = count - static_cast<int>(given.size()) - listed;
-                report.warnings.push_back("the partial files hold " + std::to_string(given.size()) + " of " +
-                                          std::to_string(count) + " shards (missing: " + missing +
-                                          (left > 0 ? " and " + std::to_string(left) + " more" : std::string()) +
-                                          "): the report covers part of the corpus only");
-            }
-        }
-        if (!tally)
+        // Tally the partial files of shards (or of one run) with the settings they share (attention room).
+        const std::vector<std::string> files = splitList(*from);
+        if (files.empty())
             throw UsageError("--from names no file");
+        HeadPartialsTally tallied = tallyHeadPartials(files);
+        const HeadRunSettings& first = tallied.settings;
         if (maxK > first.maxK)
             throw UsageError("--top-k " + std::to_string(maxK) + " is more than the partial files kept (" +
                              std::to_string(first.maxK) + ")");
-        auto warnings = std::move(report.warnings);
-        report = tally->report(topK, minCount);
-        report.warnings = std::move(warnings);
+        report = tallied.tally->report(topK, minCount);
+        report.warnings = std::move(tallied.warnings);
         report.model = first.model;
         report.language = first.language;
         report.metric = first.metric;
@@ -349,7 +290,7 @@ int cmdAnalyzeHeads(Args& args)
             const LanguageInfo& info = LanguageRegistry::instance().get(first.language);
             report.table6 = CodeSyntaxMapping::forLanguage(info.id, info.folder).table6();
         }
-        heatmaps(*tally);
+        heatmaps(*tallied.tally);
     } else {
         const ShardSpec shard = shardOption(shardArg);
         const Corpus corpus = readCorpusOption(*corpusArg, language, "");

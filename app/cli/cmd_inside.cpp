@@ -191,14 +191,11 @@ int cmdAnalyzeLayers(Args& args)
     std::vector<LayerText> texts;
     std::string modelArg;
     if (dbArg) {
-        const ResultsDb db = ResultsDb::open(*dbArg);
-        const RunInfo run = db.runInfo();
-        modelArg = args.valueOr("--model", run.modelDir);
+        ResultsLayerTexts fromDb = layerTextsOfResults(*dbArg);
+        modelArg = args.valueOr("--model", fromDb.modelDir);
         if (!aggregationGiven)
-            aggregation = run.aggregation;
-        for (const auto& row : db.snippets())
-            if (row.ok)
-                texts.push_back({db.snippetCode(row.index), row.language.empty() ? run.language : row.language});
+            aggregation = fromDb.aggregation;
+        texts = std::move(fromDb.texts);
     } else {
         modelArg = args.valueOr("--model", "default");
         const Corpus corpus = readCorpusOption(*corpusArg, languageArg, extensions);
@@ -245,9 +242,7 @@ int cmdAnalyzeLayers(Args& args)
         writeFigure(heatmapFigure(rows, cols, style, o), *file, asPdf);
         std::cerr << "analyze: wrote " << *file << '\n';
     }
-    json j = layerMatrixJson(m);
-    j["skipped"] = skipped;
-    j["aggregation"] = toString(aggregation);
+    const json j = layerAnalysisJson(m, aggregation);
     if (asJson || !latex) {
         writeJson(j, out);
         return 0;

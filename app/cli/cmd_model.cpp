@@ -6,6 +6,7 @@
 #include "ascviz/base/limits.h"
 #include "ascviz/base/resources.h"
 #include "ascviz/base/utf8.h"
+#include "ascviz/model/modeljson.h"
 
 #include <cmath>
 
@@ -26,7 +27,7 @@ int cmdScore(Args& args)
     const std::string text = readUtf8File(*textFile);
     limits::checkTextSize(text.size(), maxTextBytes, *textFile);
     const auto model = LanguageModel::load(dir, load);
-    writeJson(scoreCommandJson(model->score(text), model->info()), outFile);
+    writeJson(scoreJson(model->score(text), model->info()), outFile);
     return 0;
 }
 
@@ -56,7 +57,7 @@ int cmdGenerate(Args& args)
     // before the model loads: a long prompt would take minutes to read into the model
     limits::checkTextSize(prompt.size(), maxTextBytes, *promptFile);
     const auto model = LanguageModel::load(dir, load);
-    writeJson(generateCommandJson(model->generate(prompt, g), model->info()), outFile);
+    writeJson(generationJson(model->generate(prompt, g), model->info()), outFile);
     return 0;
 }
 

@@ -9,6 +9,8 @@
 #include "ascviz/base/error.h"
 #include "ascviz/base/version.h"
 #include "ascviz/eval/eval.h"
+#include "ascviz/eval/evaljson.h"
+#include "ascviz/eval/evaluate.h"
 #include "ascviz/model/fingerprint.h"
 #include "ascviz/results/resultsdb.h"
 #include "ascviz/results/session.h"
@@ -53,20 +55,23 @@ json sessionDocument(const std::string& file, const std::optional<std::string>& 
 {
     const SessionData s = readSessionFile(file);
     const std::string language = s.language.empty() ? LanguageRegistry::instance().defaultLanguage().id : s.language;
-    const CategoryMap categories =
-        s.categoryTable.empty() ? CategoryMap::forLanguage(language)
-                                : CategoryMap::fromJson(s.categoryTable, file + " (its category table)", language);
-    Aggregation a = s.aggregation;
+    EvalRequest req;
+    req.language = language;
+    std::optional<CategoryMap> categories;
+    if (!s.categoryTable.empty())
+        req.categories =
+            &categories.emplace(CategoryMap::fromJson(s.categoryTable, file + " (its category table)", language));
+    req.aggregation = s.aggregation;
     if (aggregation) {
         try {
-            a = parseAggregation(*aggregation);
+            req.aggregation = parseAggregation(*aggregation);
         } catch (const InputError&) {
             throw UsageError("--aggregation must be median, mean, max or min");
         }
     }
-    const EvalResult r = evaluate(s.scored, language, a, categories);
+    const EvalResult r = evaluateScores(s.scored, req);
     warnSyntaxProblems(r.tree, file);
-    json j = evalCommandJson(r, language, s.modelDtype);
+    json j = evalDocumentJson(r, language, s.modelDtype);
     auto& tokens = j.at("tokens");
     for (std::size_t i = 0; i < tokens.size() && i < s.scored.tokens.size(); ++i) {
         const auto& top = s.scored.tokens[i].top;
@@ -130,8 +135,12 @@ int exportRun(Args& args, const std::string& dbPath, const std::string& out)
                 std::count_if(st.tokens.begin(), st.tokens.end(), [](const ScoredToken& t) { return !t.generated; }));
             if (!tables.count(language))
                 tables.emplace(language, CategoryMap::forLanguage(language));
-            const EvalResult r = evaluate(std::move(st), language, run.aggregation, tables.at(language));
-            e = evalCommandJson(r, language, run.dtype);
+            EvalRequest req;
+            req.language = language;
+            req.aggregation = run.aggregation;
+            req.categories = &tables.at(language);
+            const EvalResult r = evaluateScores(std::move(st), req);
+            e = evalDocumentJson(r, language, run.dtype);
             e["text"] = r.scored.text;
             e["share"] = shareSourceJson("", dbPath + " snippet " + row.id);
         }

@@ -10,6 +10,7 @@
 #include "ascviz/base/utf8.h"
 #include "ascviz/eval/eval.h"
 #include "ascviz/eval/evaljson.h"
+#include "ascviz/eval/evaluate.h"
 #include "ascviz/experts/experts.h"
 #include "ascviz/lens/layers.h"
 #include "ascviz/model/ablation.h"
@@ -163,20 +164,27 @@ EvalInputs readEvalOptions(Args& args)
 EvalResult runEval(const EvalInputs& in, std::string* dtype = nullptr, LayerLens* lens = nullptr,
                    std::vector<TokenExperts>* experts = nullptr, std::optional<AttentionTopKeys>* heads = nullptr)
 {
-    const CategoryMap categories = in.categoriesFile ? CategoryMap::fromFile(*in.categoriesFile, in.language)
-                                                     : CategoryMap::forLanguage(in.language);
+    EvalRequest req;
+    req.language = in.language;
+    req.aggregation = in.aggregation;
+    req.scope = in.scope;
+    std::optional<CategoryMap> categories;
+    if (in.categoriesFile)
+        req.categories = &categories.emplace(CategoryMap::fromFile(*in.categoriesFile, in.language));
+    if (in.promptBytes)
+        req.promptBytes = static_cast<std::size_t>(*in.promptBytes);
+    req.promptName = "--prompt-bytes";
+    req.maxTextBytes = in.maxTextBytes;
+    req.maxAstDepth = in.maxAstDepth;
+    req.maxAstNodes = in.maxAstNodes;
     std::optional<std::string> text;
     if (in.textFile)
         text = readUtf8File(*in.textFile);
-    ScoredText scored;
-    std::optional<SyntaxTree> tree;
-    if (in.scoresFile) {
-        scored = scoredFromJson(*in.scoresFile, text);
-    } else {
-        // Bounded work, before loading the model: the text's size, then its tree's (parsing is cheap next to
-        // scoring: 32 KiB parse in milliseconds).
-        limits::checkTextSize(text->size(), in.maxTextBytes, *in.textFile);
-        tree = parseForEval(in.language, *text, in.maxAstDepth, in.maxAstNodes);
+    if (in.scoresFile)
+        return evaluateScores(scoredFromJson(*in.scoresFile, text), req);
+    req.source = *in.textFile;
+    // The model loads after the text's size and tree passed their limits (evaluateText calls the scorer last).
+    return evaluateText(*text, req, [&](const std::string& code, const SyntaxTree&) -> ScoredText {
         auto model = LanguageModel::load(resolveModelDir(*in.modelDir), in.load);
         if (!in.ablateHeads.empty()) {
             try {
@@ -184,19 +192,22 @@ EvalResult runEval(const EvalInputs& in, std::string* dtype = nullptr, LayerLens
             } catch (const InputError& e) {
                 throw UsageError(std::string("--ablate-heads: ") + e.what());
             }
-            const auto means = in.ablation == AblationMode::Mean ? meanHeadOutputs(*model, *text, in.ablateHeads)
+            const auto means = in.ablation == AblationMode::Mean ? meanHeadOutputs(*model, code, in.ablateHeads)
                                                                  : std::vector<std::vector<double>>{};
             model = withAblatedHeads(*model, in.ablateHeads, means);
         }
+        if (dtype)
+            *dtype = model->info().dtype;
+        ScoredText scored;
         if (lens) {
-            *lens = scoreLayers(*model, *text);
+            *lens = scoreLayers(*model, code);
             scored = lens->scored;
         } else if (experts) {
-            ScoredExperts se = scoreExperts(*model, *text);
-            scored = std::move(se.scored);
+            ScoredExperts se = scoreExperts(*model, code);
             *experts = std::move(se.tokens);
+            scored = std::move(se.scored);
         } else {
-            scored = model->score(*text);
+            scored = model->score(code);
         }
         if (heads) {
             heads->emplace(model->info().layers, model->tokenizer().addsBos() ? 1 : 0, kHeadsKeep);
@@ -204,25 +215,10 @@ EvalResult runEval(const EvalInputs& in, std::string* dtype = nullptr, LayerLens
             ScoreOptions so;
             so.topK = 0;
             so.observer = &obs;
-            model->score(*text, so);
+            model->score(code, so);
         }
-        if (dtype)
-            *dtype = model->info().dtype;
-    }
-    if (in.promptBytes) {
-        const auto n = static_cast<std::size_t>(*in.promptBytes);
-        if (n > scored.text.size())
-            throw InputError("--prompt-bytes " + std::to_string(n) + " is beyond the end of the text (" +
-                             std::to_string(scored.text.size()) + " bytes)");
-        splitAtPrompt(scored, n);
-    }
-    EvalResult r =
-        tree && tree->text() == scored.text
-            ? evaluate(std::move(scored), std::move(*tree), in.aggregation, categories)
-            : evaluate(std::move(scored), in.language, in.aggregation, categories, in.maxAstDepth, in.maxAstNodes);
-    if (in.scope != AggregationScope::Tokens)
-        reaggregate(r, in.aggregation, in.scope);
-    return r;
+        return scored;
+    });
 }
 
 } // namespace
@@ -237,7 +233,7 @@ int cmdParse(Args& args)
 
     const SyntaxTree tree = SyntaxTree::parse(language, readUtf8File(file), maxAstNodes);
     warnSyntaxProblems(tree, file);
-    writeJson(parseCommandJson(tree), out);
+    writeJson(syntaxTreeJson(tree), out);
     return 0;
 }
 
@@ -305,7 +301,7 @@ EvalDocument evalDocument(Args& args)
     EvalDocument d;
     d.source = in.textFile ? *in.textFile : *in.scoresFile;
     warnSyntaxProblems(r.tree, d.source);
-    json j = evalCommandJson(r, in.language, dtype);
+    json j = evalDocumentJson(r, in.language, dtype);
     if (layers)
         addLayerFields(j, lens.ntp, evaluateLayers(r, lens.ntp, lens.layers, lens.commit));
     if (experts)

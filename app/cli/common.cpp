@@ -86,19 +86,6 @@ std::size_t maxAstNodesOption(Args& args)
     return static_cast<std::size_t>(args.uint64Value(limits::kMaxAstNodesOption, limits::kDefaultMaxAstNodes));
 }
 
-nlohmann::json tokensJson(const ScoredText& s, bool withGenerated)
-{
-    auto arr = nlohmann::json::array();
-    for (const auto& t : s.tokens) {
-        nlohmann::json o = {{"id", t.id}, {"start", t.start}, {"end", t.end}};
-        o["ntp"] = t.ntp ? nlohmann::json(*t.ntp) : nlohmann::json(nullptr);
-        if (withGenerated)
-            o["generated"] = t.generated;
-        arr.push_back(std::move(o));
-    }
-    return arr;
-}
-
 void samplingOptions(Args& args, GenerationSettings& g, const std::string& seedFlag)
 {
     const bool greedy = args.flag("--greedy");
@@ -149,29 +136,6 @@ void samplingOptions(Args& args, GenerationSettings& g, const std::string& seedF
         throw UsageError("--top-p must be in (0, 1]");
     if (g.topK < 0)
         throw UsageError("--top-k must be >= 0");
-}
-
-nlohmann::json scoreCommandJson(const ScoredText& s, const ModelInfo& info)
-{
-    const double ce = s.crossEntropy();
-    nlohmann::json j;
-    j["model"] = s.model;
-    j["dtype"] = info.dtype;
-    j["device"] = info.device;
-    j["tokens"] = tokensJson(s, false);
-    j["cross_entropy"] = std::isfinite(ce) ? nlohmann::json(ce) : nlohmann::json(nullptr);
-    return j;
-}
-
-nlohmann::json generateCommandJson(const ScoredText& s, const ModelInfo& info)
-{
-    nlohmann::json j = scoreCommandJson(s, info);
-    j["text"] = s.text;
-    j["prompt_tokens"] = s.promptTokens;
-    j["prompt_bytes"] = s.promptBytes;
-    j["tokens"] = tokensJson(s, true);
-    j["stop"] = stopReasonName(s.stop);
-    return j;
 }
 
 } // namespace ascviz::cli

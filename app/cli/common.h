@@ -47,13 +47,5 @@ ShardSpec shardOption(const std::optional<std::string>& value);
 // option is given), read into g and checked; UsageError naming the option (a number expected, --greedy with a
 // sampling option, T <= 0, P outside (0, 1], K < 0).
 void samplingOptions(Args& args, GenerationSettings& g, const std::string& seedFlag);
-// JSON of a scored token list, per docs/cli.md: {"id","start","end","ntp"[, "generated"]}.
-nlohmann::json tokensJson(const ScoredText& s, bool withGenerated);
-
-// The JSON `score` prints (docs/cli.md): {"model", "dtype", "device", "tokens", "cross_entropy"}.
-nlohmann::json scoreCommandJson(const ScoredText& s, const ModelInfo& info);
-// The JSON `generate` prints: score's fields plus "text", "prompt_tokens", "prompt_bytes", "stop", and per
-// token "generated".
-nlohmann::json generateCommandJson(const ScoredText& s, const ModelInfo& info);
 
 } // namespace ascviz::cli

@@ -72,22 +72,6 @@ std::string languageOption(Args& args, const std::optional<std::string>& file)
     return checkedLanguage(*given);
 }
 
-nlohmann::json parseCommandJson(const SyntaxTree& tree)
-{
-    nlohmann::json nodes = nlohmann::json::array();
-    for (const auto& n : tree.nodes())
-        nodes.push_back(astNodeJson(n));
-    return {{"language", tree.language()},
-            {"levels", tree.levels()},
-            {"syntax_errors", syntaxProblemsJson(tree)},
-            {"nodes", std::move(nodes)}};
-}
-
-nlohmann::json evalCommandJson(const EvalResult& r, const std::string& language, const std::string& dtype)
-{
-    return evalDocumentJson(r, language, dtype);
-}
-
 void warnSyntaxProblems(const SyntaxTree& tree, const std::string& what)
 {
     const std::string d = describeSyntaxProblems(tree);

@@ -30,12 +30,9 @@ std::string languageOptionOrEmpty(Args& args);
 
 // Syntax errors of a parsed text, for JSON output: ascviz::syntaxProblemsJson (eval/evaljson.h).
 using ascviz::syntaxProblemsJson;
-// The JSON `parse` prints (docs/cli.md): {"language", "levels", "syntax_errors", "nodes"}.
-nlohmann::json parseCommandJson(const SyntaxTree& tree);
-// The JSON `eval` prints (docs/cli.md): evalResultJson plus "language", "syntax_errors", "dtype" (null when
-// empty: scores from a file) and summary.categories: core's evalDocumentJson (eval/evaljson.h), which the GUI's
-// HTML export also writes. The Python package prints the same (python/).
-nlohmann::json evalCommandJson(const EvalResult& r, const std::string& language, const std::string& dtype);
+// The JSON documents of core's types are written in core, next to the types (eval/evaljson.h: parse's
+// syntaxTreeJson and eval's evalDocumentJson; model/modeljson.h: score's and generate's), so that the CLI, the
+// GUI's export and the Python package print the same.
 // When the tree has ERROR/MISSING nodes, one warning line on stderr naming them and the languages under
 // which the text parses cleanly (never switching language on its own). `what` names the input.
 void warnSyntaxProblems(const SyntaxTree& tree, const std::string& what);

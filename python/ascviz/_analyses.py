@@ -1,11 +1,10 @@
 """The analyses added with the attention heads, the layer lens and Galeras (method.md §11–§12): analyze heads
---from, analyze layers and analyze treatments, run through the CLI's own command code (their JSON is the CLI's),
-as DataFrames with the whole JSON in df.attrs["json"]."""
+--from, analyze layers and analyze treatments, through core's functions and JSON writers, which the CLI's commands
+call too (their JSON is the CLI's), as DataFrames with the whole JSON in df.attrs["json"]."""
 from __future__ import annotations
 
 import json
 import os
-import tempfile
 import warnings
 from typing import Any, Dict, List, Optional, Sequence, Union
 
@@ -17,21 +16,12 @@ from . import _check as check
 PathLike = Union[str, os.PathLike]
 
 
-def _analyze(argv: List[str]) -> Dict[str, Any]:
-    """`ascviz-cli analyze ARGV --json`'s JSON (written by the command itself to a temporary file)."""
-    with tempfile.TemporaryDirectory(prefix="pyanalyze-") as tmp:
-        out = os.path.join(tmp, "out.json")
-        _ascviz.analyze_to_file(argv, out)
-        with open(out, encoding="utf-8") as f:
-            return json.load(f)
-
-
-def _counts(values: Sequence[int], name: str) -> str:
+def _counts(values: Sequence[int], name: str) -> List[int]:
     if isinstance(values, int):
         values = [values]
     if not values:
         raise ValueError(f"{name} needs at least one value")
-    return ",".join(str(check.integer(v, name, 1)) for v in values)
+    return [check.integer(v, name, 1) for v in values]
 
 
 def heads(partials: Sequence[PathLike], *, top_k: Sequence[int] = (1, 3, 10, 20), min_count: int = 20) -> pd.DataFrame:
@@ -44,12 +34,8 @@ def heads(partials: Sequence[PathLike], *, top_k: Sequence[int] = (1, 3, 10, 20)
     files = [check.path(p, "partials") for p in partials]
     if not files:
         raise ValueError("partials needs at least one partial file")
-    for f in files:
-        if "," in f:
-            raise ValueError(f"partial file {f}: a name with a comma cannot be passed to analyze heads --from")
     check.integer(min_count, "min_count", 1, check.INT32_MAX)
-    j = _analyze(["heads", "--from", ",".join(files), "--top-k", _counts(top_k, "top_k"),
-                  "--min-count", str(min_count)])
+    j = json.loads(_ascviz.analyze_heads(files, _counts(top_k, "top_k"), min_count))
     ks = j["top_k"]
     rows = []
     for name, r in j["relations"].items():
@@ -79,17 +65,12 @@ def layers(db: PathLike, *, model: Optional[PathLike] = None, limit: int = 0, fr
     `ascviz-cli analyze layers --db DB --json` (the database's model and θ unless given): one row per group and
     layer: kind (global | category | concept), name, layer, median, se, n, reaches (the first layer whose median
     is >= fraction x the final layer's), category (of a concept)."""
-    argv = ["layers", "--db", check.path(db, "db"), "--quiet"]
-    if model is not None:
-        argv += ["--model", check.path(model, "model")]
-    argv += ["--limit", str(check.integer(limit, "limit", 0, check.INT32_MAX)), "--fraction", repr(check.number(fraction, "fraction"))]
-    if resamples is not None:
-        argv += ["--resamples", str(check.integer(resamples, "resamples", 1, check.MAX_RESAMPLES))]
-    if seed is not None:
-        argv += ["--seed", str(check.integer(seed, "seed", 0, check.UINT64_MAX))]
-    if aggregation is not None:
-        argv += ["--aggregation", check.choice(aggregation, "aggregation", check.AGGREGATIONS)]
-    j = _analyze(argv)
+    j = json.loads(_ascviz.analyze_layers(
+        check.path(db, "db"), None if model is None else check.path(model, "model"),
+        check.integer(limit, "limit", 0, check.INT32_MAX), check.number(fraction, "fraction"),
+        None if resamples is None else check.integer(resamples, "resamples", 1, check.MAX_RESAMPLES),
+        None if seed is None else check.integer(seed, "seed", 0, check.UINT64_MAX),
+        None if aggregation is None else check.choice(aggregation, "aggregation", check.AGGREGATIONS)))
     rows: List[Dict[str, Any]] = [{"kind": "global", "name": "global", "layer": i, "median": v}
                                   for i, v in enumerate(j["global"])]
     for kind, key in (("category", "categories"), ("concept", "concepts")):
@@ -107,17 +88,15 @@ def treatments(db: PathLike, outcome: str = "levenshtein", *, confounders: Optio
     """Galeras (method.md §12) over a `galeras run` database, as `ascviz-cli analyze treatments --json`: one
     row per treatment against the control: treatment, n, n_treated, ate, se, ci_low, ci_high, placebo,
     random_common_cause, data_subset (the refutations' mean new effects), note."""
-    argv = ["treatments", "--db", check.path(db, "db"), "--outcome", check.string(outcome, "outcome")]
+    names = None
     if confounders is not None:
         names = [check.string(c, "confounders") for c in confounders]
         if not names or any("," in c or not c for c in names):
             raise ValueError("confounders needs one or more names without commas")
-        argv += ["--confounders", ",".join(names)]
-    if simulations is not None:
-        argv += ["--simulations", str(check.integer(simulations, "simulations", 0, check.MAX_RESAMPLES))]
-    if seed is not None:
-        argv += ["--seed", str(check.integer(seed, "seed", 0, check.UINT64_MAX))]
-    j = _analyze(argv)
+    j = json.loads(_ascviz.analyze_treatments(
+        check.path(db, "db"), check.string(outcome, "outcome"), names,
+        None if simulations is None else check.integer(simulations, "simulations", 0, check.MAX_RESAMPLES),
+        None if seed is None else check.integer(seed, "seed", 0, check.UINT64_MAX)))
     rows = []
     for t in j["treatments"]:
         ci = t.get("ci95") or [None, None]

@@ -11,7 +11,6 @@ import pandas as pd
 
 from . import _ascviz
 from . import _check as check
-from ._analyses import _analyze
 from ._model import Model
 
 PathLike = Union[str, os.PathLike]
@@ -211,17 +210,14 @@ def causal(db: PathLike, by: str = "global", *, seed: Optional[int] = None, min_
 
 def perplexed(db: PathLike, *, min_count: int = 5, top: int = 20, corpus: Optional[PathLike] = None,
               call_table: bool = True) -> pd.DataFrame:
-    """PERPLEXED (method.md §10) as `ascviz-cli analyze perplexed --json` (run through the CLI's command code):
+    """PERPLEXED (method.md §10) as `ascviz-cli analyze perplexed --json` (core's analyzePerplexed, as the CLI's):
     the worst and best tokens and AST labels by mean cross-entropy, one row each: kind (token | label), rank
     (worst | best), position, text, mean_ce, std_ce, count. The whole JSON (calls, the call table from the
     run's corpus or `corpus`, ERROR-parented tokens) is in df.attrs["json"]; call_table=False leaves it out."""
-    argv = ["perplexed", "--db", check.path(db, "db"), "--min-count", str(check.integer(min_count, "min_count", 1, check.INT32_MAX)),
-            "--top", str(check.integer(top, "top", 1, check.INT32_MAX))]
-    if corpus is not None:
-        argv += ["--corpus", check.path(corpus, "corpus")]
-    if not check.flag(call_table, "call_table"):
-        argv.append("--no-call-table")
-    j = _analyze(argv)
+    j = json.loads(_ascviz.analyze_perplexed(
+        check.path(db, "db"), check.integer(min_count, "min_count", 1, check.INT32_MAX),
+        check.integer(top, "top", 1, check.INT32_MAX), None if corpus is None else check.path(corpus, "corpus"),
+        check.flag(call_table, "call_table")))
     rows = []
     for kind, key, field in (("token", "tokens", "text"), ("label", "labels", "label")):
         for rank in ("worst", "best"):

@@ -1,5 +1,5 @@
 // The nanobind extension ascviz._ascviz: a thin binding over core (docs/python.md). Every number comes from
-// core's own functions and every JSON from the functions the CLI prints with, so the Python API and
+// core's own functions and every JSON from core's writers, which the CLI prints with too, so the Python API and
 // `ascviz-cli` give identical results for the same input. Model work runs with the GIL released.
 #pragma once
 #include <nanobind/nanobind.h>
@@ -22,7 +22,7 @@ void bindErrors(nanobind::module_& m);
 void bindModel(nanobind::module_& m);
 // batch over a corpus into a results database, and the torch-free readers: report, causal.
 void bindCorpus(nanobind::module_& m);
-// analyze perplexed / heads --from / layers / treatments through the CLI's command functions (analyses.cpp).
+// analyze perplexed / heads --from / layers / treatments through core's analyses and JSON writers (analyses.cpp).
 void bindAnalyses(nanobind::module_& m);
 // analyze experts of a mixture-of-experts model over a corpus or a results database (experts.cpp).
 void bindExperts(nanobind::module_& m);

@@ -2,12 +2,11 @@
 // and the readers of results databases: the report and the analyses, as the CLI's JSON.
 #include "binding.h"
 
-#include "common.h"
-
 #include "ascviz/analysis/causal.h"
 #include "ascviz/base/error.h"
 #include "ascviz/batch/batch.h"
 #include "ascviz/eval/eval.h"
+#include "ascviz/results/corpus.h"
 #include "ascviz/results/resultsdb.h"
 #include "ascviz/results/stats.h"
 #include "ascviz/results/straddles.h"
@@ -16,8 +15,11 @@
 
 #include <atomic>
 #include <filesystem>
+#include <iostream>
 #include <optional>
+#include <sstream>
 #include <string>
+#include <vector>
 
 namespace nb = nanobind;
 
@@ -100,7 +102,13 @@ std::string runBatchFromPython(nb::handle model, const BatchArgs& a, nb::object 
         if (!a.resume && std::filesystem::exists(a.db, ec))
             throw InputError("results database " + a.db +
                              " already exists; pass resume=True to continue it, or choose another db");
-        const Corpus corpus = cli::readCorpusOption(a.corpus, a.language, a.extensions);
+        std::vector<std::string> extensions;
+        std::stringstream list(a.extensions);
+        for (std::string e; std::getline(list, e, ',');)
+            extensions.push_back(e);
+        const Corpus corpus = readNamedCorpus(a.corpus, a.language, extensions);
+        std::cerr << corpusReadReport(corpus); // as the CLI reports it
+
         summary = runBatch(*m, corpus, a.db, opts);
     }
     if (raised)

@@ -1,17 +1,17 @@
 // load_model, Model and EvalResult: the model stays loaded in the Python object; evaluate/generate/score run
-// with the GIL released and print the CLI's JSON (app/cli: evalCommandJson, scoreCommandJson).
+// with the GIL released through core's functions (eval/evaluate.h) and print core's JSON, which the CLI prints too
+// (eval/evaljson.h, model/modeljson.h).
 #include "binding.h"
-
-#include "common.h"
-#include "output.h"
 
 #include "ascviz/base/error.h"
 #include "ascviz/base/limits.h"
 #include "ascviz/base/resources.h"
 #include "ascviz/eval/eval.h"
 #include "ascviz/eval/evaljson.h"
+#include "ascviz/eval/evaluate.h"
 #include "ascviz/figure/viewrender.h"
 #include "ascviz/model/model.h"
+#include "ascviz/model/modeljson.h"
 #include "ascviz/share/share.h"
 #include "ascviz/syntax/language.h"
 
@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,8 +31,6 @@
 namespace nb = nanobind;
 
 namespace ascviz::python {
-
-using cli::scoreCommandJson;
 
 namespace {
 
@@ -78,25 +77,28 @@ struct Limits {
     std::size_t maxAstNodes = limits::kDefaultMaxAstNodes;
 };
 
-// As `ascviz-cli eval --model`: the text's size and its tree are checked before the model runs, then the text
-// is scored, split at the prompt and evaluated.
+EvalRequest request(const std::string& language, const std::string& aggregation, const Limits& lim)
+{
+    EvalRequest req;
+    req.language = language;
+    req.aggregation = parseAggregation(aggregation);
+    req.maxTextBytes = lim.maxTextBytes;
+    req.maxAstDepth = lim.maxAstDepth;
+    req.maxAstNodes = lim.maxAstNodes;
+    req.promptName = "prompt_bytes";
+    return req;
+}
+
+// As `ascviz-cli eval --model`, through core's one entry point (eval/evaluate.h): the text's size and its tree are
+// checked before the model runs, then the text is scored, split at the prompt and evaluated.
 Result evaluateText(const Model& m, const std::string& code, const std::string& languageArg,
                     std::optional<std::size_t> promptBytes, const std::string& aggregation, const Limits& lim)
 {
-    const std::string language = languageId(languageArg);
-    const Aggregation agg = parseAggregation(aggregation);
-    const CategoryMap categories = CategoryMap::forLanguage(language);
-    limits::checkTextSize(code.size(), lim.maxTextBytes, "the text");
-    SyntaxTree tree = parseForEval(language, code, lim.maxAstDepth, lim.maxAstNodes);
-    ScoredText scored = m.model->score(code);
-    if (promptBytes) {
-        if (*promptBytes > scored.text.size())
-            throw InputError("prompt_bytes " + std::to_string(*promptBytes) + " is beyond the end of the text (" +
-                             std::to_string(scored.text.size()) + " bytes)");
-        splitAtPrompt(scored, *promptBytes);
-    }
-    return Result{evaluate(std::move(scored), std::move(tree), agg, categories), language, m.model->info().dtype,
-                  m.model->info().fingerprint};
+    EvalRequest req = request(languageId(languageArg), aggregation, lim);
+    req.promptBytes = promptBytes;
+    EvalResult r = ascviz::evaluateText(
+        code, req, [&](const std::string& text, const SyntaxTree&) { return m.model->score(text); });
+    return Result{std::move(r), req.language, m.model->info().dtype, m.model->info().fingerprint};
 }
 
 struct Generated {
@@ -107,14 +109,12 @@ struct Generated {
 Generated generateText(const Model& m, const std::string& prompt, const GenerationOptions& g,
                        const std::string& languageArg, const std::string& aggregation, const Limits& lim)
 {
-    const std::string language = languageId(languageArg);
-    const Aggregation agg = parseAggregation(aggregation);
-    const CategoryMap categories = CategoryMap::forLanguage(language);
+    const EvalRequest req = request(languageId(languageArg), aggregation, lim);
     limits::checkTextSize(prompt.size(), lim.maxTextBytes, "the prompt");
     ScoredText s = m.model->generate(prompt, g);
-    const std::string json = cli::generateCommandJson(s, m.model->info()).dump();
-    EvalResult r = evaluate(std::move(s), language, agg, categories, lim.maxAstDepth, lim.maxAstNodes);
-    return Generated{Result{std::move(r), language, m.model->info().dtype, m.model->info().fingerprint}, json};
+    const std::string json = generationJson(s, m.model->info()).dump();
+    EvalResult r = evaluateScores(std::move(s), req);
+    return Generated{Result{std::move(r), req.language, m.model->info().dtype, m.model->info().fingerprint}, json};
 }
 
 // `ascviz-cli score`'s JSON for each text, scored `batchSize` texts at a time (1: one by one, as the CLI).
@@ -135,7 +135,7 @@ std::vector<std::string> scoreTexts(const Model& m, const std::vector<std::strin
             scored = m.model->scoreBatch(std::vector<std::string>(texts.begin() + static_cast<std::ptrdiff_t>(i),
                                                                   texts.begin() + static_cast<std::ptrdiff_t>(i + n)));
         for (const auto& s : scored)
-            out.push_back(scoreCommandJson(s, m.model->info()).dump());
+            out.push_back(scoreJson(s, m.model->info()).dump());
     }
     return out;
 }
@@ -165,23 +165,6 @@ std::string drawViewBytes(const Result& r, const std::string& view, const std::v
         setViewOption(q, name, options[++i], option);
     }
     return drawView(r.eval, q).bytes;
-}
-
-std::string modelInfoJson(const ModelInfo& i)
-{
-    return nlohmann::json{{"name", i.name},
-                          {"dir", i.dir.string()},
-                          {"architecture", i.architecture},
-                          {"device", i.device},
-                          {"dtype", i.dtype},
-                          {"parameters", i.parameters},
-                          {"context_length", i.contextLength},
-                          {"vocab_size", i.vocabSize},
-                          {"layers", i.layers},
-                          {"hidden", i.hidden},
-                          {"threads", i.threads},
-                          {"fingerprint", i.fingerprint}}
-        .dump();
 }
 
 } // namespace
@@ -225,7 +208,7 @@ void bindModel(nb::module_& m)
             nb::arg("view"), nb::arg("options"), nb::arg("max_graphviz_nodes"), nb::arg("pdf"));
 
     nb::class_<Model>(m, "Model")
-        .def("info", [](const Model& self) { return modelInfoJson(self.model->info()); })
+        .def("info", [](const Model& self) { return modelInfoJson(self.model->info()).dump(); })
         .def(
             "evaluate",
             [](const Model& self, const std::string& code, const std::string& language,
@@ -283,7 +266,7 @@ void bindModel(nb::module_& m)
         "parse_json",
         [](const std::string& code, const std::string& languageArg, std::size_t maxAstNodes) {
             nb::gil_scoped_release release;
-            return cli::parseCommandJson(SyntaxTree::parse(languageId(languageArg), code, maxAstNodes)).dump();
+            return syntaxTreeJson(SyntaxTree::parse(languageId(languageArg), code, maxAstNodes)).dump();
         },
         nb::arg("code"), nb::arg("language"), nb::arg("max_ast_nodes"));
     m.def("default_language", [] { return LanguageRegistry::instance().defaultLanguage().id; });

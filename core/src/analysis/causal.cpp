@@ -204,7 +204,7 @@ CausalBy parseCausalBy(const std::string& s)
         return CausalBy::Category;
     if (s == "concept")
         return CausalBy::Concept;
-    throw InputError("--by must be global, category or concept (got '" + s + "')");
+    throw InputError("the grouping must be global, category or concept (got '" + s + "')");
 }
 
 CausalRows causalRows(const ResultsDb& db, CausalBy by, const std::string& group)

@@ -63,7 +63,7 @@ std::vector<ConceptGroup> parseConceptSelection(const std::string& spec, const C
         if (!item.empty() && std::find(list.begin(), list.end(), item) == list.end())
             list.push_back(item);
     if (list.empty())
-        throw InputError("--concepts: no concept named in '" + spec + "' (a comma-separated list, or 'paper')");
+        throw InputError("the concept list names no concept: '" + spec + "' (a comma-separated list, or 'paper')");
     std::vector<ConceptGroup> out;
     std::vector<std::string> order = categories.categories();
     order.push_back("Other");

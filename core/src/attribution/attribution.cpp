@@ -122,8 +122,8 @@ void resolveTarget(const ScoredText& s, const SyntaxTree& tree, const Attributio
     }
     }
     if (r.tokenEnd <= r.tokenBegin)
-        throw InputError("the completion is empty: nothing to attribute (--prompt-bytes " +
-                         std::to_string(s.promptBytes) + " leaves no token after the prompt)");
+        throw InputError("the completion is empty: nothing to attribute (a prompt of " + std::to_string(s.promptBytes) +
+                         " bytes leaves no token after it)");
     r.targetStart = s.tokens[r.tokenBegin].start;
     r.targetEnd = s.tokens[r.tokenEnd - 1].end;
 }
@@ -135,9 +135,9 @@ AttributionResult attribute(const LanguageModel& model, const std::string& text,
                             const AttributionOptions& opts, const CategoryMap* categories)
 {
     if (promptBytes == 0)
-        throw InputError("the prompt is empty: attribution needs prompt nodes to weigh (--prompt-bytes N > 0)");
+        throw InputError("the prompt is empty: attribution needs prompt nodes to weigh (a prompt of 1 byte or more)");
     if (promptBytes > text.size())
-        throw InputError("--prompt-bytes " + std::to_string(promptBytes) + " is beyond the end of the text (" +
+        throw InputError("the prompt of " + std::to_string(promptBytes) + " bytes is beyond the end of the text (" +
                          std::to_string(text.size()) + " bytes)");
     const SyntaxTree tree = parseForEval(language, text, opts.maxAstDepth, opts.maxAstNodes);
     // The text's tokens with their spans (no NtP needed), split as everywhere else.

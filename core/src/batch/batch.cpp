@@ -1,6 +1,7 @@
 // The batch runner (batch.h): plan the run (runplan.h), then score and store the pending snippets
 // (pipeline.h) in the corpus-run engine's loop (corpusrun/engine.h: resume, progress, pause, cancel).
 #include "ascviz/batch/batch.h"
+#include "ascviz/eval/evaluate.h"
 
 #include "pipeline.h"
 #include "runplan.h"
@@ -13,20 +14,33 @@
 namespace ascviz {
 namespace fs = std::filesystem;
 
+EvalRequest evalRequest(const BatchOptions& opts, const std::string& language, const CategoryMap& categories)
+{
+    EvalRequest req;
+    req.language = language;
+    req.aggregation = opts.aggregation;
+    req.scope = opts.aggregationScope;
+    req.categories = &categories;
+    req.maxTextBytes = opts.maxTextBytes;
+    req.maxAstDepth = opts.maxAstDepth;
+    req.maxAstNodes = opts.maxAstNodes;
+    req.source = "the snippet";
+    return req;
+}
+
 EvalResult evaluateEntry(const LanguageModel& model, const CorpusEntry& entry, const BatchOptions& opts,
                          const CategoryMap& categories, std::string* note)
 {
-    limits::checkTextSize(entry.code.size(), opts.maxTextBytes, "the snippet");
-    // The tree's limits before the model runs.
-    SyntaxTree tree = parseForEval(languageOf(entry, opts), entry.code, opts.maxAstDepth, opts.maxAstNodes);
-    ScoreOptions so;
-    so.topK = 0;
-    ScoredText s = model.score(entry.code, so);
-    markPrompt(s, entry, note);
-    EvalResult r = evaluate(std::move(s), std::move(tree), opts.aggregation, categories);
-    if (opts.aggregationScope != AggregationScope::Tokens)
-        reaggregate(r, opts.aggregation, opts.aggregationScope);
-    return r;
+    // eval's one entry point: the text's and the tree's limits before the model runs; the prompt is the entry's own
+    // (markPrompt), split right after scoring.
+    return evaluateText(entry.code, evalRequest(opts, languageOf(entry, opts), categories),
+                        [&](const std::string& code, const SyntaxTree&) {
+                            ScoreOptions so;
+                            so.topK = 0;
+                            ScoredText s = model.score(code, so);
+                            markPrompt(s, entry, note);
+                            return s;
+                        });
 }
 
 BatchSummary runBatch(const LanguageModel& model, const Corpus& corpus, const fs::path& dbPath,

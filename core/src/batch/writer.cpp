@@ -3,6 +3,7 @@
 #include "pipeline.h"
 
 #include "ascviz/base/error.h"
+#include "ascviz/eval/evaluate.h"
 
 #include <algorithm>
 
@@ -62,9 +63,7 @@ ItemOutcome SnippetWriter::store(ScoredGroup& group, std::size_t k)
         std::string note;
         if (pre && tree) {
             markPrompt(*pre, e, &note);
-            result.emplace(evaluate(std::move(*pre), std::move(*tree), opts.aggregation, table));
-            if (opts.aggregationScope != AggregationScope::Tokens)
-                reaggregate(*result, opts.aggregation, opts.aggregationScope);
+            result.emplace(evaluateScores(std::move(*pre), evalRequest(opts, meta.language, table), std::move(*tree)));
         } else {
             result.emplace(evaluateEntry(m_model, e, opts, table, &note));
         }

@@ -64,7 +64,7 @@ CategoryMap CategoryMap::fromJson(const std::string& text, const std::string& wh
                 list += (list.empty() ? "\"" : ", \"") + t + "\"";
             throw InputError(where + " names node types that the " + info.name + " grammar (" +
                              info.grammarDistribution + " " + info.grammarVersion + ") does not have: " + list +
-                             " (ascviz-cli node-types --language " + language + " lists the grammar's types)");
+                             " (the node types of " + language + " list the grammar's types)");
         }
     }
     return m;

@@ -3,6 +3,7 @@
 #include "ascviz/eval/straddle.h"
 
 #include <cmath>
+#include <utility>
 
 namespace ascviz {
 
@@ -93,6 +94,17 @@ json evalDocumentJson(const EvalResult& r, const std::string& language, const st
     for (std::size_t i = 0; i < tokens.size() && i < straddles.size(); ++i)
         tokens[i]["straddles"] = static_cast<bool>(straddles[i]);
     return j;
+}
+
+nlohmann::json syntaxTreeJson(const SyntaxTree& tree)
+{
+    nlohmann::json nodes = nlohmann::json::array();
+    for (const auto& n : tree.nodes())
+        nodes.push_back(astNodeJson(n));
+    return {{"language", tree.language()},
+            {"levels", tree.levels()},
+            {"syntax_errors", syntaxProblemsJson(tree)},
+            {"nodes", std::move(nodes)}};
 }
 
 } // namespace ascviz

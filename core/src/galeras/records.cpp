@@ -298,7 +298,7 @@ RecordSet parseRecordsCsv(const std::string& text, const std::string& name, cons
         hasCode = hasCode || h == column(o, "code");
     if (!hasCode)
         throw InputError("CSV records " + name + " have no `" + column(o, "code") +
-                             "` column in the header row (--fields code=COLUMN maps another)",
+                             "` column in the header row (a field mapping code=COLUMN maps another)",
                          ErrorContext(name, {}, 1));
     for (std::size_t i = 1; i < rows.size(); ++i) {
         const auto& row = rows[i];

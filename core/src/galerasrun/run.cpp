@@ -4,6 +4,7 @@
 #include "ascviz/base/error.h"
 #include "ascviz/base/limits.h"
 #include "ascviz/eval/eval.h"
+#include "ascviz/eval/evaluate.h"
 #include "ascviz/galeras/codebleu.h"
 #include "ascviz/galeras/outcomes.h"
 #include "ascviz/syntax/language.h"
@@ -43,8 +44,11 @@ std::map<std::string, std::string> runMeta(const LanguageModel& model, const Rec
 std::optional<double> completionAscEval(const ScoredText& scored, std::size_t from, const std::string& language,
                                         int maxAstDepth, std::size_t maxAstNodes)
 {
-    const EvalResult r =
-        evaluate(scored, language, Aggregation::Median, CategoryMap::forLanguage(language), maxAstDepth, maxAstNodes);
+    EvalRequest req;
+    req.language = language;
+    req.maxAstDepth = maxAstDepth;
+    req.maxAstNodes = maxAstNodes;
+    const EvalResult r = evaluateScores(scored, req);
     double sum = 0;
     int n = 0;
     const auto& nodes = r.tree.nodes();

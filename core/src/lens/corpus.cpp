@@ -1,8 +1,10 @@
 // The layer matrix of a list of texts: the layer lens, AsC-Eval per layer and the pooling, one text at a time
 // (shared by `ascviz-cli analyze layers` and the GUI's Layers tab).
 #include "ascviz/base/error.h"
+#include "ascviz/eval/evaluate.h"
 #include "ascviz/lens/matrix.h"
 #include "ascviz/model/lens.h"
+#include "ascviz/results/resultsdb.h"
 
 #include <map>
 
@@ -27,10 +29,16 @@ LayerMatrix layerMatrixOfTexts(const LanguageModel& model, const std::vector<Lay
             throw Cancelled();
         const auto& t = texts[i];
         try {
-            SyntaxTree tree = parseForEval(t.language, t.code);
-            LayerLens lens = scoreLayers(model, t.code);
-            const EvalResult r =
-                evaluate(std::move(lens.scored), std::move(tree), opts.aggregation, tableOf(t.language));
+            EvalRequest req;
+            req.language = t.language;
+            req.aggregation = opts.aggregation;
+            req.categories = &tableOf(t.language);
+            req.maxTextBytes = 0; // as before the entry point: the texts' trees are bounded, their size is not
+            LayerLens lens;
+            const EvalResult r = evaluateText(t.code, req, [&](const std::string& code, const SyntaxTree&) {
+                lens = scoreLayers(model, code);
+                return lens.scored;
+            });
             builder.add(r, evaluateLayers(r, lens.ntp, lens.layers, lens.commit));
         } catch (const InputError& e) {
             ++skipped;
@@ -46,6 +54,27 @@ LayerMatrix layerMatrixOfTexts(const LanguageModel& model, const std::vector<Lay
     LayerMatrix m = builder.finish(opts.bootstrap, opts.fraction);
     m.skipped = skipped;
     return m;
+}
+
+ResultsLayerTexts layerTextsOfResults(const std::filesystem::path& dbPath)
+{
+    const ResultsDb db = ResultsDb::open(dbPath);
+    const RunInfo run = db.runInfo();
+    ResultsLayerTexts out;
+    out.modelDir = run.modelDir;
+    out.aggregation = run.aggregation;
+    for (const auto& row : db.snippets())
+        if (row.ok)
+            out.texts.push_back({db.snippetCode(row.index), row.language.empty() ? run.language : row.language});
+    return out;
+}
+
+nlohmann::json layerAnalysisJson(const LayerMatrix& m, Aggregation aggregation)
+{
+    nlohmann::json j = layerMatrixJson(m);
+    j["skipped"] = m.skipped;
+    j["aggregation"] = toString(aggregation);
+    return j;
 }
 
 } // namespace ascviz

@@ -103,8 +103,8 @@ std::unique_ptr<LanguageModel> LanguageModel::load(const fs::path& dirIn, const 
     bool useCuda = false;
     if (opts.device == "cuda") {
         if (!haveCuda)
-            throw ModelError("--device cuda was asked for but CUDA is not available (libtorch " +
-                             std::string(TORCH_VERSION) + "); use --device cpu");
+            throw ModelError("the device cuda was asked for but CUDA is not available (libtorch " +
+                             std::string(TORCH_VERSION) + "); use the device cpu");
         useCuda = true;
     } else if (opts.device == "auto") {
         useCuda = haveCuda;
@@ -117,12 +117,12 @@ std::unique_ptr<LanguageModel> LanguageModel::load(const fs::path& dirIn, const 
     // (the CPU's opt-in faster mode; docs/performance.md states its NtP difference from float32).
     const bool bf16Matmul = opts.dtype == "bfloat16-matmul";
     if (bf16Matmul && useCuda)
-        throw ModelError("--dtype bfloat16-matmul is for the CPU; on a GPU use --dtype bfloat16 or float16");
+        throw ModelError("the dtype bfloat16-matmul is for the CPU; on a GPU use the dtype bfloat16 or float16");
     if (bf16Matmul && !(oneDnnLinearEnabled() && dnnlLinearAvailable() && dnnlBf16Available()))
-        throw ModelError(std::string("--dtype bfloat16-matmul needs the system oneDNN on a CPU with AVX512-BF16 (") +
+        throw ModelError(std::string("the dtype bfloat16-matmul needs the system oneDNN on a CPU with AVX512-BF16 (") +
                          (dnnlLinearAvailable() ? "this CPU has none: oneDNN finds " + dnnlCpuIsaName()
                                                 : dnnlLinearUnavailableReason()) +
-                         "); use --dtype float32");
+                         "); use the dtype float32");
     if (opts.dtype == "auto" || bf16Matmul) // float32 everywhere (method.md §1); half precision only when asked for
         dtype = at::kFloat;
     else if (opts.dtype == "float32")
@@ -143,7 +143,7 @@ std::unique_ptr<LanguageModel> LanguageModel::load(const fs::path& dirIn, const 
         applyCpuThreads(opts.threads > 0 ? opts.threads : defaultCpuThreads());
         if (!cpuRunsProducts(dtype))
             throw ModelError(dtypeName(dtype) + " is not supported on the CPU by this libtorch (" +
-                             std::string(TORCH_VERSION) + "); use --dtype float32 or bfloat16");
+                             std::string(TORCH_VERSION) + "); use the dtype float32 or bfloat16");
     }
 
     // No autograd while loading, but plain tensors (not inference tensors): gradient x input (masking.cpp, the
@@ -153,10 +153,10 @@ std::unique_ptr<LanguageModel> LanguageModel::load(const fs::path& dirIn, const 
     const uint64_t need = store.computeBytes();
     const uint64_t limit = opts.maxWeightBytes ? opts.maxWeightBytes : (useCuda ? 0 : availableCpuMemory());
     if (limit && need > limit)
-        throw ModelError("the checkpoint in " + dir.string() + " needs " + gib(need) + " for its weights in " +
-                         dtypeName(dtype) + " but only " + gib(limit) + " are available on " +
-                         (useCuda ? "the GPU" : "the CPU") +
-                         (dtype == at::kFloat ? "; try --dtype bfloat16 or a smaller model" : "; try a smaller model"));
+        throw ModelError(
+            "the checkpoint in " + dir.string() + " needs " + gib(need) + " for its weights in " + dtypeName(dtype) +
+            " but only " + gib(limit) + " are available on " + (useCuda ? "the GPU" : "the CPU") +
+            (dtype == at::kFloat ? "; try the dtype bfloat16 or a smaller model" : "; try a smaller model"));
     if (opts.progress) {
         const double total =
             static_cast<double>(std::max<std::size_t>(1, 4 + 12 * static_cast<std::size_t>(spec.layers)));

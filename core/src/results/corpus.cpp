@@ -3,6 +3,7 @@
 #include "ascviz/results/csvread.h"
 
 #include "ascviz/base/error.h"
+#include "ascviz/base/resources.h"
 #include "ascviz/base/utf8.h"
 #include "ascviz/syntax/language.h"
 
@@ -501,6 +502,46 @@ Corpus readCorpus(const fs::path& path, const CorpusReadOptions& request)
         throw InputError(msg);
     }
     return c;
+}
+
+Corpus readNamedCorpus(const std::string& nameOrPath, const std::string& language,
+                       const std::vector<std::string>& extensions)
+{
+    CorpusReadOptions ro; // no extensions: the language's own (its registry descriptor)
+    ro.language = language;
+    for (std::string e : extensions) {
+        if (e.empty())
+            continue;
+        std::transform(e.begin(), e.end(), e.begin(),
+                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        ro.extensions.push_back(e[0] == '.' ? e : "." + e);
+    }
+    const auto& reg = LanguageRegistry::instance();
+    const LanguageInfo& sampleOf = language.empty() ? reg.defaultLanguage() : reg.get(language);
+    const fs::path path = nameOrPath != "default"         ? fs::path(nameOrPath)
+                          : sampleOf.sampleCorpus.empty() ? sampleCorpus()
+                                                          : sampleOf.sampleCorpus;
+    return readCorpus(path, ro);
+}
+
+std::string corpusReadReport(const Corpus& c)
+{
+    std::ostringstream out;
+    const std::size_t shown = std::min<std::size_t>(c.issues.size(), 20);
+    for (std::size_t i = 0; i < shown; ++i)
+        out << "corpus: " << c.issues[i].location << ": " << c.issues[i].message << '\n';
+    if (c.issues.size() > shown)
+        out << "corpus: ... and " << (c.issues.size() - shown) << " more skipped entries\n";
+    out << "corpus: " << c.entries.size() << " snippets from " << c.source.string()
+        << (c.issues.empty() ? "" : " (" + std::to_string(c.issues.size()) + " skipped)") << '\n';
+    std::map<std::string, int> perLanguage;
+    for (const auto& e : c.entries)
+        ++perLanguage[e.language];
+    out << "languages:";
+    for (const auto& [l, n] : perLanguage)
+        out << ' ' << l << ' ' << n;
+    out << '\n';
+    return out.str();
 }
 
 } // namespace ascviz

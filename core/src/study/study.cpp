@@ -1,5 +1,6 @@
 // The study design and its counterbalanced assignment (docs/study.md); the file is in studyfile.cpp.
 #include "ascviz/study/study.h"
+#include "ascviz/eval/evaluate.h"
 #include "study_internal.h"
 
 #include "ascviz/base/clock.h"
@@ -238,8 +239,10 @@ StudySample makeStudySample(const std::string& id, const std::string& language, 
     StudySample s;
     s.id = id;
     s.language = LanguageRegistry::instance().get(language).id;
-    s.eval = std::make_shared<const EvalResult>(
-        evaluate(std::move(scored), s.language, a, CategoryMap::forLanguage(s.language)));
+    EvalRequest req;
+    req.language = s.language;
+    req.aggregation = a;
+    s.eval = std::make_shared<const EvalResult>(evaluateScores(std::move(scored), req));
     return s;
 }
 

@@ -1,4 +1,5 @@
 // The study file: JSON schema "ascviz-study" version 1 with the stored evaluations (docs/study.md).
+#include "ascviz/eval/evaluate.h"
 #include "ascviz/study/study.h"
 #include "study_internal.h"
 
@@ -78,7 +79,10 @@ std::shared_ptr<const EvalResult> evalFromJson(const std::string& code, const st
         t.generated = tj.value("generated", false);
         s.tokens.push_back(std::move(t));
     }
-    auto r = std::make_shared<EvalResult>(evaluate(std::move(s), language, agg, CategoryMap::forLanguage(language)));
+    EvalRequest req;
+    req.language = language;
+    req.aggregation = agg;
+    auto r = std::make_shared<EvalResult>(evaluateScores(std::move(s), req));
     const json nodes = ej.value("nodes", json::array());
     if (!nodes.is_array() || nodes.size() != r->nodes.size())
         bad(where + ": the stored AST has " + std::to_string(nodes.size()) + " nodes, this build parses " +

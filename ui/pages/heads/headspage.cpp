@@ -2,6 +2,7 @@
 #include "pages/heads/headspage.h"
 
 #include "common/analysis.h"
+#include "common/errortext.h"
 #include "common/figureoptions.h"
 #include "common/languages.h"
 #include "common/textpos.h"
@@ -15,6 +16,7 @@
 #include "ascviz/attention/topkeys.h"
 #include "ascviz/base/error.h"
 #include "ascviz/eval/eval.h"
+#include "ascviz/eval/evaluate.h"
 #include "ascviz/figure/heads.h"
 #include "ascviz/model/model.h"
 #include "ascviz/model/observer.h"
@@ -90,31 +92,37 @@ QString showFigure(QSvgWidget* w, const Figure& f)
 
 void analyzeText(const LanguageModel& model, const std::string& language, HeadsResult& r)
 {
-    const SyntaxTree tree = SyntaxTree::parse(language, r.text);
-    r.relations = syntaxRelations(tree);
-    r.spans = model.tokenizer().encode(r.text, false).offsets;
-    attachTokens(r.relations, r.spans);
-    const int layers = model.info().layers, bos = model.tokenizer().addsBos() ? 1 : 0;
-    HeadScorer scorer(layers, bos, headEdges(r.relations, HeadMetric::First));
-    r.top.emplace(layers, bos, 5);
-    HeadsObserver obs(scorer, *r.top);
-    ScoreOptions so;
-    so.topK = 0;
-    so.observer = &obs;
-    const ScoredText s = model.score(r.text, so);
-    if (r.top->heads() == 0)
-        throw ModelError("the model delivered no attention weights for this text (it needs at least two tokens)");
-    std::vector<std::string> texts;
-    for (const auto& t : s.tokens)
-        texts.push_back(s.text.substr(t.start, t.end - t.start));
-    r.tally.emplace(layers, 20, LanguageRegistry::instance().get(language).baselineKeywords());
-    r.tally->add(r.relations, texts, scorer);
+    // One parse, one scoring (eval/evaluate.h): the scorer gets the tree the evaluation uses, takes the relations
+    // from it and scores the text with the attention observer; the evaluation keeps the request's aggregation.
+    EvalRequest req;
+    req.language = language;
+    auto a = std::make_shared<Analysis>();
+    a->eval = std::make_shared<const EvalResult>(
+        evaluateText(r.text, req, [&](const std::string& text, const SyntaxTree& tree) {
+            r.relations = syntaxRelations(tree);
+            r.spans = model.tokenizer().encode(text, false).offsets;
+            attachTokens(r.relations, r.spans);
+            const int layers = model.info().layers, bos = model.tokenizer().addsBos() ? 1 : 0;
+            HeadScorer scorer(layers, bos, headEdges(r.relations, HeadMetric::First));
+            r.top.emplace(layers, bos, 5);
+            HeadsObserver obs(scorer, *r.top);
+            ScoreOptions so;
+            so.topK = 0;
+            so.observer = &obs;
+            ScoredText s = model.score(text, so);
+            if (r.top->heads() == 0)
+                throw ModelError(
+                    "the model delivered no attention weights for this text (it needs at least two tokens)");
+            std::vector<std::string> texts;
+            for (const auto& t : s.tokens)
+                texts.push_back(s.text.substr(t.start, t.end - t.start));
+            r.tally.emplace(layers, 20, LanguageRegistry::instance().get(language).baselineKeywords());
+            r.tally->add(r.relations, texts, scorer);
+            return s;
+        }));
     r.source = "this text";
     // The complete AST view (every node, keywords included), where the relation's ends and the attended tokens'
     // nodes are highlighted.
-    auto a = std::make_shared<Analysis>();
-    a->eval = std::make_shared<const EvalResult>(
-        evaluate(s, SyntaxTree::parse(language, r.text), Aggregation::Median, CategoryMap::forLanguage(language)));
     try {
         a->complete = std::make_shared<const GraphLayout>(layoutAst(*a->eval, ascviz::AstView::Complete));
     } catch (const Error& e) {
@@ -273,7 +281,7 @@ void HeadsPage::analyze()
         try {
             analyzeText(*model, language, *res);
         } catch (const std::exception& e) {
-            *error = toQString(e.what());
+            *error = errorMessage(e); // the GUI's words (no command-line options)
         }
     };
     auto done = [this, res, error, language] {

@@ -8,6 +8,7 @@
 #include "ascviz/base/limits.h"
 #include "ascviz/base/scored.h"
 #include "ascviz/base/utf8.h"
+#include "ascviz/eval/evaluate.h"
 #include "ascviz/syntax/language.h"
 
 #include <QCoreApplication>
@@ -358,9 +359,12 @@ quint64 InteractiveEngine::startAnalysis(quint64 job, std::shared_ptr<const Eval
             r = std::make_shared<EvalResult>(*base);
             reaggregate(*r, agg, scope);
         } else {
-            r = std::make_shared<EvalResult>(evaluate(*input, language, agg, *cats));
-            if (scope != AggregationScope::Tokens)
-                reaggregate(*r, agg, scope);
+            EvalRequest req; // the scoring job checked the text's limits; the tree's are checked again here
+            req.language = language;
+            req.aggregation = agg;
+            req.categories = cats.get();
+            req.scope = scope;
+            r = std::make_shared<EvalResult>(evaluateScores(*input, req));
         }
         a->eval = r;
         if (r->tree.hasErrors()) {

@@ -8,8 +8,10 @@
 #include <cstdint>
 #include <filesystem>
 #include <istream>
+#include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace ascviz {
 
@@ -51,6 +53,18 @@ PartialContents readHeadPartial(const std::filesystem::path& file, HeadTally* ta
 // The same from a stream (`file` names it in messages), lines limited to `maxLineBytes`.
 PartialContents readHeadPartial(std::istream& in, const std::filesystem::path& file, HeadTally* tally,
                                 std::size_t maxLineBytes = kMaxPartialLineBytes);
+
+// The partial files of one run or of its shards tallied together (`analyze heads --from`, Python's heads): the
+// tally, the first file's settings (every file's model, metric, corpus, layers and max k must be the same) and the
+// warnings of a report over part of the corpus (a cut last line, a run that holds fewer texts than it planned,
+// shards missing). InputError for a file of other settings, a shard or a text given twice, shards of different
+// splits, or no file.
+struct HeadPartialsTally {
+    std::optional<HeadTally> tally;
+    HeadRunSettings settings;
+    std::vector<std::string> warnings;
+};
+HeadPartialsTally tallyHeadPartials(const std::vector<std::string>& files);
 
 // Appends the lines of a partial file, each with its line break in one write(2), so that a run killed at any
 // moment leaves whole lines and at most one cut last line (which the reader drops); a short write is

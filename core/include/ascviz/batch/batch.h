@@ -12,6 +12,7 @@
 #include "ascviz/base/limits.h"
 #include "ascviz/corpusrun/engine.h"
 #include "ascviz/eval/eval.h"
+#include "ascviz/eval/evaluate.h"
 #include "ascviz/model/model.h"
 #include "ascviz/results/corpus.h"
 #include "ascviz/results/resultsdb.h"
@@ -67,6 +68,10 @@ struct BatchSummary {
 // Per-snippet failures are stored as status error and do not stop the run.
 BatchSummary runBatch(const LanguageModel& model, const Corpus& corpus, const std::filesystem::path& db,
                       const BatchOptions& opts);
+
+// The evaluation request of a run's snippets in `language` (eval/evaluate.h): the run's aggregation, scope and
+// limits, `categories` (kept by the caller, not copied).
+EvalRequest evalRequest(const BatchOptions& opts, const std::string& language, const CategoryMap& categories);
 
 // Evaluates one corpus entry exactly as runBatch does (no DB): score, prompt marking, evaluate() in the
 // entry's language (else opts.language); `categories` is that language's table.

@@ -18,6 +18,10 @@ nlohmann::json evalDocumentJson(const EvalResult& r, const std::string& language
 // The syntax errors of a tree as `parse` and `eval` list them: [{"node", "what", "start", "end", "line", "column"}].
 nlohmann::json syntaxProblemsJson(const SyntaxTree& tree);
 
+// The document `ascviz-cli parse` prints (docs/cli.md): {"language", "levels", "syntax_errors", "nodes"} with
+// astNodeJson per node. The CLI and the Python package write it from here.
+nlohmann::json syntaxTreeJson(const SyntaxTree& tree);
+
 // One AST node as in `ascviz-cli parse`: "id", "type", "named", "start", "end", "parent", "depth", "error"
 // (ERROR or MISSING), and "missing".
 nlohmann::json astNodeJson(const AstNode& n);

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
@@ -82,6 +83,19 @@ struct LayerRunOptions {
 // `skipped`). InputError when no text is left.
 LayerMatrix layerMatrixOfTexts(const LanguageModel& model, const std::vector<LayerText>& texts,
                                const LayerRunOptions& opts = {});
+
+// The texts `analyze layers --db` evaluates: a results database's status-ok snippets, each in its snippet's language
+// (else the run's), with the run's model folder and θ (the defaults of the analysis).
+struct ResultsLayerTexts {
+    std::vector<LayerText> texts;
+    std::string modelDir;
+    Aggregation aggregation = Aggregation::Median;
+};
+ResultsLayerTexts layerTextsOfResults(const std::filesystem::path& db);
+
+// The document of `analyze layers --json` (the CLI and Python): layerMatrixJson plus "skipped" (m.skipped) and
+// "aggregation".
+nlohmann::json layerAnalysisJson(const LayerMatrix& m, Aggregation aggregation);
 
 // {"model", "layers", "snippets", "fraction", "resamples", "seed", "global": [..],
 //  "categories": {name: {"median": [..], "se": [..], "n": [..], "reaches": ℓ|null, "commit": median asc_commit|null,

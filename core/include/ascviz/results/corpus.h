@@ -59,6 +59,17 @@ struct Corpus {
 // `code` column, or no usable entry remains ("empty corpus", with the first issues named).
 Corpus readCorpus(const std::filesystem::path& path, const CorpusReadOptions& opts = {});
 
+// A corpus as the front ends name it (the CLI's and Python's `corpus`): "default" is the bundled sample corpus of
+// `language` (else of the registry's default language), anything else a path; `language` as in CorpusReadOptions;
+// `extensions` as a user writes them ("py", ".PY": lower-cased, the dot added; empty items dropped).
+Corpus readNamedCorpus(const std::string& nameOrPath, const std::string& language,
+                       const std::vector<std::string>& extensions = {});
+
+// What a front end reports after reading a corpus, one line each: the first 20 skipped entries ("corpus: LOCATION:
+// MESSAGE", then "corpus: ... and N more skipped entries"), "corpus: N snippets from SOURCE[ (K skipped)]" and
+// "languages: ID COUNT ...".
+std::string corpusReadReport(const Corpus& corpus);
+
 // The parsers on in-memory text (for tests and for callers that already hold the text). `name` is used in
 // locations. They do not throw for an empty result; readCorpus does.
 Corpus parseJsonLines(const std::string& text, const std::string& name);
