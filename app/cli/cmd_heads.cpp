@@ -280,16 +280,7 @@ int cmdAnalyzeHeads(Args& args)
         if (maxK > first.maxK)
             throw UsageError("--top-k " + std::to_string(maxK) + " is more than the partial files kept (" +
                              std::to_string(first.maxK) + ")");
-        report = tallied.tally->report(topK, minCount);
-        report.warnings = std::move(tallied.warnings);
-        report.model = first.model;
-        report.language = first.language;
-        report.metric = first.metric;
-        report.relationSet = first.relations;
-        if (first.relations == "codesyntax") {
-            const LanguageInfo& info = LanguageRegistry::instance().get(first.language);
-            report.table6 = CodeSyntaxMapping::forLanguage(info.id, info.folder).table6();
-        }
+        report = headPartialsReport(tallied, topK, minCount);
         heatmaps(*tallied.tally);
     } else {
         const ShardSpec shard = shardOption(shardArg);

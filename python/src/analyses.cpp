@@ -52,12 +52,7 @@ std::string headsFromPartials(const std::vector<std::string>& files, const std::
     if (maxK > tallied.settings.maxK) // the CLI's words, which the Python layer's users know from its docs
         throw InputError("--top-k " + std::to_string(maxK) + " is more than the partial files kept (" +
                          std::to_string(tallied.settings.maxK) + ")");
-    HeadReport report = tallied.tally->report(topK, minCount);
-    report.warnings = std::move(tallied.warnings);
-    report.model = tallied.settings.model;
-    report.language = tallied.settings.language;
-    report.metric = tallied.settings.metric;
-    return headReportJson(report).dump();
+    return headReportJson(headPartialsReport(tallied, topK, minCount)).dump();
 }
 
 // `analyze layers --db DB --json --quiet` (the database's model and θ unless given), the model loaded with the

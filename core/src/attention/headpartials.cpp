@@ -1,4 +1,5 @@
 // The partial files of `analyze heads` runs tallied together (headpartial.h: tallyHeadPartials).
+#include "ascviz/attention/codesyntax.h"
 #include "ascviz/attention/headpartial.h"
 #include "ascviz/base/error.h"
 #include "ascviz/results/shards.h"
@@ -74,6 +75,22 @@ HeadPartialsTally tallyHeadPartials(const std::vector<std::string>& files)
                                "): the report covers part of the corpus only");
     }
     return out;
+}
+
+HeadReport headPartialsReport(HeadPartialsTally& tallied, const std::vector<int>& topK, int minCount)
+{
+    HeadReport report = tallied.tally->report(topK, minCount);
+    report.warnings = std::move(tallied.warnings);
+    const HeadRunSettings& s = tallied.settings;
+    report.model = s.model;
+    report.language = s.language;
+    report.metric = s.metric;
+    report.relationSet = s.relations;
+    if (s.relations == "codesyntax") {
+        const LanguageInfo& info = LanguageRegistry::instance().get(s.language);
+        report.table6 = CodeSyntaxMapping::forLanguage(info.id, info.folder).table6();
+    }
+    return report;
 }
 
 } // namespace ascviz

@@ -2,6 +2,7 @@
 #include "ascviz/experts/experts.h"
 
 #include "ascviz/base/error.h"
+#include "ascviz/eval/evaluate.h"
 #include "ascviz/model/observer.h"
 
 #include <algorithm>
@@ -194,11 +195,19 @@ ExpertRun analyzeExperts(const LanguageModel& model, const std::vector<ExpertTex
             ++run.skipped;
             continue;
         }
-        SyntaxTree tree = parseForEval(e.language, e.code, options.maxAstDepth, options.maxAstNodes);
-        ScoredExperts se = scoreExperts(model, e.code);
-        const EvalResult r =
-            evaluate(std::move(se.scored), std::move(tree), Aggregation::Median, CategoryMap::forLanguage(e.language));
-        tally.add(r, se.tokens);
+        EvalRequest req; // θ = median over tokens, the language's categories (method.md §15)
+        req.language = e.language;
+        req.maxTextBytes = 0; // checked above: an over-long text is left out, not an error
+        req.maxAstDepth = options.maxAstDepth;
+        req.maxAstNodes = options.maxAstNodes;
+        req.source = e.location;
+        std::vector<TokenExperts> routed;
+        const EvalResult r = evaluateText(e.code, req, [&](const std::string& code, const SyntaxTree&) {
+            ScoredExperts se = scoreExperts(model, code);
+            routed = std::move(se.tokens);
+            return std::move(se.scored);
+        });
+        tally.add(r, routed);
         ++run.snippets;
         if (options.progress)
             options.progress(run.snippets);

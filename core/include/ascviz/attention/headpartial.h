@@ -65,6 +65,10 @@ struct HeadPartialsTally {
     std::vector<std::string> warnings;
 };
 HeadPartialsTally tallyHeadPartials(const std::vector<std::string>& files);
+// The report of tallied partial files (`analyze heads --from`): the tally's report at `topK` / `minCount` with the
+// runs' model, language, metric, relation set (and the paper's Table 6 types in paper mode) and the tally's
+// warnings. The caller checks that no k exceeds settings.maxK.
+HeadReport headPartialsReport(HeadPartialsTally& tallied, const std::vector<int>& topK, int minCount);
 
 // Appends the lines of a partial file, each with its line break in one write(2), so that a run killed at any
 // moment leaves whole lines and at most one cut last line (which the reader drops); a short write is

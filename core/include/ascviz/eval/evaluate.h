@@ -6,7 +6,6 @@
 #include "ascviz/base/limits.h"
 #include "ascviz/base/scored.h"
 #include "ascviz/eval/eval.h"
-#include "ascviz/eval/evaluate.h"
 #include "ascviz/syntax/syntax.h"
 
 #include <cstddef>
