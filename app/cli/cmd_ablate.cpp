@@ -31,24 +31,6 @@ struct AblateText {
     std::map<std::string, double> clean;
 };
 
-// Per category, the mean of the node values of `r` (only `only` when given).
-std::map<std::string, double> categoryMeans(const EvalResult& r, const std::set<int>* only)
-{
-    std::map<std::string, std::pair<double, int>> sums;
-    for (std::size_t k = 0; k < r.nodes.size(); ++k) {
-        const auto& n = r.nodes[k];
-        if (!n.category || !n.value || (only && !only->count(static_cast<int>(k))))
-            continue;
-        auto& s = sums[*n.category];
-        s.first += *n.value;
-        ++s.second;
-    }
-    std::map<std::string, double> out;
-    for (const auto& [c, s] : sums)
-        out[c] = s.first / s.second;
-    return out;
-}
-
 std::map<std::string, double> valuesUnder(const LanguageModel& model, const AblateText& t, bool relation)
 {
     const EvalResult r = evaluate(model.score(t.code), t.tree, Aggregation::Median, *t.categories);

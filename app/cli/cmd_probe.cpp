@@ -16,27 +16,6 @@ namespace ascviz::cli {
 
 using nlohmann::json;
 
-namespace {
-
-// Per category, the mean of the node values (method.md §7's treatment, as ablate).
-std::map<std::string, double> meansByCategory(const EvalResult& r)
-{
-    std::map<std::string, std::pair<double, int>> sums;
-    for (const auto& n : r.nodes) {
-        if (!n.category || !n.value)
-            continue;
-        auto& s = sums[*n.category];
-        s.first += *n.value;
-        ++s.second;
-    }
-    std::map<std::string, double> out;
-    for (const auto& [c, s] : sums)
-        out[c] = s.first / s.second;
-    return out;
-}
-
-} // namespace
-
 int cmdProbe(Args& args)
 {
     const std::string corpusArg = args.require("--corpus");
@@ -92,7 +71,7 @@ int cmdProbe(Args& args)
             const EvalResult before = evaluate(model->score(e.code), tree, Aggregation::Median, it->second);
             const EvalResult after =
                 evaluate(model->score(rw.text), parseForEval(e.language, rw.text), Aggregation::Median, it->second);
-            rows.push_back({meansByCategory(before), meansByCategory(after)});
+            rows.push_back({categoryMeans(before), categoryMeans(after)});
             edits += rw.edits;
             if (!quiet)
                 std::cerr << "\rprobe: " << rows.size() << " snippets rewritten and scored" << std::flush;

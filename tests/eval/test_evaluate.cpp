@@ -114,3 +114,28 @@ TEST(EvaluateScores, UsesTheGivenCategoriesAndATreeOfAnotherTextIsParsedAgain)
     EXPECT_EQ(r.features.perCategory.begin()->first, "jump");
     EXPECT_EQ(r.scored.promptBytes, kCode.size()); // no prompt asked: the scores' own split is kept
 }
+
+// categoryMeans (ablate's and the probe's treatment): per category the mean of its nodes' values, by hand.
+TEST(CategoryMeans, MeanPerCategoryOverValuedNodes)
+{
+    EvalResult r;
+    auto node = [&](std::optional<double> v, std::optional<std::string> c) {
+        NodeEval n;
+        n.value = v;
+        n.category = std::move(c);
+        r.nodes.push_back(n);
+    };
+    node(0.2, "Scope");          // 0
+    node(0.6, "Scope");          // 1
+    node(std::nullopt, "Scope"); // 2: n/a, left out
+    node(0.9, std::nullopt);     // 3: no category, left out
+    node(0.5, "Decision");       // 4
+    const auto all = categoryMeans(r);
+    ASSERT_EQ(all.size(), 2u);
+    EXPECT_DOUBLE_EQ(all.at("Scope"), 0.4);
+    EXPECT_DOUBLE_EQ(all.at("Decision"), 0.5);
+    const std::set<int> only{1, 3};
+    const auto some = categoryMeans(r, &only);
+    ASSERT_EQ(some.size(), 1u);
+    EXPECT_DOUBLE_EQ(some.at("Scope"), 0.6);
+}

@@ -191,6 +191,23 @@ void recomputeFeatures(EvalResult& r)
     computeFeatures(r);
 }
 
+std::map<std::string, double> categoryMeans(const EvalResult& r, const std::set<int>* only)
+{
+    std::map<std::string, std::pair<double, int>> sums;
+    for (std::size_t k = 0; k < r.nodes.size(); ++k) {
+        const auto& n = r.nodes[k];
+        if (!n.category || !n.value || (only && !only->count(static_cast<int>(k))))
+            continue;
+        auto& s = sums[*n.category];
+        s.first += *n.value;
+        ++s.second;
+    }
+    std::map<std::string, double> out;
+    for (const auto& [c, s] : sums)
+        out[c] = s.first / s.second;
+    return out;
+}
+
 SyntaxTree parseForEval(const std::string& language, std::string_view text, int maxAstDepth, std::size_t maxAstNodes)
 {
     SyntaxTree tree = SyntaxTree::parse(language, text, maxAstNodes);

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -111,5 +112,8 @@ void reaggregate(EvalResult& r, Aggregation a, AggregationScope scope);
 // Recomputes r.features' values (AsC-Eval, per category, per concept) from r.nodes' values, after a caller
 // replaced them (e.g. with the layer lens's values of one layer).
 void recomputeFeatures(EvalResult& r);
+// Per category, the mean of its nodes' values (nodes without a category or a value left out); with `only`, over
+// the nodes of those ids alone. The treatment of ablate and the rewrite probe (method.md §14).
+std::map<std::string, double> categoryMeans(const EvalResult& r, const std::set<int>* only = nullptr);
 
 } // namespace ascviz
