@@ -570,7 +570,9 @@ TokenWords groupTokens(const std::vector<std::pair<std::size_t, std::size_t>>& c
 {
     const std::size_t T = tokenSpans.size();
     std::vector<char> joinNext(T, 0);
-    for (const auto& [s, e] : codeWordSpans) {
+    for (const auto& span : codeWordSpans) {
+        const std::size_t s = span.first,
+                          e = span.second; // not a structured binding: clang 14's lambdas can't capture one
         auto it =
             std::partition_point(tokenSpans.begin(), tokenSpans.end(), [&](const auto& t) { return t.second <= s; });
         int first = -1, last = -1;
