@@ -67,6 +67,25 @@ private Q_SLOTS:
         QVERIFY(error.contains(QStringLiteral("missing.jsonl")));
     }
 
+    void aTreePastTheDepthLimitIsRefusedBeforeScoring()
+    {
+        // Issue 40: the page evaluates through eval's one entry point, so the AST limits hold here as everywhere
+        // (it parsed without them before, twice).
+        JobTracker jobs;
+        ModelService models(&jobs);
+        QSignalSpy loaded(&models, &ModelService::modelLoaded);
+        QVERIFY(models.loadModel(uitest::tinyModelQ()));
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+        HeadsPage page(&models, nullptr);
+        QSignalSpy done(&page, &HeadsPage::headsAnalyzed);
+        page.setCode(QStringLiteral("x = ") + QString(1200, QLatin1Char('(')) + QStringLiteral("1") +
+                     QString(1200, QLatin1Char(')')) + QStringLiteral("\n"));
+        page.analyze();
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 60000);
+        QCOMPARE(done.at(0).at(0).toBool(), false);
+        QVERIFY2(done.at(0).at(1).toString().contains(QStringLiteral("levels deep")),
+                 qPrintable(done.at(0).at(1).toString()));
+    }
     void analyzeAndPick()
     {
         JobTracker jobs;
