@@ -175,7 +175,8 @@ robustness() {
     launcher_args=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
     export CCACHE_BASEDIR="$here" CCACHE_NOHASHDIR=1
   fi
-  # ASan + UBSan: core, the CLI and their tests (no GUI; not the live tier, Slurm or the slow CLI tests), gcc,
+  # ASan + UBSan: core, the CLI and their tests (no GUI; not the live tier, Slurm, the slow CLI tests or the CLI's
+  # end-to-end feature flows, label flow: tests/cli/CMakeLists.txt says why), gcc,
   # Debug at -O1 with line tables only (-g1: the reports' stack traces need no more; ~27 % less compile time
   # than -g, docs/robustness.md).
   # LeakSanitizer stays on: a leak is a finding. UBSan stops at the first report.
@@ -183,7 +184,8 @@ robustness() {
   stage_begin
   cmake -S "$here" -B "$dir" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-O1 -g1" -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" \
     -DASCVIZ_SANITIZE=address,undefined -DASCVIZ_BUILD_GUI=OFF -DASCVIZ_BUILD_TESTS=ON -DASCVIZ_BUILD_BENCH=OFF \
-    -DASCVIZ_SLOW_TESTS=OFF -DASCVIZ_SLURM_TESTS=OFF -DASCVIZ_TORCH_PACKAGE= -DASCVIZ_LIVE_PYTHON= "${launcher_args[@]}" \
+    -DASCVIZ_SLOW_TESTS=OFF -DASCVIZ_FLOW_TESTS=OFF -DASCVIZ_SLURM_TESTS=OFF -DASCVIZ_TORCH_PACKAGE= -DASCVIZ_LIVE_PYTHON= \
+    "${launcher_args[@]}" \
     -Wno-dev --log-level=WARNING >/dev/null
   echo "setup: building with ASan + UBSan in $dir ($jobs jobs)" >&2
   cmake --build "$dir" -j "$jobs" -- --no-print-directory -s
@@ -195,7 +197,7 @@ robustness() {
   chmod 1777 "$test_tmp"
   (cd "$dir" && env -u LD_PRELOAD TMPDIR="$test_tmp" ASAN_OPTIONS="$ASCVIZ_ASAN_OPTIONS" \
      UBSAN_OPTIONS="$ASCVIZ_UBSAN_OPTIONS" LSAN_OPTIONS="$ASCVIZ_LSAN_OPTIONS" \
-     ctest --output-on-failure -j "$jobs" --timeout 900 -LE 'live|slurm|slow') || status=1
+     ctest --output-on-failure -j "$jobs" --timeout 900 -LE 'live|slurm|slow|flow') || status=1
   rm -rf "$test_tmp"
   stage_end sanitizers
   fi
