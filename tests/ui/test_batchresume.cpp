@@ -5,8 +5,8 @@
 
 #include "common/errortext.h"
 #include "mainwindow.h"
-#include "pages/batch/batchcontroller.h"
 #include "pages/batch/batchpage.h"
+#include "pages/batch/batchrunner.h"
 #include "services/modelservice.h"
 #include "services/resultstore.h"
 
@@ -89,7 +89,7 @@ private Q_SLOTS:
             QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
             QVERIFY(cancelled);
         }
-        QVERIFY(BatchController::incompleteRun(db.toStdString()));
+        QVERIFY(incompleteBatchRun(db.toStdString()));
 
         // A new page whose form holds other settings: choosing the file fills in the stored run's.
         Services services;

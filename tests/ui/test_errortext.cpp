@@ -5,7 +5,8 @@
 
 #include "common/errortext.h"
 #include "common/textpos.h"
-#include "pages/batch/batchcontroller.h"
+#include "pages/batch/batchrunner.h"
+#include "run/runcontroller.h"
 #include "services/jobtracker.h"
 #include "services/modelservice.h"
 
@@ -90,9 +91,9 @@ private Q_SLOTS:
                               << "\n";
         const std::filesystem::path db = toUtf8(dir.filePath(QStringLiteral("r.db")));
         ModelService models;
-        BatchController run(&models);
-        QSignalSpy status(&run, &BatchController::statusChanged);
-        QSignalSpy finished(&run, &BatchController::finished);
+        RunController run(&models);
+        QSignalSpy status(&run, &RunController::statusChanged);
+        QSignalSpy finished(&run, &RunController::finished);
 
         BatchJob job;
         job.corpus = corpus;
@@ -100,17 +101,17 @@ private Q_SLOTS:
         job.options.modelDir = uitest::tinyModel().string();
         job.load.device = "cpu";
         job.options.resume = true; // nothing there yet
-        QVERIFY(!run.start(job));
+        QVERIFY(!run.start(batchRunJob(job)));
         QVERIFY(!run.isRunning());
-        QVERIFY(status.last().at(1).toBool());
-        QVERIFY2(status.last().at(0).toString().contains(QLatin1String("nothing to resume")),
-                 qPrintable(status.last().at(0).toString()));
+        QVERIFY(status.last().at(2).toBool());
+        QVERIFY2(status.last().at(1).toString().contains(QLatin1String("nothing to resume")),
+                 qPrintable(status.last().at(1).toString()));
 
         job.options.resume = false;
-        QVERIFY(run.start(job)); // loads the model first, then runs
+        QVERIFY(run.start(batchRunJob(job))); // loads the model first, then runs
         QVERIFY(run.isRunning());
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
-        const auto end = finished.first().at(0).value<BatchRunEnd>();
+        const auto end = std::any_cast<BatchRunEnd>(finished.first().at(0).value<RunEnd>().detail);
         QVERIFY2(end.ok(), qPrintable(end.error));
         QVERIFY(end.started);
         QCOMPARE(end.summary.stored, 2);
@@ -118,12 +119,12 @@ private Q_SLOTS:
         QVERIFY(end.summary.complete);
         QCOMPARE(ResultsDb::open(db).counts().snippets, 2);
         QVERIFY(!run.isRunning());
-        QVERIFY(!BatchController::storedRunIncomplete(db)); // complete: nothing to resume
+        QVERIFY(!batchRunIncomplete(db)); // complete: nothing to resume
         QTRY_VERIFY_WITH_TIMEOUT(!models.isHeld(), 10000);
 
         // Again into the same file: refused, the remedy as the page's buttons.
-        QVERIFY(!run.start(job));
-        const QString refusal = status.last().at(0).toString();
+        QVERIFY(!run.start(batchRunJob(job)));
+        const QString refusal = status.last().at(1).toString();
         QVERIFY2(refusal.contains(QLatin1String("already exists")) &&
                      refusal.contains(QLatin1String("press Resume to continue it, or choose another results file")),
                  qPrintable(refusal));
@@ -147,7 +148,7 @@ private Q_SLOTS:
         job.corpus = corpus;
         job.db = db;
         JobContext ctx;
-        const BatchRunEnd end = runBatchJob(*model, job, ctx, nullptr, {});
+        const BatchRunEnd end = runBatchJob(*model, job, ctx, RunControls{});
         QVERIFY(!end.ok());
         QVERIFY2(end.error.contains(QLatin1String("already exists; press Resume to continue it")),
                  qPrintable(end.error));

@@ -16,6 +16,7 @@
 #include "pages/heads/headspage.h"
 #include "pages/interactive/interactiveengine.h"
 #include "pages/interactive/interactivepage.h"
+#include "run/runcontroller.h"
 #include "services/modelservice.h"
 #include "services/resultstore.h"
 #include "views/batchcharts.h"
@@ -345,7 +346,8 @@ private Q_SLOTS:
         QVERIFY(GalerasAnalysisView::tooFewRows(3, 1).isEmpty());
 
         ModelService models; // no model loaded: the rows are checked first
-        GalerasRunPanel panel(&models);
+        RunController run(&models);
+        GalerasRunPanel panel(&run);
         panel.setDbPath(m_dir.filePath(QStringLiteral("few.db")));
         panel.setLimit(3);
         QVERIFY(!panel.start(false));

@@ -108,9 +108,12 @@ std::map<std::string, std::optional<double>> galerasValues(const TestbedItem& it
     return v;
 }
 
-GalerasRunSummary runGaleras(const LanguageModel& model, const RecordSet& records, const TreatmentSet& treatments,
-                             const std::filesystem::path& dbPath, const GalerasRunOptions& o,
-                             const std::function<void(const GalerasProgress&)>& progress, const CancelFlag* cancel)
+namespace {
+
+GalerasRunSummary runGalerasWith(const LanguageModel& model, const RecordSet& records, const TreatmentSet& treatments,
+                                 const std::filesystem::path& dbPath, const GalerasRunOptions& o,
+                                 const std::function<void(const GalerasProgress&)>& progress,
+                                 const RunControls& controls)
 {
     checkShard(o.shard);
     for (const auto& t : treatments.all())
@@ -172,8 +175,6 @@ GalerasRunSummary runGaleras(const LanguageModel& model, const RecordSet& record
     const RunQueue queue = pendingItems(rows, [&](int p) {
         return done.count({itemOf(p)->recordId, all[static_cast<std::size_t>(p % perItem)].name}) > 0;
     });
-    RunControls controls;
-    controls.cancel = cancel;
     ProgressClock clock(controls, queue.total, queue.resumed);
     GalerasProgress pr;
     pr.planned = sum.planned;
@@ -201,7 +202,7 @@ GalerasRunSummary runGaleras(const LanguageModel& model, const RecordSet& record
             std::string completion;
             const auto onToken = [&](const StreamedToken& tok) {
                 completion += tok.piece;
-                if (cancel && cancel->load())
+                if (controls.cancelRequested())
                     stopNow = true;
                 if (o.stopAtFunctionEnd && tok.piece.find('\n') != std::string::npos &&
                     functionEnd(item->partial + completion, item->language)) {
@@ -210,7 +211,7 @@ GalerasRunSummary runGaleras(const LanguageModel& model, const RecordSet& record
                 }
             };
             const ScoredText s = model.generate(row.prompt, g, onToken, &stopNow);
-            if (cancel && cancel->load())
+            if (controls.cancelRequested())
                 return std::nullopt; // this row is not stored: a resume generates it again
             row.completion = s.text.substr(std::min(s.promptBytes, s.text.size()));
             row.stop = functionEnded ? "function_end" : stopReasonName(s.stop);
@@ -248,6 +249,24 @@ GalerasRunSummary runGaleras(const LanguageModel& model, const RecordSet& record
     sum.errors = tally.errors;
     sum.cancelled = tally.cancelled;
     return sum;
+}
+
+} // namespace
+
+GalerasRunSummary runGaleras(const LanguageModel& model, const RecordSet& records, const TreatmentSet& treatments,
+                             const std::filesystem::path& dbPath, const GalerasRunOptions& o,
+                             const std::function<void(const GalerasProgress&)>& progress, const CancelFlag* cancel)
+{
+    RunControls controls;
+    controls.cancel = cancel;
+    return runGalerasWith(model, records, treatments, dbPath, o, progress, controls);
+}
+
+GalerasRunSummary runGaleras(const LanguageModel& model, const RecordSet& records, const TreatmentSet& treatments,
+                             const std::filesystem::path& dbPath, const GalerasRunOptions& o,
+                             const RunControls& controls)
+{
+    return runGalerasWith(model, records, treatments, dbPath, o, {}, controls);
 }
 
 } // namespace ascviz

@@ -1,6 +1,8 @@
 #include "pages/batch/batchpage.h"
-#include "pages/batch/batchcontroller.h"
 #include "pages/cluster/clusterrunview.h"
+#include "pages/galeras/galeraspanel.h"
+#include "run/runbar.h"
+#include "run/runcontroller.h"
 
 #include "common/appidentity.h"
 #include "common/errortext.h"
@@ -37,23 +39,23 @@
 namespace ascviz::ui {
 
 BatchPage::BatchPage(ModelService* models, ResultStore* results, QWidget* parent)
-    : QWidget(parent), m_models(models), m_results(results), m_run(new BatchController(models, this))
+    : QWidget(parent), m_models(models), m_results(results), m_run(new RunController(models, this))
 {
     buildUi();
     if (const auto info = m_models->modelInfo())
         onModelChanged();
     connect(m_models, &ModelService::modelLoaded, this, &BatchPage::onModelChanged);
-    connect(m_run, &BatchController::runStarting, this, &BatchPage::onRunStarting);
-    connect(m_run, &BatchController::progressed, this, &BatchPage::onProgress);
-    connect(m_run, &BatchController::statusChanged, this, &BatchPage::setStatus);
-    connect(m_run, &BatchController::stateChanged, this, &BatchPage::updateButtons);
-    connect(m_run, &BatchController::finished, this, &BatchPage::onFinished);
+    connect(m_run, &RunController::runStarting, this, [this](const QString& kind) {
+        if (kind == QLatin1String("batch"))
+            onRunStarting();
+    });
+    connect(m_run, &RunController::finished, this, &BatchPage::onFinished);
     connect(m_results, &ResultStore::batchSetsChanged, this, [this] { syncShowBox(currentSet()); });
     connect(m_results, &ResultStore::batchSetLoaded, this, &BatchPage::onLoaded);
     updateButtons();
 }
 
-BatchPage::~BatchPage() = default; // the controller (a child) stops the run after its current snippet
+BatchPage::~BatchPage() = default; // the controller (a child) stops the run after its current item
 
 void BatchPage::attach(PageHost* host)
 {
@@ -132,7 +134,11 @@ QString BatchPage::dbPath() const
 }
 QString BatchPage::statusText() const
 {
-    return m_status->text();
+    return m_bar->statusText();
+}
+QProgressBar* BatchPage::progressBar() const
+{
+    return m_bar->progressBar();
 }
 QString BatchPage::comparisonWarning() const
 {
@@ -144,11 +150,11 @@ QString BatchPage::flagLegend() const
 }
 bool BatchPage::isRunning() const
 {
-    return m_run->isRunning();
+    return m_run->isRunning() && m_run->kind() == QLatin1String("batch");
 }
 bool BatchPage::isPaused() const
 {
-    return m_run->isPaused();
+    return isRunning() && m_run->isPaused();
 }
 QChart* BatchPage::categoryChart() const
 {
@@ -161,8 +167,7 @@ QChart* BatchPage::distributionChart() const
 
 void BatchPage::setStatus(const QString& text, bool error)
 {
-    m_status->setText(text);
-    m_status->setStyleSheet(error ? QStringLiteral("color:#a01818") : QString());
+    m_bar->setStatus(text, error);
 }
 
 void BatchPage::start()
@@ -182,25 +187,30 @@ void BatchPage::resume()
 
 void BatchPage::pause()
 {
-    m_run->pause();
+    if (isRunning())
+        m_run->pause();
 }
 
 void BatchPage::cancel()
 {
-    m_run->cancel();
+    if (isRunning())
+        m_run->cancel();
+}
+
+void BatchPage::stopRunningWork()
+{
+    m_run->cancel(); // whatever its kind
 }
 
 void BatchPage::launch(bool resume)
 {
-    if (isRunning())
-        return;
     const QString corpus = m_corpus->text().trimmed(), modelDir = m_model->text().trimmed(),
                   db = m_db->text().trimmed();
     if (corpus.isEmpty() || modelDir.isEmpty() || db.isEmpty()) {
         setStatus(tr("Choose a corpus, a model folder and a results DB file."), true);
         return;
     }
-    if (!resume && QFileInfo::exists(db) && !BatchController::storedRunIncomplete(toUtf8(db))) {
+    if (!resume && QFileInfo::exists(db) && !batchRunIncomplete(toUtf8(db))) {
         // A finished run: nothing to resume, so the page does not offer it.
         setStatus(
             tr("%1 already exists and holds a finished run; choose another results file (New name) to start a new one.")
@@ -220,41 +230,29 @@ void BatchPage::launch(bool resume)
     job.load.device = toUtf8(m_device->currentText());
     job.load.dtype = toUtf8(m_dtype->currentText());
     saveForm();
-    m_run->start(job);
+    m_run->start(batchRunJob(job));
 }
 
 void BatchPage::onRunStarting()
 {
     m_issues->clear();
     m_issues->hide();
-    m_progress->setRange(0, 0); // busy until the first progress report
 }
 
-void BatchPage::onProgress(const BatchProgress& p)
+void BatchPage::onFinished(const RunEnd& run)
 {
-    m_progress->setRange(0, std::max(1, p.total));
-    m_progress->setValue(p.done);
-    QString text = tr("%1 / %2 snippets · %3 snippets/s · %4 tokens/s · ETA %5")
-                       .arg(p.done)
-                       .arg(p.total)
-                       .arg(p.snippetsPerSecond, 0, 'f', 1)
-                       .arg(p.tokensPerSecond, 0, 'f', 0)
-                       .arg(toQString(formatDuration(p.etaSeconds)));
-    if (p.resumed)
-        text += tr(" · %1 already in the DB").arg(p.resumed);
-    if (p.errors)
-        text += tr(" · %1 errors").arg(p.errors);
-    if (p.paused)
-        text = tr("Paused at %1 / %2 — press Resume to continue").arg(p.done).arg(p.total);
-    setStatus(text);
     updateButtons();
-}
-
-void BatchPage::onFinished(const BatchRunEnd& end)
-{
-    if (m_progress->maximum() == 0)
-        m_progress->setRange(0, 1);
-    updateButtons();
+    if (run.kind != QLatin1String("batch"))
+        return;
+    BatchRunEnd end;
+    if (const auto* b = std::any_cast<BatchRunEnd>(&run.detail))
+        end = *b;
+    else {
+        end.summary.db = run.db;
+        end.error = run.error;
+        end.started = run.started;
+        end.summary.cancelled = run.cancelled;
+    }
     if (!end.started) {
         const QString message = tr("Cancelled before the run started.");
         setStatus(message);
@@ -271,8 +269,6 @@ void BatchPage::onFinished(const BatchRunEnd& end)
     const BatchSummary& s = end.summary;
     const QString message = end.ok() ? batchSummaryText(s) : end.error;
     if (end.ok()) {
-        m_progress->setRange(0, std::max(1, s.total));
-        m_progress->setValue(s.resumed + s.stored);
         setStatus(s.cancelled ? message + tr(" — the results DB is consistent; Resume continues it.") : message);
         openResults(toQString(s.db.string()));
     } else {
@@ -405,16 +401,13 @@ void BatchPage::refreshViews()
 
 bool BatchPage::canResume() const
 {
-    return m_resume->isEnabled();
+    return m_bar->canResume();
 }
 
 void BatchPage::updateButtons()
 {
-    const bool running = isRunning(), paused = isPaused(), cancelling = m_run->isCancelling();
-    m_start->setEnabled(!running);
-    m_pause->setEnabled(running && !paused && !cancelling);
-    m_cancel->setEnabled(running && !cancelling);
-    m_resume->setEnabled(running ? paused : BatchController::storedRunIncomplete(toUtf8(m_db->text().trimmed())));
+    // The RunBar enables its own buttons (buttonsUpdated calls this); the form is locked while a run is going.
+    const bool running = m_run->isRunning();
     for (QWidget* w : std::initializer_list<QWidget*>{m_corpus, m_model, m_db, m_limit, m_language, m_aggregation,
                                                       m_device, m_dtype})
         w->setEnabled(!running);

@@ -24,7 +24,9 @@ class QTableView;
 
 namespace ascviz::ui {
 
-class BatchController;
+class RunBar;
+class RunController;
+struct RunEnd;
 class ModelService;
 class ResultStore;
 class StatsTableModel;
@@ -35,8 +37,9 @@ class ClusterRunView;
 class GalerasRunPanel;
 
 // The Batch page: corpus-level AsC-Eval runs, results tables, charts, model comparison. Widgets and wiring
-// only: a run is the BatchController's (a JobTracker job over the ModelService's one model, which it holds
-// while it runs); the page turns its form into a BatchJob and shows the controller's progress and end.
+// only: a run is the page's RunController's (run/runcontroller.h: one run at a time, Batch or Galeras, a
+// JobTracker job over the ModelService's one model, which it holds while it runs); the page turns its form into
+// a BatchJob, the Galeras tab its own form into a Galeras job, and both show the run in a RunBar.
 // Results databases live in the shared ResultStore: the charts and the comparison table show all of them,
 // the statistics and snippet tables the one chosen in "Show".
 class BatchPage : public QWidget, public Page {
@@ -76,7 +79,8 @@ public:
     void cancel(); // stops after the current snippet; the DB stays resumable
     bool isRunning() const;
     bool isPaused() const;
-    BatchController* controller() const { return m_run; }
+    RunController* controller() const { return m_run; }
+    GalerasRunPanel* galerasPanel() const { return m_galeras; }
     // A new results file for the current model: <user data>/AsC-Viz/results/<model>-<date-time>.db.
     QString suggestDbPath() const;
     // Whether Resume is enabled: while paused, or when dbPath() holds a run that did not complete.
@@ -105,7 +109,7 @@ public:
     QChartView* categoryChartView() const { return m_categoryView; }
     QChartView* distributionChartView() const { return m_distributionView; }
     QTabWidget* resultTabs() const { return m_resultTabs; }
-    QProgressBar* progressBar() const { return m_progress; }
+    QProgressBar* progressBar() const;
     QString statusText() const;
     // The warning over the results tabs when the open sets differ in more than the model ("" when none).
     QString comparisonWarning() const;
@@ -129,8 +133,9 @@ public:
     void setFigureOptions(const FigureExportOptions& options) override;
     void onModelChanged() override;
     void attach(PageHost* host) override;
+    // The controller's run, whatever its kind (Batch or Galeras).
     QString runningWork() const override;
-    void stopRunningWork() override { cancel(); }
+    void stopRunningWork() override;
 
     // When dbPath() holds a run that did not complete: puts its corpus, model folder, θ, its scope, language, precision
     // and limit in the form (what Resume continues with) and says so; false when there is no such run. Resume and
@@ -151,8 +156,7 @@ private:
     void buildUi();
     void launch(bool resume);
     void onRunStarting();
-    void onProgress(const BatchProgress& p);
-    void onFinished(const BatchRunEnd& end);
+    void onFinished(const RunEnd& end);
     void onLoaded(const QString& path, bool ok, const QString& error, int index);
     void syncShowBox(int current);
     void refreshViews();
@@ -170,12 +174,7 @@ private:
     std::unique_ptr<FigureExportOptions> m_figureOptions; // the chart exports' style (File › Export's dialog)
     QComboBox* m_device = nullptr;
     QComboBox* m_dtype = nullptr;
-    QPushButton* m_start = nullptr;
-    QPushButton* m_pause = nullptr;
-    QPushButton* m_cancel = nullptr;
-    QPushButton* m_resume = nullptr;
-    QProgressBar* m_progress = nullptr;
-    QLabel* m_status = nullptr;
+    RunBar* m_bar = nullptr; // Start, Pause, Cancel, Resume, progress and the status line
     QPlainTextEdit* m_issues = nullptr;
     QLabel* m_compareWarning = nullptr; // the settings the open sets differ in (ResultStore::comparisonWarning)
     QLabel* m_flagLegend = nullptr;
@@ -202,7 +201,7 @@ private:
 
     ModelService* m_models;
     ResultStore* m_results;
-    BatchController* m_run;
+    RunController* m_run;
 };
 
 } // namespace ascviz::ui

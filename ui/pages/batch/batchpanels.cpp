@@ -1,5 +1,6 @@
 #include "pages/batch/batchpage.h"
 #include "pages/galeras/galeraspanel.h"
+#include "run/runbar.h"
 
 #include "common/analysis.h"
 #include "common/appidentity.h"
@@ -151,28 +152,13 @@ void BatchPage::buildUi()
     opts->addStretch(1);
     form->addRow(QString(), opts);
 
-    auto* controls = new QHBoxLayout;
-    m_start = new QPushButton(tr("Start"), runBox);
-    m_pause = new QPushButton(tr("Pause"), runBox);
-    m_cancel = new QPushButton(tr("Cancel"), runBox);
-    m_resume = new QPushButton(tr("Resume"), runBox);
-    m_start->setToolTip(tr("Evaluate the corpus into a new results database"));
-    m_resume->setToolTip(tr("Continue a paused run, or an interrupted run stored in the results DB"));
-    m_progress = new QProgressBar(runBox);
-    m_progress->setRange(0, 1);
-    m_progress->setValue(0);
-    m_progress->setFormat(QStringLiteral("%v / %m"));
-    m_status = new QLabel(runBox);
-    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_status->setWordWrap(true);
-    for (auto* b : {m_start, m_pause, m_cancel, m_resume})
-        controls->addWidget(b);
-    controls->addWidget(m_progress, 1);
-    connect(m_start, &QPushButton::clicked, this, &BatchPage::start);
-    connect(m_pause, &QPushButton::clicked, this, &BatchPage::pause);
-    connect(m_cancel, &QPushButton::clicked, this, &BatchPage::cancel);
-    connect(m_resume, &QPushButton::clicked, this, &BatchPage::resume);
-    connect(m_db, &QLineEdit::textChanged, this, &BatchPage::updateButtons);
+    m_bar = new RunBar(m_run, QStringLiteral("batch"), tr("Start"), runBox);
+    m_bar->setStartToolTip(tr("Evaluate the corpus into a new results database"));
+    m_bar->setCanResume([this] { return batchRunIncomplete(toUtf8(m_db->text().trimmed())); });
+    connect(m_bar, &RunBar::startRequested, this, &BatchPage::start);
+    connect(m_bar, &RunBar::resumeRequested, this, &BatchPage::resume);
+    connect(m_bar, &RunBar::buttonsUpdated, this, &BatchPage::updateButtons);
+    connect(m_db, &QLineEdit::textChanged, m_bar, &RunBar::updateButtons);
     connect(m_db, &QLineEdit::editingFinished, this, &BatchPage::fillFromStoredRun);
     m_issues = new QPlainTextEdit(runBox);
     m_issues->setReadOnly(true);
@@ -182,8 +168,7 @@ void BatchPage::buildUi()
 
     auto* runLayout = new QVBoxLayout(runBox);
     runLayout->addLayout(form);
-    runLayout->addLayout(controls);
-    runLayout->addWidget(m_status);
+    runLayout->addWidget(m_bar);
     runLayout->addWidget(m_issues);
 
     // ---- results bar
@@ -307,7 +292,7 @@ void BatchPage::buildUi()
             [this](const QModelIndex& i) { openSnippet(m_snippetProxy->mapToSource(i).row()); });
     m_resultTabs->addTab(m_snippetView, tr("Snippets"));
     // Galeras (docs/galeras.md): prompt treatments, generation runs and their effects, with the same model.
-    m_galeras = new GalerasRunPanel(m_models, m_resultTabs);
+    m_galeras = new GalerasRunPanel(m_run, m_resultTabs);
     m_resultTabs->addTab(m_galeras, tr("Galeras"));
 
     auto* top = new QVBoxLayout(this);

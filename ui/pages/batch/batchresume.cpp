@@ -1,8 +1,8 @@
 // The Batch page and a stored run: Resume continues the run of the results file with the settings stored in it
 // (corpus, model, θ, language, precision, limit), which the form shows; closing the window during a run asks
 // first (Page::runningWork).
-#include "pages/batch/batchcontroller.h"
 #include "pages/batch/batchpage.h"
+#include "run/runcontroller.h"
 
 #include "common/languages.h"
 #include "common/textpos.h"
@@ -17,9 +17,9 @@ namespace ascviz::ui {
 
 bool BatchPage::fillFromStoredRun()
 {
-    if (isRunning())
+    if (m_run->isRunning())
         return false;
-    const std::optional<RunInfo> run = BatchController::incompleteRun(toUtf8(dbPath()));
+    const std::optional<RunInfo> run = incompleteBatchRun(toUtf8(dbPath()));
     if (!run)
         return false;
     setCorpusPath(toQString(run->corpusPath));
@@ -86,7 +86,7 @@ void BatchPage::restoreForm()
 
 QString BatchPage::runningWork() const
 {
-    return isRunning() ? tr("a batch run into %1").arg(QFileInfo(dbPath()).fileName()) : QString();
+    return m_run->runningWork(); // a batch run into x.db, a Galeras run into y.db
 }
 
 } // namespace ascviz::ui

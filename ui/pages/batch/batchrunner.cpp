@@ -2,12 +2,12 @@
 
 #include "common/errortext.h"
 #include "common/textpos.h"
+#include "run/runcontroller.h"
 #include "services/jobtracker.h"
 
 #include "ascviz/base/error.h"
 
 #include <QCoreApplication>
-#include <QElapsedTimer>
 
 namespace ascviz::ui {
 
@@ -18,8 +18,7 @@ QString tr(const char* s)
 }
 } // namespace
 
-BatchRunEnd runBatchJob(const LanguageModel& model, const BatchJob& job, JobContext& ctx,
-                        const std::atomic<bool>* pause, const std::function<void(const BatchProgress&)>& progress)
+BatchRunEnd runBatchJob(const LanguageModel& model, const BatchJob& job, JobContext& ctx, const RunControls& controls)
 {
     BatchRunEnd end;
     end.summary.db = job.db;
@@ -37,25 +36,53 @@ BatchRunEnd runBatchJob(const LanguageModel& model, const BatchJob& job, JobCont
         }
         ctx.setProgress(0, tr("Evaluating…"));
         BatchOptions opts = job.options;
-        opts.cancel = ctx.cancelFlag();
-        opts.pause = pause;
-        QElapsedTimer throttle;
-        throttle.start();
-        bool lastPaused = false;
-        opts.progress = [&](const BatchProgress& p) {
-            if (p.done != p.resumed && p.done < p.total && p.paused == lastPaused && throttle.elapsed() < 100)
-                return;
-            throttle.restart();
-            lastPaused = p.paused;
-            ctx.setProgress(p.total > 0 ? double(p.done) / p.total : -1);
-            if (progress)
-                progress(p);
-        };
+        static_cast<RunControls&>(opts) = controls;
         end.summary = runBatch(model, corpus, job.db, opts);
     } catch (const std::exception& e) {
         end.error = errorMessage(e);
     }
     return end;
+}
+
+std::optional<RunInfo> incompleteBatchRun(const std::filesystem::path& db)
+{
+    std::error_code ec;
+    if (db.empty() || !std::filesystem::exists(db, ec))
+        return std::nullopt;
+    try {
+        RunInfo run = ResultsDb::open(db).runInfo();
+        if (run.status != RunStatus::Complete)
+            return run;
+    } catch (const std::exception&) {
+    }
+    return std::nullopt;
+}
+
+RunJob batchRunJob(const BatchJob& job)
+{
+    RunJob run;
+    run.kind = QStringLiteral("batch");
+    run.what = tr("a batch run into %1").arg(toQString(job.db.filename().string()));
+    run.itemsName = tr("snippets");
+    run.db = job.db;
+    run.resume = job.options.resume;
+    run.modelDir = toQString(job.options.modelDir);
+    run.load = job.load;
+    std::error_code ec;
+    if (job.options.resume && std::filesystem::exists(job.db, ec) && !batchRunIncomplete(job.db))
+        run.refusal =
+            tr("%1 holds a complete run (or is no results DB): nothing to resume.").arg(toQString(job.db.string()));
+    run.work = [job](const LanguageModel& model, const RunControls& controls, JobContext& ctx) {
+        BatchRunEnd b = runBatchJob(model, job, ctx, controls);
+        RunEnd end;
+        end.error = b.error;
+        end.cancelled = b.summary.cancelled;
+        end.done = b.summary.resumed + b.summary.stored;
+        end.total = b.summary.total;
+        end.detail = std::move(b);
+        return end;
+    };
+    return run;
 }
 
 QString batchSummaryText(const BatchSummary& s)

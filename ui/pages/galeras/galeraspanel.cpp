@@ -2,8 +2,9 @@
 #include "pages/galeras/galeraspanel.h"
 
 #include "common/textpos.h"
+#include "run/runbar.h"
+#include "run/runcontroller.h"
 #include "services/jobtracker.h"
-#include "services/modelservice.h"
 
 #include "ascviz/base/error.h"
 #include "ascviz/base/resources.h"
@@ -200,7 +201,7 @@ QString GalerasAnalysisView::text() const
     return m_table->toPlainText();
 }
 
-GalerasRunPanel::GalerasRunPanel(ModelService* models, QWidget* parent) : QWidget(parent), m_models(models)
+GalerasRunPanel::GalerasRunPanel(RunController* run, QWidget* parent) : QWidget(parent), m_run(run)
 {
     auto* lay = new QVBoxLayout(this);
     auto* form = new QFormLayout;
@@ -232,31 +233,17 @@ GalerasRunPanel::GalerasRunPanel(ModelService* models, QWidget* parent) : QWidge
     form->addRow(tr("Max new tokens:"), m_maxNew);
     form->addRow(QString(), m_functionEnd);
     lay->addLayout(form);
-    auto* buttons = new QHBoxLayout;
-    m_run = new QPushButton(tr("Run Galeras"), this);
-    m_resume = new QPushButton(tr("Resume"), this);
-    m_cancel = new QPushButton(tr("Cancel"), this);
-    m_cancel->setEnabled(false);
-    m_progress = new QProgressBar(this);
-    buttons->addWidget(m_run);
-    buttons->addWidget(m_resume);
-    buttons->addWidget(m_cancel);
-    buttons->addWidget(m_progress, 1);
-    lay->addLayout(buttons);
-    m_status = new QLabel(tr("Generates every testbed item under every treatment with the loaded model."), this);
-    m_status->setWordWrap(true);
-    lay->addWidget(m_status);
+    m_bar = new RunBar(m_run, QStringLiteral("galeras"), tr("Run Galeras"), this);
+    m_bar->setStartToolTip(tr("Generate every testbed item under every treatment into a new runs database"));
+    m_bar->setCanResume([this] { return !m_db->text().isEmpty() && QFileInfo::exists(m_db->text()); });
+    m_bar->setStatus(tr("Generates every testbed item under every treatment with the loaded model."));
+    lay->addWidget(m_bar);
+    connect(m_db, &QLineEdit::textChanged, m_bar, &RunBar::updateButtons);
     m_analysis = new GalerasAnalysisView(this);
     lay->addWidget(m_analysis, 1);
-    connect(m_run, &QPushButton::clicked, this, [this] { start(false); });
-    connect(m_resume, &QPushButton::clicked, this, [this] { start(true); });
-    connect(m_cancel, &QPushButton::clicked, this, [this] { cancel(); });
-}
-
-GalerasRunPanel::~GalerasRunPanel()
-{
-    if (m_job)
-        m_models->jobs()->cancel(m_job);
+    connect(m_bar, &RunBar::startRequested, this, [this] { start(false); });
+    connect(m_bar, &RunBar::resumeRequested, this, [this] { start(true); });
+    connect(m_run, &RunController::finished, this, &GalerasRunPanel::onFinished);
 }
 
 void GalerasRunPanel::setRecordsPath(const QString& path)
@@ -287,36 +274,39 @@ void GalerasRunPanel::setMaxNewTokens(int n)
 }
 QString GalerasRunPanel::status() const
 {
-    return m_status->text();
+    return m_bar->statusText();
 }
 
-void GalerasRunPanel::setRunning(bool running)
+void GalerasRunPanel::setStatus(const QString& text, bool error)
 {
-    m_run->setEnabled(!running);
-    m_resume->setEnabled(!running);
-    m_cancel->setEnabled(running);
+    m_bar->setStatus(text, error);
+}
+
+bool GalerasRunPanel::isRunning() const
+{
+    return m_run->isRunning() && m_run->kind() == QLatin1String("galeras");
+}
+
+void GalerasRunPanel::pause()
+{
+    if (isRunning())
+        m_run->pause();
+}
+
+void GalerasRunPanel::cancel()
+{
+    if (isRunning())
+        m_run->cancel();
 }
 
 bool GalerasRunPanel::start(bool resume)
 {
-    if (m_job)
-        return false;
     const int confounders = static_cast<int>(m_analysis->confounders().size());
     if (m_limit->value() > 0)
         if (const QString few = GalerasAnalysisView::tooFewRows(m_limit->value(), confounders); !few.isEmpty()) {
-            m_status->setText(few);
+            setStatus(few, true);
             return false;
         }
-    const auto model = m_models->model();
-    if (!model) {
-        m_status->setText(tr("Load a model first (Model › Load): the run generates with it."));
-        return false;
-    }
-    if (m_db->text().isEmpty()) {
-        m_status->setText(tr("Choose a runs database to write."));
-        return false;
-    }
-    QSettings().setValue(lastDbKey(), QFileInfo(m_db->text()).absoluteFilePath());
     GalerasRunOptions opts;
     opts.testbed = parseTestbed(toUtf8(m_testbed->currentData().toString()));
     opts.limit = static_cast<std::size_t>(m_limit->value());
@@ -325,76 +315,64 @@ bool GalerasRunPanel::start(bool resume)
     opts.resume = resume;
     const std::string records = toUtf8(m_records->text()), treatments = toUtf8(m_treatments->text()),
                       db = toUtf8(m_db->text());
-    auto hold = std::make_shared<std::shared_ptr<void>>(m_models->hold(tr("Galeras run")));
-    auto ended = std::make_shared<GalerasRunSummary>();
-    JobTracker::Callbacks cb;
-    cb.progress = [this](double f, const QString& text) {
-        m_progress->setValue(static_cast<int>(f * 1000));
-        m_status->setText(text);
+    RunJob job;
+    job.kind = QStringLiteral("galeras");
+    job.what = tr("a Galeras run into %1").arg(QFileInfo(m_db->text()).fileName());
+    job.itemsName = tr("rows");
+    job.db = db;
+    job.resume = resume;
+    job.noModelText = tr("Load a model first (Model › Load): the run generates with it.");
+    if (m_db->text().isEmpty())
+        job.refusal = tr("Choose a runs database to write.");
+    job.work = [opts, records, treatments, db, confounders](const LanguageModel& model, const RunControls& controls,
+                                                            JobContext&) {
+        const RecordSet rs = readRecords(records.empty() ? sampleCorpus() : std::filesystem::path(records));
+        const TreatmentSet ts = readTreatments(treatments.empty() ? resourceDir() / "galeras" / "treatments.json"
+                                                                  : std::filesystem::path(treatments));
+        // The testbed's usable items (records without a docstring, over a limit, … are skipped): too few for
+        // the analysis is said before the model generates anything.
+        if (!opts.resume) {
+            std::size_t items = buildTestbed(rs, opts.testbed, opts.seed).items.size();
+            if (opts.limit > 0)
+                items = std::min(items, opts.limit);
+            if (const QString few = GalerasAnalysisView::tooFewRows(int(items), confounders); !few.isEmpty())
+                throw InputError(toUtf8(few));
+        }
+        const GalerasRunSummary sum = runGaleras(model, rs, ts, db, opts, controls);
+        RunEnd end;
+        end.cancelled = sum.cancelled;
+        end.done = sum.done + sum.resumed;
+        end.total = sum.planned;
+        end.detail = sum;
+        return end;
     };
-    cb.finished = [this, hold, ended, dbQ = m_db->text()] {
-        hold->reset();
-        m_job = 0;
-        setRunning(false);
-        const bool complete = !ended->cancelled && ended->done + ended->resumed == ended->planned;
-        const QString msg = complete ? tr("Done: %1 rows (%2 already there), %3 errors.")
-                                           .arg(ended->done)
-                                           .arg(ended->resumed)
-                                           .arg(ended->errors)
-                                     : tr("Interrupted after %1 of %2 rows; Resume continues.")
-                                           .arg(ended->done + ended->resumed)
-                                           .arg(ended->planned);
-        m_status->setText(msg);
-        m_analysis->setDbPath(dbQ);
-        if (ended->done + ended->resumed > 0)
-            m_analysis->analyze();
-        Q_EMIT runEnded(complete, msg);
-    };
-    cb.failed = [this, hold](const QString& message) {
-        hold->reset();
-        m_job = 0;
-        setRunning(false);
-        m_status->setText(tr("Galeras run failed: %1").arg(message));
-        Q_EMIT runEnded(false, message);
-    };
-    m_progress->setRange(0, 1000);
-    m_progress->setValue(0);
-    setRunning(true);
-    m_status->setText(tr("Starting…"));
-    m_job = m_models->jobs()->start(
-        tr("Galeras run %1").arg(m_db->text()), QStringLiteral("galeras"),
-        [model, opts, records, treatments, db, ended, confounders](JobContext& ctx) {
-            const RecordSet rs = readRecords(records.empty() ? sampleCorpus() : std::filesystem::path(records));
-            const TreatmentSet ts = readTreatments(treatments.empty() ? resourceDir() / "galeras" / "treatments.json"
-                                                                      : std::filesystem::path(treatments));
-            // The testbed's usable items (records without a docstring, over a limit, … are skipped): too few
-            // for the analysis is said before the model generates anything.
-            if (!opts.resume) {
-                std::size_t items = buildTestbed(rs, opts.testbed, opts.seed).items.size();
-                if (opts.limit > 0)
-                    items = std::min(items, opts.limit);
-                if (const QString few = GalerasAnalysisView::tooFewRows(int(items), confounders); !few.isEmpty())
-                    throw InputError(toUtf8(few));
-            }
-            *ended = runGaleras(
-                *model, rs, ts, db, opts,
-                [&ctx](const GalerasProgress& p) {
-                    ctx.setProgress(p.planned ? double(p.finished) / p.planned : 1.0,
-                                    QObject::tr("%1 of %2 rows (%3, %4: %5)")
-                                        .arg(p.finished)
-                                        .arg(p.planned)
-                                        .arg(toQString(p.recordId), toQString(p.treatment), toQString(p.stop)));
-                },
-                ctx.cancelFlag());
-        },
-        this, cb);
+    if (!m_run->start(std::move(job)))
+        return false;
+    QSettings().setValue(lastDbKey(), QFileInfo(m_db->text()).absoluteFilePath());
     return true;
 }
 
-void GalerasRunPanel::cancel()
+void GalerasRunPanel::onFinished(const RunEnd& end)
 {
-    if (m_job)
-        m_models->jobs()->cancel(m_job);
+    if (end.kind != QLatin1String("galeras"))
+        return;
+    if (!end.ok()) {
+        setStatus(tr("Galeras run failed: %1").arg(end.error), true);
+        Q_EMIT runEnded(false, end.error);
+        return;
+    }
+    const auto* sum = std::any_cast<GalerasRunSummary>(&end.detail);
+    const bool complete = sum && !sum->cancelled && sum->done + sum->resumed == sum->planned;
+    const QString msg =
+        !sum ? tr("Stopped before the run started.")
+        : complete
+            ? tr("Done: %1 rows (%2 already there), %3 errors.").arg(sum->done).arg(sum->resumed).arg(sum->errors)
+            : tr("Interrupted after %1 of %2 rows; Resume continues.").arg(sum->done + sum->resumed).arg(sum->planned);
+    setStatus(msg);
+    m_analysis->setDbPath(toQString(end.db.string()));
+    if (sum && sum->done + sum->resumed > 0)
+        m_analysis->analyze();
+    Q_EMIT runEnded(complete, msg);
 }
 
 } // namespace ascviz::ui

@@ -1,8 +1,9 @@
 #pragma once
-// Galeras in the GUI (docs/galeras.md): GalerasRunPanel runs `galeras run` from the Batch page (testbed,
-// treatments, progress, cancel, resume) as a JobTracker job over the ModelService's one model, which it holds
-// while it runs; GalerasAnalysisView shows `analyze treatments` of a runs database (the Analysis page and the
-// run panel use it). Widgets and wiring only: the work is core's (galeras, galerasrun).
+// Galeras in the GUI (docs/galeras.md): GalerasRunPanel is the Batch page's form of `galeras run` (testbed,
+// treatments) and a view of the page's RunController, which runs it (progress, pause, stop, resume, the
+// close-during-run prompt: as for a batch run) over the ModelService's one model; GalerasAnalysisView shows `analyze
+// treatments` of a runs database (the Analysis page and the run panel use it). Widgets and wiring only: the work is
+// core's (galeras, galerasrun).
 #include <QList>
 #include <QStringList>
 #include <QWidget>
@@ -20,7 +21,9 @@ class QSpinBox;
 
 namespace ascviz::ui {
 
-class ModelService;
+class RunBar;
+class RunController;
+struct RunEnd;
 
 class GalerasAnalysisView : public QWidget {
     Q_OBJECT
@@ -53,8 +56,8 @@ private:
 class GalerasRunPanel : public QWidget {
     Q_OBJECT
 public:
-    explicit GalerasRunPanel(ModelService* models, QWidget* parent = nullptr);
-    ~GalerasRunPanel() override;
+    // `run`: the controller that runs it (the Batch page's, shared with its batch runs: one run at a time).
+    explicit GalerasRunPanel(RunController* run, QWidget* parent = nullptr);
 
     void setRecordsPath(const QString& path);    // empty: the bundled sample
     void setTreatmentsPath(const QString& path); // empty: resources/galeras/treatments.json
@@ -67,26 +70,26 @@ public:
     static QString lastDbKey();
 
     bool start(bool resume); // false (and a status line) when it cannot start
-    void cancel();
-    bool isRunning() const { return m_job != 0; }
+    void pause();            // the run waits after its current row
+    void cancel();           // stops after the current row; Resume continues
+    bool isRunning() const;  // a Galeras run is going
     QString status() const;
+    RunBar* runBar() const { return m_bar; }
     GalerasAnalysisView* analysis() const { return m_analysis; }
 
 Q_SIGNALS:
     void runEnded(bool complete, const QString& message);
 
 private:
-    ModelService* m_models;
+    RunController* m_run;
     QLineEdit *m_records = nullptr, *m_treatments = nullptr, *m_db = nullptr;
     QComboBox* m_testbed = nullptr;
     QSpinBox *m_limit = nullptr, *m_maxNew = nullptr;
     QCheckBox* m_functionEnd = nullptr;
-    QPushButton *m_run = nullptr, *m_resume = nullptr, *m_cancel = nullptr;
-    QProgressBar* m_progress = nullptr;
-    QLabel* m_status = nullptr;
+    RunBar* m_bar = nullptr;
     GalerasAnalysisView* m_analysis = nullptr;
-    quint64 m_job = 0;
-    void setRunning(bool running);
+    void onFinished(const RunEnd& end);
+    void setStatus(const QString& text, bool error = false);
 };
 
 } // namespace ascviz::ui

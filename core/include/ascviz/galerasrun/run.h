@@ -56,6 +56,11 @@ GalerasRunSummary runGaleras(const LanguageModel& model, const RecordSet& record
                              const std::filesystem::path& db, const GalerasRunOptions& opts,
                              const std::function<void(const GalerasProgress&)>& progress = {},
                              const CancelFlag* cancel = nullptr);
+// The same run driven by the caller's RunControls (corpusrun/engine.h): cancel, pause (the run waits between
+// rows) and the engine's progress (rows done of planned, rate, ETA), as the GUI's run controller gives them.
+GalerasRunSummary runGaleras(const LanguageModel& model, const RecordSet& records, const TreatmentSet& treatments,
+                             const std::filesystem::path& db, const GalerasRunOptions& opts,
+                             const RunControls& controls);
 
 // One row's outcomes and the partial code's confounders (prompt_size is set by the runner); the completion's
 // AsC-Eval comes from `scored` (the model's scores of partial + completion, nullptr: none).
