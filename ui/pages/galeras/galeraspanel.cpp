@@ -241,6 +241,12 @@ GalerasRunPanel::GalerasRunPanel(RunController* run, QWidget* parent) : QWidget(
     connect(m_db, &QLineEdit::textChanged, m_bar, &RunBar::updateButtons);
     m_analysis = new GalerasAnalysisView(this);
     lay->addWidget(m_analysis, 1);
+    connect(m_bar, &RunBar::buttonsUpdated, this, [this] {
+        // the form is the run's while it goes
+        for (QWidget* w : std::initializer_list<QWidget*>{m_records, m_treatments, m_db, m_testbed, m_limit, m_maxNew,
+                                                          m_functionEnd})
+            w->setEnabled(!isRunning());
+    });
     connect(m_bar, &RunBar::startRequested, this, [this] { start(false); });
     connect(m_bar, &RunBar::resumeRequested, this, [this] { start(true); });
     connect(m_run, &RunController::finished, this, &GalerasRunPanel::onFinished);
