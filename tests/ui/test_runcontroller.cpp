@@ -42,8 +42,13 @@ QString sample()
     return QString::fromStdString((testdata::resourcesDir() / "corpus" / "stdlib-functions.jsonl").string());
 }
 
-void screenshot(QWidget* w, const QString& name)
+// The window's grab with `page` the current tab.
+void screenshot(QWidget* w, QWidget* page, const QString& name)
 {
+    for (auto* tabs : w->findChildren<QTabWidget*>())
+        if (tabs->indexOf(page) >= 0)
+            tabs->setCurrentWidget(page);
+    QApplication::processEvents();
     if (const QByteArray dir = qgetenv("ASCVIZ_SCREENSHOT_DIR"); !dir.isEmpty())
         w->grab().save(QString::fromLocal8Bit(dir) + QLatin1Char('/') + name + QStringLiteral(".png"));
 }
@@ -191,7 +196,7 @@ private Q_SLOTS:
         QVERIFY(page->isRunning());
         QTRY_VERIFY_WITH_TIMEOUT(page->statusText().startsWith(QLatin1String("Paused at")), 60000);
         QCOMPARE(page->runningWork(), QStringLiteral("a batch run into window-batch.db"));
-        screenshot(&w, QStringLiteral("batchpage-running-batch"));
+        screenshot(&w, page, QStringLiteral("batchpage-running-batch"));
         panel->setDbPath(m_dir.filePath(QStringLiteral("never.db")));
         panel->setLimit(4);
         QVERIFY(!panel->start(false));
@@ -222,7 +227,7 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(panel->status().startsWith(QLatin1String("Paused at")), 60000);
         QVERIFY2(panel->status().contains(QLatin1String("/ 12")), qPrintable(panel->status())); // 4 items x 3
         QVERIFY(panel->runBar()->resumeButton()->isEnabled());
-        screenshot(&w, QStringLiteral("batchpage-running-galeras"));
+        screenshot(&w, page, QStringLiteral("batchpage-running-galeras"));
         page->start(); // the batch form's Start: refused while the Galeras run goes
         QVERIFY2(page->statusText().contains(QLatin1String("A Galeras run into window-galeras.db is going")),
                  qPrintable(page->statusText()));
