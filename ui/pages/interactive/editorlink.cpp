@@ -67,13 +67,13 @@ void InteractivePage::linkEditor()
 
 const TextPositions* InteractivePage::editorShowsResult() const
 {
-    if (!m_shown || !m_shown->eval)
+    if (!shown() || !shown()->eval)
         return nullptr;
-    if (!m_shownPositions || m_shownPositions->first != m_shown) { // once per result and edit, not per cursor move
-        auto pos = std::make_shared<TextPositions>(m_shown->eval->scored.text);
+    if (!m_shownPositions || m_shownPositions->first != shown()) { // once per result and edit, not per cursor move
+        auto pos = std::make_shared<TextPositions>(shown()->eval->scored.text);
         const bool same = pos->text() == m_editor->toPlainText();
         m_shownPositions = std::make_shared<std::pair<AnalysisPtr, std::shared_ptr<TextPositions>>>(
-            m_shown, same ? std::move(pos) : nullptr);
+            shown(), same ? std::move(pos) : nullptr);
     }
     return m_shownPositions->second.get();
 }
@@ -103,15 +103,15 @@ void InteractivePage::setDocument(const QString& path, bool resultSaved) const
 
 void InteractivePage::onEditorCursorMoved()
 {
-    if (m_syncingEditor || !m_shown || !m_shown->eval)
+    if (m_syncingEditor || !shown() || !shown()->eval)
         return;
-    const ScoredText& s = m_shown->eval->scored;
+    const ScoredText& s = shown()->eval->scored;
     const TextPositions* pos = editorShowsResult();
     if (!pos)
         return; // the editor no longer holds the shown text
     const std::size_t byte = pos->toByte(m_editor->textCursor().position());
     const int token = tokenAt(s, byte);
-    const int node = nodeAt(m_shown->eval->tree, byte);
+    const int node = nodeAt(shown()->eval->tree, byte);
     m_syncingEditor = true; // the selection came from the editor: leave its cursor where it is
     if (token >= 0)
         selectToken(token);
@@ -123,7 +123,7 @@ void InteractivePage::onEditorCursorMoved()
     if (node < 0)
         return;
     int partial = node;
-    const auto& nodes = m_shown->eval->tree.nodes();
+    const auto& nodes = shown()->eval->tree.nodes();
     while (partial >= 0 && !m_partial->itemForNode(partial))
         partial = nodes[std::size_t(partial)].parent;
     m_complete->setHighlightedNodes({node});
@@ -142,12 +142,12 @@ void InteractivePage::setCodeColours(std::vector<SpanColour> spans)
 QList<QTextEdit::ExtraSelection> InteractivePage::codeColourSelections() const
 {
     QList<QTextEdit::ExtraSelection> out;
-    if (m_codeColours.empty() || !m_shown || !m_shown->eval)
+    if (m_codeColours.empty() || !shown() || !shown()->eval)
         return out;
     // The editor's bytes are the shown text's where it holds the text or its beginning (the prompt).
     const std::string editor = toUtf8(m_editor->toPlainText());
-    const std::string& shown = m_shown->eval->scored.text;
-    if (editor.empty() || shown.compare(0, editor.size(), editor) != 0)
+    const std::string& shownText = shown()->eval->scored.text;
+    if (editor.empty() || shownText.compare(0, editor.size(), editor) != 0)
         return out;
     const TextPositions pos(editor);
     for (const SpanColour& s : m_codeColours) {
@@ -168,13 +168,13 @@ void InteractivePage::showSelectionInEditor()
 {
     QList<QTextEdit::ExtraSelection> marks = codeColourSelections();
     std::size_t from = 0, to = 0;
-    if (m_shown && m_shown->eval) {
-        const EvalResult& r = *m_shown->eval;
-        if (m_selectedNode >= 0) {
-            const AstNode& n = r.tree.nodes()[std::size_t(m_selectedNode)];
+    if (shown() && shown()->eval) {
+        const EvalResult& r = *shown()->eval;
+        if (selectedNode() >= 0) {
+            const AstNode& n = r.tree.nodes()[std::size_t(selectedNode())];
             std::tie(from, to) = std::pair(n.start, n.end);
-        } else if (m_selectedToken >= 0) {
-            const ScoredToken& t = r.scored.tokens[std::size_t(m_selectedToken)];
+        } else if (selectedToken() >= 0) {
+            const ScoredToken& t = r.scored.tokens[std::size_t(selectedToken())];
             std::tie(from, to) = std::pair(t.start, t.end);
         }
     }
@@ -203,9 +203,9 @@ void InteractivePage::showSelectionInEditor()
 
 void InteractivePage::editCompletion()
 {
-    if (!m_shown || !m_shown->eval || m_shown->generatedTokens() == 0)
+    if (!shown() || !shown()->eval || shown()->generatedTokens() == 0)
         return;
-    const ScoredText& s = m_shown->eval->scored;
+    const ScoredText& s = shown()->eval->scored;
     if (!setPrompt(toQString(s.text)))
         return;
     m_boundary = QTextCursor(m_editor->document());

@@ -3,6 +3,8 @@
 // InteractiveEngine's jobs; this widget only shows immutable results.
 #pragma once
 #include "common/analysis.h"
+#include "pages/interactive/interactivestate.h"
+#include "pages/interactive/resultcanvas.h"
 #include "pages/page.h"
 #include "pages/scriptable.h"
 #include "views/sequenceview.h"
@@ -38,7 +40,9 @@ class SyntaxHighlighter;
 class SequenceView;
 class TextPositions;
 
-class InteractivePage : public QWidget, public Page, public ScriptablePage {
+// The widgets and their drawing; what is shown and selected is m_state's (InteractiveState), which the Inside panel
+// and the Experts view follow, drawing on the views through ResultCanvas only.
+class InteractivePage : public QWidget, public Page, public ScriptablePage, public ResultCanvas {
     Q_OBJECT
 public:
     using View = ResultView;
@@ -75,7 +79,7 @@ public:
     InteractiveEngine* engine() const { return m_engine; }
     // The language chooser (registry languages; the default at first).
     QComboBox* languageBox() const { return m_languageBox; }
-    QString language() const;
+    QString language() const override;
     void setLanguage(const QString& id) override;
     // Puts a source file in the editor; its extension chooses the language when a registered one claims it.
     // Refuses (false, *error names the size and the limit) a file over kMaxEditorFileBytes (docs/limits.md),
@@ -101,25 +105,37 @@ public:
     // under the selection mark, while the editor holds the shown text or its beginning (the prompt of a generated
     // text); a later span wins where spans overlap. Empty clears; editing the text or a new result clears too.
     void setCodeColours(std::vector<SpanColour> spans);
+    // --- ResultCanvas (the Inside panel's and the Experts view's way to the views)
+    InteractiveState* state() const override { return m_state; }
+    void setSpanColours(const QColor& rest, const std::vector<SpanColour>& spans, bool inEditor) override;
+    void clearSpanColours() override;
+    void paintNodes(const NodePaint& paint) override;
+    void highlightNodes(const QVector<int>& nodes) override;
+    void redrawNodes() override;
+    void setSignedScale(const QString& title, std::function<QColor(double)> color, double maxAbs, const QColor& none,
+                        const QString& noneLabel) override;
+    void setRangeScale(const QString& title, std::function<QColor(double)> color, double lo, double hi,
+                       const QColor& none, const QString& noneLabel) override;
+    void clearScale() override;
     const std::vector<SpanColour>& codeColours() const { return m_codeColours; }
 
     // The result the views show (null before the first one).
-    AnalysisPtr shown() const { return m_shown; }
+    AnalysisPtr shown() const { return m_state->shown(); }
     // A copy of the shown result with other values (the layer lens's NtP_ℓ / AsC-Eval_ℓ at the Inside panel's
     // slider): the three views, the details, the summary line and the legend show it, `what` names it in the
     // summary and the legend ("layer 3 of 8"). Null, or a new result, shows the result itself again.
     void showDerived(AnalysisPtr derived, const QString& what);
     // What the views, the details and the summary show: the derived copy while there is one, else shown().
-    AnalysisPtr displayed() const { return m_derived ? m_derived : m_shown; }
-    QString derivedDescription() const { return m_derived ? m_derivedWhat : QString(); }
+    AnalysisPtr displayed() const { return m_state->displayed(); }
+    QString derivedDescription() const { return m_state->derivedDescription(); }
     QLabel* summaryLabel() const { return m_summary; }
 
     // Linked selection.
     void selectNode(int node) override;
     void selectToken(int token) override;
     void clearSelection();
-    int selectedNode() const { return m_selectedNode; }
-    int selectedToken() const { return m_selectedToken; }
+    int selectedNode() const { return m_state->selectedNode(); }
+    int selectedToken() const { return m_state->selectedToken(); }
 
     // Exports of the shown result; false with a message on failure.
     bool exportSvg(const QString& path, View v, QString* error = nullptr) const;
@@ -154,14 +170,14 @@ public:
     bool exportTo(ExportKind kind, const QString& path, QString* error) override;
     bool exportsFigure(ExportKind kind) const override
     {
-        return (kind == ExportKind::Svg || kind == ExportKind::Pdf) && m_shown;
+        return (kind == ExportKind::Svg || kind == ExportKind::Pdf) && shown();
     }
     void setFigureOptions(const FigureExportOptions& options) override;
     bool hasSession() const override { return true; }
     bool restoreSession(const QString& path, QString* error) override { return openSession(path, error); }
     QString documentPath() const override { return m_documentPath; }
     bool isDocumentModified() const override { return m_modified || hasUnsavedResult(); }
-    bool hasUnsavedResult() const override { return m_shown && m_resultUnsaved; }
+    bool hasUnsavedResult() const override { return shown() && m_resultUnsaved; }
     bool openDocument(const QString& path, QString* error) override { return openPromptFile(path, error); }
     void onModelChanged() override
     {
@@ -212,7 +228,9 @@ private:
     void onScoringStopped(quint64 job);
     void updateSummary();
     static QString resultStatus(const Analysis& a);
-    void applySelection();
+    void applySelection(); // m_state->reselect()
+    void drawSelection();  // the views, the details and the editor show m_state's selection
+    void drawDisplayed();  // the views show m_state's displayed result
     void setCategoryLabel();
     void applyLanguage();
     void restoreCategories(const SessionData& s, QStringList* notes);
@@ -228,6 +246,7 @@ private:
     // The shown text's positions when the editor holds exactly that text, else null (cached per result and edit).
     const TextPositions* editorShowsResult() const;
 
+    InteractiveState* m_state; // what is shown and selected
     InteractiveEngine* m_engine;
     PageHost* m_host = nullptr;
     ResultStore* m_results;
@@ -259,12 +278,7 @@ private:
     LegendWidget* m_legend = nullptr;
     DetailsPanel* m_details = nullptr;
 
-    AnalysisPtr m_shown;
     std::shared_ptr<FigureExportOptions> m_figureOptions; // File › Export's figure options (none: render's SVG)
-    AnalysisPtr m_derived;                                // showDerived
-    QString m_derivedWhat;
-    int m_selectedNode = -1;
-    int m_selectedToken = -1;
     int m_streamed = 0;
     QString m_pendingView; // a view requested by a session being opened
     // A session being opened: its AsC-Eval as saved (checked against the recomputed one when it is shown).
