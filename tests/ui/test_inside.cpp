@@ -9,6 +9,7 @@
 #include "pages/analysis/layertab.h"
 #include "pages/interactive/insidepanel.h"
 #include "pages/interactive/interactivepage.h"
+#include "pages/interactive/interactivestate.h"
 #include "services/modelservice.h"
 #include "views/astview.h"
 #include "views/detailspanel.h"
@@ -45,6 +46,7 @@ private Q_SLOTS:
     void attributionColours();
     void layerSliderAndAttribution();
     void insideFollowsTheShownResult();
+    void insideFollowsTheEditorsSelection();
     void codeColouredByAttribution();
     void layerMatrixTab();
     void bundledModelScreenshot();
@@ -185,6 +187,59 @@ void TestInside::layerSliderAndAttribution()
 
 // Issue 44: at layer ℓ the details, the summary line and the legend show layer ℓ's values (not the final layer's);
 // a new result takes the lens and the attribution of the previous one away (slider, label, list).
+// Issue 40: the Inside panel knows the Interactive tab only through ResultCanvas and InteractiveState; a selection
+// made by moving the editor's cursor reaches it through the state (its attribution target follows).
+void TestInside::insideFollowsTheEditorsSelection()
+{
+    MainWindow w;
+    QVERIFY(showAt(w, 1500, 900));
+    QVERIFY(loadTiny(w));
+    InteractivePage* tab = w.page<InteractivePage>();
+    auto* panel = w.findChild<InsidePanel*>();
+    QVERIFY(panel);
+    QVERIFY(panel->targetLabel()->text().contains(QStringLiteral("first")));
+    QSignalSpy shown(tab->state(), &InteractiveState::resultShown);
+    tab->scoreCode(QStringLiteral("def area(w, h):\n    s = w * h\n    return s\n"));
+    QVERIFY(shown.wait(60000));
+    QCOMPARE(tab->state()->shown(), tab->shown());
+    QCOMPARE(panel->targetLabel()->text(), QStringLiteral("Target: the whole completion"));
+
+    // The cursor in the editor inside "area": the token there is selected in the state, and the panel says so.
+    const ScoredText& s = tab->shown()->eval->scored;
+    const std::size_t at = s.text.find("area") + 1;
+    int token = -1;
+    for (std::size_t i = 0; i < s.tokens.size(); ++i)
+        if (s.tokens[i].start <= at && at < s.tokens[i].end)
+            token = int(i);
+    QVERIFY(token >= 0);
+    QSignalSpy selected(tab->state(), &InteractiveState::selectionChanged);
+    QTextCursor c = tab->editor()->textCursor();
+    c.setPosition(int(at)); // ASCII: UTF-8 bytes are characters
+    tab->editor()->setTextCursor(c);
+    QVERIFY(!selected.isEmpty());
+    QCOMPARE(selected.last().at(1).toInt(), token);
+    QCOMPARE(tab->state()->selectedToken(), token);
+    QVERIFY2(panel->targetLabel()->text().contains(QStringLiteral("token %1 selected").arg(token)),
+             qPrintable(panel->targetLabel()->text()));
+
+    // The node at the cursor chosen (as a click on it in an AST view does): the panel's target is that node.
+    const int node = tab->cursorNode();
+    QVERIFY(node >= 0);
+    const std::string type = tab->shown()->eval->tree.nodes()[std::size_t(node)].type;
+    tab->state()->selectNode(node);
+    QCOMPARE(tab->selectedNode(), node);
+    QCOMPARE(panel->targetLabel()->text(),
+             QStringLiteral("Target: node %1 (%2)").arg(node).arg(QString::fromStdString(type)));
+    if (auto* tabs = qobject_cast<QTabWidget*>(panel->parentWidget()->parentWidget()))
+        tabs->setCurrentWidget(panel);
+    tab->showView(InteractivePage::View::Complete);
+    QTest::qWait(50);
+    shoot(&w, QStringLiteral("inside-editor-selection.png"));
+    // A click elsewhere clears the selection: the panel goes back to the whole completion.
+    tab->clearSelection();
+    QCOMPARE(panel->targetLabel()->text(), QStringLiteral("Target: the whole completion"));
+}
+
 void TestInside::insideFollowsTheShownResult()
 {
     MainWindow w;
