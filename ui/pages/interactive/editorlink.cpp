@@ -69,41 +69,41 @@ const TextPositions* InteractivePage::editorShowsResult() const
 {
     if (!shown() || !shown()->eval)
         return nullptr;
-    if (!m_shownPositions || m_shownPositions->first != shown()) { // once per result and edit, not per cursor move
+    if (!m_link.positions || m_link.positions->first != shown()) { // once per result and edit, not per cursor move
         auto pos = std::make_shared<TextPositions>(shown()->eval->scored.text);
         const bool same = pos->text() == m_editor->toPlainText();
-        m_shownPositions = std::make_shared<std::pair<AnalysisPtr, std::shared_ptr<TextPositions>>>(
+        m_link.positions = std::make_shared<std::pair<AnalysisPtr, std::shared_ptr<TextPositions>>>(
             shown(), same ? std::move(pos) : nullptr);
     }
-    return m_shownPositions->second.get();
+    return m_link.positions->second.get();
 }
 
 void InteractivePage::onEditorEdited()
 {
-    m_shownPositions.reset();         // the editor's text changed: compare again
-    m_codeColours.clear();            // nor would the colours
+    m_link.positions.reset();         // the editor's text changed: compare again
+    m_link.codeColours.clear();       // nor would the colours
     m_editor->setExtraSelections({}); // a mark would no longer sit on its text
     // Only the user's edits count (setPlainText, wherever the page calls it, leaves the document unmodified).
-    if (m_settingText || m_modified || !m_editor->document()->isModified())
+    if (m_link.settingText || m_document.modified || !m_editor->document()->isModified())
         return;
-    m_modified = true;
+    m_document.modified = true;
     if (m_host)
         m_host->documentChanged();
 }
 
 void InteractivePage::setDocument(const QString& path, bool resultSaved) const
 {
-    m_documentPath = path;
-    m_modified = false;
+    m_document.path = path;
+    m_document.modified = false;
     if (resultSaved)
-        m_resultUnsaved = false;
+        m_document.resultUnsaved = false;
     if (m_host)
         m_host->documentChanged(path);
 }
 
 void InteractivePage::onEditorCursorMoved()
 {
-    if (m_syncingEditor || !shown() || !shown()->eval)
+    if (m_link.syncing || !shown() || !shown()->eval)
         return;
     const ScoredText& s = shown()->eval->scored;
     const TextPositions* pos = editorShowsResult();
@@ -112,14 +112,14 @@ void InteractivePage::onEditorCursorMoved()
     const std::size_t byte = pos->toByte(m_editor->textCursor().position());
     const int token = tokenAt(s, byte);
     const int node = nodeAt(shown()->eval->tree, byte);
-    m_syncingEditor = true; // the selection came from the editor: leave its cursor where it is
+    m_link.syncing = true; // the selection came from the editor: leave its cursor where it is
     if (token >= 0)
         selectToken(token);
     else
         clearSelection();
-    m_syncingEditor = false;
+    m_link.syncing = false;
     // Playground style: the innermost node at the cursor (its nearest shown ancestor in the partial view).
-    m_cursorNode = node;
+    m_link.cursorNode = node;
     if (node < 0)
         return;
     int partial = node;
@@ -135,14 +135,14 @@ void InteractivePage::onEditorCursorMoved()
 
 void InteractivePage::setCodeColours(std::vector<SpanColour> spans)
 {
-    m_codeColours = std::move(spans);
+    m_link.codeColours = std::move(spans);
     showSelectionInEditor();
 }
 
 QList<QTextEdit::ExtraSelection> InteractivePage::codeColourSelections() const
 {
     QList<QTextEdit::ExtraSelection> out;
-    if (m_codeColours.empty() || !shown() || !shown()->eval)
+    if (m_link.codeColours.empty() || !shown() || !shown()->eval)
         return out;
     // The editor's bytes are the shown text's where it holds the text or its beginning (the prompt).
     const std::string editor = toUtf8(m_editor->toPlainText());
@@ -150,7 +150,7 @@ QList<QTextEdit::ExtraSelection> InteractivePage::codeColourSelections() const
     if (editor.empty() || shownText.compare(0, editor.size(), editor) != 0)
         return out;
     const TextPositions pos(editor);
-    for (const SpanColour& s : m_codeColours) {
+    for (const SpanColour& s : m_link.codeColours) {
         if (s.start >= editor.size() || s.end <= s.start)
             continue;
         QTextEdit::ExtraSelection sel;
@@ -191,13 +191,13 @@ void InteractivePage::showSelectionInEditor()
     mark.cursor.setPosition(pos.toQt(to), QTextCursor::KeepAnchor);
     marks << mark;
     m_editor->setExtraSelections(marks);
-    if (!m_syncingEditor) { // a selection made in a view: bring its text into sight
-        m_syncingEditor = true;
+    if (!m_link.syncing) { // a selection made in a view: bring its text into sight
+        m_link.syncing = true;
         QTextCursor c = m_editor->textCursor();
         c.setPosition(pos.toQt(from));
         m_editor->setTextCursor(c);
         m_editor->ensureCursorVisible();
-        m_syncingEditor = false;
+        m_link.syncing = false;
     }
 }
 
@@ -208,8 +208,8 @@ void InteractivePage::editCompletion()
     const ScoredText& s = shown()->eval->scored;
     if (!setPrompt(toQString(s.text)))
         return;
-    m_boundary = QTextCursor(m_editor->document());
-    m_boundary->setPosition(TextPositions(s.text).toQt(s.promptBytes));
+    m_link.boundary = QTextCursor(m_editor->document());
+    m_link.boundary->setPosition(TextPositions(s.text).toQt(s.promptBytes));
     // The cursor at the end of the completion, ready to edit it.
     QTextCursor c = m_editor->textCursor();
     c.movePosition(QTextCursor::End);
@@ -221,9 +221,9 @@ void InteractivePage::editCompletion()
 
 qint64 InteractivePage::completionBoundary() const
 {
-    if (!m_boundary)
+    if (!m_link.boundary)
         return -1;
-    return qint64(TextPositions(toUtf8(m_editor->toPlainText())).toByte(m_boundary->position()));
+    return qint64(TextPositions(toUtf8(m_editor->toPlainText())).toByte(m_link.boundary->position()));
 }
 
 } // namespace ascviz::ui

@@ -306,7 +306,7 @@ bool InteractivePage::openSession(const QString& path, QString* error)
     }
     m_engine->setAggregation(s.aggregation);
     m_engine->setAggregationScope(s.aggregationScope);
-    m_pendingView = toQString(s.view);
+    m_session.pendingView = toQString(s.view);
     // The model the scores came from, as the session recorded it (compared with the loaded one: modelNote).
     std::optional<ModelInfo> scoredBy;
     if (!s.modelName.empty() || !s.modelFingerprint.empty()) {
@@ -319,9 +319,9 @@ bool InteractivePage::openSession(const QString& path, QString* error)
     }
     m_engine->analyze(std::move(s.scored), s.origin, prompt, generation, s.cancelled, std::move(scoredBy));
     // After analyze: its job start must not clear what is said about this session.
-    m_sessionNotes = notes;
-    m_checkSessionAscEval = true;
-    m_sessionAscEval = s.ascEval;
+    m_session.notes = notes;
+    m_session.checkAscEval = true;
+    m_session.ascEval = s.ascEval;
     setDocument(path, true);
     return true;
 }

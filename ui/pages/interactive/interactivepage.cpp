@@ -2,6 +2,7 @@
 
 #include "common/languages.h"
 #include "common/textpos.h"
+#include "pages/interactive/generationbox.h"
 #include "pages/interactive/insidepanel.h"
 #include "pages/interactive/interactiveengine.h"
 #include "pages/interactive/prompteditor.h"
@@ -106,26 +107,24 @@ AstView* InteractivePage::astView(ascviz::AstView v) const
     return v == ascviz::AstView::Partial ? m_partial : m_complete;
 }
 
+QSpinBox* InteractivePage::maxNewTokensBox() const
+{
+    return m_generation->maxNewTokensBox();
+}
+
+QComboBox* InteractivePage::decodingBox() const
+{
+    return m_generation->decodingBox();
+}
+
 GenerationOptions InteractivePage::generationOptions() const
 {
-    GenerationOptions g;
-    g.maxNewTokens = m_maxTokens->value();
-    g.greedy = m_decoding->currentIndex() == 0;
-    g.temperature = m_temperature->value();
-    g.topP = m_topP->value();
-    g.topK = m_topK->value();
-    g.seed = uint64_t(m_seed->value());
-    return g;
+    return m_generation->options();
 }
 
 void InteractivePage::setGenerationOptions(const GenerationOptions& g)
 {
-    m_maxTokens->setValue(g.maxNewTokens);
-    m_decoding->setCurrentIndex(g.greedy ? 0 : 1);
-    m_temperature->setValue(g.temperature);
-    m_topP->setValue(g.topP);
-    m_topK->setValue(g.topK);
-    m_seed->setValue(int(std::min<uint64_t>(g.seed, uint64_t(std::numeric_limits<int>::max()))));
+    m_generation->setOptions(g);
 }
 
 bool InteractivePage::setPrompt(const QString& text)
@@ -136,10 +135,10 @@ bool InteractivePage::setPrompt(const QString& text)
         Q_EMIT errorOccurred(PromptEditor::refusal(bytes, kMaxEditorFileBytes));
         return false;
     }
-    m_boundary.reset(); // a new text: no completion being edited
-    m_settingText = true;
+    m_link.boundary.reset(); // a new text: no completion being edited
+    m_link.settingText = true;
     m_editor->setPlainText(text);
-    m_settingText = false;
+    m_link.settingText = false;
     return true;
 }
 
@@ -223,7 +222,7 @@ void InteractivePage::generate()
         Q_EMIT errorOccurred(tr("No model is loaded. Open a model folder first."));
         return;
     }
-    m_boundary.reset();
+    m_link.boundary.reset();
     m_engine->generate(prompt(), generationOptions());
 }
 
@@ -263,8 +262,8 @@ void InteractivePage::onJobStarted(quint64)
     m_streamed = 0;
     const auto phase = m_engine->phase();
     if (phase == InteractiveEngine::Phase::Generating || phase == InteractiveEngine::Phase::Scoring) {
-        m_sessionNotes.clear(); // the next result is the loaded model's, not the session's
-        m_checkSessionAscEval = false;
+        m_session.notes.clear(); // the next result is the loaded model's, not the session's
+        m_session.checkAscEval = false;
     }
     if (phase == InteractiveEngine::Phase::Generating || phase == InteractiveEngine::Phase::Scoring) {
         m_stopping = false;
@@ -323,8 +322,8 @@ void InteractivePage::onAnalysisReady(quint64)
     const AnalysisPtr a = m_engine->current();
     m_state->setResult(a); // the selection stays on the same text
     m_legend->setValueTitle({});
-    m_resultUnsaved = !m_checkSessionAscEval; // a session's own result is saved; any other is not
-    m_codeColours.clear();                    // colours of the previous result
+    m_document.resultUnsaved = !m_session.checkAscEval; // a session's own result is saved; any other is not
+    m_link.codeColours.clear();                         // colours of the previous result
     m_sequence->setAnalysis(a);
     m_partial->setAnalysis(a);
     m_complete->setAnalysis(a);
@@ -332,19 +331,19 @@ void InteractivePage::onAnalysisReady(quint64)
     updateSummary();
     if (m_results)
         m_results->setInteractiveResult(a);
-    if (!m_pendingView.isEmpty()) {
+    if (!m_session.pendingView.isEmpty()) {
         View v;
-        if (parseResultView(m_pendingView, &v))
+        if (parseResultView(m_session.pendingView, &v))
             showView(v);
-        m_pendingView.clear();
+        m_session.pendingView.clear();
     }
-    if (m_checkSessionAscEval) {
-        m_checkSessionAscEval = false;
+    if (m_session.checkAscEval) {
+        m_session.checkAscEval = false;
         const std::optional<double> now = a->eval->features.ascEval;
-        if (m_sessionAscEval && (!now || std::abs(*now - *m_sessionAscEval) > 1e-12 * std::abs(*m_sessionAscEval)))
-            m_sessionNotes << tr("AsC-Eval from the saved scores is %1, the session saved %2: the grammar, the "
-                                 "category table or the text differs from the one it was saved with.")
-                                  .arg(formatValue(now), formatValue(m_sessionAscEval));
+        if (m_session.ascEval && (!now || std::abs(*now - *m_session.ascEval) > 1e-12 * std::abs(*m_session.ascEval)))
+            m_session.notes << tr("AsC-Eval from the saved scores is %1, the session saved %2: the grammar, the "
+                                  "category table or the text differs from the one it was saved with.")
+                                   .arg(formatValue(now), formatValue(m_session.ascEval));
     }
     QString status = resultStatus(*a);
     if (!a->layoutError.isEmpty())
@@ -419,7 +418,7 @@ QString InteractivePage::modelNote(const Analysis& a) const
 
 void InteractivePage::updateNotice()
 {
-    QStringList lines = m_sessionNotes;
+    QStringList lines = m_session.notes;
     if (shown())
         if (const QString m = modelNote(*shown()); !m.isEmpty())
             lines << m;

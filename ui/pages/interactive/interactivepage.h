@@ -31,6 +31,7 @@ namespace ascviz::ui {
 
 class AstView;
 class DetailsPanel;
+class GenerationBox;
 class LegendWidget;
 class InteractiveEngine;
 class ModelService;
@@ -63,9 +64,9 @@ public:
     // The prompt boundary in the editor (UTF-8 bytes of its text) while a completion is edited; -1 otherwise.
     qint64 completionBoundary() const;
     // The node at the editor's cursor (tree-sitter-playground style; -1 none), highlighted in the AST views.
-    int cursorNode() const { return m_cursorNode; }
-    QSpinBox* maxNewTokensBox() const { return m_maxTokens; }
-    QComboBox* decodingBox() const { return m_decoding; }
+    int cursorNode() const { return m_link.cursorNode; }
+    QSpinBox* maxNewTokensBox() const;
+    QComboBox* decodingBox() const;
     QComboBox* aggregationBox() const { return m_aggregation; }
     QComboBox* aggregationScopeBox() const { return m_scope; } // θ over tokens | children
     SequenceView* sequenceView() const { return m_sequence; }
@@ -117,7 +118,7 @@ public:
     void setRangeScale(const QString& title, std::function<QColor(double)> color, double lo, double hi,
                        const QColor& none, const QString& noneLabel) override;
     void clearScale() override;
-    const std::vector<SpanColour>& codeColours() const { return m_codeColours; }
+    const std::vector<SpanColour>& codeColours() const { return m_link.codeColours; }
 
     // The result the views show (null before the first one).
     AnalysisPtr shown() const { return m_state->shown(); }
@@ -175,9 +176,9 @@ public:
     void setFigureOptions(const FigureExportOptions& options) override;
     bool hasSession() const override { return true; }
     bool restoreSession(const QString& path, QString* error) override { return openSession(path, error); }
-    QString documentPath() const override { return m_documentPath; }
-    bool isDocumentModified() const override { return m_modified || hasUnsavedResult(); }
-    bool hasUnsavedResult() const override { return shown() && m_resultUnsaved; }
+    QString documentPath() const override { return m_document.path; }
+    bool isDocumentModified() const override { return m_document.modified || hasUnsavedResult(); }
+    bool hasUnsavedResult() const override { return shown() && m_document.resultUnsaved; }
     bool openDocument(const QString& path, QString* error) override { return openPromptFile(path, error); }
     void onModelChanged() override
     {
@@ -254,12 +255,7 @@ private:
     QComboBox* m_languageBox = nullptr;
     QList<QAction*> m_menuActions;
     PromptEditor* m_editor = nullptr;
-    QSpinBox* m_maxTokens = nullptr;
-    QComboBox* m_decoding = nullptr;
-    QDoubleSpinBox* m_temperature = nullptr;
-    QDoubleSpinBox* m_topP = nullptr;
-    QSpinBox* m_topK = nullptr;
-    QSpinBox* m_seed = nullptr;
+    GenerationBox* m_generation = nullptr; // max new tokens, decoding, temperature, top-p, top-k, seed
     QComboBox* m_aggregation = nullptr;
     QComboBox* m_scope = nullptr;
     QLineEdit* m_categoryLabel = nullptr;
@@ -280,25 +276,33 @@ private:
 
     std::shared_ptr<FigureExportOptions> m_figureOptions; // File › Export's figure options (none: render's SVG)
     int m_streamed = 0;
-    QString m_pendingView; // a view requested by a session being opened
-    // A session being opened: its AsC-Eval as saved (checked against the recomputed one when it is shown).
-    bool m_checkSessionAscEval = false;
-    std::optional<double> m_sessionAscEval;
-    QStringList m_sessionNotes; // what the session did not record or could not restore (until a model job)
-
-    // The file or session in the editor (set by opening/saving; mutable: saving a session is const) and
-    // whether the editor or the result changed since.
-    mutable QString m_documentPath;
-    mutable bool m_modified = false;
-    mutable bool m_resultUnsaved = false; // the shown result came from the model and is in no session file
-    bool m_settingText = false;           // the page itself is putting text in the editor
-    bool m_stopping = false;              // Stop was pressed; the job has not stopped yet
-    bool m_keepShownLanguage = false;     // openPromptFile changes the language: the shown result is not re-parsed
-    bool m_syncingEditor = false;         // the page moves the editor's cursor (not the user)
-    int m_cursorNode = -1;
-    std::vector<SpanColour> m_codeColours; // setCodeColours
-    std::optional<QTextCursor> m_boundary; // the prompt boundary while a completion is edited (follows edits)
-    mutable std::shared_ptr<std::pair<AnalysisPtr, std::shared_ptr<TextPositions>>> m_shownPositions;
+    bool m_stopping = false;          // Stop was pressed; the job has not stopped yet
+    bool m_keepShownLanguage = false; // openPromptFile changes the language: the shown result is not re-parsed
+    // A session being opened, until the next model job: the view it asks for, its AsC-Eval as saved (checked
+    // against the recomputed one when it is shown), what it did not record or could not restore.
+    struct SessionCheck {
+        QString pendingView;
+        bool checkAscEval = false;
+        std::optional<double> ascEval;
+        QStringList notes;
+    } m_session;
+    // The file or session in the editor (set by opening/saving; mutable: saving a session is const) and whether
+    // the editor or the result changed since.
+    struct Document {
+        QString path;
+        bool modified = false;
+        bool resultUnsaved = false; // the shown result came from the model and is in no session file
+    };
+    mutable Document m_document;
+    // The editor and the views following each other (editorlink.cpp).
+    struct EditorLink {
+        bool settingText = false; // the page itself is putting text in the editor
+        bool syncing = false;     // the page moves the editor's cursor (not the user)
+        int cursorNode = -1;
+        std::vector<SpanColour> codeColours; // setCodeColours
+        std::optional<QTextCursor> boundary; // the prompt boundary while a completion is edited (follows edits)
+        mutable std::shared_ptr<std::pair<AnalysisPtr, std::shared_ptr<TextPositions>>> positions; // per result, edit
+    } m_link;
 };
 
 } // namespace ascviz::ui
