@@ -10,6 +10,7 @@
 #include "pages/interactive/insidepanel.h"
 #include "pages/interactive/interactivepage.h"
 #include "pages/interactive/interactivestate.h"
+#include "pages/interactive/resultcanvas.h"
 #include "services/modelservice.h"
 #include "views/astview.h"
 #include "views/detailspanel.h"
@@ -17,6 +18,7 @@
 #include "views/sequenceview.h"
 
 #include "ascviz/base/resources.h"
+#include "ascviz/eval/evaluate.h"
 #include "ascviz/lens/layers.h"
 #include "ascviz/model/lens.h"
 #include "ascviz/results/corpus.h"
@@ -47,6 +49,7 @@ private Q_SLOTS:
     void layerSliderAndAttribution();
     void insideFollowsTheShownResult();
     void insideFollowsTheEditorsSelection();
+    void insideNeedsNoInteractivePage();
     void codeColouredByAttribution();
     void layerMatrixTab();
     void bundledModelScreenshot();
@@ -238,6 +241,66 @@ void TestInside::insideFollowsTheEditorsSelection()
     // A click elsewhere clears the selection: the panel goes back to the whole completion.
     tab->clearSelection();
     QCOMPARE(panel->targetLabel()->text(), QStringLiteral("Target: the whole completion"));
+}
+
+namespace {
+// A ResultCanvas with no views: it counts what the panel asks of it.
+class CountingCanvas : public ResultCanvas {
+public:
+    InteractiveState state_;
+    int clearScales = 0, spanClears = 0, redraws = 0;
+    InteractiveState* state() const override { return const_cast<InteractiveState*>(&state_); }
+    QString language() const override { return QStringLiteral("python"); }
+    void setSpanColours(const QColor&, const std::vector<SpanColour>&, bool) override {}
+    void clearSpanColours() override { ++spanClears; }
+    void paintNodes(const NodePaint&) override {}
+    void highlightNodes(const QVector<int>&) override {}
+    void redrawNodes() override { ++redraws; }
+    void setSignedScale(const QString&, std::function<QColor(double)>, double, const QColor&, const QString&) override
+    {
+    }
+    void setRangeScale(const QString&, std::function<QColor(double)>, double, double, const QColor&,
+                       const QString&) override
+    {
+    }
+    void clearScale() override { ++clearScales; }
+};
+} // namespace
+
+// The Inside panel works on any ResultCanvas (no InteractivePage at all): a result announced through the state
+// resets the legend's scale through the canvas, and a node selected in the state becomes the attribution target.
+void TestInside::insideNeedsNoInteractivePage()
+{
+    ScoredText s;
+    s.text = "x = 1\n";
+    for (const auto& [b, e] : std::vector<std::pair<std::size_t, std::size_t>>{{0, 1}, {1, 3}, {3, 5}, {5, 6}}) {
+        ScoredToken t;
+        t.start = b;
+        t.end = e;
+        t.ntp = 0.5;
+        s.tokens.push_back(t);
+    }
+    EvalRequest req;
+    req.language = "python";
+    auto a = std::make_shared<Analysis>();
+    a->eval = std::make_shared<const EvalResult>(evaluateScores(s, req));
+    CountingCanvas canvas;
+    ModelService models;
+    InsidePanel panel(&canvas, &models);
+    canvas.state_.setResult(a);
+    canvas.state_.announceResult();
+    QCOMPARE(canvas.clearScales, 1);
+    QCOMPARE(panel.targetLabel()->text(), QStringLiteral("Target: the whole completion"));
+    int node = -1;
+    for (const auto& n : a->eval->tree.nodes())
+        if (n.type == "identifier")
+            node = n.id;
+    QVERIFY(node >= 0);
+    canvas.state_.selectNode(node);
+    QCOMPARE(panel.targetLabel()->text(), QStringLiteral("Target: node %1 (identifier)").arg(node));
+    panel.attributeSelection(); // no model: says so, asks nothing of the canvas
+    QVERIFY(panel.statusLabel()->text().contains(QStringLiteral("model")));
+    QCOMPARE(canvas.redraws, 0);
 }
 
 void TestInside::insideFollowsTheShownResult()
