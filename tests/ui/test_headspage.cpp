@@ -10,6 +10,7 @@
 #include "views/astview.h"
 
 #include "ascviz/attention/relations.h"
+#include "ascviz/eval/evaluate.h"
 #include "ascviz/figure/figure.h"
 
 #include <QFile>
@@ -86,6 +87,45 @@ private Q_SLOTS:
         QVERIFY2(done.at(0).at(1).toString().contains(QStringLiteral("levels deep")),
                  qPrintable(done.at(0).at(1).toString()));
     }
+    // Issue 40: the AST view's AsC-Eval is evaluated with the page's θ (a snippet from Batch brings its run's), the
+    // same numbers as evaluating the page's scores with that θ (no hard-coded median).
+    void aggregationIsThePagesSetting()
+    {
+        JobTracker jobs;
+        ModelService models(&jobs);
+        QSignalSpy loaded(&models, &ModelService::modelLoaded);
+        QVERIFY(models.loadModel(uitest::tinyModelQ()));
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+        HeadsPage page(&models, nullptr);
+        QVERIFY(page.aggregation() == ascviz::Aggregation::Median);
+        page.setCodeAggregation(QStringLiteral("max"));
+        QVERIFY(page.aggregation() == ascviz::Aggregation::Max);
+        QSignalSpy done(&page, &HeadsPage::headsAnalyzed);
+        page.setCode(QStringLiteral("def f(a, b):\n    c = a + b\n    return c * 2\n"));
+        page.analyze();
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 60000);
+        QVERIFY2(done.at(0).at(0).toBool(), qPrintable(done.at(0).at(1).toString()));
+        const AnalysisPtr a = page.astView()->analysis();
+        QVERIFY(a && a->eval);
+        QVERIFY(a->eval->aggregation == ascviz::Aggregation::Max);
+        ascviz::EvalRequest req;
+        req.language = "python";
+        req.aggregation = ascviz::Aggregation::Max;
+        const ascviz::EvalResult ref = ascviz::evaluateScores(a->eval->scored, req);
+        QCOMPARE(ref.nodes.size(), a->eval->nodes.size());
+        int differsFromMedian = 0;
+        req.aggregation = ascviz::Aggregation::Median;
+        const ascviz::EvalResult median = ascviz::evaluateScores(a->eval->scored, req);
+        for (std::size_t k = 0; k < ref.nodes.size(); ++k) {
+            QCOMPARE(a->eval->nodes[k].value.has_value(), ref.nodes[k].value.has_value());
+            if (ref.nodes[k].value) {
+                QCOMPARE(*a->eval->nodes[k].value, *ref.nodes[k].value);
+                differsFromMedian += *median.nodes[k].value != *ref.nodes[k].value;
+            }
+        }
+        QVERIFY(differsFromMedian > 0); // the text has nodes where θ matters
+    }
+
     void analyzeAndPick()
     {
         JobTracker jobs;

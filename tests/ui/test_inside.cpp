@@ -9,6 +9,8 @@
 #include "pages/analysis/layertab.h"
 #include "pages/interactive/insidepanel.h"
 #include "pages/interactive/interactivepage.h"
+#include "pages/interactive/interactivestate.h"
+#include "pages/interactive/resultcanvas.h"
 #include "services/modelservice.h"
 #include "views/astview.h"
 #include "views/detailspanel.h"
@@ -16,6 +18,7 @@
 #include "views/sequenceview.h"
 
 #include "ascviz/base/resources.h"
+#include "ascviz/eval/evaluate.h"
 #include "ascviz/lens/layers.h"
 #include "ascviz/model/lens.h"
 #include "ascviz/results/corpus.h"
@@ -45,6 +48,8 @@ private Q_SLOTS:
     void attributionColours();
     void layerSliderAndAttribution();
     void insideFollowsTheShownResult();
+    void insideFollowsTheEditorsSelection();
+    void insideNeedsNoInteractivePage();
     void codeColouredByAttribution();
     void layerMatrixTab();
     void bundledModelScreenshot();
@@ -185,6 +190,119 @@ void TestInside::layerSliderAndAttribution()
 
 // Issue 44: at layer ℓ the details, the summary line and the legend show layer ℓ's values (not the final layer's);
 // a new result takes the lens and the attribution of the previous one away (slider, label, list).
+// Issue 40: the Inside panel knows the Interactive tab only through ResultCanvas and InteractiveState; a selection
+// made by moving the editor's cursor reaches it through the state (its attribution target follows).
+void TestInside::insideFollowsTheEditorsSelection()
+{
+    MainWindow w;
+    QVERIFY(showAt(w, 1500, 900));
+    QVERIFY(loadTiny(w));
+    InteractivePage* tab = w.page<InteractivePage>();
+    auto* panel = w.findChild<InsidePanel*>();
+    QVERIFY(panel);
+    QVERIFY(panel->targetLabel()->text().contains(QStringLiteral("first")));
+    QSignalSpy shown(tab->state(), &InteractiveState::resultShown);
+    tab->scoreCode(QStringLiteral("def area(w, h):\n    s = w * h\n    return s\n"));
+    QVERIFY(shown.wait(60000));
+    QCOMPARE(tab->state()->shown(), tab->shown());
+    QCOMPARE(panel->targetLabel()->text(), QStringLiteral("Target: the whole completion"));
+
+    // The cursor in the editor inside "area": the token there is selected in the state, and the panel says so.
+    const ScoredText& s = tab->shown()->eval->scored;
+    const std::size_t at = s.text.find("area") + 1;
+    int token = -1;
+    for (std::size_t i = 0; i < s.tokens.size(); ++i)
+        if (s.tokens[i].start <= at && at < s.tokens[i].end)
+            token = int(i);
+    QVERIFY(token >= 0);
+    QSignalSpy selected(tab->state(), &InteractiveState::selectionChanged);
+    QTextCursor c = tab->editor()->textCursor();
+    c.setPosition(int(at)); // ASCII: UTF-8 bytes are characters
+    tab->editor()->setTextCursor(c);
+    QVERIFY(!selected.isEmpty());
+    QCOMPARE(selected.last().at(1).toInt(), token);
+    QCOMPARE(tab->state()->selectedToken(), token);
+    QVERIFY2(panel->targetLabel()->text().contains(QStringLiteral("token %1 selected").arg(token)),
+             qPrintable(panel->targetLabel()->text()));
+
+    // The node at the cursor chosen (as a click on it in an AST view does): the panel's target is that node.
+    const int node = tab->cursorNode();
+    QVERIFY(node >= 0);
+    const std::string type = tab->shown()->eval->tree.nodes()[std::size_t(node)].type;
+    tab->state()->selectNode(node);
+    QCOMPARE(tab->selectedNode(), node);
+    QCOMPARE(panel->targetLabel()->text(),
+             QStringLiteral("Target: node %1 (%2)").arg(node).arg(QString::fromStdString(type)));
+    if (auto* tabs = qobject_cast<QTabWidget*>(panel->parentWidget()->parentWidget()))
+        tabs->setCurrentWidget(panel);
+    tab->showView(InteractivePage::View::Complete);
+    QTest::qWait(50);
+    shoot(&w, QStringLiteral("inside-editor-selection.png"));
+    // A click elsewhere clears the selection: the panel goes back to the whole completion.
+    tab->clearSelection();
+    QCOMPARE(panel->targetLabel()->text(), QStringLiteral("Target: the whole completion"));
+}
+
+namespace {
+// A ResultCanvas with no views: it counts what the panel asks of it.
+class CountingCanvas : public ResultCanvas {
+public:
+    InteractiveState state_;
+    int clearScales = 0, spanClears = 0, redraws = 0;
+    InteractiveState* state() const override { return const_cast<InteractiveState*>(&state_); }
+    QString language() const override { return QStringLiteral("python"); }
+    void setSpanColours(const QColor&, const std::vector<SpanColour>&, bool) override {}
+    void clearSpanColours() override { ++spanClears; }
+    void paintNodes(const NodePaint&) override {}
+    void highlightNodes(const QVector<int>&) override {}
+    void redrawNodes() override { ++redraws; }
+    void setSignedScale(const QString&, std::function<QColor(double)>, double, const QColor&, const QString&) override
+    {
+    }
+    void setRangeScale(const QString&, std::function<QColor(double)>, double, double, const QColor&,
+                       const QString&) override
+    {
+    }
+    void clearScale() override { ++clearScales; }
+};
+} // namespace
+
+// The Inside panel works on any ResultCanvas (no InteractivePage at all): a result announced through the state
+// resets the legend's scale through the canvas, and a node selected in the state becomes the attribution target.
+void TestInside::insideNeedsNoInteractivePage()
+{
+    ScoredText s;
+    s.text = "x = 1\n";
+    for (const auto& [b, e] : std::vector<std::pair<std::size_t, std::size_t>>{{0, 1}, {1, 3}, {3, 5}, {5, 6}}) {
+        ScoredToken t;
+        t.start = b;
+        t.end = e;
+        t.ntp = 0.5;
+        s.tokens.push_back(t);
+    }
+    EvalRequest req;
+    req.language = "python";
+    auto a = std::make_shared<Analysis>();
+    a->eval = std::make_shared<const EvalResult>(evaluateScores(s, req));
+    CountingCanvas canvas;
+    ModelService models;
+    InsidePanel panel(&canvas, &models);
+    canvas.state_.setResult(a);
+    canvas.state_.announceResult();
+    QCOMPARE(canvas.clearScales, 1);
+    QCOMPARE(panel.targetLabel()->text(), QStringLiteral("Target: the whole completion"));
+    int node = -1;
+    for (const auto& n : a->eval->tree.nodes())
+        if (n.type == "identifier")
+            node = n.id;
+    QVERIFY(node >= 0);
+    canvas.state_.selectNode(node);
+    QCOMPARE(panel.targetLabel()->text(), QStringLiteral("Target: node %1 (identifier)").arg(node));
+    panel.attributeSelection(); // no model: says so, asks nothing of the canvas
+    QVERIFY(panel.statusLabel()->text().contains(QStringLiteral("model")));
+    QCOMPARE(canvas.redraws, 0);
+}
+
 void TestInside::insideFollowsTheShownResult()
 {
     MainWindow w;

@@ -9,6 +9,7 @@
 
 #include "ascviz/base/error.h"
 #include "ascviz/eval/eval.h"
+#include "ascviz/eval/evaluate.h"
 #include "ascviz/model/ablation.h"
 #include "ascviz/render/layout.h"
 
@@ -41,11 +42,11 @@ QColor naColor()
     return QColor(235, 235, 235);
 }
 
-AnalysisPtr evaluated(const ScoredText& s, const std::string& language)
+// The evaluation laid out as the complete AST view.
+AnalysisPtr laidOut(EvalResult r)
 {
     auto a = std::make_shared<Analysis>();
-    a->eval = std::make_shared<const EvalResult>(
-        evaluate(s, SyntaxTree::parse(language, s.text), Aggregation::Median, CategoryMap::forLanguage(language)));
+    a->eval = std::make_shared<const EvalResult>(std::move(r));
     try {
         a->complete = std::make_shared<const GraphLayout>(layoutAst(*a->eval, ascviz::AstView::Complete));
     } catch (const Error& e) {
@@ -99,8 +100,9 @@ AblationView::AblationView(ModelService* models, QWidget* parent) : QWidget(pare
     connect(m_show, &QComboBox::currentIndexChanged, this, [this] { recolour(); });
 }
 
-void AblationView::setText(const std::string& text, const std::string& language)
+void AblationView::setText(const std::string& text, const std::string& language, Aggregation aggregation)
 {
+    m_aggregation = aggregation; // the next ablation's θ (the shown one keeps its own)
     if (text == m_text && language == m_language)
         return;
     m_text = text;
@@ -178,24 +180,29 @@ void AblationView::ablate()
         bool cancelled = false;
     };
     auto out = std::make_shared<Out>();
-    const std::string text = m_text, language = m_language;
-    auto work = [model, heads, mode, text, language, out](JobContext& ctx) {
+    const std::string text = m_text;
+    EvalRequest req; // one entry point (eval/evaluate.h), the Heads page's θ
+    req.language = m_language;
+    req.aggregation = m_aggregation;
+    auto work = [model, heads, mode, text, req, out](JobContext& ctx) {
         checkHeads(*model, heads); // InputError naming the head and the model's sizes
         const auto means =
             mode == AblationMode::Mean ? meanHeadOutputs(*model, text, heads) : std::vector<std::vector<double>>{};
         const auto ablatedModel = withAblatedHeads(*model, heads, means);
-        const ScoredText clean = model->score(text);
+        // Limits, one parse, the clean scoring and its evaluation; the ablated scores are evaluated on that tree.
+        EvalResult clean =
+            evaluateText(text, req, [&](const std::string& t, const SyntaxTree&) { return model->score(t); });
         if (ctx.isCancelled()) {
             out->cancelled = true;
             return;
         }
-        const ScoredText ablated = ablatedModel->score(text);
+        EvalResult ablated = evaluateScores(ablatedModel->score(text), req, clean.tree);
         if (ctx.isCancelled()) {
             out->cancelled = true;
             return;
         }
-        out->clean = evaluated(clean, language);
-        out->ablated = evaluated(ablated, language);
+        out->clean = laidOut(std::move(clean));
+        out->ablated = laidOut(std::move(ablated));
     };
     JobTracker::Callbacks cb;
     cb.finished = [this, out, description] {

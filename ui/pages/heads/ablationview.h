@@ -31,7 +31,8 @@ public:
     explicit AblationView(ModelService* models, QWidget* parent = nullptr);
 
     // The text the heads were analysed on (ablation scores it again) and its language.
-    void setText(const std::string& text, const std::string& language);
+    // The text the Heads page analysed, its language and θ (the page's setting) for the next ablation.
+    void setText(const std::string& text, const std::string& language, Aggregation aggregation = Aggregation::Median);
     // The head picked on the heat map ("Add picked head" appends it to the list).
     void setPicked(int layer, int head);
 
@@ -66,6 +67,7 @@ private:
 
     ModelService* m_models;
     std::string m_text, m_language;
+    Aggregation m_aggregation = Aggregation::Median;
     int m_pickedLayer = -1, m_pickedHead = -1;
     QLineEdit* m_heads;
     QPushButton* m_add;

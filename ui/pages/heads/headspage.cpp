@@ -90,12 +90,13 @@ QString showFigure(QSvgWidget* w, const Figure& f)
     return svg;
 }
 
-void analyzeText(const LanguageModel& model, const std::string& language, HeadsResult& r)
+void analyzeText(const LanguageModel& model, const std::string& language, Aggregation aggregation, HeadsResult& r)
 {
     // One parse, one scoring (eval/evaluate.h): the scorer gets the tree the evaluation uses, takes the relations
-    // from it and scores the text with the attention observer; the evaluation keeps the request's aggregation.
+    // from it and scores the text with the attention observer; the AST is coloured with the page's θ.
     EvalRequest req;
     req.language = language;
+    req.aggregation = aggregation;
     auto a = std::make_shared<Analysis>();
     a->eval = std::make_shared<const EvalResult>(
         evaluateText(r.text, req, [&](const std::string& text, const SyntaxTree& tree) {
@@ -167,6 +168,12 @@ void HeadsPage::buildUi()
     m_head = new QSpinBox;
     top->addWidget(new QLabel(tr("Language")));
     top->addWidget(m_language);
+    m_aggregation = new QComboBox;
+    for (Aggregation a : {Aggregation::Median, Aggregation::Mean, Aggregation::Max, Aggregation::Min})
+        m_aggregation->addItem(toQString(toString(a)), int(a));
+    m_aggregation->setToolTip(tr("θ: how a node's aligned token NtPs become its AsC-Eval in the AST view"));
+    top->addWidget(new QLabel(tr("θ")));
+    top->addWidget(m_aggregation);
     top->addWidget(m_run);
     top->addWidget(m_openRun);
     top->addSpacing(16);
@@ -257,6 +264,27 @@ void HeadsPage::setCode(const QString& code)
     m_code->setPlainText(code);
 }
 
+Aggregation HeadsPage::aggregation() const
+{
+    return Aggregation(m_aggregation->currentData().toInt());
+}
+
+void HeadsPage::setAggregation(Aggregation a)
+{
+    m_aggregation->setCurrentIndex(m_aggregation->findData(int(a)));
+}
+
+void HeadsPage::setCodeAggregation(const QString& name)
+{
+    if (name.isEmpty())
+        return;
+    try {
+        setAggregation(parseAggregation(toUtf8(name)));
+    } catch (const std::exception& e) {
+        setStatus(tr("Unknown aggregation θ %1: %2").arg(name, toQString(e.what())), true);
+    }
+}
+
 void HeadsPage::setStatus(const QString& text, bool error)
 {
     m_status->setText(text);
@@ -276,15 +304,16 @@ void HeadsPage::analyze()
     auto res = std::make_shared<HeadsResult>();
     res->text = toUtf8(m_code->toPlainText());
     const std::string language = toUtf8(m_language->currentData().toString());
+    const Aggregation agg = aggregation();
     auto error = std::make_shared<QString>();
-    auto work = [model, language, res, error](JobContext&) {
+    auto work = [model, language, agg, res, error](JobContext&) {
         try {
-            analyzeText(*model, language, *res);
+            analyzeText(*model, language, agg, *res);
         } catch (const std::exception& e) {
             *error = errorMessage(e); // the GUI's words (no command-line options)
         }
     };
-    auto done = [this, res, error, language] {
+    auto done = [this, res, error, language, agg] {
         m_job = 0;
         m_run->setEnabled(true);
         if (!error->isEmpty()) {
@@ -294,7 +323,7 @@ void HeadsPage::analyze()
         }
         m_result = res;
         m_token = -1;
-        m_ablation->setText(res->text, language);
+        m_ablation->setText(res->text, language, agg);
         m_layer->setRange(0, res->tally->layers() - 1);
         m_head->setRange(0, res->tally->heads() - 1);
         const QString keep = m_relation->currentText();

@@ -52,6 +52,10 @@ public:
     void setFigureOptions(const FigureExportOptions& options) override;
     bool canInspectCode() const override { return true; }
     void setCode(const QString& code) override;
+    // θ of the AST view's AsC-Eval (the page's setting, Median at first; a snippet sent from Batch brings its run's).
+    void setCodeAggregation(const QString& name) override;
+    Aggregation aggregation() const;
+    void setAggregation(Aggregation a);
 
     // --- for scripts and tests
     void analyze();                                                 // headsAnalyzed when done
@@ -81,6 +85,7 @@ private:
 
     ModelService* m_models;
     QComboBox* m_language = nullptr;
+    QComboBox* m_aggregation = nullptr;
     QPlainTextEdit* m_code = nullptr;
     QPushButton* m_run = nullptr;
     QPushButton* m_openRun = nullptr;

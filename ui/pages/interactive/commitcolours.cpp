@@ -1,9 +1,7 @@
 #include "pages/interactive/commitcolours.h"
 
-#include "pages/interactive/interactivepage.h"
-#include "views/astview.h"
-#include "views/legendwidget.h"
-#include "views/sequenceview.h"
+#include "pages/interactive/interactivestate.h"
+#include "pages/interactive/resultcanvas.h"
 
 #include <QCoreApplication>
 
@@ -29,9 +27,9 @@ QColor noCommitColor()
     return QColor(235, 235, 235);
 }
 
-void showCommitment(InteractivePage* page, const LayerEval& le)
+void showCommitment(ResultCanvas* canvas, const LayerEval& le)
 {
-    const AnalysisPtr shown = page->shown();
+    const AnalysisPtr shown = canvas->state()->shown();
     if (!shown || le.layers <= 0)
         return;
     const double L = le.layers;
@@ -40,19 +38,18 @@ void showCommitment(InteractivePage* page, const LayerEval& le)
     for (std::size_t i = 0; i < tokens.size() && i < le.tokenCommit.size(); ++i)
         if (le.tokenCommit[i])
             spans.push_back({tokens[i].start, tokens[i].end, commitColor(*le.tokenCommit[i] / L)});
-    page->sequenceView()->setOverlay(noCommitColor(), spans);
-    for (const auto kind : {ascviz::AstView::Partial, ascviz::AstView::Complete})
-        for (AstNodeItem* item : page->astView(kind)->nodeItems()) {
-            const auto k = std::size_t(item->node());
-            const auto c = k < le.commit.size() ? le.commit[k] : std::nullopt;
-            item->setBrush(c ? commitColor(*c / L) : noCommitColor());
-            item->setToolTip(c ? QCoreApplication::translate("InsidePanel", "commitment layer %1 of %2")
-                                     .arg(*c, 0, 'g', 3)
-                                     .arg(le.layers)
-                               : QCoreApplication::translate("InsidePanel", "no commitment layer"));
-        }
-    page->legend()->setRangeScale(QCoreApplication::translate("InsidePanel", "commitment layer"), commitColor, 0, L,
-                                  noCommitColor(), QCoreApplication::translate("InsidePanel", "none"));
+    canvas->setSpanColours(noCommitColor(), spans, false);
+    canvas->paintNodes([&](int node) -> std::pair<QColor, QString> {
+        const auto k = std::size_t(node);
+        const auto c = k < le.commit.size() ? le.commit[k] : std::nullopt;
+        if (!c)
+            return {noCommitColor(), QCoreApplication::translate("InsidePanel", "no commitment layer")};
+        return {
+            commitColor(*c / L),
+            QCoreApplication::translate("InsidePanel", "commitment layer %1 of %2").arg(*c, 0, 'g', 3).arg(le.layers)};
+    });
+    canvas->setRangeScale(QCoreApplication::translate("InsidePanel", "commitment layer"), commitColor, 0, L,
+                          noCommitColor(), QCoreApplication::translate("InsidePanel", "none"));
 }
 
 } // namespace ascviz::ui

@@ -10,7 +10,7 @@
 
 namespace ascviz::ui {
 
-class InteractivePage;
+class ResultCanvas;
 
 // The commitment colour of t = layer / L in [0, 1]: light yellow (early) through teal to dark blue (late).
 QColor commitColor(double t);
@@ -20,6 +20,6 @@ QColor noCommitColor();
 // Colours the page's sequence view and AST views by `le`'s commitment fields (LayerEval::tokenCommit,
 // LayerEval::commit) and puts the 0 … L scale in the legend. The page's own colours come back with
 // setAnalysis / clearOverlay / clearSignedScale (as after an attribution).
-void showCommitment(InteractivePage* page, const LayerEval& le);
+void showCommitment(ResultCanvas* canvas, const LayerEval& le);
 
 } // namespace ascviz::ui

@@ -67,63 +67,63 @@ void InteractivePage::linkEditor()
 
 const TextPositions* InteractivePage::editorShowsResult() const
 {
-    if (!m_shown || !m_shown->eval)
+    if (!shown() || !shown()->eval)
         return nullptr;
-    if (!m_shownPositions || m_shownPositions->first != m_shown) { // once per result and edit, not per cursor move
-        auto pos = std::make_shared<TextPositions>(m_shown->eval->scored.text);
+    if (!m_link.positions || m_link.positions->first != shown()) { // once per result and edit, not per cursor move
+        auto pos = std::make_shared<TextPositions>(shown()->eval->scored.text);
         const bool same = pos->text() == m_editor->toPlainText();
-        m_shownPositions = std::make_shared<std::pair<AnalysisPtr, std::shared_ptr<TextPositions>>>(
-            m_shown, same ? std::move(pos) : nullptr);
+        m_link.positions = std::make_shared<std::pair<AnalysisPtr, std::shared_ptr<TextPositions>>>(
+            shown(), same ? std::move(pos) : nullptr);
     }
-    return m_shownPositions->second.get();
+    return m_link.positions->second.get();
 }
 
 void InteractivePage::onEditorEdited()
 {
-    m_shownPositions.reset();         // the editor's text changed: compare again
-    m_codeColours.clear();            // nor would the colours
+    m_link.positions.reset();         // the editor's text changed: compare again
+    m_link.codeColours.clear();       // nor would the colours
     m_editor->setExtraSelections({}); // a mark would no longer sit on its text
     // Only the user's edits count (setPlainText, wherever the page calls it, leaves the document unmodified).
-    if (m_settingText || m_modified || !m_editor->document()->isModified())
+    if (m_link.settingText || m_document.modified || !m_editor->document()->isModified())
         return;
-    m_modified = true;
+    m_document.modified = true;
     if (m_host)
         m_host->documentChanged();
 }
 
 void InteractivePage::setDocument(const QString& path, bool resultSaved) const
 {
-    m_documentPath = path;
-    m_modified = false;
+    m_document.path = path;
+    m_document.modified = false;
     if (resultSaved)
-        m_resultUnsaved = false;
+        m_document.resultUnsaved = false;
     if (m_host)
         m_host->documentChanged(path);
 }
 
 void InteractivePage::onEditorCursorMoved()
 {
-    if (m_syncingEditor || !m_shown || !m_shown->eval)
+    if (m_link.syncing || !shown() || !shown()->eval)
         return;
-    const ScoredText& s = m_shown->eval->scored;
+    const ScoredText& s = shown()->eval->scored;
     const TextPositions* pos = editorShowsResult();
     if (!pos)
         return; // the editor no longer holds the shown text
     const std::size_t byte = pos->toByte(m_editor->textCursor().position());
     const int token = tokenAt(s, byte);
-    const int node = nodeAt(m_shown->eval->tree, byte);
-    m_syncingEditor = true; // the selection came from the editor: leave its cursor where it is
+    const int node = nodeAt(shown()->eval->tree, byte);
+    m_link.syncing = true; // the selection came from the editor: leave its cursor where it is
     if (token >= 0)
         selectToken(token);
     else
         clearSelection();
-    m_syncingEditor = false;
+    m_link.syncing = false;
     // Playground style: the innermost node at the cursor (its nearest shown ancestor in the partial view).
-    m_cursorNode = node;
+    m_link.cursorNode = node;
     if (node < 0)
         return;
     int partial = node;
-    const auto& nodes = m_shown->eval->tree.nodes();
+    const auto& nodes = shown()->eval->tree.nodes();
     while (partial >= 0 && !m_partial->itemForNode(partial))
         partial = nodes[std::size_t(partial)].parent;
     m_complete->setHighlightedNodes({node});
@@ -135,22 +135,22 @@ void InteractivePage::onEditorCursorMoved()
 
 void InteractivePage::setCodeColours(std::vector<SpanColour> spans)
 {
-    m_codeColours = std::move(spans);
+    m_link.codeColours = std::move(spans);
     showSelectionInEditor();
 }
 
 QList<QTextEdit::ExtraSelection> InteractivePage::codeColourSelections() const
 {
     QList<QTextEdit::ExtraSelection> out;
-    if (m_codeColours.empty() || !m_shown || !m_shown->eval)
+    if (m_link.codeColours.empty() || !shown() || !shown()->eval)
         return out;
     // The editor's bytes are the shown text's where it holds the text or its beginning (the prompt).
     const std::string editor = toUtf8(m_editor->toPlainText());
-    const std::string& shown = m_shown->eval->scored.text;
-    if (editor.empty() || shown.compare(0, editor.size(), editor) != 0)
+    const std::string& shownText = shown()->eval->scored.text;
+    if (editor.empty() || shownText.compare(0, editor.size(), editor) != 0)
         return out;
     const TextPositions pos(editor);
-    for (const SpanColour& s : m_codeColours) {
+    for (const SpanColour& s : m_link.codeColours) {
         if (s.start >= editor.size() || s.end <= s.start)
             continue;
         QTextEdit::ExtraSelection sel;
@@ -168,13 +168,13 @@ void InteractivePage::showSelectionInEditor()
 {
     QList<QTextEdit::ExtraSelection> marks = codeColourSelections();
     std::size_t from = 0, to = 0;
-    if (m_shown && m_shown->eval) {
-        const EvalResult& r = *m_shown->eval;
-        if (m_selectedNode >= 0) {
-            const AstNode& n = r.tree.nodes()[std::size_t(m_selectedNode)];
+    if (shown() && shown()->eval) {
+        const EvalResult& r = *shown()->eval;
+        if (selectedNode() >= 0) {
+            const AstNode& n = r.tree.nodes()[std::size_t(selectedNode())];
             std::tie(from, to) = std::pair(n.start, n.end);
-        } else if (m_selectedToken >= 0) {
-            const ScoredToken& t = r.scored.tokens[std::size_t(m_selectedToken)];
+        } else if (selectedToken() >= 0) {
+            const ScoredToken& t = r.scored.tokens[std::size_t(selectedToken())];
             std::tie(from, to) = std::pair(t.start, t.end);
         }
     }
@@ -191,25 +191,25 @@ void InteractivePage::showSelectionInEditor()
     mark.cursor.setPosition(pos.toQt(to), QTextCursor::KeepAnchor);
     marks << mark;
     m_editor->setExtraSelections(marks);
-    if (!m_syncingEditor) { // a selection made in a view: bring its text into sight
-        m_syncingEditor = true;
+    if (!m_link.syncing) { // a selection made in a view: bring its text into sight
+        m_link.syncing = true;
         QTextCursor c = m_editor->textCursor();
         c.setPosition(pos.toQt(from));
         m_editor->setTextCursor(c);
         m_editor->ensureCursorVisible();
-        m_syncingEditor = false;
+        m_link.syncing = false;
     }
 }
 
 void InteractivePage::editCompletion()
 {
-    if (!m_shown || !m_shown->eval || m_shown->generatedTokens() == 0)
+    if (!shown() || !shown()->eval || shown()->generatedTokens() == 0)
         return;
-    const ScoredText& s = m_shown->eval->scored;
+    const ScoredText& s = shown()->eval->scored;
     if (!setPrompt(toQString(s.text)))
         return;
-    m_boundary = QTextCursor(m_editor->document());
-    m_boundary->setPosition(TextPositions(s.text).toQt(s.promptBytes));
+    m_link.boundary = QTextCursor(m_editor->document());
+    m_link.boundary->setPosition(TextPositions(s.text).toQt(s.promptBytes));
     // The cursor at the end of the completion, ready to edit it.
     QTextCursor c = m_editor->textCursor();
     c.movePosition(QTextCursor::End);
@@ -221,9 +221,9 @@ void InteractivePage::editCompletion()
 
 qint64 InteractivePage::completionBoundary() const
 {
-    if (!m_boundary)
+    if (!m_link.boundary)
         return -1;
-    return qint64(TextPositions(toUtf8(m_editor->toPlainText())).toByte(m_boundary->position()));
+    return qint64(TextPositions(toUtf8(m_editor->toPlainText())).toByte(m_link.boundary->position()));
 }
 
 } // namespace ascviz::ui

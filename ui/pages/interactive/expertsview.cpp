@@ -1,7 +1,7 @@
 #include "pages/interactive/expertsview.h"
 
 #include "common/textpos.h"
-#include "pages/interactive/interactivepage.h"
+#include "pages/interactive/interactivestate.h"
 #include "services/jobtracker.h"
 #include "services/modelservice.h"
 
@@ -58,8 +58,8 @@ std::vector<ExpertsRow> nodeExpertRows(const std::vector<int>& tokens, const std
     return rows;
 }
 
-ExpertsView::ExpertsView(InteractivePage* page, ModelService* models, QWidget* parent)
-    : QGroupBox(tr("Experts (mixture of experts)"), parent), m_page(page), m_models(models)
+ExpertsView::ExpertsView(InteractiveState* state, ModelService* models, QWidget* parent)
+    : QGroupBox(tr("Experts (mixture of experts)"), parent), m_state(state), m_models(models)
 {
     auto* layout = new QVBoxLayout(this);
     auto* buttons = new QHBoxLayout;
@@ -85,8 +85,8 @@ ExpertsView::ExpertsView(InteractivePage* page, ModelService* models, QWidget* p
 
     connect(m_compute, &QPushButton::clicked, this, &ExpertsView::compute);
     connect(m_cancel, &QPushButton::clicked, this, &ExpertsView::cancel);
-    connect(page, &InteractivePage::selectionChanged, this, [this] { showSelection(); });
-    connect(page, &InteractivePage::resultShown, this, [this] { forget(); });
+    connect(state, &InteractiveState::selectionChanged, this, [this] { showSelection(); });
+    connect(state, &InteractiveState::resultShown, this, [this] { forget(); });
 }
 
 void ExpertsView::forget()
@@ -109,7 +109,7 @@ void ExpertsView::compute()
     if (m_job != 0)
         return;
     const auto model = m_models->model();
-    const AnalysisPtr shown = m_page->shown();
+    const AnalysisPtr shown = m_state->shown();
     if (!model) {
         m_note->setText(tr("Load a model first."));
         Q_EMIT jobDone(false);
@@ -146,7 +146,7 @@ void ExpertsView::compute()
             Q_EMIT jobDone(false);
             return;
         }
-        if (m_page->shown() != shown) {
+        if (m_state->shown() != shown) {
             m_note->setText(tr("The views show another result now: Route experts again."));
             Q_EMIT jobDone(false);
             return;
@@ -193,10 +193,10 @@ void ExpertsView::showSelection()
 {
     if (!m_result)
         return;
-    const AnalysisPtr shown = m_page->shown();
+    const AnalysisPtr shown = m_state->shown();
     if (!shown || shown->eval->scored.text != m_result->text)
         return;
-    const int node = m_page->selectedNode(), token = m_page->selectedToken();
+    const int node = m_state->selectedNode(), token = m_state->selectedToken();
     if (node >= 0 && std::size_t(node) < shown->eval->nodes.size()) {
         const auto& tokens = shown->eval->nodes[std::size_t(node)].tokens;
         showRows(nodeExpertRows(tokens, m_result->tokens), true);

@@ -18,7 +18,7 @@ class QTableWidget;
 
 namespace ascviz::ui {
 
-class InteractivePage;
+class InteractiveState;
 class ModelService;
 
 // One row of the view: a sparse layer, its experts (in the order shown) and per expert a number (a token: the
@@ -36,7 +36,7 @@ std::vector<ExpertsRow> nodeExpertRows(const std::vector<int>& tokens, const std
 class ExpertsView : public QGroupBox {
     Q_OBJECT
 public:
-    ExpertsView(InteractivePage* page, ModelService* models, QWidget* parent = nullptr);
+    ExpertsView(InteractiveState* state, ModelService* models, QWidget* parent = nullptr);
 
     QPushButton* computeButton() const { return m_compute; }
     QTableWidget* table() const { return m_table; }
@@ -63,7 +63,7 @@ private:
     void showRows(const std::vector<ExpertsRow>& rows, bool node);
     void forget();
 
-    InteractivePage* m_page;
+    InteractiveState* m_state;
     ModelService* m_models;
     QPushButton* m_compute;
     QPushButton* m_cancel;

@@ -3,12 +3,10 @@
 #include "common/textpos.h"
 #include "pages/interactive/commitcolours.h"
 #include "pages/interactive/expertsview.h"
-#include "pages/interactive/interactivepage.h"
+#include "pages/interactive/interactivestate.h"
+#include "pages/interactive/resultcanvas.h"
 #include "services/jobtracker.h"
 #include "services/modelservice.h"
-#include "views/astview.h"
-#include "views/legendwidget.h"
-#include "views/sequenceview.h"
 
 #include "ascviz/base/error.h"
 #include "ascviz/model/lens.h"
@@ -44,8 +42,8 @@ QColor notAttributedColor()
     return QColor(235, 235, 235);
 }
 
-InsidePanel::InsidePanel(InteractivePage* page, ModelService* models, QWidget* parent)
-    : QWidget(parent), m_page(page), m_models(models)
+InsidePanel::InsidePanel(ResultCanvas* canvas, ModelService* models, QWidget* parent)
+    : QWidget(parent), m_canvas(canvas), m_state(canvas->state()), m_models(models)
 {
     auto* layout = new QVBoxLayout(this);
     auto* lensBox = new QGroupBox(tr("Layer lens"), this);
@@ -76,11 +74,14 @@ InsidePanel::InsidePanel(InteractivePage* page, ModelService* models, QWidget* p
     m_faith = new QCheckBox(tr("Faithfulness"), attrBox);
     m_faith->setToolTip(tr("Deletion and insertion curves over the attributed nodes in attribution order (hide / "
                            "show the most relied-on first), their AUCs beside random orders' (method.md §14.2)"));
+    m_target = new QLabel(attrBox);
+    m_target->setWordWrap(true);
     m_attribute = new QPushButton(tr("Attribute selected node"), attrBox);
     m_attribute->setToolTip(tr("How much the selected completion node (none selected: the whole completion) relies "
                                "on each prompt node; purple helps, orange hurts"));
     af->addRow(tr("Method"), m_method);
     af->addRow(m_faith);
+    af->addRow(m_target);
     af->addRow(m_attribute);
     // The attribution scale (not AsC-Eval's): orange below 0, white at 0, purple above, scaled by the largest |value|.
     auto* scale = new QLabel(attrBox);
@@ -107,7 +108,7 @@ InsidePanel::InsidePanel(InteractivePage* page, ModelService* models, QWidget* p
     m_top->setMaximumHeight(140);
     af->addRow(m_top);
     layout->addWidget(attrBox);
-    m_experts = new ExpertsView(page, models, this);
+    m_experts = new ExpertsView(m_state, models, this);
     layout->addWidget(m_experts);
 
     m_progress = new QProgressBar(this);
@@ -127,18 +128,40 @@ InsidePanel::InsidePanel(InteractivePage* page, ModelService* models, QWidget* p
     connect(m_layer, &QSlider::valueChanged, this, &InsidePanel::showLayer);
     connect(m_clear, &QPushButton::clicked, this, &InsidePanel::clearAttribution);
     connect(m_colouring, &QComboBox::currentIndexChanged, this, &InsidePanel::setColouring);
-    connect(page, &InteractivePage::selectionChanged, this, [this](int node, int) {
+    connect(m_state, &InteractiveState::selectionChanged, this, [this](int node, int) {
+        showTarget();
         // Another node chosen: the colours were of the previous target's reliance; AsC-Eval again.
         if (m_showingAttribution && node >= 0 && m_attribution && m_attribution->targetNode != node)
             clearAttribution();
     });
-    connect(page, &InteractivePage::resultShown, this, [this] { // the page coloured the new result itself
+    connect(m_state, &InteractiveState::resultShown, this, [this] { // the page coloured the new result itself
         m_showingAttribution = false;
         m_showingCommit = false;
         m_clear->setEnabled(false);
-        m_page->legend()->clearSignedScale();
+        m_canvas->clearScale();
         forgetResults();
+        showTarget();
     });
+    showTarget();
+}
+
+void InsidePanel::showTarget()
+{
+    const AnalysisPtr shown = m_state->shown();
+    const int node = m_state->selectedNode(), token = m_state->selectedToken();
+    if (!shown || !shown->eval) {
+        m_target->setText(tr("Target: — (score or generate a text first)"));
+        return;
+    }
+    const auto& nodes = shown->eval->tree.nodes();
+    if (node >= 0 && std::size_t(node) < nodes.size()) {
+        m_target->setText(tr("Target: node %1 (%2)").arg(node).arg(toQString(nodes[std::size_t(node)].type)));
+        return;
+    }
+    m_target->setText(token >= 0 ? tr("Target: the whole completion (token %1 selected; select a node to attribute "
+                                      "it alone)")
+                                       .arg(token)
+                                 : tr("Target: the whole completion"));
 }
 
 void InsidePanel::forgetResults()
@@ -185,7 +208,7 @@ void InsidePanel::start(const QString& title, std::function<void(JobContext&)> w
         m_status->setText(tr("Load a model first."));
         return;
     }
-    if (!m_page->shown()) {
+    if (!m_state->shown()) {
         m_status->setText(tr("Score or generate a text first."));
         return;
     }
@@ -223,7 +246,7 @@ void InsidePanel::cancel()
 
 void InsidePanel::computeLens()
 {
-    const AnalysisPtr shown = m_page->shown();
+    const AnalysisPtr shown = m_state->shown();
     const auto model = m_models->model();
     auto out = std::make_shared<LensResult>();
     auto cancelled = std::make_shared<bool>(false);
@@ -279,7 +302,7 @@ void InsidePanel::computeLens()
 
 void InsidePanel::showLayer(int layer)
 {
-    const AnalysisPtr shown = m_page->shown();
+    const AnalysisPtr shown = m_state->shown();
     if (!m_lens || !shown || shown->eval->scored.text != m_lens->text)
         return;
     if (m_showingAttribution) // the slider recolours every view: the attribution's colours go
@@ -288,7 +311,7 @@ void InsidePanel::showLayer(int layer)
         stopCommitColouring();
     m_layerLabel->setText(layer == 0 ? tr("layer: embeddings") : tr("layer: %1 of %2").arg(layer).arg(m_lens->layers));
     if (layer == m_lens->layers) { // the final layer's values are the result's own
-        m_page->showDerived(nullptr, {});
+        m_state->showDerived(nullptr, {});
         return;
     }
     auto copy = std::make_shared<Analysis>(*shown);
@@ -305,8 +328,8 @@ void InsidePanel::showLayer(int layer)
     if (shown->complete)
         copy->complete = std::make_shared<const GraphLayout>(relabelValues(*shown->complete, *eval));
     // The views, the details, the summary line and the legend all show layer ℓ's values.
-    m_page->showDerived(copy, layer == 0 ? tr("the embeddings (layer 0 of %1)").arg(m_lens->layers)
-                                         : tr("layer %1 of %2").arg(layer).arg(m_lens->layers));
+    m_state->showDerived(copy, layer == 0 ? tr("the embeddings (layer 0 of %1)").arg(m_lens->layers)
+                                          : tr("layer %1 of %2").arg(layer).arg(m_lens->layers));
 }
 
 void InsidePanel::clearAttribution()
@@ -315,15 +338,13 @@ void InsidePanel::clearAttribution()
         return;
     m_showingAttribution = false;
     m_clear->setEnabled(false);
-    m_page->setCodeColours({});
-    m_page->sequenceView()->clearOverlay();
-    m_page->legend()->clearSignedScale();
-    const AnalysisPtr shown = m_page->shown();
+    m_canvas->clearSpanColours();
+    m_canvas->clearScale();
+    const AnalysisPtr shown = m_state->shown();
     if (m_lens && shown && shown->eval->scored.text == m_lens->text) {
         showLayer(m_layer->value());
     } else if (shown) {
-        m_page->astView(ascviz::AstView::Partial)->setAnalysis(shown);
-        m_page->astView(ascviz::AstView::Complete)->setAnalysis(shown);
+        m_canvas->redrawNodes();
     }
     restoreSelection();
     m_status->setText(tr("AsC-Eval colours again."));
@@ -335,13 +356,13 @@ void InsidePanel::stopCommitColouring()
     m_colouring->blockSignals(true);
     m_colouring->setCurrentIndex(0);
     m_colouring->blockSignals(false);
-    m_page->sequenceView()->clearOverlay();
-    m_page->legend()->clearSignedScale();
+    m_canvas->clearSpanColours();
+    m_canvas->clearScale();
 }
 
 void InsidePanel::setColouring(int index)
 {
-    const AnalysisPtr shown = m_page->shown();
+    const AnalysisPtr shown = m_state->shown();
     if (index == 1) {
         if (!m_lens || !shown || shown->eval->scored.text != m_lens->text) {
             m_colouring->blockSignals(true);
@@ -357,8 +378,8 @@ void InsidePanel::setColouring(int index)
         m_layer->setValue(m_lens->layers);
         m_layer->blockSignals(false);
         m_layerLabel->setText(tr("layer: %1 of %2").arg(m_lens->layers).arg(m_lens->layers));
-        m_page->showDerived(nullptr, {});
-        showCommitment(m_page, m_lens->eval);
+        m_state->showDerived(nullptr, {});
+        showCommitment(m_canvas, m_lens->eval);
         m_showingCommit = true;
         restoreSelection();
         int committed = 0;
@@ -382,10 +403,10 @@ void InsidePanel::setColouring(int index)
 void InsidePanel::restoreSelection()
 {
     // Setting a result on the views drops their highlight: the page's selection again.
-    if (m_page->selectedNode() >= 0)
-        m_page->selectNode(m_page->selectedNode());
-    else if (m_page->selectedToken() >= 0)
-        m_page->selectToken(m_page->selectedToken());
+    if (m_state->selectedNode() >= 0)
+        m_state->selectNode(m_state->selectedNode());
+    else if (m_state->selectedToken() >= 0)
+        m_state->selectToken(m_state->selectedToken());
 }
 
 void InsidePanel::colourCode(double maxAbs)
@@ -400,29 +421,27 @@ void InsidePanel::colourCode(double maxAbs)
     std::vector<SpanColour> spans;
     for (const auto* n : order)
         spans.push_back({n->start, n->end, attributionColor(maxAbs > 0 ? n->attribution / maxAbs : 0.0)});
-    m_page->sequenceView()->setOverlay(notAttributedColor(), spans);
-    m_page->legend()->setSignedScale(tr("attribution"), attributionColor, maxAbs, notAttributedColor(),
-                                     tr("not attributed"));
-    m_page->setCodeColours(std::move(spans));
+    m_canvas->setSpanColours(notAttributedColor(), spans, true); // the sequence view and the editor
+    m_canvas->setSignedScale(tr("attribution"), attributionColor, maxAbs, notAttributedColor(), tr("not attributed"));
 }
 
 void InsidePanel::attributeSelection()
 {
-    const AnalysisPtr shown = m_page->shown();
+    const AnalysisPtr shown = m_state->shown();
     const auto model = m_models->model();
     if (!shown || !model) {
         start(tr("Attribution"), {}, {}); // says what is missing
         return;
     }
     AttributionTargetSpec target;
-    if (m_page->selectedNode() >= 0) {
+    if (m_state->selectedNode() >= 0) {
         target.kind = AttributionTargetSpec::Kind::Node;
-        target.index = m_page->selectedNode();
+        target.index = m_state->selectedNode();
     }
     AttributionOptions opts;
     opts.method = parseAttributionMethod(toUtf8(m_method->currentData().toString()));
     opts.faithfulness = m_faith->isChecked();
-    const std::string language = toUtf8(m_page->language());
+    const std::string language = toUtf8(m_canvas->language());
     auto out = std::make_shared<std::shared_ptr<const AttributionResult>>();
     start(
         tr("Attribution"),
@@ -445,7 +464,7 @@ void InsidePanel::attributeSelection()
                 return;
             }
             m_attribution = *out;
-            if (m_page->shown() != shown) {
+            if (m_state->shown() != shown) {
                 m_status->setText(tr("The views show another result now: attribute again."));
                 return;
             }
@@ -493,20 +512,13 @@ void InsidePanel::colourAttribution()
     QHash<int, double> value;
     for (const auto& n : r.nodes)
         value.insert(n.id, maxAbs > 0 ? n.attribution / maxAbs : 0.0);
-    for (const auto kind : {ascviz::AstView::Partial, ascviz::AstView::Complete}) {
-        AstView* view = m_page->astView(kind);
-        for (AstNodeItem* item : view->nodeItems()) {
-            if (value.contains(item->node()))
-                item->setBrush(attributionColor(value.value(item->node())));
-            else
-                item->setBrush(notAttributedColor());
-            item->setToolTip(value.contains(item->node())
-                                 ? tr("attribution %1").arg(value.value(item->node()) * maxAbs, 0, 'f', 4)
-                                 : QString());
-        }
-        if (r.targetNode)
-            view->setHighlightedNodes({*r.targetNode});
-    }
+    m_canvas->paintNodes([&](int node) -> std::pair<QColor, QString> {
+        if (!value.contains(node))
+            return {notAttributedColor(), QString()};
+        return {attributionColor(value.value(node)), tr("attribution %1").arg(value.value(node) * maxAbs, 0, 'f', 4)};
+    });
+    if (r.targetNode)
+        m_canvas->highlightNodes({*r.targetNode});
     m_showingAttribution = true;
     m_clear->setEnabled(true);
     colourCode(maxAbs);
@@ -519,7 +531,7 @@ void InsidePanel::colourAttribution()
     std::sort(order.begin(), order.end(),
               [](const auto* a, const auto* b) { return std::abs(a->attribution) > std::abs(b->attribution); });
     m_top->clear();
-    const QString text = toQString(m_page->shown() ? m_page->shown()->eval->scored.text : std::string());
+    const QString text = toQString(m_state->shown() ? m_state->shown()->eval->scored.text : std::string());
     for (std::size_t i = 0; i < order.size() && i < 12; ++i) {
         const auto* n = order[i];
         m_top->addItem(QStringLiteral("%1  %2 #%3").arg(n->attribution, 8, 'f', 3).arg(toQString(n->type)).arg(n->id));

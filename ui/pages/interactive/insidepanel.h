@@ -27,7 +27,8 @@ class QSlider;
 namespace ascviz::ui {
 
 class ExpertsView;
-class InteractivePage;
+class InteractiveState;
+class ResultCanvas;
 class ModelService;
 
 // The attribution colour of a value in [-1, 1] (scaled by the largest |attribution|): orange below 0, white at
@@ -39,7 +40,9 @@ QColor notAttributedColor();
 class InsidePanel : public QWidget {
     Q_OBJECT
 public:
-    InsidePanel(InteractivePage* page, ModelService* models, QWidget* parent = nullptr);
+    // Everything of the Interactive tab comes through `canvas` (resultcanvas.h) and its state: the shown result, the
+    // selection it follows, the views it colours.
+    InsidePanel(ResultCanvas* canvas, ModelService* models, QWidget* parent = nullptr);
 
     QPushButton* lensButton() const { return m_lensButton; }
     QSlider* layerSlider() const { return m_layer; }
@@ -50,6 +53,8 @@ public:
     QPushButton* clearButton() const { return m_clear; }
     QLabel* scaleNote() const { return m_scaleNote; }
     QLabel* statusLabel() const { return m_status; }
+    // What Attribute will attribute: the selected node, else the whole completion (follows the selection).
+    QLabel* targetLabel() const { return m_target; }
     bool isRunning() const { return m_job != 0; }
     // The last attribution shown (null before the first).
     std::shared_ptr<const AttributionResult> attribution() const { return m_attribution; }
@@ -97,14 +102,17 @@ private:
     void showFaithfulness();
     void forgetResults();
     void setBusy(bool busy);
+    void showTarget();
 
-    InteractivePage* m_page;
+    ResultCanvas* m_canvas;
+    InteractiveState* m_state;
     ModelService* m_models;
     QPushButton* m_lensButton;
     QSlider* m_layer;
     QLabel* m_layerLabel;
     QComboBox* m_method;
     QPushButton* m_attribute;
+    QLabel* m_target;
     QPushButton* m_clear;
     QLabel* m_scaleNote;
     QPushButton* m_cancel;

@@ -110,7 +110,7 @@ void InteractivePage::resetCategoryFile()
 
 bool InteractivePage::exportSvg(const QString& path, View v, QString* error) const
 {
-    if (!m_shown) {
+    if (!shown()) {
         if (error)
             *error = tr("There is no result to export yet.");
         return false;
@@ -121,7 +121,7 @@ bool InteractivePage::exportSvg(const QString& path, View v, QString* error) con
         request.view = v == View::Sequence  ? ascviz::ViewKind::Sequence
                        : v == View::Partial ? ascviz::ViewKind::Partial
                                             : ascviz::ViewKind::Complete;
-        return writeBytes(path, ascviz::drawView(*m_shown->eval, request).bytes, error);
+        return writeBytes(path, ascviz::drawView(*shown()->eval, request).bytes, error);
     } catch (const std::exception& e) {
         if (error)
             *error = toQString(e.what());
@@ -132,7 +132,7 @@ bool InteractivePage::exportSvg(const QString& path, View v, QString* error) con
 bool InteractivePage::exportFigure(const QString& path, View v, const FigureExportOptions& options, bool pdf,
                                    QString* error) const
 {
-    if (!m_shown) {
+    if (!shown()) {
         if (error)
             *error = tr("There is no result to export yet.");
         return false;
@@ -141,8 +141,8 @@ bool InteractivePage::exportFigure(const QString& path, View v, const FigureExpo
         const ViewFigureOptions viewOptions;
         const ViewFigure vf =
             v == View::Sequence
-                ? sequenceFigure(*m_shown->eval, options.style, viewOptions)
-                : astFigure(*m_shown->eval, v == View::Partial ? ascviz::AstView::Partial : ascviz::AstView::Complete,
+                ? sequenceFigure(*shown()->eval, options.style, viewOptions)
+                : astFigure(*shown()->eval, v == View::Partial ? ascviz::AstView::Partial : ascviz::AstView::Complete,
                             options.style, viewOptions);
         writeFigure(vf.figure, toUtf8(path), pdf);
         return true;
@@ -160,7 +160,7 @@ void InteractivePage::setFigureOptions(const FigureExportOptions& options)
 
 bool InteractivePage::exportPng(const QString& path, View v, QString* error) const
 {
-    if (!m_shown) {
+    if (!shown()) {
         if (error)
             *error = tr("There is no result to export yet.");
         return false;
@@ -179,25 +179,25 @@ bool InteractivePage::exportPng(const QString& path, View v, QString* error) con
 
 bool InteractivePage::exportJson(const QString& path, QString* error) const
 {
-    if (!m_shown) {
+    if (!shown()) {
         if (error)
             *error = tr("There is no result to export yet.");
         return false;
     }
     const std::string text =
-        evalResultJson(*m_shown->eval).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+        evalResultJson(*shown()->eval).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     return writeBytes(path, text, error);
 }
 
 bool InteractivePage::exportHtml(const QString& path, QString* error) const
 {
-    if (!m_shown) {
+    if (!shown()) {
         if (error)
             *error = tr("There is no result to export yet.");
         return false;
     }
-    const EvalResult& r = *m_shown->eval;
-    const auto& by = m_shown->model;
+    const EvalResult& r = *shown()->eval;
+    const auto& by = shown()->model;
     nlohmann::json doc = evalDocumentJson(r, r.tree.language(), by ? by->dtype : std::string());
     auto& tokens = doc.at("tokens");
     for (std::size_t i = 0; i < tokens.size() && i < r.scored.tokens.size(); ++i) {
@@ -227,28 +227,28 @@ bool InteractivePage::exportHtml(const QString& path, QString* error) const
 
 bool InteractivePage::saveSession(const QString& path, QString* error) const
 {
-    if (!m_shown) {
+    if (!shown()) {
         if (error)
             *error = tr("There is no result to save yet.");
         return false;
     }
     // Everything the shown numbers were made with, as they were made (not the page's settings now).
     ascviz::SessionData s;
-    s.prompt = toUtf8(m_shown->prompt);
-    s.language = m_shown->eval->tree.language();
-    s.aggregation = m_shown->eval->aggregation;
-    s.aggregationScope = m_shown->eval->scope;
-    s.categoryFile = toUtf8(m_shown->categoryFile);
-    s.categoryTable = m_shown->categoryTable;
+    s.prompt = toUtf8(shown()->prompt);
+    s.language = shown()->eval->tree.language();
+    s.aggregation = shown()->eval->aggregation;
+    s.aggregationScope = shown()->eval->scope;
+    s.categoryFile = toUtf8(shown()->categoryFile);
+    s.categoryTable = shown()->categoryTable;
     s.categorySha256 = s.categoryTable.empty() ? std::string() : sha256Hex(s.categoryTable);
-    s.generation = m_shown->generation; // the settings part of the options
+    s.generation = shown()->generation; // the settings part of the options
     s.view = toUtf8(resultViewName(currentView()));
-    s.origin = m_shown->origin;
-    s.cancelled = m_shown->cancelled;
-    s.scored = m_shown->eval->scored;
-    s.ascEval = m_shown->eval->features.ascEval;
-    s.modelName = m_shown->eval->scored.model;
-    if (const auto& by = m_shown->model) {
+    s.origin = shown()->origin;
+    s.cancelled = shown()->cancelled;
+    s.scored = shown()->eval->scored;
+    s.ascEval = shown()->eval->features.ascEval;
+    s.modelName = shown()->eval->scored.model;
+    if (const auto& by = shown()->model) {
         s.modelName = by->name;
         s.modelDir = by->dir.string();
         s.architecture = by->architecture;
@@ -306,7 +306,7 @@ bool InteractivePage::openSession(const QString& path, QString* error)
     }
     m_engine->setAggregation(s.aggregation);
     m_engine->setAggregationScope(s.aggregationScope);
-    m_pendingView = toQString(s.view);
+    m_session.pendingView = toQString(s.view);
     // The model the scores came from, as the session recorded it (compared with the loaded one: modelNote).
     std::optional<ModelInfo> scoredBy;
     if (!s.modelName.empty() || !s.modelFingerprint.empty()) {
@@ -319,9 +319,9 @@ bool InteractivePage::openSession(const QString& path, QString* error)
     }
     m_engine->analyze(std::move(s.scored), s.origin, prompt, generation, s.cancelled, std::move(scoredBy));
     // After analyze: its job start must not clear what is said about this session.
-    m_sessionNotes = notes;
-    m_checkSessionAscEval = true;
-    m_sessionAscEval = s.ascEval;
+    m_session.notes = notes;
+    m_session.checkAscEval = true;
+    m_session.ascEval = s.ascEval;
     setDocument(path, true);
     return true;
 }
@@ -448,7 +448,7 @@ QList<QAction*> InteractivePage::menuActions()
 
 bool InteractivePage::canExport(ExportKind kind) const
 {
-    return m_shown && kind != ExportKind::Csv;
+    return shown() && kind != ExportKind::Csv;
 }
 
 QString InteractivePage::suggestedExportName(ExportKind kind) const

@@ -203,7 +203,7 @@ void InteractiveEngine::reanalyzeCurrent(bool reaggregateOnly)
         return;
     const AnalysisPtr cur = m_current;
     beginJob(std::nullopt);
-    startAnalysis(m_job, cur->eval, cur->eval->scored, *cur, reaggregateOnly);
+    startAnalysis(m_job, cur->eval, cur->eval->scored, *cur, reaggregateOnly ? From::Reaggregate : From::Scores);
 }
 
 quint64 InteractiveEngine::generate(const QString& prompt, const GenerationOptions& opts)
@@ -232,20 +232,31 @@ quint64 InteractiveEngine::runModelJob(Phase phase, const QString& prompt, const
     m_lastModel = model.get();
     const bool generating = phase == Phase::Generating;
     const std::string text = toUtf8(prompt);
-    auto result = std::make_shared<ScoredText>();
+    auto result = std::make_shared<ScoredText>();                           // generated
+    auto evaluated = std::make_shared<std::shared_ptr<const EvalResult>>(); // scored: evaluateText's
     auto cancelled = std::make_shared<bool>(false);
     QPointer<InteractiveEngine> guard(this);
 
     const std::size_t maxTextBytes = m_maxTextBytes;
-    const std::string language = toUtf8(m_language);
-    auto work = [guard, job, state, model, text, language, opts, generating, result, cancelled, maxTextBytes,
-                 boundary](JobContext& ctx) {
+    // The page's settings when the job starts: a scored text is evaluated with them in the job (evaluateText);
+    // startAnalysis keeps that evaluation while they are still the settings.
+    EvalRequest req;
+    req.language = toUtf8(m_language);
+    req.aggregation = m_aggregation;
+    req.scope = m_scope;
+    req.maxTextBytes = m_maxTextBytes;
+    req.source = "the code";
+    if (boundary)
+        req.promptBytes = std::min(*boundary, text.size()); // the rest: the completion
+    const std::shared_ptr<const CategoryMap> cats = m_categories;
+    auto work = [guard, job, state, model, text, req, cats, opts, generating, result, evaluated, cancelled,
+                 maxTextBytes](JobContext& ctx) mutable {
         if (state->cancel.load())
             throw Cancelled();
-        limits::checkTextSize(text.size(), maxTextBytes, generating ? "the prompt" : "the code");
         if (!generating) {
-            // The tree's limits (depth, nodes) before the model runs; the analysis parses again (milliseconds).
-            parseForEval(language, text);
+            // One entry point (eval/evaluate.h): limits, the tree's limits and the prompt length before the model
+            // runs, then scoring, the split at the prompt and the evaluation; the analysis only lays it out.
+            req.categories = cats.get();
             ScoreOptions so;
             so.cancel = &state->cancel;
             so.progress = [&ctx, guard, job](std::size_t done, std::size_t total) {
@@ -259,14 +270,14 @@ quint64 InteractiveEngine::runModelJob(Phase phase, const QString& prompt, const
                     Qt::QueuedConnection);
             };
             try {
-                *result = model->score(text, so);
-                if (boundary)
-                    splitAtPrompt(*result, std::min(*boundary, text.size())); // the rest: the completion
+                *evaluated = std::make_shared<const EvalResult>(evaluateText(
+                    text, req, [&](const std::string& t, const SyntaxTree&) { return model->score(t, so); }));
             } catch (const Cancelled&) {
                 *cancelled = true; // stopped by the user (a superseded job's result is dropped anyway)
             }
             return;
         }
+        limits::checkTextSize(text.size(), maxTextBytes, "the prompt");
         auto onToken = [&](const StreamedToken& t) {
             const QString piece = toQString(t.piece);
             const double ntp = t.ntp;
@@ -289,7 +300,8 @@ quint64 InteractiveEngine::runModelJob(Phase phase, const QString& prompt, const
         *cancelled = state->cancel.load();
     };
     JobTracker::Callbacks cb;
-    cb.finished = [this, job, result, prompt, opts, generating, cancelled, boundary, info = model->info()] {
+    cb.finished = [this, job, result, evaluated, cats, prompt, opts, generating, cancelled, boundary,
+                   info = model->info()] {
         if (m_job != job)
             return;
         if (!generating && *cancelled) { // a stopped scoring has nothing to analyse; the last result stays
@@ -299,11 +311,15 @@ quint64 InteractiveEngine::runModelJob(Phase phase, const QString& prompt, const
         }
         Analysis meta;
         meta.origin = generating ? AnalysisOrigin::Generated : AnalysisOrigin::Scored;
-        meta.prompt = boundary ? toQString(std::string_view(result->text).substr(0, result->promptBytes)) : prompt;
+        const ScoredText& scored = generating ? *result : (*evaluated)->scored;
+        meta.prompt = boundary ? toQString(std::string_view(scored.text).substr(0, scored.promptBytes)) : prompt;
         meta.generation = generating ? opts : GenerationOptions{};
         meta.cancelled = *cancelled;
         meta.model = info;
-        startAnalysis(job, nullptr, std::move(*result), meta, false);
+        if (generating)
+            startAnalysis(job, nullptr, std::move(*result), meta, From::Scores);
+        else
+            startAnalysis(job, *evaluated, {}, meta, From::Evaluated, cats);
     };
     cb.failed = [this, job](const QString& message) {
         if (m_job != job)
@@ -326,7 +342,7 @@ quint64 InteractiveEngine::analyze(ScoredText scored, AnalysisOrigin origin, con
     meta.generation = gen;
     meta.cancelled = cancelled;
     meta.model = std::move(scoredBy);
-    return startAnalysis(m_job, nullptr, std::move(scored), meta, false);
+    return startAnalysis(m_job, nullptr, std::move(scored), meta, From::Scores);
 }
 
 void InteractiveEngine::stop()
@@ -336,7 +352,8 @@ void InteractiveEngine::stop()
 }
 
 quint64 InteractiveEngine::startAnalysis(quint64 job, std::shared_ptr<const EvalResult> base, ScoredText scored,
-                                         const Analysis& meta, bool reaggregateOnly)
+                                         const Analysis& meta, From from,
+                                         std::shared_ptr<const CategoryMap> baseCategories)
 {
     setPhase(Phase::Analyzing);
     const Aggregation agg = m_aggregation;
@@ -353,11 +370,26 @@ quint64 InteractiveEngine::startAnalysis(quint64 job, std::shared_ptr<const Eval
     a->categoryFile = m_categoryFile;
     a->categoryTable = m_categoryText;
     a->categoryFromSession = m_categoryFromSession;
-    auto work = [a, base, input, agg, scope, cats, language, reaggregateOnly](JobContext&) {
-        std::shared_ptr<EvalResult> r;
-        if (reaggregateOnly && base) {
-            r = std::make_shared<EvalResult>(*base);
-            reaggregate(*r, agg, scope);
+    // The scoring job's evaluation stands unless the category table or the language changed while the model
+    // scored (then its scores are evaluated again); a changed θ only re-aggregates it.
+    const bool keepEvaluated =
+        from == From::Evaluated && base && baseCategories == cats && base->tree.language() == language;
+    if (from == From::Evaluated && base && !keepEvaluated)
+        *input = base->scored;
+    auto work = [a, base, input, agg, scope, cats, language, from, keepEvaluated](JobContext&) {
+        std::shared_ptr<const EvalResult> r;
+        if (keepEvaluated) {
+            if (base->aggregation == agg && base->scope == scope) {
+                r = base; // evaluated by the scoring job with these settings
+            } else {
+                auto copy = std::make_shared<EvalResult>(*base); // θ changed while the model scored
+                reaggregate(*copy, agg, scope);
+                r = copy;
+            }
+        } else if (from == From::Reaggregate && base) {
+            auto copy = std::make_shared<EvalResult>(*base);
+            reaggregate(*copy, agg, scope);
+            r = copy;
         } else {
             EvalRequest req; // the scoring job checked the text's limits; the tree's are checked again here
             req.language = language;

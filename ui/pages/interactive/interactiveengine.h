@@ -102,10 +102,14 @@ private:
     std::shared_ptr<JobState> beginJob(std::optional<Phase> phase);
     quint64 runModelJob(Phase phase, const QString& prompt, const GenerationOptions& gen,
                         std::optional<std::size_t> boundary = std::nullopt);
-    // Evaluates `scored` (or re-aggregates `base`) with the current settings into a copy of `meta` (its origin,
-    // prompt, generation settings and model; the rest is filled in).
+    // What startAnalysis starts from: scores to evaluate (evaluateScores), `base` to re-aggregate, or `base` as the
+    // scoring job evaluated it (evaluateText) with `baseCategories` and its own aggregation and scope, kept when
+    // the settings are still those (else re-aggregated, or evaluated again when the category table changed).
+    enum class From { Scores, Reaggregate, Evaluated };
+    // Evaluates (From) with the current settings and lays the ASTs out into a copy of `meta` (its origin, prompt,
+    // generation settings and model; the rest is filled in).
     quint64 startAnalysis(quint64 job, std::shared_ptr<const EvalResult> base, ScoredText scored, const Analysis& meta,
-                          bool reaggregateOnly);
+                          From from, std::shared_ptr<const CategoryMap> baseCategories = nullptr);
     bool useCategories(const QString& file, const std::string* text, QString* error);
     void reanalyzeCurrent(bool reaggregateOnly);
 

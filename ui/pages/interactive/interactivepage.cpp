@@ -2,6 +2,7 @@
 
 #include "common/languages.h"
 #include "common/textpos.h"
+#include "pages/interactive/generationbox.h"
 #include "pages/interactive/insidepanel.h"
 #include "pages/interactive/interactiveengine.h"
 #include "pages/interactive/prompteditor.h"
@@ -42,8 +43,15 @@
 namespace ascviz::ui {
 
 InteractivePage::InteractivePage(ModelService* models, ResultStore* results, QWidget* parent)
-    : QWidget(parent), m_engine(new InteractiveEngine(models, this)), m_results(results)
+    : QWidget(parent), m_state(new InteractiveState(this)), m_engine(new InteractiveEngine(models, this)),
+      m_results(results)
 {
+    // The page draws first, then the page's own signals go to whoever follows it (the Inside panel and the
+    // Experts view follow m_state, connected after these).
+    connect(m_state, &InteractiveState::selectionChanged, this, &InteractivePage::drawSelection);
+    connect(m_state, &InteractiveState::selectionChanged, this, &InteractivePage::selectionChanged);
+    connect(m_state, &InteractiveState::displayedChanged, this, &InteractivePage::drawDisplayed);
+    connect(m_state, &InteractiveState::resultShown, this, &InteractivePage::resultShown);
     auto* split = new QSplitter(Qt::Horizontal, this);
     split->setChildrenCollapsible(false);
     QWidget* controls = buildControls();
@@ -53,7 +61,7 @@ InteractivePage::InteractivePage(ModelService* models, ResultStore* results, QWi
     split->addWidget(views);
     auto* right = new QTabWidget(this); // the details, and inside the model (layer lens, attribution)
     right->addTab(m_details, tr("Details"));
-    right->addTab(new InsidePanel(this, models, right), tr("Inside"));
+    right->addTab(new InsidePanel(this, models, right), tr("Inside")); // through ResultCanvas
     split->addWidget(right);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 6);
@@ -99,26 +107,24 @@ AstView* InteractivePage::astView(ascviz::AstView v) const
     return v == ascviz::AstView::Partial ? m_partial : m_complete;
 }
 
+QSpinBox* InteractivePage::maxNewTokensBox() const
+{
+    return m_generation->maxNewTokensBox();
+}
+
+QComboBox* InteractivePage::decodingBox() const
+{
+    return m_generation->decodingBox();
+}
+
 GenerationOptions InteractivePage::generationOptions() const
 {
-    GenerationOptions g;
-    g.maxNewTokens = m_maxTokens->value();
-    g.greedy = m_decoding->currentIndex() == 0;
-    g.temperature = m_temperature->value();
-    g.topP = m_topP->value();
-    g.topK = m_topK->value();
-    g.seed = uint64_t(m_seed->value());
-    return g;
+    return m_generation->options();
 }
 
 void InteractivePage::setGenerationOptions(const GenerationOptions& g)
 {
-    m_maxTokens->setValue(g.maxNewTokens);
-    m_decoding->setCurrentIndex(g.greedy ? 0 : 1);
-    m_temperature->setValue(g.temperature);
-    m_topP->setValue(g.topP);
-    m_topK->setValue(g.topK);
-    m_seed->setValue(int(std::min<uint64_t>(g.seed, uint64_t(std::numeric_limits<int>::max()))));
+    m_generation->setOptions(g);
 }
 
 bool InteractivePage::setPrompt(const QString& text)
@@ -129,10 +135,10 @@ bool InteractivePage::setPrompt(const QString& text)
         Q_EMIT errorOccurred(PromptEditor::refusal(bytes, kMaxEditorFileBytes));
         return false;
     }
-    m_boundary.reset(); // a new text: no completion being edited
-    m_settingText = true;
+    m_link.boundary.reset(); // a new text: no completion being edited
+    m_link.settingText = true;
     m_editor->setPlainText(text);
-    m_settingText = false;
+    m_link.settingText = false;
     return true;
 }
 
@@ -181,7 +187,7 @@ void InteractivePage::updateButtons()
     const bool model = m_engine->models()->hasModel();
     m_generate->setEnabled(model && !running);
     m_score->setEnabled(model && !running);
-    m_editCompletion->setEnabled(!running && m_shown && m_shown->generatedTokens() > 0);
+    m_editCompletion->setEnabled(!running && shown() && shown()->generatedTokens() > 0);
     if (!running)
         m_stopping = false;
     m_stop->setEnabled(running && !m_stopping);
@@ -216,7 +222,7 @@ void InteractivePage::generate()
         Q_EMIT errorOccurred(tr("No model is loaded. Open a model folder first."));
         return;
     }
-    m_boundary.reset();
+    m_link.boundary.reset();
     m_engine->generate(prompt(), generationOptions());
 }
 
@@ -256,13 +262,13 @@ void InteractivePage::onJobStarted(quint64)
     m_streamed = 0;
     const auto phase = m_engine->phase();
     if (phase == InteractiveEngine::Phase::Generating || phase == InteractiveEngine::Phase::Scoring) {
-        m_sessionNotes.clear(); // the next result is the loaded model's, not the session's
-        m_checkSessionAscEval = false;
+        m_session.notes.clear(); // the next result is the loaded model's, not the session's
+        m_session.checkAscEval = false;
     }
     if (phase == InteractiveEngine::Phase::Generating || phase == InteractiveEngine::Phase::Scoring) {
         m_stopping = false;
         // The summary line is of the result on screen until the new one is shown: say so.
-        if (m_shown)
+        if (shown())
             m_summary->setText(phase == InteractiveEngine::Phase::Generating
                                    ? tr("<span style='color:#666'>Generating a new result…</span>")
                                    : tr("<span style='color:#666'>Scoring a new result…</span>"));
@@ -305,8 +311,8 @@ void InteractivePage::onJobFailed(quint64, const QString& message)
 {
     m_status->setText(tr("Failed: %1").arg(message));
     updateSummary();
-    if (m_shown)
-        m_sequence->setAnalysis(m_shown); // leave streaming mode; the last result stays
+    if (shown())
+        m_sequence->setAnalysis(shown()); // leave streaming mode; the last result stays
     Q_EMIT errorOccurred(message);
     updateButtons();
 }
@@ -314,17 +320,10 @@ void InteractivePage::onJobFailed(quint64, const QString& message)
 void InteractivePage::onAnalysisReady(quint64)
 {
     const AnalysisPtr a = m_engine->current();
-    const bool sameText = m_shown && a && m_shown->eval->scored.text == a->eval->scored.text;
-    m_shown = a;
-    m_derived.reset(); // the lens's values were of the previous result
-    m_derivedWhat.clear();
+    m_state->setResult(a); // the selection stays on the same text
     m_legend->setValueTitle({});
-    m_resultUnsaved = !m_checkSessionAscEval; // a session's own result is saved; any other is not
-    if (!sameText) {
-        m_selectedNode = -1;
-        m_selectedToken = -1;
-    }
-    m_codeColours.clear(); // colours of the previous result
+    m_document.resultUnsaved = !m_session.checkAscEval; // a session's own result is saved; any other is not
+    m_link.codeColours.clear();                         // colours of the previous result
     m_sequence->setAnalysis(a);
     m_partial->setAnalysis(a);
     m_complete->setAnalysis(a);
@@ -332,19 +331,19 @@ void InteractivePage::onAnalysisReady(quint64)
     updateSummary();
     if (m_results)
         m_results->setInteractiveResult(a);
-    if (!m_pendingView.isEmpty()) {
+    if (!m_session.pendingView.isEmpty()) {
         View v;
-        if (parseResultView(m_pendingView, &v))
+        if (parseResultView(m_session.pendingView, &v))
             showView(v);
-        m_pendingView.clear();
+        m_session.pendingView.clear();
     }
-    if (m_checkSessionAscEval) {
-        m_checkSessionAscEval = false;
+    if (m_session.checkAscEval) {
+        m_session.checkAscEval = false;
         const std::optional<double> now = a->eval->features.ascEval;
-        if (m_sessionAscEval && (!now || std::abs(*now - *m_sessionAscEval) > 1e-12 * std::abs(*m_sessionAscEval)))
-            m_sessionNotes << tr("AsC-Eval from the saved scores is %1, the session saved %2: the grammar, the "
-                                 "category table or the text differs from the one it was saved with.")
-                                  .arg(formatValue(now), formatValue(m_sessionAscEval));
+        if (m_session.ascEval && (!now || std::abs(*now - *m_session.ascEval) > 1e-12 * std::abs(*m_session.ascEval)))
+            m_session.notes << tr("AsC-Eval from the saved scores is %1, the session saved %2: the grammar, the "
+                                  "category table or the text differs from the one it was saved with.")
+                                   .arg(formatValue(now), formatValue(m_session.ascEval));
     }
     QString status = resultStatus(*a);
     if (!a->layoutError.isEmpty())
@@ -355,7 +354,7 @@ void InteractivePage::onAnalysisReady(quint64)
     if (m_host)
         m_host->documentChanged();
     Q_EMIT statusMessage(status);
-    Q_EMIT resultShown();
+    m_state->announceResult(); // resultShown
 }
 
 QString InteractivePage::resultStatus(const Analysis& a)
@@ -419,17 +418,17 @@ QString InteractivePage::modelNote(const Analysis& a) const
 
 void InteractivePage::updateNotice()
 {
-    QStringList lines = m_sessionNotes;
-    if (m_shown)
-        if (const QString m = modelNote(*m_shown); !m.isEmpty())
+    QStringList lines = m_session.notes;
+    if (shown())
+        if (const QString m = modelNote(*shown()); !m.isEmpty())
             lines << m;
-    if (m_shown && m_shown->eval && m_shown->eval->tree.language() != toUtf8(language())) {
-        const LanguageInfo* was = findLanguage(toQString(m_shown->eval->tree.language()));
+    if (shown() && shown()->eval && shown()->eval->tree.language() != toUtf8(language())) {
+        const LanguageInfo* was = findLanguage(toQString(shown()->eval->tree.language()));
         const LanguageInfo* now = findLanguage(language());
         const auto name = [](const LanguageInfo* l, const QString& id) { return l ? toQString(l->name) : id; };
         lines << tr("The result shown was evaluated as %1; the language chosen now is %2. Score evaluates the "
                     "editor's text as %2.")
-                     .arg(name(was, toQString(m_shown->eval->tree.language())), name(now, language()));
+                     .arg(name(was, toQString(shown()->eval->tree.language())), name(now, language()));
     }
     m_notice->setText(lines.join(QLatin1Char('\n')));
     m_notice->setVisible(!lines.isEmpty());
@@ -437,17 +436,70 @@ void InteractivePage::updateNotice()
 
 void InteractivePage::showDerived(AnalysisPtr derived, const QString& what)
 {
-    if (!m_shown)
-        return;
-    m_derived = std::move(derived);
-    m_derivedWhat = m_derived ? what : QString();
-    m_legend->setValueTitle(m_derivedWhat);
+    m_state->showDerived(std::move(derived), what); // drawDisplayed
+}
+
+void InteractivePage::drawDisplayed()
+{
+    m_legend->setValueTitle(m_state->derivedDescription());
     const AnalysisPtr a = displayed();
     m_sequence->setAnalysis(a);
     m_partial->setAnalysis(a);
     m_complete->setAnalysis(a);
     applySelection(); // the views dropped their highlight; the details show the derived values
     updateSummary();
+}
+
+void InteractivePage::setSpanColours(const QColor& rest, const std::vector<SpanColour>& spans, bool inEditor)
+{
+    m_sequence->setOverlay(rest, spans);
+    if (inEditor)
+        setCodeColours(spans);
+}
+
+void InteractivePage::clearSpanColours()
+{
+    setCodeColours({});
+    m_sequence->clearOverlay();
+}
+
+void InteractivePage::paintNodes(const NodePaint& paint)
+{
+    for (AstView* view : {m_partial, m_complete})
+        for (AstNodeItem* item : view->nodeItems()) {
+            const auto [fill, tip] = paint(item->node());
+            item->setBrush(fill);
+            item->setToolTip(tip);
+        }
+}
+
+void InteractivePage::highlightNodes(const QVector<int>& nodes)
+{
+    m_partial->setHighlightedNodes(nodes);
+    m_complete->setHighlightedNodes(nodes);
+}
+
+void InteractivePage::redrawNodes()
+{
+    m_partial->setAnalysis(displayed());
+    m_complete->setAnalysis(displayed());
+}
+
+void InteractivePage::setSignedScale(const QString& title, std::function<QColor(double)> color, double maxAbs,
+                                     const QColor& none, const QString& noneLabel)
+{
+    m_legend->setSignedScale(title, std::move(color), maxAbs, none, noneLabel);
+}
+
+void InteractivePage::setRangeScale(const QString& title, std::function<QColor(double)> color, double lo, double hi,
+                                    const QColor& none, const QString& noneLabel)
+{
+    m_legend->setRangeScale(title, std::move(color), lo, hi, none, noneLabel);
+}
+
+void InteractivePage::clearScale()
+{
+    m_legend->clearSignedScale();
 }
 
 void InteractivePage::updateSummary()
@@ -461,7 +513,8 @@ void InteractivePage::updateSummary()
     const QColor c = ascQColor(r.features.ascEval);
     const double ce = r.scored.crossEntropy();
     const int generated = shown->generatedTokens();
-    QString s = m_derived ? tr("<b>%1</b> &nbsp;·&nbsp; ").arg(m_derivedWhat.toHtmlEscaped()) : QString();
+    QString s = m_state->derived() ? tr("<b>%1</b> &nbsp;·&nbsp; ").arg(m_state->derivedDescription().toHtmlEscaped())
+                                   : QString();
     s += tr("AsC-Eval <span style='background-color:%1; color:%2'>&nbsp;%3&nbsp;</span>")
              .arg(c.name(), textColorOn(c).name(), formatValue(r.features.ascEval));
     s += QStringLiteral(" &nbsp;·&nbsp; ") +
@@ -479,34 +532,25 @@ void InteractivePage::updateSummary()
 
 void InteractivePage::selectNode(int node)
 {
-    if (!m_shown || node < 0 || std::size_t(node) >= m_shown->eval->tree.nodes().size()) {
-        clearSelection();
-        return;
-    }
-    m_selectedNode = node;
-    m_selectedToken = -1;
-    applySelection();
+    m_state->selectNode(node); // drawSelection
 }
 
 void InteractivePage::selectToken(int token)
 {
-    if (!m_shown || token < 0 || std::size_t(token) >= m_shown->eval->scored.tokens.size()) {
-        clearSelection();
-        return;
-    }
-    m_selectedToken = token;
-    m_selectedNode = -1;
-    applySelection();
+    m_state->selectToken(token);
 }
 
 void InteractivePage::clearSelection()
 {
-    m_selectedNode = -1;
-    m_selectedToken = -1;
-    applySelection();
+    m_state->clearSelection();
 }
 
 void InteractivePage::applySelection()
+{
+    m_state->reselect(); // drawSelection, and selectionChanged to whoever follows the selection
+}
+
+void InteractivePage::drawSelection()
 {
     const AnalysisPtr shown = displayed();
     if (!shown) {
@@ -518,19 +562,19 @@ void InteractivePage::applySelection()
         return;
     }
     const EvalResult& r = *shown->eval;
-    if (m_selectedNode >= 0) {
-        const auto& toks = r.nodes[std::size_t(m_selectedNode)].tokens;
+    if (selectedNode() >= 0) {
+        const auto& toks = r.nodes[std::size_t(selectedNode())].tokens;
         m_sequence->setHighlightedTokens(QVector<int>(toks.begin(), toks.end()));
-        m_partial->setHighlightedNodes({m_selectedNode});
-        m_complete->setHighlightedNodes({m_selectedNode});
-        m_details->showNode(shown, m_selectedNode);
-    } else if (m_selectedToken >= 0) {
-        m_sequence->setHighlightedTokens({m_selectedToken});
-        const auto& nodes = r.nodesOfToken[std::size_t(m_selectedToken)];
+        m_partial->setHighlightedNodes({selectedNode()});
+        m_complete->setHighlightedNodes({selectedNode()});
+        m_details->showNode(shown, selectedNode());
+    } else if (selectedToken() >= 0) {
+        m_sequence->setHighlightedTokens({selectedToken()});
+        const auto& nodes = r.nodesOfToken[std::size_t(selectedToken())];
         const QVector<int> ns(nodes.begin(), nodes.end());
         m_partial->setHighlightedNodes(ns);
         m_complete->setHighlightedNodes(ns);
-        m_details->showToken(shown, m_selectedToken);
+        m_details->showToken(shown, selectedToken());
     } else {
         m_sequence->setHighlightedTokens({});
         m_partial->setHighlightedNodes({});
@@ -538,7 +582,6 @@ void InteractivePage::applySelection()
         m_details->showSummary(shown);
     }
     showSelectionInEditor();
-    Q_EMIT selectionChanged(m_selectedNode, m_selectedToken);
 }
 
 } // namespace ascviz::ui

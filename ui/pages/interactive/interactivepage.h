@@ -3,6 +3,8 @@
 // InteractiveEngine's jobs; this widget only shows immutable results.
 #pragma once
 #include "common/analysis.h"
+#include "pages/interactive/interactivestate.h"
+#include "pages/interactive/resultcanvas.h"
 #include "pages/page.h"
 #include "pages/scriptable.h"
 #include "views/sequenceview.h"
@@ -29,6 +31,7 @@ namespace ascviz::ui {
 
 class AstView;
 class DetailsPanel;
+class GenerationBox;
 class LegendWidget;
 class InteractiveEngine;
 class ModelService;
@@ -38,7 +41,9 @@ class SyntaxHighlighter;
 class SequenceView;
 class TextPositions;
 
-class InteractivePage : public QWidget, public Page, public ScriptablePage {
+// The widgets and their drawing; what is shown and selected is m_state's (InteractiveState), which the Inside panel
+// and the Experts view follow, drawing on the views through ResultCanvas only.
+class InteractivePage : public QWidget, public Page, public ScriptablePage, public ResultCanvas {
     Q_OBJECT
 public:
     using View = ResultView;
@@ -59,9 +64,9 @@ public:
     // The prompt boundary in the editor (UTF-8 bytes of its text) while a completion is edited; -1 otherwise.
     qint64 completionBoundary() const;
     // The node at the editor's cursor (tree-sitter-playground style; -1 none), highlighted in the AST views.
-    int cursorNode() const { return m_cursorNode; }
-    QSpinBox* maxNewTokensBox() const { return m_maxTokens; }
-    QComboBox* decodingBox() const { return m_decoding; }
+    int cursorNode() const { return m_link.cursorNode; }
+    QSpinBox* maxNewTokensBox() const;
+    QComboBox* decodingBox() const;
     QComboBox* aggregationBox() const { return m_aggregation; }
     QComboBox* aggregationScopeBox() const { return m_scope; } // θ over tokens | children
     SequenceView* sequenceView() const { return m_sequence; }
@@ -75,7 +80,7 @@ public:
     InteractiveEngine* engine() const { return m_engine; }
     // The language chooser (registry languages; the default at first).
     QComboBox* languageBox() const { return m_languageBox; }
-    QString language() const;
+    QString language() const override;
     void setLanguage(const QString& id) override;
     // Puts a source file in the editor; its extension chooses the language when a registered one claims it.
     // Refuses (false, *error names the size and the limit) a file over kMaxEditorFileBytes (docs/limits.md),
@@ -101,25 +106,37 @@ public:
     // under the selection mark, while the editor holds the shown text or its beginning (the prompt of a generated
     // text); a later span wins where spans overlap. Empty clears; editing the text or a new result clears too.
     void setCodeColours(std::vector<SpanColour> spans);
-    const std::vector<SpanColour>& codeColours() const { return m_codeColours; }
+    // --- ResultCanvas (the Inside panel's and the Experts view's way to the views)
+    InteractiveState* state() const override { return m_state; }
+    void setSpanColours(const QColor& rest, const std::vector<SpanColour>& spans, bool inEditor) override;
+    void clearSpanColours() override;
+    void paintNodes(const NodePaint& paint) override;
+    void highlightNodes(const QVector<int>& nodes) override;
+    void redrawNodes() override;
+    void setSignedScale(const QString& title, std::function<QColor(double)> color, double maxAbs, const QColor& none,
+                        const QString& noneLabel) override;
+    void setRangeScale(const QString& title, std::function<QColor(double)> color, double lo, double hi,
+                       const QColor& none, const QString& noneLabel) override;
+    void clearScale() override;
+    const std::vector<SpanColour>& codeColours() const { return m_link.codeColours; }
 
     // The result the views show (null before the first one).
-    AnalysisPtr shown() const { return m_shown; }
+    AnalysisPtr shown() const { return m_state->shown(); }
     // A copy of the shown result with other values (the layer lens's NtP_ℓ / AsC-Eval_ℓ at the Inside panel's
     // slider): the three views, the details, the summary line and the legend show it, `what` names it in the
     // summary and the legend ("layer 3 of 8"). Null, or a new result, shows the result itself again.
     void showDerived(AnalysisPtr derived, const QString& what);
     // What the views, the details and the summary show: the derived copy while there is one, else shown().
-    AnalysisPtr displayed() const { return m_derived ? m_derived : m_shown; }
-    QString derivedDescription() const { return m_derived ? m_derivedWhat : QString(); }
+    AnalysisPtr displayed() const { return m_state->displayed(); }
+    QString derivedDescription() const { return m_state->derivedDescription(); }
     QLabel* summaryLabel() const { return m_summary; }
 
     // Linked selection.
     void selectNode(int node) override;
     void selectToken(int token) override;
     void clearSelection();
-    int selectedNode() const { return m_selectedNode; }
-    int selectedToken() const { return m_selectedToken; }
+    int selectedNode() const { return m_state->selectedNode(); }
+    int selectedToken() const { return m_state->selectedToken(); }
 
     // Exports of the shown result; false with a message on failure.
     bool exportSvg(const QString& path, View v, QString* error = nullptr) const;
@@ -154,14 +171,14 @@ public:
     bool exportTo(ExportKind kind, const QString& path, QString* error) override;
     bool exportsFigure(ExportKind kind) const override
     {
-        return (kind == ExportKind::Svg || kind == ExportKind::Pdf) && m_shown;
+        return (kind == ExportKind::Svg || kind == ExportKind::Pdf) && shown();
     }
     void setFigureOptions(const FigureExportOptions& options) override;
     bool hasSession() const override { return true; }
     bool restoreSession(const QString& path, QString* error) override { return openSession(path, error); }
-    QString documentPath() const override { return m_documentPath; }
-    bool isDocumentModified() const override { return m_modified || hasUnsavedResult(); }
-    bool hasUnsavedResult() const override { return m_shown && m_resultUnsaved; }
+    QString documentPath() const override { return m_document.path; }
+    bool isDocumentModified() const override { return m_document.modified || hasUnsavedResult(); }
+    bool hasUnsavedResult() const override { return shown() && m_document.resultUnsaved; }
     bool openDocument(const QString& path, QString* error) override { return openPromptFile(path, error); }
     void onModelChanged() override
     {
@@ -212,7 +229,9 @@ private:
     void onScoringStopped(quint64 job);
     void updateSummary();
     static QString resultStatus(const Analysis& a);
-    void applySelection();
+    void applySelection(); // m_state->reselect()
+    void drawSelection();  // the views, the details and the editor show m_state's selection
+    void drawDisplayed();  // the views show m_state's displayed result
     void setCategoryLabel();
     void applyLanguage();
     void restoreCategories(const SessionData& s, QStringList* notes);
@@ -228,6 +247,7 @@ private:
     // The shown text's positions when the editor holds exactly that text, else null (cached per result and edit).
     const TextPositions* editorShowsResult() const;
 
+    InteractiveState* m_state; // what is shown and selected
     InteractiveEngine* m_engine;
     PageHost* m_host = nullptr;
     ResultStore* m_results;
@@ -235,12 +255,7 @@ private:
     QComboBox* m_languageBox = nullptr;
     QList<QAction*> m_menuActions;
     PromptEditor* m_editor = nullptr;
-    QSpinBox* m_maxTokens = nullptr;
-    QComboBox* m_decoding = nullptr;
-    QDoubleSpinBox* m_temperature = nullptr;
-    QDoubleSpinBox* m_topP = nullptr;
-    QSpinBox* m_topK = nullptr;
-    QSpinBox* m_seed = nullptr;
+    GenerationBox* m_generation = nullptr; // max new tokens, decoding, temperature, top-p, top-k, seed
     QComboBox* m_aggregation = nullptr;
     QComboBox* m_scope = nullptr;
     QLineEdit* m_categoryLabel = nullptr;
@@ -259,32 +274,35 @@ private:
     LegendWidget* m_legend = nullptr;
     DetailsPanel* m_details = nullptr;
 
-    AnalysisPtr m_shown;
     std::shared_ptr<FigureExportOptions> m_figureOptions; // File › Export's figure options (none: render's SVG)
-    AnalysisPtr m_derived;                                // showDerived
-    QString m_derivedWhat;
-    int m_selectedNode = -1;
-    int m_selectedToken = -1;
     int m_streamed = 0;
-    QString m_pendingView; // a view requested by a session being opened
-    // A session being opened: its AsC-Eval as saved (checked against the recomputed one when it is shown).
-    bool m_checkSessionAscEval = false;
-    std::optional<double> m_sessionAscEval;
-    QStringList m_sessionNotes; // what the session did not record or could not restore (until a model job)
-
-    // The file or session in the editor (set by opening/saving; mutable: saving a session is const) and
-    // whether the editor or the result changed since.
-    mutable QString m_documentPath;
-    mutable bool m_modified = false;
-    mutable bool m_resultUnsaved = false; // the shown result came from the model and is in no session file
-    bool m_settingText = false;           // the page itself is putting text in the editor
-    bool m_stopping = false;              // Stop was pressed; the job has not stopped yet
-    bool m_keepShownLanguage = false;     // openPromptFile changes the language: the shown result is not re-parsed
-    bool m_syncingEditor = false;         // the page moves the editor's cursor (not the user)
-    int m_cursorNode = -1;
-    std::vector<SpanColour> m_codeColours; // setCodeColours
-    std::optional<QTextCursor> m_boundary; // the prompt boundary while a completion is edited (follows edits)
-    mutable std::shared_ptr<std::pair<AnalysisPtr, std::shared_ptr<TextPositions>>> m_shownPositions;
+    bool m_stopping = false;          // Stop was pressed; the job has not stopped yet
+    bool m_keepShownLanguage = false; // openPromptFile changes the language: the shown result is not re-parsed
+    // A session being opened, until the next model job: the view it asks for, its AsC-Eval as saved (checked
+    // against the recomputed one when it is shown), what it did not record or could not restore.
+    struct SessionCheck {
+        QString pendingView;
+        bool checkAscEval = false;
+        std::optional<double> ascEval;
+        QStringList notes;
+    } m_session;
+    // The file or session in the editor (set by opening/saving; mutable: saving a session is const) and whether
+    // the editor or the result changed since.
+    struct Document {
+        QString path;
+        bool modified = false;
+        bool resultUnsaved = false; // the shown result came from the model and is in no session file
+    };
+    mutable Document m_document;
+    // The editor and the views following each other (editorlink.cpp).
+    struct EditorLink {
+        bool settingText = false; // the page itself is putting text in the editor
+        bool syncing = false;     // the page moves the editor's cursor (not the user)
+        int cursorNode = -1;
+        std::vector<SpanColour> codeColours; // setCodeColours
+        std::optional<QTextCursor> boundary; // the prompt boundary while a completion is edited (follows edits)
+        mutable std::shared_ptr<std::pair<AnalysisPtr, std::shared_ptr<TextPositions>>> positions; // per result, edit
+    } m_link;
 };
 
 } // namespace ascviz::ui

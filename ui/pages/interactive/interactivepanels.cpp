@@ -1,3 +1,4 @@
+#include "pages/interactive/generationbox.h"
 #include "pages/interactive/interactivepage.h"
 #include "pages/interactive/prompteditor.h"
 
@@ -96,42 +97,8 @@ QWidget* InteractivePage::buildControls()
     connect(m_languageBox, &QComboBox::currentIndexChanged, this, [this](int) { applyLanguage(); });
     v->addWidget(m_editor, 1);
 
-    auto* gen = new QGroupBox(tr("Generation"), w);
-    auto* form = new QFormLayout(gen);
-    form->setFieldGrowthPolicy(QFormLayout::ExpandingFieldsGrow);
-    m_maxTokens = new QSpinBox(gen);
-    m_maxTokens->setRange(1, 4096);
-    m_maxTokens->setValue(64);
-    m_decoding = new QComboBox(gen);
-    m_decoding->addItem(tr("Greedy"));
-    m_decoding->addItem(tr("Sampling"));
-    m_temperature = new QDoubleSpinBox(gen);
-    m_temperature->setRange(0.05, 5.0);
-    m_temperature->setSingleStep(0.1);
-    m_temperature->setValue(1.0);
-    m_topP = new QDoubleSpinBox(gen);
-    m_topP->setRange(0.01, 1.0);
-    m_topP->setSingleStep(0.05);
-    m_topP->setValue(1.0);
-    m_topK = new QSpinBox(gen);
-    m_topK->setRange(0, 100000);
-    m_topK->setSpecialValueText(tr("off"));
-    m_seed = new QSpinBox(gen);
-    m_seed->setRange(0, std::numeric_limits<int>::max());
-    form->addRow(tr("Max new tokens"), m_maxTokens);
-    form->addRow(tr("Decoding"), m_decoding);
-    form->addRow(tr("Temperature"), m_temperature);
-    form->addRow(tr("Top-p"), m_topP);
-    form->addRow(tr("Top-k"), m_topK);
-    form->addRow(tr("Seed"), m_seed);
-    v->addWidget(gen);
-    auto syncSampling = [this] {
-        const bool sampling = m_decoding->currentIndex() == 1;
-        for (QWidget* x : std::initializer_list<QWidget*>{m_temperature, m_topP, m_topK, m_seed})
-            x->setEnabled(sampling);
-    };
-    connect(m_decoding, &QComboBox::currentIndexChanged, this, syncSampling);
-    syncSampling();
+    m_generation = new GenerationBox(w);
+    v->addWidget(m_generation);
 
     auto* ev = new QGroupBox(tr("Evaluation"), w);
     auto* evForm = new QFormLayout(ev);
