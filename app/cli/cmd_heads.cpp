@@ -335,6 +335,9 @@ int cmdAnalyzeHeads(Args& args)
                                          "layers, max k or shard differ): start a new --partial database",
                                      ErrorContext(*partial));
                 done = got.ids;
+                // --limit is no setting: the resumed run may plan more (or fewer) texts than the first call
+                if (got.plannedTexts != planned)
+                    db->setMeta("planned", std::to_string(planned));
             } else if (fs::exists(*partial, ec)) {
                 throw InputError("heads run database " + *partial + " already exists; use --resume to continue it",
                                  ErrorContext(*partial));
@@ -392,6 +395,10 @@ int cmdAnalyzeHeads(Args& args)
             return ItemOutcome{e->id, true, static_cast<int64_t>(s.tokens.size())};
         });
         std::signal(SIGINT, SIG_DFL);
+        // A finished run whose texts over the size limit were left out holds all it will: its plan is what it
+        // holds (a merge takes it as complete).
+        if (db && !g_stop && skipped > 0)
+            db->setMeta("planned", std::to_string(db->count()));
         if (g_stop)
             std::cerr << "analyze heads: interrupted after " << scored << " snippets"
                       << (partial ? "; continue with --resume" : "") << '\n';

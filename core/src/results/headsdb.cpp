@@ -109,6 +109,15 @@ std::map<std::string, std::string> HeadsDb::meta() const
     return m;
 }
 
+void HeadsDb::setMeta(const std::string& key, const std::string& value) const
+{
+    sqlite::Transaction tx(m_db);
+    sqlite::Stmt(m_db, "INSERT OR REPLACE INTO heads_meta(key, value) VALUES(?, ?)", "writing the run's settings")
+        .bindAll(key, value)
+        .run();
+    tx.commit();
+}
+
 void HeadsDb::insert(const std::string& id, const std::string& record) const
 {
     sqlite::Transaction tx(m_db);

@@ -33,7 +33,8 @@ public:
     static bool isHeadsDb(const std::filesystem::path& path);
 
     std::map<std::string, std::string> meta() const;
-    void insert(const std::string& id, const std::string& record) const; // one transaction
+    void setMeta(const std::string& key, const std::string& value) const; // one transaction
+    void insert(const std::string& id, const std::string& record) const;  // one transaction
     std::set<std::string> ids() const;
     int count() const;
     // Every text's id and record, in the order written.
