@@ -15,7 +15,6 @@
 #include "ascviz/results/headsdb.h"
 #include "ascviz/syntax/language.h"
 
-#include <csignal>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -108,12 +107,6 @@ std::vector<std::string> unitTexts(const std::vector<std::string>& tokenTexts, c
         out.push_back(std::move(t));
     }
     return out;
-}
-
-std::atomic<bool> g_stop{false};
-extern "C" void onInterrupt(int)
-{
-    g_stop = true;
 }
 
 } // namespace
@@ -346,11 +339,11 @@ int cmdAnalyzeHeads(Args& args)
                 lock.emplace(*partial, "analyze heads run");
             }
         }
-        std::signal(SIGINT, onInterrupt);
+        std::optional<InterruptScope> interrupt(std::in_place);
         int skipped = 0, scored = 0;
         const RunQueue queue = pendingItems(slice.mine, [&](int i) { return done.count(entryAt(i).id) > 0; });
         RunControls controls;
-        controls.cancel = &g_stop;
+        controls.cancel = InterruptScope::cancelFlag();
         controls.progress = [&](const RunProgress& p) {
             if (p.done > p.resumed && p.done % 50 == 0)
                 std::cerr << "analyze heads: " << p.done << " / " << p.total << " snippets\n";
@@ -394,12 +387,13 @@ int cmdAnalyzeHeads(Args& args)
             ++scored;
             return ItemOutcome{e->id, true, static_cast<int64_t>(s.tokens.size())};
         });
-        std::signal(SIGINT, SIG_DFL);
+        const bool interrupted = InterruptScope::interrupted();
+        interrupt.reset();
         // A finished run whose texts over the size limit were left out holds all it will: its plan is what it
         // holds (a merge takes it as complete).
-        if (db && !g_stop && skipped > 0)
+        if (db && !interrupted && skipped > 0)
             db->setMeta("planned", std::to_string(db->count()));
-        if (g_stop)
+        if (interrupted)
             std::cerr << "analyze heads: interrupted after " << scored << " snippets"
                       << (partial ? "; continue with --resume" : "") << '\n';
         if (tally.texts() == 0)
