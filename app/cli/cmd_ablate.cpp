@@ -8,6 +8,7 @@
 #include "ascviz/attention/headscore.h"
 #include "ascviz/attention/relations.h"
 #include "ascviz/base/error.h"
+#include "ascviz/corpusrun/engine.h"
 #include "ascviz/eval/eval.h"
 #include "ascviz/model/ablation.h"
 
@@ -187,17 +188,35 @@ int cmdAblate(Args& args)
     if (top)
         heads = bestHeadsFor(*model, texts, *relation, topN, selection);
 
-    // Every snippet under one head set (mean ablation: each snippet's own means).
-    std::size_t done = 0;
+    // Every snippet under one head set (mean ablation: each snippet's own means). Progress and Ctrl-C through
+    // the corpus-run engine's types (corpusrun/engine.h), as every corpus loop reports them; nothing is stored,
+    // so an interrupted run writes nothing.
     const std::size_t total = texts.size() * (1 + (control ? static_cast<std::size_t>(draws) : 0));
+    InterruptScope interrupt;
+    RunControls controls;
+    controls.cancel = InterruptScope::cancelFlag();
+    controls.progress = [&](const RunProgress& p) {
+        if (!quiet && p.done > 0)
+            std::cerr << "\rablate: " << p.done << "/" << p.total << " ablated snippets" << std::flush;
+    };
+    ProgressClock clock(controls, static_cast<int>(total), 0);
+    auto next = [&] {
+        if (!clock.waitWhilePaused())
+            throw InputError("ablate: interrupted after " + std::to_string(clock.progress().done) + " of " +
+                             std::to_string(total) + " ablated snippets; nothing written");
+    };
+    auto counted = [&] {
+        ++clock.progress().done;
+        clock.emit({});
+    };
     auto under = [&](const std::vector<AttentionHead>& set) {
         std::vector<AblationSnippet> out;
         const auto zero = mode == AblationMode::Zero ? withAblatedHeads(*model, set) : nullptr;
         for (const auto& t : texts) {
+            next();
             const auto ablated = zero ? nullptr : withAblatedHeads(*model, set, meanHeadOutputs(*model, t.code, set));
             out.push_back({t.clean, valuesUnder(zero ? *zero : *ablated, t, relation.has_value())});
-            if (!quiet)
-                std::cerr << "\rablate: " << ++done << "/" << total << " ablated snippets" << std::flush;
+            counted();
         }
         return out;
     };
@@ -206,9 +225,9 @@ int cmdAblate(Args& args)
         std::vector<AblationSnippet> out;
         const auto ablated = withAblatedExperts(*model, set);
         for (const auto& t : texts) {
+            next();
             out.push_back({t.clean, valuesUnder(*ablated, t, relation.has_value())});
-            if (!quiet)
-                std::cerr << "\rablate: " << ++done << "/" << total << " ablated snippets" << std::flush;
+            counted();
         }
         return out;
     };

@@ -80,7 +80,7 @@ const std::vector<AnalyzeSubcommand>& analyzeSubcommands()
          true, cmdAnalyzeExperts},
         {"heads",
          "--model M --corpus C [--relations codesyntax|fields] [--top-k 1,3,10,20] [--metric first|last|any]\n"
-         "[--min-count N] [--json | --table 3|5|6 | --latex OUT] [--partial P.jsonl [--resume]] [--shard I/N]\n"
+         "[--min-count N] [--json | --table 3|5|6 | --latex OUT] [--partial P.db [--resume]] [--shard I/N]\n"
          "| heads --from P1,P2",
          "attention heads vs syntax relations (method.md 11): best head per relation, offset and\n"
          "             keyword baselines (greedy for k >= 2), Diff, the model's score\n"
@@ -90,8 +90,9 @@ const std::vector<AnalyzeSubcommand>& analyzeSubcommands()
          "                 over tokens (the default for other languages)\n"
          "    --table 3|5|6: the paper's table in its layout (5: --metric any)   --json\n"
          "    --latex FILE (Tables 3 and 6; with --table that table)   --limit N   --shard I/N   --language L\n"
-         "    --partial P.jsonl [--resume]: one line per snippet, continued by --resume; --from P1,P2: tally\n"
-         "    partial files (shards) without a model\n"
+         "    --partial P.db [--resume]: the run's heads database (one row per snippet), continued by\n"
+         "                 --resume; merge --out ALL.db P0.db P1.db joins shards; --from P1,P2: tally the\n"
+         "                 databases (or old JSON Lines partial files) without a model\n"
          "    --svg OUT | --pdf OUT [--relation TYPE]: the layer x head heat map (default: the model score),\n"
          "                 with --width-mm W --font-pt P --no-title --legend right|bottom|none\n",
          true, cmdAnalyzeHeads},

@@ -218,12 +218,17 @@ int cmdMerge(Args& args)
     if (inputs.empty())
         throw UsageError("merge needs the shard databases: ascviz-cli merge --out ALL.db SHARD.db...");
     std::vector<fs::path> paths(inputs.begin(), inputs.end());
-    // One merge for every kind of run: the kind of the shards picks it (batch or galeras).
+    // One merge for every kind of run: the kind of the shards picks it (batch, galeras or heads).
     const RunMergeReport merged = mergeRuns(out, paths, [&](const std::string& line) {
         if (!quiet)
             std::cerr << "merge: " << line << '\n';
     });
     const MergeReport& r = merged.merged;
+    if (merged.kind == RunKind::Heads) {
+        std::cerr << "merge: wrote " << r.out.string() << ": " << r.snippets << " heads texts from " << r.shards
+                  << " shards\n";
+        return 0;
+    }
     if (merged.kind == RunKind::Galeras) {
         std::cerr << "merge: wrote " << r.out.string() << ": " << r.snippets << " Galeras rows from " << r.shards
                   << " shards\n";

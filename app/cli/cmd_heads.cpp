@@ -12,9 +12,9 @@
 #include "ascviz/corpusrun/engine.h"
 #include "ascviz/figure/heads.h"
 #include "ascviz/model/observer.h"
+#include "ascviz/results/headsdb.h"
 #include "ascviz/syntax/language.h"
 
-#include <csignal>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -107,12 +107,6 @@ std::vector<std::string> unitTexts(const std::vector<std::string>& tokenTexts, c
         out.push_back(std::move(t));
     }
     return out;
-}
-
-std::atomic<bool> g_stop{false};
-extern "C" void onInterrupt(int)
-{
-    g_stop = true;
 }
 
 } // namespace
@@ -313,33 +307,47 @@ int cmdAnalyzeHeads(Args& args)
                                  shard.whole() ? std::string() : shard.toString(),
                                  set.name()};
         const int planned = static_cast<int>(slice.mine.size());
+        // The run's database (results/headsdb.h): created with the settings, or continued (--resume) when its
+        // settings (the corpus's fingerprint among them) are this run's; one writer per file (RunLock).
         std::set<std::string> done;
-        std::optional<HeadPartialWriter> partialOut;
+        std::optional<RunLock> lock;
+        std::optional<HeadsDb> db;
         if (partial) {
             std::error_code ec;
             if (resume) {
+                if (fs::exists(*partial, ec) && !HeadsDb::isHeadsDb(*partial))
+                    throw InputError(*partial + " is not a heads run database: a JSON Lines partial file of an "
+                                                "earlier build (ascviz-heads-partial, version 1) is read by --from "
+                                                "but not continued; start a new --partial database",
+                                     ErrorContext(*partial));
+                lock.emplace(*partial, "analyze heads run");
+                db.emplace(HeadsDb::open(*partial, true));
                 const auto got = readHeadPartial(*partial, &tally);
                 if (!(got.settings == settings))
                     throw InputError(*partial + " is a run of other settings (model, language, metric, corpus, " +
-                                         "layers, max k or shard differ): start a new --partial file",
+                                         "layers, max k or shard differ): start a new --partial database",
                                      ErrorContext(*partial));
-                if (!got.warning.empty())
-                    std::cerr << "analyze heads: warning: " << got.warning << '\n';
                 done = got.ids;
-                partialOut.emplace(*partial, &got);
+                // --limit is no setting: the resumed run may plan more (or fewer) texts than the first call
+                if (got.plannedTexts != planned)
+                    db->setMeta("planned", std::to_string(planned));
             } else if (fs::exists(*partial, ec)) {
-                throw InputError("partial file " + *partial + " already exists; use --resume to continue it",
+                throw InputError("heads run database " + *partial + " already exists; use --resume to continue it",
                                  ErrorContext(*partial));
             } else {
-                partialOut.emplace(*partial, nullptr);
-                partialOut->append(headRunSettingsJson(settings, planned));
+                db.emplace(HeadsDb::create(*partial, headRunMeta(settings, planned)));
+                lock.emplace(*partial, "analyze heads run");
             }
         }
-        std::signal(SIGINT, onInterrupt);
+        std::optional<InterruptScope> interrupt(std::in_place);
         int skipped = 0, scored = 0;
         const RunQueue queue = pendingItems(slice.mine, [&](int i) { return done.count(entryAt(i).id) > 0; });
         RunControls controls;
-        controls.cancel = &g_stop;
+        controls.cancel = InterruptScope::cancelFlag();
+        controls.progress = [&](const RunProgress& p) {
+            if (p.done > p.resumed && p.done % 50 == 0)
+                std::cerr << "analyze heads: " << p.done << " / " << p.total << " snippets\n";
+        };
         ProgressClock clock(controls, queue.total, queue.resumed);
         runItems(clock, queue, [&](int i) -> std::optional<ItemOutcome> {
             const CorpusEntry* e = &entryAt(i);
@@ -373,16 +381,19 @@ int cmdAnalyzeHeads(Args& args)
             for (const auto& t : s.tokens)
                 texts.push_back(s.text.substr(t.start, t.end - t.start));
             const TextRecord rec = tally.record(e->id, rels, unitTexts(texts, te.words), scorer);
+            if (db)
+                db->insert(rec.id, textRecordJson(rec).dump()); // one transaction: a kill keeps whole records
             tally.add(rec);
-            if (partialOut)
-                partialOut->append(textRecordJson(rec)); // one write: a kill keeps whole records
             ++scored;
-            if (scored % 50 == 0)
-                std::cerr << "analyze heads: " << scored << " / " << planned << " snippets\n";
             return ItemOutcome{e->id, true, static_cast<int64_t>(s.tokens.size())};
         });
-        std::signal(SIGINT, SIG_DFL);
-        if (g_stop)
+        const bool interrupted = InterruptScope::interrupted();
+        interrupt.reset();
+        // A finished run whose texts over the size limit were left out holds all it will: its plan is what it
+        // holds (a merge takes it as complete).
+        if (db && !interrupted && skipped > 0)
+            db->setMeta("planned", std::to_string(db->count()));
+        if (interrupted)
             std::cerr << "analyze heads: interrupted after " << scored << " snippets"
                       << (partial ? "; continue with --resume" : "") << '\n';
         if (tally.texts() == 0)

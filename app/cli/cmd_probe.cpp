@@ -6,6 +6,7 @@
 
 #include "ascviz/analysis/ablationtable.h"
 #include "ascviz/base/error.h"
+#include "ascviz/corpusrun/engine.h"
 #include "ascviz/eval/eval.h"
 #include "ascviz/syntax/rewrite.h"
 
@@ -42,18 +43,29 @@ int cmdProbe(Args& args)
     std::map<std::string, CategoryMap> tables;
     std::vector<AblationSnippet> rows;
     std::vector<std::string> order;
-    int seen = 0, unchanged = 0, rejected = 0, skipped = 0, edits = 0;
+    int unchanged = 0, rejected = 0, skipped = 0, edits = 0;
     json rejections = json::array();
-    for (const auto& e : corpus.entries) {
-        if (limit > 0 && seen >= limit)
-            break;
-        ++seen;
+    // The corpus-run engine's loop (corpusrun/engine.h): the first --limit snippets, progress and Ctrl-C
+    // (stop after the current snippet) as every corpus loop reports them; nothing is stored, so no resume.
+    const RunSlice slice = planSlice(static_cast<int>(corpus.entries.size()), limit, ShardSpec{});
+    const int seen = static_cast<int>(slice.mine.size());
+    const RunQueue queue = pendingItems(slice.mine, [](int) { return false; });
+    InterruptScope interrupt;
+    RunControls controls;
+    controls.cancel = InterruptScope::cancelFlag();
+    controls.progress = [&](const RunProgress&) {
+        if (!quiet && !rows.empty())
+            std::cerr << "\rprobe: " << rows.size() << " snippets rewritten and scored" << std::flush;
+    };
+    ProgressClock clock(controls, queue.total, queue.resumed);
+    const RunTally tally = runItems(clock, queue, [&](int i) -> std::optional<ItemOutcome> {
+        const CorpusEntry& e = corpus.entries[static_cast<std::size_t>(i)];
         try {
             const SyntaxTree tree = parseForEval(e.language, e.code);
             const RewriteResult rw = rewriteSnippet(tree, kind);
             if (rw.edits == 0) {
                 ++unchanged;
-                continue;
+                return ItemOutcome{e.id, true, 0};
             }
             if (!rw.sameShape) {
                 ++rejected;
@@ -61,28 +73,33 @@ int cmdProbe(Args& args)
                 if (!quiet)
                     std::cerr << "probe: snippet " << e.id << ": the rewrite changes the tree (" << rw.difference
                               << "); left out\n";
-                continue;
+                return ItemOutcome{e.id, true, 0};
             }
             auto it = tables.find(e.language);
             if (it == tables.end())
                 it = tables.emplace(e.language, CategoryMap::forLanguage(e.language)).first;
             if (order.empty())
                 order = it->second.categories();
-            const EvalResult before = evaluate(model->score(e.code), tree, Aggregation::Median, it->second);
+            const ScoredText original = model->score(e.code);
+            const ScoredText rewritten = model->score(rw.text);
+            const EvalResult before = evaluate(original, tree, Aggregation::Median, it->second);
             const EvalResult after =
-                evaluate(model->score(rw.text), parseForEval(e.language, rw.text), Aggregation::Median, it->second);
+                evaluate(rewritten, parseForEval(e.language, rw.text), Aggregation::Median, it->second);
             rows.push_back({categoryMeans(before), categoryMeans(after)});
             edits += rw.edits;
-            if (!quiet)
-                std::cerr << "\rprobe: " << rows.size() << " snippets rewritten and scored" << std::flush;
+            return ItemOutcome{e.id, true, static_cast<int64_t>(original.tokens.size() + rewritten.tokens.size())};
         } catch (const InputError& err) {
             ++skipped;
             if (!quiet)
                 std::cerr << "\nprobe: snippet " << e.id << " skipped: " << err.what() << '\n';
+            return ItemOutcome{e.id, false, 0};
         }
-    }
+    });
     if (!quiet)
         std::cerr << '\n';
+    if (tally.cancelled)
+        throw InputError("probe: interrupted after " + std::to_string(tally.stored) + " of " + std::to_string(seen) +
+                         " snippets; nothing written");
     if (rows.empty())
         throw InputError("probe: no snippet of " + corpusArg + " was changed by the " + toString(kind) +
                          " rewrite and kept its tree (" + std::to_string(unchanged) + " unchanged, " +

@@ -6,6 +6,7 @@
 
 #include <climits>
 #include <cmath>
+#include <csignal>
 #include <fstream>
 #include <iostream>
 
@@ -136,6 +137,36 @@ void samplingOptions(Args& args, GenerationSettings& g, const std::string& seedF
         throw UsageError("--top-p must be in (0, 1]");
     if (g.topK < 0)
         throw UsageError("--top-k must be >= 0");
+}
+
+namespace {
+std::atomic<bool> g_interrupted{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
+extern "C" void onInterruptSignal(int sig)
+{
+    if (g_interrupted.load()) {
+        std::signal(sig, SIG_DFL);
+        std::raise(sig);
+        return;
+    }
+    g_interrupted.store(true);
+}
+} // namespace
+
+InterruptScope::InterruptScope()
+{
+    g_interrupted = false;
+    std::signal(SIGINT, onInterruptSignal);
+}
+
+InterruptScope::~InterruptScope()
+{
+    std::signal(SIGINT, SIG_DFL);
+}
+
+const std::atomic<bool>* InterruptScope::cancelFlag()
+{
+    return &g_interrupted;
 }
 
 } // namespace ascviz::cli

@@ -9,6 +9,7 @@
 #include "ascviz/results/corpus.h"
 #include "ascviz/results/shards.h"
 
+#include <atomic>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -47,5 +48,18 @@ ShardSpec shardOption(const std::optional<std::string>& value);
 // option is given), read into g and checked; UsageError naming the option (a number expected, --greedy with a
 // sampling option, T <= 0, P outside (0, 1], K < 0).
 void samplingOptions(Args& args, GenerationSettings& g, const std::string& seedFlag);
+
+// Ctrl-C (SIGINT) during a corpus loop on the corpus-run engine: while an InterruptScope lives, the signal sets
+// cancelFlag() (the engine's RunControls::cancel: the loop stops after the current item) instead of ending the
+// process; a second Ctrl-C ends it at once. The scope restores the default on exit.
+class InterruptScope {
+public:
+    InterruptScope();
+    ~InterruptScope();
+    InterruptScope(const InterruptScope&) = delete;
+    InterruptScope& operator=(const InterruptScope&) = delete;
+    static const std::atomic<bool>* cancelFlag();
+    static bool interrupted() { return cancelFlag()->load(); }
+};
 
 } // namespace ascviz::cli

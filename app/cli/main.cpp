@@ -320,11 +320,12 @@ const std::map<std::string, CommandHelp>& commandHelp()
           true}},
         {"merge",
          {"ascviz-cli merge --out ALL.db SHARD.db... [--quiet]",
-          "  joins the shard databases of one run (batch --shard I/N or galeras run --shard I/N, every I of N\n"
+          "  joins the shard databases of one run (batch --shard I/N, galeras run --shard I/N or analyze heads\n"
+          "  --shard I/N --partial P.db, every I of N\n"
           "  once) into one database equal to a single-machine run; the kind of run is read from the files\n"
           "  (galeras merge is the same for Galeras runs); refuses (exit 1, nothing written) missing, duplicate\n"
           "  or incomplete shards, shards of different kinds, and shards of another corpus, model, language,\n"
-          "  aggregation or size (Galeras: another setting of the run)\n"
+          "  aggregation or size (Galeras, heads: another setting of the run)\n"
           "  --out ALL.db       the merged database (must not exist)\n",
           false}},
         {"slurm",

@@ -25,7 +25,7 @@ def _counts(values: Sequence[int], name: str) -> List[int]:
 
 
 def heads(partials: Sequence[PathLike], *, top_k: Sequence[int] = (1, 3, 10, 20), min_count: int = 20) -> pd.DataFrame:
-    """Attention heads vs syntax relations (method.md §11) from the partial files of earlier runs, as
+    """Attention heads vs syntax relations (method.md §11) from the run databases of earlier runs, as
     `ascviz-cli analyze heads --from P1,P2 --json`: one row per relation type: relation, count,
     outside_window, mean_offset, layer and head (the best head), and per k of top_k: head_top<k> (the best
     head's score), offset_top<k>, keyword_top<k>, combined_top<k> (the baselines) and diff_top<k>."""

@@ -1,22 +1,18 @@
 // Hostile partial files of `analyze heads` (issue 39): sizes a header or record claims are bounded before
 // anything is allocated (no int overflow in the tally), a line without end is refused, a record that does not
-// fit names the file and line, a cut last line is dropped with a warning, and the writer puts each record in
-// one write and reports a write that fails.
+// fit names the file and line, a cut last line is dropped with a warning (the JSON Lines files of earlier builds,
+// still read); the run database of later builds reads the same way.
 #include "ascviz/attention/headpartial.h"
 #include "ascviz/base/error.h"
+#include "ascviz/results/headsdb.h"
 
 #include "testdata.h"
 
 #include <gtest/gtest.h>
 
-#include <csignal>
 #include <fstream>
 #include <sstream>
 #include <streambuf>
-
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace {
 
@@ -171,64 +167,44 @@ TEST(HeadPartial, ACutLastLineIsDroppedWithAWarning)
     EXPECT_EQ(k.completeBytes, noBreak.size());
 }
 
-TEST(HeadPartial, AResumedWriterCutsTheTornLineAndAppendsWholeLines)
+// The run database (results/headsdb.h) reads as the partial file did: the settings from its meta, the records
+// tallied; a record of another text or one that is not JSON is refused naming the file and the text.
+TEST(HeadPartial, AHeadsRunDatabaseReadsLikeAPartialFile)
 {
     ascviz::testdata::TempDir dir("headpartial");
-    const auto file = dir / "p.jsonl";
+    const auto file = dir / "run.db";
+    const ascviz::HeadRunSettings s{"m", "python", "first", "c", 1, 3, "0/2", "fields"};
     {
-        ascviz::HeadPartialWriter w(file, nullptr);
-        w.append(nlohmann::json::parse(header(1, 3)));
-        w.append(nlohmann::json::parse(record("a", "00")));
-    }
-    {
-        std::ofstream(file, std::ios::app | std::ios::binary) << record("b", "01").substr(0, 15); // a killed write
-    }
-    const auto got = ascviz::readHeadPartial(file, nullptr);
-    ASSERT_EQ(got.tornLine, 3u);
-    {
-        ascviz::HeadPartialWriter w(file, &got);
-        w.append(nlohmann::json::parse(record("b", "01")));
+        const auto db = ascviz::HeadsDb::create(file, ascviz::headRunMeta(s, 2));
+        db.insert("a", nlohmann::json::parse(record("a", "00")).dump());
+        db.insert("b", nlohmann::json::parse(record("b", "01")).dump());
     }
     HeadTally tally(1, 3, {});
-    const auto again = ascviz::readHeadPartial(file, &tally);
-    EXPECT_EQ(again.ids, (std::set<std::string>{"a", "b"}));
-    EXPECT_TRUE(again.warning.empty()) << again.warning;
+    const auto got = ascviz::readHeadPartial(file, &tally);
+    EXPECT_TRUE(got.database);
+    EXPECT_EQ(got.settings, s);
+    EXPECT_EQ(got.plannedTexts, 2);
+    EXPECT_EQ(got.ids, (std::set<std::string>{"a", "b"}));
     EXPECT_EQ(tally.texts(), 2);
-}
 
-TEST(HeadPartial, AFailedWriteIsAnErrorNamingTheFile)
-{
-    ascviz::HeadPartialWriter full("/dev/full", nullptr);
-    const std::string e = errorOf([&] { full.append(nlohmann::json::parse(header(1, 3))); });
-    EXPECT_NE(e.find("cannot write the partial file /dev/full: No space left on device"), std::string::npos) << e;
-
-    // A file size limit (ulimit -f) with SIGXFSZ ignored: write(2) fails with EFBIG part-way through a record.
-    ascviz::testdata::TempDir dir("headpartial");
-    const auto file = dir / "limited.jsonl";
-    const std::string head = header(1, 3);
-    const pid_t child = fork();
-    ASSERT_GE(child, 0);
-    if (child == 0) {
-        std::signal(SIGXFSZ, SIG_IGN);
-        const rlimit lim{static_cast<rlim_t>(head.size() + 10), static_cast<rlim_t>(head.size() + 10)};
-        setrlimit(RLIMIT_FSIZE, &lim);
-        try {
-            ascviz::HeadPartialWriter w(file, nullptr);
-            w.append(nlohmann::json::parse(head));
-            w.append(nlohmann::json::parse(record("a", "00")));
-        } catch (const InputError& err) {
-            const std::string m = err.what();
-            _exit(m.find("File too large (its last line is cut") != std::string::npos ? 3 : 4);
-        }
-        _exit(0);
+    const auto bad = dir / "bad.db";
+    {
+        const auto db = ascviz::HeadsDb::create(bad, ascviz::headRunMeta(s));
+        db.insert("a", nlohmann::json::parse(record("z", "00")).dump());
     }
-    int status = 0;
-    ASSERT_EQ(waitpid(child, &status, 0), child);
-    ASSERT_TRUE(WIFEXITED(status));
-    EXPECT_EQ(WEXITSTATUS(status), 3);
-    const auto got = ascviz::readHeadPartial(file, nullptr); // the cut record is dropped, the header kept
-    EXPECT_TRUE(got.ids.empty());
-    EXPECT_EQ(got.tornLine, 2u);
+    EXPECT_NE(errorOf([&] {
+                  ascviz::readHeadPartial(bad, nullptr);
+              }).find(bad.string() + ": text 'a': its record is of text 'z'"),
+              std::string::npos);
+    const auto notJson = dir / "notjson.db";
+    {
+        const auto db = ascviz::HeadsDb::create(notJson, ascviz::headRunMeta(s));
+        db.insert("a", "{cut");
+    }
+    EXPECT_NE(errorOf([&] {
+                  ascviz::readHeadPartial(notJson, nullptr);
+              }).find(notJson.string() + ": text 'a': its record is not JSON"),
+              std::string::npos);
 }
 
 } // namespace

@@ -1,15 +1,12 @@
-// The partial file of `analyze heads` (JSON Lines): settings, then one record per text.
+// The stored runs of `analyze heads` (headpartial.h): the heads run database, and the JSON Lines partial files of
+// earlier builds (read-only).
 #include "ascviz/attention/headpartial.h"
 
 #include "ascviz/base/error.h"
+#include "ascviz/results/headsdb.h"
 
-#include <cerrno>
 #include <cstdint>
-#include <cstring>
 #include <fstream>
-
-#include <fcntl.h>
-#include <unistd.h>
 
 namespace ascviz {
 namespace {
@@ -52,15 +49,19 @@ int intOf(const nlohmann::json& v, const std::string& where, const char* what)
 
 } // namespace
 
-nlohmann::json headRunSettingsJson(const HeadRunSettings& s, int plannedTexts)
+std::map<std::string, std::string> headRunMeta(const HeadRunSettings& s, int plannedTexts)
 {
-    nlohmann::json j = {{"kind", kKind},           {"version", 1},       {"model", s.model},
-                        {"language", s.language},  {"metric", s.metric}, {"corpus", s.corpus},
-                        {"layers", s.layers},      {"max_k", s.maxK},    {"shard", s.shard},
-                        {"relations", s.relations}};
+    std::map<std::string, std::string> m = {{"model", s.model},
+                                            {"language", s.language},
+                                            {"metric", s.metric},
+                                            {"corpus", s.corpus},
+                                            {"layers", std::to_string(s.layers)},
+                                            {"max_k", std::to_string(s.maxK)},
+                                            {"shard", s.shard},
+                                            {"relations", s.relations}};
     if (plannedTexts > 0)
-        j["texts"] = plannedTexts;
-    return j;
+        m["planned"] = std::to_string(plannedTexts);
+    return m;
 }
 
 nlohmann::json textRecordJson(const TextRecord& t)
@@ -129,8 +130,69 @@ TextRecord textRecordFromJson(const nlohmann::json& j, const std::string& where)
     }
 }
 
+namespace {
+
+// The settings and records of a heads run database.
+PartialContents readHeadRunDb(const std::filesystem::path& file, HeadTally* tally)
+{
+    const HeadsDb db = HeadsDb::open(file);
+    auto m = db.meta();
+    const std::string name = file.string();
+    auto number = [&](const char* key) {
+        const std::string& v = m[key];
+        std::size_t used = 0;
+        int n = -1;
+        try {
+            n = std::stoi(v, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (v.empty() || used != v.size())
+            throw InputError(name + ": the run's setting " + key + " is '" + v + "', not a whole number",
+                             ErrorContext(name));
+        return n;
+    };
+    for (const char* key : {"model", "language", "metric", "corpus", "layers", "max_k"})
+        if (!m.count(key))
+            throw InputError(name + ": a heads run database without the setting " + key, ErrorContext(name));
+    PartialContents out;
+    out.database = true;
+    out.settings = {m["model"],       m["language"],   m["metric"], m["corpus"],
+                    number("layers"), number("max_k"), m["shard"],  m.count("relations") ? m["relations"] : "fields"};
+    if (out.settings.layers < 1 || out.settings.layers > 4096 || out.settings.maxK < 1 ||
+        out.settings.maxK >= HeadScorer::kMiss)
+        throw InputError(name + ": layers must be 1..4096 and max_k 1..254", ErrorContext(name));
+    if (m.count("planned")) {
+        out.plannedTexts = number("planned");
+        if (out.plannedTexts < 0)
+            throw InputError(name + ": planned must not be negative", ErrorContext(name));
+    }
+    db.forEachRecord([&](const std::string& id, const std::string& record) {
+        const std::string where = name + ": text '" + id + "'";
+        const auto j = nlohmann::json::parse(record, nullptr, false);
+        if (j.is_discarded())
+            throw InputError(where + ": its record is not JSON", ErrorContext(name));
+        TextRecord t = textRecordFromJson(j, where);
+        if (t.id != id)
+            throw InputError(where + ": its record is of text '" + t.id + "'", ErrorContext(name));
+        out.ids.insert(t.id);
+        if (tally) {
+            try {
+                tally->add(t);
+            } catch (const InputError& e) {
+                throw InputError(where + ": " + e.what(), ErrorContext(name));
+            }
+        }
+    });
+    return out;
+}
+
+} // namespace
+
 PartialContents readHeadPartial(const std::filesystem::path& file, HeadTally* tally)
 {
+    if (HeadsDb::isHeadsDb(file))
+        return readHeadRunDb(file, tally);
     std::ifstream in(file, std::ios::binary);
     if (!in)
         throw InputError("cannot read the partial file " + file.string(), ErrorContext(file.string()));
@@ -232,60 +294,6 @@ PartialContents readHeadPartial(std::istream& in, const std::filesystem::path& f
         throw InputError(file.string() + " is empty: not a partial file of analyze heads", ErrorContext(file.string()));
     out.completeBytes = offset;
     return out;
-}
-
-HeadPartialWriter::HeadPartialWriter(const std::filesystem::path& file, const PartialContents* resumed) : m_file(file)
-{
-    const std::string name = file.string();
-    if (resumed) {
-        std::error_code ec;
-        const auto size = std::filesystem::file_size(file, ec);
-        if (!ec && size > resumed->completeBytes) {
-            std::filesystem::resize_file(file, resumed->completeBytes, ec);
-            if (ec)
-                throw InputError("cannot cut the partial file " + name + " back to its whole lines: " + ec.message(),
-                                 ErrorContext(name));
-        }
-    }
-    m_fd = ::open(name.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-    if (m_fd < 0)
-        throw InputError("cannot write the partial file " + name + ": " + std::strerror(errno), ErrorContext(name));
-    if (resumed && !resumed->endsWithNewline) {
-        try {
-            writeAll("\n");
-        } catch (...) {
-            ::close(m_fd);
-            throw;
-        }
-    }
-}
-
-HeadPartialWriter::~HeadPartialWriter()
-{
-    if (m_fd >= 0)
-        ::close(m_fd);
-}
-
-void HeadPartialWriter::append(const nlohmann::json& line)
-{
-    writeAll(line.dump() + "\n");
-}
-
-void HeadPartialWriter::writeAll(const std::string& bytes)
-{
-    std::size_t done = 0;
-    while (done < bytes.size()) {
-        const ssize_t n = ::write(m_fd, bytes.data() + done, bytes.size() - done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            const std::string why = n < 0 ? std::strerror(errno) : "nothing written";
-            throw InputError("cannot write the partial file " + m_file.string() + ": " + why +
-                                 (done > 0 ? " (its last line is cut: a resumed run drops it)" : ""),
-                             ErrorContext(m_file.string()));
-        }
-        done += static_cast<std::size_t>(n);
-    }
 }
 
 } // namespace ascviz

@@ -1,13 +1,12 @@
 // The Galeras runs database (galerasdb.h).
 #include "ascviz/results/galerasdb.h"
 
+#include "dbfile.h"
+
 #include "ascviz/base/error.h"
 #include "ascviz/results/shards.h"
 
-#include <cerrno>
-#include <cstring>
 #include <set>
-#include <unistd.h>
 
 namespace ascviz {
 namespace {
@@ -34,34 +33,9 @@ std::vector<std::string> valueColumns()
 const char* kTextColumns = "record_id, treatment, is_control, prompt, partial, ground_truth, completion, stop, "
                            "generated_tokens, error";
 
-void removeDbFiles(const std::filesystem::path& p)
-{
-    std::error_code ec;
-    for (const char* suffix : {"", "-wal", "-shm", "-journal"})
-        std::filesystem::remove(p.string() + suffix, ec);
-}
-
-// A file name beside `path` (same folder, so a rename or link stays on one file system) for this process.
-std::filesystem::path tempBeside(const std::filesystem::path& path, const std::string& what)
-{
-    std::filesystem::path tmp = path;
-    tmp += "." + what + "-" + std::to_string(::getpid());
-    removeDbFiles(tmp);
-    return tmp;
-}
-
-// Moves the finished database `tmp` to `path`: link(2) never replaces, so a file that appeared at `path`
-// meanwhile is kept and this fails; then the temporary name is removed.
-void publish(const std::filesystem::path& tmp, const std::filesystem::path& path)
-{
-    if (::link(tmp.c_str(), path.c_str()) != 0) {
-        const int err = errno;
-        throw InputError("cannot create " + path.string() + ": " + std::strerror(err) +
-                             (err == EEXIST ? " (another process made it meanwhile)" : "") + "; nothing written",
-                         ErrorContext(path.string()));
-    }
-    removeDbFiles(tmp);
-}
+using dbfile::publish;
+using dbfile::removeDbFiles;
+using dbfile::tempBeside;
 
 } // namespace
 

@@ -3,6 +3,7 @@
 
 #include "ascviz/base/error.h"
 #include "ascviz/results/galerasdb.h"
+#include "ascviz/results/headsdb.h"
 #include "ascviz/results/sqlite.h"
 
 namespace ascviz {
@@ -14,6 +15,8 @@ std::string toString(RunKind kind)
         return "batch";
     case RunKind::Galeras:
         return "galeras";
+    case RunKind::Heads:
+        return "heads";
     case RunKind::Unknown:
         break;
     }
@@ -30,11 +33,15 @@ RunKind runKindOf(const std::filesystem::path& file)
         o.mode = sqlite::OpenMode::ReadOnly;
         o.label = "run file";
         const sqlite::Db db = sqlite::Db::open(file, o);
-        sqlite::Stmt st(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('run', 'galeras_meta')",
+        sqlite::Stmt st(db,
+                        "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('run', 'galeras_meta', "
+                        "'heads_meta')",
                         "reading the kind of run");
         RunKind kind = RunKind::Unknown;
-        while (st.step())
-            kind = st.text(0) == "galeras_meta" ? RunKind::Galeras : RunKind::Batch;
+        while (st.step()) {
+            const std::string table = st.text(0);
+            kind = table == "galeras_meta" ? RunKind::Galeras : table == "heads_meta" ? RunKind::Heads : RunKind::Batch;
+        }
         return kind;
     } catch (const Error&) {
         return RunKind::Unknown; // not SQLite, unreadable: the kind's own open says what is wrong
@@ -61,6 +68,14 @@ RunMergeReport mergeRuns(const std::filesystem::path& out, const std::vector<std
         r.merged.out = out;
         r.merged.shards = static_cast<int>(shards.size());
         r.merged.snippets = static_cast<int64_t>(GalerasDb::open(out).doneKeys().size());
+        return r;
+    }
+    if (first == RunKind::Heads) {
+        mergeHeadsShards(out, shards);
+        r.kind = RunKind::Heads;
+        r.merged.out = out;
+        r.merged.shards = static_cast<int>(shards.size());
+        r.merged.snippets = HeadsDb::open(out).count();
         return r;
     }
     r.kind = RunKind::Batch;

@@ -161,7 +161,8 @@ void HeadsPage::buildUi()
     fillLanguageBox(m_language);
     m_run = new QPushButton(tr("Analyze heads"));
     m_openRun = new QPushButton(tr("Open corpus run…"));
-    m_openRun->setToolTip(tr("A partial file of `ascviz-cli analyze heads --partial`: its heat maps over the corpus"));
+    m_openRun->setToolTip(tr("A run database of `ascviz-cli analyze heads --partial` (or an old partial file): its "
+                             "heat maps over the corpus"));
     m_relation = new QComboBox;
     m_relation->setMinimumContentsLength(36);
     m_layer = new QSpinBox;
@@ -222,7 +223,7 @@ void HeadsPage::buildUi()
     connect(m_run, &QPushButton::clicked, this, &HeadsPage::analyze);
     connect(m_openRun, &QPushButton::clicked, this, [this] {
         const QString f = QFileDialog::getOpenFileName(this, tr("Open a corpus run of analyze heads"), {},
-                                                       tr("Partial files (*.jsonl);;All files (*)"));
+                                                       tr("Heads runs (*.db *.jsonl);;All files (*)"));
         QString error;
         if (!f.isEmpty() && !openCorpusRun(f, &error))
             setStatus(error, true);
