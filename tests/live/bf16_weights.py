@@ -23,7 +23,7 @@ try:
     vocab = len(tok["model"]["vocab"]) + len(tok.get("added_tokens", []))
     cfg = transformers.Qwen2Config(hidden_size=256, intermediate_size=688, num_hidden_layers=4, num_attention_heads=8,
                                    num_key_value_heads=2, vocab_size=vocab, max_position_embeddings=512,
-                                   tie_word_embeddings=False)
+                                   tie_word_embeddings=False, initializer_range=0.6)
     torch.manual_seed(11)
     model = transformers.Qwen2ForCausalLM(cfg).to(torch.bfloat16).eval()
     folder = os.path.join(work, "model")
@@ -59,7 +59,7 @@ try:
     ours = ntp[0 if bos else 1 :]
     d32 = max(abs(a - b) for a, b in zip(ours, f32))
     d16 = max(abs(a - b) for a, b in zip(ours, bf16))
-    print(f"{len(ours)} NtPs: max |ascviz bf16-kept - transformers float32| = {d32:.3g}, "
+    print(f"NtP range {min(f32):.3g}..{max(f32):.3g}; {len(ours)} NtPs: max |ascviz bf16-kept - transformers float32| = {d32:.3g}, "
           f"max |ascviz bf16-kept - transformers bfloat16| = {d16:.3g}")
     assert d32 <= TOL_FLOAT32, f"{d32} > {TOL_FLOAT32} against transformers float32"
     assert d16 <= TOL_BF16, f"{d16} > {TOL_BF16} against transformers bfloat16"
