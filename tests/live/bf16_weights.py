@@ -1,7 +1,7 @@
 """Live tier (issue 45): a random qwen2 checkpoint saved in bfloat16, scored by ascviz-cli with the weights kept in
 bfloat16 (--weights checkpoint, float32 compute) and compared on its first 128 tokens with transformers running the
 same checkpoint in bfloat16 and in float32 (weights widened). Fails when the NtP difference exceeds the tolerance that
-docs/performance.md ("bf16 weights") states: 1e-5 against transformers float32, 2e-2 against transformers bfloat16
+docs/performance.md ("bf16 weights") states: 1e-5 against transformers float32, 1e-2 against transformers bfloat16
 (transformers then rounds every activation to bfloat16). Usage: bf16_weights.py ASCVIZ_CLI TOKENIZER_JSON."""
 import json
 import os
@@ -14,7 +14,7 @@ import torch
 import transformers
 
 TOL_FLOAT32 = 1e-5
-TOL_BF16 = 2e-2
+TOL_BF16 = 1e-2
 
 cli, tokenizer_json = sys.argv[1], sys.argv[2]
 work = tempfile.mkdtemp(prefix="ascviz-bf16-live-")
