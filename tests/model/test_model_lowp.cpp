@@ -63,7 +63,7 @@ TEST(LowpKernel, LinearDispatchKeepsShapesAndThreads)
     at::manual_seed(5);
     const at::Tensor w = at::randn({300, 129}).to(at::kBFloat16);
     const at::Tensor b = at::randn({300});
-    for (int64_t t : {1, 3, 40}) { // the kernel (≤ 4 rows) and the tile path (default tile of 256 rows: two tiles)
+    for (int64_t t : {1, 3, 40}) { // the kernel (≤ 4 rows) and the tile path (one default tile; tiles of 3 rows above)
         const at::Tensor x = at::randn({2, t, 129});
         const at::Tensor y = lowpLinear(x, w, b);
         ASSERT_EQ(y.sizes(), at::IntArrayRef({2, t, 300}));
