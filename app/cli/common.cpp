@@ -45,6 +45,9 @@ LoadOptions loadOptions(Args& args)
     if (o.dtype != "auto" && o.dtype != "float32" && o.dtype != "float16" && o.dtype != "bfloat16" &&
         o.dtype != "bfloat16-matmul")
         throw UsageError("--dtype must be auto, float32, float16, bfloat16 or bfloat16-matmul");
+    o.weights = args.valueOr("--weights", "auto");
+    if (o.weights != "auto" && o.weights != "float32" && o.weights != "checkpoint")
+        throw UsageError("--weights must be auto, float32 or checkpoint");
     o.threads = args.intValue("--threads", 0);
     if (o.threads < 0)
         throw UsageError("--threads must be >= 0");

@@ -56,7 +56,8 @@ const char* kUsageTail =
     "           [--width-mm W] [--font-pt P] [--no-title] [--legend right|bottom|none]\n"
     "common options: --model DIR|ORG/NAME|default, --device auto|cpu|cuda, --dtype "
     "auto|float32|float16|bfloat16|bfloat16-matmul,\n"
-    "                --threads N, --out FILE; text files must be UTF-8 ('-' = stdin)\n"
+    "                --weights auto|float32|checkpoint, --threads N, --out FILE; text files must be UTF-8 ('-' = "
+    "stdin)\n"
     "exit status: 0 success, 2 usage error, 1 any other failure (one line on stderr)\n";
 
 const char* kModelOptions =
@@ -66,6 +67,9 @@ const char* kModelOptions =
     "  --device D         auto (CUDA when available), cpu or cuda\n"
     "  --dtype T          auto, float32, float16, bfloat16 or bfloat16-matmul (auto: float32 on every device;\n"
     "                     bfloat16-matmul: CPU only, float32 except the linear layers' products, faster)\n"
+    "  --weights W        auto, float32 or checkpoint: checkpoint keeps a bfloat16/float16 checkpoint's weights\n"
+    "                     in their dtype, memory-mapped, computing in float32 (CPU); auto does so when their\n"
+    "                     float32 copy would not fit in the available memory\n"
     "  --threads N        CPU threads for libtorch (0 = all cores)\n";
 
 const char* kEvalOptions =

@@ -1,6 +1,7 @@
 #include "cpu_linear.h"
 
 #include "dnnl_linear.h"
+#include "lowp_linear.h"
 
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/grad_mode.h>
@@ -92,6 +93,9 @@ bool offAtenApplies(const at::Tensor& x, const at::Tensor& w, const at::Tensor& 
 
 at::Tensor cpuAwareLinear(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b)
 {
+    // Weights kept in the checkpoint's 16-bit dtype (LoadOptions::weights): float32 products on widened tiles.
+    if (isLowpWeight(w) && x.device().is_cpu() && x.scalar_type() == at::kFloat)
+        return lowpLinear(x, w, b);
     const int64_t in = x.size(-1);
     const int64_t rows = in > 0 ? x.numel() / in : 0;
     const LinearPath path = linearPath();

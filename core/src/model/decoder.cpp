@@ -403,9 +403,10 @@ at::Tensor Decoder::inputNorm(const LayerWeights& lw, const at::Tensor& x) const
 
 at::Tensor Decoder::embed(const at::Tensor& ids, const at::Tensor& positions) const
 {
-    at::Tensor x = at::embedding(m_w.tokenEmbedding, ids);
+    // Embeddings kept in the checkpoint's 16-bit dtype (LoadOptions::weights): the gathered rows are widened.
+    at::Tensor x = at::embedding(m_w.tokenEmbedding, ids).to(m_dtype);
     if (m_w.positionEmbedding.defined())
-        x = x + at::embedding(m_w.positionEmbedding, positions);
+        x = x + at::embedding(m_w.positionEmbedding, positions).to(m_dtype);
     if (m_spec.embedScale != 1.0)
         // Gemma: torch.tensor(√hidden) (float32) cast to the model dtype, then the product in that dtype.
         x = m_spec.embedScaleInDtype

@@ -20,6 +20,8 @@
 
 #include <malloc.h>
 
+#include <optional>
+
 #include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -79,6 +81,27 @@ uint64_t availableCpuMemory()
         if (key == "MemAvailable:")
             return kb * 1024;
     return 0; // unknown: no check
+}
+
+// Whether the checkpoint's 16-bit matrices stay in their dtype (LoadOptions::weights); throws ModelError for a setting
+// this load cannot honour.
+bool keepCheckpointDtype(const std::string& mode, std::optional<at::ScalarType> lowp, uint64_t float32Bytes,
+                         uint64_t limit, bool useCuda, at::ScalarType dtype, bool bf16Matmul)
+{
+    if (mode == "float32")
+        return false;
+    if (mode == "auto")
+        return lowp && !useCuda && dtype == at::kFloat && !bf16Matmul && limit && float32Bytes > limit;
+    if (mode != "checkpoint")
+        throw ModelError("unknown weights setting \"" + mode + "\" (auto, float32 or checkpoint)");
+    if (useCuda)
+        throw ModelError("keeping the weights in the checkpoint's dtype is for the CPU; on a GPU use the dtype "
+                         "bfloat16 or float16 instead");
+    if (dtype != at::kFloat || bf16Matmul)
+        throw ModelError("keeping the weights in the checkpoint's dtype computes in float32; it does not combine with "
+                         "the dtype " +
+                         std::string(bf16Matmul ? "bfloat16-matmul" : dtypeName(dtype)));
+    return lowp.has_value(); // a float32 checkpoint: nothing to keep
 }
 
 } // namespace
@@ -150,13 +173,20 @@ std::unique_ptr<LanguageModel> LanguageModel::load(const fs::path& dirIn, const 
     // one path that records autograd) saves weights for backward, which inference tensors refuse.
     at::NoGradGuard guard;
     WeightStore store(dir, dtype, device);
-    const uint64_t need = store.computeBytes();
     const uint64_t limit = opts.maxWeightBytes ? opts.maxWeightBytes : (useCuda ? 0 : availableCpuMemory());
+    const std::optional<at::ScalarType> lowp = store.lowpDtype();
+    const bool keepLowp =
+        keepCheckpointDtype(opts.weights, lowp, store.computeBytes(), limit, useCuda, dtype, bf16Matmul);
+    store.setKeepCheckpointDtype(keepLowp);
+    const uint64_t need = keepLowp ? store.storedBytes() : store.computeBytes();
+    const std::string heldIn = keepLowp ? dtypeName(*lowp) : dtypeName(dtype);
     if (limit && need > limit)
-        throw ModelError(
-            "the checkpoint in " + dir.string() + " needs " + gib(need) + " for its weights in " + dtypeName(dtype) +
-            " but only " + gib(limit) + " are available on " + (useCuda ? "the GPU" : "the CPU") +
-            (dtype == at::kFloat ? "; try the dtype bfloat16 or a smaller model" : "; try a smaller model"));
+        throw ModelError("the checkpoint in " + dir.string() + " needs " + gib(need) + " for its weights in " + heldIn +
+                         " but only " + gib(limit) + " are available on " + (useCuda ? "the GPU" : "the CPU") +
+                         (keepLowp           ? "; try a smaller model"
+                          : lowp && !useCuda ? "; try keeping the weights in the checkpoint's dtype or a smaller model"
+                          : dtype == at::kFloat ? "; try the dtype bfloat16 or a smaller model"
+                                                : "; try a smaller model"));
     if (opts.progress) {
         const double total =
             static_cast<double>(std::max<std::size_t>(1, 4 + 12 * static_cast<std::size_t>(spec.layers)));
@@ -181,6 +211,8 @@ std::unique_ptr<LanguageModel> LanguageModel::load(const fs::path& dirIn, const 
                 dnnlMarkBf16(l->w);
         dnnlMarkBf16(weights.head);
     }
+    // What stays mapped (the weights kept in the checkpoint's dtype) is read again from the page cache when used.
+    store.dropMappedPages();
     auto decoder = std::make_unique<Decoder>(spec, std::move(weights), device, dtype);
 
     ModelInfo info;
@@ -189,6 +221,7 @@ std::unique_ptr<LanguageModel> LanguageModel::load(const fs::path& dirIn, const 
     info.architecture = spec.modelType;
     info.device = useCuda ? "cuda:0" : "cpu";
     info.dtype = bf16Matmul ? "bfloat16-matmul" : dtypeName(dtype);
+    info.weights = heldIn;
     info.parameters = decoder->parameterCount();
     info.contextLength = spec.context;
     info.vocabSize = spec.vocab;

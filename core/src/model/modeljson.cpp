@@ -24,6 +24,7 @@ nlohmann::json scoreJson(const ScoredText& s, const ModelInfo& info)
     nlohmann::json j;
     j["model"] = s.model;
     j["dtype"] = info.dtype;
+    j["weights"] = info.weights;
     j["device"] = info.device;
     j["tokens"] = scoredTokensJson(s, false);
     j["cross_entropy"] = std::isfinite(ce) ? nlohmann::json(ce) : nlohmann::json(nullptr);
@@ -48,6 +49,7 @@ nlohmann::json modelInfoJson(const ModelInfo& i)
                           {"architecture", i.architecture},
                           {"device", i.device},
                           {"dtype", i.dtype},
+                          {"weights", i.weights},
                           {"parameters", i.parameters},
                           {"context_length", i.contextLength},
                           {"vocab_size", i.vocabSize},

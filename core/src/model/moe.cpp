@@ -11,6 +11,7 @@
 // contiguous block of rows; index_add_ scatters the weighted rows back to their tokens. The only extra memory is
 // the N·k gathered rows and their intermediate activations; the weights stay the stacked tensors of the load.
 #include "decoder.h"
+#include "lowp_linear.h"
 
 #include "ascviz/model/observer.h"
 
@@ -22,6 +23,15 @@
 namespace ascviz::model {
 
 namespace {
+
+// The router's and experts' products: LibTorch's at::linear, or the 16-bit weights' path (lowp_linear.h) when the
+// weights are kept in the checkpoint's dtype.
+at::Tensor expertLinear(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b)
+{
+    if (isLowpWeight(w) && x.scalar_type() == at::kFloat)
+        return lowpLinear(x, w, b);
+    return at::linear(x, w, b);
+}
 
 // The groups' mask [N, E] (true: may be chosen) of the topkGroup groups with the highest `groupScores` [N, G].
 at::Tensor groupMask(const at::Tensor& groupScores, int64_t topkGroup, int64_t E)
@@ -49,14 +59,14 @@ std::tuple<at::Tensor, at::Tensor> Decoder::route(const MoeWeights& m, const at:
     const int64_t K = spec.topK, E = spec.experts, N = flat.size(0), G = spec.groups;
     at::Tensor weights, ids;
     if (spec.routing == Routing::TopKThenSoftmax) { // gpt_oss: the biased logits' top k, softmax in the compute dtype
-        std::tie(weights, ids) = at::topk(block(at::linear(flat, m.router, m.routerBias)), K, -1);
+        std::tie(weights, ids) = at::topk(block(expertLinear(flat, m.router, m.routerBias)), K, -1);
         weights = at::softmax(weights, -1);
         if (spec.normTopK)
             weights = weights / weights.sum(-1, /*keepdim=*/true);
         return {weights, ids};
     }
     const at::Tensor logits = block(spec.routerFp32 ? at::linear(flat.to(at::kFloat), m.router.to(at::kFloat))
-                                                    : at::linear(flat, m.router).to(at::kFloat)); // [N, E]
+                                                    : expertLinear(flat, m.router, {}).to(at::kFloat)); // [N, E]
     if (spec.routing == Routing::SigmoidGrouped) {
         const at::Tensor scores = at::sigmoid(logits);
         at::Tensor choice = block(scores + m.scoreBias.to(at::kFloat));
@@ -123,9 +133,10 @@ at::Tensor Decoder::moe(const MoeWeights& m, const at::Tensor& x, int layer, For
         const int64_t c = count[e];
         if (c == 0)
             continue;
-        const at::Tensor gu = at::linear(rows.narrow(0, offset, c), m.gateUp[e], bias(m.gateUpBias, e)); // [c, 2I]
+        const at::Tensor gu = expertLinear(rows.narrow(0, offset, c), m.gateUp[e], bias(m.gateUpBias, e)); // [c, 2I]
         const at::Tensor h = expertActivation(gu.narrow(-1, 0, I), gu.narrow(-1, I, I));
-        const at::Tensor y = at::linear(h, m.down[e], bias(m.downBias, e)) * weightOf.narrow(0, offset, c).unsqueeze(1);
+        const at::Tensor y =
+            expertLinear(h, m.down[e], bias(m.downBias, e)) * weightOf.narrow(0, offset, c).unsqueeze(1);
         expertOut.narrow(0, offset, c).copy_(y);
         offset += c;
     }

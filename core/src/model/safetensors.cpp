@@ -2,6 +2,7 @@
 
 #include "ascviz/base/error.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -40,6 +41,19 @@ MappedFile::~MappedFile()
 {
     if (m_data)
         ::munmap(const_cast<unsigned char*>(m_data), m_size);
+}
+
+void MappedFile::dropPages(const void* p, std::size_t n) const
+{
+    if (!m_data || n == 0)
+        return;
+    // Whole pages inside [p, p + n) and the mapping; pages shared with a neighbouring tensor are dropped too (they
+    // are read again from the file when touched).
+    static const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+    const auto lo = std::max(reinterpret_cast<uintptr_t>(p), reinterpret_cast<uintptr_t>(m_data)) & ~(page - 1);
+    const auto hi = std::min(reinterpret_cast<uintptr_t>(p) + n, reinterpret_cast<uintptr_t>(m_data) + m_size);
+    if (hi > lo)
+        ::madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_DONTNEED);
 }
 
 std::size_t safetensorsElementSize(const std::string& dtype)

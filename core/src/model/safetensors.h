@@ -23,6 +23,10 @@ public:
     const unsigned char* data() const { return m_data; }
     std::size_t size() const { return m_size; }
     const std::filesystem::path& path() const { return m_path; }
+    // Drops the pages of [p, p + n) from this process's resident set (madvise MADV_DONTNEED on the read-only
+    // mapping): the data stays valid and is read from the file (the page cache) again when touched.
+    void dropPages(const void* p, std::size_t n) const;
+    void dropAllPages() const { dropPages(m_data, m_size); }
 
 private:
     std::filesystem::path m_path;
@@ -60,6 +64,7 @@ public:
 
     const std::map<std::string, TensorEntry>& tensors() const { return m_tensors; }
     const std::filesystem::path& path() const { return m_file.path(); }
+    const MappedFile& mapping() const { return m_file; }
 
 private:
     MappedFile m_file;

@@ -69,9 +69,9 @@ WeightStore::WeightStore(const fs::path& dir, at::ScalarType dtype, at::Device d
     auto addSafetensors = [&](const fs::path& p) {
         if (!fs::exists(p))
             throw ModelError("weights file " + p.string() + " is missing");
-        m_files.push_back(std::make_unique<SafetensorsFile>(p));
+        m_files.push_back(std::make_shared<const SafetensorsFile>(p));
         for (const auto& [name, entry] : m_files.back()->tensors())
-            m_entries[name] = &entry;
+            m_entries[name] = Mapped{&entry, m_files.back()};
     };
     auto shardsOf = [&](const fs::path& index) {
         std::ifstream in(index, std::ios::binary);
@@ -142,10 +142,11 @@ std::optional<at::Tensor> WeightStore::getOptional(const std::string& name, cons
     const std::string* key = resolve(name);
     if (!key)
         return std::nullopt;
+    dropPrevious();
     at::Tensor src;
     std::vector<int64_t> have;
     if (auto it = m_entries.find(*key); it != m_entries.end()) {
-        const TensorEntry& e = *it->second;
+        const TensorEntry& e = *it->second.entry;
         have = e.shape;
         if (have != shape)
             throw ModelError("tensor " + name + " has shape " + shapeString(have) + " but the config implies " +
@@ -153,6 +154,16 @@ std::optional<at::Tensor> WeightStore::getOptional(const std::string& name, cons
         const auto st = scalarTypeOf(e.dtype);
         if (!st)
             throw ModelError("tensor " + name + " has unsupported dtype " + e.dtype);
+        m_previous = it->second;
+        if (m_keepLowp && m_device.is_cpu() && (*st == at::kBFloat16 || *st == at::kHalf) && e.shape.size() >= 2) {
+            // The mapping itself (no copy), read-only; the deleter's copy of the file's pointer keeps it mapped.
+            at::Tensor out = at::from_blob(
+                const_cast<void*>(e.data), e.shape, [file = it->second.file](void*) {}, at::TensorOptions().dtype(*st));
+            ++m_taken;
+            if (onTake)
+                onTake(m_taken);
+            return out;
+        }
         src = at::from_blob(const_cast<void*>(e.data), e.shape, at::TensorOptions().dtype(*st));
     } else {
         src = m_pickled.at(*key);
@@ -177,11 +188,54 @@ at::Tensor WeightStore::get(const std::string& name, const std::vector<int64_t>&
     throw ModelError("tensor " + name + " (shape " + shapeString(shape) + ") is missing from " + m_description);
 }
 
+void WeightStore::dropPrevious()
+{
+    if (m_previous.file)
+        m_previous.file->mapping().dropPages(m_previous.entry->data, m_previous.entry->bytes);
+    m_previous = {};
+}
+
+void WeightStore::dropMappedPages()
+{
+    m_previous = {};
+    for (const auto& f : m_files)
+        f->mapping().dropAllPages();
+}
+
+std::optional<at::ScalarType> WeightStore::lowpDtype() const
+{
+    std::optional<at::ScalarType> found;
+    for (const auto& [k, m] : m_entries) {
+        const auto st = scalarTypeOf(m.entry->dtype);
+        if (!st || !at::isFloatingType(*st) || m.entry->shape.size() < 2)
+            continue;
+        if ((*st != at::kBFloat16 && *st != at::kHalf) || (found && *found != *st))
+            return std::nullopt;
+        found = *st;
+    }
+    return found;
+}
+
+uint64_t WeightStore::storedBytes() const
+{
+    uint64_t total = 0;
+    for (const auto& [k, m] : m_entries) {
+        const auto st = scalarTypeOf(m.entry->dtype);
+        if (st && at::isFloatingType(*st))
+            total += m.entry->bytes;
+    }
+    for (const auto& [k, t] : m_pickled)
+        if (at::isFloatingType(t.scalar_type()))
+            total += static_cast<uint64_t>(t.numel()) * t.element_size();
+    return total;
+}
+
 uint64_t WeightStore::computeBytes() const
 {
     const uint64_t elem = at::elementSize(m_dtype);
     uint64_t total = 0;
-    for (const auto& [k, e] : m_entries) {
+    for (const auto& [k, m] : m_entries) {
+        const TensorEntry* e = m.entry;
         const auto st = scalarTypeOf(e->dtype);
         if (st && at::isFloatingType(*st))
             total += e->bytes / safetensorsElementSize(e->dtype) * elem;

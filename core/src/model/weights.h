@@ -1,7 +1,9 @@
 // The tensors of a Hugging Face checkpoint folder, by name: model.safetensors, sharded safetensors with
 // model.safetensors.index.json, or pytorch_model.bin (torch's zip pickle). Safetensors files are memory
 // mapped; a tensor is copied out (converted to the compute dtype and device) only when asked for, so the
-// mappings are released when the store is destroyed after loading.
+// mappings are released when the store is destroyed after loading. With keepCheckpointDtype, the 16-bit floating
+// matrices (bfloat16, float16; two or more dimensions) are not copied: the tensor is the mapping itself (read-only),
+// and keeps its file mapped while it lives.
 #pragma once
 #include "safetensors.h"
 
@@ -34,6 +36,17 @@ public:
     at::Tensor get(const std::string& name, const std::vector<int64_t>& shape);
     std::optional<at::Tensor> getOptional(const std::string& name, const std::vector<int64_t>& shape);
 
+    // Keep bfloat16 / float16 matrices of safetensors files in their dtype, mapped (CPU only; set before taking
+    // tensors). Vectors (norms, biases) and other dtypes are still converted to the compute dtype.
+    void setKeepCheckpointDtype(bool keep) { m_keepLowp = keep; }
+    // The 16-bit dtype of the checkpoint's floating-point matrices when all of them are bfloat16 or all float16.
+    std::optional<at::ScalarType> lowpDtype() const;
+    // Bytes of the checkpoint's floating-point tensors as stored (the memory the kept-dtype mode needs).
+    uint64_t storedBytes() const;
+    // Drops every mapped page from the resident set (after loading: the tensors kept mapped are read again from
+    // the page cache when used, so only what a computation touches is resident).
+    void dropMappedPages();
+
     // Bytes the checkpoint's floating-point tensors take in the compute dtype (for the memory check), MXFP4
     // blocks (*_blocks, uint8) counted as the two values a byte they dequantise to.
     uint64_t computeBytes() const;
@@ -49,9 +62,19 @@ private:
     at::ScalarType m_dtype;
     at::Device m_device;
     std::string m_description;
-    std::vector<std::unique_ptr<SafetensorsFile>> m_files;
-    std::map<std::string, const TensorEntry*> m_entries; // safetensors
-    std::map<std::string, at::Tensor> m_pickled;         // pytorch_model.bin
+    struct Mapped {
+        const TensorEntry* entry = nullptr;
+        std::shared_ptr<const SafetensorsFile> file;
+    };
+    // Drops the pages of the tensor taken before this one (they were copied or stay mapped, read again on use), so
+    // that loading keeps about one tensor of the files resident beside what it has copied.
+    void dropPrevious();
+
+    bool m_keepLowp = false;
+    std::vector<std::shared_ptr<const SafetensorsFile>> m_files;
+    std::map<std::string, Mapped> m_entries; // safetensors
+    Mapped m_previous;
+    std::map<std::string, at::Tensor> m_pickled; // pytorch_model.bin
     std::vector<std::string> m_names;
     std::size_t m_taken = 0;
 };

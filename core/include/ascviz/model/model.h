@@ -22,6 +22,11 @@ struct LoadOptions {
     std::string device = "auto"; // auto | cpu | cuda
     std::string dtype = "auto";  // auto (= float32 on every device) | float32 | float16 | bfloat16 | bfloat16-matmul
     int threads = 0;             // CPU intra-op threads; 0 = all cores
+    // The weights in memory (CPU): "float32" = converted to the compute dtype; "checkpoint" = a bfloat16 / float16
+    // checkpoint's matrices kept in their dtype, memory-mapped, and widened to float32 per product (compute dtype
+    // float32 only; a no-op for a float32 checkpoint); "auto" = checkpoint when the matrices are bfloat16 / float16
+    // and their float32 copy would not fit in the memory available, float32 otherwise.
+    std::string weights = "auto";
     // Refuse a checkpoint whose weights need more than this many bytes in the compute dtype; 0 = the memory
     // available on the device (MemAvailable on the CPU). A refusal is a ModelError saying what would help.
     uint64_t maxWeightBytes = 0;
@@ -35,6 +40,7 @@ struct ModelInfo {
     std::string architecture; // config.json model_type
     std::string device;       // "cpu" or "cuda:0"
     std::string dtype;        // compute dtype
+    std::string weights;      // the dtype the weight matrices are held in ("bfloat16" when kept as the checkpoint's)
     int64_t parameters = 0;
     int64_t contextLength = 0;
     int64_t vocabSize = 0;
