@@ -13,7 +13,8 @@
 // ({"code": ...} per line) is tokenized here, or given as ids ({"ids": [...]} per line); score-loop scores one text per
 // call (a user's loop), score-batch8 eight texts per call in file order, score-all every text in one call (the runtime
 // packs them); generate continues the first P ids of each text greedily for N new tokens (EOS not stopping it). RESULT
-// holds the ids and the NtPs (scoring) or the generated ids, for the script to compare.
+// holds the ids and the NtPs (scoring) or the generated ids, for the script to compare, and load_s (the
+// seconds LanguageModel::load took).
 // Defaults are sized for a CPU run of a few minutes with an optimised BLAS (batch 2 x 128 tokens, 16 new
 // tokens after 32; Debian's libtorch uses whatever libblas.so.3 is selected: the netlib reference BLAS is
 // ~20x slower than OpenBLAS);
@@ -330,7 +331,9 @@ std::vector<std::vector<int32_t>> readIds(const fs::path& file, const ascviz::La
 int runWork(const std::string& work, const fs::path& modelDir, const fs::path& textsFile, const fs::path& outFile,
             const Options& o)
 {
+    const auto t0 = std::chrono::steady_clock::now();
     auto m = ascviz::LanguageModel::load(modelDir, o.load);
+    const double loadS = seconds(t0);
     const auto ids = readIds(textsFile, *m);
     json out;
     if (work == "generate") {
@@ -372,6 +375,7 @@ int runWork(const std::string& work, const fs::path& modelDir, const fs::path& t
         }
         out = {{"ids", ids}, {"ntp", ntp}};
     }
+    out["load_s"] = loadS;
     std::ofstream(outFile) << out.dump();
     return 0;
 }
