@@ -416,6 +416,53 @@ def write_section(path, body):
         f.write(text)
 
 
+def self_test(a):
+    """The ctest: the tiny shape with every peer that imports, float32; the section must be written (appended to a
+    file without one, the file's text kept) with a row per engine, and the float32 NtPs must agree."""
+    with tempfile.TemporaryDirectory(prefix="ascviz-real-shapes-test-") as t:
+        out = os.path.join(t, "performance.md")
+        with open(out, "w", encoding="utf-8") as f:
+            f.write("# Performance\n\nText that must stay.\n")
+        cmd = [sys.executable, os.path.abspath(__file__), "--shapes", "tiny", "--data", os.path.join(t, "data"),
+               "--out", out, "--texts", "3", "--tokens", "48", "--gen", "2", "--new-tokens", "8", "--threads",
+               str(a.threads), "--variants", "float32", "--works", "score-loop,generate", "--peers", a.peers,
+               "--check", "--save",
+               os.path.join(t, "saved.json")]
+        for b in a.build:
+            cmd += ["--build", b]
+        rc = subprocess.run(cmd).returncode
+        text = open(out, encoding="utf-8").read()
+        saved = json.load(open(os.path.join(t, "saved.json"), encoding="utf-8"))["tiny"]
+        problems = []
+        if rc != 0:
+            problems.append(f"real_shapes.py exited {rc}")
+        if not text.startswith("# Performance\n\nText that must stay.\n"):
+            problems.append("the file's own text was not kept")
+        if text.count(BEGIN) != 1 or text.count(END) != 1:
+            problems.append("the section markers are not there once each")
+        for label, e in saved.items():
+            if f"| {label} |" not in text:
+                problems.append(f"no row for {label}")
+            if e["error"]:
+                problems.append(f"{label}: {e['error']}")
+        for need in ("HF float32", "AsC-Viz"):
+            if not any(label.startswith(need) for label in saved):
+                problems.append(f"no {need} row")
+        ref = saved.get("HF float32")
+        for label, e in saved.items():
+            if ref and e is not ref and e["variant"] == "float32" and "score-loop" in e["results"]:
+                err = max_diff(e["results"]["score-loop"], ref["results"]["score-loop"])
+                tol = a.tolerance if e["kind"] == "ascviz" else a.peer_tolerance
+                print(f"real_shapes self-test: {label}: max |ΔNtP| vs HF float32 {err:.2e} (tolerance {tol:g})")
+                if err > tol:
+                    problems.append(f"{label}: max |ΔNtP| {err:.2e} > {tol:g}")
+        for p in problems:
+            print(f"real_shapes self-test: FAILED: {p}")
+        print(text[text.index(BEGIN):] if BEGIN in text else text)
+        print(f"real_shapes self-test: {len(saved)} engines, " + ("passed" if not problems else "failed"))
+        return 1 if problems else 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--worker", choices=("hf", "ct2", "llama"), help=argparse.SUPPRESS)
@@ -446,12 +493,19 @@ def main():
     ap.add_argument("--cli", default=None, help="an ascviz-cli whose start time is measured (default: beside --build)")
     ap.add_argument("--note", default="", help="a line printed under the table (e.g. the machine's load)")
     ap.add_argument("--tolerance", type=float, default=1e-5, help="AsC-Viz float32 vs HF float32 NtP, for --check")
+    ap.add_argument("--peer-tolerance", type=float, default=1e-4,
+                    help="a peer's float32 NtP vs HF float32, for --self-test (CT2 sums in other orders: ~2e-5 seen)")
+    ap.add_argument("--self-test", action="store_true",
+                    help="the ctest: the tiny shape in a temp folder with --build and --peers, float32; checks the "
+                         "written section and the NtPs")
     ap.add_argument("--check", action="store_true", help="exit 1 when an AsC-Viz float32 NtP is off by > tolerance")
     ap.add_argument("--log", default=None, help="the engines' output (default: a file in the temp folder, printed "
                                                 "on failure)")
     a = ap.parse_args()
     if a.worker:
         return run_worker(a)
+    if a.self_test:
+        return self_test(a)
     a.works = [w for w in a.works.split(",") if w]
     a.variants = [v for v in a.variants.split(",") if v]
     if not a.build or not a.out:
