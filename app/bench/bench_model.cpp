@@ -10,10 +10,11 @@
 //                      --out RESULT.json [--threads N] [--device D] [--dtype T] [--new-tokens N] [--prompt P]
 // The --work form runs one piece of the work that app/bench/hf_compare.py also gives Hugging Face
 // transformers, so that the script can time this whole process beside HF and compare the results: each text
-// ({"code": ...} per line) is tokenized here; score-loop scores one text per call (a user's loop),
-// score-batch8 eight texts per call in file order, score-all every text in one call (the runtime packs them);
-// generate continues the first P ids of each text greedily for N new tokens (EOS not stopping it). RESULT
-// holds the ids and the NtPs (scoring) or the generated ids, for the script to compare.
+// ({"code": ...} per line) is tokenized here, or given as ids ({"ids": [...]} per line); score-loop scores one text per
+// call (a user's loop), score-batch8 eight texts per call in file order, score-all every text in one call (the runtime
+// packs them); generate continues the first P ids of each text greedily for N new tokens (EOS not stopping it). RESULT
+// holds the ids and the NtPs (scoring) or the generated ids, for the script to compare, and load_s (the
+// seconds LanguageModel::load took).
 // Defaults are sized for a CPU run of a few minutes with an optimised BLAS (batch 2 x 128 tokens, 16 new
 // tokens after 32; Debian's libtorch uses whatever libblas.so.3 is selected: the netlib reference BLAS is
 // ~20x slower than OpenBLAS);
@@ -303,18 +304,26 @@ void bench(const std::string& name, const fs::path& dir, const Options& o)
     std::fflush(stdout);
 }
 
-std::vector<std::string> readTexts(const fs::path& file)
+// One line per text: {"code": "..."} is tokenized by the model's tokenizer, {"ids": [...]} is taken as token ids
+// as they are (app/bench/real_shapes.py: random-weight checkpoints at real shapes have no real tokenizer).
+std::vector<std::vector<int32_t>> readIds(const fs::path& file, const ascviz::LanguageModel& m)
 {
     std::ifstream in(file);
     if (!in)
         throw ascviz::Error("cannot read " + file.string());
-    std::vector<std::string> texts;
-    for (std::string line; std::getline(in, line);)
-        if (!line.empty())
-            texts.push_back(json::parse(line).at("code").get<std::string>());
-    if (texts.empty())
+    std::vector<std::vector<int32_t>> ids;
+    for (std::string line; std::getline(in, line);) {
+        if (line.empty())
+            continue;
+        const auto j = json::parse(line);
+        if (j.contains("ids"))
+            ids.push_back(j.at("ids").get<std::vector<int32_t>>());
+        else
+            ids.push_back(m.tokenizer().encode(j.at("code").get<std::string>(), false).ids);
+    }
+    if (ids.empty())
         throw ascviz::Error(file.string() + " has no texts");
-    return texts;
+    return ids;
 }
 
 // One piece of hf_compare.py's work (see the header); writes {"ids": [[...]], "ntp": [[...]]} for scoring
@@ -322,11 +331,10 @@ std::vector<std::string> readTexts(const fs::path& file)
 int runWork(const std::string& work, const fs::path& modelDir, const fs::path& textsFile, const fs::path& outFile,
             const Options& o)
 {
+    const auto t0 = std::chrono::steady_clock::now();
     auto m = ascviz::LanguageModel::load(modelDir, o.load);
-    const auto texts = readTexts(textsFile);
-    std::vector<std::vector<int32_t>> ids;
-    for (const auto& t : texts)
-        ids.push_back(m->tokenizer().encode(t, false).ids);
+    const double loadS = seconds(t0);
+    const auto ids = readIds(textsFile, *m);
     json out;
     if (work == "generate") {
         ascviz::GenerationOptions g;
@@ -367,6 +375,7 @@ int runWork(const std::string& work, const fs::path& modelDir, const fs::path& t
         }
         out = {{"ids", ids}, {"ntp", ntp}};
     }
+    out["load_s"] = loadS;
     std::ofstream(outFile) << out.dump();
     return 0;
 }
