@@ -33,6 +33,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <malloc.h>
 #include <random>
 #include <sstream>
 #include <string>
@@ -382,6 +383,8 @@ int runHead(const Options& o)
 {
     const int threads = o.load.threads > 0 ? o.load.threads : 2;
     ascviz::applyCpuThreads(threads);
+    ::mallopt(M_MMAP_THRESHOLD, 32 << 20); // as loading a model on the CPU sets it (load.cpp)
+    ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
     const int64_t rows = static_cast<int64_t>(o.batch) * o.seq, hidden = 896, vocab = 151936;
     std::printf("head [%lld, %lld] on %lld rows, %d threads (median of 3):\n", static_cast<long long>(vocab),
                 static_cast<long long>(hidden), static_cast<long long>(rows), threads);

@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -128,10 +129,11 @@ TEST(FusedHead, EqualLogitsRankByIdAcrossColumnBlocks)
     EXPECT_NEAR(fused[2].ntp, fused[2].top[4].second, 1e-12);
 }
 
-// The fixture models score through the fused head on the CPU (with ASCVIZ_CPU_FUSE unset): their NtP equals the
+// With ASCVIZ_CPU_HEAD=fused the fixture models score through the fused head on the CPU: their NtP equals the
 // log-softmax of their full logits (divisors, soft caps and biases included).
 TEST(FusedHead, FixtureScoringEqualsTheFullDistribution)
 {
+    ::setenv("ASCVIZ_CPU_HEAD", "fused", 1);
     ASSERT_TRUE(cpuFusedHeadEnabled()) << "ASCVIZ_CPU_FUSE=0 in the environment";
     for (const std::string name : {"gpt2", "llama", "qwen2", "gemma2", "phi3", "codegen"}) {
         SCOPED_TRACE(name);
