@@ -8,6 +8,7 @@
 //                      [--batch B] [--seq T] [--new-tokens N] [--prompt P] [--no-reference] [--keep DIR]
 //   ascviz-bench-model --work score-loop|score-batch8|score-all|generate --model DIR --texts FILE.jsonl
 //                      --out RESULT.json [--threads N] [--device D] [--dtype T] [--new-tokens N] [--prompt P]
+//   ascviz-bench-model --work head [--threads N] [--batch B] [--seq T]   (the vocabulary head alone, CPU)
 // The --work form runs one piece of the work that app/bench/hf_compare.py also gives Hugging Face
 // transformers, so that the script can time this whole process beside HF and compare the results: each text
 // ({"code": ...} per line) is tokenized here, or given as ids ({"ids": [...]} per line); score-loop scores one text per
@@ -22,6 +23,8 @@
 #include "ascviz/base/error.h"
 #include "ascviz/base/resources.h"
 #include "ascviz/model/model.h"
+#include "cpu_threads.h" // core/src/model, torch-free: applyCpuThreads
+#include "head_bench.h"  // core/src/model, torch-free: the head microbenchmark
 
 #include <nlohmann/json.hpp>
 
@@ -31,6 +34,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <malloc.h>
 #include <random>
 #include <sstream>
 #include <string>
@@ -382,6 +386,26 @@ int runWork(const std::string& work, const fs::path& modelDir, const fs::path& t
 
 } // namespace
 
+// The vocabulary head alone (--work head): a random [151936, 896] head (Qwen2.5-Coder-0.5B's) on --batch x --seq
+// random hidden rows, NtP + top-5 and NtP alone, through the fused head and the log_softmax reference.
+int runHead(const Options& o)
+{
+    const int threads = o.load.threads > 0 ? o.load.threads : 2;
+    ascviz::applyCpuThreads(threads);
+    ::mallopt(M_MMAP_THRESHOLD, 32 << 20); // as loading a model on the CPU sets it (load.cpp)
+    ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    const int64_t rows = static_cast<int64_t>(o.batch) * o.seq, hidden = 896, vocab = 151936;
+    std::printf("head [%lld, %lld] on %lld rows, %d threads (median of 3):\n", static_cast<long long>(vocab),
+                static_cast<long long>(hidden), static_cast<long long>(rows), threads);
+    for (const int k : {5, 0})
+        for (const bool fused : {false, true}) {
+            const double s = ascviz::model::headPredsSeconds(rows, hidden, vocab, k, fused, 3);
+            std::printf("  %-28s top-%d: %8.3f s  %8.0f rows/s\n", fused ? "fused" : "log_softmax reference", k, s,
+                        static_cast<double>(rows) / s);
+        }
+    return 0;
+}
+
 int main(int argc, char** argv)
 {
     Options o;
@@ -432,12 +456,15 @@ int main(int argc, char** argv)
                     << "usage: ascviz-bench-model [--models LIST] [--device D] [--dtype T] [--threads N] [--batch B]"
                        " [--seq T] [--new-tokens N] [--prompt P] [--no-reference] [--keep DIR]\n"
                        "       ascviz-bench-model --work score-loop|score-batch8|score-all|generate --model DIR"
-                       " --texts FILE.jsonl --out RESULT.json [--threads N] [--new-tokens N] [--prompt P]\n";
+                       " --texts FILE.jsonl --out RESULT.json [--threads N] [--new-tokens N] [--prompt P]\n"
+                       "       ascviz-bench-model --work head [--threads N] [--batch B] [--seq T]\n";
                 return 2;
             }
         }
         if (o.batch < 1 || o.seq < 2 || o.prompt < 1)
             throw ascviz::Error("--batch, --seq and --prompt must be positive (seq >= 2)");
+        if (work == "head")
+            return runHead(o);
         if (!work.empty()) {
             if (workModel.empty() || workTexts.empty() || workOut.empty())
                 throw ascviz::Error("--work needs --model, --texts and --out");

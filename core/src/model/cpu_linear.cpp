@@ -138,6 +138,11 @@ bool fuseEnabled()
 }
 } // namespace
 
+bool cpuFusionEnabled()
+{
+    return fuseEnabled();
+}
+
 at::Tensor cpuFusedAttention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& mask,
                              bool causal, double scale)
 {

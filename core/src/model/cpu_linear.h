@@ -35,6 +35,10 @@ at::Tensor cpuAwareLinear(const at::Tensor& x, const at::Tensor& w, const at::Te
 at::Tensor cpuFusedAttention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& mask,
                              bool causal, double scale);
 
+// Whether the CPU's fusions are on: ASCVIZ_CPU_FUSE is not 0 (the linear layers' epilogues, attention, the vocabulary
+// head of fused_head.h).
+bool cpuFusionEnabled();
+
 std::optional<at::Tensor> cpuFusedLinearActivation(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b,
                                                    DnnlAct act);
 

@@ -1,6 +1,7 @@
 #include "decoder.h"
 
 #include "cpu_linear.h"
+#include "fused_head.h"
 
 #include "ascviz/base/error.h"
 #include "ascviz/model/observer.h"
@@ -581,9 +582,33 @@ at::Tensor Decoder::hidden(const at::Tensor& ids, const at::Tensor& keyValid, Kv
     return out;
 }
 
+namespace {
+// Whether the head's product is computed in the fused head's column blocks (fused_head.h): on the CPU with the
+// fusions on, so that scoring, generation and the lens share one set of packed weights per block.
+bool headInColumnBlocks(const at::Tensor& hidden, const at::Tensor& head)
+{
+    return hidden.device().is_cpu() && hidden.scalar_type() == at::kFloat && head.scalar_type() == at::kFloat &&
+           head.is_contiguous() && cpuFusedHeadEnabled();
+}
+} // namespace
+
 at::Tensor Decoder::logits(const at::Tensor& hidden) const
 {
-    at::Tensor l = cpuAwareLinear(hidden, m_w.head, m_w.headBias);
+    const int64_t V = m_w.head.size(0), C = HeadBlocks{}.cols;
+    if (V <= C || !headInColumnBlocks(hidden, m_w.head))
+        return logitsColumns(hidden, 0, V);
+    std::vector<at::Tensor> parts;
+    for (int64_t c = 0; c < V; c += C)
+        parts.push_back(logitsColumns(hidden, c, std::min(C, V - c)));
+    return at::cat(parts, -1);
+}
+
+at::Tensor Decoder::logitsColumns(const at::Tensor& hidden, int64_t col, int64_t cols) const
+{
+    const bool all = col == 0 && cols == m_w.head.size(0);
+    const at::Tensor w = all ? m_w.head : m_w.head.narrow(0, col, cols);
+    const at::Tensor b = all || !m_w.headBias.defined() ? m_w.headBias : m_w.headBias.narrow(0, col, cols);
+    at::Tensor l = cpuAwareLinear(hidden, w, b);
     if (m_spec.logitsDivisor != 1.0) // granite: logits / logits_scaling, in the compute dtype
         l = l / m_spec.logitsDivisor;
     if (m_spec.finalSoftcap > 0) // as transformers: / cap, tanh, * cap, in the compute dtype

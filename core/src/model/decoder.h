@@ -137,6 +137,9 @@ public:
     at::Tensor hiddenPacked(const at::Tensor& ids, const std::vector<int64_t>& lengths) const;
     // Float32 logits [..., vocab] of hidden states.
     at::Tensor logits(const at::Tensor& hidden) const;
+    // Float32 logits [..., cols] of the vocabulary columns [col, col + cols): the fused head's one product
+    // (fused_head.h, HeadColumnLogits).
+    at::Tensor logitsColumns(const at::Tensor& hidden, int64_t col, int64_t cols) const;
     // The layer lens (lens.cpp): float32 logits of a residual stream [..., hidden] through the final norm and the
     // head; whether the checkpoint has a final norm and a head to apply to every layer.
     at::Tensor lensLogits(const at::Tensor& residual) const;

@@ -6,6 +6,7 @@
 
 #include "cpu_threads.h"
 #include "decoder.h"
+#include "fused_head.h"
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
@@ -23,10 +24,8 @@
 
 namespace ascviz::model {
 
-struct Pred {
-    double ntp = 0.0;
-    std::vector<std::pair<int32_t, double>> top; // (id, probability), most likely first
-};
+// NtP of a target and the top-k: (id, probability), most likely first (fused_head.h).
+using Pred = HeadPred;
 using Preds = std::vector<std::optional<Pred>>; // one per position of a sequence; [0] is always empty
 
 struct Step {

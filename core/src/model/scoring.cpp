@@ -219,38 +219,17 @@ at::Tensor TorchLanguageModel::idTensor(const std::vector<std::vector<int32_t>>&
     return t.to(m_dec->device());
 }
 
-// NtP (+ top-k) of `targets` from hidden rows [N, hidden], in row chunks so that [chunk, vocab] stays small.
+// NtP (+ top-k) of `targets` from hidden rows [N, hidden]: on the CPU through the fused head (no [N, vocab] tensor),
+// elsewhere (and with ASCVIZ_CPU_FUSE=0) log_softmax in row chunks so that [chunk, vocab] stays small.
 std::vector<Pred> TorchLanguageModel::predsFromHidden(const at::Tensor& rows, const std::vector<int32_t>& targets,
                                                       int topK) const
 {
-    std::vector<Pred> out(targets.size());
-    const int64_t N = rows.size(0);
     const int64_t V = m_dec->spec().vocab;
-    // [chunk, vocab] float32 stays ~16 MiB: cache-friendly, and under malloc's mmap threshold (load.cpp).
-    const int64_t chunk = std::max<int64_t>(1, (int64_t(1) << 22) / V);
-    const int64_t k = std::min<int64_t>(topK, V);
-    for (int64_t s = 0; s < N; s += chunk) {
-        const int64_t n = std::min(chunk, N - s);
-        const at::Tensor lp = at::log_softmax(m_dec->logits(rows.narrow(0, s, n)), -1); // float32
-        std::vector<int64_t> t(targets.begin() + s, targets.begin() + s + n);
-        const at::Tensor tgt = at::tensor(t, at::kLong).view({n, 1}).to(lp.device());
-        const at::Tensor picked = lp.gather(1, tgt).exp().to(at::kCPU).contiguous();
-        const float* pp = picked.data_ptr<float>();
-        at::Tensor topV, topI;
-        if (k > 0) {
-            auto [v, idx] = at::topk(lp, k, -1);
-            topV = v.exp().to(at::kCPU).contiguous();
-            topI = idx.to(at::kCPU).contiguous();
-        }
-        for (int64_t i = 0; i < n; ++i) {
-            Pred& p = out[static_cast<std::size_t>(s + i)];
-            p.ntp = pp[i];
-            for (int64_t j = 0; j < k; ++j)
-                p.top.emplace_back(static_cast<int32_t>(topI.data_ptr<int64_t>()[i * k + j]),
-                                   static_cast<double>(topV.data_ptr<float>()[i * k + j]));
-        }
-    }
-    return out;
+    if (rows.device().is_cpu() && cpuFusedHeadEnabled())
+        return fusedHeadPreds(rows, targets, V, topK, [this](const at::Tensor& x, int64_t col, int64_t cols) {
+            return m_dec->logitsColumns(x, col, cols);
+        });
+    return chunkedHeadPreds(rows, targets, V, topK, [this](const at::Tensor& x) { return m_dec->logits(x); });
 }
 
 // Teacher-forced predictions of every position of every sequence. Sequences longer than the context are
