@@ -7,6 +7,7 @@
 #include "ascviz/analysis/ablationtable.h"
 #include "ascviz/base/error.h"
 #include "ascviz/eval/eval.h"
+#include "ascviz/eval/evaluate.h"
 #include "ascviz/syntax/rewrite.h"
 
 #include <iostream>
@@ -68,9 +69,15 @@ int cmdProbe(Args& args)
                 it = tables.emplace(e.language, CategoryMap::forLanguage(e.language)).first;
             if (order.empty())
                 order = it->second.categories();
-            const EvalResult before = evaluate(model->score(e.code), tree, Aggregation::Median, it->second);
-            const EvalResult after =
-                evaluate(model->score(rw.text), parseForEval(e.language, rw.text), Aggregation::Median, it->second);
+            // both texts through the one entry point (eval/evaluate.h): the median over tokens, the language's table
+            EvalRequest req;
+            req.language = e.language;
+            req.aggregation = Aggregation::Median;
+            req.categories = &it->second;
+            const EvalResult before = evaluateScores(model->score(e.code), req, tree);
+            req.source = "the rewritten text";
+            const EvalResult after = evaluateText(
+                rw.text, req, [&](const std::string& code, const SyntaxTree&) { return model->score(code); });
             rows.push_back({categoryMeans(before), categoryMeans(after)});
             edits += rw.edits;
             if (!quiet)
