@@ -371,7 +371,7 @@ int cmdRender(Args& args)
             throw InputError("failed writing " + outFile);
     }
     if (!drawn.note.empty())
-        std::cerr << "render: " << drawn.note << '\n';
+        std::cerr << "render: " << drawn.note << remedyForCli(drawn.noteRemedy, "render") << '\n';
     if (!drawn.summary.empty())
         std::cerr << "render: " << drawn.summary << '\n';
     std::cerr << "wrote " << outFile << " (" << view << " view, " << r.tree.nodes().size() << " AST nodes, "
