@@ -28,12 +28,7 @@ int cmdProbe(Args& args)
     (void)args.flag("--json"); // the table is JSON only
     const bool quiet = args.flag("--quiet");
     const auto out = args.value("--out");
-    RewriteKind kind = RewriteKind::Rename;
-    try {
-        kind = parseRewriteKind(rewriteArg);
-    } catch (const InputError& e) {
-        throw UsageError(std::string("--rewrite: ") + e.what());
-    }
+    const RewriteKind kind = usageOf("--rewrite", [&] { return parseRewriteKind(rewriteArg); });
     if (limit < 0)
         throw UsageError("--limit must be >= 0 (0 = every snippet)");
     auto model = loadModel(args);
