@@ -144,27 +144,23 @@ int cmdAblate(Args& args)
     std::vector<AttentionHead> heads;
     std::vector<ExpertRef> expertSet;
     AblationMode mode = AblationMode::Zero;
-    try {
+    usageOf(std::string(experts ? "--experts" : "--heads") + "/--ablation", [&] {
         if (headsArg)
             heads = parseHeadList(*headsArg);
         if (experts)
             expertSet = parseExpertList(*experts);
         mode = parseAblationMode(modeArg);
-    } catch (const InputError& e) {
-        throw UsageError(std::string(experts ? "--experts" : "--heads") + "/--ablation: " + e.what());
-    }
+    });
     if (experts && mode == AblationMode::Mean)
         throw UsageError("--ablation mean applies to heads; experts are ablated by masking the router's choice");
     auto model = loadModel(args);
     args.finish();
-    try {
+    usageOf(experts ? "--experts" : "--heads", [&] {
         if (experts)
             checkExperts(*model, expertSet);
         else
             checkHeads(*model, heads);
-    } catch (const InputError& e) {
-        throw UsageError(std::string(experts ? "--experts: " : "--heads: ") + e.what());
-    }
+    });
 
     const Corpus corpus = readCorpusOption(corpusArg, language, "");
     std::map<std::string, CategoryMap> tables;

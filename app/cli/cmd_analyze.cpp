@@ -150,11 +150,7 @@ int cmdAnalyzeCausal(Args& args)
     opts.minSnippets = args.intValue("--min-snippets", opts.minSnippets);
     opts.confounders = confoundersOption(args);
     opts.simulations = args.intValue("--simulations", opts.simulations, 0, kMaxResamples);
-    try {
-        checkCausalConfounders(opts.confounders);
-    } catch (const InputError& e) {
-        throw UsageError(e.what());
-    }
+    usageOf("", [&] { checkCausalConfounders(opts.confounders); });
     const bool asJson = args.flag("--json");
     const auto latex = args.value("--latex");
     args.finish();
@@ -173,13 +169,8 @@ int cmdAnalyzeCausal(Args& args)
     const auto names = namesArg ? splitList(*namesArg) : std::vector<std::string>{};
     if (namesArg && names.size() != dbs.size())
         throw UsageError("--names needs one name per --db (" + std::to_string(dbs.size()) + ")");
-    const CausalBy by = [&] {
-        try {
-            return paper ? CausalBy::Concept : parseCausalBy(byArg.value_or("global"));
-        } catch (const InputError& e) {
-            throw UsageError(e.what());
-        }
-    }();
+    const CausalBy by =
+        usageOf("", [&] { return paper ? CausalBy::Concept : parseCausalBy(byArg.value_or("global")); });
     std::vector<CausalReport> reports;
     std::vector<RunInfo> runs;
     for (const auto& d : dbs) {
