@@ -1,5 +1,6 @@
 // Folded subtrees and code text in the AST views' layouts (LayoutOptions::collapsed, ::nodeText), on
 // "x = 1\n": module(0) > expression_statement(1) > assignment(2) > identifier(3), "="(4), integer(5).
+#include "ascviz/base/error.h"
 #include "ascviz/render/layout.h"
 #include "eval_test_util.h"
 
