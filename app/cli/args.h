@@ -1,6 +1,8 @@
 // Minimal command-line option parsing for ascviz-cli: every option a command reads is consumed, and
 // finish() reports what was left over, so a typo is a usage error (exit 2), never silently ignored.
 #pragma once
+#include "ascviz/base/error.h"
+
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -13,6 +15,18 @@ class UsageError : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
 };
+
+// Runs `parse` (core parsing an option's value) and turns its InputError into a UsageError (exit 2), the message
+// prefixed with "<option>: " (unprefixed when `option` is empty: core's message names it already): the one place
+// the CLI maps a value core refused to a usage error.
+template <class F> auto usageOf(const std::string& option, F&& parse) -> decltype(parse())
+{
+    try {
+        return parse();
+    } catch (const InputError& e) {
+        throw UsageError(option.empty() ? std::string(e.what()) : option + ": " + e.what());
+    }
+}
 
 // The most resamples or simulations a bootstrap or refutation option takes: a run of more would take hours
 // and grow its memory with the count (--resamples, --simulations).

@@ -10,6 +10,7 @@
 #include "ascviz/base/error.h"
 #include "ascviz/corpusrun/engine.h"
 #include "ascviz/eval/eval.h"
+#include "ascviz/eval/evaluate.h"
 #include "ascviz/model/ablation.h"
 
 #include <algorithm>
@@ -32,9 +33,20 @@ struct AblateText {
     std::map<std::string, double> clean;
 };
 
+// ablate evaluates every text with the median over its tokens, the language's (or the corpus's) table
+EvalRequest ablateRequest(const std::string& language, const CategoryMap* categories)
+{
+    EvalRequest req;
+    req.language = language;
+    req.aggregation = Aggregation::Median;
+    req.categories = categories;
+    return req;
+}
+
+// the text's ΔAsC-Eval values under the model as it is now (clean or ablated), over the tree parsed once
 std::map<std::string, double> valuesUnder(const LanguageModel& model, const AblateText& t, bool relation)
 {
-    const EvalResult r = evaluate(model.score(t.code), t.tree, Aggregation::Median, *t.categories);
+    const EvalResult r = evaluateScores(model.score(t.code), ablateRequest(t.tree.language(), t.categories), t.tree);
     return categoryMeans(r, relation ? &t.nodes : nullptr);
 }
 
@@ -133,27 +145,23 @@ int cmdAblate(Args& args)
     std::vector<AttentionHead> heads;
     std::vector<ExpertRef> expertSet;
     AblationMode mode = AblationMode::Zero;
-    try {
+    usageOf(std::string(experts ? "--experts" : "--heads") + "/--ablation", [&] {
         if (headsArg)
             heads = parseHeadList(*headsArg);
         if (experts)
             expertSet = parseExpertList(*experts);
         mode = parseAblationMode(modeArg);
-    } catch (const InputError& e) {
-        throw UsageError(std::string(experts ? "--experts" : "--heads") + "/--ablation: " + e.what());
-    }
+    });
     if (experts && mode == AblationMode::Mean)
         throw UsageError("--ablation mean applies to heads; experts are ablated by masking the router's choice");
     auto model = loadModel(args);
     args.finish();
-    try {
+    usageOf(experts ? "--experts" : "--heads", [&] {
         if (experts)
             checkExperts(*model, expertSet);
         else
             checkHeads(*model, heads);
-    } catch (const InputError& e) {
-        throw UsageError(std::string(experts ? "--experts: " : "--heads: ") + e.what());
-    }
+    });
 
     const Corpus corpus = readCorpusOption(corpusArg, language, "");
     std::map<std::string, CategoryMap> tables;
@@ -163,16 +171,20 @@ int cmdAblate(Args& args)
         if (limit > 0 && texts.size() >= static_cast<std::size_t>(limit))
             break;
         try {
-            AblateText t{e.code, parseForEval(e.language, e.code), nullptr, {}, {}};
             auto it = tables.find(e.language);
             if (it == tables.end())
                 it = tables.emplace(e.language, CategoryMap::forLanguage(e.language)).first;
-            t.categories = &it->second;
+            // the clean evaluation: limits, parse, score, evaluate (eval/evaluate.h); its tree is kept for the
+            // ablated runs and the relation's nodes
+            const EvalResult clean =
+                evaluateText(e.code, ablateRequest(e.language, &it->second),
+                             [&](const std::string& code, const SyntaxTree&) { return model->score(code); });
+            AblateText t{e.code, clean.tree, &it->second, {}, {}};
             if (relation)
                 for (const auto& rel : syntaxRelations(t.tree))
                     if (rel.type == *relation)
                         t.nodes.insert(rel.dependent.node);
-            t.clean = valuesUnder(*model, t, relation.has_value());
+            t.clean = categoryMeans(clean, relation ? &t.nodes : nullptr);
             texts.push_back(std::move(t));
         } catch (const InputError& err) {
             ++skipped;

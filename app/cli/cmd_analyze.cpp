@@ -1,6 +1,6 @@
 // analyze causal|perplexed|heatmap|treatments (docs/cli.md): AsC-Causal, PERPLEXED and the category heat map over
-// results databases, Galeras' treatments over a runs database. Torch-free (ascviz_cli_results); the one router of
-// `analyze` (cmd_analyze_router.cpp) calls them.
+// results databases, Galeras' treatments over a runs database. Torch-free (ascviz_cli_results); one function per
+// subcommand, each named in the one table `analyze` routes by (cmd_analyze_router.cpp).
 #include "commands.h"
 #include "output.h"
 
@@ -137,169 +137,164 @@ std::string perplexedText(const PerplexedReport& r)
 
 } // namespace
 
-int cmdAnalyzeResults(const std::string& sub, Args& args)
+// analyze causal: AsC-Causal over one or more results databases (text, JSON, LaTeX)
+int cmdAnalyzeCausal(Args& args)
 {
     const auto out = args.value("--out");
-    if (sub == "causal") {
-        const auto dbs = splitList(args.require("--db"));
-        const auto byArg = args.value("--by");
-        const auto conceptsArg = args.value("--concepts");
-        const auto namesArg = args.value("--names");
-        CausalOptions opts;
-        opts.seed = args.uint64Value("--seed", opts.seed);
-        opts.minSnippets = args.intValue("--min-snippets", opts.minSnippets);
-        opts.confounders = confoundersOption(args);
-        opts.simulations = args.intValue("--simulations", opts.simulations, 0, kMaxResamples);
-        try {
-            checkCausalConfounders(opts.confounders);
-        } catch (const InputError& e) {
-            throw UsageError(e.what());
-        }
-        const bool asJson = args.flag("--json");
-        const auto latex = args.value("--latex");
-        args.finish();
-        if (opts.minSnippets < 7)
-            throw UsageError("--min-snippets must be >= 7 (the regression has 6 parameters)");
-        if (dbs.empty())
-            throw UsageError("--db needs at least one results database");
-        // The paper's Table II layout: a concept selection, several models side by side.
-        const bool paper = conceptsArg.has_value() || dbs.size() > 1;
-        if (paper && !latex)
-            throw UsageError("--concepts and several --db lay out the paper's Table II: give --latex FILE");
-        if (paper && byArg && *byArg != "concept")
-            throw UsageError("the paper's Table II is by concept: leave --by out or give --by concept");
-        if (dbs.size() > 1 && asJson)
-            throw UsageError("--json takes one --db");
-        const auto names = namesArg ? splitList(*namesArg) : std::vector<std::string>{};
-        if (namesArg && names.size() != dbs.size())
-            throw UsageError("--names needs one name per --db (" + std::to_string(dbs.size()) + ")");
-        const CausalBy by = [&] {
-            try {
-                return paper ? CausalBy::Concept : parseCausalBy(byArg.value_or("global"));
-            } catch (const InputError& e) {
-                throw UsageError(e.what());
-            }
-        }();
-        std::vector<CausalReport> reports;
-        std::vector<RunInfo> runs;
-        for (const auto& d : dbs) {
-            const ResultsDb rdb = ResultsDb::open(d);
-            runs.push_back(rdb.runInfo());
-            reports.push_back(analyzeCausal(rdb, by, opts));
-        }
-        std::vector<std::string> labels = names;
-        for (std::size_t i = 0; labels.size() < dbs.size(); ++i) {
-            const bool repeated = std::count_if(runs.begin(), runs.end(),
-                                                [&](const RunInfo& x) { return x.modelName == runs[i].modelName; }) > 1;
-            labels.push_back(repeated ? runs[i].modelName + " (" + fs::path(dbs[i]).filename().string() + ")"
-                                      : runs[i].modelName);
-        }
-        if (latex) {
-            if (paper) {
-                std::vector<std::pair<std::string, const CausalReport*>> models;
-                for (std::size_t i = 0; i < reports.size(); ++i)
-                    models.emplace_back(labels[i], &reports[i]);
-                const auto groups =
-                    parseConceptSelection(conceptsArg.value_or("paper"), CategoryMap::forLanguage(runs[0].language));
-                writeText(causalPaperLatex(models, groups), *latex);
-            } else {
-                writeText(causalLatex(reports[0]), *latex);
-            }
-            std::cerr << "analyze: wrote " << *latex << '\n';
-        }
-        if (asJson) {
-            writeJson(causalToJson(reports[0]), out);
-        } else {
-            std::string text;
+    const auto dbs = splitList(args.require("--db"));
+    const auto byArg = args.value("--by");
+    const auto conceptsArg = args.value("--concepts");
+    const auto namesArg = args.value("--names");
+    CausalOptions opts;
+    opts.seed = args.uint64Value("--seed", opts.seed);
+    opts.minSnippets = args.intValue("--min-snippets", opts.minSnippets);
+    opts.confounders = confoundersOption(args);
+    opts.simulations = args.intValue("--simulations", opts.simulations, 0, kMaxResamples);
+    usageOf("", [&] { checkCausalConfounders(opts.confounders); });
+    const bool asJson = args.flag("--json");
+    const auto latex = args.value("--latex");
+    args.finish();
+    if (opts.minSnippets < 7)
+        throw UsageError("--min-snippets must be >= 7 (the regression has 6 parameters)");
+    if (dbs.empty())
+        throw UsageError("--db needs at least one results database");
+    // The paper's Table II layout: a concept selection, several models side by side.
+    const bool paper = conceptsArg.has_value() || dbs.size() > 1;
+    if (paper && !latex)
+        throw UsageError("--concepts and several --db lay out the paper's Table II: give --latex FILE");
+    if (paper && byArg && *byArg != "concept")
+        throw UsageError("the paper's Table II is by concept: leave --by out or give --by concept");
+    if (dbs.size() > 1 && asJson)
+        throw UsageError("--json takes one --db");
+    const auto names = namesArg ? splitList(*namesArg) : std::vector<std::string>{};
+    if (namesArg && names.size() != dbs.size())
+        throw UsageError("--names needs one name per --db (" + std::to_string(dbs.size()) + ")");
+    const CausalBy by =
+        usageOf("", [&] { return paper ? CausalBy::Concept : parseCausalBy(byArg.value_or("global")); });
+    std::vector<CausalReport> reports;
+    std::vector<RunInfo> runs;
+    for (const auto& d : dbs) {
+        const ResultsDb rdb = ResultsDb::open(d);
+        runs.push_back(rdb.runInfo());
+        reports.push_back(analyzeCausal(rdb, by, opts));
+    }
+    std::vector<std::string> labels = names;
+    for (std::size_t i = 0; labels.size() < dbs.size(); ++i) {
+        const bool repeated = std::count_if(runs.begin(), runs.end(),
+                                            [&](const RunInfo& x) { return x.modelName == runs[i].modelName; }) > 1;
+        labels.push_back(repeated ? runs[i].modelName + " (" + fs::path(dbs[i]).filename().string() + ")"
+                                  : runs[i].modelName);
+    }
+    if (latex) {
+        if (paper) {
+            std::vector<std::pair<std::string, const CausalReport*>> models;
             for (std::size_t i = 0; i < reports.size(); ++i)
-                text += (reports.size() > 1 ? "== " + labels[i] + " (" + dbs[i] + ")\n" : std::string()) +
-                        causalText(reports[i]) + (i + 1 < reports.size() ? "\n" : "");
-            writeText(text, out);
+                models.emplace_back(labels[i], &reports[i]);
+            const auto groups =
+                parseConceptSelection(conceptsArg.value_or("paper"), CategoryMap::forLanguage(runs[0].language));
+            writeText(causalPaperLatex(models, groups), *latex);
+        } else {
+            writeText(causalLatex(reports[0]), *latex);
         }
-        return 0;
+        std::cerr << "analyze: wrote " << *latex << '\n';
     }
-    if (sub == "treatments")
-        return analyzeTreatmentsCommand(args, out);
-    if (sub == "perplexed") {
-        const fs::path db = args.require("--db");
-        PerplexedOptions opts;
-        opts.minCount = args.intValue("--min-count", opts.minCount);
-        opts.top = args.intValue("--top", opts.top);
-        const auto corpusArg = args.value("--corpus");
-        const bool noCalls = args.flag("--no-call-table");
-        const bool asJson = args.flag("--json");
-        args.finish();
-        if (opts.minCount < 1 || opts.top < 1)
-            throw UsageError("--min-count and --top must be >= 1");
-        const ResultsDb rdb = ResultsDb::open(db);
-        // The call table needs each snippet's repository and file: from the corpus (--corpus, else the run's).
-        std::optional<CallRepository> repository;
-        if (!noCalls) {
-            std::string why;
-            repository = callRepositoryOfRun(rdb, corpusArg ? std::optional<fs::path>(*corpusArg) : std::nullopt, &why);
-            if (repository)
-                opts.repository = &*repository;
-            else
-                std::cerr << "analyze: no call table: " << why << " (give --corpus FILE|DIR)\n";
-        }
-        const PerplexedReport r = analyzePerplexed(rdb, opts);
-        if (asJson)
-            writeJson(perplexedToJson(r), out);
+    if (asJson) {
+        writeJson(causalToJson(reports[0]), out);
+    } else {
+        std::string text;
+        for (std::size_t i = 0; i < reports.size(); ++i)
+            text += (reports.size() > 1 ? "== " + labels[i] + " (" + dbs[i] + ")\n" : std::string()) +
+                    causalText(reports[i]) + (i + 1 < reports.size() ? "\n" : "");
+        writeText(text, out);
+    }
+    return 0;
+}
+
+// analyze perplexed: CE per token text and AST label
+int cmdAnalyzePerplexed(Args& args)
+{
+    const auto out = args.value("--out");
+    const fs::path db = args.require("--db");
+    PerplexedOptions opts;
+    opts.minCount = args.intValue("--min-count", opts.minCount);
+    opts.top = args.intValue("--top", opts.top);
+    const auto corpusArg = args.value("--corpus");
+    const bool noCalls = args.flag("--no-call-table");
+    const bool asJson = args.flag("--json");
+    args.finish();
+    if (opts.minCount < 1 || opts.top < 1)
+        throw UsageError("--min-count and --top must be >= 1");
+    const ResultsDb rdb = ResultsDb::open(db);
+    // The call table needs each snippet's repository and file: from the corpus (--corpus, else the run's).
+    std::optional<CallRepository> repository;
+    if (!noCalls) {
+        std::string why;
+        repository = callRepositoryOfRun(rdb, corpusArg ? std::optional<fs::path>(*corpusArg) : std::nullopt, &why);
+        if (repository)
+            opts.repository = &*repository;
         else
-            writeText(perplexedText(r), out);
-        return 0;
+            std::cerr << "analyze: no call table: " << why << " (give --corpus FILE|DIR)\n";
     }
-    if (sub == "heatmap") {
-        const auto dbs = splitList(args.require("--db"));
-        const auto namesArg = args.value("--names");
-        const auto svg = args.value("--svg");
-        const auto latex = args.value("--latex");
-        const auto table1 = args.value("--table1");
-        const auto typesArg = args.value("--types");
-        const bool allowDifferentCorpus = args.flag("--allow-different-corpus");
-        args.finish();
-        if (!svg && !latex && !table1)
-            throw UsageError("analyze heatmap writes --svg FILE, --latex FILE and/or --table1 FILE");
-        const auto types = typesArg ? splitList(*typesArg) : std::vector<std::string>{};
-        if (typesArg && types.size() != dbs.size())
-            throw UsageError("--types needs one model type per --db (" + std::to_string(dbs.size()) + ")");
-        const auto names = namesArg ? splitList(*namesArg) : std::vector<std::string>{};
-        if (namesArg && names.size() != dbs.size())
-            throw UsageError("--names needs one name per --db (" + std::to_string(dbs.size()) + ")");
-        std::vector<CorpusStats> stats;
-        for (const auto& d : dbs)
-            stats.push_back(computeStats(ResultsDb::open(d)));
-        std::vector<ComparedRun> runs;
-        for (std::size_t i = 0; i < stats.size(); ++i)
-            runs.push_back({&stats[i], fs::path(dbs[i]).filename().string()});
-        const RunComparison cmp = compareRuns(runs);
-        if (cmp.differentCorpus && !allowDifferentCorpus)
-            throw InputError("analyze heatmap: " + cmp.warning +
-                             "; refused (--allow-different-corpus compares them anyway)");
-        if (!cmp.warning.empty())
-            std::cerr << "analyze: warning: " << cmp.warning << '\n';
-        std::vector<std::pair<std::string, const CorpusStats*>> sets;
-        for (std::size_t i = 0; i < stats.size(); ++i)
-            sets.emplace_back(names.empty() ? cmp.labels[i] : names[i], &stats[i]);
-        if (svg) {
-            const auto [rows, cols] = heatmapData(sets);
-            writeText(renderHeatmapSvg(rows, cols), *svg);
-            std::cerr << "analyze: wrote " << *svg << " (" << rows.size() << " rows x " << cols.size() << " models)\n";
-        }
-        if (latex) {
-            writeText(comparisonLatex(sets, cmp.warning), *latex);
-            std::cerr << "analyze: wrote " << *latex << '\n';
-        }
-        if (table1) {
-            std::vector<TableOneModel> models;
-            for (std::size_t i = 0; i < stats.size(); ++i)
-                models.push_back({sets[i].first, types.empty() ? std::string() : types[i], &stats[i]});
-            writeText(tableOneLatex(models), *table1);
-            std::cerr << "analyze: wrote " << *table1 << '\n';
-        }
-        return 0;
+    const PerplexedReport r = analyzePerplexed(rdb, opts);
+    if (asJson)
+        writeJson(perplexedToJson(r), out);
+    else
+        writeText(perplexedText(r), out);
+    return 0;
+}
+
+// analyze heatmap: categories x results databases (SVG, LaTeX, Table I)
+int cmdAnalyzeHeatmap(Args& args)
+{
+    const auto out = args.value("--out");
+    const auto dbs = splitList(args.require("--db"));
+    const auto namesArg = args.value("--names");
+    const auto svg = args.value("--svg");
+    const auto latex = args.value("--latex");
+    const auto table1 = args.value("--table1");
+    const auto typesArg = args.value("--types");
+    const bool allowDifferentCorpus = args.flag("--allow-different-corpus");
+    args.finish();
+    if (!svg && !latex && !table1)
+        throw UsageError("analyze heatmap writes --svg FILE, --latex FILE and/or --table1 FILE");
+    const auto types = typesArg ? splitList(*typesArg) : std::vector<std::string>{};
+    if (typesArg && types.size() != dbs.size())
+        throw UsageError("--types needs one model type per --db (" + std::to_string(dbs.size()) + ")");
+    const auto names = namesArg ? splitList(*namesArg) : std::vector<std::string>{};
+    if (namesArg && names.size() != dbs.size())
+        throw UsageError("--names needs one name per --db (" + std::to_string(dbs.size()) + ")");
+    std::vector<CorpusStats> stats;
+    for (const auto& d : dbs)
+        stats.push_back(computeStats(ResultsDb::open(d)));
+    std::vector<ComparedRun> runs;
+    for (std::size_t i = 0; i < stats.size(); ++i)
+        runs.push_back({&stats[i], fs::path(dbs[i]).filename().string()});
+    const RunComparison cmp = compareRuns(runs);
+    if (cmp.differentCorpus && !allowDifferentCorpus)
+        throw InputError("analyze heatmap: " + cmp.warning +
+                         "; refused (--allow-different-corpus compares them anyway)");
+    if (!cmp.warning.empty())
+        std::cerr << "analyze: warning: " << cmp.warning << '\n';
+    std::vector<std::pair<std::string, const CorpusStats*>> sets;
+    for (std::size_t i = 0; i < stats.size(); ++i)
+        sets.emplace_back(names.empty() ? cmp.labels[i] : names[i], &stats[i]);
+    if (svg) {
+        const auto [rows, cols] = heatmapData(sets);
+        writeText(renderHeatmapSvg(rows, cols), *svg);
+        std::cerr << "analyze: wrote " << *svg << " (" << rows.size() << " rows x " << cols.size() << " models)\n";
     }
-    throw UsageError("unknown analyze subcommand '" + sub + "'"); // the router passes only the four above
+    if (latex) {
+        writeText(comparisonLatex(sets, cmp.warning), *latex);
+        std::cerr << "analyze: wrote " << *latex << '\n';
+    }
+    if (table1) {
+        std::vector<TableOneModel> models;
+        for (std::size_t i = 0; i < stats.size(); ++i)
+            models.push_back({sets[i].first, types.empty() ? std::string() : types[i], &stats[i]});
+        writeText(tableOneLatex(models), *table1);
+        std::cerr << "analyze: wrote " << *table1 << '\n';
+    }
+    return 0;
 }
 
 } // namespace ascviz::cli

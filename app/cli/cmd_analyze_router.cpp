@@ -9,21 +9,9 @@ namespace ascviz::cli {
 
 namespace {
 
-int analyzeCausal(Args& args)
-{
-    return cmdAnalyzeResults("causal", args);
-}
-int analyzePerplexed(Args& args)
-{
-    return cmdAnalyzeResults("perplexed", args);
-}
-int analyzeHeatmap(Args& args)
-{
-    return cmdAnalyzeResults("heatmap", args);
-}
 int analyzeTreatments(Args& args)
 {
-    return cmdAnalyzeResults("treatments", args);
+    return analyzeTreatmentsCommand(args, args.value("--out"));
 }
 
 // Writes `text` with every line after the first indented by `indent` spaces.
@@ -53,14 +41,14 @@ const std::vector<AnalyzeSubcommand>& analyzeSubcommands()
          "    --simulations N    simulations per refuter, with p-values (default 100; 0 = one draw each)\n"
          "    --json             the JSON of docs/cli.md (default: a text table)   --latex FILE   Table II (booktabs)\n"
          "    --concepts paper|T1,T2   --names N1,N2   with several --db: the paper's Table II layout (--latex)\n",
-         false, analyzeCausal},
+         false, cmdAnalyzeCausal},
         {"perplexed", "--db RESULTS [--min-count K]",
          "PERPLEXED (method.md 10): CE per token text and AST label, worst and best, calls, ERROR\n"
          "    --db RESULTS   --min-count K (default 5)   --top N (default 20)   --json; the unfiltered top 10 and\n"
          "    Spearman rho\n"
          "    --corpus FILE|DIR  the snippets' repositories and files for Table 1 (default: the run's corpus)\n"
          "    --no-call-table    leave Table 1 out\n",
-         false, analyzePerplexed},
+         false, cmdAnalyzePerplexed},
         {"heatmap", "--db A.db[,B.db...] --svg OUT [--latex OUT] [--allow-different-corpus]",
          "categories x result databases, coloured by the bootstrapped median\n"
          "    --db A.db,B.db   --names N1,N2   --svg FILE   --latex FILE (the comparison, Table I layout)\n"
@@ -68,7 +56,7 @@ const std::vector<AnalyzeSubcommand>& analyzeSubcommands()
          "    each database is labelled with its model and the settings that differ (θ, dtype, categories,\n"
          "    corpus; a one-line warning names them); databases of different corpora are refused unless\n"
          "    --allow-different-corpus\n",
-         false, analyzeHeatmap},
+         false, cmdAnalyzeHeatmap},
         {"experts",
          "(--db R | --corpus C --model M) [--language L] [--limit N] [--json] [--out F] [--svg OUT] [--pdf OUT]",
          "a mixture-of-experts model's routing by category (method.md 15): per category, sparse\n"

@@ -8,6 +8,7 @@
 #include "ascviz/analysis/tables.h"
 #include "ascviz/base/error.h"
 #include "ascviz/figure/data.h"
+#include "ascviz/figure/viewrender.h"
 #include "ascviz/results/compare.h"
 #include "ascviz/results/resultsdb.h"
 
@@ -19,54 +20,32 @@ namespace fs = std::filesystem;
 
 FigureStyle readFigureStyle(Args& args, bool* given)
 {
-    FigureStyle s;
     const auto mm = args.value("--width-mm");
     const auto pt = args.value("--width-pt");
     if (mm && pt)
         throw UsageError("--width-mm and --width-pt are exclusive");
-    auto number = [](const std::string& name, const std::string& v) {
-        try {
-            std::size_t used = 0;
-            const double d = std::stod(v, &used);
-            if (used == v.size())
-                return d;
-        } catch (const std::exception&) {
-        }
-        throw UsageError(name + " needs a number (got '" + v + "')");
-    };
-    // Each width option is checked in its own unit, the message naming the option and the value given.
-    if (mm) {
-        const double w = number("--width-mm", *mm);
-        if (!(w >= kMinFigureWidthMm && w <= kMaxFigureWidthMm))
-            throw UsageError("--width-mm must be between 30 and 2000 (mm), got " + *mm);
-        s.widthPt = w * kPointsPerMm;
-    }
-    if (pt) {
-        const double w = number("--width-pt", *pt);
-        if (!(w >= kMinFigureWidthMm * kPointsPerMm - 1e-6 && w <= kMaxFigureWidthMm * kPointsPerMm + 1e-6))
-            throw UsageError("--width-pt must be between 85.04 and 5669.29 (pt, 30 to 2000 mm), got " + *pt);
-        s.widthPt = w;
-    }
     const auto font = args.value("--font-pt");
-    if (font)
-        s.fontPt = number("--font-pt", *font);
-    s.title = !args.flag("--no-title");
-    const auto l = args.value("--legend");
+    const bool noTitle = args.flag("--no-title");
+    const auto legend = args.value("--legend");
     if (given)
-        *given = mm || pt || font || !s.title || l;
-    if (l) {
-        try {
-            s.legend = parseLegendPlacement(*l);
-        } catch (const InputError& e) {
-            throw UsageError(std::string("--legend: ") + e.what());
-        }
-    }
-    try {
-        s.validate();
-    } catch (const InputError& e) {
-        throw UsageError(e.what());
-    }
-    return s;
+        *given = mm || pt || font || noTitle || legend;
+    // The values are parsed and checked by core as render's are (figure/viewrender.h setViewOption: one number
+    // parser, each width in its own unit), the message naming the command-line option.
+    ViewRequest q;
+    usageOf("", [&] {
+        if (mm)
+            setViewOption(q, "width_mm", *mm, "--width-mm");
+        if (pt)
+            setViewOption(q, "width_pt", *pt, "--width-pt");
+        if (font)
+            setViewOption(q, "font_pt", *font, "--font-pt");
+        if (noTitle)
+            setViewOption(q, "title", "false", "--no-title");
+        if (legend)
+            setViewOption(q, "legend", *legend, "--legend");
+        q.style.validate();
+    });
+    return q.style;
 }
 
 namespace {

@@ -53,11 +53,8 @@ RecordSet recordsOption(Args& args)
 
 Testbed testbedOption(Args& args)
 {
-    try {
-        return parseTestbed(args.valueOr("--testbed", "withdocstring")); // the paper's testbed (seed 003)
-    } catch (const InputError& e) {
-        throw UsageError(e.what());
-    }
+    // the paper's testbed (seed 003) by default
+    return usageOf("--testbed", [&] { return parseTestbed(args.valueOr("--testbed", "withdocstring")); });
 }
 
 void printSkipped(const std::map<std::string, int>& skipped, const std::vector<TestbedSet::OverLimit>& overLimit)

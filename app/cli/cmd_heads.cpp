@@ -222,12 +222,7 @@ int cmdAnalyzeHeads(Args& args)
     const std::size_t maxAstNodes = maxAstNodesOption(args);
     LoadOptions lo = loadOptions(args);
     args.finish();
-    HeadMetric metric;
-    try {
-        metric = parseHeadMetric(metricName);
-    } catch (const InputError& e) {
-        throw UsageError(std::string("--metric: ") + e.what());
-    }
+    const HeadMetric metric = usageOf("--metric", [&] { return parseHeadMetric(metricName); });
     if (minCount < 1)
         throw UsageError("--min-count must be >= 1");
     int table = 0;

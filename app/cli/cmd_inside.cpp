@@ -38,11 +38,7 @@ int attributeCorpus(Args& args, const std::string& corpusArg)
     const bool quiet = args.flag("--quiet");
     (void)args.flag("--json"); // the matrix is JSON only
     const auto out = args.value("--out");
-    try {
-        opts.attribution.method = parseAttributionMethod(method);
-    } catch (const InputError& e) {
-        throw UsageError(e.what());
-    }
+    opts.attribution.method = usageOf("", [&] { return parseAttributionMethod(method); });
     if (limit < 0 || opts.targetsPerText < 1)
         throw UsageError("--limit must be >= 0 and --targets >= 1");
     auto model = loadModel(args);
@@ -101,13 +97,11 @@ int cmdAttribute(Args& args)
         throw UsageError("--prompt-bytes expects a byte count >= 0, got '" + promptArg + "'");
     }
     AttributionTargetSpec target;
-    try {
+    usageOf("", [&] {
         opts.method = parseAttributionMethod(method);
         opts.order = parseNodeOrder(order);
         target = parseAttributionTarget(targetArg);
-    } catch (const InputError& e) {
-        throw UsageError(e.what());
-    }
+    });
     if (budget < 0 || opts.batch < 1)
         throw UsageError("--budget must be >= 0 (0 = every prompt node) and --batch-size >= 1");
     if (masks < 4 || masks > 1024)

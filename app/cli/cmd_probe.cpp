@@ -8,6 +8,7 @@
 #include "ascviz/base/error.h"
 #include "ascviz/corpusrun/engine.h"
 #include "ascviz/eval/eval.h"
+#include "ascviz/eval/evaluate.h"
 #include "ascviz/syntax/rewrite.h"
 
 #include <iostream>
@@ -28,12 +29,7 @@ int cmdProbe(Args& args)
     (void)args.flag("--json"); // the table is JSON only
     const bool quiet = args.flag("--quiet");
     const auto out = args.value("--out");
-    RewriteKind kind = RewriteKind::Rename;
-    try {
-        kind = parseRewriteKind(rewriteArg);
-    } catch (const InputError& e) {
-        throw UsageError(std::string("--rewrite: ") + e.what());
-    }
+    const RewriteKind kind = usageOf("--rewrite", [&] { return parseRewriteKind(rewriteArg); });
     if (limit < 0)
         throw UsageError("--limit must be >= 0 (0 = every snippet)");
     auto model = loadModel(args);
@@ -80,14 +76,23 @@ int cmdProbe(Args& args)
                 it = tables.emplace(e.language, CategoryMap::forLanguage(e.language)).first;
             if (order.empty())
                 order = it->second.categories();
+            // both texts through the one entry point (eval/evaluate.h): the median over tokens, the language's table
+            EvalRequest req;
+            req.language = e.language;
+            req.aggregation = Aggregation::Median;
+            req.categories = &it->second;
             const ScoredText original = model->score(e.code);
-            const ScoredText rewritten = model->score(rw.text);
-            const EvalResult before = evaluate(original, tree, Aggregation::Median, it->second);
-            const EvalResult after =
-                evaluate(rewritten, parseForEval(e.language, rw.text), Aggregation::Median, it->second);
+            const EvalResult before = evaluateScores(original, req, tree);
+            req.source = "the rewritten text";
+            std::size_t rewrittenTokens = 0;
+            const EvalResult after = evaluateText(rw.text, req, [&](const std::string& code, const SyntaxTree&) {
+                ScoredText scored = model->score(code);
+                rewrittenTokens = scored.tokens.size();
+                return scored;
+            });
             rows.push_back({categoryMeans(before), categoryMeans(after)});
             edits += rw.edits;
-            return ItemOutcome{e.id, true, static_cast<int64_t>(original.tokens.size() + rewritten.tokens.size())};
+            return ItemOutcome{e.id, true, static_cast<int64_t>(original.tokens.size() + rewrittenTokens)};
         } catch (const InputError& err) {
             ++skipped;
             if (!quiet)

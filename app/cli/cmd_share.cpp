@@ -191,11 +191,7 @@ int cmdExportHtml(Args& args)
     const auto attributionArg = args.value("--attribution");
     std::optional<AttributionTargetSpec> target;
     if (attributionArg) {
-        try {
-            target = parseAttributionTarget(*attributionArg);
-        } catch (const InputError& e) {
-            throw UsageError(std::string("--attribution: ") + e.what());
-        }
+        target = usageOf("--attribution", [&] { return parseAttributionTarget(*attributionArg); });
     }
     json doc;
     std::string title;

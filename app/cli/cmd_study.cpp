@@ -140,6 +140,7 @@ int studyInit(Args& args)
         const CorpusEntry& e = corpus.entries[picked[i]];
         std::cerr << "study: evaluating " << (i + 1) << "/" << picked.size() << " (" << e.id << ")\n";
         ScoredText s;
+        std::optional<std::size_t> resplitAt; // a completion cut and scored again: split there when evaluated
         if (complete) {
             // The model's completion of the prompt (method.md §9), generated once here and stored: greedy,
             // at most --max-new-tokens tokens; the prompt is teacher-forced, the completion flagged generated.
@@ -168,18 +169,17 @@ int studyInit(Args& args)
                 if (const auto end = functionEnd(s.text, e.language); end && *end > s.promptBytes) {
                     // the completion cut at the function's end, scored again (teacher-forced) so that the
                     // stored tokens and NtP are those of the text shown; its tokens flagged generated
-                    const std::size_t promptBytes = s.promptBytes;
+                    resplitAt = s.promptBytes;
                     s = model->score(s.text.substr(0, *end));
-                    splitAtPrompt(s, promptBytes);
                 }
-            if (s.promptBytes == s.text.size())
+            if (resplitAt.value_or(s.promptBytes) == s.text.size())
                 std::cerr << "study: note: the model ended " << e.id << " at once (EOS): no completion\n";
         } else {
             // the corpus's code is human-written: scored as it is, no token flagged generated (issue 44: a
             // prompt field no longer marks the rest of the code as the model's completion)
             s = model->score(e.code);
         }
-        evaluated.push_back(makeStudySample(e.id, e.language, std::move(s), d.aggregation));
+        evaluated.push_back(makeStudySample(e.id, e.language, std::move(s), d.aggregation, resplitAt));
     }
     const Study study = makeStudy(d, std::move(evaluated));
     writeStudyFile(out, study);

@@ -187,11 +187,7 @@ EvalResult runEval(const EvalInputs& in, std::string* dtype = nullptr, LayerLens
     return evaluateText(*text, req, [&](const std::string& code, const SyntaxTree&) -> ScoredText {
         auto model = LanguageModel::load(resolveModelDir(*in.modelDir), in.load);
         if (!in.ablateHeads.empty()) {
-            try {
-                checkHeads(*model, in.ablateHeads);
-            } catch (const InputError& e) {
-                throw UsageError(std::string("--ablate-heads: ") + e.what());
-            }
+            usageOf("--ablate-heads", [&] { checkHeads(*model, in.ablateHeads); });
             const auto means = in.ablation == AblationMode::Mean ? meanHeadOutputs(*model, code, in.ablateHeads)
                                                                  : std::vector<std::vector<double>>{};
             model = withAblatedHeads(*model, in.ablateHeads, means);
@@ -282,15 +278,12 @@ EvalDocument evalDocument(Args& args)
         throw UsageError("--ablate-heads runs an ablated model: give --model, not --scores");
     if (ablation && !ablateHeads)
         throw UsageError("--ablation needs --ablate-heads L.H,…");
-    try {
+    usageOf(ablation && !ablateHeads ? "--ablation" : "--ablate-heads/--ablation", [&] {
         if (ablateHeads)
             in.ablateHeads = parseHeadList(*ablateHeads);
         if (ablation)
             in.ablation = parseAblationMode(*ablation);
-    } catch (const InputError& e) {
-        throw UsageError(std::string(ablation && !ablateHeads ? "--ablation: " : "--ablate-heads/--ablation: ") +
-                         e.what());
-    }
+    });
 
     std::string dtype;
     LayerLens lens;
@@ -371,7 +364,7 @@ int cmdRender(Args& args)
             throw InputError("failed writing " + outFile);
     }
     if (!drawn.note.empty())
-        std::cerr << "render: " << drawn.note << '\n';
+        std::cerr << "render: " << drawn.note << remedyForCli(drawn.noteRemedy, "render") << '\n';
     if (!drawn.summary.empty())
         std::cerr << "render: " << drawn.summary << '\n';
     std::cerr << "wrote " << outFile << " (" << view << " view, " << r.tree.nodes().size() << " AST nodes, "

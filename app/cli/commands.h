@@ -51,8 +51,10 @@ std::string analyzeSubcommandList(); // "causal, perplexed, ... or layers"
 std::string analyzeUsageLines();     // the analyze lines of `ascviz-cli --help`
 std::string analyzeHelp();           // `ascviz-cli analyze --help` (without the model options)
 int cmdAnalyzeAll(Args& args);       // `analyze SUB ...`: UsageError naming every SUB for a missing or unknown one
-int cmdAnalyzeResults(const std::string& sub, Args& args); // cmd_analyze.cpp (torch-free): causal, perplexed,
-                                                           // heatmap, treatments
-int cmdAnalyzeLayers(Args& args);                          // cmd_inside.cpp: the layer lens over a corpus
+// cmd_analyze.cpp (torch-free; treatments: cmd_analyze_treatments.cpp), each routed by the analyze table
+int cmdAnalyzeCausal(Args& args);
+int cmdAnalyzePerplexed(Args& args);
+int cmdAnalyzeHeatmap(Args& args);
+int cmdAnalyzeLayers(Args& args); // cmd_inside.cpp: the layer lens over a corpus
 
 } // namespace ascviz::cli

@@ -9,6 +9,7 @@
 #include <csignal>
 #include <fstream>
 #include <iostream>
+#include <vector>
 
 namespace ascviz::cli {
 
@@ -26,13 +27,24 @@ std::string remedyForCli(Remedy remedy, const std::string& command)
     const bool resume = hasRemedy(remedy, Remedy::Resume);
     const bool output = hasRemedy(remedy, Remedy::NewOutput);
     const std::string outFlag = (command == "merge" || command == "slurm") ? "--out" : "--db";
+    std::string out;
     if (resume && output)
-        return "; continue it with --resume, or choose another " + outFlag;
-    if (resume)
-        return "; continue it with --resume";
-    if (output)
-        return "; choose another " + outFlag;
-    return {};
+        out = "; continue it with --resume, or choose another " + outFlag;
+    else if (resume)
+        out = "; continue it with --resume";
+    else if (output)
+        out = "; choose another " + outFlag;
+    // a figure's settings, as render's flags
+    std::vector<std::string> settings;
+    if (hasRemedy(remedy, Remedy::Orientation))
+        settings.push_back("--orientation td|lr sets the orientation");
+    if (hasRemedy(remedy, Remedy::DepthLimit))
+        settings.push_back("--max-depth N the depth");
+    if (hasRemedy(remedy, Remedy::Subtree))
+        settings.push_back("--subtree NODE the subtree drawn");
+    for (std::size_t i = 0; i < settings.size(); ++i)
+        out += (i == 0 ? "; " : ", ") + settings[i];
+    return out;
 }
 
 LoadOptions loadOptions(Args& args)
@@ -65,11 +77,7 @@ ShardSpec shardOption(const std::optional<std::string>& value)
 {
     if (!value)
         return {};
-    try {
-        return parseShard(*value);
-    } catch (const InputError& e) {
-        throw UsageError(std::string("--shard: ") + e.what());
-    }
+    return usageOf("--shard", [&] { return parseShard(*value); });
 }
 
 std::size_t maxTextBytesOption(Args& args)

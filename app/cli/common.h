@@ -19,7 +19,7 @@ namespace ascviz::cli {
 
 // A core error's remedy (base/error.h: Remedy) in the CLI's words, to append to its message: empty for
 // none, else e.g. "; continue it with --resume, or choose another --db" (`command`: the CLI command, whose
-// output flag is named).
+// output flag is named); a figure's settings as render's flags ("; --max-depth N the depth").
 std::string remedyForCli(Remedy remedy, const std::string& command);
 
 // --aggregation median|mean|max|min (θ; default median); a UsageError for any other value.

@@ -17,11 +17,7 @@ ViewRequest readRenderRequest(Args& args, const LayoutOptions& layout)
         const auto v = args.value(flag);
         if (!v)
             return;
-        try {
-            setViewOption(q, name, *v, flag);
-        } catch (const InputError& e) {
-            throw UsageError(e.what());
-        }
+        usageOf("", [&] { setViewOption(q, name, *v, flag); });
     };
     set("--subtree", "subtree");
     set("--max-depth", "max_depth");

@@ -278,12 +278,6 @@ FLAGS_KNOWN = {
     ("core/src/cluster/slurm.cpp", "--resume"): 2,
     ("core/src/cluster/slurm.cpp", "--shard"): 1,
     ("core/src/cluster/slurm.cpp", "--time"): 1,
-    # TODO(issue 40): messages naming CLI flags; each to say what to change through a Remedy.
-    ("core/src/figure/astfigure.cpp", "--max-depth"): 2,
-    ("core/src/figure/astfigure.cpp", "--orientation"): 1,
-    ("core/src/figure/astfigure.cpp", "--subtree"): 1,
-    ("core/src/galeras/testbed.cpp", "--testbed"): 1,
-    ("core/src/render/collapse.cpp", "--subtree"): 1,
 }
 flag_re = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
 flag_count, flag_line = {}, {}

@@ -170,7 +170,9 @@ TEST(CliGaleras, BadInputsAreRefusedClearly)
     ASSERT_EQ(tb.status, 0) << tb.err;
     EXPECT_NE(tb.out.find("\"ground_truth\":\"    c = a + b\\n    d = c * 2\\n    return d\\n\""), std::string::npos)
         << tb.out;
-    EXPECT_EQ(run("galeras run --testbed nope --db x.db").status, 2);
+    const auto badTestbed = run("galeras run --testbed nope --db x.db");
+    EXPECT_EQ(badTestbed.status, 2);
+    EXPECT_NE(badTestbed.err.find("--testbed: the testbed must be"), std::string::npos) << badTestbed.err;
     // Negative or fractional integers are refused (exit 2, nothing written), not clamped to "everything"
     const fs::path neg = clitest::tempDir() / "neg.db";
     for (const char* bad : {"--limit -5", "--max-new-tokens -1", "--seed -3", "--temperature 0.5 --top-k -2",

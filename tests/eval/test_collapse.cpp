@@ -1,5 +1,6 @@
 // Folded subtrees and code text in the AST views' layouts (LayoutOptions::collapsed, ::nodeText), on
 // "x = 1\n": module(0) > expression_statement(1) > assignment(2) > identifier(3), "="(4), integer(5).
+#include "ascviz/base/error.h"
 #include "ascviz/render/layout.h"
 #include "eval_test_util.h"
 
@@ -25,6 +26,27 @@ TEST(Collapse, TheTreeIsTheOneDescribed)
     EXPECT_EQ(r.tree.nodes()[2].type, "assignment");
     EXPECT_EQ(r.tree.nodes()[2].depth, 2);
     EXPECT_EQ(r.tree.nodes()[5].type, "integer");
+}
+
+// issue 40: a subtree root the tree lacks is named with the tree's node range and Remedy::Subtree (front ends
+// name their own setting: the CLI's --subtree), not a command-line flag.
+TEST(Collapse, SubtreeOutsideTheTreeNamesTheRangeAndTheRemedy)
+{
+    const EvalResult r = assignment();
+    LayoutOptions o;
+    o.subtree = 9;
+    try {
+        (void)visibleNodes(r, AstView::Complete, o);
+        FAIL() << "no InputError";
+    } catch (const InputError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("node 9"), std::string::npos) << what;
+        EXPECT_NE(what.find("nodes 0 to 5"), std::string::npos) << what;
+        EXPECT_EQ(what.find("--"), std::string::npos) << what;
+        EXPECT_TRUE(hasRemedy(e.context().remedy, Remedy::Subtree));
+    }
+    o.subtree = 2;
+    EXPECT_EQ(visibleNodes(r, AstView::Complete, o), (std::vector<int>{2, 3, 4, 5}));
 }
 
 TEST(Collapse, FoldedSubtreeIsHiddenAndCounted)

@@ -167,6 +167,9 @@ TEST(Views, FiguresKeepLabelsLegibleAt85mm)
     EXPECT_GE(small.labelPt, kMinFigureFontPt);
     EXPECT_GE(small.maxDepth, 0);
     EXPECT_NE(small.note.find("collapsed"), std::string::npos);
+    // issue 40: the note names no command-line flag; what changes it is a Remedy the front ends phrase
+    EXPECT_EQ(small.note.find("--"), std::string::npos) << small.note;
+    EXPECT_TRUE(hasRemedy(small.noteRemedy, Remedy::DepthLimit)) << small.note;
     expectLegible(small.figure, 40);
 }
 

@@ -115,6 +115,20 @@ TEST(GalerasTestbed, SkippedWithReasons)
     EXPECT_EQ(buildTestbed(rs, Testbed::FromDocString, 1).skipped.at("docstring of 3 words or fewer"), 1);
 }
 
+// issue 40: core names no command-line flag; the CLI adds "--testbed: " (test_cli_galeras).
+TEST(GalerasTestbed, UnknownTestbedNamedWithoutAFlag)
+{
+    EXPECT_EQ(parseTestbed("fromdocstring"), Testbed::FromDocString);
+    try {
+        (void)parseTestbed("nope");
+        FAIL() << "no InputError";
+    } catch (const InputError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("randomcut, withdocstring or fromdocstring (got 'nope')"), std::string::npos) << what;
+        EXPECT_EQ(what.find("--"), std::string::npos) << what;
+    }
+}
+
 TEST(GalerasTestbed, DocstringWords)
 {
     EXPECT_EQ(docstringWords("\"\"\"Add one more.\"\"\""), 3); // the quotes are not words

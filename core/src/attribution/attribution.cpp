@@ -1,6 +1,7 @@
 #include "ascviz/attribution/attribution.h"
 
 #include "ascviz/base/error.h"
+#include "ascviz/eval/evaluate.h"
 
 #include <algorithm>
 #include <map>
@@ -139,19 +140,30 @@ AttributionResult attribute(const LanguageModel& model, const std::string& text,
     if (promptBytes > text.size())
         throw InputError("the prompt of " + std::to_string(promptBytes) + " bytes is beyond the end of the text (" +
                          std::to_string(text.size()) + " bytes)");
-    const SyntaxTree tree = parseForEval(language, text, opts.maxAstDepth, opts.maxAstNodes);
-    // The text's tokens with their spans (no NtP needed), split as everywhere else.
-    ScoredText s;
-    s.text = text;
-    const Encoding enc = model.tokenizer().encode(text, false);
-    for (std::size_t j = 0; j < enc.ids.size(); ++j) {
-        ScoredToken t;
-        t.id = enc.ids[j];
-        t.start = enc.offsets[j].first;
-        t.end = enc.offsets[j].second;
-        s.tokens.push_back(t);
-    }
-    splitAtPrompt(s, promptBytes);
+    // The text through the one entry point (eval/evaluate.h): its size and tree within the limits, then its tokens
+    // with their spans (no NtP needed: the "scorer" only tokenizes), split at the prompt as everywhere else.
+    Encoding enc;
+    EvalRequest req;
+    req.language = language;
+    req.categories = categories;
+    req.promptBytes = promptBytes;
+    req.maxAstDepth = opts.maxAstDepth;
+    req.maxAstNodes = opts.maxAstNodes;
+    const EvalResult base = evaluateText(text, req, [&](const std::string& code, const SyntaxTree&) {
+        enc = model.tokenizer().encode(code, false);
+        ScoredText tokens;
+        tokens.text = code;
+        for (std::size_t j = 0; j < enc.ids.size(); ++j) {
+            ScoredToken t;
+            t.id = enc.ids[j];
+            t.start = enc.offsets[j].first;
+            t.end = enc.offsets[j].second;
+            tokens.tokens.push_back(t);
+        }
+        return tokens;
+    });
+    const SyntaxTree& tree = base.tree;
+    const ScoredText& s = base.scored;
     if (s.promptTokens == 0)
         throw InputError("the prompt (" + std::to_string(promptBytes) + " bytes) has no token");
 

@@ -125,13 +125,17 @@ ViewFigure astFigure(const EvalResult& r, AstView view, const FigureStyle& style
         if (other.depth < 0 || other.depth > c.depth)
             c = std::move(other);
     }
-    if (c.lo.leftToRight != options.layout.leftToRight)
+    if (c.lo.leftToRight != options.layout.leftToRight) {
+        out.noteRemedy = out.noteRemedy | Remedy::Orientation;
         out.note = std::string("drawn ") + (c.lo.leftToRight ? "left to right" : "top down") +
-                   " (shows more levels at this width; --orientation sets it)";
-    if (c.depth >= 0)
+                   " (shows more levels at this width)";
+    }
+    if (c.depth >= 0) {
+        out.noteRemedy = out.noteRemedy | Remedy::DepthLimit;
         out.note += std::string(out.note.empty() ? "" : "; ") + "levels below depth " + std::to_string(c.depth) +
                     " collapsed into \u2026(n) so that labels stay >= 6 pt at " + value2(style.widthPt / kPointsPerMm) +
-                    " mm (--max-depth sets the depth)";
+                    " mm";
+    }
     const LayoutOptions lo = c.lo;
     const GraphLayout& g = c.g;
     double label = labelAt(g);
@@ -141,7 +145,8 @@ ViewFigure astFigure(const EvalResult& r, AstView view, const FigureStyle& style
         label = kMinFigureFontPt;
         f.widthPt = g.width * label / kLayoutLabelPt + 2 * kPad;
         out.note += std::string(out.note.empty() ? "" : "; ") + "the tree needs " + value2(f.widthPt / kPointsPerMm) +
-                    " mm at 6 pt labels: the page is wider than asked " + "(--max-depth or --subtree make it smaller)";
+                    " mm at 6 pt labels: the page is wider than asked (a depth limit or a subtree makes it smaller)";
+        out.noteRemedy = out.noteRemedy | Remedy::DepthLimit | Remedy::Subtree;
     }
     out.labelPt = label;
     out.maxDepth = lo.maxDepth;

@@ -43,7 +43,8 @@ void FigureStyle::validate() const
         throw InputError("the font size must be between 6 and 72 pt (labels below 6 pt are illegible in print)");
 }
 
-void Figure::text(double x, double y, std::string s, double sizePt, TextAnchor a, bool bold, Rgb color)
+FigText Figure::makeText(double x, double y, std::string s, double sizePt, TextAnchor a, bool bold, Rgb color,
+                         bool mono)
 {
     FigText t;
     t.x = x;
@@ -53,11 +54,12 @@ void Figure::text(double x, double y, std::string s, double sizePt, TextAnchor a
     t.anchor = a;
     t.bold = bold;
     t.color = color;
-    items.emplace_back(std::move(t));
+    t.mono = mono;
+    return t;
 }
 
-void Figure::rect(double x, double y, double w, double h, std::optional<Rgb> fill, std::optional<Rgb> stroke,
-                  double strokeWidth)
+FigRect Figure::makeRect(double x, double y, double w, double h, std::optional<Rgb> fill, std::optional<Rgb> stroke,
+                         double strokeWidth, double radius)
 {
     FigRect r;
     r.x = x;
@@ -67,7 +69,19 @@ void Figure::rect(double x, double y, double w, double h, std::optional<Rgb> fil
     r.fill = fill;
     r.stroke = stroke;
     r.strokeWidth = strokeWidth;
-    items.emplace_back(std::move(r));
+    r.radius = radius;
+    return r;
+}
+
+void Figure::text(double x, double y, std::string s, double sizePt, TextAnchor a, bool bold, Rgb color)
+{
+    items.emplace_back(makeText(x, y, std::move(s), sizePt, a, bold, color));
+}
+
+void Figure::rect(double x, double y, double w, double h, std::optional<Rgb> fill, std::optional<Rgb> stroke,
+                  double strokeWidth)
+{
+    items.emplace_back(makeRect(x, y, w, h, fill, stroke, strokeWidth));
 }
 
 void Figure::line(double x1, double y1, double x2, double y2, Rgb stroke, double width)

@@ -244,6 +244,7 @@ ViewFigure figure5(const EvalResult& r, AstView view, const FigureStyle& style, 
     out.labelPt = ast.labelPt;
     out.maxDepth = ast.maxDepth;
     out.note = ast.note;
+    out.noteRemedy = ast.noteRemedy;
     return out;
 }
 

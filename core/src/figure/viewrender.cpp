@@ -131,6 +131,7 @@ DrawnView drawView(const EvalResult& r, const ViewRequest& q)
         out.figure = std::move(v.figure);
         out.labelPt = v.labelPt;
         out.note = std::move(v.note);
+        out.noteRemedy = v.noteRemedy;
         out.summary = oneDecimal(out.figure.widthPt / kPointsPerMm) + " x " +
                       oneDecimal(out.figure.heightPt / kPointsPerMm) + " mm, labels " + oneDecimal(out.labelPt) + " pt";
     } else {

@@ -35,36 +35,6 @@ std::string viewName(AstView v)
     return v == AstView::Complete ? "AST complete" : "AST partial";
 }
 
-FigText text(double x, double y, std::string s, double size, Rgb colour = kInk, TextAnchor a = TextAnchor::Start,
-             bool bold = false, bool mono = false)
-{
-    FigText t;
-    t.x = x;
-    t.y = y;
-    t.text = std::move(s);
-    t.sizePt = size;
-    t.color = colour;
-    t.anchor = a;
-    t.bold = bold;
-    t.mono = mono;
-    return t;
-}
-
-FigRect rect(double x, double y, double w, double h, std::optional<Rgb> fill, std::optional<Rgb> stroke,
-             double strokeWidth, double radius = 0)
-{
-    FigRect r;
-    r.x = x;
-    r.y = y;
-    r.w = w;
-    r.h = h;
-    r.fill = fill;
-    r.stroke = stroke;
-    r.strokeWidth = strokeWidth;
-    r.radius = radius;
-    return r;
-}
-
 FigGroup classGroup(const char* name)
 {
     std::vector<std::pair<std::string, std::string>> attributes;
@@ -74,41 +44,47 @@ FigGroup classGroup(const char* name)
 
 void titleBlock(Figure& f, double x, double y, const std::string& line1, const std::string& line2)
 {
-    f.items.emplace_back(text(x, y + 15, line1, 14, kInk, TextAnchor::Start, true));
-    f.items.emplace_back(text(x, y + 32, line2, 10.5, Rgb{68, 68, 68}));
+    f.items.emplace_back(Figure::makeText(x, y + 15, line1, 14, TextAnchor::Start, true, kInk));
+    f.items.emplace_back(Figure::makeText(x, y + 32, line2, 10.5, TextAnchor::Start, false, Rgb{68, 68, 68}));
 }
 
 // Colour bar 0..1 with ticks, the n/a swatch and either the ERROR marker or the generated-token marker.
 void legend(Figure& f, double x, double y, const std::string& caption, bool errorMarker, bool generatedMarker)
 {
     f.items.emplace_back(classGroup("legend"));
-    f.items.emplace_back(text(x, y + 10, caption, 10.5));
+    f.items.emplace_back(Figure::makeText(x, y + 10, caption, 10.5, TextAnchor::Start, false, kInk));
     const double barX = x, barY = y + 17, barW = 220, barH = 12;
-    FigRect bar = rect(barX, barY, barW, barH, std::nullopt, kEdgeGrey, 0.6);
+    FigRect bar = Figure::makeRect(barX, barY, barW, barH, std::nullopt, kEdgeGrey, 0.6);
     for (int k = 0; k <= 10; ++k)
         bar.gradient.push_back(ascColor(k / 10.0));
     f.items.emplace_back(bar);
     for (int k = 0; k <= 4; ++k) {
         const double v = k / 4.0, tx = barX + v * barW;
         f.line(tx, barY + barH, tx, barY + barH + 4, kEdgeGrey, 0.8);
-        f.items.emplace_back(text(tx, barY + barH + 14, svgNumber(v), 9, Rgb{51, 51, 51}, TextAnchor::Middle));
+        f.items.emplace_back(
+            Figure::makeText(tx, barY + barH + 14, svgNumber(v), 9, TextAnchor::Middle, false, Rgb{51, 51, 51}));
     }
-    f.items.emplace_back(text(barX, barY + barH + 26, "low", 8.5, Rgb{102, 102, 102}));
-    f.items.emplace_back(text(barX + barW, barY + barH + 26, "high", 8.5, Rgb{102, 102, 102}, TextAnchor::End));
+    f.items.emplace_back(
+        Figure::makeText(barX, barY + barH + 26, "low", 8.5, TextAnchor::Start, false, Rgb{102, 102, 102}));
+    f.items.emplace_back(
+        Figure::makeText(barX + barW, barY + barH + 26, "high", 8.5, TextAnchor::End, false, Rgb{102, 102, 102}));
     double sx = barX + barW + 28;
-    f.items.emplace_back(rect(sx, barY, 16, 12, ascColor(std::nullopt), kEdgeGrey, 0.6, 2));
-    f.items.emplace_back(text(sx + 22, barY + 10, "n/a (no scored token)", 10));
+    f.items.emplace_back(Figure::makeRect(sx, barY, 16, 12, ascColor(std::nullopt), kEdgeGrey, 0.6, 2));
+    f.items.emplace_back(
+        Figure::makeText(sx + 22, barY + 10, "n/a (no scored token)", 10, TextAnchor::Start, false, kInk));
     sx += 150;
     if (errorMarker) {
-        FigRect r = rect(sx, barY, 16, 12, Rgb{255, 255, 255}, kErrorStroke, 2, 2);
+        FigRect r = Figure::makeRect(sx, barY, 16, 12, Rgb{255, 255, 255}, kErrorStroke, 2, 2);
         r.dashed = true;
         f.items.emplace_back(r);
-        f.items.emplace_back(text(sx + 22, barY + 10, "ERROR / MISSING node", 10));
+        f.items.emplace_back(
+            Figure::makeText(sx + 22, barY + 10, "ERROR / MISSING node", 10, TextAnchor::Start, false, kInk));
     }
     if (generatedMarker) {
-        f.items.emplace_back(rect(sx, barY, 16, 12, Rgb{255, 255, 255}, Rgb{187, 187, 187}, 0.6));
+        f.items.emplace_back(Figure::makeRect(sx, barY, 16, 12, Rgb{255, 255, 255}, Rgb{187, 187, 187}, 0.6));
         f.line(sx, barY + 13.5, sx + 16, barY + 13.5, kInk, 2);
-        f.items.emplace_back(text(sx + 22, barY + 10, "generated token (bold, underlined)", 10));
+        f.items.emplace_back(Figure::makeText(sx + 22, barY + 10, "generated token (bold, underlined)", 10,
+                                              TextAnchor::Start, false, kInk));
     }
     f.items.emplace_back(FigGroup{});
 }
@@ -170,8 +146,8 @@ Figure astViewFigure(const EvalResult& r, AstView view, const LayoutOptions& opt
                                        {"data-start", std::to_string(n.start)},
                                        {"data-end", std::to_string(n.end)}},
                                       tip.str()});
-        FigRect box = rect(gx + ln.x - ln.width / 2, gy + ln.y - ln.height / 2, ln.width, ln.height, fill,
-                           n.error() ? kErrorStroke : Rgb{68, 68, 68}, n.error() ? 2.5 : 0.8, 4);
+        FigRect box = Figure::makeRect(gx + ln.x - ln.width / 2, gy + ln.y - ln.height / 2, ln.width, ln.height, fill,
+                                       n.error() ? kErrorStroke : Rgb{68, 68, 68}, n.error() ? 2.5 : 0.8, 4);
         box.dashed = n.error();
         f.items.emplace_back(box);
         std::vector<std::string> lines;
@@ -181,8 +157,9 @@ Figure astViewFigure(const EvalResult& r, AstView view, const LayoutOptions& opt
         const double count = static_cast<double>(std::max<std::size_t>(lines.size(), 1));
         const double firstBaseline = gy + ln.y - (count * kLabelLineHeight) / 2 + kLabelFontSize * 0.95;
         for (std::size_t i = 0; i < lines.size(); ++i)
-            f.items.emplace_back(text(gx + ln.x, firstBaseline + static_cast<double>(i) * kLabelLineHeight, lines[i],
-                                      kLabelFontSize, textColourOn(fill), TextAnchor::Middle, i + 1 == lines.size()));
+            f.items.emplace_back(Figure::makeText(gx + ln.x, firstBaseline + static_cast<double>(i) * kLabelLineHeight,
+                                                  lines[i], kLabelFontSize, TextAnchor::Middle, i + 1 == lines.size(),
+                                                  textColourOn(fill)));
     }
     f.items.emplace_back(FigGroup{});
     legend(f, kMargin, gy + g.height + 18,
@@ -221,8 +198,8 @@ Figure sequenceViewFigure(const EvalResult& r, WhitespaceTokens ws)
 
     f.items.emplace_back(classGroup("line-numbers"));
     for (int l = 0; l < lines; ++l)
-        f.items.emplace_back(text(codeX - 10, codeY + l * lineH + lineH * 0.7, std::to_string(l + 1), fontSize * 0.85,
-                                  Rgb{153, 153, 153}, TextAnchor::End, false, true));
+        f.items.emplace_back(Figure::makeText(codeX - 10, codeY + l * lineH + lineH * 0.7, std::to_string(l + 1),
+                                              fontSize * 0.85, TextAnchor::End, false, Rgb{153, 153, 153}, true));
 
     int firstGenerated = -1, firstGeneratedLine = 0, firstGeneratedCol = 0;
     for (const auto& run : seq.runs)
@@ -239,7 +216,7 @@ Figure sequenceViewFigure(const EvalResult& r, WhitespaceTokens ws)
             if (!run.newline && !run.text.empty()) {
                 f.items.emplace_back(classGroup("code"));
                 f.items.emplace_back(
-                    text(x, y + lineH * 0.72, run.text, fontSize, kInk, TextAnchor::Start, false, true));
+                    Figure::makeText(x, y + lineH * 0.72, run.text, fontSize, TextAnchor::Start, false, kInk, true));
             }
             continue;
         }
@@ -256,15 +233,16 @@ Figure sequenceViewFigure(const EvalResult& r, WhitespaceTokens ws)
             FigGroup{{{"class", t.generated ? "token generated" : "token"}, {"data-token", std::to_string(run.token)}},
                      tip.str()});
         if (tokenColour)
-            f.items.emplace_back(rect(x + 0.4, y + 1, std::max(w - 0.8, 0.5), lineH - 2, fill, std::nullopt, 0, 2));
+            f.items.emplace_back(
+                Figure::makeRect(x + 0.4, y + 1, std::max(w - 0.8, 0.5), lineH - 2, fill, std::nullopt, 0, 2));
         if (t.generated && run.token == firstGenerated && run.col == firstGeneratedCol &&
             run.line == firstGeneratedLine) // where the completion starts
             f.line(x - 1.2, y - 1, x - 1.2, y + lineH + 1, kInk, 1.6);
         if (t.generated)
             f.line(x + 0.4, y + lineH - 1.5, x + std::max(w - 0.4, 0.9), y + lineH - 1.5, kInk, 2);
         if (!run.newline && !run.text.empty())
-            f.items.emplace_back(text(x, y + lineH * 0.72, run.text, fontSize, textColourOn(fill), TextAnchor::Start,
-                                      t.generated, true));
+            f.items.emplace_back(Figure::makeText(x, y + lineH * 0.72, run.text, fontSize, TextAnchor::Start,
+                                                  t.generated, textColourOn(fill), true));
     }
     f.items.emplace_back(FigGroup{});
     legend(f, kMargin, codeY + lines * lineH + 18, "NtP: probability the model gave to each actual token", false, true);

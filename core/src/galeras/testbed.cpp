@@ -119,7 +119,7 @@ Testbed parseTestbed(const std::string& s)
         return Testbed::WithDocString;
     if (s == "fromdocstring")
         return Testbed::FromDocString;
-    throw InputError("--testbed must be randomcut, withdocstring or fromdocstring (got '" + s + "')");
+    throw InputError("the testbed must be randomcut, withdocstring or fromdocstring (got '" + s + "')");
 }
 
 std::string toString(Testbed t)

@@ -30,9 +30,14 @@ std::size_t subtreeEnd(const std::vector<AstNode>& ast, std::size_t node)
 std::vector<int> visibleNodes(const EvalResult& r, AstView view, const LayoutOptions& options)
 {
     const auto& ast = r.tree.nodes();
-    if (options.subtree >= 0 && static_cast<std::size_t>(options.subtree) >= ast.size())
-        throw InputError("--subtree " + std::to_string(options.subtree) + ": the tree has nodes 0 to " +
-                         std::to_string(ast.empty() ? 0 : ast.size() - 1));
+    if (options.subtree >= 0 && static_cast<std::size_t>(options.subtree) >= ast.size()) {
+        ErrorContext where;
+        where.remedy = Remedy::Subtree;
+        throw InputError("the subtree's root, node " + std::to_string(options.subtree) +
+                             ", is not in the tree: it has nodes 0 to " +
+                             std::to_string(ast.empty() ? 0 : ast.size() - 1),
+                         std::move(where));
+    }
     if (options.subtree < 0 && options.maxDepth < 0 && options.collapsed.empty())
         return visibleNodes(r, view);
     const std::vector<int> depth = depthsBelow(r, options.subtree);

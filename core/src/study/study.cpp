@@ -234,7 +234,8 @@ std::vector<std::size_t> drawSamples(std::size_t available, int n, uint64_t seed
     return idx;
 }
 
-StudySample makeStudySample(const std::string& id, const std::string& language, ScoredText scored, Aggregation a)
+StudySample makeStudySample(const std::string& id, const std::string& language, ScoredText scored, Aggregation a,
+                            std::optional<std::size_t> promptBytes)
 {
     StudySample s;
     s.id = id;
@@ -242,6 +243,7 @@ StudySample makeStudySample(const std::string& id, const std::string& language, 
     EvalRequest req;
     req.language = s.language;
     req.aggregation = a;
+    req.promptBytes = promptBytes;
     s.eval = std::make_shared<const EvalResult>(evaluateScores(std::move(scored), req));
     return s;
 }

@@ -16,6 +16,10 @@ enum class Remedy : unsigned {
     None = 0,
     Resume = 1u << 0,    // continue the interrupted or partial work where it stopped
     NewOutput = 1u << 1, // write to another output file or folder instead
+    // A figure's settings (a note on what a figure did to fit, or an error naming one of them):
+    Orientation = 1u << 2, // choose the tree's orientation (top down, left to right)
+    DepthLimit = 1u << 3,  // show fewer (or more) levels of the tree
+    Subtree = 1u << 4,     // draw another node's subtree (or a subtree only)
 };
 constexpr Remedy operator|(Remedy a, Remedy b)
 {

@@ -112,6 +112,12 @@ struct Figure {
               Rgb color = {17, 17, 17});
     void rect(double x, double y, double w, double h, std::optional<Rgb> fill, std::optional<Rgb> stroke = {},
               double strokeWidth = 0.5);
+    // The one builder of a text item and of a rectangle: text() and rect() add what these make; a caller that
+    // puts the item into a FigGroup (the views' node groups) takes it from here.
+    static FigText makeText(double x, double y, std::string s, double sizePt, TextAnchor a = TextAnchor::Start,
+                            bool bold = false, Rgb color = {17, 17, 17}, bool mono = false);
+    static FigRect makeRect(double x, double y, double w, double h, std::optional<Rgb> fill,
+                            std::optional<Rgb> stroke = {}, double strokeWidth = 0.5, double radius = 0);
     void line(double x1, double y1, double x2, double y2, Rgb stroke = {68, 68, 68}, double width = 0.5);
     // Moves every item by (dx, dy) (used to place a sub-figure on a page).
     void append(const Figure& other, double dx, double dy);

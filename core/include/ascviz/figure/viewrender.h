@@ -30,11 +30,12 @@ void setViewOption(ViewRequest& q, const std::string& name, const std::string& v
 
 struct DrawnView {
     Figure figure;
-    bool paper = false;  // drawn as the paper figure
-    double labelPt = 0;  // the paper figure's label font
-    std::string note;    // what the paper figure did to fit (collapsed levels, a wider page)
-    std::string bytes;   // the SVG text or the PDF
-    std::string summary; // "85.0 x 61.3 mm, labels 6.0 pt" for a paper figure; empty for a screen view
+    bool paper = false;               // drawn as the paper figure
+    double labelPt = 0;               // the paper figure's label font
+    std::string note;                 // what the paper figure did to fit (collapsed levels, a wider page)
+    Remedy noteRemedy = Remedy::None; // the settings that change it (base/error.h; front ends name them)
+    std::string bytes;                // the SVG text or the PDF
+    std::string summary;              // "85.0 x 61.3 mm, labels 6.0 pt" for a paper figure; empty for a screen view
 };
 // Draws the request; InputError when the style is not valid or the subtree is not in the tree.
 DrawnView drawView(const EvalResult& r, const ViewRequest& q);

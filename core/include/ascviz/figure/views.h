@@ -3,6 +3,7 @@
 // with whitespace tokens faint; and `figure5` (ASTxplainer Fig. 5): the code with the completion highlighted
 // above the AST view. Legends go below the view (or nowhere with LegendPlacement::None).
 #pragma once
+#include "ascviz/base/error.h"
 #include "ascviz/figure/figure.h"
 #include "ascviz/render/layout.h"
 #include "ascviz/render/svg.h"
@@ -23,9 +24,10 @@ struct ViewFigureOptions {
 
 struct ViewFigure {
     Figure figure;
-    double labelPt = 0; // the node label / code font drawn
-    int maxDepth = -1;  // the depth limit used (-1: none)
-    std::string note;   // what was done to fit (collapsed levels, a page wider than asked), for the user
+    double labelPt = 0;               // the node label / code font drawn
+    int maxDepth = -1;                // the depth limit used (-1: none)
+    std::string note;                 // what was done to fit (collapsed levels, a page wider than asked), for the user
+    Remedy noteRemedy = Remedy::None; // the settings that change what the note says (front ends name them)
 };
 
 ViewFigure astFigure(const EvalResult& r, AstView view, const FigureStyle& style, const ViewFigureOptions& options);

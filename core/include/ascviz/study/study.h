@@ -140,8 +140,10 @@ Study makeStudy(const StudyDesign& design, std::vector<StudySample> samples);
 
 // A sample from a scored text: evaluates it (categories of its language). The tokens flagged generated
 // (ScoredToken::generated) are what the study calls the model's completion: only text the model generated
-// may be flagged (study init without --complete flags nothing: a corpus's code is human-written).
-StudySample makeStudySample(const std::string& id, const std::string& language, ScoredText scored, Aggregation a);
+// may be flagged (study init without --complete flags nothing: a corpus's code is human-written). `promptBytes`,
+// when given, splits the text there first (a completion scored again, teacher-forced, after generation).
+StudySample makeStudySample(const std::string& id, const std::string& language, ScoredText scored, Aggregation a,
+                            std::optional<std::size_t> promptBytes = std::nullopt);
 
 // The model's completion in a sample's text as the study file records it: from the first token flagged
 // generated (or the prompt's end, when that token begins inside the prompt) to the end of the last one (byte
