@@ -2,6 +2,7 @@
 #include "dbfile.h"
 
 #include "ascviz/base/error.h"
+#include "ascviz/results/shards.h"
 
 #include <cerrno>
 #include <cstring>
@@ -33,6 +34,70 @@ void publish(const std::filesystem::path& tmp, const std::filesystem::path& path
                          ErrorContext(path.string()));
     }
     removeDbFiles(tmp);
+}
+
+std::map<std::string, std::string> readMeta(const sqlite::Db& db, const std::string& table)
+{
+    std::map<std::string, std::string> m;
+    sqlite::Stmt st(db, "SELECT key, value FROM " + table, "reading the run's settings");
+    while (st.step())
+        m[st.text(0)] = st.text(1);
+    return m;
+}
+
+void writeMeta(const sqlite::Db& db, const std::string& table, const std::string& key, const std::string& value)
+{
+    sqlite::Transaction tx(db);
+    sqlite::Stmt(db, "INSERT OR REPLACE INTO " + table + "(key, value) VALUES(?, ?)", "writing the run's settings")
+        .bindAll(key, value)
+        .run();
+    tx.commit();
+}
+
+std::map<std::string, std::string> checkShardSet(const std::vector<ShardFile>& shards, const std::string& unit)
+{
+    std::map<std::string, std::string> first;
+    std::vector<bool> seen;
+    for (const ShardFile& f : shards) {
+        const std::string& p = f.path.string();
+        auto m = f.meta;
+        const std::string shard = m["shard"];
+        ShardSpec spec;
+        try {
+            spec = parseShard(shard); // stored as "I/N" (the file format); a struct from here on
+        } catch (const InputError&) {
+            throw InputError(p + " is no shard of a run (shard '" + shard + "')", ErrorContext(p));
+        }
+        if (seen.empty())
+            seen.assign(static_cast<std::size_t>(spec.count), false);
+        if (static_cast<int>(seen.size()) != spec.count)
+            throw InputError(p + " is shard " + shard + ", the others are of " + std::to_string(seen.size()),
+                             ErrorContext(p));
+        if (seen[static_cast<std::size_t>(spec.index)])
+            throw InputError(p + ": shard " + shard + " is given twice", ErrorContext(p));
+        seen[static_cast<std::size_t>(spec.index)] = true;
+        if (!m.count("planned") || std::to_string(f.stored) != m["planned"]) {
+            ErrorContext where(p);
+            where.remedy = Remedy::Resume;
+            throw InputError(p + ": shard " + shard + " is incomplete (" + std::to_string(f.stored) + " of " +
+                                 (m.count("planned") ? m["planned"] : std::string("?")) + " " + unit +
+                                 "): finish it first",
+                             where);
+        }
+        m.erase("shard");
+        m.erase("planned");
+        if (first.empty())
+            first = m;
+        for (const auto& [k, v] : first)
+            if (m[k] != v)
+                throw InputError(p + " is of another run: its " + k + " is '" + m[k] + "', the first shard's '" + v +
+                                     "'",
+                                 ErrorContext(p));
+    }
+    for (std::size_t i = 0; i < seen.size(); ++i)
+        if (!seen[i])
+            throw InputError("shard " + std::to_string(i) + "/" + std::to_string(seen.size()) + " is missing");
+    return first;
 }
 
 } // namespace ascviz::dbfile

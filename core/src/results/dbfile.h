@@ -3,8 +3,13 @@
 // one. Internal to the results room.
 #pragma once
 
+#include "ascviz/results/sqlite.h"
+
+#include <cstddef>
 #include <filesystem>
+#include <map>
 #include <string>
+#include <vector>
 
 namespace ascviz::dbfile {
 
@@ -16,5 +21,20 @@ std::filesystem::path tempBeside(const std::filesystem::path& path, const std::s
 // Moves the finished database `tmp` to `path`: link(2) never replaces, so a file that appeared at `path`
 // meanwhile is kept and this throws InputError; then the temporary name is removed.
 void publish(const std::filesystem::path& tmp, const std::filesystem::path& path);
+
+// A run's settings table (key TEXT PRIMARY KEY, value TEXT): all of it, and one key written in a transaction.
+std::map<std::string, std::string> readMeta(const sqlite::Db& db, const std::string& table);
+void writeMeta(const sqlite::Db& db, const std::string& table, const std::string& key, const std::string& value);
+
+// One shard database as a merge sees it: its file, its settings table and how many items it stores.
+struct ShardFile {
+    std::filesystem::path path;
+    std::map<std::string, std::string> meta;
+    std::size_t stored = 0;
+};
+// Checks that `shards` are the complete shards of one run: each labelled "I/N" (meta `shard`) with one N, each I
+// once and none missing, each holding its `planned` items (`unit`: "texts", "rows"), all with the same other
+// settings. Returns those settings (without `shard` and `planned`). Throws InputError naming the file otherwise.
+std::map<std::string, std::string> checkShardSet(const std::vector<ShardFile>& shards, const std::string& unit);
 
 } // namespace ascviz::dbfile

@@ -148,20 +148,12 @@ std::set<std::string> GalerasDb::runsColumns() const
 
 std::map<std::string, std::string> GalerasDb::meta() const
 {
-    std::map<std::string, std::string> m;
-    sqlite::Stmt st(m_db, "SELECT key, value FROM galeras_meta", "reading the run's settings");
-    while (st.step())
-        m[st.text(0)] = st.text(1);
-    return m;
+    return dbfile::readMeta(m_db, "galeras_meta");
 }
 
 void GalerasDb::setMeta(const std::string& key, const std::string& value) const
 {
-    sqlite::Transaction tx(m_db);
-    sqlite::Stmt(m_db, "INSERT OR REPLACE INTO galeras_meta(key, value) VALUES(?, ?)", "writing the run's settings")
-        .bindAll(key, value)
-        .run();
-    tx.commit();
+    dbfile::writeMeta(m_db, "galeras_meta", key, value);
 }
 
 void GalerasDb::insert(const GalerasRow& r) const
@@ -279,50 +271,14 @@ void mergeGalerasShards(const std::filesystem::path& out, const std::vector<std:
         throw InputError("galeras merge needs the shard databases");
     if (std::filesystem::exists(out))
         throw InputError(out.string() + " exists: merge writes a new file", ErrorContext(out.string()));
-    std::map<std::string, std::string> first;
-    std::vector<bool> seen;
     std::vector<GalerasDb> dbs;
+    std::vector<dbfile::ShardFile> files;
     for (const auto& p : shards) {
         GalerasDb db = GalerasDb::open(p);
-        auto m = db.meta();
-        const std::string shard = m["shard"];
-        ShardSpec spec;
-        try {
-            spec = parseShard(shard); // stored as "I/N" (the file format); a struct from here on
-        } catch (const InputError&) {
-            throw InputError(p.string() + " is no shard of a run (shard '" + shard + "')", ErrorContext(p.string()));
-        }
-        const int index = spec.index, count = spec.count;
-        if (seen.empty())
-            seen.assign(static_cast<std::size_t>(count), false);
-        if (static_cast<int>(seen.size()) != count)
-            throw InputError(p.string() + " is shard " + shard + ", the others are of " + std::to_string(seen.size()),
-                             ErrorContext(p.string()));
-        if (seen[static_cast<std::size_t>(index)])
-            throw InputError(p.string() + ": shard " + shard + " is given twice", ErrorContext(p.string()));
-        seen[static_cast<std::size_t>(index)] = true;
-        if (!m.count("planned") || std::to_string(db.doneKeys().size()) != m["planned"]) {
-            ErrorContext where(p.string());
-            where.remedy = Remedy::Resume;
-            throw InputError(p.string() + ": shard " + shard + " is incomplete (" +
-                                 std::to_string(db.doneKeys().size()) + " of " +
-                                 (m.count("planned") ? m["planned"] : std::string("?")) + " rows): finish it first",
-                             where);
-        }
-        m.erase("shard");
-        m.erase("planned");
-        if (first.empty())
-            first = m;
-        for (const auto& [k, v] : first)
-            if (m[k] != v)
-                throw InputError(p.string() + " is of another run: its " + k + " is '" + m[k] +
-                                     "', the first shard's '" + v + "'",
-                                 ErrorContext(p.string()));
+        files.push_back({p, db.meta(), db.doneKeys().size()});
         dbs.push_back(std::move(db));
     }
-    for (std::size_t i = 0; i < seen.size(); ++i)
-        if (!seen[i])
-            throw InputError("shard " + std::to_string(i) + "/" + std::to_string(seen.size()) + " is missing");
+    const std::map<std::string, std::string> first = dbfile::checkShardSet(files, "rows");
     // Every row once: a shard labelled with another shard's index (a copy, a renamed file) would make the
     // merge fail midway, so the keys are checked before anything is written.
     std::map<std::pair<std::string, std::string>, std::size_t> owner;
@@ -340,7 +296,7 @@ void mergeGalerasShards(const std::filesystem::path& out, const std::vector<std:
         }
     auto meta = first;
     meta.erase("schema_version");
-    meta["shard"] = "merged/" + std::to_string(seen.size());
+    meta["shard"] = "merged/" + std::to_string(files.size());
     meta["planned"] = std::to_string(planned);
     // Written under a temporary name and moved into place at the end: a killed or failed merge leaves no
     // output, never a partial one.

@@ -102,20 +102,12 @@ HeadsDb HeadsDb::open(const std::filesystem::path& path, bool writable)
 
 std::map<std::string, std::string> HeadsDb::meta() const
 {
-    std::map<std::string, std::string> m;
-    sqlite::Stmt st(m_db, "SELECT key, value FROM heads_meta", "reading the run's settings");
-    while (st.step())
-        m[st.text(0)] = st.text(1);
-    return m;
+    return dbfile::readMeta(m_db, "heads_meta");
 }
 
 void HeadsDb::setMeta(const std::string& key, const std::string& value) const
 {
-    sqlite::Transaction tx(m_db);
-    sqlite::Stmt(m_db, "INSERT OR REPLACE INTO heads_meta(key, value) VALUES(?, ?)", "writing the run's settings")
-        .bindAll(key, value)
-        .run();
-    tx.commit();
+    dbfile::writeMeta(m_db, "heads_meta", key, value);
 }
 
 void HeadsDb::insert(const std::string& id, const std::string& record) const
@@ -161,49 +153,14 @@ void mergeHeadsShards(const std::filesystem::path& out, const std::vector<std::f
         throw InputError("a merge of heads runs needs the shard databases");
     if (std::filesystem::exists(out))
         throw InputError(out.string() + " exists: merge writes a new file", ErrorContext(out.string()));
-    std::map<std::string, std::string> first;
-    std::vector<bool> seen;
     std::vector<HeadsDb> dbs;
+    std::vector<dbfile::ShardFile> files;
     for (const auto& p : shards) {
         HeadsDb db = HeadsDb::open(p);
-        auto m = db.meta();
-        const std::string shard = m["shard"];
-        ShardSpec spec;
-        try {
-            spec = parseShard(shard); // stored as "I/N" (the file format)
-        } catch (const InputError&) {
-            throw InputError(p.string() + " is no shard of a run (shard '" + shard + "')", ErrorContext(p.string()));
-        }
-        if (seen.empty())
-            seen.assign(static_cast<std::size_t>(spec.count), false);
-        if (static_cast<int>(seen.size()) != spec.count)
-            throw InputError(p.string() + " is shard " + shard + ", the others are of " + std::to_string(seen.size()),
-                             ErrorContext(p.string()));
-        if (seen[static_cast<std::size_t>(spec.index)])
-            throw InputError(p.string() + ": shard " + shard + " is given twice", ErrorContext(p.string()));
-        seen[static_cast<std::size_t>(spec.index)] = true;
-        if (!m.count("planned") || std::to_string(db.count()) != m["planned"]) {
-            ErrorContext where(p.string());
-            where.remedy = Remedy::Resume;
-            throw InputError(p.string() + ": shard " + shard + " is incomplete (" + std::to_string(db.count()) +
-                                 " of " + (m.count("planned") ? m["planned"] : std::string("?")) +
-                                 " texts): finish it first",
-                             where);
-        }
-        m.erase("shard");
-        m.erase("planned");
-        if (first.empty())
-            first = m;
-        for (const auto& [k, v] : first)
-            if (m[k] != v)
-                throw InputError(p.string() + " is of another run: its " + k + " is '" + m[k] +
-                                     "', the first shard's '" + v + "'",
-                                 ErrorContext(p.string()));
+        files.push_back({p, db.meta(), static_cast<std::size_t>(db.count())});
         dbs.push_back(std::move(db));
     }
-    for (std::size_t i = 0; i < seen.size(); ++i)
-        if (!seen[i])
-            throw InputError("shard " + std::to_string(i) + "/" + std::to_string(seen.size()) + " is missing");
+    const std::map<std::string, std::string> first = dbfile::checkShardSet(files, "texts");
     // Every text once, checked before anything is written.
     std::map<std::string, std::size_t> owner;
     for (std::size_t s = 0; s < dbs.size(); ++s)
