@@ -81,6 +81,25 @@ TEST(MappedWeights, Float32TensorIsTheMappingAndWritesStayPrivate)
     fs::remove_all(d);
 }
 
+// gate_proj and up_proj lie one after the other in the file (safetensors sorts by name): the loader's fused [gate; up]
+// is a view of the mapping, not a copy; parts out of order or not adjacent are joined by the caller (nullopt here).
+TEST(MappedWeights, AdjacentPartsJoinWithoutACopy)
+{
+    const fs::path d = fixtureModel("tiny-qwen2");
+    WeightStore store(d, at::kFloat, at::kCPU);
+    const std::string p = "model.layers.0.mlp.";
+    const at::Tensor gate = store.get(p + "gate_proj.weight", shapeOf(d, p + "gate_proj.weight"));
+    const at::Tensor up = store.get(p + "up_proj.weight", shapeOf(d, p + "up_proj.weight"));
+    const auto joined = store.joinMapped({gate, up});
+    ASSERT_TRUE(joined.has_value());
+    EXPECT_TRUE(store.isMapped(*joined));
+    EXPECT_EQ(joined->data_ptr(), gate.data_ptr());
+    EXPECT_TRUE(at::equal(*joined, at::cat({gate, up}, 0)));
+    EXPECT_FALSE(store.joinMapped({up, gate}).has_value());
+    EXPECT_FALSE(store.joinMapped({gate, gate.clone()}).has_value());
+    EXPECT_FALSE(store.joinMapped({gate, up.narrow(0, 1, 2)}).has_value());
+}
+
 TEST(MappedWeights, CopyForcedByTheEnvironment)
 {
     const fs::path d = fixtureModel("tiny-qwen2");

@@ -211,6 +211,35 @@ bool WeightStore::isMapped(const at::Tensor& t) const
     return false;
 }
 
+std::optional<at::Tensor> WeightStore::joinMapped(const std::vector<at::Tensor>& parts) const
+{
+    if (parts.empty() || !parts[0].defined() || !parts[0].device().is_cpu() || parts[0].dim() < 1)
+        return std::nullopt;
+    const at::Tensor& first = parts[0];
+    std::shared_ptr<const SafetensorsFile> file;
+    for (const auto& f : m_files)
+        if (f->mapping().contains(first.data_ptr(), first.nbytes()))
+            file = f;
+    if (!file)
+        return std::nullopt;
+    auto next = static_cast<const char*>(first.data_ptr());
+    int64_t rows = 0;
+    for (const at::Tensor& t : parts) {
+        if (!t.defined() || !t.is_contiguous() || t.scalar_type() != first.scalar_type() || t.dim() != first.dim() ||
+            t.sizes().slice(1) != first.sizes().slice(1) || t.data_ptr() != next || !isMapped(t))
+            return std::nullopt;
+        next += t.nbytes();
+        rows += t.size(0);
+    }
+    if (!file->mapping().contains(first.data_ptr(),
+                                  static_cast<std::size_t>(next - static_cast<const char*>(first.data_ptr()))))
+        return std::nullopt;
+    std::vector<int64_t> shape = first.sizes().vec();
+    shape[0] = rows;
+    return at::from_blob(
+        first.data_ptr(), shape, [file](void*) {}, first.options());
+}
+
 void WeightStore::dropPrevious()
 {
     if (m_previous.file)

@@ -57,6 +57,10 @@ public:
     // Whether t's storage is one of this store's file mappings (taken without a copy).
     bool isMapped(const at::Tensor& t) const;
 
+    // The tensors `parts` (each [rows_i, ...], all of one dtype and trailing shape) as one [Σ rows_i, ...] tensor
+    // without a copy when they were taken from one mapping and lie there one after another; nullopt otherwise.
+    std::optional<at::Tensor> joinMapped(const std::vector<at::Tensor>& parts) const;
+
     // Called after every tensor taken, with the number taken so far.
     std::function<void(std::size_t)> onTake;
 
