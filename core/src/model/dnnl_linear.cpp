@@ -235,7 +235,7 @@ at::Tensor dnnlAttend(const at::Tensor& q, const at::Tensor& k, const at::Tensor
 
 std::string dnnlLinearDescription()
 {
-    return dnnlVersionString() + " matmul (" + dnnlCpuIsa() + "), weights pre-packed on first use";
+    return dnnlVersionString() + " matmul (" + dnnlCpuIsa() + "), weights pre-packed (at load, or on first use)";
 }
 
 std::string dnnlLinearFallbackNote()
