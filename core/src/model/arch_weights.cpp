@@ -44,7 +44,9 @@ Norm norm(WeightStore& ws, const std::string& name, int64_t n, bool bias)
     return m;
 }
 
-Linear fuse(std::initializer_list<Linear> parts)
+// The parts' rows one after another: a view of the mapping when they lie there one after another (a checkpoint's
+// gate_proj and up_proj usually do), else a copy.
+Linear fuse(const WeightStore& store, std::initializer_list<Linear> parts)
 {
     Linear out;
     std::vector<at::Tensor> ws, bs;
@@ -53,9 +55,14 @@ Linear fuse(std::initializer_list<Linear> parts)
         if (p.b.defined())
             bs.push_back(p.b);
     }
-    out.w = at::cat(ws, 0);
+    auto join = [&](const std::vector<at::Tensor>& ts) {
+        if (auto joined = store.joinMapped(ts))
+            return *joined;
+        return at::cat(ts, 0);
+    };
+    out.w = join(ws);
     if (!bs.empty())
-        out.b = at::cat(bs, 0);
+        out.b = join(bs);
     return out;
 }
 
@@ -139,9 +146,9 @@ DecoderWeights gptNeoWeights(WeightStore& ws, const ArchSpec& s)
         const std::string p = at_("transformer.h.{}.", l);
         LayerWeights lw;
         lw.ln1 = norm(ws, p + "ln_1", H, true);
-        lw.qkv = fuse({linear(ws, p + "attn.attention.q_proj", H, H, false),
-                       linear(ws, p + "attn.attention.k_proj", H, H, false),
-                       linear(ws, p + "attn.attention.v_proj", H, H, false)});
+        lw.qkv = fuse(ws, {linear(ws, p + "attn.attention.q_proj", H, H, false),
+                           linear(ws, p + "attn.attention.k_proj", H, H, false),
+                           linear(ws, p + "attn.attention.v_proj", H, H, false)});
         lw.o = linear(ws, p + "attn.attention.out_proj", H, H, true);
         lw.ln2 = norm(ws, p + "ln_2", H, true);
         lw.up = linear(ws, p + "mlp.c_fc", I, H, true);
@@ -219,8 +226,8 @@ DecoderWeights llamaStyleWeights(WeightStore& ws, const ArchSpec& s)
         if (s.residual != Residual::ParallelSharedNorm) // stablelm's parallel residual has none
             lw.ln2 = norm(ws, p + "post_attention_layernorm", H, b.norm);
         lw.qkv =
-            fuse({linear(ws, p + "self_attn.q_proj", q, H, b.qkv), linear(ws, p + "self_attn.k_proj", kv, H, b.qkv),
-                  linear(ws, p + "self_attn.v_proj", kv, H, b.qkv)});
+            fuse(ws, {linear(ws, p + "self_attn.q_proj", q, H, b.qkv), linear(ws, p + "self_attn.k_proj", kv, H, b.qkv),
+                      linear(ws, p + "self_attn.v_proj", kv, H, b.qkv)});
         lw.o = linear(ws, p + "self_attn.o_proj", H, q, b.o);
         if (s.qkNorm == QkNorm::Full) {
             lw.qNorm = norm(ws, p + "self_attn.q_norm", q, false);
@@ -233,7 +240,8 @@ DecoderWeights llamaStyleWeights(WeightStore& ws, const ArchSpec& s)
         if (s.moe.experts > 0 && s.moe.sparse[static_cast<std::size_t>(l)]) {
             // a mixture-of-experts layer: its weights come from the family's table (architectures_moe.cpp)
         } else if (s.gatedMlp) {
-            lw.up = fuse({linear(ws, p + "mlp.gate_proj", I, H, b.mlp), linear(ws, p + "mlp.up_proj", I, H, b.mlp)});
+            lw.up =
+                fuse(ws, {linear(ws, p + "mlp.gate_proj", I, H, b.mlp), linear(ws, p + "mlp.up_proj", I, H, b.mlp)});
             lw.down = linear(ws, p + "mlp.down_proj", H, I, b.mlp);
         } else {
             lw.up = linear(ws, p + "mlp.c_fc", I, H, b.mlp);
@@ -280,8 +288,8 @@ DecoderWeights gptjWeights(WeightStore& ws, const ArchSpec& s)
         const std::string p = at_("transformer.h.{}.", l);
         LayerWeights lw;
         lw.ln1 = norm(ws, p + "ln_1", H, true);
-        lw.qkv = fuse({linear(ws, p + "attn.q_proj", H, H, false), linear(ws, p + "attn.k_proj", H, H, false),
-                       linear(ws, p + "attn.v_proj", H, H, false)});
+        lw.qkv = fuse(ws, {linear(ws, p + "attn.q_proj", H, H, false), linear(ws, p + "attn.k_proj", H, H, false),
+                           linear(ws, p + "attn.v_proj", H, H, false)});
         lw.o = linear(ws, p + "attn.out_proj", H, H, false);
         lw.up = linear(ws, p + "mlp.fc_in", I, H, true);
         lw.down = linear(ws, p + "mlp.fc_out", H, I, true);
@@ -301,8 +309,9 @@ DecoderWeights phiWeights(WeightStore& ws, const ArchSpec& s)
         const std::string p = at_("model.layers.{}.", l);
         LayerWeights lw;
         lw.ln1 = norm(ws, p + "input_layernorm", H, true);
-        lw.qkv = fuse({linear(ws, p + "self_attn.q_proj", q, H, true), linear(ws, p + "self_attn.k_proj", kv, H, true),
-                       linear(ws, p + "self_attn.v_proj", kv, H, true)});
+        lw.qkv =
+            fuse(ws, {linear(ws, p + "self_attn.q_proj", q, H, true), linear(ws, p + "self_attn.k_proj", kv, H, true),
+                      linear(ws, p + "self_attn.v_proj", kv, H, true)});
         lw.o = linear(ws, p + "self_attn.dense", H, q, true);
         if (s.qkNorm == QkNorm::PerHead) {
             lw.qNorm = norm(ws, p + "self_attn.q_layernorm", s.headDim, true);

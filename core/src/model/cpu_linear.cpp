@@ -91,6 +91,15 @@ bool offAtenApplies(const at::Tensor& x, const at::Tensor& w, const at::Tensor& 
 }
 } // namespace
 
+void cpuPrepackLinear(const at::Tensor& w)
+{
+    if (linearPath() != LinearPath::Dnnl || !w.defined() || w.dim() != 2 || !w.device().is_cpu() ||
+        w.scalar_type() != at::kFloat || !w.is_contiguous() || isLowpWeight(w) || w.size(1) == 0)
+        return;
+    const at::Tensor x = at::zeros({kDnnlMinRows, w.size(1)}, w.options());
+    (void)dnnlLinear(x, w, {}); // packs w (within the budget); undefined when oneDNN cannot, then LibTorch computes
+}
+
 at::Tensor cpuAwareLinear(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b)
 {
     // Weights kept in the checkpoint's 16-bit dtype (LoadOptions::weights): float32 products on widened tiles.

@@ -25,6 +25,11 @@ constexpr int64_t kDnnlMinRows = 1;
 // (strided) tensor.
 at::Tensor cpuAwareLinear(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b);
 
+// Packs w for the direct oneDNN path now (as its first product would), when cpuAwareLinear takes that path for a
+// float32 CPU w; nothing otherwise. A weight on a file mapping then leaves the resident set (dnnl_linear.cpp), so
+// packing at load, largest first, keeps the peak near one copy of the weights.
+void cpuPrepackLinear(const at::Tensor& w);
+
 // act(x Wᵀ + b) as one oneDNN primitive (the activation fused as the product's epilogue) when cpuAwareLinear would
 // take the direct oneDNN path; nullopt otherwise, and the caller computes the product and the activation apart.
 // ASCVIZ_CPU_FUSE=0 turns the fusion off (benchmarks).

@@ -2,6 +2,7 @@
 
 #if ASCVIZ_HAVE_DNNL
 #include "dnnl_gemm.h"
+#include "safetensors.h"
 
 #include <c10/util/intrusive_ptr.h>
 
@@ -167,12 +168,19 @@ at::Tensor dnnlLinear(const at::Tensor& x, const at::Tensor& w, const at::Tensor
         return {};
     at::Tensor y = at::empty({x.size(0), w.size(0)}, x.options());
     std::string why;
+    const int64_t packedBefore = packed.packed ? packed.packed->bytes() : 0;
     if (!dnnlMatmul(x.data_ptr<float>(), x.size(0), x.size(1), w.data_ptr<float>(), w.size(0),
                     b.defined() ? b.data_ptr<float>() : nullptr, act, y.data_ptr<float>(), packed.packed.get(),
                     packed.bf16, &why)) {
         failures().add(key, why);
         return {};
     }
+    // A weight taken from a safetensors mapping (weights.h) and packed just now is read from its packed copy from now
+    // on: its pages leave the resident set (read again from the page cache if LibTorch ever reads it), so the process
+    // holds one copy of it, not two. Never for a weight written since it was mapped (version 0 = never written through
+    // LibTorch): its written pages are private copies that dropping would revert to the file.
+    if (packed.packed && packed.packed->bytes() > packedBefore && w._version() == 0)
+        dropFileMappedPages(w.data_ptr(), static_cast<std::size_t>(w.numel()) * sizeof(float));
     return y;
 }
 
@@ -227,7 +235,7 @@ at::Tensor dnnlAttend(const at::Tensor& q, const at::Tensor& k, const at::Tensor
 
 std::string dnnlLinearDescription()
 {
-    return dnnlVersionString() + " matmul (" + dnnlCpuIsa() + "), weights pre-packed on first use";
+    return dnnlVersionString() + " matmul (" + dnnlCpuIsa() + "), weights pre-packed (at load, or on first use)";
 }
 
 std::string dnnlLinearFallbackNote()

@@ -3,6 +3,7 @@
 #include "language_model_impl.h"
 
 #include "arch.h"
+#include "cpu_linear.h"
 #include "cpu_threads.h"
 #include "dnnl_linear.h"
 #include "weights.h"
@@ -23,6 +24,7 @@
 #include <optional>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -102,6 +104,12 @@ bool keepCheckpointDtype(const std::string& mode, std::optional<at::ScalarType> 
                          "the dtype " +
                          std::string(bf16Matmul ? "bfloat16-matmul" : dtypeName(dtype)));
     return lowp.has_value(); // a float32 checkpoint: nothing to keep
+}
+
+bool prepackAtLoad()
+{
+    const char* v = std::getenv("ASCVIZ_DNNL_PREPACK");
+    return !(v && std::string(v) == "0");
 }
 
 } // namespace
@@ -210,6 +218,16 @@ std::unique_ptr<LanguageModel> LanguageModel::load(const fs::path& dirIn, const 
             for (const Linear* l : {&lw.qkv, &lw.o, &lw.up, &lw.down})
                 dnnlMarkBf16(l->w);
         dnnlMarkBf16(weights.head);
+    }
+    // The direct oneDNN path's packed copies, made now rather than in the first product (which would be slower), the
+    // head first: a weight taken from the mapping leaves the resident set once packed, so the peak is the packed
+    // copies plus the one matrix being packed (packing in forward order would end on the largest, the head).
+    // ASCVIZ_DNNL_PREPACK=0 leaves the packing to the first products (measured in docs/performance.md, "Loading").
+    if (!useCuda && prepackAtLoad()) {
+        cpuPrepackLinear(weights.head);
+        for (const LayerWeights& lw : weights.layers)
+            for (const Linear* l : {&lw.qkv, &lw.o, &lw.up, &lw.down})
+                cpuPrepackLinear(l->w);
     }
     // What stays mapped (the weights kept in the checkpoint's dtype) is read again from the page cache when used.
     store.dropMappedPages();

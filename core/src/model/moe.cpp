@@ -10,8 +10,8 @@
 // gathered once in that order, and each expert that was chosen at all runs one matrix product over its
 // contiguous block of rows; index_add_ scatters the weighted rows back to their tokens. The only extra memory is
 // the N·k gathered rows and their intermediate activations; the weights stay the stacked tensors of the load.
+#include "cpu_linear.h"
 #include "decoder.h"
-#include "lowp_linear.h"
 
 #include "ascviz/model/observer.h"
 
@@ -24,13 +24,12 @@ namespace ascviz::model {
 
 namespace {
 
-// The router's and experts' products: LibTorch's at::linear, or the 16-bit weights' path (lowp_linear.h) when the
-// weights are kept in the checkpoint's dtype.
+// The router's and experts' products as the dense layers' (cpu_linear.h): float32 on the CPU through the direct
+// oneDNN path with each expert's weights packed on its first use (within ASCVIZ_DNNL_PACK_MB), the 16-bit weights'
+// path (lowp_linear.h) when the weights are kept in the checkpoint's dtype, LibTorch's at::linear otherwise.
 at::Tensor expertLinear(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b)
 {
-    if (isLowpWeight(w) && x.scalar_type() == at::kFloat)
-        return lowpLinear(x, w, b);
-    return at::linear(x, w, b);
+    return cpuAwareLinear(x, w, b);
 }
 
 // The groups' mask [N, E] (true: may be chosen) of the topkGroup groups with the highest `groupScores` [N, G].

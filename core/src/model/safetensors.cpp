@@ -6,12 +6,29 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 namespace ascviz::model {
+namespace {
+
+// The live mappings (start → size), so that dropFileMappedPages can tell a file mapping from any other memory.
+struct Registry {
+    std::mutex mutex;
+    std::map<uintptr_t, std::size_t> ranges;
+};
+
+Registry& registry()
+{
+    static Registry* r = new Registry; // never destroyed: mappings may outlive static destruction
+    return *r;
+}
+
+} // namespace
 
 MappedFile::MappedFile(const std::filesystem::path& path) : m_path(path)
 {
@@ -26,21 +43,60 @@ MappedFile::MappedFile(const std::filesystem::path& path) : m_path(path)
     }
     m_size = static_cast<std::size_t>(st.st_size);
     if (m_size > 0) {
-        void* p = ::mmap(nullptr, m_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        // Private and writable: an in-place write to a tensor taken from the mapping copies that page (copy on
+        // write) and never reaches the file. Where the system refuses to reserve that much writable memory, the
+        // mapping is read-only and the weight store copies what it takes (writable() is false).
+        void* p = ::mmap(nullptr, m_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+        m_writable = p != MAP_FAILED;
+        if (p == MAP_FAILED)
+            p = ::mmap(nullptr, m_size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (p == MAP_FAILED) {
             const int err = errno;
             ::close(fd);
             throw ModelError("cannot map " + path.string() + " into memory: " + std::strerror(err));
         }
         m_data = static_cast<const unsigned char*>(p);
+        std::lock_guard<std::mutex> lock(registry().mutex);
+        registry().ranges[reinterpret_cast<uintptr_t>(m_data)] = m_size;
     }
     ::close(fd);
 }
 
 MappedFile::~MappedFile()
 {
-    if (m_data)
+    if (m_data) {
+        std::lock_guard<std::mutex> lock(registry().mutex);
+        registry().ranges.erase(reinterpret_cast<uintptr_t>(m_data));
         ::munmap(const_cast<unsigned char*>(m_data), m_size);
+    }
+}
+
+bool MappedFile::contains(const void* p, std::size_t n) const
+{
+    const auto a = reinterpret_cast<uintptr_t>(p);
+    const auto lo = reinterpret_cast<uintptr_t>(m_data);
+    return m_data && a >= lo && n <= m_size && a - lo <= m_size - n;
+}
+
+std::size_t dropFileMappedPages(const void* p, std::size_t n)
+{
+    static const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+    const auto a = reinterpret_cast<uintptr_t>(p);
+    std::lock_guard<std::mutex> lock(registry().mutex); // the mapping cannot be unmapped meanwhile
+    const auto& ranges = registry().ranges;
+    auto it = ranges.upper_bound(a);
+    if (it == ranges.begin() || n == 0)
+        return 0;
+    --it;
+    if (a - it->first > it->second || n > it->second - (a - it->first))
+        return 0; // not inside one file mapping
+    // Only the pages wholly inside [p, p + n): a page shared with a neighbouring tensor may hold its written copy.
+    const uintptr_t lo = (a + page - 1) & ~(page - 1);
+    const uintptr_t hi = (a + n) & ~(page - 1);
+    if (hi <= lo)
+        return 0;
+    ::madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_DONTNEED);
+    return hi - lo;
 }
 
 void MappedFile::dropPages(const void* p, std::size_t n) const

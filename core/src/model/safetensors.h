@@ -12,7 +12,8 @@
 
 namespace ascviz::model {
 
-// A read-only memory mapping of a whole file; unmapped on destruction.
+// A private memory mapping of a whole file (copy on write: writes stay in this process, the file never changes);
+// unmapped on destruction.
 class MappedFile {
 public:
     explicit MappedFile(const std::filesystem::path& path);
@@ -23,8 +24,13 @@ public:
     const unsigned char* data() const { return m_data; }
     std::size_t size() const { return m_size; }
     const std::filesystem::path& path() const { return m_path; }
+    // Whether the mapping may be written (copy on write); false where the system refused a writable mapping.
+    bool writable() const { return m_writable; }
+    // Whether [p, p + n) lies inside the mapping.
+    bool contains(const void* p, std::size_t n) const;
     // Drops the pages of [p, p + n) from this process's resident set (madvise MADV_DONTNEED on the read-only
-    // mapping): the data stays valid and is read from the file (the page cache) again when touched.
+    // mapping; loading only, before anything is written): the data stays valid and is read from the file (the page
+    // cache) again when touched.
     void dropPages(const void* p, std::size_t n) const;
     void dropAllPages() const { dropPages(m_data, m_size); }
 
@@ -32,7 +38,13 @@ private:
     std::filesystem::path m_path;
     const unsigned char* m_data = nullptr;
     std::size_t m_size = 0;
+    bool m_writable = false;
 };
+
+// When [p, p + n) lies inside a live MappedFile: drops the pages wholly inside it from the resident set (madvise
+// MADV_DONTNEED; they are read from the file again when touched) and returns the bytes dropped; 0 for any other
+// memory. Only for a range never written since it was mapped: a written (copied) page would revert to the file.
+std::size_t dropFileMappedPages(const void* p, std::size_t n);
 
 struct TensorEntry {
     std::string dtype; // safetensors dtype code: F32, F16, BF16, F64, I64, ...

@@ -4,6 +4,7 @@
 
 #include "torch_pickle.h"
 
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
@@ -44,6 +45,13 @@ std::vector<int64_t> sizesOf(const at::Tensor& t)
     return t.sizes().vec();
 }
 
+// ASCVIZ_WEIGHTS_COPY=1: copy every tensor out of the mappings as before zero-copy loading (benchmarks, tests).
+bool copyForced()
+{
+    const char* v = std::getenv("ASCVIZ_WEIGHTS_COPY");
+    return v && std::string(v) == "1";
+}
+
 std::map<std::string, at::Tensor> loadPickle(const fs::path& p)
 {
     return loadTorchStateDict(p);
@@ -64,7 +72,7 @@ nlohmann::json readJsonFile(const fs::path& p)
 }
 
 WeightStore::WeightStore(const fs::path& dir, at::ScalarType dtype, at::Device device)
-    : m_dtype(dtype), m_device(device)
+    : m_dtype(dtype), m_device(device), m_mapSameDtype(!copyForced())
 {
     auto addSafetensors = [&](const fs::path& p) {
         if (!fs::exists(p))
@@ -155,8 +163,12 @@ std::optional<at::Tensor> WeightStore::getOptional(const std::string& name, cons
         if (!st)
             throw ModelError("tensor " + name + " has unsupported dtype " + e.dtype);
         m_previous = it->second;
-        if (m_keepLowp && m_device.is_cpu() && (*st == at::kBFloat16 || *st == at::kHalf) && e.shape.size() >= 2) {
-            // The mapping itself (no copy), read-only; the deleter's copy of the file's pointer keeps it mapped.
+        const bool keepLowp = m_keepLowp && (*st == at::kBFloat16 || *st == at::kHalf) && e.shape.size() >= 2;
+        const bool sameDtype = m_mapSameDtype && *st == m_dtype && at::isFloatingType(*st);
+        const bool aligned = reinterpret_cast<uintptr_t>(e.data) % at::elementSize(*st) == 0;
+        if (m_device.is_cpu() && (keepLowp || sameDtype) && aligned && it->second.file->mapping().writable()) {
+            // The mapping itself (no copy); private, so an in-place write copies the page it writes (never the
+            // file). The deleter's copy of the file's pointer keeps it mapped.
             at::Tensor out = at::from_blob(
                 const_cast<void*>(e.data), e.shape, [file = it->second.file](void*) {}, at::TensorOptions().dtype(*st));
             ++m_taken;
@@ -186,6 +198,46 @@ at::Tensor WeightStore::get(const std::string& name, const std::vector<int64_t>&
     if (auto t = getOptional(name, shape))
         return *t;
     throw ModelError("tensor " + name + " (shape " + shapeString(shape) + ") is missing from " + m_description);
+}
+
+bool WeightStore::isMapped(const at::Tensor& t) const
+{
+    if (!t.defined() || !t.device().is_cpu())
+        return false;
+    const auto n = static_cast<std::size_t>(t.storage().nbytes());
+    for (const auto& f : m_files)
+        if (f->mapping().contains(t.storage().data(), n))
+            return true;
+    return false;
+}
+
+std::optional<at::Tensor> WeightStore::joinMapped(const std::vector<at::Tensor>& parts) const
+{
+    if (parts.empty() || !parts[0].defined() || !parts[0].device().is_cpu() || parts[0].dim() < 1)
+        return std::nullopt;
+    const at::Tensor& first = parts[0];
+    std::shared_ptr<const SafetensorsFile> file;
+    for (const auto& f : m_files)
+        if (f->mapping().contains(first.data_ptr(), first.nbytes()))
+            file = f;
+    if (!file)
+        return std::nullopt;
+    auto next = static_cast<const char*>(first.data_ptr());
+    int64_t rows = 0;
+    for (const at::Tensor& t : parts) {
+        if (!t.defined() || !t.is_contiguous() || t.scalar_type() != first.scalar_type() || t.dim() != first.dim() ||
+            t.sizes().slice(1) != first.sizes().slice(1) || t.data_ptr() != next || !isMapped(t))
+            return std::nullopt;
+        next += t.nbytes();
+        rows += t.size(0);
+    }
+    if (!file->mapping().contains(first.data_ptr(),
+                                  static_cast<std::size_t>(next - static_cast<const char*>(first.data_ptr()))))
+        return std::nullopt;
+    std::vector<int64_t> shape = first.sizes().vec();
+    shape[0] = rows;
+    return at::from_blob(
+        first.data_ptr(), shape, [file](void*) {}, first.options());
 }
 
 void WeightStore::dropPrevious()

@@ -1,9 +1,10 @@
 // The tensors of a Hugging Face checkpoint folder, by name: model.safetensors, sharded safetensors with
 // model.safetensors.index.json, or pytorch_model.bin (torch's zip pickle). Safetensors files are memory
-// mapped; a tensor is copied out (converted to the compute dtype and device) only when asked for, so the
-// mappings are released when the store is destroyed after loading. With keepCheckpointDtype, the 16-bit floating
-// matrices (bfloat16, float16; two or more dimensions) are not copied: the tensor is the mapping itself (read-only),
-// and keeps its file mapped while it lives.
+// mapped (privately: copy on write). On the CPU a floating tensor stored in the compute dtype (a float32 checkpoint
+// computed in float32) is not copied: the tensor is the mapping itself and keeps its file mapped while it lives; an
+// in-place write copies the pages it writes, never the file. With keepCheckpointDtype, the 16-bit floating matrices
+// (bfloat16, float16; two or more dimensions) are taken the same way. Other tensors are copied out (converted to the
+// compute dtype and device) when asked for. ASCVIZ_WEIGHTS_COPY=1 copies every tensor (benchmarks, tests).
 #pragma once
 #include "safetensors.h"
 
@@ -53,6 +54,13 @@ public:
     // Which file(s) the weights came from, for messages.
     std::string description() const { return m_description; }
 
+    // Whether t's storage is one of this store's file mappings (taken without a copy).
+    bool isMapped(const at::Tensor& t) const;
+
+    // The tensors `parts` (each [rows_i, ...], all of one dtype and trailing shape) as one [Σ rows_i, ...] tensor
+    // without a copy when they were taken from one mapping and lie there one after another; nullopt otherwise.
+    std::optional<at::Tensor> joinMapped(const std::vector<at::Tensor>& parts) const;
+
     // Called after every tensor taken, with the number taken so far.
     std::function<void(std::size_t)> onTake;
 
@@ -71,6 +79,7 @@ private:
     void dropPrevious();
 
     bool m_keepLowp = false;
+    bool m_mapSameDtype = true;
     std::vector<std::shared_ptr<const SafetensorsFile>> m_files;
     std::map<std::string, Mapped> m_entries; // safetensors
     Mapped m_previous;
