@@ -130,11 +130,19 @@ int cmdAnalyzeExperts(Args& args)
         std::cerr << "analyze experts: " << e.location << ": " << e.code.size() << " bytes, over "
                   << limits::kMaxTextBytesOption << ' ' << options.maxTextBytes << ": left out\n";
     };
-    options.progress = [](int done) {
-        if (done % 50 == 0)
-            std::cerr << "analyze experts: " << done << " snippets\n";
+    // Progress every 50 texts and Ctrl-C (stop after the current text) as every corpus loop on the engine.
+    InterruptScope interrupt;
+    options.controls.cancel = InterruptScope::cancelFlag();
+    options.controls.progress = [](const RunProgress& p) {
+        if (p.done > 0 && p.done % 50 == 0)
+            std::cerr << "analyze experts: " << p.done << " of " << p.total << " texts\n";
     };
-    const ExpertRun run = analyzeExperts(*model, texts, options);
+    ExpertRun run;
+    try {
+        run = analyzeExperts(*model, texts, options);
+    } catch (const Cancelled&) {
+        throw InputError("analyze experts: interrupted; nothing written");
+    }
     // The category x expert heat map per sparse layer (figure room: width, font, legend; SVG and PDF).
     for (const auto& [file, asPdf] : {std::pair{svg, false}, std::pair{pdf, true}}) {
         if (!file)

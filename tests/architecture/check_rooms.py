@@ -45,7 +45,7 @@ ALLOWED = {
     "galerasrun": {"base", "syntax", "eval", "model", "galeras", "corpusrun"},
     "lens": {"base", "eval", "model", "results", "render"},
     "attribution": {"base", "eval", "model"},
-    "experts": {"base", "eval", "model"},
+    "experts": {"base", "corpusrun", "eval", "model"},
     "share": {"base"},
 }
 MAX_LINES = 700

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 namespace ascviz {
 namespace {
@@ -187,13 +188,18 @@ ExpertRun analyzeExperts(const LanguageModel& model, const std::vector<ExpertTex
     ExpertTally tally(info.layers, info.experts, info.expertsPerToken);
     ExpertRun run;
     run.model = info.name;
-    for (const ExpertText& e : texts) {
+    std::vector<int> all(texts.size());
+    std::iota(all.begin(), all.end(), 0);
+    const RunQueue queue = pendingItems(all, [](int) { return false; });
+    ProgressClock clock(options.controls, queue.total, queue.resumed);
+    const RunTally done = runItems(clock, queue, [&](int i) -> std::optional<ItemOutcome> {
+        const ExpertText& e = texts[static_cast<std::size_t>(i)];
         if (options.maxTextBytes && e.code.size() > options.maxTextBytes) {
             if (options.skipped)
                 options.skipped(e, std::to_string(e.code.size()) + " bytes, over the text size limit " +
                                        std::to_string(options.maxTextBytes));
             ++run.skipped;
-            continue;
+            return ItemOutcome{e.location, true, 0};
         }
         EvalRequest req; // θ = median over tokens, the language's categories (method.md §15)
         req.language = e.language;
@@ -209,9 +215,10 @@ ExpertRun analyzeExperts(const LanguageModel& model, const std::vector<ExpertTex
         });
         tally.add(r, routed);
         ++run.snippets;
-        if (options.progress)
-            options.progress(run.snippets);
-    }
+        return ItemOutcome{e.location, true, static_cast<int64_t>(routed.size())};
+    });
+    if (done.cancelled)
+        throw Cancelled();
     if (run.snippets == 0)
         throw InputError("none of the " + std::to_string(texts.size()) + " texts could be analysed (" +
                          std::to_string(run.skipped) + " over the size limit)");

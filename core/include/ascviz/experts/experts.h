@@ -3,6 +3,7 @@
 // the category × layer × expert table of `ascviz-cli analyze experts` with its specialisation score.
 #pragma once
 #include "ascviz/base/limits.h"
+#include "ascviz/corpusrun/engine.h"
 #include "ascviz/eval/eval.h"
 #include "ascviz/model/model.h"
 
@@ -103,7 +104,9 @@ struct ExpertRunOptions {
     int maxAstDepth = limits::kDefaultMaxAstDepth;
     std::size_t maxAstNodes = limits::kDefaultMaxAstNodes;
     std::function<void(const ExpertText&, const std::string& why)> skipped; // a text left out (over the size)
-    std::function<void(int done)> progress;                                 // after each analysed text
+    // The corpus-run engine's controls (corpusrun/engine.h): progress after each text (left-out texts count as
+    // done), cancel polled between texts (analyzeExperts then throws Cancelled), pause.
+    RunControls controls;
 };
 struct ExpertRun {
     ExpertReport report;
@@ -112,8 +115,9 @@ struct ExpertRun {
     int snippets = 0, skipped = 0;
 };
 // `analyze experts`: parses each text (parseForEval), scores it with the router recorded (scoreExperts), aligns
-// it (AsC-Eval, median) and tallies its tokens by category (ExpertTally). ModelError for a dense model, InputError
-// when no text could be analysed.
+// it (AsC-Eval, median) and tallies its tokens by category (ExpertTally), on the corpus-run engine's loop (nothing
+// is stored, so no resume). ModelError for a dense model, InputError when no text could be analysed, Cancelled when
+// options.controls cancels.
 ExpertRun analyzeExperts(const LanguageModel& model, const std::vector<ExpertText>& texts,
                          const ExpertRunOptions& options = {});
 // The document of `analyze experts --json`: expertReportJson plus "model", "tokens" and "snippets".
