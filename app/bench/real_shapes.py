@@ -138,7 +138,10 @@ def worker_llama(a, work, rows, prompts):
             llm.eval(p)
             out = []
             for _ in range(a.new_tokens):
-                tok = int(np.argmax(llm.scores[llm.n_tokens - 1]))
+                # Without logits_all llama-cpp-python no longer copies the logits into llm.scores: the last
+                # token's row is read from the context.
+                last = np.ctypeslib.as_array(llm._ctx.get_logits_ith(-1), shape=(llm.n_vocab(),))
+                tok = int(np.argmax(last))
                 out.append(tok)
                 llm.eval([tok])
             result.append(out)
@@ -324,7 +327,19 @@ sys.path.insert(0, sys.argv[1])
 sys.argv = ["convert_hf_to_gguf.py"] + sys.argv[2:]
 import convert_hf_to_gguf as c
 # The random checkpoints' byte tokenizer is not a known pre-tokenizer; the bench gives llama.cpp ids, not text.
-c.TextModel.get_vocab_base_pre = lambda self, tokenizer: "gpt2"
+# TextModel moved from convert_hf_to_gguf.py into conversion/base.py in newer sources.
+TextModel = getattr(c, "TextModel", None)
+if TextModel is None:
+    from conversion.base import TextModel
+TextModel.get_vocab_base_pre = lambda self, tokenizer: "default"
+# Its BPE has no merges, which llama.cpp refuses to load ("cannot find tokenizer merges"): one merge of two byte
+# tokens is written (the bench gives ids, so the merge is never used).
+_set_vocab_gpt2 = TextModel._set_vocab_gpt2
+def _with_a_merge(self):
+    _set_vocab_gpt2(self)
+    if "tokenizer.ggml.merges" not in self.gguf_writer.kv_data[0]:
+        self.gguf_writer.add_token_merges(["a b"])
+TextModel._set_vocab_gpt2 = _with_a_merge
 c.main()
 """
 
