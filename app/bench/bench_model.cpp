@@ -7,7 +7,8 @@
 //                      [--device auto|cpu|cuda] [--dtype auto|float32|float16|bfloat16] [--threads N]
 //                      [--batch B] [--seq T] [--new-tokens N] [--prompt P] [--no-reference] [--keep DIR]
 //   ascviz-bench-model --work score-loop|score-batch8|score-all|generate --model DIR --texts FILE.jsonl
-//                      --out RESULT.json [--threads N] [--device D] [--dtype T] [--new-tokens N] [--prompt P]
+//                      --out RESULT.json [--threads N] [--device D] [--dtype T] [--weights W] [--new-tokens N]
+//                      [--prompt P]
 //   ascviz-bench-model --work head [--threads N] [--batch B] [--seq T]   (the vocabulary head alone, CPU)
 // The --work form runs one piece of the work that app/bench/hf_compare.py also gives Hugging Face
 // transformers, so that the script can time this whole process beside HF and compare the results: each text
@@ -431,6 +432,8 @@ int main(int argc, char** argv)
                 o.load.dtype = next();
             else if (a == "--threads")
                 o.load.threads = std::stoi(next());
+            else if (a == "--weights")
+                o.load.weights = next(); // auto | float32 | checkpoint (LoadOptions::weights)
             else if (a == "--batch")
                 o.batch = std::stoi(next());
             else if (a == "--seq")
@@ -456,7 +459,8 @@ int main(int argc, char** argv)
                     << "usage: ascviz-bench-model [--models LIST] [--device D] [--dtype T] [--threads N] [--batch B]"
                        " [--seq T] [--new-tokens N] [--prompt P] [--no-reference] [--keep DIR]\n"
                        "       ascviz-bench-model --work score-loop|score-batch8|score-all|generate --model DIR"
-                       " --texts FILE.jsonl --out RESULT.json [--threads N] [--new-tokens N] [--prompt P]\n"
+                       " --texts FILE.jsonl --out RESULT.json [--threads N] [--weights auto|float32|checkpoint]"
+                       " [--new-tokens N] [--prompt P]\n"
                        "       ascviz-bench-model --work head [--threads N] [--batch B] [--seq T]\n";
                 return 2;
             }

@@ -21,6 +21,9 @@ Works: score-loop (one text per call), score-all (all texts in one call: AsC-Viz
 batches of 8, llama.cpp one sequence per eval), generate (--gen prompts of --prompt ids, --new-tokens greedy ids,
 EOS not stopping). Each cell is tokens/s; the peak RSS is the largest of the engine's processes (wait4's
 ru_maxrss), load the median of its load times. NtP: max |NtP - NtP of HF float32| over the score-loop ids.
+At 7B (bfloat16 only) HF on a CPU is the NtP reference rather than a speed peer: --hf-tokens 128 --hf-works score-loop
+scores the first 128 ids of each text. Runs of one shape at a time are joined with --save / --reuse (one JSON of
+shapes), and --table-only writes the tables of a --reuse file without making or running anything.
 The section between <!-- real-shapes:begin --> and <!-- real-shapes:end --> of --out is replaced (appended when
 absent) with the tables, the date, the CPU, the builds, the peers' versions and ascviz-cli's start time
 (--cli). The venv is a test-only reference; the product never runs Python.
@@ -244,12 +247,23 @@ def write_inputs(tmp, rows, prompts):
     return files
 
 
+def write_hf_job(tmp, rows, prompts, tokens):
+    """The job of HF's worker when --hf-tokens cuts its texts to their first `tokens` ids (a 7B model in bfloat16 on a
+    CPU: the reference NtP of the first tokens, not a speed run over the whole text)."""
+    path = os.path.join(tmp, "job-hf.json")
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump({"rows": [r[:tokens] for r in rows], "prompts": prompts}, f)
+    return path
+
+
 def max_diff(a, b):
+    """max |p - q| over the NtPs both have: the shorter row of a pair must be a prefix cut (--hf-tokens)."""
     worst = 0.0
     for x, y in zip(a, b, strict=True):
-        if len(x) != len(y):
+        n = min(len(x), len(y))
+        if n < 2:
             return float("inf")
-        for p, q in zip(x, y):
+        for p, q in zip(x[:n], y[:n]):
             if (p is None) != (q is None):
                 return float("inf")
             if p is not None:
@@ -262,10 +276,14 @@ class Engine:
         self.label, self.kind, self.model, self.dtype = label, kind, model_dir, dtype
         self.extra, self.binary, self.ref_label = extra or [], binary, ref_label
         self.cells, self.rss, self.loads, self.results, self.error = {}, [], [], {}, None
+        self.scored = None  # tokens this engine scored when not all (HF with --hf-tokens)
 
 
 def run_engine(e, args, files, tmp, log):
-    for work in args.works:
+    works = args.works
+    if e.kind == "hf" and args.hf_works:
+        works = [w for w in works if w in args.hf_works]
+    for work in works:
         out = os.path.join(tmp, "result.json")
         if os.path.exists(out):
             os.remove(out)
@@ -276,7 +294,8 @@ def run_engine(e, args, files, tmp, log):
                    "--prompt", str(args.prompt)] + e.extra
         else:
             cmd = [sys.executable, os.path.abspath(__file__), "--worker", e.kind, "--model", e.model, "--dtype",
-                   e.dtype, "--work", work, "--ids", files["job"], "--result", out, "--threads", str(args.threads),
+                   e.dtype, "--work", work, "--ids", files["job-hf" if e.kind == "hf" and "job-hf" in files else "job"],
+                   "--result", out, "--threads", str(args.threads),
                    "--new-tokens", str(args.new_tokens)]
         env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), TRANSFORMERS_VERBOSITY="error",
                    HF_HUB_OFFLINE="1")
@@ -299,6 +318,8 @@ def run_engine(e, args, files, tmp, log):
         else:
             seconds, load, res = r["seconds"], r["load_s"], r["result"]
         e.cells[work] = seconds
+        if work != "generate" and e.kind == "hf" and "job-hf" in files:
+            e.scored = sum(len(x) for x in res)
         e.rss.append(rss)
         if load is not None:
             e.loads.append(load)
@@ -377,42 +398,61 @@ def cli_start(cli):
 
 
 def shape_table(shape, engines, args, tokens):
-    ref = next((e for e in engines if e.label == "HF float32" and not e.error), None)
+    refs = {k: next((e for e in engines if e.label == f"HF {k}" and not e.error and e.results), None)
+            for k in ("float32", "bfloat16")}
+    hf_cut = next((e.scored for e in engines if e.kind == "hf" and e.scored), None)
     lines = [f"**{shape}** ({tokens['score']} tokens scored: {args.texts} × {args.tokens}; "
-             f"{tokens['gen']} generated: {args.gen} × {args.new_tokens} after {args.prompt}; {args.threads} threads)",
+             f"{tokens['gen']} generated: {args.gen} × {args.new_tokens} after {args.prompt}; {args.threads} threads"
+             + (f"; HF scored the first {args.hf_tokens} tokens of each text ({hf_cut} in all), its ΔNtP over those"
+                if hf_cut else "") + ")",
              "",
              "| engine | score-loop tok/s | score-all tok/s | generate tok/s | peak RSS MB | load s "
-             "| max \\|ΔNtP\\| vs HF f32 | greedy ids = HF f32 |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+             "| max \\|ΔNtP\\| vs HF f32 | vs HF bf16 | greedy ids = HF f32 / bf16 |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
     for e in engines:
         if e.error and not e.cells:
-            lines.append(f"| {e.label} | {e.error} | | | | | | |")
+            lines.append(f"| {e.label} | {e.error} | | | | | | | |")
             continue
         cells = [e.label]
-        for w, n in (("score-loop", tokens["score"]), ("score-all", tokens["score"]), ("generate", tokens["gen"])):
+        for w in WORKS:
+            n = tokens["gen"] if w == "generate" else (e.scored or tokens["score"])
             cells.append(f"{n / e.cells[w]:.1f}" if w in e.cells else "—")
         cells.append(f"{max(e.rss):.0f}" if e.rss else "—")
         cells.append(f"{statistics.median(e.loads):.2f}" if e.loads else "—")
-        if ref is not None and e is not ref and "score-loop" in e.results and "score-loop" in ref.results:
-            cells.append(f"{max_diff(e.results['score-loop'], ref.results['score-loop']):.1e}")
-        else:
-            cells.append("(reference)" if e is ref else "—")
-        if ref is not None and e is not ref and "generate" in e.results and "generate" in ref.results:
-            same = sum(x == y for x, y in zip(e.results["generate"], ref.results["generate"]))
-            cells.append(f"{same}/{len(ref.results['generate'])}")
-        else:
-            cells.append("—")
+        same = []
+        for k in ("float32", "bfloat16"):
+            ref = refs[k]
+            if ref is e:
+                cells.append("(reference)")
+            elif ref is not None and "score-loop" in e.results and "score-loop" in ref.results:
+                cells.append(f"{max_diff(e.results['score-loop'], ref.results['score-loop']):.1e}")
+            else:
+                cells.append("—")
+            if ref is not None and ref is not e and "generate" in e.results and "generate" in ref.results:
+                same.append(f"{sum(x == y for x, y in zip(e.results['generate'], ref.results['generate']))}/"
+                            f"{len(ref.results['generate'])}")
+            else:
+                same.append("—")
+        cells.append(" / ".join(same))
         lines.append("| " + " | ".join(cells) + " |")
-    peers = [p for p in ("CT2 float32", "llama.cpp F32", "HF float32") if any(e.label == p and e.cells for e in engines)]
-    ours = [e for e in engines if e.kind == "ascviz" and e.cells]
-    if peers and ours:
-        lines += ["", "Time ratios (peer's seconds / AsC-Viz's; > 1: AsC-Viz is faster), score-loop / score-all / "
-                  "generate:", "", "| AsC-Viz | " + " | ".join(f"vs {p}" for p in peers) + " |",
+    # Time ratios, each format against the peers in the same format (f32 rows vs f32 peers, bf16 weights vs bf16).
+    for fmt, peer_labels in (("float32", ("CT2 float32", "llama.cpp F32", "HF float32")),
+                             ("bfloat16", ("CT2 bfloat16", "llama.cpp BF16", "HF bfloat16"))):
+        peers = [p for p in peer_labels if any(e.label == p and e.cells for e in engines)]
+        ours = [e for e in engines if e.kind == "ascviz" and e.dtype == fmt and e.cells]
+        if not peers or not ours:
+            continue
+        lines += ["", f"Time ratios, {'float32' if fmt == 'float32' else 'bf16 weights'} (peer's seconds / "
+                  "AsC-Viz's; > 1: AsC-Viz is faster), score-loop / score-all / generate:", "",
+                  "| AsC-Viz | " + " | ".join(f"vs {p}" for p in peers) + " |",
                   "| --- | " + " | ".join("---" for _ in peers) + " |"]
         for e in ours:
             cells = [e.label]
             for p in peers:
                 pe = next(x for x in engines if x.label == p)
+                if pe.scored:  # HF cut to the first tokens: its seconds are not the same work
+                    cells.append("— (HF scored fewer tokens)")
+                    continue
                 cells.append(" / ".join(f"{pe.cells[w] / e.cells[w]:.2f}" if w in pe.cells and w in e.cells else "—"
                                         for w in WORKS))
             lines.append("| " + " | ".join(cells) + " |")
@@ -496,8 +536,13 @@ def main():
     ap.add_argument("--variants", default="float32,bfloat16,int8",
                     help="which number formats run (float32, bfloat16 (bf16 weights, HF bf16, CT2 bf16, GGUF BF16), int8)")
     ap.add_argument("--reuse", help="a --save file of an earlier run: its engines are not run again, only added")
+    ap.add_argument("--table-only", action="store_true",
+                    help="write the tables of --reuse's engines only: no checkpoint is made, no engine run")
     ap.add_argument("--save", help="write every engine's measurements and results here (JSON)")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--hf-tokens", type=int, default=0,
+                    help="HF scores only the first N ids of each text (its NtP reference at 7B; 0 = all)")
+    ap.add_argument("--hf-works", default="", help="the works HF runs (default: all of --works)")
     ap.add_argument("--texts", type=int, default=8)
     ap.add_argument("--tokens", type=int, default=256)
     ap.add_argument("--gen", type=int, default=5)
@@ -522,6 +567,7 @@ def main():
     if a.self_test:
         return self_test(a)
     a.works = [w for w in a.works.split(",") if w]
+    a.hf_works = [w for w in a.hf_works.split(",") if w]
     a.variants = [v for v in a.variants.split(",") if v]
     if not a.build or not a.out:
         ap.error("--build and --out are needed")
@@ -568,16 +614,18 @@ def main():
         for shape in [s for s in a.shapes.split(",") if s]:
             rows, prompts = make_rows(a.texts, a.tokens, a.gen, a.prompt, seed=1)
             files = write_inputs(tmp, rows, prompts)
+            if a.hf_tokens:
+                files["job-hf"] = write_hf_job(tmp, rows, prompts, a.hf_tokens)
             tokens = {"score": sum(len(r) for r in rows), "gen": a.gen * a.new_tokens}
             f32 = os.path.join(a.data, f"{shape}-float32")
             bf16 = os.path.join(a.data, f"{shape}-bfloat16")
             made = []
             need_bf16 = "bfloat16" in a.variants and (any(w for _, _, w in builds) or "hf" in peers)
             print(f"real_shapes: {shape}: checkpoints under {a.data}", flush=True)
-            if shape != "7B":
+            if shape != "7B" and not a.table_only:
                 make_checkpoint(shape, "float32", f32, log)
                 made.append(f32)
-            if need_bf16 or shape == "7B":
+            if (need_bf16 or shape == "7B") and not a.table_only:
                 make_checkpoint(shape, "bfloat16", bf16, log)
                 made.append(bf16)
             specs = []  # (label, kind, variant, model path, extra args, binary, conversion or None)
@@ -613,7 +661,11 @@ def main():
                 if label in saved:
                     e.cells, e.rss, e.loads, e.results, e.error = (saved[label][k] for k in
                                                                    ("cells", "rss", "loads", "results", "error"))
+                    e.scored = saved[label].get("scored")
                     print(f"real_shapes:   {label}: reused from {a.reuse}", flush=True)
+                    continue
+                if a.table_only:
+                    engines.pop()
                     continue
                 if convert is not None:
                     try:
@@ -628,11 +680,13 @@ def main():
                     e = Engine(label, v["kind"], "", v["variant"])
                     e.cells, e.rss, e.loads, e.results, e.error = (v[k] for k in
                                                                    ("cells", "rss", "loads", "results", "error"))
+                    e.scored = v.get("scored")
                     engines.append(e)
             order = [sp[0] for sp in specs]
             engines.sort(key=lambda e: order.index(e.label) if e.label in order else len(order))
             saving[shape] = {e.label: {"kind": e.kind, "variant": e.dtype, "cells": e.cells, "rss": e.rss,
-                                       "loads": e.loads, "results": e.results, "error": e.error} for e in engines}
+                                       "loads": e.loads, "results": e.results, "error": e.error, "scored": e.scored}
+                             for e in engines}
             table = shape_table(shape, engines, a, tokens)
             print("\n".join(table), flush=True)
             body += [""] + table
