@@ -34,6 +34,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 namespace ascviz::ui {
@@ -131,6 +132,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_models, &ModelService::modelLoaded, this, [this] {
         m_progress->hide();
         m_banner->hide();
+        m_loadedWeights = m_loadOptions.weights;
         if (const auto info = m_models->modelInfo()) {
             rememberRecent(toQString(info->dir.string()));
             statusBar()->showMessage(tr("Loaded %1").arg(toQString(info->name)), 8000);
@@ -188,6 +190,23 @@ QWidget* MainWindow::buildModelPanel()
         o.dtype = toUtf8(dtype);
         loadModel(toQString(info->dir.string()), o);
     });
+    // Weights in memory (CPU): as LoadOptions::weights / the CLI's --weights.
+    m_weightsBox = new QComboBox(panel);
+    m_weightsBox->addItem(tr("auto"), QStringLiteral("auto"));
+    m_weightsBox->addItem(tr("float32"), QStringLiteral("float32"));
+    m_weightsBox->addItem(tr("checkpoint"), QStringLiteral("checkpoint"));
+    m_weightsBox->setToolTip(tr("Weights in memory on the CPU. \"checkpoint\" keeps a bfloat16/float16 "
+                                "checkpoint's weights in its type (half the memory; float32 arithmetic); \"auto\" "
+                                "does so when a float32 copy would not fit in memory; \"float32\" always widens."));
+    connect(m_weightsBox, &QComboBox::currentIndexChanged, this, [this](int index) {
+        const auto info = m_models->modelInfo();
+        const std::string weights = toUtf8(m_weightsBox->itemData(index).toString());
+        if (!info || weights == m_loadOptions.weights)
+            return;
+        LoadOptions o = m_loadOptions;
+        o.weights = weights;
+        loadModel(toQString(info->dir.string()), o);
+    });
     auto* open = new QPushButton(tr("Open model folder…"), panel);
     connect(open, &QPushButton::clicked, this, &MainWindow::openModelFolder);
     m_recentButton = new QToolButton(panel);
@@ -200,6 +219,8 @@ QWidget* MainWindow::buildModelPanel()
     h->addWidget(m_progress);
     h->addWidget(new QLabel(tr("Precision"), panel));
     h->addWidget(m_dtypeBox);
+    h->addWidget(new QLabel(tr("Weights"), panel));
+    h->addWidget(m_weightsBox);
     h->addWidget(open);
     h->addWidget(m_recentButton);
     return panel;
@@ -259,6 +280,8 @@ void MainWindow::loadModel(const QString& dirOrDefault, const LoadOptions& optsI
     {
         const QSignalBlocker block(m_dtypeBox);
         m_dtypeBox->setCurrentText(toQString(opts.dtype));
+        const QSignalBlocker blockWeights(m_weightsBox);
+        m_weightsBox->setCurrentIndex(std::max(0, m_weightsBox->findData(toQString(opts.weights))));
     }
     QString dir = dirOrDefault;
     if (dir == QLatin1String("default")) {
@@ -292,6 +315,9 @@ void MainWindow::onLoadFailed(const QString& dir, const QString& message)
     if (const auto info = m_models->modelInfo()) { // the precision shown is the loaded model's
         const QSignalBlocker block(m_dtypeBox);
         m_dtypeBox->setCurrentText(toQString(info->dtype));
+        const QSignalBlocker blockWeights(m_weightsBox); // and its weights setting
+        m_weightsBox->setCurrentIndex(std::max(0, m_weightsBox->findData(toQString(m_loadedWeights))));
+        m_loadOptions.weights = m_loadedWeights;
     }
     QString text = tr("<b>Could not load the model</b> from <code>%1</code>: %2")
                        .arg(dir.toHtmlEscaped(), message.toHtmlEscaped());
@@ -318,14 +344,19 @@ void MainWindow::updateModelPanel()
     parts << QStringLiteral("<b>%1</b>").arg(toQString(info->name).toHtmlEscaped());
     parts << toQString(info->architecture).toHtmlEscaped();
     parts << tr("%1 parameters").arg(formatParameters(info->parameters));
+    // Layers and context go in the tooltip: the panel's row also holds the precision and weights choices.
+    QStringList more;
     if (info->layers > 0)
-        parts << tr("%1 layers").arg(info->layers);
+        more << tr("%1 layers").arg(info->layers);
     if (info->contextLength > 0)
-        parts << tr("context %1").arg(info->contextLength);
+        more << tr("context %1").arg(info->contextLength);
     parts << toQString(info->device).toHtmlEscaped();
     parts << toQString(info->dtype).toHtmlEscaped();
+    if (!info->weights.empty() && info->weights != info->dtype)
+        parts << tr("%1 weights").arg(toQString(info->weights).toHtmlEscaped());
     m_modelLabel->setText(parts.join(QStringLiteral(" &nbsp;·&nbsp; ")));
-    m_modelLabel->setToolTip(toQString(info->dir.string()));
+    more << toQString(info->dir.string());
+    m_modelLabel->setToolTip(more.join(QStringLiteral("\n")));
 }
 
 QString MainWindow::modelText() const

@@ -69,6 +69,7 @@ public:
     QString modelText() const;
     // The precision chooser (float32 by default; changing it reloads the current model).
     QComboBox* precisionBox() const { return m_dtypeBox; }
+    QComboBox* weightsBox() const { return m_weightsBox; }
     // File > Hugging Face cache: one action per cached model (rebuilt each time the menu opens).
     QMenu* hubMenu() const { return m_hubMenu; }
     bool isBannerVisible() const;
@@ -137,8 +138,10 @@ private:
     QLabel* m_modelLabel = nullptr;
     QProgressBar* m_progress = nullptr;
     QToolButton* m_recentButton = nullptr;
-    QComboBox* m_dtypeBox = nullptr; // compute precision: float32 (default), float16, bfloat16
-    LoadOptions m_loadOptions;       // device / dtype of the last load request
+    QComboBox* m_dtypeBox = nullptr;      // compute precision: float32 (default), float16, bfloat16
+    QComboBox* m_weightsBox = nullptr;    // weights in memory: auto, float32, checkpoint (LoadOptions::weights)
+    LoadOptions m_loadOptions;            // device / dtype of the last load request
+    std::string m_loadedWeights = "auto"; // the weights setting the loaded model was loaded with
     QMenu* m_recentMenu = nullptr;
     QMenu* m_recentFilesMenu = nullptr;
     QMenu* m_hubMenu = nullptr; // models in the local Hugging Face cache, listed when opened

@@ -388,7 +388,8 @@ def cli_start(cli):
         walls.append(time.perf_counter() - t0)
     libs = subprocess.run(["ldd", cli], capture_output=True, text=True).stdout
     nlibs = sum(1 for line in libs.splitlines() if "=>" in line or line.strip().startswith("/"))
-    torch_libs = sum(1 for line in libs.splitlines() if "torch" in line or "c10" in line)
+    names = [line.split()[0] for line in libs.splitlines() if line.strip()]  # not the addresses: "0x...c10..."
+    torch_libs = sum(1 for n in names if os.path.basename(n).startswith(("libtorch", "libc10")))
     stats = subprocess.run([cli, "--version"], capture_output=True, text=True,
                            env=dict(os.environ, LD_DEBUG="statistics")).stderr
     reloc = re.search(r"total startup time in dynamic loader:\s*([\d,]+) cycles", stats)

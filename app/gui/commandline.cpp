@@ -34,6 +34,11 @@ ParseResult parseGuiCommandLine(const QStringList& args, GuiOptions* out, QStrin
                                     QStringLiteral("DEVICE"), QStringLiteral("auto"));
     const QCommandLineOption dtype(QStringLiteral("dtype"), QStringLiteral("auto, float32, float16 or bfloat16."),
                                    QStringLiteral("DTYPE"), QStringLiteral("auto"));
+    const QCommandLineOption weights(
+        QStringLiteral("weights"),
+        QStringLiteral("auto, float32 or checkpoint: checkpoint keeps a bfloat16/float16 checkpoint's weights in its "
+                       "type (CPU); auto does so when a float32 copy would not fit in memory."),
+        QStringLiteral("W"), QStringLiteral("auto"));
     const QCommandLineOption promptFile(QStringLiteral("prompt-file"),
                                         QStringLiteral("Put this file's text in the prompt editor."),
                                         QStringLiteral("FILE"));
@@ -67,8 +72,8 @@ ParseResult parseGuiCommandLine(const QStringList& args, GuiOptions* out, QStrin
                                         QStringLiteral("Save a PNG of the window once the result is shown."),
                                         QStringLiteral("OUT.png"));
     const QCommandLineOption quit(QStringLiteral("quit"), QStringLiteral("Exit when done (after the screenshot)."));
-    p.addOptions({model, device, dtype, promptFile, session, generate, greedy, maxNew, temperature, topP, topK, seed,
-                  view, aggregation, selectNode, selectToken, screenshot, quit});
+    p.addOptions({model, device, dtype, weights, promptFile, session, generate, greedy, maxNew, temperature, topP, topK,
+                  seed, view, aggregation, selectNode, selectToken, screenshot, quit});
     // Listed for --help only: main() runs these study modes before this parser (pages/study/studycommand.h).
     const QCommandLineOption runStudy(
         QStringLiteral("run-study"),
@@ -111,6 +116,12 @@ ParseResult parseGuiCommandLine(const QStringList& args, GuiOptions* out, QStrin
                      QStringLiteral("bfloat16")}
              .contains(o.dtype)) {
         *message = QStringLiteral("--dtype must be auto, float32, float16 or bfloat16");
+        return ParseResult::Error;
+    }
+    o.weights = p.value(weights);
+    if (!QStringList{QStringLiteral("auto"), QStringLiteral("float32"), QStringLiteral("checkpoint")}.contains(
+            o.weights)) {
+        *message = QStringLiteral("--weights must be auto, float32 or checkpoint");
         return ParseResult::Error;
     }
     o.promptFile = p.value(promptFile);

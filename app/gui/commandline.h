@@ -19,6 +19,7 @@ struct GuiOptions {
     QString model = QStringLiteral("default"); // folder or "default"
     QString device = QStringLiteral("auto");
     QString dtype = QStringLiteral("auto");
+    QString weights = QStringLiteral("auto"); // LoadOptions::weights
     QString promptFile;
     QString session; // --open-session: an .ascviz file to open instead of running the model (Qt itself
                      // takes -session for X11 session management)

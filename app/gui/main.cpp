@@ -64,6 +64,7 @@ int main(int argc, char** argv)
     ascviz::LoadOptions load;
     load.device = ascviz::ui::toUtf8(opts.device);
     load.dtype = ascviz::ui::toUtf8(opts.dtype);
+    load.weights = ascviz::ui::toUtf8(opts.weights);
 
     ascviz::ui::AutoRun run(&w, opts);
     // Queued: a run that fails in start() (an unreadable --prompt-file) finishes before app.exec(), and an

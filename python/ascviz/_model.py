@@ -20,6 +20,7 @@ MAX_GRAPHVIZ_NODES = 1500
 
 DEVICES = ("auto", "cpu", "cuda")
 DTYPES = ("auto", "float32", "float16", "bfloat16")
+WEIGHTS = ("auto", "float32", "checkpoint")
 VIEWS = ("complete", "partial", "sequence")
 
 
@@ -237,15 +238,19 @@ class Model:
 
 
 def load_model(name: Union[str, os.PathLike] = "default", device: str = "auto", dtype: str = "auto", *,
-               threads: int = 0) -> Model:
+               threads: int = 0, weights: str = "auto") -> Model:
     """Loads a model as `ascviz-cli --model` does: "default" (the bundled ascviz-tiny-code), a folder, or
     "org/name" from the Hugging Face cache (nothing is downloaded). device: auto | cpu | cuda;
-    dtype: auto | float32 | float16 | bfloat16; threads: CPU threads (0 = one per core)."""
+    dtype: auto | float32 | float16 | bfloat16; threads: CPU threads (0 = one per core);
+    weights (CPU, as `--weights`): auto | float32 | checkpoint — "checkpoint" keeps a bfloat16/float16
+    checkpoint's weight matrices in its dtype (float32 arithmetic), "auto" does so when a float32 copy would not
+    fit in memory. info["weights"] names what was chosen."""
     name = check.path(name, "name")
     device = check.choice(device, "device", DEVICES)
     dtype = check.choice(dtype, "dtype", DTYPES)
     check.integer(threads, "threads", 0, check.INT32_MAX)
-    return Model(_ascviz.load_model(name, device, dtype, threads))
+    weights = check.choice(weights, "weights", WEIGHTS)
+    return Model(_ascviz.load_model(name, device, dtype, threads, weights))
 
 
 PARSE_COLUMNS = ("id", "type", "named", "start", "end", "parent", "depth", "error", "missing")

@@ -251,17 +251,19 @@ void bindModel(nb::module_& m)
 
     m.def(
         "load_model",
-        [](const std::string& name, const std::string& device, const std::string& dtype, int threads) {
+        [](const std::string& name, const std::string& device, const std::string& dtype, int threads,
+           const std::string& weights) {
             LoadOptions o;
             o.device = device;
             o.dtype = dtype;
             o.threads = threads;
+            o.weights = weights;
             nb::gil_scoped_release release;
             const auto dir = resolveModelDir(name);
             std::shared_ptr<const LanguageModel> model = LanguageModel::load(dir, o);
             return Model{std::move(model), dir.string()};
         },
-        nb::arg("name"), nb::arg("device"), nb::arg("dtype"), nb::arg("threads"));
+        nb::arg("name"), nb::arg("device"), nb::arg("dtype"), nb::arg("threads"), nb::arg("weights"));
     m.def(
         "parse_json",
         [](const std::string& code, const std::string& languageArg, std::size_t maxAstNodes) {

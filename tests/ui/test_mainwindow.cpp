@@ -85,6 +85,18 @@ void TestMainWindow::showsModelAfterLoad()
     QVERIFY(loaded.wait(60000));
     QCOMPARE(toQString(w.modelService()->modelInfo()->dtype), QStringLiteral("bfloat16"));
     QVERIFY2(w.modelText().contains(QLatin1String("bfloat16")), qPrintable(w.modelText()));
+
+    // Weights: auto by default; choosing another reloads with it (a float32 checkpoint: float32 weights either way).
+    QCOMPARE(w.weightsBox()->currentData().toString(), QStringLiteral("auto"));
+    w.precisionBox()->setCurrentText(QStringLiteral("float32"));
+    QVERIFY(loaded.wait(60000));
+    const int loads = loaded.count();
+    w.weightsBox()->setCurrentIndex(w.weightsBox()->findData(QStringLiteral("checkpoint")));
+    QVERIFY(loaded.wait(60000));
+    QCOMPARE(loaded.count(), loads + 1);
+    QCOMPARE(toQString(w.modelService()->modelInfo()->weights), QStringLiteral("float32"));
+    // A later load keeps the choice (the box and the options agree).
+    QCOMPARE(w.weightsBox()->currentData().toString(), QStringLiteral("checkpoint"));
 }
 
 void TestMainWindow::modelsFromTheHuggingFaceCache()
@@ -195,6 +207,10 @@ void TestMainWindow::commandLine_data()
          QStringLiteral("p")},
         ParseResult::Error, QStringLiteral("--open-session"));
     row("help", {QStringLiteral("--help")}, ParseResult::Help, QStringLiteral("--screenshot"));
+    row("weights", {QStringLiteral("--weights"), QStringLiteral("checkpoint")}, ParseResult::Ok,
+        QStringLiteral("weights=checkpoint"));
+    row("bad weights", {QStringLiteral("--weights"), QStringLiteral("int4")}, ParseResult::Error,
+        QStringLiteral("--weights must be auto, float32 or checkpoint"));
 }
 
 void TestMainWindow::commandLine()
@@ -206,8 +222,12 @@ void TestMainWindow::commandLine()
     QString message;
     QCOMPARE(int(parseGuiCommandLine(args, &o, &message)), result);
     if (result == int(ParseResult::Ok)) {
-        if (check == QLatin1String("model=default"))
+        if (check == QLatin1String("model=default")) {
             QCOMPARE(o.model, QStringLiteral("default"));
+            QCOMPARE(o.weights, QStringLiteral("auto"));
+        }
+        if (check == QLatin1String("weights=checkpoint"))
+            QCOMPARE(o.weights, QStringLiteral("checkpoint"));
         if (check == QLatin1String("max=40")) {
             QCOMPARE(o.generation.maxNewTokens, 40);
             QVERIFY(o.generation.greedy);
