@@ -47,6 +47,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 BEGIN, END = "<!-- real-shapes:begin -->", "<!-- real-shapes:end -->"
 WORKS = ("score-loop", "score-all", "generate")
+RUN_KEYS = ("texts", "tokens", "gen", "new_tokens", "prompt", "threads", "hf_tokens")  # a shape's workload
 DEFAULT_LLAMA_SRC = "/work/benchdata/src/llama_cpp_python-0.3.36/vendor/llama.cpp"
 
 
@@ -612,7 +613,11 @@ def main():
     with tempfile.TemporaryDirectory(prefix="ascviz-real-shapes-") as tmp:
         log_path = a.log or os.path.join(tmp, "engines.log")
         log = open(log_path, "a", encoding="utf-8")
+        runs = reused.get("_runs", {})  # each shape's workload, as the run that measured it had it
         for shape in [s for s in a.shapes.split(",") if s]:
+            if a.table_only and shape in runs:
+                for k, v in runs[shape].items():
+                    setattr(a, k, v)
             rows, prompts = make_rows(a.texts, a.tokens, a.gen, a.prompt, seed=1)
             files = write_inputs(tmp, rows, prompts)
             if a.hf_tokens:
@@ -688,6 +693,7 @@ def main():
             saving[shape] = {e.label: {"kind": e.kind, "variant": e.dtype, "cells": e.cells, "rss": e.rss,
                                        "loads": e.loads, "results": e.results, "error": e.error, "scored": e.scored}
                              for e in engines}
+            saving.setdefault("_runs", {})[shape] = {k: getattr(a, k) for k in RUN_KEYS}
             table = shape_table(shape, engines, a, tokens)
             print("\n".join(table), flush=True)
             body += [""] + table
