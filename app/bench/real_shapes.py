@@ -595,6 +595,11 @@ def main():
         peers.remove("llama")
     for s in skipped:
         print(f"real_shapes: skipped {s}", flush=True)
+    ct2_types = set()
+    if "ct2" in peers:
+        r = subprocess.run([sys.executable, "-c", "import ctranslate2; print(*ctranslate2.get_supported_compute_types('cpu'))"],
+                           capture_output=True, text=True)
+        ct2_types = set(r.stdout.split())
     cli = a.cli or os.path.join(os.path.dirname(os.path.dirname(builds[0][1])), "ascviz-cli")  # BUILD/app/
     start = cli_start(cli)
     os.makedirs(a.data, exist_ok=True)
@@ -673,6 +678,12 @@ def main():
                 if a.table_only:
                     engines.pop()
                     continue
+                if kind == "ct2" and variant not in ct2_types:
+                    # Refused before converting (a 7B conversion is minutes and gigabytes for nothing).
+                    e.error = (f"refused: CTranslate2 {versions['CTranslate2']} does not support {variant} on this CPU "
+                               f"(get_supported_compute_types: {', '.join(sorted(ct2_types))})")
+                    print(f"real_shapes:   {label}: {e.error}", flush=True)
+                    continue
                 if convert is not None:
                     try:
                         convert()
@@ -681,6 +692,9 @@ def main():
                         e.error = f"conversion failed (exit {err.returncode}; see the log)"
                         continue
                 run_engine(e, a, files, tmp, log)
+                if convert is not None and not a.keep:  # one converted model on disk at a time
+                    shutil.rmtree(model, ignore_errors=True) if os.path.isdir(model) else os.remove(model)
+                    made.remove(model)
             for label, v in saved.items():  # engines of the earlier run that this one does not name
                 if not any(e.label == label for e in engines):
                     e = Engine(label, v["kind"], "", v["variant"])
