@@ -68,10 +68,15 @@ def bytes_to_unicode():
 
 def tokenizer_json(vocab_size, eos_id):
     alphabet = bytes_to_unicode()
-    vocab = {alphabet[b]: b for b in range(256)}
     eos = "<|endoftext|>"
+    # The end-of-text token holds its id in the vocabulary itself, also where that id is a byte's (StarCoder2: 0;
+    # the byte then has no token, which the bench never needs: it gives ids): a token only in added_tokens would be
+    # given a new id past the vocabulary by tokenizers, which llama.cpp's converter refuses.
+    vocab = {alphabet[b]: b for b in range(256) if b != eos_id}
     for i in range(256, vocab_size):
         vocab[eos if i == eos_id else f"<|r{i}|>"] = i
+    if eos_id < 256:
+        vocab[eos] = eos_id
     byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
     return {"version": "1.0", "truncation": None, "padding": None,
             "added_tokens": [{"id": eos_id, "content": eos, "single_word": False, "lstrip": False, "rstrip": False,

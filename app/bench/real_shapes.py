@@ -371,6 +371,18 @@ def convert_gguf(src, dst, outtype, llama_src, log):
     subprocess.run(cmd, check=True, stdout=log, stderr=log)
 
 
+def last_error_line(log_path, start=0):
+    """The converter's own reason: the last "...Error..." line the engines' log got after byte `start`, cut to 200
+    characters."""
+    try:
+        with open(log_path, encoding="utf-8", errors="replace") as f:
+            f.seek(start)
+            lines = [ln.strip() for ln in f if re.match(r"^\w*(Error|Exception)\b", ln.strip())]
+    except OSError:
+        return "see the log"
+    return lines[-1][:200] if lines else "see the log"
+
+
 def make_checkpoint(shape, dtype, path, log):
     if os.path.exists(os.path.join(path, "config.json")):
         return
@@ -685,11 +697,14 @@ def main():
                     print(f"real_shapes:   {label}: {e.error}", flush=True)
                     continue
                 if convert is not None:
+                    log.flush()
+                    log_start = os.path.getsize(log_path)
                     try:
                         convert()
                         made.append(model)
                     except subprocess.CalledProcessError as err:
-                        e.error = f"conversion failed (exit {err.returncode}; see the log)"
+                        e.error = f"conversion failed (exit {err.returncode}): {last_error_line(log_path, log_start)}"
+                        print(f"real_shapes:   {label}: {e.error}", flush=True)
                         continue
                 run_engine(e, a, files, tmp, log)
                 if convert is not None and not a.keep:  # one converted model on disk at a time
