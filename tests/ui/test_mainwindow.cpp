@@ -39,6 +39,7 @@ private Q_SLOTS:
     void initTestCase();
     void showsModelAfterLoad();
     void noModelYet();
+    void weightsChoiceRevertsWhenTheReloadFails();
     void modelsFromTheHuggingFaceCache();
     void openSnippetFromBatch();
     void commandLine_data();
@@ -97,6 +98,31 @@ void TestMainWindow::showsModelAfterLoad()
     QCOMPARE(toQString(w.modelService()->modelInfo()->weights), QStringLiteral("float32"));
     // A later load keeps the choice (the box and the options agree).
     QCOMPARE(w.weightsBox()->currentData().toString(), QStringLiteral("checkpoint"));
+}
+
+void TestMainWindow::weightsChoiceRevertsWhenTheReloadFails()
+{
+    // A copy of the tiny model, loaded; its folder then goes away, so the reload that a new weights choice asks for
+    // fails: the loaded model stays, and the choice shows what it was loaded with again.
+    QTemporaryDir tmp;
+    const std::filesystem::path dir = tmp.filePath(QStringLiteral("tiny")).toStdString();
+    std::filesystem::create_directories(dir);
+    for (const auto& e : std::filesystem::directory_iterator(uitest::tinyModel()))
+        std::filesystem::copy(e.path(), dir / e.path().filename());
+    MainWindow w;
+    w.show();
+    QSignalSpy loaded(w.modelService(), &ModelService::modelLoaded);
+    QSignalSpy failed(w.modelService(), &ModelService::loadFailed);
+    w.loadModel(toQString(dir.string()));
+    QVERIFY(loaded.wait(60000));
+    QCOMPARE(w.weightsBox()->currentData().toString(), QStringLiteral("auto"));
+    std::filesystem::remove_all(dir);
+    w.weightsBox()->setCurrentIndex(w.weightsBox()->findData(QStringLiteral("float32")));
+    QVERIFY(failed.count() > 0 || failed.wait(60000));
+    QVERIFY(w.isBannerVisible());
+    QVERIFY2(w.bannerText().contains(toQString(dir.string())), qPrintable(w.bannerText()));
+    QCOMPARE(w.weightsBox()->currentData().toString(), QStringLiteral("auto"));
+    QVERIFY(w.modelService()->hasModel()); // the loaded model stays
 }
 
 void TestMainWindow::modelsFromTheHuggingFaceCache()
