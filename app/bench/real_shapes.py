@@ -257,10 +257,13 @@ def write_hf_job(tmp, rows, prompts, tokens):
     return path
 
 
-def max_diff(a, b):
-    """max |p - q| over the NtPs both have: the shorter row of a pair must be a prefix cut (--hf-tokens)."""
+def max_diff(a, b, cut=False):
+    """max |p - q| over the NtPs of two engines' rows; rows of unequal length are a mismatch (inf), unless `cut`: one
+    engine scored only the first ids of each text (--hf-tokens), and the rows are compared over those."""
     worst = 0.0
     for x, y in zip(a, b, strict=True):
+        if len(x) != len(y) and not cut:
+            return float("inf")
         n = min(len(x), len(y))
         if n < 2:
             return float("inf")
@@ -439,7 +442,8 @@ def shape_table(shape, engines, args, tokens):
             if ref is e:
                 cells.append("(reference)")
             elif ref is not None and "score-loop" in e.results and "score-loop" in ref.results:
-                cells.append(f"{max_diff(e.results['score-loop'], ref.results['score-loop']):.1e}")
+                cut = bool(e.scored or ref.scored)
+                cells.append(f"{max_diff(e.results['score-loop'], ref.results['score-loop'], cut):.1e}")
             else:
                 cells.append("—")
             if ref is not None and ref is not e and "generate" in e.results and "generate" in ref.results:
