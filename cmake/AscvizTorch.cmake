@@ -83,7 +83,7 @@ else()
 endif()
 message(STATUS "AsC-Viz: libtorch ${ASCVIZ_TORCH_VERSION} (${ASCVIZ_TORCH_ORIGIN}), CUDA build: ${ASCVIZ_TORCH_CUDA}")
 
-# oneDNN called directly for the CPU's float32 linear layers (core/src/model/dnnl_linear.*): Debian's libdnnl-dev,
+# oneDNN called directly for the CPU's float32 linear layers (core/src/model/kernels/dnnl_linear.*): Debian's libdnnl-dev,
 # the same libdnnl.so.2 that Debian's LibTorch 1.13 links. Optional: without it the model room uses LibTorch's
 # own paths. ASCVIZ_DNNL=OFF leaves it out.
 option(ASCVIZ_DNNL "Call the system oneDNN (libdnnl-dev) for the CPU's linear layers when found" ON)

@@ -4,6 +4,7 @@
 
 #include "common/analysis.h"
 #include "common/figureoptions.h"
+#include "common/loadchoices.h"
 #include "common/textpos.h"
 #include "pages/page.h"
 #include "pages/registry.h"
@@ -178,7 +179,7 @@ QWidget* MainWindow::buildModelPanel()
     m_progress->setMinimumWidth(260);
     m_progress->hide();
     m_dtypeBox = new QComboBox(panel);
-    m_dtypeBox->addItems({QStringLiteral("float32"), QStringLiteral("float16"), QStringLiteral("bfloat16")});
+    addLoadOptionItems<Dtype>(m_dtypeBox, false);
     disableUnsupportedDtypes(m_dtypeBox);
     m_dtypeBox->setToolTip(tr("Compute precision. NtP follows the method in float32 (the default); half precision "
                               "is faster on a GPU and differs by up to ~1e-2 (README)."));
@@ -187,20 +188,19 @@ QWidget* MainWindow::buildModelPanel()
         if (!info || toQString(info->dtype) == dtype)
             return;
         LoadOptions o = m_loadOptions;
-        o.dtype = toUtf8(dtype);
+        o.dtype = currentLoadOption<Dtype>(m_dtypeBox);
         loadModel(toQString(info->dir.string()), o);
     });
     // Weights in memory (CPU): as LoadOptions::weights / the CLI's --weights.
     m_weightsBox = new QComboBox(panel);
-    m_weightsBox->addItem(tr("auto"), QStringLiteral("auto"));
-    m_weightsBox->addItem(tr("float32"), QStringLiteral("float32"));
-    m_weightsBox->addItem(tr("checkpoint"), QStringLiteral("checkpoint"));
+    addLoadOptionItems<Weights>(m_weightsBox, true);
     m_weightsBox->setToolTip(tr("Weights in memory on the CPU. \"checkpoint\" keeps a bfloat16/float16 "
                                 "checkpoint's weights in its type (half the memory; float32 arithmetic); \"auto\" "
                                 "does so when a float32 copy would not fit in memory; \"float32\" always widens."));
     connect(m_weightsBox, &QComboBox::currentIndexChanged, this, [this](int index) {
         const auto info = m_models->modelInfo();
-        const std::string weights = toUtf8(m_weightsBox->itemData(index).toString());
+        const Weights weights =
+            ascviz::parseLoadOption<Weights>(toUtf8(m_weightsBox->itemData(index).toString())).value_or(Weights::Auto);
         if (!info || weights == m_loadOptions.weights)
             return;
         LoadOptions o = m_loadOptions;
@@ -274,14 +274,14 @@ void MainWindow::buildMenus()
 void MainWindow::loadModel(const QString& dirOrDefault, const LoadOptions& optsIn)
 {
     LoadOptions opts = optsIn;
-    if (opts.dtype == "auto")
-        opts.dtype = toUtf8(m_dtypeBox->currentText());
+    if (opts.dtype == Dtype::Auto)
+        opts.dtype = currentLoadOption<Dtype>(m_dtypeBox);
     m_loadOptions = opts;
     {
         const QSignalBlocker block(m_dtypeBox);
-        m_dtypeBox->setCurrentText(toQString(opts.dtype));
+        setCurrentLoadOption(m_dtypeBox, opts.dtype);
         const QSignalBlocker blockWeights(m_weightsBox);
-        m_weightsBox->setCurrentIndex(std::max(0, m_weightsBox->findData(toQString(opts.weights))));
+        setCurrentLoadOption(m_weightsBox, opts.weights);
     }
     QString dir = dirOrDefault;
     if (dir == QLatin1String("default")) {
@@ -316,7 +316,7 @@ void MainWindow::onLoadFailed(const QString& dir, const QString& message)
         const QSignalBlocker block(m_dtypeBox);
         m_dtypeBox->setCurrentText(toQString(info->dtype));
         const QSignalBlocker blockWeights(m_weightsBox); // and its weights setting
-        m_weightsBox->setCurrentIndex(std::max(0, m_weightsBox->findData(toQString(m_loadedWeights))));
+        setCurrentLoadOption(m_weightsBox, m_loadedWeights);
         m_loadOptions.weights = m_loadedWeights;
     }
     QString text = tr("<b>Could not load the model</b> from <code>%1</code>: %2")

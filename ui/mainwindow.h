@@ -138,10 +138,10 @@ private:
     QLabel* m_modelLabel = nullptr;
     QProgressBar* m_progress = nullptr;
     QToolButton* m_recentButton = nullptr;
-    QComboBox* m_dtypeBox = nullptr;      // compute precision: float32 (default), float16, bfloat16
-    QComboBox* m_weightsBox = nullptr;    // weights in memory: auto, float32, checkpoint (LoadOptions::weights)
-    LoadOptions m_loadOptions;            // device / dtype of the last load request
-    std::string m_loadedWeights = "auto"; // the weights setting the loaded model was loaded with
+    QComboBox* m_dtypeBox = nullptr;         // compute precision: float32 (default), float16, bfloat16
+    QComboBox* m_weightsBox = nullptr;       // weights in memory: auto, float32, checkpoint (LoadOptions::weights)
+    LoadOptions m_loadOptions;               // device / dtype of the last load request
+    Weights m_loadedWeights = Weights::Auto; // the weights setting the loaded model was loaded with
     QMenu* m_recentMenu = nullptr;
     QMenu* m_recentFilesMenu = nullptr;
     QMenu* m_hubMenu = nullptr; // models in the local Hugging Face cache, listed when opened

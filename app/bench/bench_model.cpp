@@ -24,8 +24,8 @@
 #include "ascviz/base/error.h"
 #include "ascviz/base/resources.h"
 #include "ascviz/model/model.h"
-#include "cpu_threads.h" // core/src/model, torch-free: applyCpuThreads
-#include "head_bench.h"  // core/src/model, torch-free: the head microbenchmark
+#include "kernels/cpu_threads.h" // core/src/model, torch-free: applyCpuThreads
+#include "kernels/head_bench.h"  // core/src/model, torch-free: the head microbenchmark
 
 #include <nlohmann/json.hpp>
 
@@ -410,7 +410,7 @@ int runHead(const Options& o)
 int main(int argc, char** argv)
 {
     Options o;
-    o.load.device = "auto";
+    o.load.device = ascviz::Device::Auto;
     std::string work;
     fs::path workModel, workTexts, workOut;
     try {
@@ -427,13 +427,13 @@ int main(int argc, char** argv)
                 for (std::string m; std::getline(ss, m, ',');)
                     o.models.push_back(m);
             } else if (a == "--device")
-                o.load.device = next();
+                o.load.device = ascviz::requireLoadOption<ascviz::Device>(next());
             else if (a == "--dtype")
-                o.load.dtype = next();
+                o.load.dtype = ascviz::requireLoadOption<ascviz::Dtype>(next());
             else if (a == "--threads")
                 o.load.threads = std::stoi(next());
             else if (a == "--weights")
-                o.load.weights = next(); // auto | float32 | checkpoint (LoadOptions::weights)
+                o.load.weights = ascviz::requireLoadOption<ascviz::Weights>(next());
             else if (a == "--batch")
                 o.batch = std::stoi(next());
             else if (a == "--seq")

@@ -61,7 +61,7 @@ int run(int argc, char** argv)
     std::string modelDir, textsFile;
     int limit = 20, runs = 5, newTokens = 32, prompt = 32;
     ascviz::LoadOptions lo;
-    lo.device = "cpu";
+    lo.device = ascviz::Device::Cpu;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         auto next = [&]() -> std::string {
@@ -84,9 +84,9 @@ int run(int argc, char** argv)
         else if (a == "--threads")
             lo.threads = std::stoi(next());
         else if (a == "--device")
-            lo.device = next();
+            lo.device = ascviz::requireLoadOption<ascviz::Device>(next());
         else if (a == "--dtype")
-            lo.dtype = next();
+            lo.dtype = ascviz::requireLoadOption<ascviz::Dtype>(next());
         else
             throw ascviz::InputError("unknown option " + a +
                                      " (--model DIR --texts FILE.jsonl [--limit N] [--runs R] [--new-tokens N] "

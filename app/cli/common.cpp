@@ -47,19 +47,23 @@ std::string remedyForCli(Remedy remedy, const std::string& command)
     return out;
 }
 
+namespace {
+// A load option's value by core's one name table (model/loadoptions.h); a name it lacks is a usage error.
+template <class E> E loadOption(Args& args, const std::string& flag)
+{
+    const std::string v = args.valueOr(flag, "auto");
+    if (const auto e = parseLoadOption<E>(v))
+        return *e;
+    throw UsageError(flag + " must be " + loadOptionChoices<E>());
+}
+} // namespace
+
 LoadOptions loadOptions(Args& args)
 {
     LoadOptions o;
-    o.device = args.valueOr("--device", "auto");
-    if (o.device != "auto" && o.device != "cpu" && o.device != "cuda")
-        throw UsageError("--device must be auto, cpu or cuda");
-    o.dtype = args.valueOr("--dtype", "auto");
-    if (o.dtype != "auto" && o.dtype != "float32" && o.dtype != "float16" && o.dtype != "bfloat16" &&
-        o.dtype != "bfloat16-matmul")
-        throw UsageError("--dtype must be auto, float32, float16, bfloat16 or bfloat16-matmul");
-    o.weights = args.valueOr("--weights", "auto");
-    if (o.weights != "auto" && o.weights != "float32" && o.weights != "checkpoint")
-        throw UsageError("--weights must be auto, float32 or checkpoint");
+    o.device = loadOption<Device>(args, "--device");
+    o.dtype = loadOption<Dtype>(args, "--dtype");
+    o.weights = loadOption<Weights>(args, "--weights");
     o.threads = args.intValue("--threads", 0);
     if (o.threads < 0)
         throw UsageError("--threads must be >= 0");

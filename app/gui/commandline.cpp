@@ -1,6 +1,7 @@
 #include "commandline.h"
 
 #include "common/languages.h"
+#include "common/loadchoices.h"
 #include "common/textpos.h"
 #include "mainwindow.h"
 #include "pages/page.h"
@@ -30,14 +31,15 @@ ParseResult parseGuiCommandLine(const QStringList& args, GuiOptions* out, QStrin
         QStringLiteral(
             "Model folder; ORG/NAME for a model in the local Hugging Face cache; 'default' for the bundled model."),
         QStringLiteral("DIR|ORG/NAME"), QStringLiteral("default"));
-    const QCommandLineOption device(QStringLiteral("device"), QStringLiteral("auto, cpu or cuda."),
-                                    QStringLiteral("DEVICE"), QStringLiteral("auto"));
-    const QCommandLineOption dtype(QStringLiteral("dtype"), QStringLiteral("auto, float32, float16 or bfloat16."),
-                                   QStringLiteral("DTYPE"), QStringLiteral("auto"));
+    const QCommandLineOption device(QStringLiteral("device"), choicesHelp<Device>(), QStringLiteral("DEVICE"),
+                                    QStringLiteral("auto"));
+    const QCommandLineOption dtype(QStringLiteral("dtype"), choicesHelp<Dtype>(), QStringLiteral("DTYPE"),
+                                   QStringLiteral("auto"));
     const QCommandLineOption weights(
         QStringLiteral("weights"),
-        QStringLiteral("auto, float32 or checkpoint: checkpoint keeps a bfloat16/float16 checkpoint's weights in its "
-                       "type (CPU); auto does so when a float32 copy would not fit in memory."),
+        choicesHelp<Weights>() +
+            QStringLiteral(" checkpoint keeps a bfloat16/float16 checkpoint's weights in its "
+                           "type (CPU); auto does so when a float32 copy would not fit in memory."),
         QStringLiteral("W"), QStringLiteral("auto"));
     const QCommandLineOption promptFile(QStringLiteral("prompt-file"),
                                         QStringLiteral("Put this file's text in the prompt editor."),
@@ -106,24 +108,10 @@ ParseResult parseGuiCommandLine(const QStringList& args, GuiOptions* out, QStrin
 
     GuiOptions o;
     o.model = p.value(model);
-    o.device = p.value(device);
-    if (o.device != QLatin1String("auto") && o.device != QLatin1String("cpu") && o.device != QLatin1String("cuda")) {
-        *message = QStringLiteral("--device must be auto, cpu or cuda");
+    if (!readLoadOption(p.value(device), QStringLiteral("--device"), &o.load.device, message) ||
+        !readLoadOption(p.value(dtype), QStringLiteral("--dtype"), &o.load.dtype, message) ||
+        !readLoadOption(p.value(weights), QStringLiteral("--weights"), &o.load.weights, message))
         return ParseResult::Error;
-    }
-    o.dtype = p.value(dtype);
-    if (!QStringList{QStringLiteral("auto"), QStringLiteral("float32"), QStringLiteral("float16"),
-                     QStringLiteral("bfloat16")}
-             .contains(o.dtype)) {
-        *message = QStringLiteral("--dtype must be auto, float32, float16 or bfloat16");
-        return ParseResult::Error;
-    }
-    o.weights = p.value(weights);
-    if (!QStringList{QStringLiteral("auto"), QStringLiteral("float32"), QStringLiteral("checkpoint")}.contains(
-            o.weights)) {
-        *message = QStringLiteral("--weights must be auto, float32 or checkpoint");
-        return ParseResult::Error;
-    }
     o.promptFile = p.value(promptFile);
     o.session = p.value(session);
     o.generate = p.isSet(generate);

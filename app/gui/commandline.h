@@ -17,9 +17,7 @@ class ScriptablePage;
 
 struct GuiOptions {
     QString model = QStringLiteral("default"); // folder or "default"
-    QString device = QStringLiteral("auto");
-    QString dtype = QStringLiteral("auto");
-    QString weights = QStringLiteral("auto"); // LoadOptions::weights
+    LoadOptions load;                          // --device, --dtype, --weights (core's name table, model/loadoptions.h)
     QString promptFile;
     QString session; // --open-session: an .ascviz file to open instead of running the model (Qt itself
                      // takes -session for X11 session management)

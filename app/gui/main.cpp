@@ -61,10 +61,7 @@ int main(int argc, char** argv)
     if (opts.scripted())
         w.resize(1400, 900); // scripted runs and their screenshots: the default size, not the remembered one
     w.show();
-    ascviz::LoadOptions load;
-    load.device = ascviz::ui::toUtf8(opts.device);
-    load.dtype = ascviz::ui::toUtf8(opts.dtype);
-    load.weights = ascviz::ui::toUtf8(opts.weights);
+    const ascviz::LoadOptions load = opts.load;
 
     ascviz::ui::AutoRun run(&w, opts);
     // Queued: a run that fails in start() (an unreadable --prompt-file) finishes before app.exec(), and an

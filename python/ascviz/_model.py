@@ -18,9 +18,11 @@ MAX_AST_DEPTH = 1000
 MAX_AST_NODES = 200000
 MAX_GRAPHVIZ_NODES = 1500
 
-DEVICES = ("auto", "cpu", "cuda")
-DTYPES = ("auto", "float32", "float16", "bfloat16")
-WEIGHTS = ("auto", "float32", "checkpoint")
+# core's one name table of the load options (model/loadoptions.h), as the CLI and the GUI list them.
+_LOAD_OPTIONS = _ascviz.load_option_names()
+DEVICES = tuple(_LOAD_OPTIONS["device"])
+DTYPES = tuple(_LOAD_OPTIONS["dtype"])
+WEIGHTS = tuple(_LOAD_OPTIONS["weights"])
 VIEWS = ("complete", "partial", "sequence")
 
 
@@ -241,7 +243,7 @@ def load_model(name: Union[str, os.PathLike] = "default", device: str = "auto", 
                threads: int = 0, weights: str = "auto") -> Model:
     """Loads a model as `ascviz-cli --model` does: "default" (the bundled ascviz-tiny-code), a folder, or
     "org/name" from the Hugging Face cache (nothing is downloaded). device: auto | cpu | cuda;
-    dtype: auto | float32 | float16 | bfloat16; threads: CPU threads (0 = one per core);
+    dtype: auto | float32 | float16 | bfloat16 | bfloat16-matmul; threads: CPU threads (0 = one per core);
     weights (CPU, as `--weights`): auto | float32 | checkpoint — "checkpoint" keeps a bfloat16/float16
     checkpoint's weight matrices in its dtype (float32 arithmetic), "auto" does so when a float32 copy would not
     fit in memory. info["weights"] names what was chosen."""

@@ -15,6 +15,7 @@
 #include "ascviz/share/share.h"
 #include "ascviz/syntax/language.h"
 
+#include <nanobind/stl/map.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
@@ -23,6 +24,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -33,6 +35,14 @@ namespace nb = nanobind;
 namespace ascviz::python {
 
 namespace {
+
+// A load option named by a string (Python's checks come first; this is the backstop with core's table).
+template <class E> E loadOptionArg(const std::string& name)
+{
+    if (const auto v = parseLoadOption<E>(name))
+        return *v;
+    throw nb::value_error((std::string(LoadOptionTable<E>::key) + " must be " + loadOptionChoices<E>()).c_str());
+}
 
 // A loaded model, shared with the batches that run over it.
 struct Model {
@@ -249,15 +259,21 @@ void bindModel(nb::module_& m)
             },
             nb::arg("texts"), nb::arg("batch_size"), nb::arg("max_text_bytes"));
 
+    // core's one name table of the load options (model/loadoptions.h): ascviz.DEVICES, DTYPES and WEIGHTS.
+    m.def("load_option_names", [] {
+        return std::map<std::string, std::vector<std::string>>{{"device", loadOptionNames<Device>()},
+                                                               {"dtype", loadOptionNames<Dtype>()},
+                                                               {"weights", loadOptionNames<Weights>()}};
+    });
     m.def(
         "load_model",
         [](const std::string& name, const std::string& device, const std::string& dtype, int threads,
            const std::string& weights) {
             LoadOptions o;
-            o.device = device;
-            o.dtype = dtype;
+            o.device = loadOptionArg<Device>(device);
+            o.dtype = loadOptionArg<Dtype>(dtype);
             o.threads = threads;
-            o.weights = weights;
+            o.weights = loadOptionArg<Weights>(weights);
             nb::gil_scoped_release release;
             const auto dir = resolveModelDir(name);
             std::shared_ptr<const LanguageModel> model = LanguageModel::load(dir, o);

@@ -96,6 +96,41 @@ for lib, deps in sorted(graph.items()):
         findings.append(f"ascviz_{lib} links ascviz_{d}, which the dependency rules do not allow")
 
 include_re = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]')
+
+# The model room's sub-rooms (core/src/model/<sub-room>/, one reason to change each) -> the sub-rooms whose
+# headers it may include ("<sub-room>/<file>.h"); "" is the room's top (load, scoring, generation, sampling,
+# language_model_impl.h), which may include every sub-room. A new sub-room or edge is added here and in
+# docs/architecture.md together.
+MODEL_SUBROOMS = {
+    "settings": {"settings"},                                             # the ASCVIZ_* environment settings
+    "formats": {"formats", "settings"},                                   # checkpoint formats: safetensors, pickles, MXFP4
+    "kernels": {"kernels", "formats", "settings"},                        # products, oneDNN, 16-bit weights, the head
+    "decoder": {"decoder", "kernels", "formats", "settings"},             # the one generic decoder and its layer kinds
+    "families": {"families", "decoder", "formats", "settings"},           # config readers and weight maps per model_type
+    "hooks": {"hooks", "", "decoder", "kernels", "formats", "settings"},  # lens, masking/gradients, ablation
+    "": {"", "families", "decoder", "kernels", "formats", "settings"},    # load, score, generate, sample
+}
+
+
+def check_model_subroom(path, parts):
+    sub = parts[2] if len(parts) > 3 else ""
+    if sub not in MODEL_SUBROOMS:
+        findings.append(f"{rel(path)}: core/src/model/{sub}/ is not a sub-room of the model room "
+                        "(tests/architecture/check_rooms.py MODEL_SUBROOMS, docs/architecture.md)")
+        return
+    for no, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+        m = re.match(r'^\s*#\s*include\s*"([^"]+)"', line)
+        if not m or m.group(1).startswith("ascviz/"):
+            continue
+        inc = m.group(1)
+        target = inc.split("/")[0] if "/" in inc else ""
+        if target not in MODEL_SUBROOMS:
+            findings.append(f"{rel(path)}:{no}: include \"{inc}\" names no sub-room of core/src/model "
+                            "(write \"<sub-room>/<file>.h\")")
+        elif target not in MODEL_SUBROOMS[sub]:
+            findings.append(f"{rel(path)}:{no}: model sub-room {sub or '(top)'} includes {inc} "
+                            f"(it may include {', '.join(sorted(t or '(top)' for t in MODEL_SUBROOMS[sub]))})")
+
 for path in sorted(p for p in (root / "core").rglob("*") if p.suffix in CPP):
     parts = path.relative_to(root / "core").parts
     room = parts[1] if parts[0] in ("src",) else (parts[2] if len(parts) > 2 and parts[0] == "include" else None)
@@ -103,6 +138,8 @@ for path in sorted(p for p in (root / "core").rglob("*") if p.suffix in CPP):
         room = "model_formats"
     if room == "model" and parts[0] == "src" and path.name.startswith("dnnl_gemm"):
         room = "model_dnnl"
+    if parts[:2] == ("src", "model"):
+        check_model_subroom(path, parts)
     allowed_rooms = closure(room, ALLOWED) if room in ALLOWED else None
     for no, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
         m = include_re.match(line)

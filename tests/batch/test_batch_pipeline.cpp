@@ -126,7 +126,7 @@ protected:
     static std::unique_ptr<LanguageModel> load(int threads)
     {
         LoadOptions o;
-        o.device = "cpu";
+        o.device = ascviz::Device::Cpu;
         o.threads = threads;
         return LanguageModel::load(testdata::fixtureModel("tiny-gpt2"), o);
     }

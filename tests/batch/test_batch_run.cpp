@@ -52,7 +52,7 @@ protected:
     static void SetUpTestSuite()
     {
         LoadOptions o;
-        o.device = "cpu";
+        o.device = ascviz::Device::Cpu;
         s_model = LanguageModel::load(dataDir() / "fixtures" / "models" / "tiny-gpt2", o).release();
         s_corpus = new Corpus(readCorpus(resources() / "corpus" / "stdlib-functions.jsonl"));
         BatchOptions opts;
@@ -216,7 +216,7 @@ TEST_F(BatchRun, ResumeRefusesAnotherCorpusOrModelOrAggregation)
         EXPECT_NE(std::string(e.what()).find("aggregation"), std::string::npos) << e.what();
     }
     LoadOptions o;
-    o.device = "cpu";
+    o.device = ascviz::Device::Cpu;
     const auto neo = LanguageModel::load(dataDir() / "fixtures" / "models" / "tiny-gpt_neo", o);
     res.aggregation = Aggregation::Median;
     try {
@@ -368,7 +368,7 @@ void expectSameTokenRows(const fs::path& a_, const fs::path& b_)
 TEST_F(BatchRun, ScoringAheadStoresTheSameRows)
 {
     LoadOptions o;
-    o.device = "cpu";
+    o.device = ascviz::Device::Cpu;
     o.threads = 1;
     const auto one = LanguageModel::load(dataDir() / "fixtures" / "models" / "tiny-gpt2", o);
     EXPECT_EQ(one->info().threads, 1);

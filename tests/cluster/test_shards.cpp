@@ -38,7 +38,7 @@ protected:
     {
         s_dir = new testdata::TempDir("ascviz-shards-test");
         LoadOptions o;
-        o.device = "cpu";
+        o.device = ascviz::Device::Cpu;
         s_model = LanguageModel::load(testdata::fixtureModel("tiny-gpt2"), o).release();
         s_corpus = new Corpus(readCorpus(testdata::resourcesDir() / "corpus" / "stdlib-functions.jsonl"));
         BatchOptions opts;

@@ -1,6 +1,7 @@
-// The state-dict pickle of pytorch_model.bin (data.pkl), parsed torch-free (core/src/model/state_dict_pickle.h).
+// The state-dict pickle of pytorch_model.bin (data.pkl), parsed torch-free
+// (core/src/model/formats/state_dict_pickle.h).
+#include "formats/state_dict_pickle.h"
 #include "fuzz_check.h"
-#include "state_dict_pickle.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size)
 {

@@ -1,7 +1,7 @@
 // The safetensors header (8-byte length, JSON, data) and the shard index (model.safetensors.index.json),
-// core/src/model/safetensors.h: the same bytes go to both parsers.
+// core/src/model/formats/safetensors.h: the same bytes go to both parsers.
+#include "formats/safetensors.h"
 #include "fuzz_check.h"
-#include "safetensors.h"
 
 #include <algorithm>
 

@@ -28,7 +28,7 @@ struct Fixture {
     Fixture()
     {
         LoadOptions o;
-        o.device = "cpu";
+        o.device = ascviz::Device::Cpu;
         model = LanguageModel::load(testdata::dataDir() / "fixtures" / "models" / "tiny-gpt2", o);
         opts.limit = 2; // 2 items x 3 treatments
         opts.generation.maxNewTokens = 6;

@@ -21,8 +21,8 @@ const std::size_t kPrompt = 32; // "def area(w, h):\n    s = w * h\n" — the co
 std::unique_ptr<ascviz::LanguageModel> model()
 {
     ascviz::LoadOptions o;
-    o.device = "cpu";
-    o.dtype = "float32";
+    o.device = ascviz::Device::Cpu;
+    o.dtype = ascviz::Dtype::Float32;
     o.threads = 2;
     return ascviz::LanguageModel::load(ascviz::testdata::fixtureModel("tiny-gpt2"), o);
 }

@@ -2,7 +2,7 @@
 #pragma once
 #include "ascviz/model/model.h"
 
-#include "safetensors.h" // core/src/model, torch-free
+#include "formats/safetensors.h" // core/src/model, torch-free
 #include "testdata.h"
 
 #include <cstdlib>
@@ -30,8 +30,8 @@ inline nlohmann::json readJson(const std::filesystem::path& p)
 inline ascviz::LoadOptions cpuFloat32()
 {
     ascviz::LoadOptions o;
-    o.device = "cpu";
-    o.dtype = "float32";
+    o.device = ascviz::Device::Cpu;
+    o.dtype = ascviz::Dtype::Float32;
     o.threads = 2;
     return o;
 }
@@ -42,7 +42,7 @@ inline ascviz::LoadOptions liveFloat32()
 {
     ascviz::LoadOptions o = cpuFloat32();
     if (const char* d = std::getenv("ASCVIZ_LIVE_DEVICE"); d && *d)
-        o.device = d;
+        o.device = ascviz::requireLoadOption<ascviz::Device>(d);
     return o;
 }
 

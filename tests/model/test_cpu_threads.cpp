@@ -1,5 +1,5 @@
-// The CPU thread plan (core/src/model/cpu_threads.h): which pool gets the threads for each BLAS build.
-#include "cpu_threads.h"
+// The CPU thread plan (core/src/model/kernels/cpu_threads.h): which pool gets the threads for each BLAS build.
+#include "kernels/cpu_threads.h"
 
 #include "model_test_util.h"
 
@@ -172,7 +172,7 @@ TEST(CpuLinear, Bfloat16MatmulIsCloseToFloat32OrRefusedWithAReason)
 {
     const std::string text = "def add(a, b):\n    total = a + b\n    return total * 2\n";
     LoadOptions bf = cpuFloat32();
-    bf.dtype = "bfloat16-matmul";
+    bf.dtype = ascviz::Dtype::Bfloat16Matmul;
     std::unique_ptr<LanguageModel> low;
     try {
         low = LanguageModel::load(fixtureModel("tiny-gpt2"), bf);

@@ -1,7 +1,7 @@
-// The torch-free checkpoint parsers (core/src/model/safetensors.h, state_dict_pickle.h): what they refuse,
+// The torch-free checkpoint parsers (core/src/model/formats/safetensors.h, state_dict_pickle.h): what they refuse,
 // with the message, for the inputs the fuzz targets and the review of the split found (tests/fuzz/regressions).
-#include "safetensors.h"
-#include "state_dict_pickle.h"
+#include "formats/safetensors.h"
+#include "formats/state_dict_pickle.h"
 
 #include "ascviz/base/error.h"
 

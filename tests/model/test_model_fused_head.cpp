@@ -1,9 +1,9 @@
-// The fused vocabulary head (core/src/model/fused_head.h) against today's reference path (log_softmax over
+// The fused vocabulary head (core/src/model/kernels/fused_head.h) against today's reference path (log_softmax over
 // [chunk, vocab], gather, at::topk) on random heads: vocabularies that are not a multiple of the column block, one
 // to several row blocks, a 151,936-column head (Qwen2.5's vocabulary), equal logits in the top-k; and the fixture
 // models' scoring (which takes the fused head on the CPU) against the log-softmax of their full logits.
-#include "cpu_linear.h"
-#include "fused_head.h"
+#include "kernels/cpu_linear.h"
+#include "kernels/fused_head.h"
 #include "model_test_util.h"
 
 #include <ATen/ATen.h>

@@ -2,7 +2,7 @@
 // and the tile path against at::matmul on random bfloat16 / float16 matrices, and whole fixtures converted to
 // bfloat16 (float16 for GPT-2's own fp16 fixture) scored with the weights kept 16-bit against the same checkpoint
 // widened to float32 at load: both compute the same products in float32, so their NtPs agree to float32 rounding.
-#include "lowp_linear.h"
+#include "kernels/lowp_linear.h"
 #include "model_test_util.h"
 #include "testdata.h"
 
@@ -116,7 +116,7 @@ fs::path bf16CopyOf(const std::string& model, const std::string& name)
 ascviz::LoadOptions withWeights(const std::string& weights)
 {
     auto o = cpuFloat32();
-    o.weights = weights;
+    o.weights = ascviz::requireLoadOption<ascviz::Weights>(weights);
     return o;
 }
 
@@ -216,7 +216,7 @@ TEST(KeptWeights, RefusesOtherComputeDtypesAndUnknownSettings)
 {
     const fs::path d = bf16CopyOf("tiny-qwen2", "bf16-refusals");
     auto o = withWeights("checkpoint");
-    o.dtype = "bfloat16";
+    o.dtype = ascviz::Dtype::Bfloat16;
     EXPECT_THROW(ascviz::LanguageModel::load(d, o), ascviz::ModelError);
     o = withWeights("int4");
     EXPECT_THROW(ascviz::LanguageModel::load(d, o), ascviz::ModelError);

@@ -2,9 +2,9 @@
 // tensors on the safetensors mapping (private, copy on write), scores as the copied path (ASCVIZ_WEIGHTS_COPY=1)
 // does, an in-place write never reaches the file, and the direct oneDNN path drops a mapped weight's pages once it
 // has packed it without losing a write made before (dnnl_linear.cpp).
-#include "dnnl_linear.h"
+#include "formats/weights.h"
+#include "kernels/dnnl_linear.h"
 #include "model_test_util.h"
-#include "weights.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
-// The MXFP4 dequantiser of gpt_oss's expert weights (core/src/model/mxfp4.h) on hand-made blocks and scales, with
-// the values worked out by hand from the format: two FP4 (E2M1) values per byte, the low nibble first, times
+// The MXFP4 dequantiser of gpt_oss's expert weights (core/src/model/formats/mxfp4.h) on hand-made blocks and scales,
+// with the values worked out by hand from the format: two FP4 (E2M1) values per byte, the low nibble first, times
 // 2^(scale − 127). The load path of whole checkpoints is covered by the live variant gpt_oss-mxfp4-top3.
-#include "mxfp4.h"
-#include "weights.h"
+#include "formats/mxfp4.h"
+#include "formats/weights.h"
 
 #include "ascviz/base/error.h"
 

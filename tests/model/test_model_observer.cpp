@@ -457,7 +457,7 @@ TEST(Windows, EachWindowIsObservedWithItsPosition)
 TEST(HalfPrecision, Bfloat16ValuesAreFloat32)
 {
     auto o = cpuFloat32();
-    o.dtype = "bfloat16";
+    o.dtype = ascviz::Dtype::Bfloat16;
     const auto m = ascviz::LanguageModel::load(fixtureModel("tiny-qwen2"), o);
     Recorder rec;
     const auto s = m->score(referenceText("tiny-qwen2", 0), observedBy(rec));

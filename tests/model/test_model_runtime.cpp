@@ -414,7 +414,7 @@ TEST(LoadErrors, CudaWithoutCudaIsClear)
         return;
     }
     auto o = cpuFloat32();
-    o.device = "cuda";
+    o.device = ascviz::Device::Cuda;
     const auto msg = loadError(fixtureModel("tiny-gpt2"), o);
     EXPECT_NE(msg.find("CUDA is not available"), std::string::npos) << msg;
 }
@@ -422,7 +422,7 @@ TEST(LoadErrors, CudaWithoutCudaIsClear)
 TEST(Load, Bfloat16OnCpuIsClose)
 {
     auto o = cpuFloat32();
-    o.dtype = "bfloat16";
+    o.dtype = ascviz::Dtype::Bfloat16;
     auto m = ascviz::LanguageModel::load(fixtureModel("tiny-llama"), o);
     EXPECT_EQ(m->info().dtype, "bfloat16");
     const auto c = readJson(fixtureModel("tiny-llama") / "reference.json").at("cases").at(0);

@@ -279,7 +279,7 @@ private Q_SLOTS:
         const QString a = m_dir.filePath(QStringLiteral("cmp-gpt2.db"));
         const QString b = m_dir.filePath(QStringLiteral("cmp-neo.db"));
         LoadOptions lo;
-        lo.device = "cpu";
+        lo.device = ascviz::Device::Cpu;
         BatchOptions opts;
         opts.limit = 4;
         runBatch(*LanguageModel::load(tinyModel().toStdString(), lo), corpus, a.toStdString(), opts);

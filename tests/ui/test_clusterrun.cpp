@@ -42,7 +42,7 @@ private Q_SLOTS:
     void initTestCase()
     {
         LoadOptions o;
-        o.device = "cpu";
+        o.device = ascviz::Device::Cpu;
         m_model = LanguageModel::load(testdata::fixtureModel("tiny-gpt2"), o);
         m_corpus = readCorpus(testdata::resourcesDir() / "corpus" / "stdlib-functions.jsonl");
         m_run.dir = m_tmp / "run";

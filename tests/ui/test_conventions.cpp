@@ -299,11 +299,11 @@ void TestConventions::precisionOffersWhatTheBuildRuns()
     auto* model = qobject_cast<QStandardItemModel*>(w.precisionBox()->model());
     QVERIFY(model);
     for (int i = 0; i < w.precisionBox()->count(); ++i) {
-        const std::string dtype = w.precisionBox()->itemText(i).toStdString();
+        const Dtype dtype = ascviz::requireLoadOption<Dtype>(w.precisionBox()->itemText(i).toStdString());
         QCOMPARE(model->item(i)->isEnabled(), cpuSupportsDtype(dtype));
         LoadOptions o;
         o.dtype = dtype;
-        o.device = "cpu";
+        o.device = ascviz::Device::Cpu;
         bool loads = true;
         try {
             (void)LanguageModel::load(uitest::tinyModel(), o);
@@ -312,7 +312,7 @@ void TestConventions::precisionOffersWhatTheBuildRuns()
         }
         QCOMPARE(loads, cpuSupportsDtype(dtype));
     }
-    QVERIFY(cpuSupportsDtype("float32"));
+    QVERIFY(cpuSupportsDtype(Dtype::Float32));
 }
 
 void TestConventions::enterKeepsIndentation()

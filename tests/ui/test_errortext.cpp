@@ -99,7 +99,7 @@ private Q_SLOTS:
         job.corpus = corpus;
         job.db = db;
         job.options.modelDir = uitest::tinyModel().string();
-        job.load.device = "cpu";
+        job.load.device = ascviz::Device::Cpu;
         job.options.resume = true; // nothing there yet
         QVERIFY(!run.start(batchRunJob(job)));
         QVERIFY(!run.isRunning());
@@ -142,7 +142,7 @@ private Q_SLOTS:
         const std::filesystem::path db = toUtf8(dir.filePath(QStringLiteral("exists.db")));
         std::ofstream(db) << "x";
         LoadOptions lo;
-        lo.device = "cpu";
+        lo.device = ascviz::Device::Cpu;
         const auto model = LanguageModel::load(uitest::tinyModel(), lo);
         BatchJob job;
         job.corpus = corpus;

@@ -250,10 +250,10 @@ void TestMainWindow::commandLine()
     if (result == int(ParseResult::Ok)) {
         if (check == QLatin1String("model=default")) {
             QCOMPARE(o.model, QStringLiteral("default"));
-            QCOMPARE(o.weights, QStringLiteral("auto"));
+            QCOMPARE(o.load.weights, ascviz::Weights::Auto);
         }
         if (check == QLatin1String("weights=checkpoint"))
-            QCOMPARE(o.weights, QStringLiteral("checkpoint"));
+            QCOMPARE(o.load.weights, ascviz::Weights::Checkpoint);
         if (check == QLatin1String("max=40")) {
             QCOMPARE(o.generation.maxNewTokens, 40);
             QVERIFY(o.generation.greedy);

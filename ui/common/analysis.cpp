@@ -35,7 +35,7 @@ void disableUnsupportedDtypes(QComboBox* box)
         return;
     auto* model = qobject_cast<QStandardItemModel*>(box->model());
     for (int i = 0; model && i < box->count(); ++i)
-        if (!cpuSupportsDtype(box->itemText(i).toStdString())) {
+        if (!cpuSupportsDtype(ascviz::parseLoadOption<Dtype>(box->itemText(i).toStdString()).value_or(Dtype::Auto))) {
             QStandardItem* item = model->item(i);
             item->setEnabled(false);
             item->setToolTip(QObject::tr("%1 is not supported on the CPU by this build's LibTorch, and no GPU is "

@@ -91,8 +91,7 @@ bool RunController::start(RunJob job)
     m_running = true;
     Q_EMIT runStarting(m_job.kind);
     Q_EMIT stateChanged();
-    if (!m_job.modelDir.isEmpty() &&
-        !m_models->isLoaded(m_job.modelDir, toQString(m_job.load.device), toQString(m_job.load.dtype))) {
+    if (!m_job.modelDir.isEmpty() && !m_models->isLoaded(m_job.modelDir, m_job.load.device, m_job.load.dtype)) {
         // One model in memory: the run's model replaces the application's model (every page uses it).
         Q_EMIT statusChanged(m_job.kind, tr("Loading model %1…").arg(QFileInfo(m_job.modelDir).fileName()), false);
         m_waitingForModel = true;

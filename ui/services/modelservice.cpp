@@ -28,7 +28,7 @@ std::optional<ModelInfo> ModelService::modelInfo() const
     return m_model->info();
 }
 
-bool ModelService::isLoaded(const QString& dir, const QString& device, const QString& dtype) const
+bool ModelService::isLoaded(const QString& dir, Device device, Dtype dtype) const
 {
     if (!m_model)
         return false;
@@ -36,9 +36,9 @@ bool ModelService::isLoaded(const QString& dir, const QString& device, const QSt
     const QString mine = QFileInfo(toQString(info.dir.string())).canonicalFilePath();
     if (mine.isEmpty() || mine != QFileInfo(dir).canonicalFilePath())
         return false;
-    if (!dtype.isEmpty() && dtype != QLatin1String("auto") && dtype != toQString(info.dtype))
+    if (dtype != Dtype::Auto && loadOptionName(dtype) != info.dtype)
         return false;
-    if (!device.isEmpty() && device != QLatin1String("auto") && !toQString(info.device).startsWith(device))
+    if (device != Device::Auto && !info.device.starts_with(loadOptionName(device)))
         return false;
     return true;
 }

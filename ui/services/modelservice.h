@@ -1,7 +1,7 @@
 // The one language model of the application, shared by every page. ModelService loads it off the GUI
 // thread (a JobTracker job with progress), keeps it as std::shared_ptr<const LanguageModel> and hands that
 // pointer to whoever runs model work: the Interactive page's scoring and generation, the Batch page's runs.
-// The model is immutable after loading and safe for concurrent use (core/src/model/decoder.h: forward() is
+// The model is immutable after loading and safe for concurrent use (core/src/model/decoder/decoder.h: forward() is
 // const and may run on several threads at once), so pages may score side by side. A long job that must
 // keep the model (a batch run) holds it: while held, loading another model is refused with a message, so
 // that no second model is ever loaded next to the first.
@@ -39,9 +39,9 @@ public:
     // Loads `dir` off the GUI thread and replaces the current model when done (a later load supersedes an
     // earlier one still in flight). Refused (false, loadFailed) while the model is held.
     bool loadModel(const QString& dir, const LoadOptions& opts = {});
-    // Whether the loaded model is `dir` (same canonical folder) with the given device/dtype ("auto" and
-    // empty match any).
-    bool isLoaded(const QString& dir, const QString& device = {}, const QString& dtype = {}) const;
+    // Whether the loaded model is `dir` (same canonical folder) with the given device/dtype (Auto matches
+    // any).
+    bool isLoaded(const QString& dir, Device device = Device::Auto, Dtype dtype = Dtype::Auto) const;
 
     // Holding the model: returns a token; the model stays and loads are refused until every token is gone.
     std::shared_ptr<void> hold(const QString& holder);

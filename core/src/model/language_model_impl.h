@@ -4,9 +4,9 @@
 #pragma once
 #include "ascviz/model/model.h"
 
-#include "cpu_threads.h"
-#include "decoder.h"
-#include "fused_head.h"
+#include "decoder/decoder.h"
+#include "kernels/cpu_threads.h"
+#include "kernels/fused_head.h"
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>

@@ -1,18 +1,20 @@
 // Loading a LanguageModel: the model folder and config.json, the device and compute dtype, a memory check,
 // the weights (safetensors or pytorch_model.bin, possibly sharded) and the tokenizer.
 #include "language_model_impl.h"
+#include "settings/settings.h"
 
-#include "arch.h"
-#include "cpu_linear.h"
-#include "cpu_threads.h"
-#include "dnnl_linear.h"
-#include "weights.h"
+#include "families/families.h"
+#include "formats/weights.h"
+#include "kernels/cpu_linear.h"
+#include "kernels/cpu_threads.h"
+#include "kernels/dnnl_linear.h"
 
 #include "ascviz/base/error.h"
 #include "ascviz/base/hfcache.h"
 #include "ascviz/model/dtypes.h"
 #include "ascviz/model/fingerprint.h"
 
+#include <ATen/Context.h>
 #include <ATen/Parallel.h>
 #include <ATen/core/grad_mode.h>
 #include <c10/core/InferenceMode.h>
@@ -58,19 +60,45 @@ std::string gib(uint64_t bytes)
     return s.str();
 }
 
-// A 2 × 2 product in `dtype` on the CPU: some CPU builds lack half-precision matrix products.
-bool cpuRunsProducts(at::ScalarType dtype)
+// One product of each kind the decoder runs (linear, batched matmul) in `dtype` on the CPU, large enough that LibTorch
+// sends it to its oneDNN where it would (LibTorch 1.13 does so for bfloat16 products from 16 × 16 × 16 on; a 2 × 2
+// probe never reached it). False when LibTorch refuses or fails them.
+bool productsRun(at::ScalarType dtype)
 {
-    if (dtype == at::kFloat)
-        return true;
     try {
         c10::InferenceMode guard;
-        const auto t = at::ones({2, 2}, at::TensorOptions().dtype(dtype));
-        (void)at::linear(t, t);
+        const auto opts = at::TensorOptions().dtype(dtype);
+        const auto a = at::ones({64, 64}, opts);
+        (void)at::linear(a, a);
+        const auto b = at::ones({2, 64, 64}, opts);
+        (void)at::bmm(b, b);
+        (void)at::matmul(b, b.transpose(1, 2));
         return true;
     } catch (const c10::Error&) {
         return false;
     }
+}
+
+// Whether the CPU runs matrix products in `dtype` with this LibTorch (some builds lack half-precision products).
+// LibTorch decides from the CPU's own flags (AVX512-BF16, AMX) that its oneDNN runs bfloat16 products; a oneDNN held
+// to an older instruction set (ONEDNN_MAX_CPU_ISA=AVX2, as on a real AVX2 CPU) cannot create them and fails with
+// "could not create a primitive descriptor iterator" (issue 54). Then LibTorch's own kernels take the products
+// (its oneDNN switched off for the process, as LibTorch itself does on a CPU without those flags); only when they
+// fail too is the dtype refused.
+bool cpuRunsProducts(at::ScalarType dtype)
+{
+    if (dtype == at::kFloat)
+        return true;
+    if (productsRun(dtype))
+        return true;
+    auto& ctx = at::globalContext();
+    if (ctx.userEnabledMkldnn()) {
+        ctx.setUserEnabledMkldnn(false);
+        if (productsRun(dtype))
+            return true;
+        ctx.setUserEnabledMkldnn(true);
+    }
+    return false;
 }
 
 uint64_t availableCpuMemory()
@@ -87,15 +115,13 @@ uint64_t availableCpuMemory()
 
 // Whether the checkpoint's 16-bit matrices stay in their dtype (LoadOptions::weights); throws ModelError for a setting
 // this load cannot honour.
-bool keepCheckpointDtype(const std::string& mode, std::optional<at::ScalarType> lowp, uint64_t float32Bytes,
-                         uint64_t limit, bool useCuda, at::ScalarType dtype, bool bf16Matmul)
+bool keepCheckpointDtype(Weights mode, std::optional<at::ScalarType> lowp, uint64_t float32Bytes, uint64_t limit,
+                         bool useCuda, at::ScalarType dtype, bool bf16Matmul)
 {
-    if (mode == "float32")
+    if (mode == Weights::Float32)
         return false;
-    if (mode == "auto")
+    if (mode == Weights::Auto)
         return lowp && !useCuda && dtype == at::kFloat && !bf16Matmul && limit && float32Bytes > limit;
-    if (mode != "checkpoint")
-        throw ModelError("unknown weights setting \"" + mode + "\" (auto, float32 or checkpoint)");
     if (useCuda)
         throw ModelError("keeping the weights in the checkpoint's dtype is for the CPU; on a GPU use the dtype "
                          "bfloat16 or float16 instead");
@@ -108,7 +134,7 @@ bool keepCheckpointDtype(const std::string& mode, std::optional<at::ScalarType> 
 
 bool prepackAtLoad()
 {
-    const char* v = std::getenv("ASCVIZ_DNNL_PREPACK");
+    const char* v = setting(Setting::DnnlPrepack);
     return !(v && std::string(v) == "0");
 }
 
@@ -132,21 +158,19 @@ std::unique_ptr<LanguageModel> LanguageModel::load(const fs::path& dirIn, const 
     // Device and dtype.
     const bool haveCuda = torch::cuda::is_available();
     bool useCuda = false;
-    if (opts.device == "cuda") {
+    if (opts.device == Device::Cuda) {
         if (!haveCuda)
             throw ModelError("the device cuda was asked for but CUDA is not available (libtorch " +
                              std::string(TORCH_VERSION) + "); use the device cpu");
         useCuda = true;
-    } else if (opts.device == "auto") {
+    } else if (opts.device == Device::Auto) {
         useCuda = haveCuda;
-    } else if (opts.device != "cpu") {
-        throw ModelError("unknown device \"" + opts.device + "\" (auto, cpu or cuda)");
     }
     const at::Device device = useCuda ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU);
-    at::ScalarType dtype;
+    at::ScalarType dtype = at::kFloat;
     // bfloat16-matmul: float32 weights and activations, the linear layers' products in bfloat16 through oneDNN
     // (the CPU's opt-in faster mode; docs/performance.md states its NtP difference from float32).
-    const bool bf16Matmul = opts.dtype == "bfloat16-matmul";
+    const bool bf16Matmul = opts.dtype == Dtype::Bfloat16Matmul;
     if (bf16Matmul && useCuda)
         throw ModelError("the dtype bfloat16-matmul is for the CPU; on a GPU use the dtype bfloat16 or float16");
     if (bf16Matmul && !(oneDnnLinearEnabled() && dnnlLinearAvailable() && dnnlBf16Available()))
@@ -154,16 +178,19 @@ std::unique_ptr<LanguageModel> LanguageModel::load(const fs::path& dirIn, const 
                          (dnnlLinearAvailable() ? "this CPU has none: oneDNN finds " + dnnlCpuIsaName()
                                                 : dnnlLinearUnavailableReason()) +
                          "); use the dtype float32");
-    if (opts.dtype == "auto" || bf16Matmul) // float32 everywhere (method.md §1); half precision only when asked for
+    switch (opts.dtype) {
+    case Dtype::Auto: // float32 everywhere (method.md §1); half precision only when asked for
+    case Dtype::Float32:
+    case Dtype::Bfloat16Matmul:
         dtype = at::kFloat;
-    else if (opts.dtype == "float32")
-        dtype = at::kFloat;
-    else if (opts.dtype == "float16")
+        break;
+    case Dtype::Float16:
         dtype = at::kHalf;
-    else if (opts.dtype == "bfloat16")
+        break;
+    case Dtype::Bfloat16:
         dtype = at::kBFloat16;
-    else
-        throw ModelError("unknown dtype \"" + opts.dtype + "\" (auto, float32, float16, bfloat16 or bfloat16-matmul)");
+        break;
+    }
     if (!useCuda) {
         // libtorch's CPU tensors come from malloc. glibc serves large blocks with mmap and trims the heap's top
         // on free, so every forward pass faulted its activations in afresh (410,000 page faults in a 40-text
@@ -173,8 +200,10 @@ std::unique_ptr<LanguageModel> LanguageModel::load(const fs::path& dirIn, const 
         ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
         applyCpuThreads(opts.threads > 0 ? opts.threads : defaultCpuThreads());
         if (!cpuRunsProducts(dtype))
-            throw ModelError(dtypeName(dtype) + " is not supported on the CPU by this libtorch (" +
-                             std::string(TORCH_VERSION) + "); use the dtype float32 or bfloat16");
+            throw ModelError("the dtype " + dtypeName(dtype) +
+                             " has no matrix products on this CPU with this libtorch (" + std::string(TORCH_VERSION) +
+                             "); use the dtype float32" +
+                             (dtype == at::kHalf && cpuRunsProducts(at::kBFloat16) ? " or bfloat16" : ""));
     }
 
     // No autograd while loading, but plain tensors (not inference tensors): gradient x input (masking.cpp, the
@@ -261,16 +290,23 @@ std::unique_ptr<LanguageModel> LanguageModel::load(const fs::path& dirIn, const 
     return std::make_unique<TorchLanguageModel>(std::move(info), std::move(tokenizer), std::move(decoder));
 }
 
-bool cpuSupportsDtype(const std::string& dtype)
+bool cpuSupportsDtype(Dtype dtype)
 {
-    if (dtype == "auto" || dtype == "float32")
+    switch (dtype) {
+    case Dtype::Auto:
+    case Dtype::Float32:
         return true;
-    static const bool half = model::cpuRunsProducts(at::kHalf);
-    static const bool bf16 = model::cpuRunsProducts(at::kBFloat16);
-    if (dtype == "float16")
+    case Dtype::Float16: {
+        static const bool half = model::cpuRunsProducts(at::kHalf);
         return half;
-    if (dtype == "bfloat16")
+    }
+    case Dtype::Bfloat16: {
+        static const bool bf16 = model::cpuRunsProducts(at::kBFloat16);
         return bf16;
+    }
+    case Dtype::Bfloat16Matmul:
+        return model::oneDnnLinearEnabled() && model::dnnlLinearAvailable() && model::dnnlBf16Available();
+    }
     return false;
 }
 

@@ -1,6 +1,6 @@
 #include "ascviz/model/model.h"
 
-#include "cpu_threads.h"
+#include "kernels/cpu_threads.h"
 
 #include <torch/cuda.h>
 #include <torch/version.h>

@@ -7,6 +7,7 @@
 #include "common/appidentity.h"
 #include "common/errortext.h"
 #include "common/languages.h"
+#include "common/loadchoices.h"
 #include "common/textpos.h"
 #include "models/batchmodels.h"
 #include "services/modelservice.h"
@@ -227,8 +228,8 @@ void BatchPage::launch(bool resume)
     job.options.aggregation = parseAggregation(toUtf8(m_aggregation->currentText()));
     job.options.aggregationScope = parseAggregationScope(toUtf8(m_scope->currentData().toString()));
     job.options.resume = resume;
-    job.load.device = toUtf8(m_device->currentText());
-    job.load.dtype = toUtf8(m_dtype->currentText());
+    job.load.device = currentLoadOption<Device>(m_device);
+    job.load.dtype = currentLoadOption<Dtype>(m_dtype);
     saveForm();
     m_run->start(batchRunJob(job));
 }

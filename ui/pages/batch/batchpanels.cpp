@@ -7,6 +7,7 @@
 #include "common/figureoptions.h"
 
 #include "common/languages.h"
+#include "common/loadchoices.h"
 #include "common/textpos.h"
 #include "models/batchmodels.h"
 #include "views/batchcharts.h"
@@ -131,7 +132,7 @@ void BatchPage::buildUi()
     m_scope->setToolTip(tr("θ's scope: over a node's own tokens (the paper's text), or over its children's values "
                            "bottom-up (the paper's Fig. 2-C); stored with the run"));
     m_device = new QComboBox(runBox);
-    m_device->addItems({QStringLiteral("auto"), QStringLiteral("cpu"), QStringLiteral("cuda")});
+    addLoadOptionItems<Device>(m_device, true);
     opts->addWidget(new QLabel(tr("Limit"), runBox));
     opts->addWidget(m_limit);
     opts->addSpacing(12);
@@ -143,7 +144,7 @@ void BatchPage::buildUi()
     opts->addWidget(new QLabel(tr("Device"), runBox));
     opts->addWidget(m_device);
     m_dtype = new QComboBox(runBox);
-    m_dtype->addItems({QStringLiteral("float32"), QStringLiteral("float16"), QStringLiteral("bfloat16")});
+    addLoadOptionItems<Dtype>(m_dtype, false);
     disableUnsupportedDtypes(m_dtype);
     m_dtype->setToolTip(tr("Compute precision: float32 follows the method; half precision is faster on a GPU"));
     opts->addSpacing(12);

@@ -1,12 +1,12 @@
 // Which compute precisions this build can run on the CPU, for choosers that should not offer one a load refuses.
 #pragma once
-#include <string>
+#include "ascviz/model/loadoptions.h"
 
 namespace ascviz {
 
-// True when LanguageModel::load with this dtype ("float32", "float16", "bfloat16", "auto") on the CPU does not
-// refuse it for the build's LibTorch (Debian's 1.13 has no float16 matrix products on the CPU). Probed once per
-// dtype with a 2 × 2 product; an unknown name is false.
-bool cpuSupportsDtype(const std::string& dtype);
+// True when LanguageModel::load with this dtype on the CPU does not refuse it for the build's LibTorch and CPU
+// (Debian's 1.13 has no float16 matrix products on the CPU; bfloat16-matmul needs the system oneDNN and
+// AVX512-BF16). Probed once per dtype with products of the sizes LibTorch sends to its oneDNN.
+bool cpuSupportsDtype(Dtype dtype);
 
 } // namespace ascviz

@@ -3,6 +3,7 @@
 #pragma once
 #include "ascviz/base/generation.h"
 #include "ascviz/base/scored.h"
+#include "ascviz/model/loadoptions.h"
 #include "ascviz/model/observer.h"
 #include "ascviz/tokenizer/tokenizer.h"
 
@@ -19,14 +20,10 @@
 namespace ascviz {
 
 struct LoadOptions {
-    std::string device = "auto"; // auto | cpu | cuda
-    std::string dtype = "auto";  // auto (= float32 on every device) | float32 | float16 | bfloat16 | bfloat16-matmul
-    int threads = 0;             // CPU intra-op threads; 0 = all cores
-    // The weights in memory (CPU): "float32" = converted to the compute dtype; "checkpoint" = a bfloat16 / float16
-    // checkpoint's matrices kept in their dtype, memory-mapped, and widened to float32 per product (compute dtype
-    // float32 only; a no-op for a float32 checkpoint); "auto" = checkpoint when the matrices are bfloat16 / float16
-    // and their float32 copy would not fit in the memory available, float32 otherwise.
-    std::string weights = "auto";
+    Device device = Device::Auto; // names and parsing: loadoptions.h
+    Dtype dtype = Dtype::Auto;
+    int threads = 0; // CPU intra-op threads; 0 = all cores
+    Weights weights = Weights::Auto;
     // Refuse a checkpoint whose weights need more than this many bytes in the compute dtype; 0 = the memory
     // available on the device (MemAvailable on the CPU). A refusal is a ModelError saying what would help.
     uint64_t maxWeightBytes = 0;

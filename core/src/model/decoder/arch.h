@@ -1,0 +1,139 @@
+// The hyper-parameters of a decoder-only checkpoint, read from config.json into one architecture-neutral
+// description (torch-free). The generic decoder (decoder.h) runs any ArchSpec; what differs between
+// model types is only this description and the weight-name table (arch_weights.cpp).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace ascviz::model {
+
+// RMSNormPlusOne: Gemma's RMSNorm, x·(1 + w) computed in float32 and then cast (llama casts before the weight).
+// RMSNormWeightFp32: OLMo 2's, w · x in float32 and then cast.
+enum class NormKind { LayerNorm, RMSNorm, RMSNormPlusOne, RMSNormWeightFp32 };
+// Per-head q/k norms before rope: None; PerHead over each head's headDim (qwen3, gemma3); Full over the whole
+// q and k projections (olmo2).
+enum class QkNorm { None, PerHead, Full };
+enum class RopeKind { None, NeoX, GptJ }; // NeoX: rotate halves; GptJ: rotate interleaved pairs
+enum class Activation { GeluTanh, GeluErf, Silu, Relu, QuickGelu };
+// MultiHead: q, k, v of one fused projection (LayerWeights::qkv). Latent: DeepSeek's multi-head latent attention
+// (ArchSpec::Mla, mla.cpp): q through an optional low-rank bottleneck, k and v decompressed from a shared latent,
+// rope on a decoupled part of q and k only; the KV cache holds the decompressed keys and values.
+enum class AttentionKind { MultiHead, Latent };
+// Attention sinks: None; PerHead: a learned logit per head joins the denominator of each query's softmax (its
+// column is dropped after the softmax, so a row sums to less than 1; gpt_oss).
+enum class AttnSink { None, PerHead };
+enum class Residual {
+    Sequential,         // x += attn(ln1(x)); x += mlp(ln2(x))
+    ParallelSharedNorm, // x += attn(ln1(x)) + mlp(ln1(x))       (CodeGen, GPT-J)
+    ParallelTwoNorms,   // x += attn(ln1(x)) + mlp(ln2(x))       (GPT-NeoX parallel residual)
+    Sandwich,           // x += postAttn(attn(ln1(x))); x += postMlp(mlp(ln2(x)))   (Gemma 2 and 3)
+    PostNorms,          // x += postAttn(attn(x)); x += postMlp(mlp(x))              (OLMo 2: no input norms)
+};
+
+struct ArchSpec {
+    std::string modelType;
+    int64_t vocab = 0;
+    int64_t hidden = 0;
+    int64_t layers = 0;
+    int64_t heads = 0;
+    int64_t kvHeads = 0;
+    int64_t headDim = 0;
+    int64_t intermediate = 0;
+    int64_t context = 0;
+
+    NormKind norm = NormKind::LayerNorm;
+    double normEps = 1e-5;
+    bool learnedPositions = false;
+
+    RopeKind rope = RopeKind::None;
+    int64_t rotaryDim = 0; // leading dims of each head that rotate
+    double ropeTheta = 10000.0;
+    double ropeLinearFactor = 1.0; // rope_scaling {"type": "linear", "factor": f}: inv_freq / f
+    // Frequency-rescaling rope types (inv_freq computed once, cos/sin times an attention factor).
+    // LongRope: inv_freq = 1 / (ext · theta^(2i/d)) with ext = short_factor while the forward pass's sequence
+    // (past + new) is at most original_max_position_embeddings, long_factor beyond (transformers' longrope).
+    // Dynamic (transformers' dynamic NTK): a forward pass over S > ropeOriginalContext (max_position_embeddings)
+    // positions rotates with base' = theta · (factor · S / orig − (factor − 1))^(d / (d − 2)); shorter ones as
+    // default. Its context is orig · factor (the extension the factor is for).
+    enum class RopeScaling { None, Llama3, Yarn, LongRope, Dynamic };
+    RopeScaling ropeScaling = RopeScaling::None;
+    double ropeFactor = 1.0;
+    int64_t ropeOriginalContext = 0;                          // original_max_position_embeddings
+    double ropeLowFreqFactor = 1.0, ropeHighFreqFactor = 4.0; // llama3
+    double ropeBetaFast = 32.0, ropeBetaSlow = 1.0;           // yarn
+    bool ropeTruncate = true;                                 // yarn: floor/ceil the correction range
+    double ropeAttentionFactor = 1.0;                         // yarn, longrope: multiplies cos and sin
+    std::vector<double> ropeShortFactor, ropeLongFactor;      // longrope: rotaryDim / 2 each
+    double ropeLocalTheta = 0.0; // > 0: local (windowed) layers rotate with this base, unscaled (gemma3)
+
+    Activation act = Activation::GeluTanh;
+    bool gatedMlp = false; // SwiGLU-style act(gate(x)) * up(x)
+    Residual residual = Residual::Sequential;
+
+    std::vector<double> attnScale; // per layer multiplier of q.k
+    std::vector<int64_t> window;   // per layer: 0 = global causal, w = key within the last w positions
+    bool attnFp32 = false;         // upcast q and k to float32 before q.k (GPT-Neo, CodeGen do)
+    QkNorm qkNorm = QkNorm::None;
+    AttnSink attnSink = AttnSink::None;
+    double attnSoftcap = 0.0;  // > 0: scores = cap · tanh(scaled q.k / cap) before the mask (gemma2)
+    double finalSoftcap = 0.0; // > 0: logits = cap · tanh(logits / cap) (gemma2, gemma3)
+    // Embeddings times embedScale (gemma: √hidden; granite: embedding_multiplier). embedScaleInDtype: the
+    // factor is first rounded to the model dtype (gemma's normalizer tensor), else a double scalar.
+    double embedScale = 1.0;
+    bool embedScaleInDtype = false;
+    double residualScale = 1.0; // Residual::Sequential: x += attn · r; x += mlp · r (granite residual_multiplier)
+    double logitsDivisor = 1.0; // logits / d (granite logits_scaling)
+    std::vector<bool> ropeOff;  // per layer (empty: none): layers without rope (smollm3 no_rope_layers = 0)
+    bool tieEmbeddings = false; // declared by config.json (tie_word_embeddings), never guessed
+    // Bias flags of the llama-style layouts (llama: attention_bias/mlp_bias; qwen2: q/k/v only;
+    // starcoder2: use_bias everywhere, LayerNorm with bias).
+    bool qkvBias = false, outBias = false, mlpBias = false, normBias = false;
+
+    // AttentionKind::Latent (deepseek_v2/v3): headDim = nopeDim + ropeDim (q and k), rotaryDim = ropeDim (its rope
+    // part, the last ropeDim of each head), kvHeads = heads; values have vDim per head. qLoraRank 0: plain q_proj.
+    AttentionKind attention = AttentionKind::MultiHead;
+    struct Mla {
+        int64_t qLoraRank = 0, kvLoraRank = 0, nopeDim = 0, ropeDim = 0, vDim = 0;
+    } mla;
+    // Each head's width of the attention output (the output projection's input): vDim under latent attention.
+    int64_t valueDim() const { return attention == AttentionKind::Latent ? mla.vDim : headDim; }
+
+    // Mixture of experts (moe.h): experts == 0 is a dense model. On the layers marked sparse the MLP is a router
+    // (softmax over `experts` logits in float32, the top `topK`, renormalised to sum 1 when normTopK) and the
+    // weighted sum of the chosen experts' gated MLPs (expertIntermediate each), plus a shared expert
+    // (sharedIntermediate > 0) scaled by sigmoid(sharedGate · x) when sharedGate (qwen2_moe). Dense layers keep
+    // the ordinary MLP of `intermediate`.
+    //
+    // Routing (moe.cpp): Softmax as above. SoftmaxGroupLimited (deepseek_v2 group_limited_greedy): the experts in
+    // `groups` equal groups, only the topkGroup groups of the highest maximum probability compete (the others'
+    // probabilities count 0). SigmoidGrouped (deepseek_v3): sigmoid scores; the choice ranks scores plus the
+    // correction bias (MoeWeights::scoreBias) within the topkGroup groups of the highest top-2 sums; the weights are
+    // the chosen experts' plain scores, renormalised (+1e-20) when normTopK. Then every weight × routedScale.
+    // routerFp32: the router logits in float32 (deepseek), else in the compute dtype. sortedTopK false: the top-k
+    // in torch.topk(sorted=False)'s order, as the deepseek routers return it.
+    // TopKThenSoftmax (gpt_oss): the top k of the router logits (router bias included), then a softmax over
+    // those k in the compute dtype. ExpertMlp::ClampedSwiGlu (gpt_oss): gate clamped to at most swigluLimit, up to
+    // ±swigluLimit, (up + 1) · gate · sigmoid(swigluAlpha · gate), with the experts' biases.
+    struct Moe {
+        enum class Routing { Softmax, SoftmaxGroupLimited, SigmoidGrouped, TopKThenSoftmax };
+        enum class ExpertMlp { Gated, ClampedSwiGlu };
+        ExpertMlp expertMlp = ExpertMlp::Gated;
+        double swigluAlpha = 1.702, swigluLimit = 7.0;
+        int64_t experts = 0, topK = 0, expertIntermediate = 0, sharedIntermediate = 0;
+        bool normTopK = false, sharedGate = false;
+        bool routerWeightsInDtype = false; // qwen2/3_moe cast the top-k weights to the compute dtype; mixtral not
+        std::vector<bool> sparse;          // per layer
+        Routing routing = Routing::Softmax;
+        int64_t groups = 1, topkGroup = 1;
+        double routedScale = 1.0;
+        bool routerFp32 = false, sortedTopK = true;
+    } moe;
+
+    std::vector<int32_t> eosIds; // config.json eos_token_id (int or list)
+    int32_t bosId = -1;
+};
+
+} // namespace ascviz::model

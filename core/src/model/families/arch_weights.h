@@ -1,0 +1,49 @@
+// The per-architecture weight tables (arch_weights.cpp): how each Hugging Face model_type names its tensors,
+// mapped into the canonical DecoderWeights (transposing Conv1D weights and reordering fused projections into
+// the [q; k; v] layout). architectures.cpp pairs each with its config.json reader.
+#pragma once
+#include "decoder/arch.h"
+#include "decoder/decoder.h"
+#include "formats/weights.h"
+
+#include <string>
+
+namespace ascviz::model {
+
+DecoderWeights gpt2Weights(WeightStore& ws, const ArchSpec& s);
+DecoderWeights bigcodeWeights(WeightStore& ws, const ArchSpec& s);
+DecoderWeights gptNeoWeights(WeightStore& ws, const ArchSpec& s);
+DecoderWeights codegenWeights(WeightStore& ws, const ArchSpec& s);
+DecoderWeights gptNeoxWeights(WeightStore& ws, const ArchSpec& s);
+// llama / qwen2 / qwen3 / mistral / gemma / starcoder2 (biases and per-head q/k norms as the spec declares).
+DecoderWeights llamaStyleWeights(WeightStore& ws, const ArchSpec& s);
+// gemma2 / gemma3_text: the llama names plus the sandwich norms (and gemma3's q/k norms).
+DecoderWeights gemma2Weights(WeightStore& ws, const ArchSpec& s);
+// phi3: fused qkv_proj ([q; k; v]) and gate_up_proj ([gate; up]).
+DecoderWeights phi3Weights(WeightStore& ws, const ArchSpec& s);
+// gptj: transformer.h.N.attn.{q,k,v,out}_proj, mlp.fc_in/fc_out, lm_head with bias.
+DecoderWeights gptjWeights(WeightStore& ws, const ArchSpec& s);
+// phi: model.layers.N.self_attn.{q,k,v}_proj + dense, mlp.fc1/fc2, model.final_layernorm, lm_head with bias.
+DecoderWeights phiWeights(WeightStore& ws, const ArchSpec& s);
+// olmo2: the llama names without input_layernorm, with post_feedforward_layernorm and full q/k norms.
+DecoderWeights olmo2Weights(WeightStore& ws, const ArchSpec& s);
+// mixtral (block_sparse_moe.gate, experts.N.w1/w3/w2) and qwen2_moe / qwen3_moe (mlp.gate, mlp.experts.N.
+// gate_proj/up_proj/down_proj, qwen2_moe's mlp.shared_expert and shared_expert_gate); dense layers as llama
+// (architectures_moe.cpp).
+DecoderWeights mixtralWeights(WeightStore& ws, const ArchSpec& s);
+DecoderWeights qwenMoeWeights(WeightStore& ws, const ArchSpec& s);
+// deepseek_v2 / deepseek_v3: self_attn.{q_proj | q_a_proj, q_a_layernorm, q_b_proj}, kv_a_proj_with_mqa,
+// kv_a_layernorm, kv_b_proj, o_proj; mlp.gate (+ e_score_correction_bias), mlp.experts, mlp.shared_experts
+// (architectures_deepseek.cpp).
+DecoderWeights deepseekWeights(WeightStore& ws, const ArchSpec& s);
+
+// The experts of one sparse layer (architectures_moe.cpp): per-expert tensors `<prefix>N.<gate|up|down>.weight` (as
+// save_pretrained writes them), or transformers 5's fused `<prefix>gate_up_proj` [E, 2I, H] and `<prefix>down_proj`
+// [E, H, I].
+void experts(WeightStore& ws, const ArchSpec& s, const std::string& prefix, const char* gate, const char* up,
+             const char* down, MoeWeights& m);
+// gpt_oss: llama's names with self_attn.sinks, mlp.router (weight, bias) and mlp.experts' biased, interleaved
+// gate_up_proj / down_proj, plain or MXFP4 (*_blocks, *_scales; mxfp4.h) (architectures_moe.cpp).
+DecoderWeights gptOssWeights(WeightStore& ws, const ArchSpec& s);
+
+} // namespace ascviz::model
