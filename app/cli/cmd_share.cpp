@@ -51,7 +51,7 @@ void reportWritten(const std::string& out, const std::string& what)
 
 // A session file (results/session.h) evaluated as the GUI shows it: its language, category table and θ (unless
 // --aggregation), the tokens' top-k alternatives as "top".
-json sessionDocument(const std::string& file, const std::optional<std::string>& aggregation)
+json sessionDocument(const std::string& file, const std::optional<std::string>& aggregation, bool fullPaths)
 {
     const SessionData s = readSessionFile(file);
     const std::string language = s.language.empty() ? LanguageRegistry::instance().defaultLanguage().id : s.language;
@@ -83,13 +83,13 @@ json sessionDocument(const std::string& file, const std::optional<std::string>& 
         tokens[i]["top"] = std::move(alts);
     }
     j["text"] = s.scored.text;
-    j["share"] = shareSourceJson(s.modelFingerprint, file);
+    j["share"] = shareSourceJson(s.modelFingerprint, sharedPathName(file, fullPaths));
     return j;
 }
 
 // export-html --db R: the run's report and every snippet's eval document (evaluated again from the stored
 // tokens, as `eval --scores` would: no model).
-int exportRun(Args& args, const std::string& dbPath, const std::string& out)
+int exportRun(Args& args, const std::string& dbPath, const std::string& out, bool fullPaths)
 {
     const int limit = args.intValue("--limit", 0);
     args.finish();
@@ -142,7 +142,7 @@ int exportRun(Args& args, const std::string& dbPath, const std::string& out)
             const EvalResult r = evaluateScores(std::move(st), req);
             e = evalDocumentJson(r, language, run.dtype);
             e["text"] = r.scored.text;
-            e["share"] = shareSourceJson("", dbPath + " snippet " + row.id);
+            e["share"] = shareSourceJson("", sharedPathName(dbPath, fullPaths) + " snippet " + row.id);
         }
         snippets.push_back({{"index", row.index},
                             {"id", row.id},
@@ -159,11 +159,11 @@ int exportRun(Args& args, const std::string& dbPath, const std::string& out)
     json doc = {{"kind", "run"},
                 {"run",
                  {{"model", run.modelName},
-                  {"model_dir", run.modelDir},
+                  {"model_dir", sharedPathName(run.modelDir, fullPaths)},
                   {"dtype", run.dtype},
                   {"aggregation", toString(run.aggregation)},
                   {"language", run.language},
-                  {"corpus", run.corpusPath},
+                  {"corpus", sharedPathName(run.corpusPath, fullPaths)},
                   {"corpus_fingerprint", run.corpusFingerprint},
                   {"status", toString(run.status)},
                   {"created", run.created},
@@ -183,8 +183,10 @@ int exportRun(Args& args, const std::string& dbPath, const std::string& out)
 int cmdExportHtml(Args& args)
 {
     const std::string out = args.require("--out");
+    // A shared page names the files it came from by their names only, unless --full-paths (issue 54).
+    const bool fullPaths = args.flag("--full-paths");
     if (const auto db = args.value("--db"))
-        return exportRun(args, *db, out);
+        return exportRun(args, *db, out, fullPaths);
     if (args.value("--limit"))
         throw UsageError("--limit is for a run page (--db R)");
     const auto session = args.value("--session");
@@ -204,14 +206,15 @@ int cmdExportHtml(Args& args)
         if (heads)
             throw UsageError("--heads records the attention of a model: give --model and --text-file, not --session");
         checkOutputFolder(out);
-        doc = sessionDocument(*session, aggregation);
+        doc = sessionDocument(*session, aggregation, fullPaths);
         title = "AsC-Viz: " + fs::path(*session).filename().string();
     } else {
         checkOutputFolder(out);
         EvalDocument d = evalDocument(args);
         doc = std::move(d.json);
         doc["text"] = d.text;
-        doc["share"] = shareSourceJson(d.modelDir ? modelFingerprint(*d.modelDir) : std::string(), d.source);
+        doc["share"] = shareSourceJson(d.modelDir ? modelFingerprint(*d.modelDir) : std::string(),
+                                       sharedPathName(d.source, fullPaths));
         title = "AsC-Viz: " + fs::path(d.source).filename().string();
         if (target) {
             if (!d.modelDir)

@@ -275,8 +275,9 @@ const std::map<std::string, CommandHelp>& commandHelp()
         {"export-html",
          {"ascviz-cli export-html (--model M --text-file F [--prompt-bytes N] | --scores F --text-file F | --session "
           "S)\n"
-          "                       --out X.html [--layers] [--attribution NODE] [--heads] [--experts] [eval's options]\n"
-          "       ascviz-cli export-html --db RESULTS --out run.html [--limit N]",
+          "                       --out X.html [--layers] [--attribution NODE] [--heads] [--experts] [--full-paths]\n"
+          "                       [eval's options]\n"
+          "       ascviz-cli export-html --db RESULTS --out run.html [--limit N] [--full-paths]",
           "  one self-contained interactive HTML page (docs/share.md): opens from file:// in a browser, fetches\n"
           "  nothing. The code coloured by NtP, the AST (pan, zoom, fold), theta switchable in the page, the\n"
           "  settings; the data embedded as eval's JSON (<script type=\"application/json\" id=\"ascviz-data\">)\n"

@@ -12,6 +12,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 using nlohmann::json;
 using namespace clitest;
@@ -85,12 +86,42 @@ TEST(CliShare, EmbedsEvalsDocumentWithTheTextAndSettings)
     ASSERT_EQ(e.status, 0) << e.err;
     json doc = embedded(page);
     EXPECT_EQ(doc.at("text"), kCode);
-    EXPECT_EQ(doc.at("share").at("source"), code.string());
+    EXPECT_EQ(doc.at("share").at("source"), code.filename().string()) << "the file's name, not the sender's folders";
     EXPECT_EQ(doc.at("share").at("model_fingerprint").get<std::string>().size(), 64u) << "a SHA-256 in hex";
     EXPECT_FALSE(doc.at("share").at("ascviz_version").get<std::string>().empty());
     doc.erase("text");
     doc.erase("share");
     EXPECT_EQ(doc, json::parse(e.out)) << "the embedded data is exactly eval's document";
+}
+
+// Issue 54: a page sent to a colleague named the sender's folders (share.source, a run's model folder and corpus).
+// The page holds file names only, nowhere the folder the files are in, unless --full-paths asks for the paths.
+TEST(CliShare, PagesNameFilesWithoutTheSendersFolders)
+{
+    const auto code = writeTemp("private.py", kCode);
+    const std::string folder = code.parent_path().string();
+    const auto page = tempDir() / "private.html";
+    const Result r =
+        run("export-html --model default --text-file '" + code.string() + "' --out '" + page.string() + "'");
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::ifstream in(page);
+    const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(html.find(folder), std::string::npos) << "the page names the folder " << folder;
+    EXPECT_EQ(embedded(page).at("share").at("source"), "private.py");
+
+    const Result full = run("export-html --model default --text-file '" + code.string() + "' --full-paths --out '" +
+                            page.string() + "'");
+    ASSERT_EQ(full.status, 0) << full.err;
+    EXPECT_EQ(embedded(page).at("share").at("source"), code.string()) << "asked for: the path as given";
+
+    const auto db = handMadeRun("private.db", 2);
+    const auto runPage = tempDir() / "private-run.html";
+    const Result rr = run("export-html --db '" + db.string() + "' --out '" + runPage.string() + "'");
+    ASSERT_EQ(rr.status, 0) << rr.err;
+    std::ifstream runIn(runPage);
+    const std::string runHtml((std::istreambuf_iterator<char>(runIn)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(runHtml.find(db.parent_path().string() + "/"), std::string::npos) << "the run page names the folder";
+    EXPECT_EQ(embedded(runPage).at("snippets").at(0).at("eval").at("share").at("source"), "private.db snippet s0");
 }
 
 TEST(CliShare, RefusesAMissingOutputFolderBeforeTheModelRuns)
@@ -288,7 +319,7 @@ TEST(CliShare, ScoresFileGivesEvalScoresDocument)
     ASSERT_EQ(e.status, 0) << e.err;
     json doc = embedded(page);
     EXPECT_TRUE(doc.at("share").at("model_fingerprint").is_null()) << "no model folder: no fingerprint";
-    EXPECT_EQ(doc.at("share").at("source"), code.string());
+    EXPECT_EQ(doc.at("share").at("source"), code.filename().string());
     doc.erase("text");
     doc.erase("share");
     EXPECT_EQ(doc, json::parse(e.out));

@@ -312,6 +312,43 @@ TEST(LoadErrors, UnknownModelTypeListsSupported)
     }
 }
 
+// Issue 54: a head count of 0 divided by zero (SIGFPE in the config reader of llama, gpt2, codegen, gpt_neox, phi3,
+// gemma2) and a layer count of 1e9 allocated gigabytes before a bare std::bad_alloc. Every count and size the
+// decoder divides by or allocates per item is refused at load outside 1 … its bound, naming the key and value.
+TEST(LoadErrors, CountsAndSizesOutOfRangeNameTheKey)
+{
+    struct Case {
+        const char* model;
+        const char* key;
+        nlohmann::json value;
+    };
+    const Case cases[] = {
+        {"tiny-llama", "num_attention_heads", 0},
+        {"tiny-gpt2", "n_head", 0},
+        {"tiny-codegen", "n_head", 0},
+        {"tiny-gpt_neox", "num_attention_heads", 0},
+        {"tiny-phi3", "num_attention_heads", 0},
+        {"tiny-gemma2", "num_attention_heads", 0},
+        {"tiny-llama", "num_key_value_heads", 0},
+        {"tiny-llama", "num_attention_heads", -4},
+        {"tiny-llama", "num_hidden_layers", 1000000000},
+        {"tiny-gpt2", "n_layer", 1000000000},
+        {"tiny-llama", "hidden_size", 0},
+        {"tiny-qwen2", "vocab_size", 0},
+    };
+    for (const auto& c : cases) {
+        const auto d = copyOf(c.model, std::string("size-") + c.model + "-" + c.key + "-" + c.value.dump());
+        auto cfg = readJson(d / "config.json");
+        ASSERT_TRUE(cfg.contains(c.key)) << c.model << " has no " << c.key;
+        cfg[c.key] = c.value;
+        writeBytes(d / "config.json", cfg.dump());
+        const auto msg = loadError(d);
+        EXPECT_NE(msg.find(std::string(c.key) + " = " + c.value.dump()), std::string::npos) << c.model << ": " << msg;
+        EXPECT_NE(msg.find("must be from 1 to"), std::string::npos) << c.model << ": " << msg;
+        fs::remove_all(d);
+    }
+}
+
 // deepseek_v2/v3 settings whose computation is not transformers' (or is ambiguous) are refused naming the key.
 TEST(LoadErrors, DeepseekRefusalsNameTheKey)
 {

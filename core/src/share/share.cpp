@@ -134,6 +134,17 @@ void writeShareHtml(const fs::path& out, const nlohmann::json& doc, SharePage pa
         fail("renaming the temporary file failed: " + ec.message());
 }
 
+std::string sharedPathName(const std::string& path, bool fullPath)
+{
+    if (fullPath || path.empty())
+        return path;
+    fs::path p(path);
+    while (!p.empty() && p.filename().empty()) // "dir/": the folder's own name
+        p = p.parent_path();
+    const std::string name = p.filename().string();
+    return name.empty() ? path : name;
+}
+
 nlohmann::json shareSourceJson(const std::string& modelFingerprint, const std::string& source)
 {
     return {

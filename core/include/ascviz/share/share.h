@@ -22,6 +22,10 @@ inline constexpr std::size_t kMaxShareBytes = std::size_t{256} << 20;
 // of the element's text gives `doc` back.
 std::string shareJsonText(const nlohmann::json& doc);
 
+// How a shared page names a file it came from (its source, a run's model folder and corpus): the file's name only
+// unless `fullPath` — a page sent to a colleague must not reveal the sender's folders (issue 54). "" stays "".
+std::string sharedPathName(const std::string& path, bool fullPath = false);
+
 // The page's "share" object (docs/share.md): {"ascviz_version", "model_fingerprint" (null when empty), "source"}.
 nlohmann::json shareSourceJson(const std::string& modelFingerprint, const std::string& source);
 

@@ -15,6 +15,7 @@
 #include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 using nlohmann::json;
@@ -32,6 +33,70 @@ const json* field(const json& j, std::initializer_list<const char*> names)
     return nullptr;
 }
 
+namespace {
+
+// The counts and sizes the decoder divides by or allocates per item. Each must be an integer from 1 to its bound
+// (issue 54: num_attention_heads 0 divided by zero, SIGFPE; num_hidden_layers 1e9 allocated 7.8 GB, then
+// std::bad_alloc); a value outside is refused naming the key. The bounds are far above any real checkpoint.
+constexpr int64_t kMaxCount = 65536;            // layers, heads, experts
+constexpr int64_t kMaxWidth = int64_t(1) << 24; // widths, vocabularies, positions
+
+int64_t sizeBound(std::string_view key)
+{
+    static constexpr std::string_view counts[] = {"num_attention_heads",
+                                                  "n_head",
+                                                  "n_heads",
+                                                  "num_heads",
+                                                  "num_key_value_heads",
+                                                  "n_kv_heads",
+                                                  "num_kv_heads",
+                                                  "num_hidden_layers",
+                                                  "n_layer",
+                                                  "n_layers",
+                                                  "num_layers",
+                                                  "num_experts_per_tok",
+                                                  "n_routed_experts",
+                                                  "multi_query_group_num"};
+    static constexpr std::string_view widths[] = {"hidden_size",
+                                                  "n_embd",
+                                                  "d_model",
+                                                  "vocab_size",
+                                                  "padded_vocab_size",
+                                                  "intermediate_size",
+                                                  "head_dim",
+                                                  "kv_channels",
+                                                  "moe_intermediate_size",
+                                                  "kv_lora_rank",
+                                                  "qk_rope_head_dim",
+                                                  "qk_nope_head_dim",
+                                                  "v_head_dim"};
+    for (std::string_view k : counts)
+        if (k == key)
+            return kMaxCount;
+    for (std::string_view k : widths)
+        if (k == key)
+            return kMaxWidth;
+    return 0; // not a size: any integer
+}
+
+// The value of the first of `names` present, checked against its key's bound.
+int64_t checkedInt(const json& j, std::initializer_list<const char*> names, const std::string& path)
+{
+    for (const char* n : names) {
+        const auto it = j.find(n);
+        if (it == j.end() || it->is_null())
+            continue;
+        const int64_t v = it->get<int64_t>();
+        if (const int64_t bound = sizeBound(n); bound && (v < 1 || v > bound))
+            throw ModelError(path + ": " + n + " = " + it->dump() + " (a count or size must be from 1 to " +
+                             std::to_string(bound) + ")");
+        return v;
+    }
+    return 0;
+}
+
+} // namespace
+
 int64_t intField(const json& j, std::initializer_list<const char*> names, const std::string& path)
 {
     const json* f = field(j, names);
@@ -41,13 +106,13 @@ int64_t intField(const json& j, std::initializer_list<const char*> names, const 
             list += (list.empty() ? "" : " or ") + std::string(n);
         throw ModelError(path + ": missing or non-integer " + list);
     }
-    return f->get<int64_t>();
+    return checkedInt(j, names, path);
 }
 
 int64_t intOr(const json& j, std::initializer_list<const char*> names, int64_t fallback)
 {
     const json* f = field(j, names);
-    return f && f->is_number_integer() ? f->get<int64_t>() : fallback;
+    return f && f->is_number_integer() ? checkedInt(j, names, "config.json") : fallback;
 }
 
 double numberOr(const json& j, std::initializer_list<const char*> names, double fallback)
