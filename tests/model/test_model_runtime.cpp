@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <fstream>
+#include <limits>
 
 using namespace modeltest;
 namespace fs = std::filesystem;
@@ -346,6 +348,61 @@ TEST(LoadErrors, CountsAndSizesOutOfRangeNameTheKey)
         EXPECT_NE(msg.find(std::string(c.key) + " = " + c.value.dump()), std::string::npos) << c.model << ": " << msg;
         EXPECT_NE(msg.find("must be from 1 to"), std::string::npos) << c.model << ": " << msg;
         fs::remove_all(d);
+    }
+}
+
+// Issue 54: values that made every NtP NaN while eval exited 0 and batch stored "ok" are refused at load, naming
+// the key; a forward pass that still diverges (NaN weights) is an error for that text, never a null NtP.
+TEST(LoadErrors, ValuesThatMadeNtpNanAreRefused)
+{
+    struct Case {
+        const char* model;
+        nlohmann::json patch; // merged into config.json
+        const char* expected;
+    };
+    const Case cases[] = {
+        {"tiny-llama", {{"rms_norm_eps", -1}}, "norm epsilon"},
+        {"tiny-gpt2", {{"layer_norm_epsilon", 0}}, "norm epsilon"},
+        {"tiny-llama", {{"rope_parameters", {{"rope_type", "default"}, {"rope_theta", 0.0}}}}, "rope_theta = 0.0"},
+        {"tiny-llama", {{"rope_parameters", {{"rope_type", "default"}, {"rope_theta", -1.0}}}}, "rope_theta = -1.0"},
+        {"tiny-llama",
+         {{"rope_parameters", {{"rope_type", "linear"}, {"rope_theta", 10000.0}, {"factor", 0.0}}}},
+         "linear rope factor"},
+        {"tiny-llama",
+         {{"rope_parameters", {{"rope_type", "yarn"}, {"rope_theta", 10000.0}, {"factor", 0.0}}}},
+         "rope factor"},
+        {"tiny-deepseek_v3", {{"routed_scaling_factor", -1e308}}, "routed_scaling_factor"},
+    };
+    int k = 0;
+    for (const auto& c : cases) {
+        const auto d = copyOf(c.model, "nan-config-" + std::to_string(k++));
+        auto cfg = readJson(d / "config.json");
+        cfg.merge_patch(c.patch);
+        writeBytes(d / "config.json", cfg.dump());
+        const auto msg = loadError(d);
+        EXPECT_NE(msg.find(c.expected), std::string::npos) << c.patch.dump() << ": " << msg;
+        EXPECT_NE(msg.find("must be a finite number"), std::string::npos) << c.patch.dump() << ": " << msg;
+    }
+
+    // NaN weights: the model loads, scoring is an error naming the cause.
+    const auto d = copyOf("tiny-llama", "nan-weights");
+    std::string bytes = readBytes(d / "model.safetensors");
+    uint64_t headerLen = 0;
+    for (int i = 7; i >= 0; --i)
+        headerLen = (headerLen << 8) | static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)]);
+    const auto header = nlohmann::json::parse(bytes.substr(8, headerLen));
+    const auto& norm = header.at("model.norm.weight");
+    ASSERT_EQ(norm.at("dtype"), "F32");
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const std::size_t at = 8 + headerLen + norm.at("data_offsets").at(0).get<std::size_t>();
+    std::memcpy(bytes.data() + at, &nan, sizeof nan);
+    writeBytes(d / "model.safetensors", bytes);
+    const auto m = ascviz::LanguageModel::load(d, cpuFloat32());
+    try {
+        (void)m->score("def f(x):\n    return x\n");
+        ADD_FAILURE() << "a NaN weight scored without an error";
+    } catch (const ascviz::ModelError& e) {
+        EXPECT_NE(std::string(e.what()).find("non-finite"), std::string::npos) << e.what();
     }
 }
 

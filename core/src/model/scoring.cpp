@@ -10,6 +10,7 @@
 #include <c10/core/InferenceMode.h>
 
 #include <algorithm>
+#include <cmath>
 #include <span>
 
 namespace ascviz::model {
@@ -281,6 +282,14 @@ std::vector<Preds> TorchLanguageModel::predict(const std::vector<std::vector<int
         }
         const at::Tensor idx = at::tensor(rowIndex, at::kLong).to(m_dec->device());
         auto preds = predsFromHidden(flat.index_select(0, idx), targets, topK);
+        // A forward pass that diverged (NaN or Inf weights, a config the checks above let through) is an error for
+        // this text, never NtP null reported as success (issue 54).
+        for (std::size_t q = 0; q < preds.size(); ++q)
+            if (!std::isfinite(preds[q].ntp))
+                throw ModelError("the forward pass gave a non-finite probability (" + std::to_string(preds[q].ntp) +
+                                 ") for token " + std::to_string(targets[q]) +
+                                 ": the model diverges on this text; check its weights (NaN or Inf values) and "
+                                 "config.json");
         std::size_t q = 0;
         for (std::size_t k = i; k < j; ++k) {
             const auto& sg = segs[k];

@@ -582,6 +582,23 @@ ArchSpec readArchSpec(const json& config, const std::string& path)
     if (s.hidden <= 0 || s.heads <= 0 || s.layers <= 0 || s.vocab <= 0 || s.kvHeads <= 0 || s.headDim <= 0 ||
         s.context <= 0 || s.intermediate <= 0)
         throw ModelError(path + ": sizes must be positive");
+    // Values that made every NtP NaN while the run reported success (issue 54): each must be a finite number
+    // > 0 (the rope's when the model rotates).
+    const auto positive = [&](double v, const char* keys) {
+        if (!std::isfinite(v) || v <= 0)
+            throw ModelError(path + ": " + keys + " = " + json(v).dump() + " (must be a finite number > 0)");
+    };
+    positive(s.normEps, "the norm epsilon (rms_norm_eps, layer_norm_eps, layer_norm_epsilon or norm_epsilon)");
+    if (s.rope != RopeKind::None) {
+        positive(s.ropeTheta, "rope_theta");
+        positive(s.ropeLinearFactor, "the linear rope factor (rope_scaling / rope_parameters factor)");
+        positive(s.ropeFactor, "the rope factor (rope_scaling / rope_parameters factor)");
+        if (s.ropeLocalTheta != 0)
+            positive(s.ropeLocalTheta, "rope_local_base_freq");
+    }
+    if (!std::isfinite(s.moe.routedScale) || s.moe.routedScale <= 0 || s.moe.routedScale > 1e6)
+        throw ModelError(path + ": routed_scaling_factor = " + json(s.moe.routedScale).dump() +
+                         " (must be a finite number in (0, 1e6])");
     if (s.heads % s.kvHeads != 0)
         throw ModelError(path + ": " + std::to_string(s.heads) + " attention heads are not a multiple of " +
                          std::to_string(s.kvHeads) + " key/value heads");
