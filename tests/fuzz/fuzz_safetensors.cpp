@@ -4,12 +4,24 @@
 #include "fuzz_check.h"
 
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size)
 {
     using namespace ascviz::model;
     fuzz::expectingErrors([&] {
-        for (const auto& [name, e] : parseSafetensors(data, size, "fuzz.safetensors")) {
+        const auto tensors = parseSafetensors(data, size, "fuzz.safetensors");
+        // The tensors tile the data section, as the safetensors library requires: no overlap, no gap.
+        std::vector<std::pair<const uint8_t*, std::size_t>> spans;
+        for (const auto& [name, e] : tensors)
+            spans.emplace_back(static_cast<const uint8_t*>(e.data), e.bytes);
+        std::sort(spans.begin(), spans.end());
+        for (std::size_t i = 1; i < spans.size(); ++i)
+            FUZZ_CHECK(spans[i].first == spans[i - 1].first + spans[i - 1].second);
+        if (!spans.empty())
+            FUZZ_CHECK(spans.back().first + spans.back().second == data + size);
+        for (const auto& [name, e] : tensors) {
             // Every tensor lies inside the buffer and its bytes are exactly numel · element size.
             const auto* p = static_cast<const uint8_t*>(e.data);
             FUZZ_CHECK(p >= data + 8 && p + e.bytes <= data + size);

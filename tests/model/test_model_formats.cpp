@@ -97,6 +97,48 @@ TEST(SafetensorsParser, RefusesAShapeWhoseByteCountWraps)
     EXPECT_EQ(tensors.at("v").bytes, 3u);
 }
 
+namespace {
+std::string safetensorsError(const std::string& header, std::size_t dataBytes)
+{
+    const auto file = safetensorsWith(header, dataBytes);
+    try {
+        parseSafetensors(reinterpret_cast<const unsigned char*>(file.data()), file.size(), "m.safetensors");
+    } catch (const ModelError& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+} // namespace
+
+// Issue 54: what the safetensors library refuses is refused — overlapping tensors (q_proj's data_offsets set to
+// o_proj's loaded and changed the numbers), gaps, bytes left over, and shapes or offsets that are not integers (a
+// shape [32.5] was read as [32]).
+TEST(SafetensorsParser, RefusesOverlapsGapsAndNonIntegerShapes)
+{
+    const std::string two = R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+                            R"("b":{"dtype":"F32","shape":[2],"data_offsets":[8,16]}})";
+    EXPECT_EQ(safetensorsError(two, 16), "(no error)");
+    const std::string overlap = R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+                                R"("b":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})";
+    EXPECT_NE(safetensorsError(overlap, 16).find("must not overlap"), std::string::npos)
+        << safetensorsError(overlap, 16);
+    const std::string partial = R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+                                R"("b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})";
+    EXPECT_NE(safetensorsError(partial, 8).find("must not overlap"), std::string::npos);
+    const std::string gap = R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+                            R"("b":{"dtype":"F32","shape":[2],"data_offsets":[12,20]}})";
+    EXPECT_NE(safetensorsError(gap, 20).find("byte 12"), std::string::npos) << safetensorsError(gap, 20);
+    EXPECT_NE(safetensorsError(two, 20).find("cover 16 of the data section's 20 bytes"), std::string::npos)
+        << safetensorsError(two, 20);
+    const std::string fractional = R"({"a":{"dtype":"F32","shape":[2.5],"data_offsets":[0,8]}})";
+    EXPECT_NE(safetensorsError(fractional, 8).find("shape that is not a list of integers"), std::string::npos)
+        << safetensorsError(fractional, 8);
+    const std::string offsets = R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8.0]}})";
+    EXPECT_NE(safetensorsError(offsets, 8).find("data_offsets that is not a list of integers"), std::string::npos);
+    const std::string negative = R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[-8,0]}})";
+    EXPECT_NE(safetensorsError(negative, 8).find("negative data_offsets"), std::string::npos);
+}
+
 TEST(ShardIndex, ReadsFilesAndRefusesPathsOutsideTheFolder)
 {
     const auto index = parseShardIndex(

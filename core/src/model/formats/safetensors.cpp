@@ -168,7 +168,19 @@ std::map<std::string, TensorEntry> parseSafetensors(const unsigned char* data, s
         TensorEntry e;
         try {
             e.dtype = v.at("dtype").get<std::string>();
+            // Integers only, as the safetensors library's parser (issue 54: a shape [32.5] was read as [32]).
+            const auto integers = [&](const nlohmann::json& a, const char* what) {
+                if (!a.is_array() ||
+                    !std::all_of(a.begin(), a.end(), [](const auto& x) { return x.is_number_integer(); }))
+                    throw ModelError(name + ": tensor " + it.key() + " has a " + what +
+                                     " that is not a list of integers: " + a.dump());
+            };
+            integers(v.at("shape"), "shape");
+            integers(v.at("data_offsets"), "data_offsets");
             e.shape = v.at("shape").get<std::vector<int64_t>>();
+            if (std::any_of(v.at("data_offsets").begin(), v.at("data_offsets").end(),
+                            [](const auto& x) { return x.template get<int64_t>() < 0; }))
+                throw ModelError(name + ": tensor " + it.key() + " has negative data_offsets");
             const auto offs = v.at("data_offsets").get<std::vector<uint64_t>>();
             if (offs.size() != 2)
                 throw ModelError(name + ": tensor " + it.key() + " has malformed data_offsets");
@@ -199,6 +211,27 @@ std::map<std::string, TensorEntry> parseSafetensors(const unsigned char* data, s
         }
         tensors.emplace(it.key(), std::move(e));
     }
+    // The tensors tile the data section: sorted by offset, each starts where the one before ends, and the last ends
+    // at the end of the file, as the safetensors library validates (issue 54: q_proj's data_offsets set to o_proj's
+    // loaded, and gave other numbers).
+    std::vector<std::pair<const unsigned char*, const std::string*>> spans;
+    for (const auto& [key, e] : tensors)
+        spans.emplace_back(static_cast<const unsigned char*>(e.data), &key);
+    std::sort(spans.begin(), spans.end(), [&](const auto& a, const auto& b) {
+        return a.first != b.first ? a.first < b.first : tensors.at(*a.second).bytes < tensors.at(*b.second).bytes;
+    });
+    const unsigned char* next = data + dataStart;
+    for (const auto& [at, key] : spans) {
+        if (at != next)
+            throw ModelError(name + " is corrupt: tensor " + *key + " starts at byte " +
+                             std::to_string(at - (data + dataStart)) + " of the data section, where byte " +
+                             std::to_string(next - (data + dataStart)) +
+                             " was expected (tensors must not overlap or leave gaps)");
+        next = at + tensors.at(*key).bytes;
+    }
+    if (next != data + size)
+        throw ModelError(name + " is corrupt: its tensors cover " + std::to_string(next - (data + dataStart)) +
+                         " of the data section's " + std::to_string(dataSize) + " bytes");
     return tensors;
 }
 

@@ -53,6 +53,16 @@ bool copyForced()
     return v && std::string(v) == "1";
 }
 
+// A weight is a floating-point tensor; U8 holds gpt_oss's MXFP4 blocks and scales. An integer dtype elsewhere is a
+// mislabelled or quantised tensor the decoder cannot read (issue 54: an F32 tensor relabelled I32 was converted).
+void checkWeightDtype(const std::string& name, at::ScalarType st, const std::string& code)
+{
+    if (at::isFloatingType(st) || st == at::kByte)
+        return;
+    throw ModelError("tensor " + name + " has dtype " + code +
+                     "; the decoder's weights are floating-point tensors (F32, F16, BF16 or F64)");
+}
+
 std::map<std::string, at::Tensor> loadPickle(const fs::path& p)
 {
     return loadTorchStateDict(p);
@@ -163,6 +173,7 @@ std::optional<at::Tensor> WeightStore::getOptional(const std::string& name, cons
         const auto st = scalarTypeOf(e.dtype);
         if (!st)
             throw ModelError("tensor " + name + " has unsupported dtype " + e.dtype);
+        checkWeightDtype(name, *st, e.dtype);
         m_previous = it->second;
         const bool keepLowp = m_keepLowp && (*st == at::kBFloat16 || *st == at::kHalf) && e.shape.size() >= 2;
         const bool sameDtype = m_mapSameDtype && *st == m_dtype && at::isFloatingType(*st);
@@ -180,6 +191,7 @@ std::optional<at::Tensor> WeightStore::getOptional(const std::string& name, cons
         src = at::from_blob(const_cast<void*>(e.data), e.shape, at::TensorOptions().dtype(*st));
     } else {
         src = m_pickled.at(*key);
+        checkWeightDtype(name, src.scalar_type(), std::string(c10::toString(src.scalar_type())));
         have = sizesOf(src);
         if (have != shape)
             throw ModelError("tensor " + name + " has shape " + shapeString(have) + " but the config implies " +
