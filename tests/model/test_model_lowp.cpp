@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 
@@ -237,6 +238,42 @@ TEST(KeptWeights, TruncatedFileIsAClearError)
         EXPECT_NE(msg.find("model.safetensors"), std::string::npos) << msg;
     }
     fs::remove_all(d);
+}
+
+// Issue 54: `batch --weights checkpoint` with the safetensors file truncated while the run went died with SIGBUS.
+// The next call into the model says which file changed; a read that races past that check ends the process with the
+// file named and exit status 1, not a signal.
+TEST(KeptWeights, FileTruncatedWhileInUseIsAClearError)
+{
+    const fs::path d = bf16CopyOf("tiny-qwen2", "bf16-shrunk");
+    const auto m = ascviz::LanguageModel::load(d, withWeights("checkpoint"));
+    ASSERT_EQ(m->info().weights, "bfloat16") << "the weights must stay on the mapping for this test";
+    (void)m->score("x = 1\n");
+    fs::resize_file(d / "model.safetensors", fs::file_size(d / "model.safetensors") / 2); // the same file, shorter
+    try {
+        (void)m->score("x = 1\n");
+        ADD_FAILURE() << "no ModelError";
+    } catch (const ascviz::ModelError& e) {
+        const std::string msg = e.what();
+        EXPECT_NE(msg.find("became shorter"), std::string::npos) << msg;
+        EXPECT_NE(msg.find("model.safetensors"), std::string::npos) << msg;
+    }
+}
+
+TEST(KeptWeightsDeathTest, AReadOfALostPageNamesTheFileAndExitsWithOne)
+{
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    const fs::path f = ascviz::testdata::freshTempDir("lost-pages") / "lost.bin";
+    std::ofstream(f, std::ios::binary) << std::string(3 * 4096, 'x');
+    EXPECT_EXIT(
+        {
+            const ascviz::model::MappedFile m(f);
+            fs::resize_file(f, 0);
+            volatile unsigned char c = m.data()[2 * 4096];
+            (void)c;
+            std::_Exit(0);
+        },
+        ::testing::ExitedWithCode(1), "lost.bin became shorter while the model was reading it");
 }
 
 } // namespace

@@ -5,6 +5,7 @@
 #include "ascviz/model/model.h"
 
 #include "decoder/decoder.h"
+#include "formats/safetensors.h"
 #include "kernels/cpu_threads.h"
 #include "kernels/fused_head.h"
 
@@ -82,7 +83,13 @@ private:
     // other than the loading one (the batch's scoring thread, the GUI's workers) would compute with every core
     // instead of LoadOptions::threads. prepareCpuThread (cpu_threads.h) gives the calling thread the process's
     // setting, once per thread.
-    static void prepareThread() { prepareCpuThread(); }
+    // Each call into the model: the CPU thread setup, and the mapped checkpoint files still whole (a file truncated
+    // on disk is a ModelError naming it, not a SIGBUS in a product).
+    static void prepareThread()
+    {
+        prepareCpuThread();
+        checkMappedFilesIntact();
+    }
 
     // scoring.cpp
     std::vector<Alternative> alternatives(const Pred& p) const;

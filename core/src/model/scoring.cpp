@@ -240,6 +240,7 @@ std::vector<Pred> TorchLanguageModel::predsFromHidden(const at::Tensor& rows, co
 std::vector<Preds> TorchLanguageModel::predict(const std::vector<std::vector<int32_t>>& seqs, int topK,
                                                IntermediateObserver* observer, const ScoreOptions* hooks) const
 {
+    checkMappedFilesIntact(); // the observers' and probes' calls come here without prepareThread
     std::optional<SequenceObserver> watch;
     if (observer) {
         watch.emplace(*observer, static_cast<int>(m_dec->spec().layers));

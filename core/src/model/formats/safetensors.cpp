@@ -3,12 +3,15 @@
 #include "ascviz/base/error.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <fcntl.h>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -20,12 +23,105 @@ namespace {
 struct Registry {
     std::mutex mutex;
     std::map<uintptr_t, std::size_t> ranges;
+    struct File {
+        std::filesystem::path path;
+        std::size_t size; // mapped
+        dev_t device;     // the file mapped; a file replaced under the same name (another inode) leaves the
+        ino_t inode;      // mapping valid
+    };
+    std::map<uintptr_t, File> files; // by the mapping's start
 };
 
 Registry& registry()
 {
     static Registry* r = new Registry; // never destroyed: mappings may outlive static destruction
     return *r;
+}
+
+// A file that shrinks while it is mapped (truncated by another process) makes any read of its lost pages a SIGBUS,
+// deep inside a product (issue 54: `batch --weights checkpoint` died with SIGBUS after 15 snippets). Each call
+// into the model first checks the files (checkMappedFilesIntact); a read that still hits a lost page ends the process
+// with a message naming the file and exit status 1, not a signal. The handler reads a lock-free table (slots set
+// while no fault can be pending on them) and chains to the handler it replaced for any other address.
+struct FaultSlot {
+    std::atomic<uintptr_t> start{0};
+    std::atomic<std::size_t> size{0};
+    char path[512] = {};
+};
+constexpr std::size_t kFaultSlots = 256;
+FaultSlot g_faultSlots[kFaultSlots];
+struct sigaction g_previousBus {};
+
+void writeAll(const char* s, std::size_t n)
+{
+    while (n > 0) {
+        const ssize_t w = ::write(2, s, n);
+        if (w <= 0)
+            return;
+        s += w;
+        n -= static_cast<std::size_t>(w);
+    }
+}
+
+void onBusError(int sig, siginfo_t* info, void* context)
+{
+    const auto a = reinterpret_cast<uintptr_t>(info ? info->si_addr : nullptr);
+    for (const FaultSlot& slot : g_faultSlots) {
+        const uintptr_t lo = slot.start.load(std::memory_order_acquire);
+        if (lo != 0 && a >= lo && a - lo < slot.size.load(std::memory_order_acquire)) {
+            static const char head[] = "ascviz: error: ";
+            static const char tail[] = " became shorter while the model was reading it (truncated or replaced "
+                                       "on disk); restore the file and load the model again\n";
+            writeAll(head, sizeof head - 1);
+            writeAll(slot.path, std::strlen(slot.path));
+            writeAll(tail, sizeof tail - 1);
+            ::_exit(1);
+        }
+    }
+    if (g_previousBus.sa_flags & SA_SIGINFO) {
+        if (g_previousBus.sa_sigaction) {
+            g_previousBus.sa_sigaction(sig, info, context);
+            return;
+        }
+    } else if (g_previousBus.sa_handler != SIG_DFL && g_previousBus.sa_handler != SIG_IGN) {
+        g_previousBus.sa_handler(sig);
+        return;
+    }
+    ::signal(sig, SIG_DFL); // not a mapping of ours: the default action, as before
+    ::raise(sig);
+}
+
+void watchMapping(const unsigned char* data, std::size_t size, const std::filesystem::path& path)
+{
+    static std::once_flag installed;
+    std::call_once(installed, [] {
+        struct sigaction sa {};
+        sa.sa_sigaction = onBusError;
+        sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+        sigemptyset(&sa.sa_mask);
+        ::sigaction(SIGBUS, &sa, &g_previousBus);
+    });
+    for (FaultSlot& slot : g_faultSlots) {
+        if (slot.start.load(std::memory_order_acquire) != 0)
+            continue;
+        const std::string p = path.string();
+        const std::size_t n = std::min(p.size(), sizeof slot.path - 1);
+        std::memcpy(slot.path, p.data(), n);
+        slot.path[n] = '\0';
+        slot.size.store(size, std::memory_order_release);
+        slot.start.store(reinterpret_cast<uintptr_t>(data), std::memory_order_release);
+        return;
+    }
+    // More than kFaultSlots files mapped at once: the extra ones fall back to the checks before each call.
+}
+
+void unwatchMapping(const unsigned char* data)
+{
+    for (FaultSlot& slot : g_faultSlots)
+        if (slot.start.load(std::memory_order_acquire) == reinterpret_cast<uintptr_t>(data)) {
+            slot.start.store(0, std::memory_order_release);
+            slot.size.store(0, std::memory_order_release);
+        }
 }
 
 } // namespace
@@ -58,6 +154,8 @@ MappedFile::MappedFile(const std::filesystem::path& path) : m_path(path)
         m_data = static_cast<const unsigned char*>(p);
         std::lock_guard<std::mutex> lock(registry().mutex);
         registry().ranges[reinterpret_cast<uintptr_t>(m_data)] = m_size;
+        registry().files[reinterpret_cast<uintptr_t>(m_data)] = {m_path, m_size, st.st_dev, st.st_ino};
+        watchMapping(m_data, m_size, m_path);
     }
     ::close(fd);
 }
@@ -67,6 +165,8 @@ MappedFile::~MappedFile()
     if (m_data) {
         std::lock_guard<std::mutex> lock(registry().mutex);
         registry().ranges.erase(reinterpret_cast<uintptr_t>(m_data));
+        registry().files.erase(reinterpret_cast<uintptr_t>(m_data));
+        unwatchMapping(m_data);
         ::munmap(const_cast<unsigned char*>(m_data), m_size);
     }
 }
@@ -76,6 +176,20 @@ bool MappedFile::contains(const void* p, std::size_t n) const
     const auto a = reinterpret_cast<uintptr_t>(p);
     const auto lo = reinterpret_cast<uintptr_t>(m_data);
     return m_data && a >= lo && n <= m_size && a - lo <= m_size - n;
+}
+
+void checkMappedFilesIntact()
+{
+    std::lock_guard<std::mutex> lock(registry().mutex);
+    for (const auto& [start, file] : registry().files) {
+        struct stat now {};
+        if (::stat(file.path.c_str(), &now) != 0 || now.st_dev != file.device || now.st_ino != file.inode)
+            continue; // removed or replaced: the mapping still holds the old file, whole
+        if (static_cast<std::size_t>(now.st_size) < file.size)
+            throw ModelError(file.path.string() + " became shorter while the model was using it (" +
+                             std::to_string(now.st_size) + " bytes, was " + std::to_string(file.size) +
+                             "): it was truncated on disk; restore it and load the model again");
+    }
 }
 
 std::size_t dropFileMappedPages(const void* p, std::size_t n)

@@ -46,6 +46,11 @@ private:
 // memory. Only for a range never written since it was mapped: a written (copied) page would revert to the file.
 std::size_t dropFileMappedPages(const void* p, std::size_t n);
 
+// Throws ModelError naming a mapped file that became shorter than its mapping since it was opened (truncated or
+// replaced on disk): reading its lost pages would be a SIGBUS. Called before each forward pass of the model; a read
+// that races past it ends the process with the file named and exit status 1 (a SIGBUS handler), never a signal.
+void checkMappedFilesIntact();
+
 struct TensorEntry {
     std::string dtype; // safetensors dtype code: F32, F16, BF16, F64, I64, ...
     std::vector<int64_t> shape;
