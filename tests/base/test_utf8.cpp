@@ -1,5 +1,6 @@
 // The one UTF-8 codec (base/utf8.h) and the structured context of errors (base/error.h).
 #include "ascviz/base/error.h"
+#include "ascviz/base/limits.h"
 #include "ascviz/base/utf8.h"
 #include "testdata.h"
 
@@ -96,5 +97,29 @@ TEST(ErrorContext, ReadUtf8FileCarriesPathAndOffset)
     } catch (const InputError& e) {
         EXPECT_EQ(e.context().path, file.string());
         EXPECT_FALSE(e.context().byteOffset.has_value());
+    }
+}
+
+// Issue 54: `eval --text-file /dev/zero` and `eval --scores /dev/zero` grew to 4 GB and ended in a bare
+// std::bad_alloc naming no file. Every file read whole stops at limits::kMaxInputFileBytes, naming it.
+TEST(ReadUtf8File, AFileWithoutEndStopsAtTheLimitNamingIt)
+{
+    try {
+        (void)ascviz::readUtf8File("/dev/zero");
+        FAIL() << "read /dev/zero";
+    } catch (const ascviz::InputError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("/dev/zero is over the limit of " + std::to_string(ascviz::limits::kMaxInputFileBytes)),
+                  std::string::npos)
+            << what;
+        EXPECT_EQ(e.context().path, "/dev/zero");
+    }
+    try {
+        (void)ascviz::readFileBounded("/dev/zero", 1000, "the corpus file");
+        FAIL() << "read /dev/zero";
+    } catch (const ascviz::InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("the corpus file /dev/zero is over the limit of 1000 bytes"),
+                  std::string::npos)
+            << e.what();
     }
 }

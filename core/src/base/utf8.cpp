@@ -1,6 +1,7 @@
 #include "ascviz/base/utf8.h"
 
 #include "ascviz/base/error.h"
+#include "ascviz/base/limits.h"
 
 #include <algorithm>
 #include <fstream>
@@ -96,27 +97,17 @@ std::optional<std::size_t> findInvalidUtf8(std::string_view s)
 
 std::string readUtf8File(const std::filesystem::path& path)
 {
-    std::string data;
-    if (path == "-") {
-        std::ostringstream ss;
-        ss << std::cin.rdbuf();
-        data = ss.str();
-    } else {
-        std::error_code ec;
-        if (!std::filesystem::exists(path, ec))
-            throw InputError("file not found: " + path.string(), ErrorContext{path.string(), {}, {}});
-        if (std::filesystem::is_directory(path, ec))
-            throw InputError("expected a file but got a folder: " + path.string(), ErrorContext{path.string(), {}, {}});
-        std::ifstream in(path, std::ios::binary);
-        if (!in)
-            throw InputError("cannot read file: " + path.string(), ErrorContext{path.string(), {}, {}});
-        data.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    }
+    return readUtf8File(path, limits::kMaxInputFileBytes, "the file");
+}
+
+std::string readUtf8File(const std::filesystem::path& path, std::size_t maxBytes, const std::string& what)
+{
+    std::string data = readFileBounded(path, maxBytes, what);
     requireUtf8(data, path);
     return data;
 }
 
-std::string readUtf8File(const std::filesystem::path& path, std::size_t maxBytes, const std::string& what)
+std::string readFileBounded(const std::filesystem::path& path, std::size_t maxBytes, const std::string& what)
 {
     const std::string name = path == "-" ? std::string("standard input") : path.string();
     const auto tooLong = [&] {
@@ -151,7 +142,8 @@ std::string readUtf8File(const std::filesystem::path& path, std::size_t maxBytes
         if (data.size() > maxBytes)
             throw tooLong();
     }
-    requireUtf8(data, path);
+    if (in->bad())
+        throw InputError("failed reading " + name, ErrorContext{path.string(), {}, {}});
     return data;
 }
 

@@ -3,6 +3,7 @@
 #include "ascviz/results/csvread.h"
 
 #include "ascviz/base/error.h"
+#include "ascviz/base/limits.h"
 #include "ascviz/base/resources.h"
 #include "ascviz/base/utf8.h"
 #include "ascviz/syntax/language.h"
@@ -23,14 +24,7 @@ namespace {
 
 std::string readBytes(const fs::path& p)
 {
-    std::ifstream in(p, std::ios::binary);
-    if (!in)
-        throw InputError("cannot read corpus file " + p.string());
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    if (in.bad())
-        throw InputError("failed reading corpus file " + p.string());
-    return ss.str();
+    return readFileBounded(p, limits::kMaxInputFileBytes, "the corpus file");
 }
 
 std::string_view stripBom(std::string_view s)

@@ -27,6 +27,12 @@ inline constexpr const char* kMaxAstDepthOption = "--max-ast-depth";
 inline constexpr std::size_t kDefaultMaxAstNodes = 200'000;
 inline constexpr const char* kMaxAstNodesOption = "--max-ast-nodes";
 
+// Any file read whole (a text, a scores or session file, a corpus file, a study or categories file): 512 MiB, far
+// above any of them, so that a file without end (/dev/zero, an endless pipe) fails naming it instead of exhausting
+// memory (issue 54: `eval --text-file /dev/zero` grew to 4 GB, `batch --corpus /dev/zero` to 8.3 GB). A larger corpus
+// goes in a folder of files or in shards.
+inline constexpr std::size_t kMaxInputFileBytes = std::size_t(512) << 20;
+
 // AST views: up to this many shown nodes Graphviz dot lays the tree out; beyond it a linear-time layered
 // tree layout (layout.h) draws the same picture style in well under a second.
 inline constexpr std::size_t kDefaultMaxGraphvizNodes = 1500;

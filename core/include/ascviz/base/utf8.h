@@ -38,8 +38,12 @@ std::optional<std::size_t> findInvalidUtf8(std::string_view s);
 void requireUtf8(std::string_view data, const std::filesystem::path& path);
 
 // Reads a whole file as UTF-8 text; throws InputError naming the file (and the byte offset of the first
-// invalid sequence) when it is missing, unreadable or not UTF-8. "-" reads standard input.
+// invalid sequence) when it is missing, unreadable, not UTF-8 or over limits::kMaxInputFileBytes. "-" reads
+// standard input.
 std::string readUtf8File(const std::filesystem::path& path);
+// The bytes of a whole file, no more than `maxBytes`: InputError "<what> <path> is over the limit of <maxBytes>
+// bytes" for a longer one, naming the file when it is missing or unreadable. "-" reads standard input.
+std::string readFileBounded(const std::filesystem::path& path, std::size_t maxBytes, const std::string& what);
 // The same, reading no more than `maxBytes` (a file without end, such as /dev/zero or a pipe, does not grow a
 // string without bound): InputError "<what> <path> is over the limit of <maxBytes> bytes" for a longer one.
 std::string readUtf8File(const std::filesystem::path& path, std::size_t maxBytes, const std::string& what);
