@@ -1,5 +1,6 @@
 #include "args.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace ascviz::cli {
@@ -19,10 +20,12 @@ std::optional<std::string> Args::take(const std::string& name, bool dashValues)
                 (!dashValues && m_tokens[i + 1].rfind("--", 0) == 0 && m_tokens[i + 1].size() > 2))
                 throw UsageError(name + " needs a value");
             m_used[i] = m_used[i + 1] = true;
+            m_taken.push_back(name);
             return m_tokens[i + 1];
         }
         if (m_tokens[i].rfind(prefix, 0) == 0) {
             m_used[i] = true;
+            m_taken.push_back(name);
             return m_tokens[i].substr(prefix.size());
         }
     }
@@ -147,9 +150,15 @@ bool Args::flag(const std::string& name)
 
 void Args::finish() const
 {
-    for (std::size_t i = 0; i < m_tokens.size(); ++i)
-        if (!m_used[i])
-            throw UsageError("unknown argument '" + m_tokens[i] + "'");
+    for (std::size_t i = 0; i < m_tokens.size(); ++i) {
+        if (m_used[i])
+            continue;
+        // A second --x of an option read once: say so, not "unknown" (issue 54).
+        const std::string name = m_tokens[i].substr(0, m_tokens[i].find('='));
+        if (std::find(m_taken.begin(), m_taken.end(), name) != m_taken.end())
+            throw UsageError(name + " is given more than once");
+        throw UsageError("unknown argument '" + m_tokens[i] + "'");
+    }
 }
 
 } // namespace ascviz::cli

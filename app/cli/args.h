@@ -31,6 +31,9 @@ template <class F> auto usageOf(const std::string& option, F&& parse) -> decltyp
 // The most resamples or simulations a bootstrap or refutation option takes: a run of more would take hours
 // and grow its memory with the count (--resamples, --simulations).
 inline constexpr int kMaxResamples = 100'000;
+// ablate --control random --draws: each draw is a forward pass per snippet, as many as a resampling's bound
+// would be hours (issue 54: 1,000,000,000 draws were accepted).
+inline constexpr int kMaxDraws = 1'000;
 
 class Args {
 public:
@@ -61,6 +64,7 @@ private:
     std::optional<std::string> take(const std::string& name, bool dashValues); // the first unused match
     std::vector<std::string> m_tokens;
     std::vector<bool> m_used;
+    std::vector<std::string> m_taken; // the option names read once (a second occurrence is "given twice")
 };
 
 } // namespace ascviz::cli

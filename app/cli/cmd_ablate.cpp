@@ -121,7 +121,7 @@ int cmdAblate(Args& args)
     const auto top = args.value("--top");
     const auto experts = args.value("--experts");
     const auto control = args.value("--control");
-    const int draws = args.intValue("--draws", 10);
+    const int draws = args.intValue("--draws", 10, 1, kMaxDraws);
     const int limit = args.intValue("--limit", 50);
     const int resamples = args.intValue("--resamples", 500, 1, kMaxResamples);
     const uint64_t seed = args.uint64Value("--seed", 20260126);
@@ -132,7 +132,7 @@ int cmdAblate(Args& args)
     const auto out = args.value("--out");
     if (top && (top->empty() || top->find_first_not_of("0123456789") != std::string::npos || top->size() > 4 ||
                 std::stoi(*top) < 1))
-        throw UsageError("--top expects a number of heads >= 1, got '" + *top + "'");
+        throw UsageError("--top expects a number of heads from 1 to 9999, got '" + *top + "'");
     const int topN = top ? std::stoi(*top) : 0;
     if (top && !relation)
         throw UsageError("--top N picks the N best heads of a relation: give --relation R too");

@@ -292,3 +292,21 @@ TEST(CliBounded, AttributeTakesTheTreeLimits)
     EXPECT_EQ(d.status, 1) << d.err;
     EXPECT_NE(d.err.find("levels deep, over the limit of 2 levels"), std::string::npos) << d.err;
 }
+
+// Issue 54: `ablate --draws 1000000000` was accepted (bounded now as --resamples is); a repeated option was called
+// "unknown"; --top named no upper bound.
+TEST(CliBounded, DrawsRepeatedOptionsAndTopNameTheirBounds)
+{
+    const auto draws = clitest::run("ablate --model default --corpus default --heads 0.0 --control random --draws "
+                                    "1000000000");
+    EXPECT_EQ(draws.status, 2) << draws.err;
+    EXPECT_NE(draws.err.find("--draws must be between 1 and 1000"), std::string::npos) << draws.err;
+    const auto twice = clitest::run("tokenize --model default --text-file a.py --text-file b.py");
+    EXPECT_EQ(twice.status, 2) << twice.err;
+    EXPECT_NE(twice.err.find("--text-file is given more than once"), std::string::npos) << twice.err;
+    const auto unknown = clitest::run("tokenize --model default --text-file a.py --no-such-option");
+    EXPECT_NE(unknown.err.find("unknown argument '--no-such-option'"), std::string::npos) << unknown.err;
+    const auto top = clitest::run("ablate --model default --corpus default --relation x --top 1000000");
+    EXPECT_EQ(top.status, 2) << top.err;
+    EXPECT_NE(top.err.find("from 1 to 9999"), std::string::npos) << top.err;
+}
