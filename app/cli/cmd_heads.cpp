@@ -326,11 +326,16 @@ int cmdAnalyzeHeads(Args& args)
                 // --limit is no setting: the resumed run may plan more (or fewer) texts than the first call
                 if (got.plannedTexts != planned)
                     db->setMeta("planned", std::to_string(planned));
+                db->setMeta("run_size", std::to_string(slice.runTotal));
             } else if (fs::exists(*partial, ec)) {
                 throw InputError("heads run database " + *partial + " already exists; use --resume to continue it",
                                  ErrorContext(*partial));
             } else {
-                db.emplace(HeadsDb::create(*partial, headRunMeta(settings, planned)));
+                auto meta = headRunMeta(settings, planned);
+                // The whole run's size (after --limit, all shards): a merge refuses shards of runs of other sizes
+                // (issue 54: shards of --limit 20 and 30 merged into one run of 30 without a word).
+                meta["run_size"] = std::to_string(slice.runTotal);
+                db.emplace(HeadsDb::create(*partial, meta));
                 lock.emplace(*partial, "analyze heads run");
             }
         }

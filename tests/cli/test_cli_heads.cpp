@@ -158,6 +158,27 @@ TEST(CliHeads, ReportResumeAndShards)
         std::filesystem::remove(f);
 }
 
+// Issue 54: shards of runs with different --limit (so different slices of the corpus) merged into one run without a
+// word; the run's size is stored with each shard and a merge of other sizes is refused, naming both.
+TEST(CliHeads, MergeRefusesShardsOfRunsOfOtherSizes)
+{
+    const auto corpus = clitest::writeTemp("heads-size.jsonl", kCorpus);
+    const std::string common = "analyze heads --relations fields --model " + tinyModel() + " --corpus '" +
+                               corpus.string() + "' --top-k 1 --min-count 1 --json";
+    const auto p0 = clitest::tempDir() / "size0.db", p1 = clitest::tempDir() / "size1.db";
+    const auto all = clitest::tempDir() / "size-all.db";
+    for (const auto& f : {p0, p1, all})
+        std::filesystem::remove(f);
+    ASSERT_EQ(clitest::run(common + " --shard 0/2 --limit 2 --partial '" + p0.string() + "'").status, 0);
+    ASSERT_EQ(clitest::run(common + " --shard 1/2 --partial '" + p1.string() + "'").status, 0);
+    const auto joined = clitest::run("merge --out '" + all.string() + "' '" + p0.string() + "' '" + p1.string() + "'");
+    EXPECT_EQ(joined.status, 1) << joined.err;
+    EXPECT_NE(joined.err.find("run_size is '3', the first shard's '2'"), std::string::npos) << joined.err;
+    EXPECT_FALSE(std::filesystem::exists(all));
+    for (const auto& f : {p0, p1, all})
+        std::filesystem::remove(f);
+}
+
 // The JSON Lines partial files of earlier builds are still read by --from, read-only: --resume names the format
 // and says what to do.
 TEST(CliHeads, AnOldPartialFileIsReadButNotContinued)
