@@ -149,3 +149,30 @@ TEST(HeadsDb, AFailedWriteIsAnErrorAndKeepsTheTextsBeforeIt)
     db.insert("t" + std::to_string(kept), "{}"); // the next text goes on where the failed one stopped
     EXPECT_EQ(db.count(), kept + 1);
 }
+
+// Issue 54: a killed merge left OUT.merging-PID (+ -wal/-shm) behind. The next merge to the same file removes the
+// temporary files of writers that have died, and leaves a living process's alone.
+TEST(HeadsDb, AMergeRemovesTheTemporaryFilesOfAKilledMerge)
+{
+    const testdata::TempDir dir("headsdb-orphans");
+    const auto s0 = shardDb(dir.path(), "s0.db", "0/2", {"a", "c"});
+    const auto s1 = shardDb(dir.path(), "s1.db", "1/2", {"b"});
+    const auto out = dir.path() / "all.db";
+    const pid_t dead = ::fork();
+    if (dead == 0)
+        ::_exit(0);
+    ASSERT_GT(dead, 0);
+    ::waitpid(dead, nullptr, 0); // reaped: no process has this id now
+    const std::string stem = out.string() + ".merging-";
+    for (const std::string& f :
+         {stem + std::to_string(dead), stem + std::to_string(dead) + "-wal", stem + std::to_string(dead) + "-shm"})
+        std::ofstream(f) << "left by a killed merge";
+    const std::string living = stem + std::to_string(::getppid()); // the test's parent: alive
+    std::ofstream(living) << "another merge in progress";
+    const RunMergeReport r = mergeRuns(out, {s0, s1});
+    EXPECT_EQ(r.merged.snippets, 3);
+    EXPECT_FALSE(fs::exists(stem + std::to_string(dead)));
+    EXPECT_FALSE(fs::exists(stem + std::to_string(dead) + "-wal"));
+    EXPECT_FALSE(fs::exists(stem + std::to_string(dead) + "-shm"));
+    EXPECT_TRUE(fs::exists(living)) << "a living process's temporary file was removed";
+}

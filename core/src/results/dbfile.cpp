@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <signal.h>
 #include <unistd.h>
 
 namespace ascviz::dbfile {
@@ -17,8 +18,35 @@ void removeDbFiles(const std::filesystem::path& p)
         std::filesystem::remove(p.string() + suffix, ec);
 }
 
+namespace {
+// The temporary files beside `path` of earlier writers of it that have died (killed mid-merge: issue 54 found
+// OUT.merging-PID and its -wal/-shm left behind): "<name>.<what>-<pid>[-wal|-shm]" whose process is gone.
+void removeOrphans(const std::filesystem::path& path, const std::string& what)
+{
+    std::error_code ec;
+    const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+    const std::string prefix = path.filename().string() + "." + what + "-";
+    for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+        std::string name = e.path().filename().string();
+        if (name.rfind(prefix, 0) != 0)
+            continue;
+        std::string pid = name.substr(prefix.size());
+        for (const char* suffix : {"-wal", "-shm", "-journal"})
+            if (pid.size() > std::strlen(suffix) &&
+                pid.compare(pid.size() - std::strlen(suffix), std::string::npos, suffix) == 0)
+                pid.resize(pid.size() - std::strlen(suffix));
+        if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos || pid.size() > 9)
+            continue;
+        const auto n = static_cast<pid_t>(std::stol(pid));
+        if (n > 0 && ::kill(n, 0) != 0 && errno == ESRCH)
+            std::filesystem::remove(e.path(), ec);
+    }
+}
+} // namespace
+
 std::filesystem::path tempBeside(const std::filesystem::path& path, const std::string& what)
 {
+    removeOrphans(path, what);
     std::filesystem::path tmp = path;
     tmp += "." + what + "-" + std::to_string(::getpid());
     removeDbFiles(tmp);
