@@ -16,7 +16,7 @@ namespace ascviz::dbfile {
 // Removes the database file and its -wal, -shm and -journal files (errors ignored).
 void removeDbFiles(const std::filesystem::path& p);
 // A file name beside `path` (same folder, so a rename or link stays on one file system) for this process;
-// what was left there by an earlier process of the same id is removed.
+// what was left there by an earlier process of the same id, or by one that has died (a killed merge), is removed.
 std::filesystem::path tempBeside(const std::filesystem::path& path, const std::string& what);
 // Moves the finished database `tmp` to `path`: link(2) never replaces, so a file that appeared at `path`
 // meanwhile is kept and this throws InputError; then the temporary name is removed.

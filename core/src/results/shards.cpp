@@ -3,6 +3,7 @@
 
 #include "ascviz/base/error.h"
 #include "ascviz/base/version.h"
+#include "dbfile.h"
 
 #include <unistd.h>
 
@@ -197,8 +198,8 @@ MergeReport mergeShards(const fs::path& out, const std::vector<fs::path>& shardP
     for (const auto& i : in)
         run.created = std::min(run.created, i.run.created); // the run began with its first shard
 
-    const fs::path tmp = out.string() + ".partial-" + std::to_string(::getpid());
-    removeDbFiles(tmp);
+    const fs::path tmp = dbfile::tempBeside(out, "partial"); // and the files of a killed merge go
+
     MergeReport rep;
     rep.out = out;
     rep.shards = static_cast<int>(in.size());
