@@ -106,3 +106,32 @@ TEST(GalerasRunControls, PauseCancelResumeMatchAnUninterruptedRun)
         EXPECT_EQ(it->second.values, row.values);
     }
 }
+
+// Issue 54: a second `galeras run --resume` on a database another process writes generated a row, then failed with a
+// UNIQUE-constraint message. One writer per runs database: refused at once, the database unchanged.
+TEST(GalerasRunControls, ASecondWriterIsRefusedBeforeGeneratingARow)
+{
+    Fixture f;
+    testdata::TempDir dir("galeras-second-writer");
+    const auto db = dir / "runs.db";
+    std::atomic<bool> cancel{false};
+    RunControls first;
+    first.cancel = &cancel;
+    first.progress = [&](const RunProgress& p) {
+        if (p.done >= 2)
+            cancel = true;
+    };
+    (void)runGaleras(*f.model, f.records, f.treatments, db, f.opts, first);
+    const auto before = rowsOf(db);
+    ASSERT_GT(before.size(), 0u);
+    ASSERT_LT(before.size(), 6u) << "the first run was to stop before its end";
+    const RunLock other(db, "test writer"); // another writer holds the database
+    f.opts.resume = true;
+    try {
+        (void)runGaleras(*f.model, f.records, f.treatments, db, f.opts, RunControls{});
+        ADD_FAILURE() << "a second writer ran";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("is being written by another Galeras run"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(rowsOf(db).size(), before.size()) << "the refused run wrote rows";
+}

@@ -125,8 +125,12 @@ GalerasRunSummary runGalerasWith(const LanguageModel& model, const RecordSet& re
         where.remedy = Remedy::Resume | Remedy::NewOutput;
         throw InputError("Galeras runs database " + dbPath.string() + " exists", where);
     }
+    // One writer per runs database (corpusrun's RunLock, as batch and heads): a second `--resume` on a database
+    // another process writes is refused at once, not after generating a row (issue 54: a UNIQUE-constraint error).
+    std::optional<RunLock> lock; // before the database: released after its connection closed
     std::optional<GalerasDb> db;
     if (exists) {
+        lock.emplace(dbPath, "Galeras run");
         db = GalerasDb::open(dbPath, true);
         const auto have = db->meta();
         for (const auto& [k, v] : meta) {
@@ -158,6 +162,7 @@ GalerasRunSummary runGalerasWith(const LanguageModel& model, const RecordSet& re
         auto withPlanned = meta;
         withPlanned["planned"] = std::to_string(sum.planned);
         db = GalerasDb::create(dbPath, withPlanned, testbed.skippedRecords); // atomic: all of it or no file
+        lock.emplace(dbPath, "Galeras run");
     } else {
         // every time, not only when the database is new: a run killed before it stored them (an older build)
         // ends with the same skipped set as one never interrupted
