@@ -204,8 +204,11 @@ void TorchLanguageModel::appendPromptTokens(ScoredText& s, const Encoding& enc, 
 int32_t TorchLanguageModel::checkedId(int32_t id) const
 {
     if (id < 0 || id >= m_dec->spec().vocab)
-        throw InputError("token id " + std::to_string(id) + " is outside the vocabulary of " +
-                         std::to_string(m_dec->spec().vocab));
+        throw InputError("token id " + std::to_string(id) + " is outside the model's vocabulary of " +
+                             std::to_string(m_dec->spec().vocab) + " (vocab_size in " +
+                             (m_info.dir / "config.json").string() + "); an id from the tokenizer (" +
+                             (m_info.dir / "tokenizer.json").string() + ") beyond it means the two do not match",
+                         ErrorContext((m_info.dir / "tokenizer.json").string()));
     return id;
 }
 
