@@ -15,7 +15,7 @@ from ._ascviz import Cancelled, Error, InputError, ModelError, TokenizerError  #
 from ._analyses import heads, layers, treatments  # noqa: E402
 from ._experts import experts  # noqa: E402
 from ._corpus import Results, batch, causal, open_results, perplexed, report, report_frame  # noqa: E402
-from ._model import Model, Result, Scores, load_model, parse  # noqa: E402
+from ._model import DEVICES, DTYPES, WEIGHTS, Model, Result, Scores, load_model, parse  # noqa: E402
 
 __version__ = "0.1.0"
 torch_version = _ascviz.torch_version
@@ -24,4 +24,4 @@ cuda_available = _ascviz.cuda_available
 
 __all__ = ["load_model", "parse", "Model", "Result", "Scores", "batch", "open_results", "Results", "report", "report_frame",
            "causal", "perplexed", "heads", "layers", "treatments", "experts", "Error", "InputError", "ModelError",
-           "TokenizerError", "Cancelled", "torch_version", "torch_build", "cuda_available"]
+           "TokenizerError", "Cancelled", "torch_version", "torch_build", "cuda_available", "DEVICES", "DTYPES", "WEIGHTS"]

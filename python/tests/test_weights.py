@@ -42,6 +42,15 @@ def test_weights_is_checked():
         ascviz.load_model("default", device="cpu", weights="int4")
 
 
+def test_load_options_are_cores_table(cli):
+    """Issue 55: Python refused bfloat16-matmul, which the CLI accepts. The values come from core's one table."""
+    assert ascviz.DEVICES == ("auto", "cpu", "cuda")
+    assert ascviz.DTYPES == ("auto", "float32", "float16", "bfloat16", "bfloat16-matmul")
+    assert ascviz.WEIGHTS == ("auto", "float32", "checkpoint")
+    with pytest.raises(ValueError, match="dtype must be one of auto, float32, float16, bfloat16, bfloat16-matmul"):
+        ascviz.load_model("default", device="cpu", dtype="int8")
+
+
 def test_checkpoint_weights_stay_bfloat16_and_equal_the_cli(bf16_model, cli, tmp_path):
     kept = ascviz.load_model(bf16_model, device="cpu", dtype="float32", weights="checkpoint")
     widened = ascviz.load_model(bf16_model, device="cpu", dtype="float32", weights="float32")
