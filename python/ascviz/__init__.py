@@ -24,4 +24,5 @@ cuda_available = _ascviz.cuda_available
 
 __all__ = ["load_model", "parse", "Model", "Result", "Scores", "batch", "open_results", "Results", "report", "report_frame",
            "causal", "perplexed", "heads", "layers", "treatments", "experts", "Error", "InputError", "ModelError",
-           "TokenizerError", "Cancelled", "torch_version", "torch_build", "cuda_available", "DEVICES", "DTYPES", "WEIGHTS"]
+           "TokenizerError", "Cancelled", "torch_version", "torch_build", "cuda_available", "DEVICES", "DTYPES",
+           "WEIGHTS"]
