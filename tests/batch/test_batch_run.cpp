@@ -7,9 +7,13 @@
 #include "testdata.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <atomic>
+#include <cstring>
 #include <fstream>
+#include <iterator>
+#include <limits>
 #include <unistd.h>
 
 using namespace ascviz;
@@ -402,4 +406,42 @@ TEST_F(BatchRun, BatchedScoringStoresTheSameRows)
     const auto sum = runBatch(*s_model, *s_corpus, p, opts);
     EXPECT_EQ(sum.stored, 20);
     expectSameTokenRows(s_full, p);
+}
+
+// Issue 54: NaN weights made every NtP null while batch stored the snippets as "ok" and reported "0 errors". A
+// forward pass that diverges is an error for that snippet, stored as one.
+TEST(BatchDiverging, NonFiniteForwardPassesAreStoredAsErrors)
+{
+    const fs::path model = tempDir() / "nan-gpt2";
+    fs::create_directories(model);
+    for (const auto& e : fs::directory_iterator(dataDir() / "fixtures" / "models" / "tiny-gpt2"))
+        fs::copy_file(e.path(), model / e.path().filename(), fs::copy_options::overwrite_existing);
+    std::string bytes;
+    {
+        std::ifstream in(model / "model.safetensors", std::ios::binary);
+        bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+    uint64_t headerLen = 0;
+    for (int i = 7; i >= 0; --i)
+        headerLen = (headerLen << 8) | static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)]);
+    const auto header = nlohmann::json::parse(bytes.substr(8, headerLen));
+    const auto& w = header.at("transformer.ln_f.weight");
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    std::memcpy(bytes.data() + 8 + headerLen + w.at("data_offsets").at(0).get<std::size_t>(), &nan, sizeof nan);
+    std::ofstream(model / "model.safetensors", std::ios::binary | std::ios::trunc) << bytes;
+
+    LoadOptions o;
+    o.device = ascviz::Device::Cpu;
+    const auto m = LanguageModel::load(model, o);
+    const Corpus corpus = readCorpus(resources() / "corpus" / "stdlib-functions.jsonl");
+    BatchOptions opts;
+    opts.limit = 3;
+    const fs::path db = tempDir() / "nan.db";
+    const BatchSummary s = runBatch(*m, corpus, db, opts);
+    EXPECT_EQ(s.stored, 3);
+    EXPECT_EQ(s.errors, 3) << "a NaN forward pass was stored as ok";
+    for (const auto& row : ResultsDb::open(db).snippets()) {
+        EXPECT_FALSE(row.ok) << row.id;
+        EXPECT_NE(row.message.find("non-finite"), std::string::npos) << row.message;
+    }
 }
