@@ -15,11 +15,11 @@
 #include <atomic>
 #include <cctype>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 namespace ascviz::cli {
@@ -27,21 +27,6 @@ namespace ascviz::cli {
 namespace fs = std::filesystem;
 
 namespace {
-
-// Ctrl-C / SIGTERM: the first one asks the runner to stop after the current snippet (the DB stays
-// consistent and resumable); a second one terminates at once (still consistent: one transaction per snippet).
-std::atomic<bool> g_cancel{false};
-static_assert(std::atomic<bool>::is_always_lock_free);
-
-extern "C" void onSignal(int sig)
-{
-    if (g_cancel.load()) {
-        std::signal(sig, SIG_DFL);
-        std::raise(sig);
-        return;
-    }
-    g_cancel.store(true);
-}
 
 } // namespace
 
@@ -116,7 +101,9 @@ int cmdBatch(Args& args)
     opts.maxAstDepth = maxAstDepth;
     opts.maxAstNodes = maxAstNodes;
     opts.shard = shard;
-    opts.cancel = &g_cancel;
+    // Ctrl-C / SIGTERM (InterruptScope, common.h): the first asks the runner to stop after the current snippet (the
+    // DB stays consistent and resumable); a second terminates at once (still consistent: a transaction a snippet).
+    opts.cancel = InterruptScope::cancelFlag();
     opts.modelDir = modelDir.string();
     using Clock = std::chrono::steady_clock;
     auto lastPrint = Clock::now() - std::chrono::hours(1);
@@ -144,11 +131,9 @@ int cmdBatch(Args& args)
         }
     };
 
-    std::signal(SIGINT, onSignal);
-    std::signal(SIGTERM, onSignal);
+    std::optional<InterruptScope> interrupt(std::in_place);
     const BatchSummary sum = runBatch(*model, corpus, dbPath, opts);
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
+    interrupt.reset();
     if (tty && !quiet && sum.cancelled)
         std::cerr << '\n';
 

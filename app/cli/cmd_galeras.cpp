@@ -9,8 +9,8 @@
 #include "ascviz/syntax/language.h"
 
 #include <atomic>
-#include <csignal>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <unistd.h>
 
@@ -19,18 +19,6 @@ namespace ascviz::cli {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::atomic<bool> g_galerasCancel{false};
-
-extern "C" void onGalerasSignal(int sig)
-{
-    if (g_galerasCancel.load()) {
-        std::signal(sig, SIG_DFL);
-        std::raise(sig);
-        return;
-    }
-    g_galerasCancel.store(true);
-}
 
 RecordSet recordsOption(Args& args)
 {
@@ -148,11 +136,11 @@ int galerasRun(Args& args)
             std::cerr << line << '\n';
         }
     };
-    std::signal(SIGINT, onGalerasSignal);
-    std::signal(SIGTERM, onGalerasSignal);
-    const GalerasRunSummary sum = runGaleras(*model, records, treatments, dbPath, opts, progress, &g_galerasCancel);
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
+    // Ctrl-C / SIGTERM (InterruptScope, common.h): stop after the current row; a second ends the process.
+    std::optional<InterruptScope> interrupt(std::in_place);
+    const GalerasRunSummary sum =
+        runGaleras(*model, records, treatments, dbPath, opts, progress, InterruptScope::cancelFlag());
+    interrupt.reset();
     printSkipped(sum.skipped, sum.overLimit);
     std::cerr << "galeras: " << sum.items << " testbed items x " << treatments.all().size() << " treatments; wrote "
               << sum.done << " rows";

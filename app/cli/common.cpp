@@ -172,11 +172,13 @@ InterruptScope::InterruptScope()
 {
     g_interrupted = false;
     std::signal(SIGINT, onInterruptSignal);
+    std::signal(SIGTERM, onInterruptSignal);
 }
 
 InterruptScope::~InterruptScope()
 {
     std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
 }
 
 const std::atomic<bool>* InterruptScope::cancelFlag()

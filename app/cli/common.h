@@ -49,9 +49,10 @@ ShardSpec shardOption(const std::optional<std::string>& value);
 // sampling option, T <= 0, P outside (0, 1], K < 0).
 void samplingOptions(Args& args, GenerationSettings& g, const std::string& seedFlag);
 
-// Ctrl-C (SIGINT) during a corpus loop on the corpus-run engine: while an InterruptScope lives, the signal sets
-// cancelFlag() (the engine's RunControls::cancel: the loop stops after the current item) instead of ending the
-// process; a second Ctrl-C ends it at once. The scope restores the default on exit.
+// Ctrl-C (SIGINT) or SIGTERM during a long command (every corpus loop: batch, galeras run, analyze heads/layers/
+// experts, ablate, probe, attribute): while an InterruptScope lives, the signal sets cancelFlag() (the engine's
+// RunControls::cancel: the loop stops after the current item) instead of ending the process; a second one ends it
+// at once. The scope restores the default on exit. The CLI's one signal handler (issue 55).
 class InterruptScope {
 public:
     InterruptScope();
