@@ -406,6 +406,41 @@ TEST(LoadErrors, ValuesThatMadeNtpNanAreRefused)
     }
 }
 
+// Issue 54: one typed reader — a value of the wrong type, or a window of 0 or -1, is refused naming the key in every
+// family (mistral's "sliding_window": "8" was silently dropped; "rms_norm_eps": "x" and a string layer_types were
+// ignored; mistral took sliding_window 0 as no window where gemma2 refused it).
+TEST(LoadErrors, WrongTypesAndWindowsAreRefusedNamingTheKey)
+{
+    struct Case {
+        const char* model;
+        nlohmann::json patch;
+        const char* expected;
+    };
+    const Case cases[] = {
+        {"tiny-mistral", {{"sliding_window", "8"}}, "sliding_window = \"8\" (an integer expected)"},
+        {"tiny-mistral", {{"sliding_window", 0}}, "sliding_window = 0 (a count or size must be from 1"},
+        {"tiny-mistral", {{"sliding_window", -1}}, "sliding_window = -1 (a count or size must be from 1"},
+        {"tiny-llama", {{"rms_norm_eps", "x"}}, "rms_norm_eps = \"x\" (a number expected)"},
+        {"tiny-llama", {{"tie_word_embeddings", "yes"}}, "tie_word_embeddings = \"yes\" (true or false expected)"},
+        {"tiny-gemma2", {{"layer_types", "sliding_attention"}}, "layer_types = \"sliding_attention\" (a list"},
+    };
+    int k = 0;
+    for (const auto& c : cases) {
+        const auto d = copyOf(c.model, "typed-config-" + std::to_string(k++));
+        auto cfg = readJson(d / "config.json");
+        cfg.merge_patch(c.patch);
+        writeBytes(d / "config.json", cfg.dump());
+        const auto msg = loadError(d);
+        EXPECT_NE(msg.find(c.expected), std::string::npos) << c.patch.dump() << ": " << msg;
+    }
+    // null keeps meaning "none"
+    const auto d = copyOf("tiny-mistral", "typed-config-null-window");
+    auto cfg = readJson(d / "config.json");
+    cfg["sliding_window"] = nullptr;
+    writeBytes(d / "config.json", cfg.dump());
+    EXPECT_EQ(loadError(d), "(no ModelError)");
+}
+
 // deepseek_v2/v3 settings whose computation is not transformers' (or is ambiguous) are refused naming the key.
 TEST(LoadErrors, DeepseekRefusalsNameTheKey)
 {

@@ -69,7 +69,8 @@ int64_t sizeBound(std::string_view key)
                                                   "kv_lora_rank",
                                                   "qk_rope_head_dim",
                                                   "qk_nope_head_dim",
-                                                  "v_head_dim"};
+                                                  "v_head_dim",
+                                                  "sliding_window"}; // null = no window, in every family
     for (std::string_view k : counts)
         if (k == key)
             return kMaxCount;
@@ -109,22 +110,47 @@ int64_t intField(const json& j, std::initializer_list<const char*> names, const 
     return checkedInt(j, names, path);
 }
 
+namespace {
+// A key present with a value of another type is refused naming it, in every family (issue 54: mistral's
+// "sliding_window": "8" was silently dropped and the numbers changed, while "num_attention_heads": "4" was
+// refused; "rms_norm_eps": "x" was ignored). Absent and null keep the fallback.
+[[noreturn]] void wrongType(std::initializer_list<const char*> names, const json& j, const char* expected)
+{
+    for (const char* n : names)
+        if (const auto it = j.find(n); it != j.end() && !it->is_null())
+            throw ModelError(std::string("config.json: ") + n + " = " + it->dump() + " (" + expected + " expected)");
+    throw ModelError(std::string("config.json: a value of the wrong type (") + expected + " expected)");
+}
+} // namespace
+
 int64_t intOr(const json& j, std::initializer_list<const char*> names, int64_t fallback)
 {
     const json* f = field(j, names);
-    return f && f->is_number_integer() ? checkedInt(j, names, "config.json") : fallback;
+    if (!f)
+        return fallback;
+    if (!f->is_number_integer())
+        wrongType(names, j, "an integer");
+    return checkedInt(j, names, "config.json");
 }
 
 double numberOr(const json& j, std::initializer_list<const char*> names, double fallback)
 {
     const json* f = field(j, names);
-    return f && f->is_number() ? f->get<double>() : fallback;
+    if (!f)
+        return fallback;
+    if (!f->is_number())
+        wrongType(names, j, "a number");
+    return f->get<double>();
 }
 
 bool boolOr(const json& j, const char* name, bool fallback)
 {
     const json* f = field(j, {name});
-    return f && f->is_boolean() ? f->get<bool>() : fallback;
+    if (!f)
+        return fallback;
+    if (!f->is_boolean())
+        wrongType({name}, j, "true or false");
+    return f->get<bool>();
 }
 
 Activation activationOf(const std::string& name, const std::string& path)

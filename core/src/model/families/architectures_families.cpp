@@ -196,6 +196,8 @@ void readLayerWindows(const json& j, ArchSpec& s, const std::string& path,
                       const std::function<bool(int64_t)>& slidingByDefault)
 {
     const json* types = field(j, {"layer_types"});
+    if (types && !types->is_array())
+        throw ModelError(path + ": layer_types = " + types->dump() + " (a list of layer types expected)");
     const int64_t w = intOr(j, {"sliding_window"}, 0);
     s.window.clear();
     for (int64_t l = 0; l < s.layers; ++l) {
