@@ -283,3 +283,24 @@ TEST(TokenizerEdge, MalformedTokenizerJsonIsTokenizerError)
     const auto t = Tokenizer::fromJson(R"({"model":{"vocab":{"a":0,"b":1,"ab":2},"merges":["a b"]}})", "t.json");
     EXPECT_EQ(t->encode("abab").ids, (std::vector<int32_t>{2, 2}));
 }
+
+// Issue 54: a normalizer that replaced one character by 10,000 turned 300 bytes of text into 75,103 tokens, past the
+// text limit checked before normalization. An expansion beyond Unicode's own (16 times) is refused naming it.
+TEST(TokenizerEdge, ANormalizerThatExpandsWithoutBoundIsRefused)
+{
+    const std::string big(10000, 'b');
+    const auto t = Tokenizer::fromJson(R"({"normalizer":{"type":"Replace","pattern":{"String":"a"},"content":")" + big +
+                                           R"("},"model":{"vocab":{"a":0,"b":1},"merges":[]}})",
+                                       "t.json");
+    try {
+        (void)t->encode(std::string(300, 'a'));
+        ADD_FAILURE() << "a 10,000-fold expansion was encoded";
+    } catch (const ascviz::InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("normalizer expands the text's 300 bytes"), std::string::npos) << e.what();
+    }
+    // A modest expansion (here 4 times) is Unicode's kind: encoded.
+    const auto four = Tokenizer::fromJson(
+        R"({"normalizer":{"type":"Replace","pattern":{"String":"a"},"content":"bbbb"},"model":{"vocab":{"a":0,"b":1},"merges":[]}})",
+        "t.json");
+    EXPECT_EQ(four->encode(std::string(300, 'a')).ids.size(), 1200u);
+}

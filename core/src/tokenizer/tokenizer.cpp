@@ -133,6 +133,19 @@ public:
             loadConfig(config);
     }
 
+    // A normalizer that expands the text without bound (issue 54: one that replaced a character by 10,000 turned
+    // 300 bytes into 75,103 tokens, past the text limit checked before it) is refused: Unicode's own expansions
+    // (NFKC) stay far below 16 times.
+    static constexpr std::size_t kMaxNormalizerExpansion = 16;
+    static void checkExpansion(std::size_t textBytes, std::size_t normalizedBytes)
+    {
+        if (normalizedBytes > kMaxNormalizerExpansion * textBytes + 4096)
+            throw InputError("the tokenizer's normalizer expands the text's " + std::to_string(textBytes) +
+                             " bytes to more than " + std::to_string(normalizedBytes) + " (over " +
+                             std::to_string(kMaxNormalizerExpansion) +
+                             " times): the tokenizer.json's normalizer is refused for this text");
+    }
+
     Encoding encode(std::string_view text, bool addSpecialTokens) const override
     {
         if (const auto bad = findInvalidUtf8(text))
@@ -144,13 +157,17 @@ public:
         // normalize the remaining pieces, then extract the added tokens that match normalized text
         std::vector<Split> normalized;
         normalized.reserve(splits.size());
+        std::size_t normalizedBytes = 0;
         for (auto& sp : splits) {
             if (sp.hasTokens) {
                 normalized.push_back(std::move(sp));
                 continue;
             }
-            if (m_normalizer)
+            if (m_normalizer) {
                 m_normalizer->normalize(sp.ns);
+                normalizedBytes += sp.ns.norm.size();
+                checkExpansion(text.size(), normalizedBytes);
+            }
             splitAdded(std::move(sp.ns), m_normMatcher, normalized);
         }
         if (m_preTokenizer)
