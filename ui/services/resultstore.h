@@ -1,7 +1,7 @@
 // The result sets every page can see: the Interactive page's shown result (one evaluated text) and the
 // open batch results databases (read off the GUI thread through the JobTracker, kept in the order they
-// were asked for, with unique labels). Pages publish into it and follow its signals; the Analysis, Heads and
-// Study pages read the same sets.
+// were asked for, with unique labels). Pages publish into it and follow its signals; the Batch, Analysis and
+// Heads pages read the same sets.
 #pragma once
 #include "common/analysis.h"
 #include "common/batchresults.h"
