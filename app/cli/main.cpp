@@ -3,6 +3,8 @@
 #include "commands.h"
 #include "common.h"
 
+#include "ascviz/model/loadoptions.h"
+
 #include <csignal>
 #include <cstring>
 #include <exception>
@@ -53,24 +55,46 @@ const char* kUsageTail =
     "           | render --study STUDY.json --participant ID --trial K --png OUT\n"
     "           | report --responses FILE [--json | --csv DIR] | export --responses FILE --csv OUT\n"
     "  figure   categories|distribution|treemap|heatmap|likert --db R [--db R2...] --svg OUT | --pdf OUT\n"
-    "           [--width-mm W] [--font-pt P] [--no-title] [--legend right|bottom|none]\n"
-    "common options: --model DIR|ORG/NAME|default, --device auto|cpu|cuda, --dtype "
-    "auto|float32|float16|bfloat16|bfloat16-matmul,\n"
-    "                --weights auto|float32|checkpoint, --threads N, --out FILE; text files must be UTF-8 ('-' = "
-    "stdin)\n"
-    "exit status: 0 success, 2 usage error, 1 any other failure (one line on stderr)\n";
+    "           [--width-mm W] [--font-pt P] [--no-title] [--legend right|bottom|none]\n";
 
-const char* kModelOptions =
-    "  --model M          a Hugging Face model folder; ORG/NAME = a model in the local Hugging Face cache\n"
-    "                     ($HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub; offline);\n"
-    "                     default = the bundled ascviz-tiny-code (the default)\n"
-    "  --device D         auto (CUDA when available), cpu or cuda\n"
-    "  --dtype T          auto, float32, float16, bfloat16 or bfloat16-matmul (auto: float32 on every device;\n"
-    "                     bfloat16-matmul: CPU only, float32 except the linear layers' products, faster)\n"
-    "  --weights W        auto, float32 or checkpoint: checkpoint keeps a bfloat16/float16 checkpoint's weights\n"
-    "                     in their dtype, memory-mapped, computing in float32 (CPU); auto does so when their\n"
-    "                     float32 copy would not fit in the available memory\n"
-    "  --threads N        CPU threads for libtorch (0 = all cores)\n";
+// The model options, their values listed from core's one table of load options (model/loadoptions.h).
+std::string modelOptionsHelp()
+{
+    using namespace ascviz;
+    return "  --model M          a Hugging Face model folder; ORG/NAME = a model in the local Hugging Face cache\n"
+           "                     ($HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub; offline);\n"
+           "                     default = the bundled ascviz-tiny-code (the default)\n"
+           "  --device D         " +
+           loadOptionChoices<Device>() +
+           " (auto: CUDA when available)\n"
+           "  --dtype T          " +
+           loadOptionChoices<Dtype>() +
+           "\n"
+           "                     (auto: float32 on every device; bfloat16-matmul: CPU only, float32 except the\n"
+           "                     linear layers' products, faster)\n"
+           "  --weights W        " +
+           loadOptionChoices<Weights>() +
+           ": checkpoint keeps a bfloat16/float16 checkpoint's weights\n"
+           "                     in their dtype, memory-mapped, computing in float32 (CPU); auto does so when their\n"
+           "                     float32 copy would not fit in the available memory\n"
+           "  --threads N        CPU threads for libtorch (0 = all cores)\n";
+}
+
+// The usage's closing lines: the common options, their values from the same table.
+std::string commonOptionsHelp()
+{
+    using namespace ascviz;
+    const auto bars = [](std::vector<std::string> names) {
+        std::string out;
+        for (const auto& n : names)
+            out += (out.empty() ? "" : "|") + n;
+        return out;
+    };
+    return "common options: --model DIR|ORG/NAME|default, --device " + bars(loadOptionNames<Device>()) + ", --dtype " +
+           bars(loadOptionNames<Dtype>()) + ",\n                --weights " + bars(loadOptionNames<Weights>()) +
+           ", --threads N, --out FILE; text files must be UTF-8 ('-' = stdin)\n"
+           "exit status: 0 success, 2 usage error, 1 any other failure (one line on stderr)\n";
+}
 
 const char* kEvalOptions =
     "  --text-file F      the code (UTF-8; '-' = stdin)\n"
@@ -401,7 +425,7 @@ bool wantsHelp(int argc, char** argv)
 
 std::string usage()
 {
-    return std::string(kUsageHead) + ascviz::cli::analyzeUsageLines() + kUsageTail;
+    return std::string(kUsageHead) + ascviz::cli::analyzeUsageLines() + kUsageTail + commonOptionsHelp();
 }
 
 void printCommandHelp(const std::string& name)
@@ -411,7 +435,7 @@ void printCommandHelp(const std::string& name)
         for (const auto& s : ascviz::cli::analyzeSubcommands())
             if (s.modelOptions)
                 withModel += std::string(withModel.empty() ? "" : ", ") + s.name;
-        std::cout << ascviz::cli::analyzeHelp() << "model options (" << withModel << "):\n" << kModelOptions;
+        std::cout << ascviz::cli::analyzeHelp() << "model options (" << withModel << "):\n" << modelOptionsHelp();
         return;
     }
     const auto& h = commandHelp().at(name == "version" ? "--version" : name);
@@ -452,7 +476,7 @@ void printCommandHelp(const std::string& name)
                "its own\n"
                "  every token carries \"straddles\" (method.md 14.4): it crosses an AST leaf boundary\n";
     if (h.modelOptions)
-        std::cout << "model options:\n" << kModelOptions;
+        std::cout << "model options:\n" << modelOptionsHelp();
 }
 
 } // namespace
