@@ -270,6 +270,16 @@ void writeBytes(const fs::path& p, const std::string& s)
     std::ofstream(p, std::ios::binary | std::ios::trunc) << s;
 }
 
+// The load error of a copy of `model` whose config.json has `patch` merged in (RFC 7386).
+std::string patchedConfigError(const std::string& model, const std::string& name, const nlohmann::json& patch)
+{
+    const auto d = copyOf(model, name);
+    auto cfg = readJson(d / "config.json");
+    cfg.merge_patch(patch);
+    writeBytes(d / "config.json", cfg.dump());
+    return loadError(d);
+}
+
 TEST(LoadErrors, MissingFolder)
 {
     const auto msg = loadError("/nonexistent/ascviz-model");
@@ -375,11 +385,7 @@ TEST(LoadErrors, ValuesThatMadeNtpNanAreRefused)
     };
     int k = 0;
     for (const auto& c : cases) {
-        const auto d = copyOf(c.model, "nan-config-" + std::to_string(k++));
-        auto cfg = readJson(d / "config.json");
-        cfg.merge_patch(c.patch);
-        writeBytes(d / "config.json", cfg.dump());
-        const auto msg = loadError(d);
+        const auto msg = patchedConfigError(c.model, "nan-config-" + std::to_string(k++), c.patch);
         EXPECT_NE(msg.find(c.expected), std::string::npos) << c.patch.dump() << ": " << msg;
         EXPECT_NE(msg.find("must be a finite number"), std::string::npos) << c.patch.dump() << ": " << msg;
     }
@@ -426,19 +432,12 @@ TEST(LoadErrors, WrongTypesAndWindowsAreRefusedNamingTheKey)
     };
     int k = 0;
     for (const auto& c : cases) {
-        const auto d = copyOf(c.model, "typed-config-" + std::to_string(k++));
-        auto cfg = readJson(d / "config.json");
-        cfg.merge_patch(c.patch);
-        writeBytes(d / "config.json", cfg.dump());
-        const auto msg = loadError(d);
+        const auto msg = patchedConfigError(c.model, "typed-config-" + std::to_string(k++), c.patch);
         EXPECT_NE(msg.find(c.expected), std::string::npos) << c.patch.dump() << ": " << msg;
     }
     // null keeps meaning "none"
-    const auto d = copyOf("tiny-mistral", "typed-config-null-window");
-    auto cfg = readJson(d / "config.json");
-    cfg["sliding_window"] = nullptr;
-    writeBytes(d / "config.json", cfg.dump());
-    EXPECT_EQ(loadError(d), "(no ModelError)");
+    EXPECT_EQ(patchedConfigError("tiny-mistral", "typed-config-null-window", {{"sliding_window", nullptr}}),
+              "(no ModelError)");
 }
 
 // deepseek_v2/v3 settings whose computation is not transformers' (or is ambiguous) are refused naming the key.
