@@ -435,9 +435,12 @@ TEST(LoadErrors, WrongTypesAndWindowsAreRefusedNamingTheKey)
         const auto msg = patchedConfigError(c.model, "typed-config-" + std::to_string(k++), c.patch);
         EXPECT_NE(msg.find(c.expected), std::string::npos) << c.patch.dump() << ": " << msg;
     }
-    // null keeps meaning "none"
-    EXPECT_EQ(patchedConfigError("tiny-mistral", "typed-config-null-window", {{"sliding_window", nullptr}}),
-              "(no ModelError)");
+    // null keeps meaning "none" (set directly: a merge patch's null removes the key)
+    const auto d = copyOf("tiny-mistral", "typed-config-null-window");
+    auto cfg = readJson(d / "config.json");
+    cfg["sliding_window"] = nullptr;
+    writeBytes(d / "config.json", cfg.dump());
+    EXPECT_EQ(loadError(d), "(no ModelError)");
 }
 
 // deepseek_v2/v3 settings whose computation is not transformers' (or is ambiguous) are refused naming the key.
