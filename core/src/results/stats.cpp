@@ -258,6 +258,34 @@ nlohmann::json statJson(const BootstrapResult& r, int64_t minN)
             {"flag", toString(thresholdFlag(r, minN))}};
 }
 
+// Concepts by node type, each with its category (null when the table has none); the report's and each language's.
+nlohmann::json conceptsJson(const std::map<std::string, BootstrapResult>& concepts,
+                            const std::map<std::string, std::string>& categoryOf, int64_t minN)
+{
+    auto out = nlohmann::json::object();
+    for (const auto& [name, r] : concepts) {
+        auto o = statJson(r, minN);
+        const auto c = categoryOf.find(name);
+        o["category"] = c == categoryOf.end() ? nlohmann::json(nullptr) : nlohmann::json(c->second);
+        out[name] = std::move(o);
+    }
+    return out;
+}
+
+// Categories, each with how many of its concepts the corpus has.
+nlohmann::json categoriesJson(const std::map<std::string, BootstrapResult>& categories,
+                              const std::map<std::string, int>& categoryConcepts, int64_t minN)
+{
+    auto out = nlohmann::json::object();
+    for (const auto& [name, r] : categories) {
+        auto o = statJson(r, minN);
+        const auto c = categoryConcepts.find(name);
+        o["concepts"] = c == categoryConcepts.end() ? 0 : c->second;
+        out[name] = std::move(o);
+    }
+    return out;
+}
+
 std::string num(double v)
 {
     char buf[40];
@@ -296,21 +324,8 @@ nlohmann::json statsToJson(const CorpusStats& s)
     j["bootstrap"] = {{"resamples", s.resamples}, {"seed", s.seed}};
     j["thresholds"] = {{"confident", kConfidentThreshold}, {"erroneous", kErroneousThreshold}, {"min_n", s.minN}};
     j["min_n"] = s.minN;
-    auto concepts = nlohmann::json::object();
-    for (const auto& [name, r] : s.concepts) {
-        auto o = statJson(r, s.minN);
-        const auto c = s.categoryOf.find(name);
-        o["category"] = c == s.categoryOf.end() ? nlohmann::json(nullptr) : nlohmann::json(c->second);
-        concepts[name] = std::move(o);
-    }
-    j["concepts"] = std::move(concepts);
-    auto cats = nlohmann::json::object();
-    for (const auto& [name, r] : s.categories) {
-        auto o = statJson(r, s.minN);
-        o["concepts"] = s.categoryConcepts.count(name) ? s.categoryConcepts.at(name) : 0;
-        cats[name] = std::move(o);
-    }
-    j["categories"] = std::move(cats);
+    j["concepts"] = conceptsJson(s.concepts, s.categoryOf, s.minN);
+    j["categories"] = categoriesJson(s.categories, s.categoryConcepts, s.minN);
     auto pooled = nlohmann::json::object();
     for (const auto& [name, r] : s.categoriesPooled)
         pooled[name] = statJson(r, s.minN);
@@ -322,21 +337,8 @@ nlohmann::json statsToJson(const CorpusStats& s)
         o["snippets"] = l.snippets;
         o["global_asc_eval"] = l.globalAscEval ? nlohmann::json(*l.globalAscEval) : nlohmann::json(nullptr);
         o["category_table"] = l.categoryTable;
-        auto lc = nlohmann::json::object();
-        for (const auto& [name, r] : l.categories) {
-            auto c = statJson(r, s.minN);
-            c["concepts"] = l.categoryConcepts.count(name) ? l.categoryConcepts.at(name) : 0;
-            lc[name] = std::move(c);
-        }
-        o["categories"] = std::move(lc);
-        auto lk = nlohmann::json::object();
-        for (const auto& [name, r] : l.concepts) {
-            auto c = statJson(r, s.minN);
-            const auto cat = l.categoryOf.find(name);
-            c["category"] = cat == l.categoryOf.end() ? nlohmann::json(nullptr) : nlohmann::json(cat->second);
-            lk[name] = std::move(c);
-        }
-        o["concepts"] = std::move(lk);
+        o["categories"] = categoriesJson(l.categories, l.categoryConcepts, s.minN);
+        o["concepts"] = conceptsJson(l.concepts, l.categoryOf, s.minN);
         languages[l.language] = std::move(o);
     }
     j["languages"] = std::move(languages);
