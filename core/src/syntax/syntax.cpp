@@ -41,6 +41,27 @@ struct CursorGuard {
     CursorGuard& operator=(const CursorGuard&) = delete;
 };
 
+// Every node under `root` in pre-order with a cursor (iterative: deeply nested code must not overflow the stack):
+// visit(cursor) at each node, then descend() when its first child follows, ascend() for each level climbed back.
+template <class Visit, class Descend, class Ascend>
+void walkPreOrder(TSNode root, Visit visit, Descend descend, Ascend ascend)
+{
+    CursorGuard guard(root);
+    TSTreeCursor* cur = &guard.cursor;
+    for (;;) {
+        visit(cur);
+        if (ts_tree_cursor_goto_first_child(cur)) {
+            descend();
+            continue;
+        }
+        while (!ts_tree_cursor_goto_next_sibling(cur)) {
+            if (!ts_tree_cursor_goto_parent(cur))
+                return;
+            ascend();
+        }
+    }
+}
+
 // tree-sitter's built-in error symbol (ts_builtin_sym_error in tree_sitter/parser.h); 0.20.7 has no
 // ts_node_is_error().
 constexpr TSSymbol kErrorSymbol = static_cast<TSSymbol>(-1);
@@ -135,29 +156,19 @@ std::vector<std::string> subtreeStrings(const std::string& language, std::string
 {
     const auto tree = parseToTree(language, text);
     std::vector<std::string> out;
-    CursorGuard guard(ts_tree_root_node(tree.get()));
-    TSTreeCursor* cur = &guard.cursor;
-    for (;;) {
-        const TSNode n = ts_tree_cursor_current_node(cur);
-        std::string s;
-        if (ts_node_child_count(n) > 0 || out.empty()) {
-            char* str = ts_node_string(n);
-            s = str ? str : "";
-            std::free(str);
-        }
-        out.push_back(std::move(s));
-        if (ts_tree_cursor_goto_first_child(cur))
-            continue;
-        bool done = false;
-        while (!ts_tree_cursor_goto_next_sibling(cur)) {
-            if (!ts_tree_cursor_goto_parent(cur)) {
-                done = true;
-                break;
+    walkPreOrder(
+        ts_tree_root_node(tree.get()),
+        [&](TSTreeCursor* cur) {
+            const TSNode n = ts_tree_cursor_current_node(cur);
+            std::string s;
+            if (ts_node_child_count(n) > 0 || out.empty()) {
+                char* str = ts_node_string(n);
+                s = str ? str : "";
+                std::free(str);
             }
-        }
-        if (done)
-            break;
-    }
+            out.push_back(std::move(s));
+        },
+        [] {}, [] {});
     return out;
 }
 
@@ -175,47 +186,32 @@ SyntaxTree SyntaxTree::parse(const std::string& language, std::string_view text,
     out.m_text = std::string(text);
     out.m_nodes.reserve(ts_node_descendant_count(root));
 
-    // Iterative pre-order walk with a cursor (no recursion: deeply nested code must not overflow the stack).
-    CursorGuard guard(root);
-    TSTreeCursor* cur = &guard.cursor;
     std::vector<int> stack; // ids of the ancestors of the current node
-    for (;;) {
-        const TSNode n = ts_tree_cursor_current_node(cur);
-        AstNode a;
-        a.id = static_cast<int>(out.m_nodes.size());
-        const char* type = ts_node_type(n);
-        a.type = type ? type : "";
-        a.named = ts_node_is_named(n);
-        a.start = ts_node_start_byte(n);
-        a.end = ts_node_end_byte(n);
-        // Defensive: keep spans inside the text whatever the grammar reports.
-        a.end = std::min<std::size_t>(a.end, text.size());
-        a.start = std::min(a.start, a.end);
-        a.parent = stack.empty() ? -1 : stack.back();
-        a.depth = static_cast<int>(stack.size());
-        a.isMissing = ts_node_is_missing(n);
-        a.isError = ts_node_symbol(n) == kErrorSymbol || a.type == "ERROR";
-        if (const char* field = ts_tree_cursor_current_field_name(cur))
-            a.field = field;
-        if (a.parent >= 0)
-            out.m_nodes[static_cast<std::size_t>(a.parent)].children.push_back(a.id);
-        out.m_nodes.push_back(std::move(a));
-
-        if (ts_tree_cursor_goto_first_child(cur)) {
-            stack.push_back(static_cast<int>(out.m_nodes.size()) - 1);
-            continue;
-        }
-        bool done = false;
-        while (!ts_tree_cursor_goto_next_sibling(cur)) {
-            if (!ts_tree_cursor_goto_parent(cur)) {
-                done = true;
-                break;
-            }
-            stack.pop_back();
-        }
-        if (done)
-            break;
-    }
+    walkPreOrder(
+        root,
+        [&](TSTreeCursor* cur) {
+            const TSNode n = ts_tree_cursor_current_node(cur);
+            AstNode a;
+            a.id = static_cast<int>(out.m_nodes.size());
+            const char* type = ts_node_type(n);
+            a.type = type ? type : "";
+            a.named = ts_node_is_named(n);
+            a.start = ts_node_start_byte(n);
+            a.end = ts_node_end_byte(n);
+            // Defensive: keep spans inside the text whatever the grammar reports.
+            a.end = std::min<std::size_t>(a.end, text.size());
+            a.start = std::min(a.start, a.end);
+            a.parent = stack.empty() ? -1 : stack.back();
+            a.depth = static_cast<int>(stack.size());
+            a.isMissing = ts_node_is_missing(n);
+            a.isError = ts_node_symbol(n) == kErrorSymbol || a.type == "ERROR";
+            if (const char* field = ts_tree_cursor_current_field_name(cur))
+                a.field = field;
+            if (a.parent >= 0)
+                out.m_nodes[static_cast<std::size_t>(a.parent)].children.push_back(a.id);
+            out.m_nodes.push_back(std::move(a));
+        },
+        [&] { stack.push_back(static_cast<int>(out.m_nodes.size()) - 1); }, [&] { stack.pop_back(); });
     return out;
 }
 
