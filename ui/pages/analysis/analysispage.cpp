@@ -41,6 +41,19 @@
 
 namespace ascviz::ui {
 
+namespace {
+// The open results databases' statistics with their labels; none (and `error` said) when no database is open.
+std::vector<std::pair<std::string, const CorpusStats*>> openStats(const ResultStore& results, QString* error)
+{
+    std::vector<std::pair<std::string, const CorpusStats*>> in;
+    for (const auto& s : results.batchSets())
+        in.emplace_back(toUtf8(s->label), &s->stats);
+    if (in.empty() && error)
+        *error = AnalysisPage::tr("No results database is open.");
+    return in;
+}
+} // namespace
+
 AnalysisPage::AnalysisPage(ModelService* models, ResultStore* results, QWidget* parent)
     : QWidget(parent), m_models(models), m_results(results)
 {
@@ -316,14 +329,9 @@ void AnalysisPage::setFigureOptions(const FigureExportOptions& options)
 
 bool AnalysisPage::exportHeatmapFigure(const QString& path, bool pdf, QString* error) const
 {
-    std::vector<std::pair<std::string, const CorpusStats*>> in;
-    for (const auto& s : m_results->batchSets())
-        in.emplace_back(toUtf8(s->label), &s->stats);
-    if (in.empty()) {
-        if (error)
-            *error = tr("No results database is open.");
+    const auto in = openStats(*m_results, error);
+    if (in.empty())
         return false;
-    }
     try {
         const FigureExportOptions o = m_figureOptions ? *m_figureOptions : FigureExportOptions{};
         const auto [rows, cols] = heatmapData(in);
@@ -430,14 +438,9 @@ bool AnalysisPage::exportLatex(const QString& path, QString* error)
 {
     std::string tex;
     if (m_tabs->currentIndex() == 2) {
-        std::vector<std::pair<std::string, const CorpusStats*>> in;
-        for (const auto& s : m_results->batchSets())
-            in.emplace_back(toUtf8(s->label), &s->stats);
-        if (in.empty()) {
-            if (error)
-                *error = tr("No results database is open.");
+        const auto in = openStats(*m_results, error);
+        if (in.empty())
             return false;
-        }
         tex = comparisonLatex(in, m_results->comparison().warning);
     } else {
         if (!m_causal) {
