@@ -8,6 +8,7 @@
 #include "services/jobtracker.h"
 #include "services/modelservice.h"
 #include "views/astview.h"
+#include "views/prompteditor.h"
 
 #include "ascviz/attention/relations.h"
 #include "ascviz/eval/evaluate.h"
@@ -39,6 +40,25 @@ private Q_SLOTS:
         QCOMPARE(done.at(0).at(0).toBool(), false);
         QVERIFY(done.at(0).at(1).toString().contains(QStringLiteral("No model")));
         QVERIFY(!page.canExport(ExportKind::Svg));
+    }
+
+    void theEditorIndentsAsTheInteractiveOne()
+    {
+        // Issue 54: every line of the Heads editor began at column 0 (typed Python became invalid). Enter keeps the
+        // indentation, one level deeper after a block opener, as in the Interactive editor.
+        ModelService models;
+        HeadsPage page(&models, nullptr);
+        page.show();
+        PromptEditor* editor = page.codeEditor();
+        QVERIFY(editor);
+        editor->setFocus();
+        QTest::keyClicks(editor, QStringLiteral("def f(x):"));
+        QTest::keyClick(editor, Qt::Key_Return);
+        QTest::keyClicks(editor, QStringLiteral("if x:"));
+        QTest::keyClick(editor, Qt::Key_Return);
+        QTest::keyClicks(editor, QStringLiteral("return x"));
+        QTest::keyClick(editor, Qt::Key_Return);
+        QCOMPARE(editor->toPlainText(), QStringLiteral("def f(x):\n    if x:\n        return x\n        "));
     }
 
     void corpusRunHeatMap()

@@ -11,6 +11,7 @@
 #include "services/modelservice.h"
 #include "views/astedges.h"
 #include "views/astview.h"
+#include "views/prompteditor.h"
 
 #include "ascviz/attention/headpartial.h"
 #include "ascviz/attention/topkeys.h"
@@ -185,8 +186,20 @@ void HeadsPage::buildUi()
     top->addWidget(new QLabel(tr("Head")));
     top->addWidget(m_head);
 
-    m_code = new QPlainTextEdit;
+    m_code = new PromptEditor;
     m_code->setFont(QFont(QStringLiteral("monospace")));
+    // Typed code keeps its indentation as in the Interactive editor (issue 54: every line began at column 0, so
+    // typed Python was invalid): the language's block openers and indentation unit.
+    const auto applyIndent = [this] {
+        if (const LanguageInfo* info = findLanguage(m_language->currentData().toString())) {
+            QStringList openers;
+            for (const auto& o : info->indentAfter)
+                openers << toQString(o);
+            m_code->setIndentRules(openers, toQString(info->indentUnit));
+        }
+    };
+    applyIndent();
+    connect(m_language, &QComboBox::currentIndexChanged, this, applyIndent);
     m_code->setPlaceholderText(tr("Code to analyze; put the cursor on a token to see where the picked head looks"));
     m_heat = new QSvgWidget;
     m_arcs = new QSvgWidget;

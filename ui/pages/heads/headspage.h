@@ -16,7 +16,6 @@
 
 class QComboBox;
 class QLabel;
-class QPlainTextEdit;
 class QPushButton;
 class QSpinBox;
 class QSvgWidget;
@@ -29,6 +28,7 @@ namespace ascviz::ui {
 
 class ModelService;
 class AblationView;
+class PromptEditor;
 class AstView;
 class AstEdgeOverlay;
 class ResultStore;
@@ -52,6 +52,8 @@ public:
     void setFigureOptions(const FigureExportOptions& options) override;
     bool canInspectCode() const override { return true; }
     void setCode(const QString& code) override;
+    // The code editor (the Interactive page's: Enter keeps the indentation, one level deeper after a block opener).
+    PromptEditor* codeEditor() const { return m_code; }
     // θ of the AST view's AsC-Eval (the page's setting, Median at first; a snippet sent from Batch brings its run's).
     void setCodeAggregation(const QString& name) override;
     Aggregation aggregation() const;
@@ -86,7 +88,7 @@ private:
     ModelService* m_models;
     QComboBox* m_language = nullptr;
     QComboBox* m_aggregation = nullptr;
-    QPlainTextEdit* m_code = nullptr;
+    PromptEditor* m_code = nullptr; // the Interactive editor's behaviour: indentation, bounded paste
     QPushButton* m_run = nullptr;
     QPushButton* m_openRun = nullptr;
     QComboBox* m_relation = nullptr;

@@ -6,8 +6,8 @@
 
 #include "common/textpos.h"
 #include "pages/interactive/interactiveengine.h"
-#include "pages/interactive/prompteditor.h"
 #include "views/astview.h"
+#include "views/prompteditor.h"
 #include "views/sequenceview.h"
 
 #include <QLabel>

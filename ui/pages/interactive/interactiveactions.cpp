@@ -1,5 +1,5 @@
 #include "pages/interactive/interactivepage.h"
-#include "pages/interactive/prompteditor.h"
+#include "views/prompteditor.h"
 
 #include "common/figureoptions.h"
 #include "common/languages.h"

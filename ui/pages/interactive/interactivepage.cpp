@@ -5,12 +5,12 @@
 #include "pages/interactive/generationbox.h"
 #include "pages/interactive/insidepanel.h"
 #include "pages/interactive/interactiveengine.h"
-#include "pages/interactive/prompteditor.h"
 #include "services/modelservice.h"
 #include "services/resultstore.h"
 #include "views/astview.h"
 #include "views/detailspanel.h"
 #include "views/legendwidget.h"
+#include "views/prompteditor.h"
 #include "views/sequenceview.h"
 #include "views/syntaxhighlighter.h"
 

@@ -1,6 +1,6 @@
 #include "pages/interactive/generationbox.h"
 #include "pages/interactive/interactivepage.h"
-#include "pages/interactive/prompteditor.h"
+#include "views/prompteditor.h"
 
 #include "common/languages.h"
 #include "common/textpos.h"

@@ -1,5 +1,5 @@
-// The Interactive tab's code editor: a QPlainTextEdit that refuses text it could not take without holding the
-// GUI thread for seconds (docs/limits.md: inserting 5 MB held it ~3 s inside QPlainTextEdit's own layout).
+// The code editor of the Interactive and Heads pages: a QPlainTextEdit that refuses text it could not take without
+// holding the GUI thread for seconds (docs/limits.md: inserting 5 MB held it ~3 s inside QPlainTextEdit's own layout).
 // A paste or drop that would make the text longer than maxBytes() is refused whole, with textRefused(message);
 // a dropped local file goes to fileDropped(path), for the page to open within its file limit. Enter starts the
 // new line with the current line's indentation (its leading spaces and tabs before the cursor), one unit deeper

@@ -1,4 +1,4 @@
-#include "pages/interactive/prompteditor.h"
+#include "views/prompteditor.h"
 
 #include "common/textpos.h"
 
