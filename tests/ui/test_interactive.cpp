@@ -16,6 +16,7 @@
 
 #include <QComboBox>
 #include <QPlainTextEdit>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -40,6 +41,7 @@ private Q_SLOTS:
     void badModelFolderKeepsWorking_data();
     void badModelFolderKeepsWorking();
     void immediateEosSaysWhy();
+    void buttonsStayWhereTheMouseIs();
 
 private:
     bool loadTiny(MainWindow& w);
@@ -281,6 +283,28 @@ void TestInteractive::immediateEosSaysWhy()
     QVERIFY(shown.wait(60000));
     QVERIFY2(status.last().at(0).toString().contains(QLatin1String("maximum")),
              qPrintable(status.last().at(0).toString()));
+}
+
+void TestInteractive::buttonsStayWhereTheMouseIs()
+{
+    // Issue 54: Generate/Stop/Score moved up as the status line, the progress bar and a notice appeared below them.
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    InteractivePage* tab = w.page<InteractivePage>();
+    const auto yOf = [&](QWidget* b) { return b->mapTo(&w, QPoint(0, 0)).y(); };
+    QCoreApplication::processEvents();
+    const int score = yOf(tab->scoreButton()), generate = yOf(tab->generateButton()), stop = yOf(tab->stopButton());
+    tab->statusLabel()->setText(QStringLiteral("Scoring a long text, and the status says so at length: ") +
+                                QString(200, QLatin1Char('x')));
+    tab->findChild<QProgressBar*>()->show();
+    tab->noticeLabel()->setText(QStringLiteral("A notice of two lines.\nThe second line."));
+    tab->noticeLabel()->show();
+    QCoreApplication::processEvents();
+    QCOMPARE(yOf(tab->scoreButton()), score);
+    QCOMPARE(yOf(tab->generateButton()), generate);
+    QCOMPARE(yOf(tab->stopButton()), stop);
 }
 
 QTEST_MAIN(TestInteractive)

@@ -135,6 +135,24 @@ QWidget* InteractivePage::buildControls()
     v->addWidget(ev);
     setCategoryLabel();
 
+    // The status line, the progress bar and notices come and go above the buttons: the editor above them (the only
+    // stretching item) gives way, so Generate, Stop and Score stay where the mouse is (issue 54: Score moved from
+    // y 882 to 869 to 796 as they appeared below it).
+    m_status = new QLabel(w);
+    m_status->setWordWrap(true);
+    m_status->setStyleSheet(QStringLiteral("color:#555"));
+    v->addWidget(m_status);
+    m_progress = new QProgressBar(w);
+    m_progress->setTextVisible(true);
+    m_progress->hide();
+    v->addWidget(m_progress);
+    m_notice = new QLabel(w);
+    m_notice->setWordWrap(true);
+    m_notice->setTextFormat(Qt::PlainText);
+    m_notice->setStyleSheet(
+        QStringLiteral("background:#fff3cd; color:#664d03; border:1px solid #e0c36c; border-radius:3px; padding:4px"));
+    m_notice->hide();
+    v->addWidget(m_notice);
     auto* buttons = new QHBoxLayout();
     m_generate = new QPushButton(tr("Generate"), w);
     m_generate->setDefault(true);
@@ -157,21 +175,6 @@ QWidget* InteractivePage::buildControls()
     m_editCompletion->setEnabled(false);
     connect(m_editCompletion, &QPushButton::clicked, this, &InteractivePage::editCompletion);
     v->addWidget(m_editCompletion);
-    m_status = new QLabel(w);
-    m_status->setWordWrap(true);
-    m_status->setStyleSheet(QStringLiteral("color:#555"));
-    v->addWidget(m_status);
-    m_progress = new QProgressBar(w);
-    m_progress->setTextVisible(true);
-    m_progress->hide();
-    v->addWidget(m_progress);
-    m_notice = new QLabel(w);
-    m_notice->setWordWrap(true);
-    m_notice->setTextFormat(Qt::PlainText);
-    m_notice->setStyleSheet(
-        QStringLiteral("background:#fff3cd; color:#664d03; border:1px solid #e0c36c; border-radius:3px; padding:4px"));
-    m_notice->hide();
-    v->addWidget(m_notice);
     return w;
 }
 
