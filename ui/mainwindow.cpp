@@ -82,6 +82,7 @@ void MessageBanner::showMessage(const QString& text, bool offerOpenModel)
 {
     m_label->setText(text);
     m_open->setVisible(offerOpenModel);
+    m_aboutTheModel = offerOpenModel;
     show();
 }
 

@@ -28,12 +28,15 @@ public:
     explicit MessageBanner(QWidget* parent = nullptr);
     void showMessage(const QString& text, bool offerOpenModel);
     QString text() const;
+    // Whether the message is about the model (a failed load, offering to open another), not about a file.
+    bool aboutTheModel() const { return m_aboutTheModel; }
 Q_SIGNALS:
     void openModelRequested();
 
 private:
     QLabel* m_label;
     QPushButton* m_open;
+    bool m_aboutTheModel = false;
 };
 
 // The main window: the model panel (loaded model, loading progress, open/recent), one tab per Page made from

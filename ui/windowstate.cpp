@@ -44,8 +44,13 @@ void MainWindow::updateTitle()
 
 void MainWindow::documentChanged(const QString& opened)
 {
-    if (!opened.isEmpty())
+    if (!opened.isEmpty()) {
         rememberRecentFile(opened);
+        // A file opened: an earlier error about another file is stale (issue 54: it stayed up). A message about
+        // the model stays, the model being as it was.
+        if (!m_banner->isHidden() && !m_banner->aboutTheModel())
+            m_banner->hide();
+    }
     updateTitle();
 }
 

@@ -16,6 +16,7 @@
 #include "ascviz/results/session.h"
 
 #include <QComboBox>
+#include <QFile>
 #include <QImage>
 #include <QMenu>
 #include <QMenuBar>
@@ -47,6 +48,7 @@ private Q_SLOTS:
     void scriptedScreenshot();
     void scriptedSession();
     void helpMenu();
+    void anOpenedFileClearsAStaleError();
 };
 
 void TestMainWindow::initTestCase()
@@ -391,6 +393,26 @@ void TestMainWindow::helpMenu()
     QVERIFY(quickStartText().contains(QStringLiteral("Resume")));
     for (const char* page : {"Heads", "Inside", "Galeras"})
         QVERIFY2(quickStartText().contains(QLatin1String(page)), page);
+}
+
+void TestMainWindow::anOpenedFileClearsAStaleError()
+{
+    // Issue 54: the error banner stayed after a later file opened successfully.
+    MainWindow w;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QTemporaryDir dir;
+    const QString missing = dir.filePath(QStringLiteral("gone.py"));
+    QVERIFY(!w.openRecentFile(missing));
+    QVERIFY(w.isBannerVisible());
+    QVERIFY(w.bannerText().contains(QStringLiteral("gone.py")));
+    const QString good = dir.filePath(QStringLiteral("good.py"));
+    QFile f(good);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("def f(x):\n    return x\n");
+    f.close();
+    QVERIFY(w.openRecentFile(good));
+    QVERIFY2(!w.isBannerVisible(), qPrintable(w.bannerText()));
 }
 
 QTEST_MAIN(TestMainWindow)
