@@ -242,3 +242,18 @@ TEST(Views, OneXmlEscaperForEverySvgAndPage)
     EXPECT_TRUE(xmlAllowed(0x10FFFF));
     EXPECT_FALSE(xmlAllowed(0xFFFE));
 }
+
+// Issue 54: the sequence figure's caption spoke of generated tokens for a text with none (a scored text).
+TEST(Views, TheSequenceCaptionNamesGeneratedTokensOnlyWhereThereAreSome)
+{
+    const EvalResult generated = handEval();
+    EvalResult scored = handEval();
+    for (auto& t : scored.scored.tokens)
+        t.generated = false;
+    const FigureStyle style;
+    const std::string withGenerated = figureToSvg(sequenceFigure(generated, style, {}).figure);
+    const std::string withoutGenerated = figureToSvg(sequenceFigure(scored, style, {}).figure);
+    EXPECT_NE(withGenerated.find("generated tokens bold and underlined"), std::string::npos);
+    EXPECT_EQ(withoutGenerated.find("generated tokens"), std::string::npos);
+    EXPECT_NE(withoutGenerated.find("NtP of each token"), std::string::npos);
+}

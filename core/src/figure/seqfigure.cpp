@@ -200,9 +200,12 @@ ViewFigure sequenceFigure(const EvalResult& r, const FigureStyle& style, const V
         const std::string ws = options.whitespace == WhitespaceTokens::Full   ? ""
                                : options.whitespace == WhitespaceTokens::None ? "; whitespace tokens not coloured"
                                                                               : "; whitespace tokens faint";
-        bottom += kPad + scaleLegend(&f, kPad, bottom + kPad, f.widthPt - 2 * kPad, style,
-                                     "NtP of each token; generated tokens bold and underlined" + ws)
-                             .h;
+        // The generated tokens are named only where there are some (issue 54: a scored text's caption spoke of them).
+        const bool anyGenerated =
+            std::any_of(toks.begin(), toks.end(), [](const ScoredToken& t) { return t.generated; });
+        const std::string caption =
+            std::string("NtP of each token") + (anyGenerated ? "; generated tokens bold and underlined" : "") + ws;
+        bottom += kPad + scaleLegend(&f, kPad, bottom + kPad, f.widthPt - 2 * kPad, style, caption).h;
     }
     f.heightPt = bottom + kPad;
     return out;
