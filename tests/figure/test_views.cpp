@@ -250,7 +250,8 @@ TEST(Views, TheSequenceCaptionNamesGeneratedTokensOnlyWhereThereAreSome)
     EvalResult scored = handEval();
     for (auto& t : scored.scored.tokens)
         t.generated = false;
-    const FigureStyle style;
+    FigureStyle style;
+    style.widthPt = 178.0 * kPointsPerMm; // two columns: the caption on one line
     const std::string withGenerated = figureToSvg(sequenceFigure(generated, style, {}).figure);
     const std::string withoutGenerated = figureToSvg(sequenceFigure(scored, style, {}).figure);
     EXPECT_NE(withGenerated.find("generated tokens bold and underlined"), std::string::npos);
