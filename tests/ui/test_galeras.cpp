@@ -4,6 +4,7 @@
 #include "pages/analysis/analysispage.h"
 #include "pages/batch/batchpage.h"
 #include "pages/galeras/galeraspanel.h"
+#include "run/runbar.h"
 #include "services/modelservice.h"
 #include "services/resultstore.h"
 #include "uitest_util.h"
@@ -56,6 +57,7 @@ private Q_SLOTS:
         QVERIFY(ended.wait(60000));
         QCOMPARE(ended.last().at(0).toBool(), false);
         QVERIFY(panel->status().contains(QStringLiteral("Resume")));
+        QVERIFY(panel->findChild<RunBar*>()->canResume()); // stopped midway: there is something to resume
         const auto before = GalerasDb::open(db.toStdString()).doneKeys().size();
         QVERIFY(before >= 1 && before < 12);
         QVERIFY(!models.isHeld());
@@ -64,6 +66,7 @@ private Q_SLOTS:
         QVERIFY(ended.wait(120000));
         QCOMPARE(ended.last().at(0).toBool(), true);
         QCOMPARE(GalerasDb::open(db.toStdString()).doneKeys().size(), std::size_t(12)); // 4 items x 3 treatments
+        QVERIFY(!panel->findChild<RunBar*>()->canResume()); // issue 54: Resume stayed enabled after Done
         QVERIFY(panel->analysis()->text().contains(QStringLiteral("T1")));
         QVERIFY(panel->analysis()->text().contains(QStringLiteral("T2")));
 

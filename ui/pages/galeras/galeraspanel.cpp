@@ -11,6 +11,7 @@
 #include "ascviz/galeras/effects.h"
 #include "ascviz/galeras/testbed.h"
 #include "ascviz/galerasrun/run.h"
+#include "ascviz/results/galerasdb.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -34,6 +35,23 @@
 #include <atomic>
 
 namespace ascviz::ui {
+
+namespace {
+// Whether `db` is a Galeras runs database with fewer rows than planned (a run to resume).
+bool galerasRunIncomplete(const QString& db)
+{
+    if (db.isEmpty() || !QFileInfo::exists(db))
+        return false;
+    try {
+        const GalerasDb runs = GalerasDb::open(toUtf8(db));
+        const auto meta = runs.meta();
+        const auto planned = meta.find("planned");
+        return planned == meta.end() || runs.doneKeys().size() < std::stoull(planned->second);
+    } catch (const std::exception&) {
+        return true; // unreadable here: Resume says why
+    }
+}
+} // namespace
 
 namespace {
 
@@ -235,7 +253,9 @@ GalerasRunPanel::GalerasRunPanel(RunController* run, QWidget* parent) : QWidget(
     lay->addLayout(form);
     m_bar = new RunBar(m_run, QStringLiteral("galeras"), tr("Run Galeras"), this);
     m_bar->setStartToolTip(tr("Generate every testbed item under every treatment into a new runs database"));
-    m_bar->setCanResume([this] { return !m_db->text().isEmpty() && QFileInfo::exists(m_db->text()); });
+    // Resume continues a runs database that holds fewer rows than it planned (issue 54: it stayed enabled after a
+    // run was done).
+    m_bar->setCanResume([this] { return galerasRunIncomplete(m_db->text()); });
     m_bar->setStatus(tr("Generates every testbed item under every treatment with the loaded model."));
     lay->addWidget(m_bar);
     connect(m_db, &QLineEdit::textChanged, m_bar, &RunBar::updateButtons);
