@@ -3,6 +3,7 @@
 #include "common/appidentity.h"
 #include "models/batchmodels.h"
 #include "pages/batch/batchpage.h"
+#include "pages/galeras/galeraspanel.h"
 #include "services/modelservice.h"
 #include "services/resultstore.h"
 #include "testdata.h"
@@ -20,6 +21,7 @@
 #include <QFile>
 #include <QLineSeries>
 #include <QProgressBar>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -169,7 +171,15 @@ private Q_SLOTS:
         QFile p(pdf);
         QVERIFY(p.open(QIODevice::ReadOnly));
         QVERIFY(p.read(5) == "%PDF-");
+        // Export chart works on the chart tabs only (issue 54: on the Galeras tab it wrote the categories chart).
+        auto* exportChart = tab.findChild<QPushButton*>(QStringLiteral("exportChart"));
+        QVERIFY(exportChart);
+        tab.resultTabs()->setCurrentWidget(tab.categoryChartView());
+        QVERIFY(exportChart->isEnabled());
+        tab.resultTabs()->setCurrentWidget(tab.findChild<GalerasRunPanel*>());
+        QVERIFY(!exportChart->isEnabled());
         tab.resultTabs()->setCurrentIndex(0);
+        QVERIFY(!exportChart->isEnabled());
         const QString csv = m_dir.filePath(QStringLiteral("stats.csv"));
         QVERIFY2(tab.exportCurrentTableCsv(csv, &err), qPrintable(err));
         QFile c(csv);

@@ -198,8 +198,19 @@ void BatchPage::buildUi()
     auto* remove = new QPushButton(tr("Close"), this);
     connect(remove, &QPushButton::clicked, this, [this] { removeResults(currentSet()); });
     auto* exportChart = new QPushButton(tr("Export chart SVG/PDF…"), this);
+    exportChart->setObjectName(QStringLiteral("exportChart"));
     connect(exportChart, &QPushButton::clicked, this, [this] {
-        QChartView* view = m_resultTabs->currentWidget() == m_distributionView ? m_distributionView : m_categoryView;
+        // The chart of the tab shown; a tab without one (Statistics, Compare, Snippets, Galeras) exports nothing
+        // (issue 54: the Galeras tab's Export chart silently wrote the categories chart). The button is disabled
+        // there too.
+        QWidget* shown = m_resultTabs->currentWidget();
+        if (shown != m_categoryView && shown != m_distributionView) {
+            setStatus(tr("This tab has no chart: Export chart writes the Categories chart or the Distribution tab's "
+                         "chart."),
+                      true);
+            return;
+        }
+        QChartView* view = shown == m_distributionView ? m_distributionView : m_categoryView;
         FigureOptionsDialog options(this);
         options.setOptions(savedFigureExportOptions());
         if (options.exec() != QDialog::Accepted)
@@ -295,6 +306,12 @@ void BatchPage::buildUi()
     // Galeras (docs/galeras.md): prompt treatments, generation runs and their effects, with the same model.
     m_galeras = new GalerasRunPanel(m_run, m_resultTabs);
     m_resultTabs->addTab(m_galeras, tr("Galeras"));
+    const auto chartShown = [this, exportChart] {
+        QWidget* w = m_resultTabs->currentWidget();
+        exportChart->setEnabled(w == m_categoryView || w == m_distributionView);
+    };
+    connect(m_resultTabs, &QTabWidget::currentChanged, this, chartShown);
+    chartShown();
 
     auto* top = new QVBoxLayout(this);
     top->addWidget(runBox);
