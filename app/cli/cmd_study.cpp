@@ -193,10 +193,9 @@ int studyInit(Args& args)
         for (const auto& c : d.conditions)
             std::cerr << ' ' << c << ' ' << groups[c];
         std::cerr << '\n';
-    } else if (participants % int(d.conditions.size()) != 0)
-        std::cerr << "study: note: " << participants << " participants is not a multiple of the " << d.conditions.size()
-                  << " conditions; each participant is balanced, but the last group does not show every sample under "
-                     "every condition\n";
+    }
+    if (const std::string note = studyBalanceNote(d); !note.empty())
+        std::cerr << "study: note: " << note << '\n';
     writeJson(assignmentJson(study), std::nullopt);
     return 0;
 }

@@ -145,3 +145,29 @@ TEST(StudyBetween, ResponsesFileKeepsBackgroundAnswers)
     EXPECT_EQ(again.at("P01").at("python"), "Advanced");
     EXPECT_EQ(again.at("P01").at("problems"), "wrong imports");
 }
+
+// Issue 54: 2 participants over 4 conditions gave no warning in the GUI that the assignment cannot balance. One note,
+// the same for the CLI and the GUI, for each way a design falls short.
+TEST(StudyBalance, TheNoteSaysHowADesignCannotBalance)
+{
+    StudyDesign d; // the paper's four conditions
+    ASSERT_EQ(d.conditions.size(), 4u);
+    d.participants = 8;
+    EXPECT_EQ(studyBalanceNote(d), "");
+    d.participants = 2;
+    EXPECT_EQ(studyBalanceNote(d), "2 participants over 4 conditions cannot balance: each sample is seen under only 2 "
+                                   "of the 4 conditions; a multiple of 4 participants balances it");
+    d.participants = 6;
+    EXPECT_EQ(studyBalanceNote(d), "6 participants over 4 conditions: each participant is balanced, but the last group "
+                                   "does not show every sample under every condition; a multiple of 4 participants "
+                                   "balances it");
+    d.design = StudyDesignKind::Between;
+    d.participants = 3;
+    EXPECT_EQ(studyBalanceNote(d), "3 participants over 4 conditions cannot balance: 1 of the conditions have no "
+                                   "participant; a multiple of 4 participants balances it");
+    d.participants = 5;
+    EXPECT_EQ(studyBalanceNote(d),
+              "5 participants over 4 conditions give groups of unequal size; a multiple of 4 participants balances it");
+    d.participants = 4;
+    EXPECT_EQ(studyBalanceNote(d), "");
+}

@@ -248,6 +248,26 @@ StudySample makeStudySample(const std::string& id, const std::string& language, 
     return s;
 }
 
+std::string studyBalanceNote(const StudyDesign& d)
+{
+    const int p = d.participants, k = static_cast<int>(d.conditions.size());
+    if (k <= 1 || p < 1 || p % k == 0)
+        return {};
+    const std::string head =
+        std::to_string(p) + " participant" + (p == 1 ? "" : "s") + " over " + std::to_string(k) + " conditions";
+    const std::string remedy = "; a multiple of " + std::to_string(k) + " participants balances it";
+    if (d.design == StudyDesignKind::Between)
+        return p < k ? head + " cannot balance: " + std::to_string(k - p) + " of the conditions have no participant" +
+                           remedy
+                     : head + " give groups of unequal size" + remedy;
+    return p < k ? head + " cannot balance: each sample is seen under only " + std::to_string(p) + " of the " +
+                       std::to_string(k) + " conditions" + remedy
+                 : head +
+                       ": each participant is balanced, but the last group does not show every sample under every "
+                       "condition" +
+                       remedy;
+}
+
 Study makeStudy(const StudyDesign& d, std::vector<StudySample> samples)
 {
     checkConditions(d.conditions);

@@ -118,6 +118,8 @@ bool StudyPage::createStudy(const QString& path, QString* error)
     } catch (const std::exception& e) {
         return fail(toQString(e.what()));
     }
+    // An assignment that cannot balance is said with the result (as the CLI's note).
+    const QString balance = toQString(studyBalanceNote(d));
     AnalysisPtr interactive = m_includeInteractive->isChecked() ? m_results->interactiveResult() : nullptr;
     if (m_includeInteractive->isChecked() && (!interactive || !interactive->eval))
         return fail(tr("there is no Interactive result to include"));
@@ -176,7 +178,7 @@ bool StudyPage::createStudy(const QString& path, QString* error)
         m_cancel->setEnabled(false);
         m_progress->setVisible(false);
     };
-    cb.finished = [this, path, finishUi] {
+    cb.finished = [this, path, finishUi, balance] {
         finishUi();
         QString err;
         if (!QFileInfo::exists(path)) {
@@ -189,7 +191,7 @@ bool StudyPage::createStudy(const QString& path, QString* error)
             Q_EMIT creationFailed(err);
             return;
         }
-        setStatus(tr("Created %1.").arg(path));
+        setStatus(balance.isEmpty() ? tr("Created %1.").arg(path) : tr("Created %1. Note: %2.").arg(path, balance));
         Q_EMIT studyCreated(path);
     };
     cb.failed = [this, finishUi](const QString& message) {

@@ -134,6 +134,12 @@ struct StudyDesign {
     std::vector<StudyQuestion> questions = defaultStudyQuestions();
     int participants = 4;
 };
+// "" when the design's assignment is balanced; else one sentence saying how it is not, for the CLI's note and the
+// GUI's warning (issue 54: 2 participants over 4 conditions gave no warning in the GUI). Within: fewer participants
+// than conditions (a sample is seen under only some of them) or not a multiple of them (the last group is
+// incomplete); between: fewer participants than conditions (a condition without a group) or groups of unequal size.
+std::string studyBalanceNote(const StudyDesign& design);
+
 // Checks the design (conditions known and distinct, questions with 4 or 5 labels and distinct ids, samples
 // a multiple of the conditions) and assigns the trials. Throws InputError naming what is wrong.
 Study makeStudy(const StudyDesign& design, std::vector<StudySample> samples);
