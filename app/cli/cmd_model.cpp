@@ -7,6 +7,7 @@
 #include "ascviz/base/resources.h"
 #include "ascviz/base/utf8.h"
 #include "ascviz/model/modeljson.h"
+#include "ascviz/results/prompts.h"
 
 #include <cmath>
 
@@ -41,6 +42,7 @@ int cmdGenerate(Args& args)
     const auto dir = resolveModelDir(args.valueOr("--model", "default"));
     const auto load = loadOptions(args);
     const auto promptFile = args.value("--prompt-file");
+    const auto promptsFile = args.value("--prompts");
     const auto outFile = args.value("--out");
     GenerationOptions g;
     g.maxNewTokens = args.intValue("--max-new-tokens", 64);
@@ -48,10 +50,31 @@ int cmdGenerate(Args& args)
     samplingOptions(args, g, "--seed");
     const std::size_t maxTextBytes = maxTextBytesOption(args);
     args.finish();
-    if (!promptFile)
-        throw UsageError("missing required option --prompt-file");
+    if (promptFile && promptsFile)
+        throw UsageError("give --prompt-file or --prompts, not both");
+    if (!promptFile && !promptsFile)
+        throw UsageError("missing required option --prompt-file (or --prompts FILE.jsonl)");
     if (g.maxNewTokens < 0)
         throw UsageError("--max-new-tokens must be >= 0");
+    if (promptsFile) {
+        // JSON Lines in ({"id"?, "prompt"}), one line out per input in the same order: generate's JSON and "id".
+        // Every prompt is read and checked before the model loads. One prompt after another; the batched
+        // generation of the GPU engine (issue 56) is to replace this loop, greedy results unchanged.
+        const std::vector<PromptEntry> prompts = readPromptsFile(*promptsFile);
+        for (const auto& p : prompts)
+            limits::checkTextSize(p.prompt.size(), maxTextBytes, *promptsFile + ":" + std::to_string(p.line));
+        const auto model = LanguageModel::load(dir, load);
+        std::string lines;
+        for (const auto& p : prompts) {
+            nlohmann::json j = generationJson(model->generate(p.prompt, g), model->info());
+            j["id"] = !p.id         ? nlohmann::json(nullptr)
+                      : p.numericId ? nlohmann::json::parse(*p.id)
+                                    : nlohmann::json(*p.id);
+            lines += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + '\n';
+        }
+        writeText(lines, outFile);
+        return 0;
+    }
 
     const std::string prompt = readUtf8File(*promptFile);
     // before the model loads: a long prompt would take minutes to read into the model

@@ -152,6 +152,8 @@ const std::map<std::string, CommandHelp>& commandHelp()
           "  it stopped: eos (the model ended the text), length (N tokens), cancelled, context (the model's context is "
           "full)\n"
           "  --prompt-file F    the prompt (UTF-8; '-' = stdin)\n"
+          "  --prompts F        instead: JSON Lines of {\"id\"?, \"prompt\"}; one JSON line out per prompt, in order,\n"
+          "                     generate's JSON with \"id\" (a malformed line: exit 1 naming file:line)\n"
           "  --max-new-tokens N tokens to generate at most (default 64)\n"
           "  --greedy           the most probable token each step (the default when no sampling option is given)\n"
           "  --temperature T    sample with temperature T > 0; --top-p P in (0,1], --top-k K (0 = off), --seed S\n"

@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <vector>
 
 namespace {
 
@@ -248,4 +250,55 @@ TEST(CliModel, ModelsListsEveryFamilyWithItsOptions)
     const auto text = clitest::run("models");
     EXPECT_EQ(text.status, 0);
     EXPECT_NE(text.out.find("  gemma2      sandwich norms"), std::string::npos) << text.out;
+}
+
+// generate --prompts (issue 56's interface): JSON Lines in, one line out per prompt in order with its id; greedy
+// results equal one generate per prompt; a malformed line names file:line and nothing is generated.
+TEST(CliModel, GenerateManyPromptsEqualsOneByOne)
+{
+    const std::string a = "def add(a, b):\n", b = "import os\n\n\ndef main():\n    \u00e9t\u00e9 = \"\U0001F600\"\n";
+    const auto prompts = clitest::writeTemp("prompts.jsonl", nlohmann::json{{"id", "first"}, {"prompt", a}}.dump() +
+                                                                 "\n\n" + nlohmann::json{{"prompt", b}}.dump() + "\n" +
+                                                                 nlohmann::json{{"id", 7}, {"prompt", a}}.dump());
+    const std::string common = " --model default --max-new-tokens 6 --greedy";
+    const auto many = clitest::run("generate --prompts '" + prompts.string() + "'" + common);
+    ASSERT_EQ(many.status, 0) << many.err;
+    std::vector<nlohmann::json> lines;
+    std::istringstream in(many.out);
+    for (std::string l; std::getline(in, l);)
+        lines.push_back(nlohmann::json::parse(l));
+    ASSERT_EQ(lines.size(), 3u);
+    EXPECT_EQ(lines[0].at("id"), "first");
+    EXPECT_TRUE(lines[1].at("id").is_null());
+    EXPECT_EQ(lines[2].at("id"), 7);
+    const std::string texts[] = {a, b, a};
+    for (std::size_t i = 0; i < 3; ++i) {
+        const auto file = clitest::writeTemp("prompt" + std::to_string(i) + ".py", texts[i]);
+        const auto one = clitest::run("generate --prompt-file '" + file.string() + "'" + common);
+        ASSERT_EQ(one.status, 0) << one.err;
+        const auto single = nlohmann::json::parse(one.out);
+        const auto& batched = lines[i];
+        EXPECT_EQ(batched.at("text"), single.at("text")) << "prompt " << i;
+        EXPECT_EQ(batched.at("stop"), single.at("stop"));
+        EXPECT_EQ(batched.at("prompt_tokens"), single.at("prompt_tokens"));
+        ASSERT_EQ(batched.at("tokens").size(), single.at("tokens").size());
+        for (std::size_t t = 0; t < single.at("tokens").size(); ++t) {
+            const auto &x = batched.at("tokens")[t], &y = single.at("tokens")[t];
+            EXPECT_EQ(x.at("id"), y.at("id"));
+            EXPECT_EQ(x.at("start"), y.at("start"));
+            EXPECT_EQ(x.at("generated"), y.at("generated"));
+            if (y.at("ntp").is_null())
+                EXPECT_TRUE(x.at("ntp").is_null());
+            else
+                EXPECT_NEAR(x.at("ntp").get<double>(), y.at("ntp").get<double>(), 1e-9);
+        }
+    }
+
+    const auto bad = clitest::writeTemp("bad-prompts.jsonl", "{\"prompt\": \"x\"}\n{\"prompt\": 5}\n");
+    const auto refused = clitest::run("generate --prompts '" + bad.string() + "'" + common);
+    EXPECT_EQ(refused.status, 1);
+    EXPECT_NE(refused.err.find("bad-prompts.jsonl:2: \"prompt\" is not a string"), std::string::npos) << refused.err;
+    EXPECT_TRUE(refused.out.empty());
+    const auto both = clitest::run("generate --prompts '" + bad.string() + "' --prompt-file x.py" + common);
+    EXPECT_EQ(both.status, 2);
 }

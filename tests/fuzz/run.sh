@@ -33,6 +33,7 @@ options() {
     galeras_records)    echo "-dict=$here/dict/json.dict -max_len=4096 -timeout=10" ;;
     galeras_treatments) echo "-dict=$here/dict/json.dict -max_len=4096 -timeout=10" ;;
     session)      echo "-dict=$here/dict/json.dict -max_len=16384 -timeout=10" ;;
+    prompts)      echo "-dict=$here/dict/json.dict -max_len=4096 -timeout=10" ;;
     *)            echo "-timeout=10" ;;
   esac
 }
