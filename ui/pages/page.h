@@ -1,8 +1,8 @@
-// A page of the main window (Interactive, Batch, Analysis, Heads, Study: the registry, pages/registry.h). The main window makes the pages from the
-// registry (pages/registry.h) and knows them only through this interface: one tab per page, the page's own
-// menu, and File › Export / sessions that ask the current page. Pages share the services (ModelService,
-// JobTracker, ResultStore) given at construction and never call each other; what a page asks of the window
-// (show an error, show code in another page) goes through the PageHost it is attached to.
+// A page of the main window (Interactive, Batch, Analysis, Heads, Study: the registry, pages/registry.h). The main
+// window makes the pages from the registry (pages/registry.h) and knows them only through this interface: one tab per
+// page, the page's own menu, and File › Export / sessions that ask the current page. Pages share the services
+// (ModelService, JobTracker, ResultStore) given at construction and never call each other; what a page asks of the
+// window (show an error, show code in another page) goes through the PageHost it is attached to.
 #pragma once
 #include <QList>
 #include <QString>
