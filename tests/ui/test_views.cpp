@@ -82,6 +82,7 @@ private Q_SLOTS:
     void fitButtonFitsTheWholeTree();
     void linkedSelectionFromNode();
     void linkedSelectionFromToken();
+    void detailsNameTheAggregationScope();
     void mouseClicksSelect();
     void aggregationSwitch();
     void categoryFile();
@@ -331,6 +332,26 @@ void TestViews::linkedSelectionFromToken()
     QCOMPARE(f.tab.sequenceView()->highlightedTokens(), QVector<int>{token});
     QCOMPARE(f.tab.details()->mode(), DetailsPanel::Mode::Token);
     QCOMPARE(f.tab.details()->nodeModel()->rowCount(), int(nodes.size()));
+}
+
+void TestViews::detailsNameTheAggregationScope()
+{
+    // Issue 54: Details said "median" when θ was taken over the node's children.
+    Fixture f;
+    f.controller.setAggregationScope(AggregationScope::Children);
+    const AnalysisPtr a = f.show(uitest::tokenizedText(kCode));
+    QVERIFY(a);
+    QCOMPARE(a->eval->scope, AggregationScope::Children);
+    f.tab.details()->showSummary(a);
+    QVERIFY2(f.tab.details()->headerText().contains(QStringLiteral("median over children")),
+             qPrintable(f.tab.details()->headerText()));
+    f.tab.details()->showNode(a, 0);
+    QVERIFY(f.tab.details()->headerText().contains(QStringLiteral("median over children")));
+    Fixture tokens;
+    const AnalysisPtr b = tokens.show(uitest::tokenizedText(kCode));
+    QVERIFY(b);
+    tokens.tab.details()->showSummary(b);
+    QVERIFY(!tokens.tab.details()->headerText().contains(QStringLiteral("over children")));
 }
 
 void TestViews::mouseClicksSelect()

@@ -20,6 +20,14 @@ QString swatch(std::optional<double> v)
         .arg(c.name(), textColorOn(c).name(), formatValue(v));
 }
 
+// θ and its scope: "median" over a node's own tokens, "median over children" bottom-up (issue 54: Details omitted
+// the scope).
+QString aggregationText(const EvalResult& r)
+{
+    const QString theta = toQString(toString(r.aggregation));
+    return r.scope == AggregationScope::Children ? DetailsPanel::tr("%1 over children").arg(theta) : theta;
+}
+
 QString row(const QString& k, const QString& v)
 {
     return QStringLiteral("<tr><td style='color:#555'>%1&nbsp;&nbsp;</td><td>%2</td></tr>").arg(k, v);
@@ -100,7 +108,7 @@ void DetailsPanel::showSummary(AnalysisPtr a)
                                   .arg(generated));
     html += row(tr("AST"), tr("%1 nodes, %2 levels").arg(f.astNodes).arg(f.astLevels));
     html += row(tr("cyclomatic"), QString::number(f.cyclomatic));
-    html += row(tr("aggregation"), toQString(toString(r.aggregation)));
+    html += row(tr("aggregation"), aggregationText(r));
     if (r.tree.hasErrors()) {
         // Where the errors are and which languages the code parses cleanly as (never switched); computed
         // with the result, off the GUI thread.
@@ -144,7 +152,7 @@ void DetailsPanel::showNode(AnalysisPtr a, int node)
     QString html = QStringLiteral("<b>%1</b> %2<table>").arg(tr("Node"), QString::number(node));
     html += row(tr("type"), type + (n.named ? QString() : tr(" (anonymous)")));
     html += row(tr("category"), ev.category ? toQString(*ev.category).toHtmlEscaped() : tr("—"));
-    html += row(tr("AsC-Eval"), swatch(ev.value) + QStringLiteral(" %1").arg(toQString(toString(r.aggregation))));
+    html += row(tr("AsC-Eval"), swatch(ev.value) + QStringLiteral(" %1").arg(aggregationText(r)));
     html += row(tr("bytes"), QStringLiteral("%1–%2").arg(n.start).arg(n.end));
     html += row(tr("depth"), QString::number(n.depth));
     html += row(tr("text"), QStringLiteral("<code>%1</code>").arg(excerpt(r.tree.nodeText(n))));
