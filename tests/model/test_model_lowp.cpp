@@ -219,8 +219,9 @@ TEST(KeptWeights, RefusesOtherComputeDtypesAndUnknownSettings)
     auto o = withWeights("checkpoint");
     o.dtype = ascviz::Dtype::Bfloat16;
     EXPECT_THROW(ascviz::LanguageModel::load(d, o), ascviz::ModelError);
-    o = withWeights("int4");
-    EXPECT_THROW(ascviz::LanguageModel::load(d, o), ascviz::ModelError);
+    // An unknown weights setting is refused where its name is read (core's one table, model/loadoptions.h): typed,
+    // it can no longer reach the load.
+    EXPECT_THROW((void)withWeights("int4"), ascviz::InputError);
     fs::remove_all(d);
 }
 

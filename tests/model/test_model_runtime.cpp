@@ -506,8 +506,11 @@ TEST(LoadErrors, WrongShapeNamesTensor)
     auto header = nlohmann::json::parse(bytes.substr(8, n));
     auto& e = header["transformer.ln_f.weight"];
     const auto begin = e["data_offsets"][0].get<uint64_t>();
+    // 16 float64 values in the same 128 bytes: a well-formed file (no gap, as the safetensors library requires) whose
+    // tensor has another shape than the config implies.
     e["shape"] = {16};
-    e["data_offsets"] = {begin, begin + 64};
+    e["dtype"] = "F64";
+    e["data_offsets"] = {begin, begin + 128};
     std::string h = header.dump();
     h.append((8 - h.size() % 8) % 8, ' ');
     std::string out(8, '\0');
