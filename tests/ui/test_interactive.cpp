@@ -15,6 +15,7 @@
 #include "ascviz/render/layout.h"
 
 #include <QComboBox>
+#include <QLabel>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
