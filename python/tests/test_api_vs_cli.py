@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import math
 
 import pytest
@@ -131,7 +132,8 @@ def test_to_html_is_the_cli_export(model, cli, tmp_path):
     r = model.evaluate(PY)
     page = r.to_html()
     ours, theirs = _embedded(page), _embedded(out.read_text(encoding="utf-8"))
-    assert ours["share"]["source"] == "ascviz.Result" and theirs["share"]["source"] == str(f)
+    # the CLI's page names the file without the sender's folders (issue 54)
+    assert ours["share"]["source"] == "ascviz.Result" and theirs["share"]["source"] == os.path.basename(str(f))
     assert ours["share"]["model_fingerprint"] == theirs["share"]["model_fingerprint"] is not None
     del ours["share"]["source"], theirs["share"]["source"]
     assert ours == theirs
