@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import math
+import os
 
 import pytest
 
