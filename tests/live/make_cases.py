@@ -5,7 +5,8 @@ made with `transformers` at test time, each with reference NtP and greedy ids fr
     make_cases.py --out DIR --tokenizer tokenizer.json
 
 Writes DIR/<variant>/ (a checkpoint folder as save_pretrained leaves it, plus reference.json holding, per text, its input ids, NtP, the layer lens's NtP per predicted position and layer
-("ntp_layers": output_hidden_states through the final norm and head; "top1_layers"/"top1_gaps": each layer's top-1 id
+("uncertainty": entropy, top-10 entropy, p1, margin and rank per position, docs/method.md §17;
+"ntp_layers": output_hidden_states through the final norm and head; "top1_layers"/"top1_gaps": each layer's top-1 id
 and its margin over the second logit), the top-5 ids and logits, and the greedy ids) and DIR/manifest.json:
     {"transformers": str, "torch": str, "variants": [{"name", "expect": "match" | "refuse", "error": str}]}
 Per text, "ablation" holds {"heads": [[layer, head], ...], "zero": NtP, "mean": NtP}: the NtP with those heads'
@@ -530,6 +531,29 @@ def expert_ablated_ntp(model, ids, experts):
     return [probs[i, ids[i + 1]].item() for i in range(len(ids) - 1)]
 
 
+def uncertainty(logits, ids):
+    """The per-token uncertainty of docs/method.md §17 recomputed from transformers' logits (float64): the entropy
+    -sum p ln p, the top-10 entropy renormalised, p1, the margin p1 - p2 and the rank of the actual token (ties to
+    the smaller id), for positions 1.. (the distribution at i - 1 predicting ids[i])."""
+    z = logits[:-1].double()
+    lp = torch.log_softmax(z, -1)
+    p = lp.exp()
+    entropy = -(torch.where(p > 0, p * lp, torch.zeros_like(p))).sum(-1)
+    top = torch.topk(lp, min(10, lp.shape[-1]), -1).values
+    q = torch.log_softmax(top, -1)
+    topk_entropy = -(q.exp() * q).sum(-1)
+    p1 = top[:, 0].exp()
+    margin = p1 - top[:, 1].exp()
+    target = torch.tensor(ids[1:]).unsqueeze(1)
+    zw = z.gather(1, target)
+    before = torch.arange(z.shape[-1]).unsqueeze(0) < target
+    rank = 1 + (z > zw).sum(-1) + ((z == zw) & before).sum(-1)
+    # The closest other logit to the actual token's: a near-tie that float rounding may flip is not compared.
+    gap = (z - zw).abs().scatter(1, target, float("inf")).min(-1).values
+    return {"entropy": entropy.tolist(), "topk_entropy": topk_entropy.tolist(), "p1": p1.tolist(),
+            "margin": margin.tolist(), "rank": rank.tolist(), "rank_gap": gap.tolist()}
+
+
 def layer_ntp(model, ids, logits):
     """The layer lens (method.md 13): per predicted position i (1..n-1), NtP of ids[i] from every entry of
     output_hidden_states through the same final norm and head; the last entry is already normed (its logits are
@@ -736,7 +760,7 @@ def make(out, tokenizer_json, name, model_type, overrides, opts):
                       "top5_ids": top.indices.tolist(),
                       "top5_logits": top.values.tolist(), "greedy_prompt_ids": prompt,
                       "greedy_ids": (greedy_cached if dynamic_rope(ref_model) else greedy)(ref_model, prompt),
-                      "experts": experts,
+                      "experts": experts, "uncertainty": uncertainty(logits, ids),
                       "attentions": [[[[round(v, 9) for v in layer[0, h, q, :q + 1].tolist()]
                                        for q in range(len(ids))] for h in range(layer.shape[1])]
                                      for layer in outputs.attentions]})

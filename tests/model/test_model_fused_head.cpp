@@ -46,6 +46,13 @@ void expectSame(const std::vector<HeadPred>& fused, const std::vector<HeadPred>&
     ASSERT_EQ(fused.size(), ref.size());
     for (std::size_t i = 0; i < ref.size(); ++i) {
         EXPECT_NEAR(fused[i].ntp, ref[i].ntp, tol) << "row " << i;
+        // The uncertainty of both paths (issue 59): the entropies summed in another order, the rank exactly.
+        const auto &fu = fused[i].uncertainty, &ru = ref[i].uncertainty;
+        EXPECT_NEAR(fu.entropy, ru.entropy, 1e-5) << "row " << i;
+        EXPECT_NEAR(fu.topkEntropy, ru.topkEntropy, 1e-5) << "row " << i;
+        EXPECT_NEAR(fu.p1, ru.p1, tol) << "row " << i;
+        EXPECT_NEAR(fu.margin, ru.margin, tol) << "row " << i;
+        EXPECT_EQ(fu.rank, ru.rank) << "row " << i;
         ASSERT_EQ(fused[i].top.size(), ref[i].top.size()) << "row " << i;
         for (std::size_t j = 0; j < ref[i].top.size(); ++j) {
             EXPECT_NEAR(fused[i].top[j].second, ref[i].top[j].second, tol) << "row " << i << " rank " << j;
@@ -90,6 +97,63 @@ TEST(FusedHead, MatchesTheReferenceOnRandomHeads)
     compareOnRandomHead(50, 16, 9, HeadBlocks{4, 64}, 50, false);   // top-k is the whole vocabulary
 }
 
+// Both paths on logits given directly (the head is the identity), worked out by hand: weights w, logits ln w,
+// p = w / Σw. Row 0: w = (4, 2, 1, 1): H = 1.75 ln 2 (a vocabulary under K: the top-K entropy is H), p1 = 1/2,
+// margin 1/4; the target 2 ties with 3 below two: rank 3 (3: rank 4, its equal 2 has the smaller id). Row 1: w = (8, 4,
+// 2, 2, 1 ×8), Σw = 24, Σ w ln w = 36 ln 2: H = ln 24 − 36 ln 2 / 24; the top 10 hold 22: top-K H = ln 22 − 36 ln 2 /
+// 22; p1 = 1/3, margin 1/6; the target 11 (w = 1) has four above it and seven equal ones of smaller ids: rank 12; the
+// target 0: rank 1.
+TEST(FusedHead, UncertaintyWorkedOutByHand)
+{
+    const auto logitsOf = [](std::vector<double> w, int64_t V) {
+        w.resize(static_cast<std::size_t>(V), w.back());
+        at::Tensor t = at::empty({1, V}, at::kFloat);
+        for (int64_t j = 0; j < V; ++j)
+            t[0][j] = std::log(w[static_cast<std::size_t>(j)]);
+        return t;
+    };
+    struct Case {
+        at::Tensor logits;
+        int32_t target;
+        double entropy, topk, p1, margin;
+        int64_t rank;
+    };
+    const double ln2 = std::log(2.0);
+    const std::vector<Case> cases{
+        {logitsOf({4, 2, 1, 1}, 4), 2, 1.75 * ln2, 1.75 * ln2, 0.5, 0.25, 3},
+        {logitsOf({4, 2, 1, 1}, 4), 3, 1.75 * ln2, 1.75 * ln2, 0.5, 0.25, 4},
+        {logitsOf({8, 4, 2, 2, 1}, 12), 11, std::log(24.0) - 36 * ln2 / 24, std::log(22.0) - 36 * ln2 / 22, 1.0 / 3,
+         1.0 / 6, 12},
+        {logitsOf({8, 4, 2, 2, 1}, 12), 4, std::log(24.0) - 36 * ln2 / 24, std::log(22.0) - 36 * ln2 / 22, 1.0 / 3,
+         1.0 / 6, 5},
+        {logitsOf({8, 4, 2, 2, 1}, 12), 0, std::log(24.0) - 36 * ln2 / 24, std::log(22.0) - 36 * ln2 / 22, 1.0 / 3,
+         1.0 / 6, 1},
+    };
+    for (std::size_t c = 0; c < cases.size(); ++c) {
+        SCOPED_TRACE("case " + std::to_string(c));
+        const Case& k = cases[c];
+        const int64_t V = k.logits.size(1);
+        for (const int topK : {0, 3}) {
+            const auto plain =
+                chunkedHeadPreds(k.logits, {k.target}, V, topK, [](const at::Tensor& r) { return r; }).front();
+            const auto fused = fusedHeadPreds(
+                                   k.logits, {k.target}, V, topK,
+                                   [&](const at::Tensor& r, int64_t col, int64_t n) { return r.narrow(1, col, n); },
+                                   HeadBlocks{1, 5}) // tiles of 5, 5 and 2 columns
+                                   .front();
+            for (const HeadPred* p : {&plain, &fused}) {
+                SCOPED_TRACE(p == &plain ? "plain" : "fused");
+                EXPECT_NEAR(p->uncertainty.entropy, k.entropy, 1e-6);
+                EXPECT_NEAR(p->uncertainty.topkEntropy, k.topk, 1e-6);
+                EXPECT_NEAR(p->uncertainty.p1, k.p1, 1e-6);
+                EXPECT_NEAR(p->uncertainty.margin, k.margin, 1e-6);
+                EXPECT_EQ(p->uncertainty.rank, k.rank);
+                EXPECT_EQ(p->top.size(), static_cast<std::size_t>(std::min<int64_t>(topK, V))); // k kept, not K
+            }
+        }
+    }
+}
+
 TEST(FusedHead, MatchesTheReferenceOnA150kVocabulary)
 {
     at::manual_seed(7);
@@ -124,6 +188,14 @@ TEST(FusedHead, EqualLogitsRankByIdAcrossColumnBlocks)
         EXPECT_EQ(ids, (std::vector<int32_t>{7, 130, 250, 299, 40, 200}));
         EXPECT_EQ(p.top[0].second, p.top[3].second);
         EXPECT_EQ(p.top[4].second, p.top[5].second);
+    }
+    // Ranks with ties to the smaller id, across column blocks: 7 is first of four equal; 250 has 7 and 130 before it;
+    // 40 has the four best above it (200, equal, comes after).
+    for (const auto* preds : {&fused, &ref}) {
+        EXPECT_EQ((*preds)[0].uncertainty.rank, 1);
+        EXPECT_EQ((*preds)[1].uncertainty.rank, 3);
+        EXPECT_EQ((*preds)[2].uncertainty.rank, 5);
+        EXPECT_EQ((*preds)[0].uncertainty.margin, 0.0); // the top two tie
     }
     EXPECT_NEAR(fused[0].ntp, fused[0].top[0].second, 1e-12);
     EXPECT_NEAR(fused[2].ntp, fused[2].top[4].second, 1e-12);

@@ -35,7 +35,8 @@ TEST(LiveConformance, EveryVariantMatchesOrIsRefused)
     int compared = 0, refused = 0, texts = 0;
     double worstNtp = 0, worstLogit = 0, worstLayer = 0;
     int lensTexts = 0, commitCompared = 0, nearTies = 0, ablationTexts = 0;
-    double worstAblation = 0;
+    double worstAblation = 0, worstUncertainty = 0;
+    int uncertaintyTexts = 0, ranksCompared = 0;
     for (const auto& v : variants) {
         const std::string name = v.at("name");
         SCOPED_TRACE(name);
@@ -69,6 +70,35 @@ TEST(LiveConformance, EveryVariantMatchesOrIsRefused)
                 const double err = std::abs(*got[i] - want[i - 1]);
                 worstNtp = std::max(worstNtp, err);
                 EXPECT_LE(err, 1e-5) << "position " << i;
+            }
+            // The uncertainty of the same pass (method.md §17) against its recomputation from transformers' logits:
+            // the entropies, p1 and the margin within 1e-5, the rank equal (unless the actual token's logit is within
+            // 1e-4 of another's). Scored as text, compared where the text encodes to the case's ids.
+            if (c.contains("uncertainty")) {
+                const auto& u = c.at("uncertainty");
+                const auto scored = m->score(c.at("text").get<std::string>());
+                std::vector<int32_t> scoredIds;
+                for (const auto& t : scored.tokens)
+                    scoredIds.push_back(t.id);
+                if (scoredIds == input) {
+                    ASSERT_FALSE(scored.tokens[0].uncertainty.has_value());
+                    for (std::size_t i = 1; i < input.size(); ++i) {
+                        const auto& got = scored.tokens[i].uncertainty;
+                        ASSERT_TRUE(got.has_value()) << "position " << i;
+                        for (const auto& [key, value] :
+                             {std::pair{"entropy", got->entropy}, std::pair{"topk_entropy", got->topkEntropy},
+                              std::pair{"p1", got->p1}, std::pair{"margin", got->margin}}) {
+                            const double err = std::abs(value - u.at(key).at(i - 1).get<double>());
+                            worstUncertainty = std::max(worstUncertainty, err);
+                            EXPECT_LE(err, 1e-5) << key << ", position " << i;
+                        }
+                        if (u.at("rank_gap").at(i - 1).get<double>() > 1e-4) {
+                            EXPECT_EQ(got->rank, u.at("rank").at(i - 1).get<int64_t>()) << "position " << i;
+                            ++ranksCompared;
+                        }
+                    }
+                    ++uncertaintyTexts;
+                }
             }
             // The layer lens: every layer's NtP against output_hidden_states through the same norm and head.
             if (c.contains("ntp_layers")) {
@@ -157,9 +187,12 @@ TEST(LiveConformance, EveryVariantMatchesOrIsRefused)
     RecordProperty("refused", refused);
     std::printf("live conformance (transformers %s): %d variants compared (%d texts, max NtP error %.2e, max logit "
                 "error %.2e), %d refused; layer lens: %d texts, max error %.2e; commitment layer: %d positions equal, "
-                "%d near-ties not compared; head ablation: %d texts, max NtP error %.2e\n",
+                "%d near-ties not compared; head ablation: %d texts, max NtP error %.2e; uncertainty: %d texts, max "
+                "error %.2e, %d ranks equal\n",
                 manifest.at("transformers").get<std::string>().c_str(), compared, texts, worstNtp, worstLogit, refused,
-                lensTexts, worstLayer, commitCompared, nearTies, ablationTexts, worstAblation);
+                lensTexts, worstLayer, commitCompared, nearTies, ablationTexts, worstAblation, uncertaintyTexts,
+                worstUncertainty, ranksCompared);
+    EXPECT_GT(uncertaintyTexts, 0) << "no text encoded to its case's ids";
     EXPECT_EQ(compared + refused, static_cast<int>(variants.size()));
 }
 

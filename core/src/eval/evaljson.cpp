@@ -27,12 +27,21 @@ json evalResultJson(const EvalResult& r)
 {
     const ScoredText& s = r.scored;
     json tokens = json::array();
-    for (const auto& t : s.tokens)
-        tokens.push_back({{"id", t.id},
-                          {"start", t.start},
-                          {"end", t.end},
-                          {"ntp", optionalNumber(t.ntp)},
-                          {"generated", t.generated}});
+    for (const auto& t : s.tokens) {
+        json o{{"id", t.id},
+               {"start", t.start},
+               {"end", t.end},
+               {"ntp", optionalNumber(t.ntp)},
+               {"generated", t.generated}};
+        // The uncertainty of the same forward pass (issue 59): null where nothing predicts the token.
+        const auto& u = t.uncertainty;
+        o["entropy"] = u ? optionalNumber(u->entropy) : json(nullptr);
+        o["topk_entropy"] = u ? optionalNumber(u->topkEntropy) : json(nullptr);
+        o["p1"] = u ? optionalNumber(u->p1) : json(nullptr);
+        o["margin"] = u ? optionalNumber(u->margin) : json(nullptr);
+        o["rank"] = u ? json(u->rank) : json(nullptr);
+        tokens.push_back(std::move(o));
+    }
 
     json nodes = json::array();
     const auto& astNodes = r.tree.nodes();

@@ -149,6 +149,7 @@ ScoredText TorchLanguageModel::generate(std::string_view prompt, const Generatio
         t.start = base + std::min(spans[j].first, completion.size());
         t.end = base + std::min(spans[j].second, completion.size());
         t.ntp = genPreds[j].ntp;
+        t.uncertainty = genPreds[j].uncertainty;
         t.generated = true;
         t.top = alternatives(genPreds[j]);
         s.tokens.push_back(std::move(t));
@@ -232,7 +233,6 @@ StopReason TorchLanguageModel::run(const std::vector<int32_t>& prompt, const Gen
         if (cancel && cancel->load())
             return StopReason::Cancelled;
         const at::Tensor last = m_dec->logits(h[0][h.size(1) - 1]); // [V] float32
-        const at::Tensor lp = at::log_softmax(last, -1);
         const at::Tensor lc = last.to(at::kCPU).contiguous();
         const float* lg = lc.data_ptr<float>();
         const std::size_t V = static_cast<std::size_t>(lc.numel());
@@ -244,7 +244,10 @@ StopReason TorchLanguageModel::run(const std::vector<int32_t>& prompt, const Gen
         }
         Step st;
         st.id = id;
-        st.pred = predFromLogProbs(lp, id, topAlt);
+        // NtP, top-k and uncertainty of the chosen id from this step's logits (the head's plain path, one row).
+        st.pred = chunkedHeadPreds(last.view({1, -1}), {id}, last.size(0), topAlt, [](const at::Tensor& r) {
+                      return r;
+                  }).front();
         onStep(st);
         if (opts.stopAtEos && isEos(id))
             return StopReason::Eos;
@@ -262,20 +265,6 @@ StopReason TorchLanguageModel::run(const std::vector<int32_t>& prompt, const Gen
             h = m_dec->hidden(idTensor({seq}, seq.size()), {}, nullptr);
     }
     return StopReason::Length;
-}
-
-Pred TorchLanguageModel::predFromLogProbs(const at::Tensor& lp, int32_t id, int k)
-{
-    Pred p;
-    p.ntp = std::exp(static_cast<double>(lp[id].item<float>()));
-    if (k > 0) {
-        auto [v, idx] = at::topk(lp, std::min<int64_t>(k, lp.size(0)));
-        const at::Tensor vc = v.exp().to(at::kCPU).contiguous(), ic = idx.to(at::kCPU).contiguous();
-        for (int64_t j = 0; j < vc.numel(); ++j)
-            p.top.emplace_back(static_cast<int32_t>(ic.data_ptr<int64_t>()[j]),
-                               static_cast<double>(vc.data_ptr<float>()[j]));
-    }
-    return p;
 }
 
 } // namespace ascviz::model

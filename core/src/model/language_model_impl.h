@@ -118,7 +118,6 @@ private:
     // Returns why generation stopped.
     StopReason run(const std::vector<int32_t>& prompt, const GenerationOptions& opts, int topAlt,
                    const CancelFlag* cancel, Preds* promptPreds, const std::function<void(const Step&)>& onStep) const;
-    static Pred predFromLogProbs(const at::Tensor& lp, int32_t id, int k);
 
     ModelInfo m_info;
     std::shared_ptr<const Tokenizer> m_tok;

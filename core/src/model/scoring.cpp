@@ -195,6 +195,7 @@ void TorchLanguageModel::appendPromptTokens(ScoredText& s, const Encoding& enc, 
         const std::size_t pos = j + prefix;
         if (pos < preds.size() && preds[pos]) {
             t.ntp = preds[pos]->ntp;
+            t.uncertainty = preds[pos]->uncertainty;
             t.top = alternatives(*preds[pos]);
         }
         s.tokens.push_back(std::move(t));

@@ -5,6 +5,8 @@
 // [chunk, vocab], gather, topk) stays the default, the GPU's, and the tests' reference. The vocabulary is split
 // into one contiguous part per thread; `columns` is called inside that parallel region (it must be thread-safe).
 #pragma once
+#include "ascviz/base/scored.h"
+
 #include <ATen/ATen.h>
 
 #include <cstdint>
@@ -17,7 +19,12 @@ namespace ascviz::model {
 struct HeadPred {
     double ntp = 0.0;
     std::vector<std::pair<int32_t, double>> top; // (id, probability), most likely first; equal ones by id
+    TokenUncertainty uncertainty;                // entropy, top-K entropy, p1, margin, rank (scored.h)
 };
+
+// The top-K entropy (renormalised), p1 and margin of a row from its K most likely log-probabilities, most likely
+// first (K ≤ kUncertaintyTopK; fewer when the vocabulary is smaller). The one formula of both head paths.
+void setTopUncertainty(TokenUncertainty& u, const std::vector<double>& topLogProbs);
 
 // Float32 logits [rows, cols] of hidden rows x [rows, hidden] for the vocabulary columns [col, col + cols). The one
 // function the fused head multiplies through (Decoder::logitsColumns), so that another weight format can replace it.
