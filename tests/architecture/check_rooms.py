@@ -47,6 +47,7 @@ ALLOWED = {
     "attribution": {"base", "eval", "model"},
     "experts": {"base", "corpusrun", "eval", "model"},
     "share": {"base"},
+    "calibration": {"base", "results"},
 }
 MAX_LINES = 700
 CPP = {".cpp", ".h", ".hpp", ".cc"}

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <utility>
 
 using namespace ascviz;
 namespace fs = std::filesystem;
@@ -267,8 +268,19 @@ TEST_F(Shards, VersionTwoDatabasesReadAsWholeRunsAndUpgrade)
         auto db = ResultsDb::open(p, ResultsDb::Mode::ReadWrite);
         for (const char* c : {"shard_index", "shard_count", "run_planned", "aggregation_scope"})
             testdata::query(db, std::string("ALTER TABLE run DROP COLUMN ") + c, [](const auto&) {});
+        for (const char* c : {"entropy", "topk_entropy", "p1", "margin", "rank"}) // added in version 5
+            testdata::query(db, std::string("ALTER TABLE tokens DROP COLUMN ") + c, [](const auto&) {});
         testdata::query(db, "UPDATE run SET schema_version = 2", [](const auto&) {});
     }
+    // The tokens' uncertainty (schema 5): stored by this AsC-Viz, missing in the older file.
+    const auto uncertainties = [](const fs::path& f) {
+        int with = 0, without = 0;
+        ResultsDb::open(f).forEachOkToken([&](const TokenRow& t) { ++(t.uncertainty ? with : without); });
+        return std::make_pair(with, without);
+    };
+    EXPECT_GT(uncertainties(path("single.db")).first, 0);
+    EXPECT_EQ(uncertainties(p).first, 0);
+    EXPECT_GT(uncertainties(p).second, 0);
     {
         const auto db = ResultsDb::open(p);
         EXPECT_EQ(db.schemaVersion(), 2);
@@ -277,13 +289,21 @@ TEST_F(Shards, VersionTwoDatabasesReadAsWholeRunsAndUpgrade)
     }
     {
         auto db = ResultsDb::open(p, ResultsDb::Mode::ReadWrite);
-        EXPECT_EQ(db.schemaVersion(), 4);
+        EXPECT_EQ(db.schemaVersion(), 5);
         EXPECT_EQ(db.runInfo().aggregationScope, AggregationScope::Tokens);
         EXPECT_EQ(db.runInfo().runPlanned, kRun);
     }
-    // A whole run merges alone (a copy).
+    EXPECT_EQ(uncertainties(p).first, 0); // upgraded: the columns are there, NULL
+    // A whole run merges alone (a copy), the older file's tokens without their uncertainty.
     mergeShards(path("v2-merged.db"), {p});
-    EXPECT_EQ(content(path("v2-merged.db")), content(path("single.db")));
+    const auto merged = content(path("v2-merged.db")), single = content(path("single.db"));
+    ASSERT_EQ(merged.size(), 3U);
+    EXPECT_EQ(merged[0], single[0]);
+    EXPECT_EQ(merged[2], single[2]);
+    EXPECT_EQ(merged[1],
+              testdata::dumpRows(ResultsDb::open(path("single.db")),
+                                 "SELECT snippet, idx, id, start_byte, end_byte, ntp, generated, NULL, NULL, "
+                                 "NULL, NULL, NULL FROM tokens ORDER BY snippet, idx"));
     // A file from a newer AsC-Viz is refused with the versions named.
     {
         auto db = ResultsDb::open(p, ResultsDb::Mode::ReadWrite);

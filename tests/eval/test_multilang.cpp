@@ -441,6 +441,8 @@ TEST(Languages, SchemaOneDatabasesReadAsTheRunsLanguageAndUpgradeOnWrite)
         for (const char* c : {"shard_index", "shard_count", "run_planned", // added in version 3
                               "aggregation_scope"})                        // added in version 4
             testdata::query(db, std::string("ALTER TABLE run DROP COLUMN ") + c, [](const auto&) {});
+        for (const char* c : {"entropy", "topk_entropy", "p1", "margin", "rank"}) // added in version 5
+            testdata::query(db, std::string("ALTER TABLE tokens DROP COLUMN ") + c, [](const auto&) {});
         testdata::query(db, "UPDATE run SET schema_version = 1", [](const auto&) {});
     }
     {
@@ -453,7 +455,7 @@ TEST(Languages, SchemaOneDatabasesReadAsTheRunsLanguageAndUpgradeOnWrite)
     }
     {
         auto db = ResultsDb::open(dir / "r.db", ResultsDb::Mode::ReadWrite);
-        EXPECT_EQ(db.schemaVersion(), 4);
+        EXPECT_EQ(db.schemaVersion(), 5);
         EXPECT_EQ(db.runInfo().shardCount, 1);
         EXPECT_EQ(db.runInfo().aggregationScope, AggregationScope::Tokens); // older runs: θ over tokens
         writeEvaluated(db, 1, "cpp", "int x;", 0.5);

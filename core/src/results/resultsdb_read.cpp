@@ -4,6 +4,8 @@
 
 #include "ascviz/base/error.h"
 
+#include <limits>
+
 namespace ascviz {
 
 RunInfo ResultsDb::runInfo() const
@@ -146,9 +148,13 @@ std::map<std::string, int64_t> ResultsDb::languages() const
 
 void ResultsDb::forEachOkToken(const std::function<void(const TokenRow&)>& row) const
 {
+    // Files of schema < 5 hold no uncertainty: read as missing.
+    const std::string uncertainty =
+        m_schemaVersion >= 5 ? "t.entropy, t.topk_entropy, t.p1, t.margin, t.rank" : "NULL, NULL, NULL, NULL, NULL";
     sqlite::Stmt st(m_db,
-                    "SELECT t.snippet, t.idx, t.id, t.start_byte, t.end_byte, t.ntp, t.generated FROM tokens t "
-                    "JOIN snippets s ON s.idx = t.snippet WHERE s.status = 'ok' ORDER BY t.snippet, t.idx",
+                    "SELECT t.snippet, t.idx, t.id, t.start_byte, t.end_byte, t.ntp, t.generated, " + uncertainty +
+                        " FROM tokens t JOIN snippets s ON s.idx = t.snippet WHERE s.status = 'ok' ORDER BY "
+                        "t.snippet, t.idx",
                     "reading the tokens");
     TokenRow t;
     while (st.step()) {
@@ -159,6 +165,17 @@ void ResultsDb::forEachOkToken(const std::function<void(const TokenRow&)>& row) 
         t.end = static_cast<std::size_t>(st.int64(4));
         t.ntp = st.optionalReal(5);
         t.generated = st.int64(6) != 0;
+        t.uncertainty.reset();
+        const auto p1 = st.optionalReal(9), rank = st.optionalReal(11);
+        if (p1 && rank) {
+            TokenUncertainty u;
+            u.entropy = st.optionalReal(7).value_or(std::numeric_limits<double>::quiet_NaN());
+            u.topkEntropy = st.optionalReal(8).value_or(std::numeric_limits<double>::quiet_NaN());
+            u.p1 = *p1;
+            u.margin = st.optionalReal(10).value_or(std::numeric_limits<double>::quiet_NaN());
+            u.rank = static_cast<int64_t>(*rank);
+            t.uncertainty = u;
+        }
         row(t);
     }
 }

@@ -53,6 +53,7 @@ CREATE TABLE tokens (
   end_byte INTEGER NOT NULL,
   ntp REAL,
   generated INTEGER NOT NULL DEFAULT 0,
+  entropy REAL, topk_entropy REAL, p1 REAL, margin REAL, rank INTEGER,
   PRIMARY KEY (snippet, idx)) WITHOUT ROWID;
 CREATE TABLE nodes (
   snippet INTEGER NOT NULL REFERENCES snippets(idx),
@@ -95,6 +96,9 @@ void upgrade(const sqlite::Db& db, int version)
     }
     if (version < 4) // θ's scope: every older run aggregated over a node's own tokens
         db.exec("ALTER TABLE run ADD COLUMN aggregation_scope TEXT NOT NULL DEFAULT 'tokens'", what);
+    if (version < 5) // the tokens' uncertainty (issue 59): NULL for every token an older AsC-Viz stored
+        for (const char* col : {"entropy REAL", "topk_entropy REAL", "p1 REAL", "margin REAL", "rank INTEGER"})
+            db.exec(std::string("ALTER TABLE tokens ADD COLUMN ") + col, what);
     db.exec("UPDATE run SET schema_version = " + std::to_string(kSchemaVersion) + " WHERE one = 1", what);
     tx.commit();
 }

@@ -6,6 +6,9 @@
 #include "ascviz/base/error.h"
 #include "ascviz/base/version.h"
 
+#include <cmath>
+#include <optional>
+
 namespace ascviz {
 namespace fs = std::filesystem;
 
@@ -43,14 +46,20 @@ std::optional<std::string> nonEmpty(const std::string& s)
 void writeTokens(const sqlite::Db& db, int64_t snippet, const EvalResult& r)
 {
     sqlite::Stmt tk(db,
-                    "INSERT INTO tokens (snippet, idx, id, start_byte, end_byte, ntp, generated) "
-                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                    "INSERT INTO tokens (snippet, idx, id, start_byte, end_byte, ntp, generated, entropy, "
+                    "topk_entropy, p1, margin, rank) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
                     "writing the tokens of snippet " + std::to_string(snippet));
     const auto& toks = r.scored.tokens;
     for (std::size_t i = 0; i < toks.size(); ++i) {
         const auto& t = toks[i];
+        const auto& u = t.uncertainty;
+        const auto real = [&](double TokenUncertainty::*f) {
+            return u && std::isfinite((*u).*f) ? std::optional<double>((*u).*f) : std::nullopt;
+        };
         tk.bindAll(snippet, static_cast<int64_t>(i), int64_t{t.id}, static_cast<int64_t>(t.start),
-                   static_cast<int64_t>(t.end), t.ntp, t.generated);
+                   static_cast<int64_t>(t.end), t.ntp, t.generated, real(&TokenUncertainty::entropy),
+                   real(&TokenUncertainty::topkEntropy), real(&TokenUncertainty::p1), real(&TokenUncertainty::margin),
+                   u ? std::optional<int64_t>(u->rank) : std::nullopt);
         tk.run();
     }
 }
@@ -146,8 +155,11 @@ void ResultsDb::copySnippetsFrom(const fs::path& other)
         m_db.exec("INSERT INTO main.snippets (" + cols + ", language) SELECT " + cols + ", " +
                       (hasLanguage ? "language" : "NULL") + " FROM src.snippets ORDER BY idx",
                   "snippets: " + what);
-        m_db.exec("INSERT INTO main.tokens (snippet, idx, id, start_byte, end_byte, ntp, generated) SELECT snippet, "
-                  "idx, id, start_byte, end_byte, ntp, generated FROM src.tokens ORDER BY snippet, idx",
+        const std::string uncertainty =
+            src.schemaVersion() >= 5 ? "entropy, topk_entropy, p1, margin, rank" : "NULL, NULL, NULL, NULL, NULL";
+        m_db.exec("INSERT INTO main.tokens (snippet, idx, id, start_byte, end_byte, ntp, generated, entropy, "
+                  "topk_entropy, p1, margin, rank) SELECT snippet, idx, id, start_byte, end_byte, ntp, generated, " +
+                      uncertainty + " FROM src.tokens ORDER BY snippet, idx",
                   "tokens: " + what);
         m_db.exec("INSERT INTO main.nodes (snippet, node, type, named, category, depth, parent, start_byte, end_byte, "
                   "error, asc_eval) SELECT snippet, node, type, named, category, depth, parent, start_byte, end_byte, "

@@ -9,7 +9,9 @@
 //            ('ok'|'error'), message, cross_entropy, asc_eval, tokens, ast_nodes, ast_levels, cyclomatic,
 //            windowed (1: longer than the model context, scored in overlapping windows), seconds, created,
 //            language (the snippet's registry id; NULL = the run's language; added in version 2)
-//   tokens   (snippet, idx) PRIMARY KEY, id, start_byte, end_byte, ntp (NULL: unscored), generated
+//   tokens   (snippet, idx) PRIMARY KEY, id, start_byte, end_byte, ntp (NULL: unscored), generated, entropy,
+//            topk_entropy, p1, margin, rank (the uncertainty of the forward pass; NULL: unscored, or stored by an
+//            AsC-Viz before schema version 5)
 //   nodes    (snippet, node) PRIMARY KEY, type, named, category, depth, parent, start_byte, end_byte, error,
 //            asc_eval (NULL: no scored token aligned)
 //
@@ -105,6 +107,9 @@ struct TokenRow {
     std::size_t start = 0, end = 0; // UTF-8 byte span in the snippet's code
     std::optional<double> ntp;      // NULL: unscored
     bool generated = false;
+    // Entropy, top-K entropy, p1, margin, rank (scored.h); null for an unscored token and for every token of a
+    // file an AsC-Viz before schema 5 wrote ("missing").
+    std::optional<TokenUncertainty> uncertainty;
 };
 
 // A node with an AsC-Eval value of a status-ok snippet (ResultsDb::forEachNodeValue).

@@ -1,0 +1,75 @@
+// Calibration by syntax category over a results database (docs/method.md §17, issue 59): per token a confidence
+// from the forward pass and a teacher-forced label (an error = rank > 1); per group (every token with a prediction,
+// and each §5 category: the tokens aligned to at least one of its nodes, §3) ECE over equal-width and equal-mass
+// bins, MCE, Brier, AUROC and AUPRC of the confidence as a predictor of an error, with bootstrap intervals
+// (resampling snippets); temperature scaling where the data for it is stored. `analyze calibration` prints this.
+#pragma once
+#include "ascviz/calibration/metrics.h"
+#include "ascviz/calibration/temperature.h"
+#include "ascviz/results/resultsdb.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ascviz::calibration {
+
+// p1 (the default), ntp (the actual token's probability), entropy, top-K entropy, margin. The calibration measures
+// (ECE, MCE, Brier) need a probability of being right: only p1 has them; the others are scored by AUROC and AUPRC.
+enum class Confidence { P1, Ntp, Entropy, TopkEntropy, Margin };
+// "p1", "ntp", "entropy", "topk_entropy", "margin".
+const char* toString(Confidence c);
+// The names above; "topk-entropy" also reads as topk_entropy. Throws InputError naming the choices.
+Confidence parseConfidence(const std::string& s);
+// Whether ECE, MCE and Brier apply (p1).
+bool isProbabilityOfBeingRight(Confidence c);
+// The score that ranks towards an error: −c for p1, ntp and margin; +c for the entropies.
+double errorScore(Confidence c, double value);
+
+struct Options {
+    Confidence confidence = Confidence::P1;
+    bool byCategory = false;
+    int bins = 15;
+    int resamples = 500;
+    uint64_t seed = 20230807;    // the reports' default seed (results/stats.h)
+    bool resampleTokens = false; // resample tokens instead of snippets (for comparison)
+};
+
+struct Group {
+    std::string group; // "global" or a category
+    int64_t n = 0, errors = 0, snippets = 0;
+    double meanConfidence = 0.0, accuracy = 0.0;
+    std::optional<double> ece, eceMass, mce, brier, auroc, auprc;
+    std::optional<std::pair<double, double>> eceCi, aurocCi;
+    std::vector<ReliabilityBin> bins; // equal width (empty unless the confidence is p1)
+};
+
+struct Report {
+    Confidence confidence = Confidence::P1;
+    std::string label = "teacher-forced";
+    int bins = 15;
+    std::vector<Group> groups;                 // "global" first, then the categories by name
+    std::optional<TemperatureFit> temperature; // null: the database holds no temperature data (temperature.h)
+    int64_t tokensWithoutPrediction = 0;       // first tokens: nothing predicts them
+};
+
+// One group from its tokens' confidences and labels (the tokens of each snippet together; `snippetOf` per token).
+Group analyzeGroup(const std::string& name, const std::vector<double>& confidence, const std::vector<bool>& correct,
+                   const std::vector<int64_t>& snippetOf, const Options& opts);
+
+// Reads the status-ok snippets' tokens (and, by category, their nodes) and analyses each group. Throws InputError
+// when the database's tokens hold no uncertainty (an AsC-Viz before schema 5 wrote them: the fields are missing).
+Report analyze(const ResultsDb& db, const Options& opts);
+
+// The JSON of `analyze calibration --json` (method.md §17; the field names are a contract).
+nlohmann::json reportJson(const Report& r);
+
+// The text table: one row per group, its mean confidence and accuracy flagged with ASTxplainer's Table I
+// thresholds (confident ≥ 0.6, erroneous < 0.5).
+std::string reportText(const Report& r);
+
+} // namespace ascviz::calibration
