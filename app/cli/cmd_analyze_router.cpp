@@ -96,6 +96,17 @@ const std::vector<AnalyzeSubcommand>& analyzeSubcommands()
          "    --svg OUT | --pdf OUT   the outcomes' distributions per treatment (box plots), with the figure\n"
          "                 options --width-mm W --font-pt P --no-title --legend right|bottom|none\n",
          false, analyzeTreatments},
+        {"calibration",
+         "--db RESULTS [--confidence p1|ntp|entropy|topk-entropy|margin] [--by global|category] [--bins N]\n"
+         "[--json]",
+         "is the model right when it is sure (method.md 17): per group (all tokens; --by category: each\n"
+         "             category's tokens) ECE (equal width and equal mass), MCE, Brier, AUROC and AUPRC of the\n"
+         "             confidence as a predictor of an error (teacher-forced: the actual token is not the top-1)\n"
+         "    --db RESULTS (a batch run of schema 5 or later: the tokens' uncertainty)\n"
+         "    --confidence p1 (default; ECE, MCE and Brier apply to p1 only), ntp, entropy, topk-entropy, margin\n"
+         "    --by global|category   --bins N (default 15, equal width)   --json (default: a text table)\n"
+         "    --resamples N (default 500)   --seed S   --resample snippets|tokens: the bootstrap's unit\n",
+         false, cmdAnalyzeCalibration},
         {"layers", "(--db RESULTS | --corpus C --model M) [--json] [--latex OUT] [--svg OUT] [--pdf OUT]",
          "(--db RESULTS | --corpus C [--model M]): the layer lens (method.md 13) on every snippet, AsC-Eval\n"
          "             per category and concept at every layer (bootstrapped medians) and the first layer reaching\n"

@@ -55,6 +55,7 @@ int cmdAnalyzeAll(Args& args);       // `analyze SUB ...`: UsageError naming eve
 int cmdAnalyzeCausal(Args& args);
 int cmdAnalyzePerplexed(Args& args);
 int cmdAnalyzeHeatmap(Args& args);
-int cmdAnalyzeLayers(Args& args); // cmd_inside.cpp: the layer lens over a corpus
+int cmdAnalyzeCalibration(Args& args); // cmd_analyze_calibration.cpp (method.md 17)
+int cmdAnalyzeLayers(Args& args);      // cmd_inside.cpp: the layer lens over a corpus
 
 } // namespace ascviz::cli
