@@ -144,6 +144,39 @@ BASE = {
     "gpt_oss": dict(hidden_size=32, num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=2, head_dim=8,
                     intermediate_size=32, num_local_experts=4, num_experts_per_tok=2, max_position_embeddings=128,
                     sliding_window=8, bos_token_id=0, eos_token_id=0),
+    # issue 58. olmoe (3 layers): 4 experts top-2 on every layer, q/k norms over the whole projections.
+    "olmoe": dict(hidden_size=32, num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=2,
+                  intermediate_size=24, num_experts=4, num_experts_per_tok=2, max_position_embeddings=128,
+                  bos_token_id=0, eos_token_id=0, pad_token_id=0),
+    # granitemoe / granitemoeshared (3 layers): granite's multipliers, 4 experts top-2 (top-k, then softmax).
+    "granitemoe": dict(hidden_size=32, num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=2,
+                       intermediate_size=24, num_local_experts=4, num_experts_per_tok=2, max_position_embeddings=128,
+                       embedding_multiplier=3.0, residual_multiplier=0.7, attention_multiplier=0.3,
+                       logits_scaling=2.5, bos_token_id=0, eos_token_id=0, pad_token_id=0),
+    "granitemoeshared": dict(hidden_size=32, num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=2,
+                             intermediate_size=24, num_local_experts=4, num_experts_per_tok=2,
+                             shared_intermediate_size=40, max_position_embeddings=128, embedding_multiplier=3.0,
+                             residual_multiplier=0.7, attention_multiplier=0.3, logits_scaling=2.5, bos_token_id=0,
+                             eos_token_id=0, pad_token_id=0),
+    "arcee": dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                  intermediate_size=64, max_position_embeddings=128, bos_token_id=0, eos_token_id=0),
+    # glm4: sandwich norms, interleaved rope on half of each head (partial_rotary_factor 0.5 by default).
+    "glm4": dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, head_dim=8,
+                 intermediate_size=64, max_position_embeddings=128, bos_token_id=0, eos_token_id=0, pad_token_id=0),
+    "ernie4_5": dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, head_dim=8,
+                     intermediate_size=64, max_position_embeddings=128, bos_token_id=0, eos_token_id=0,
+                     pad_token_id=0),
+    # apertus: xIELU (learned per layer), per-head q/k norms; transformers' default rope (llama3, factor 8).
+    "apertus": dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                    intermediate_size=64, max_position_embeddings=128, bos_token_id=0, eos_token_id=0,
+                    pad_token_id=0),
+    # hunyuan: per-head q/k norms after rope; the MoE (3 layers): 4 experts top-2 plus a shared expert.
+    "hunyuan_v1_dense": dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                             head_dim=8, intermediate_size=64, max_position_embeddings=128, bos_token_id=0,
+                             eos_token_id=0, pad_token_id=0),
+    "hunyuan_v1_moe": dict(hidden_size=32, num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=2,
+                           head_dim=8, intermediate_size=24, num_experts=4, moe_topk=2, max_position_embeddings=128,
+                           bos_token_id=0, eos_token_id=0, pad_token_id=0),
     "phi3": dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
                  intermediate_size=64, max_position_embeddings=128, original_max_position_embeddings=128,
                  bos_token_id=0, eos_token_id=0, pad_token_id=0),
@@ -387,6 +420,55 @@ VARIANTS = [
     ("gpt_oss-bf16", "gpt_oss", {}, {"dtype": "bfloat16"}),
     ("gpt_oss-swiglu-limit", "gpt_oss", {"swiglu_limit": 5.0},
      {"expect": "refuse", "error": "swiglu_limit = 5.0"}),
+    # olmoe: clip_qkv (small enough to bite on q, k and v), renormalised top-3 of 6, GQA / MHA, biases, tied.
+    ("olmoe", "olmoe", {}, {}),
+    ("olmoe-clip-norm-top3", "olmoe", {"clip_qkv": 0.3, "norm_topk_prob": True, "num_experts": 6,
+                                       "num_experts_per_tok": 3}, {}),
+    ("olmoe-mha-tied-bias-top1", "olmoe", {"num_key_value_heads": 4, "tie_word_embeddings": True,
+                                           "attention_bias": True, "num_experts_per_tok": 1}, {}),
+    ("olmoe-bf16", "olmoe", {}, {"dtype": "bfloat16"}),
+    # granitemoe: top-k of the router logits then softmax; granitemoeshared adds an ungated shared expert.
+    ("granitemoe", "granitemoe", {}, {}),
+    ("granitemoe-top1-8experts-tied-mqa", "granitemoe", {"num_local_experts": 8, "num_experts_per_tok": 1,
+                                                         "tie_word_embeddings": True, "num_key_value_heads": 1}, {}),
+    ("granitemoe-bf16", "granitemoe", {}, {"dtype": "bfloat16"}),
+    ("granitemoeshared", "granitemoeshared", {}, {}),
+    ("granitemoeshared-none-top3-bias", "granitemoeshared", {"shared_intermediate_size": 0, "num_experts_per_tok": 3,
+                                                             "attention_bias": True}, {}),
+    # arcee: llama with an ungated relu2 MLP (or another hidden_act).
+    ("arcee", "arcee", {}, {}),
+    ("arcee-biases-tied-mqa", "arcee", {"attention_bias": True, "mlp_bias": True, "tie_word_embeddings": True,
+                                        "num_key_value_heads": 1}, {}),
+    ("arcee-silu-yarn", "arcee", {"hidden_act": "silu", "rope_parameters": rope(
+        "yarn", factor=4.0, original_max_position_embeddings=32)}, {}),
+    # glm4: post-attention / post-MLP norms, interleaved partial rope, q/k/v biases.
+    ("glm4", "glm4", {}, {}),
+    ("glm4-full-rotary-nobias-tied-mha", "glm4", {"rope_parameters": rope("default", partial_rotary_factor=1.0),
+                                                  "attention_bias": False, "tie_word_embeddings": True,
+                                                  "num_key_value_heads": 4}, {}),
+    ("glm4-bf16", "glm4", {}, {"dtype": "bfloat16"}),
+    # ernie4_5: interleaved rope in float32, use_bias everywhere, tied by default.
+    ("ernie4_5", "ernie4_5", {}, {}),
+    ("ernie4_5-bias-untied-mha", "ernie4_5", {"use_bias": True, "tie_word_embeddings": False,
+                                              "num_key_value_heads": 4}, {}),
+    ("ernie4_5-bf16-linear", "ernie4_5", {"rope_parameters": rope("linear", factor=2.0, theta=500000.0)},
+     {"dtype": "bfloat16"}),
+    # apertus: xIELU with its learned parameters, or another ungated hidden_act.
+    ("apertus", "apertus", {}, {}),
+    ("apertus-relu2-bias-tied-mqa", "apertus", {"hidden_act": "relu2", "attention_bias": True,
+                                                "tie_word_embeddings": True, "num_key_value_heads": 1,
+                                                "rope_parameters": rope("default", theta=1e6)}, {}),
+    ("apertus-bf16", "apertus", {}, {"dtype": "bfloat16"}),
+    # hunyuan: q/k norms after rope, NTK-alpha rope (rope type dynamic with alpha: one fixed base).
+    ("hunyuan_v1_dense", "hunyuan_v1_dense", {}, {}),
+    ("hunyuan_v1_dense-alpha-bias-tied-mqa", "hunyuan_v1_dense",
+     {"rope_parameters": rope("dynamic", alpha=1000.0, factor=1.0), "attention_bias": True,
+      "tie_word_embeddings": True, "num_key_value_heads": 1}, {}),
+    ("hunyuan_v1_moe", "hunyuan_v1_moe", {}, {}),
+    ("hunyuan_v1_moe-alpha-top1-8experts", "hunyuan_v1_moe",
+     {"rope_parameters": rope("dynamic", alpha=50.0, factor=1.0), "num_experts": 8, "moe_topk": 1}, {}),
+    ("hunyuan_v1_moe-topk-per-layer", "hunyuan_v1_moe", {"moe_topk": [1, 2, 2]},
+     {"expect": "refuse", "error": "moe_topk = [1,2,2]"}),
     # transformers 4 spelling with the legacy type name "su", which Phi3Config reads as longrope.
     ("phi3-longrope-su-v4", "phi3", {"original_max_position_embeddings": 32,
                                      "rope_parameters": rope("longrope", short_factor=[1.0, 1.5, 2.0, 1.2],
@@ -483,11 +565,14 @@ def router_choices(model, ids):
     "probs": [token][k]}] in layer order; [] for a dense model."""
     seen, hooks = {}, []
     for name, module in model.named_modules():
-        if type(module).__name__.lower().endswith("topkrouter"):  # mixtral's TopKRouter, deepseek's TopkRouter
+        # mixtral's TopKRouter, deepseek's TopkRouter, hunyuan_v1_moe's HunYuanMoEV1Gate
+        if type(module).__name__.lower().endswith("topkrouter") or type(module).__name__ == "HunYuanMoEV1Gate":
             layer = int(name.split("layers.")[1].split(".")[0])
 
             def hook(_m, _inp, out, layer=layer):
-                seen[layer] = (out[2].tolist(), out[1].float().tolist())
+                # (logits, weights, ids); granitemoe's routers return (ids, weights, logits)
+                ids = out[0] if not out[0].is_floating_point() else out[2]
+                seen[layer] = (ids.tolist(), out[1].float().tolist())
             hooks.append(module.register_forward_hook(hook))
     with torch.no_grad():
         model(torch.tensor([ids]))

@@ -14,10 +14,13 @@ namespace ascviz::model {
 // RMSNormWeightFp32: OLMo 2's, w · x in float32 and then cast.
 enum class NormKind { LayerNorm, RMSNorm, RMSNormPlusOne, RMSNormWeightFp32 };
 // Per-head q/k norms before rope: None; PerHead over each head's headDim (qwen3, gemma3); Full over the whole
-// q and k projections (olmo2).
-enum class QkNorm { None, PerHead, Full };
+// q and k projections (olmo2); PerHeadAfterRope over each head's headDim after rope (hunyuan_v1_dense).
+enum class QkNorm { None, PerHead, Full, PerHeadAfterRope };
 enum class RopeKind { None, NeoX, GptJ }; // NeoX: rotate halves; GptJ: rotate interleaved pairs
-enum class Activation { GeluTanh, GeluErf, Silu, Relu, QuickGelu };
+// Relu2: relu(x)² (arcee's relu2). XIelu: apertus's xIELU with each layer's learned parameters
+// (LayerWeights::xielu): x > 0: a_p·x² + b·x, else (expm1(min(x, eps)) − x)·a_n + b·x, where a_p = softplus(alpha_p)
+// and a_n = b + softplus(alpha_n).
+enum class Activation { GeluTanh, GeluErf, Silu, Relu, QuickGelu, Relu2, XIelu };
 // MultiHead: q, k, v of one fused projection (LayerWeights::qkv). Latent: DeepSeek's multi-head latent attention
 // (ArchSpec::Mla, mla.cpp): q through an optional low-rank bottleneck, k and v decompressed from a shared latent,
 // rope on a decoupled part of q and k only; the KV cache holds the decompressed keys and values.
@@ -76,6 +79,8 @@ struct ArchSpec {
     std::vector<double> attnScale; // per layer multiplier of q.k
     std::vector<int64_t> window;   // per layer: 0 = global causal, w = key within the last w positions
     bool attnFp32 = false;         // upcast q and k to float32 before q.k (GPT-Neo, CodeGen do)
+    bool ropeFp32 = false;         // rotate q and k in float32 with float32 tables, then cast back (ernie4_5)
+    double qkvClip = 0.0;          // > 0: q, k (after QkNorm::Full) and v clamped to ±qkvClip (olmoe clip_qkv)
     QkNorm qkNorm = QkNorm::None;
     AttnSink attnSink = AttnSink::None;
     double attnSoftcap = 0.0;  // > 0: scores = cap · tanh(scaled q.k / cap) before the mask (gemma2)
@@ -116,7 +121,8 @@ struct ArchSpec {
     // in torch.topk(sorted=False)'s order, as the deepseek routers return it.
     // TopKThenSoftmax (gpt_oss): the top k of the router logits (router bias included), then a softmax over
     // those k in the compute dtype. ExpertMlp::ClampedSwiGlu (gpt_oss): gate clamped to at most swigluLimit, up to
-    // ±swigluLimit, (up + 1) · gate · sigmoid(swigluAlpha · gate), with the experts' biases.
+    // ±swigluLimit, (up + 1) · gate · sigmoid(swigluAlpha · gate), with the experts' biases. softmaxFp32: that
+    // softmax in float32 (granitemoe: the router logits cast to float32 before the top k).
     struct Moe {
         enum class Routing { Softmax, SoftmaxGroupLimited, SigmoidGrouped, TopKThenSoftmax };
         enum class ExpertMlp { Gated, ClampedSwiGlu };
@@ -129,7 +135,7 @@ struct ArchSpec {
         Routing routing = Routing::Softmax;
         int64_t groups = 1, topkGroup = 1;
         double routedScale = 1.0;
-        bool routerFp32 = false, sortedTopK = true;
+        bool routerFp32 = false, sortedTopK = true, softmaxFp32 = false;
     } moe;
 
     std::vector<int32_t> eosIds; // config.json eos_token_id (int or list)

@@ -150,7 +150,7 @@ int64_t Decoder::parameterCount() const
             add(nm->b);
         }
         for (const at::Tensor* t : {&l.moe.router, &l.moe.routerBias, &l.moe.gateUp, &l.moe.gateUpBias, &l.moe.down,
-                                    &l.moe.downBias, &l.sinks})
+                                    &l.moe.downBias, &l.sinks, &l.xielu.alphaP, &l.xielu.alphaN})
             add(*t);
         for (const Linear* li : {&l.qkv, &l.o, &l.up, &l.down, &l.moe.sharedUp, &l.moe.sharedDown, &l.moe.sharedGate,
                                  &l.mla.qA, &l.mla.qB, &l.mla.kvA, &l.mla.kvB}) {
@@ -193,7 +193,7 @@ at::Tensor Decoder::norm(const Norm& n, const at::Tensor& x) const
     return n.w * (xf * at::rsqrt(var + m_spec.normEps)).to(x.scalar_type());
 }
 
-at::Tensor Decoder::activation(const at::Tensor& x) const
+at::Tensor Decoder::activation(const at::Tensor& x, const LayerWeights* lw) const
 {
     switch (m_spec.act) {
     case Activation::GeluTanh:
@@ -206,13 +206,25 @@ at::Tensor Decoder::activation(const at::Tensor& x) const
         return at::relu(x);
     case Activation::QuickGelu:
         return x * at::sigmoid(1.702 * x);
+    case Activation::Relu2:
+        return at::square(at::relu(x));
+    case Activation::XIelu: {
+        if (!lw || !lw->xielu.alphaP.defined())
+            throw Error("internal: xIELU without its layer's parameters");
+        const auto& p = lw->xielu;
+        const at::Tensor alphaP = at::softplus(p.alphaP), alphaN = p.beta + at::softplus(p.alphaN);
+        return at::where(x > 0, alphaP * x * x + p.beta * x,
+                         (at::expm1(at::minimum(x, p.eps)) - x) * alphaN + p.beta * x);
+    }
     }
     return x;
 }
 
 at::Tensor Decoder::rotary(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) const
 {
-    // x [B, heads, T, headDim]; cos/sin [T, rotaryDim]
+    // x [B, heads, T, headDim]; cos/sin [T, rotaryDim]. Float32 tables (ArchSpec::ropeFp32): rotated in float32.
+    if (cos.scalar_type() != x.scalar_type())
+        return rotary(x.to(cos.scalar_type()), cos, sin).to(x.scalar_type());
     const int64_t rot = m_spec.rotaryDim;
     const int64_t hd = x.size(-1);
     const at::Tensor xr = x.narrow(-1, 0, rot);
@@ -264,11 +276,17 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> Decoder::heads(const LayerWeights
     const int64_t B = qkv.size(0), T = qkv.size(1);
     const int64_t nh = m_spec.heads, nkv = m_spec.kvHeads, hd = m_spec.headDim;
     at::Tensor q = qkv.narrow(-1, 0, nh * hd), k = qkv.narrow(-1, nh * hd, nkv * hd);
-    const at::Tensor v = qkv.narrow(-1, (nh + nkv) * hd, nkv * hd).view({B, T, nkv, hd}).transpose(1, 2);
+    at::Tensor v = qkv.narrow(-1, (nh + nkv) * hd, nkv * hd);
     if (m_spec.qkNorm == QkNorm::Full) {
         q = norm(lw.qNorm, q);
         k = norm(lw.kNorm, k);
     }
+    if (m_spec.qkvClip > 0) { // olmoe's clip_qkv: after the q/k norms, before rope
+        q = q.clamp(-m_spec.qkvClip, m_spec.qkvClip);
+        k = k.clamp(-m_spec.qkvClip, m_spec.qkvClip);
+        v = v.clamp(-m_spec.qkvClip, m_spec.qkvClip);
+    }
+    v = v.reshape({B, T, nkv, hd}).transpose(1, 2);
     q = q.reshape({B, T, nh, hd});
     k = k.reshape({B, T, nkv, hd});
     if (m_spec.qkNorm == QkNorm::PerHead) {
@@ -280,6 +298,10 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> Decoder::heads(const LayerWeights
     if (cos.defined()) { // undefined without rope, and on layers without it (RopeTables::of)
         q = rotary(q, cos, sin);
         k = rotary(k, cos, sin);
+    }
+    if (m_spec.qkNorm == QkNorm::PerHeadAfterRope) {
+        q = norm(lw.qNorm, q);
+        k = norm(lw.kNorm, k);
     }
     return {q, k, v};
 }
@@ -352,7 +374,7 @@ at::Tensor Decoder::mlp(const LayerWeights& lw, const at::Tensor& x, int layer, 
                                                                     : DnnlAct::None;
         if (auto fused = cpuFusedLinearActivation(x, lw.up.w, lw.up.b, fusable))
             return lw.down(*fused);
-        return lw.down(activation(lw.up(x)));
+        return lw.down(activation(lw.up(x), &lw));
     }
     const at::Tensor h = lw.up(x);
     const int64_t I = m_spec.intermediate;
@@ -389,7 +411,8 @@ Decoder::RopeTables Decoder::ropeTables(const at::Tensor& positions, int64_t seq
             cos = cos * attentionFactor;
             sin = sin * attentionFactor;
         }
-        return std::make_pair(cos.to(m_dtype), sin.to(m_dtype));
+        const auto dtype = m_spec.ropeFp32 ? at::kFloat : m_dtype;
+        return std::make_pair(cos.to(dtype), sin.to(dtype));
     };
     std::tie(out.cos, out.sin) = tables(invFreqFor(seqLen), m_spec.ropeAttentionFactor);
     if (m_invFreqLocal.defined())

@@ -63,6 +63,9 @@ struct LayerWeights {
     MoeWeights moe;         // replaces up/down where defined
     MlaWeights mla;         // AttentionKind::Latent: replaces qkv
     at::Tensor sinks;       // [heads]: AttnSink::PerHead's logits
+    struct {
+        at::Tensor alphaP, alphaN, beta, eps; // Activation::XIelu's parameters (raw, as stored), else undefined
+    } xielu;
 };
 
 struct DecoderWeights {
@@ -148,7 +151,8 @@ public:
 
 private:
     at::Tensor norm(const Norm& n, const at::Tensor& x) const;
-    at::Tensor activation(const at::Tensor& x) const;
+    // `lw`: the layer whose learned activation parameters apply (Activation::XIelu).
+    at::Tensor activation(const at::Tensor& x, const LayerWeights* lw = nullptr) const;
     at::Tensor rotary(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) const;
     // `probsTo` (may be null) receives the layer's attention probabilities (explicit path), `headsTo` (may be null)
     // the heads' outputs before any ablation (kHeadOutputs).

@@ -59,7 +59,7 @@ std::tuple<at::Tensor, at::Tensor> Decoder::route(const MoeWeights& m, const at:
     at::Tensor weights, ids;
     if (spec.routing == Routing::TopKThenSoftmax) { // gpt_oss: the biased logits' top k, softmax in the compute dtype
         std::tie(weights, ids) = at::topk(block(expertLinear(flat, m.router, m.routerBias)), K, -1);
-        weights = at::softmax(weights, -1);
+        weights = at::softmax(spec.softmaxFp32 ? weights.to(at::kFloat) : weights, -1);
         if (spec.normTopK)
             weights = weights / weights.sum(-1, /*keepdim=*/true);
         return {weights, ids};

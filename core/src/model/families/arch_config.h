@@ -56,6 +56,10 @@ void readCwm(const json& j, ArchSpec& s, const std::string& path);
 void readExaone4(const json& j, ArchSpec& s, const std::string& path);
 
 // ---------- mixture-of-experts families (architectures_moe.cpp) ----------
+// The router's sizes and which layers are sparse: layer l is sparse unless listed in mlp_only_layers, and only
+// where (l + 1) % decoder_sparse_step == 0 when sparseSteps (qwen2_moe / qwen3_moe; else every layer).
+void readRouter(const json& j, ArchSpec& s, const std::string& path, std::initializer_list<const char*> expertsKey,
+                std::initializer_list<const char*> intermediateKey, bool sparseSteps);
 void readMixtral(const json& j, ArchSpec& s, const std::string& path);
 void readQwen2Moe(const json& j, ArchSpec& s, const std::string& path);
 void readQwen3Moe(const json& j, ArchSpec& s, const std::string& path);
@@ -64,5 +68,15 @@ void readDeepseekV2(const json& j, ArchSpec& s, const std::string& path);
 void readDeepseekV3(const json& j, ArchSpec& s, const std::string& path);
 void readMellum(const json& j, ArchSpec& s, const std::string& path);
 void readGptOss(const json& j, ArchSpec& s, const std::string& path);
+// ---------- the fourth wave (architectures_wave.cpp) ----------
+void readOlmoe(const json& j, ArchSpec& s, const std::string& path);
+void readGranitemoe(const json& j, ArchSpec& s, const std::string& path);
+void readGranitemoeShared(const json& j, ArchSpec& s, const std::string& path);
+void readArcee(const json& j, ArchSpec& s, const std::string& path);
+void readGlm4(const json& j, ArchSpec& s, const std::string& path);
+void readErnie45(const json& j, ArchSpec& s, const std::string& path);
+void readApertus(const json& j, ArchSpec& s, const std::string& path);
+void readHunyuanDense(const json& j, ArchSpec& s, const std::string& path);
+void readHunyuanMoe(const json& j, ArchSpec& s, const std::string& path);
 
 } // namespace ascviz::model::cfg

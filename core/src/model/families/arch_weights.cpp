@@ -238,11 +238,21 @@ DecoderWeights llamaStyleWeights(WeightStore& ws, const ArchSpec& s)
             lw.qNorm = norm(ws, p + "self_attn.q_norm", s.headDim, false);
             lw.kNorm = norm(ws, p + "self_attn.k_norm", s.headDim, false);
         }
+        if (s.qkNorm == QkNorm::PerHeadAfterRope) { // hunyuan
+            lw.qNorm = norm(ws, p + "self_attn.query_layernorm", s.headDim, false);
+            lw.kNorm = norm(ws, p + "self_attn.key_layernorm", s.headDim, false);
+        }
         if (s.moe.experts > 0 && s.moe.sparse[static_cast<std::size_t>(l)]) {
             // a mixture-of-experts layer: its weights come from the family's table (architectures_moe.cpp)
+        } else if (s.gatedMlp && ws.has(p + "mlp.gate_up_proj.weight")) { // glm4: already [gate; up]
+            lw.up = linear(ws, p + "mlp.gate_up_proj", 2 * I, H, b.mlp);
+            lw.down = linear(ws, p + "mlp.down_proj", H, I, b.mlp);
         } else if (s.gatedMlp) {
             lw.up =
                 fuse(ws, {linear(ws, p + "mlp.gate_proj", I, H, b.mlp), linear(ws, p + "mlp.up_proj", I, H, b.mlp)});
+            lw.down = linear(ws, p + "mlp.down_proj", H, I, b.mlp);
+        } else if (ws.has(p + "mlp.up_proj.weight")) { // arcee, apertus: act(up(x)) without a gate
+            lw.up = linear(ws, p + "mlp.up_proj", I, H, b.mlp);
             lw.down = linear(ws, p + "mlp.down_proj", H, I, b.mlp);
         } else {
             lw.up = linear(ws, p + "mlp.c_fc", I, H, b.mlp);

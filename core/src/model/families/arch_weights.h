@@ -45,5 +45,15 @@ void experts(WeightStore& ws, const ArchSpec& s, const std::string& prefix, cons
 // gpt_oss: llama's names with self_attn.sinks, mlp.router (weight, bias) and mlp.experts' biased, interleaved
 // gate_up_proj / down_proj, plain or MXFP4 (*_blocks, *_scales; mxfp4.h) (architectures_moe.cpp).
 DecoderWeights gptOssWeights(WeightStore& ws, const ArchSpec& s);
+// granitemoe / granitemoeshared: block_sparse_moe.router.layer, block_sparse_moe.input_linear [E, 2I, H] and
+// output_linear [E, H, I], shared_mlp.input_linear / output_linear (architectures_wave.cpp).
+DecoderWeights granitemoeWeights(WeightStore& ws, const ArchSpec& s);
+// glm4: the llama names (fused mlp.gate_up_proj) with post_self_attn_layernorm and post_mlp_layernorm.
+DecoderWeights glm4Weights(WeightStore& ws, const ArchSpec& s);
+// apertus: attention_layernorm / feedforward_layernorm, per-head q/k norms, mlp.up_proj / down_proj and the xIELU
+// parameters mlp.act_fn.{alpha_p, alpha_n, beta, eps}.
+DecoderWeights apertusWeights(WeightStore& ws, const ArchSpec& s);
+// hunyuan_v1_moe: mlp.gate.wg, mlp.experts (per expert or fused), mlp.shared_mlp.{gate,up,down}_proj.
+DecoderWeights hunyuanMoeWeights(WeightStore& ws, const ArchSpec& s);
 
 } // namespace ascviz::model

@@ -165,9 +165,11 @@ Activation activationOf(const std::string& name, const std::string& path)
         return Activation::Relu;
     if (name == "quick_gelu")
         return Activation::QuickGelu;
+    if (name == "relu2")
+        return Activation::Relu2;
     throw ModelError(
         path + ": activation \"" + name +
-        "\" is not supported (supported: gelu_new, gelu_fast, gelu_pytorch_tanh, gelu, silu, relu, quick_gelu)");
+        "\" is not supported (supported: gelu_new, gelu_fast, gelu_pytorch_tanh, gelu, silu, relu, relu2, quick_gelu)");
 }
 
 Activation activationField(const json& j, std::initializer_list<const char*> names, const std::string& fallback,
@@ -565,6 +567,31 @@ const Architecture kArchitectures[] = {
      "mixture of experts: num_local_experts, num_experts_per_tok (top-k of the biased router logits, then softmax), "
      "clamped SwiGLU experts with biases, attention sinks, attention_bias, layer_types, sliding_window, "
      "rope_parameters (yarn by default), MXFP4 expert weights (dequantised at load)"},
+    {"olmoe", readOlmoe, qwenMoeWeights,
+     "mixture of experts: num_experts, num_experts_per_tok, norm_topk_prob; q/k RMSNorm over the whole projections, "
+     "clip_qkv, attention_bias, rope_parameters"},
+    {"granitemoe", readGranitemoe, granitemoeWeights,
+     "mixture of experts: num_local_experts, num_experts_per_tok (top-k of the logits, then softmax); "
+     "embedding_multiplier, residual_multiplier, attention_multiplier, logits_scaling, rope_parameters"},
+    {"granitemoeshared", readGranitemoeShared, granitemoeWeights,
+     "granitemoe's layout with an ungated shared expert (shared_intermediate_size, 0: none)"},
+    {"arcee", readArcee, llamaStyleWeights,
+     "ungated MLP with relu2 (hidden_act), num_key_value_heads, head_dim, attention_bias, mlp_bias, "
+     "rope_parameters"},
+    {"glm4", readGlm4, glm4Weights,
+     "post-attention and post-MLP norms, interleaved partial rope (partial_rotary_factor), attention_bias (q/k/v), "
+     "fused gate_up_proj, rope_parameters"},
+    {"ernie4_5", readErnie45, llamaStyleWeights,
+     "interleaved rope in float32, use_bias, head_dim, tie_word_embeddings, rope_parameters"},
+    {"apertus", readApertus, apertusWeights,
+     "ungated MLP with xIELU (its learned alpha_p, alpha_n, beta, eps per layer) or another hidden_act, per-head "
+     "q/k RMSNorm, attention_bias, rope_parameters (llama3 by default)"},
+    {"hunyuan_v1_dense", readHunyuanDense, llamaStyleWeights,
+     "per-head q/k RMSNorm after rope (query_layernorm, key_layernorm), rope dynamic with alpha (a fixed base), "
+     "head_dim, attention_bias, rope_parameters"},
+    {"hunyuan_v1_moe", readHunyuanMoe, hunyuanMoeWeights,
+     "mixture of experts: num_experts, moe_topk (one value for all layers), float32 router, top-k renormalised, "
+     "shared expert of intermediate_size; hunyuan_v1_dense's attention"},
 };
 
 const Architecture* find(const std::string& type)

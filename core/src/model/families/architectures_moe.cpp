@@ -17,7 +17,6 @@
 
 namespace ascviz::model {
 namespace cfg {
-namespace {
 
 // The router's sizes and which layers are sparse: layer l is sparse unless listed in mlp_only_layers, and only
 // where (l + 1) % decoder_sparse_step == 0 (qwen2_moe / qwen3_moe; mixtral: every layer).
@@ -48,8 +47,6 @@ void readRouter(const json& j, ArchSpec& s, const std::string& path, std::initia
                 m.sparse[static_cast<std::size_t>(l)] = false;
         }
 }
-
-} // namespace
 
 // mixtral: mistral's attention (sliding_window), every layer a mixture of experts of intermediate_size, the
 // top-k weights always renormalised, in float32.
