@@ -38,6 +38,14 @@ TEXTS = [
     "        self.items.append(x)\n\n    def pop(self):\n        return self.items.pop()\n",
 ]
 GREEDY_PROMPT, GREEDY_NEW = 16, 16
+# A text of more than one 64-position chunk of the gated delta rule (hybrid families: opts "long_text"), and the
+# greedy prompt there long enough that the prefill crosses a chunk boundary before the recurrent steps.
+LONG_TEXT = (
+    "def merge_sorted(left, right):\n    result = []\n    i = j = 0\n    while i < len(left) and j < len(right):\n"
+    "        if left[i] <= right[j]:\n            result.append(left[i])\n            i += 1\n        else:\n"
+    "            result.append(right[j])\n            j += 1\n    result.extend(left[i:])\n"
+    "    result.extend(right[j:])\n    return result\n")
+LONG_PROMPT = 70
 
 # Tiny shapes per architecture (hidden 32, 2 layers, 4 heads, context 128), in transformers 5 spellings.
 BASE = {
@@ -177,6 +185,25 @@ BASE = {
     "hunyuan_v1_moe": dict(hidden_size=32, num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=2,
                            head_dim=8, intermediate_size=24, num_experts=4, moe_topk=2, max_position_embeddings=128,
                            bos_token_id=0, eos_token_id=0, pad_token_id=0),
+    # qwen3_next (4 layers): gated DeltaNet, DeltaNet, DeltaNet, gated full attention (full_attention_interval 4);
+    # 2 key heads of 8 serving 4 value heads of 8 (a conv of 4 taps), partial rotary 0.25 (2 of 8 dims); 4 experts
+    # top-2 with a shared expert, layer 1 dense (mlp_only_layers).
+    "qwen3_next": dict(hidden_size=32, num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=2, head_dim=8,
+                       intermediate_size=64, moe_intermediate_size=24, shared_expert_intermediate_size=40,
+                       num_experts=4, num_experts_per_tok=2, mlp_only_layers=[1], linear_conv_kernel_dim=4,
+                       linear_key_head_dim=8, linear_value_head_dim=8, linear_num_key_heads=2,
+                       linear_num_value_heads=4, max_position_embeddings=256, bos_token_id=0, eos_token_id=0),
+    # qwen3_5_text (Qwen3.5's text model): qwen3_next's layers with plain linear_attn projections, dense MLPs;
+    # qwen3_5_moe_text: every MLP 4 experts top-2 with a shared expert.
+    "qwen3_5_text": dict(hidden_size=32, num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=2, head_dim=8,
+                         intermediate_size=64, linear_conv_kernel_dim=4, linear_key_head_dim=8,
+                         linear_value_head_dim=8, linear_num_key_heads=2, linear_num_value_heads=4,
+                         max_position_embeddings=256, bos_token_id=0, eos_token_id=0),
+    "qwen3_5_moe_text": dict(hidden_size=32, num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=2,
+                             head_dim=8, moe_intermediate_size=24, shared_expert_intermediate_size=40,
+                             num_experts=4, num_experts_per_tok=2, linear_conv_kernel_dim=4, linear_key_head_dim=8,
+                             linear_value_head_dim=8, linear_num_key_heads=2, linear_num_value_heads=4,
+                             max_position_embeddings=256, bos_token_id=0, eos_token_id=0),
     "phi3": dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
                  intermediate_size=64, max_position_embeddings=128, original_max_position_embeddings=128,
                  bos_token_id=0, eos_token_id=0, pad_token_id=0),
@@ -469,6 +496,26 @@ VARIANTS = [
      {"rope_parameters": rope("dynamic", alpha=50.0, factor=1.0), "num_experts": 8, "moe_topk": 1}, {}),
     ("hunyuan_v1_moe-topk-per-layer", "hunyuan_v1_moe", {"moe_topk": [1, 2, 2]},
      {"expect": "refuse", "error": "moe_topk = [1,2,2]"}),
+    # Hybrids: gated DeltaNet layers beside gated attention; a text longer than one chunk (64 positions) and a greedy
+    # prompt of 70 (prefill across a chunk boundary, then the recurrent steps on the cache).
+    ("qwen3_next", "qwen3_next", {}, {"long_text": True}),
+    ("qwen3_next-dense-tied-alternating", "qwen3_next",
+     {"num_experts": 0, "tie_word_embeddings": True, "linear_num_key_heads": 4, "linear_conv_kernel_dim": 3,
+      "layer_types": ["linear_attention", "full_attention"] * 2,
+      "rope_parameters": rope("default", theta=5000.0, partial_rotary_factor=0.5)}, {"long_text": True}),
+    ("qwen3_next-norm-off-step2-bias", "qwen3_next",
+     {"norm_topk_prob": False, "decoder_sparse_step": 2, "mlp_only_layers": [], "attention_bias": True,
+      "full_attention_interval": 3, "layer_types": None, "linear_value_head_dim": 6}, {"long_text": True}),
+    ("qwen3_next-bf16", "qwen3_next", {}, {"dtype": "bfloat16", "long_text": True}),
+    ("qwen3_5_text", "qwen3_5_text", {}, {"long_text": True}),
+    ("qwen3_5_text-tied-alternating", "qwen3_5_text",
+     {"tie_word_embeddings": True, "linear_num_key_heads": 4, "layer_types": ["full_attention", "linear_attention"] * 2},
+     {"long_text": True}),
+    ("qwen3_5_moe_text", "qwen3_5_moe_text", {}, {"long_text": True}),
+    ("qwen3_5_moe_text-top1-interval2", "qwen3_5_moe_text",
+     {"num_experts_per_tok": 1, "layer_types": ["linear_attention", "full_attention"] * 2}, {"long_text": True}),
+    ("qwen3_next-layer-type", "qwen3_next", {"layer_types": ["linear_attention"] * 3 + ["sliding_attention"]},
+     {"expect": "refuse", "error": "layer_types = \"sliding_attention\""}),
     # transformers 4 spelling with the legacy type name "su", which Phi3Config reads as longrope.
     ("phi3-longrope-su-v4", "phi3", {"original_max_position_embeddings": 32,
                                      "rope_parameters": rope("longrope", short_factor=[1.0, 1.5, 2.0, 1.2],
@@ -666,11 +713,15 @@ OUT_PROJ = re.compile(r"(^|\.)(attn|attention|self_attn)(\.attention)?\.(o_proj|
 
 
 def out_projections(model):
-    """Per decoder layer, its attention's output projection (o_proj, out_proj, c_proj or dense by family)."""
+    """Per decoder layer, its attention's output projection (o_proj, out_proj, c_proj or dense by family); None for
+    a layer without attention (a hybrid's gated DeltaNet layers)."""
     base = model.base_model
     layers = next(getattr(base, n) for n in ("h", "layers") if hasattr(base, n))
     found = []
     for layer in layers:
+        if hasattr(layer, "linear_attn"):
+            found.append(None)
+            continue
         hits = [m for n, m in layer.named_modules() if OUT_PROJ.search(n)]
         assert len(hits) == 1, f"{type(layer).__name__}: {len(hits)} attention output projections"
         found.append(hits[0])
@@ -817,7 +868,10 @@ def make(out, tokenizer_json, name, model_type, overrides, opts):
     # The reference: the saved checkpoint as transformers loads it, computed in float32 (eager attention).
     ref_model = AutoModelForCausalLM.from_pretrained(d, dtype=torch.float32, attn_implementation="eager").eval()
     cases = []
-    for text in TEXTS:
+    types = getattr(ref_model.config, "layer_types", None) or []
+    attention_layers = [i for i in range(ref_model.config.num_hidden_layers)
+                        if not types or types[i] != "linear_attention"]
+    for text in TEXTS + ([LONG_TEXT] if opts.get("long_text") else []):
         ids = tok.encode(text, add_special_tokens=False).ids
         fresh_rope(ref_model)
         with torch.no_grad():
@@ -826,20 +880,24 @@ def make(out, tokenizer_json, name, model_type, overrides, opts):
         probs = torch.softmax(logits, -1)
         ntp = [probs[i, ids[i + 1]].item() for i in range(len(ids) - 1)]
         top = torch.topk(logits, 5, -1)
-        prompt = ids[:GREEDY_PROMPT]
+        prompt = ids[:LONG_PROMPT if text == LONG_TEXT else GREEDY_PROMPT]
         case_layers, case_top1, case_gap = layer_ntp(ref_model, ids, logits)
-        heads = [(0, 1), (ref_model.config.num_hidden_layers - 1, 0)]
+        heads = [(attention_layers[0], 1), (attention_layers[-1], 0)]  # attention layers only
         ablation = {"heads": heads, "zero": ablated_ntp(ref_model, ids, heads, "zero"),
                     "mean": ablated_ntp(ref_model, ids, heads, "mean")}
         experts = router_choices(ref_model, ids)
         # Expert ablation's reference: the hook below redoes a softmax-first router (mixtral, qwen2_moe, qwen3_moe);
         # the other families' routers (grouped, sigmoid, top-k-then-softmax) are not redone by it.
-        if experts and model_type in ("mixtral", "qwen2_moe", "qwen3_moe"):
+        if experts and model_type in ("mixtral", "qwen2_moe", "qwen3_moe", "qwen3_next", "qwen3_5_moe_text"):
             # block the first token's first choice in the first and the last sparse layer
             blocked = sorted({(experts[0]["layer"], experts[0]["ids"][0][0]),
                               (experts[-1]["layer"], experts[-1]["ids"][0][0])})
             ablation["experts"] = [list(e) for e in blocked]
             ablation["experts_ntp"] = expert_ablated_ntp(ref_model, ids, blocked)
+        # Per layer (a gated DeltaNet layer has none: []), each query's probabilities over keys 0 .. q.
+        attentions = iter(outputs.attentions)
+        per_layer = [next(attentions) if i in attention_layers else None
+                     for i in range(ref_model.config.num_hidden_layers)]
         cases.append({"text": text, "input_ids": ids, "ntp": ntp, "ntp_layers": case_layers,
                       "top1_layers": case_top1, "top1_gaps": case_gap, "ablation": ablation,
                       "top5_ids": top.indices.tolist(),
@@ -848,7 +906,7 @@ def make(out, tokenizer_json, name, model_type, overrides, opts):
                       "experts": experts, "uncertainty": uncertainty(logits, ids),
                       "attentions": [[[[round(v, 9) for v in layer[0, h, q, :q + 1].tolist()]
                                        for q in range(len(ids))] for h in range(layer.shape[1])]
-                                     for layer in outputs.attentions]})
+                                     if layer is not None else [] for layer in per_layer]})
     json.dump({"model_type": model_type, "transformers": transformers.__version__, "torch": torch.__version__,
                "dtype": dtype, "attn": "eager", "cases": cases}, open(os.path.join(d, "reference.json"), "w"))
     if packed:

@@ -5,6 +5,7 @@
 
 #include "ascviz/model/observer.h"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -57,9 +58,13 @@ TEST(LiveConformance, AttentionEqualsTransformersEager)
             o.observer = &rec;
             const auto scored = m->score(c.at("text").get<std::string>(), o);
             ASSERT_EQ(scored.tokens.size(), ids.size());
-            ASSERT_EQ(rec.layers.size(), want.size()) << "layers with attention";
+            // A hybrid's gated DeltaNet layers have no attention probabilities: [] in the reference, none observed.
+            const auto withAttention =
+                std::count_if(want.begin(), want.end(), [](const auto& layer) { return !layer.empty(); });
+            ASSERT_EQ(static_cast<std::ptrdiff_t>(rec.layers.size()), withAttention) << "layers with attention";
             for (const auto& [layer, got] : rec.layers) {
                 const auto& w = want[static_cast<std::size_t>(layer)];
+                ASSERT_FALSE(w.empty()) << "layer " << layer << " has no attention in transformers";
                 const int64_t H = got.shape[0], T = got.shape[1];
                 ASSERT_EQ(got.position, 0);
                 ASSERT_EQ(H, static_cast<int64_t>(w.size())) << "heads of layer " << layer;

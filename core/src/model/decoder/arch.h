@@ -28,6 +28,11 @@ enum class AttentionKind { MultiHead, Latent };
 // Attention sinks: None; PerHead: a learned logit per head joins the denominator of each query's softmax (its
 // column is dropped after the softmax, so a row sums to less than 1; gpt_oss).
 enum class AttnSink { None, PerHead };
+// A layer's token mixer: Attention (the kinds above), or GatedDeltaNet: gated linear attention by the gated delta rule
+// (qwen3_next; gated_delta.cpp, ArchSpec::GatedDelta): a causal depthwise convolution over [q; k; v], then the
+// delta rule's recurrent state per value head (chunked parallel form when scoring, recurrent step when decoding on
+// the cache), a gated RMSNorm and the output projection.
+enum class LayerKind { Attention, GatedDeltaNet };
 enum class Residual {
     Sequential,         // x += attn(ln1(x)); x += mlp(ln2(x))
     ParallelSharedNorm, // x += attn(ln1(x)) + mlp(ln1(x))       (CodeGen, GPT-J)
@@ -137,6 +142,32 @@ struct ArchSpec {
         double routedScale = 1.0;
         bool routerFp32 = false, sortedTopK = true, softmaxFp32 = false;
     } moe;
+
+    // Per layer (empty: every layer attention). The gated-DeltaNet layers' sizes are `delta`'s.
+    std::vector<LayerKind> layerKinds;
+    LayerKind layerKind(int64_t layer) const
+    {
+        return layerKinds.empty() ? LayerKind::Attention : layerKinds[static_cast<std::size_t>(layer)];
+    }
+    bool hasRecurrentLayers() const
+    {
+        for (const LayerKind k : layerKinds)
+            if (k != LayerKind::Attention)
+                return true;
+        return false;
+    }
+    // LayerKind::GatedDeltaNet (qwen3_next's linear_attention): keyHeads × keyDim queries and keys, valueHeads ×
+    // valueDim values (valueHeads a multiple of keyHeads: each key head serves valueHeads / keyHeads value heads), a
+    // causal depthwise convolution of convKernel taps (no bias) then the activation, chunks of `chunk` positions in
+    // the parallel form. The gated RMSNorm after the delta rule has epsilon normEps.
+    struct GatedDelta {
+        int64_t keyHeads = 0, valueHeads = 0, keyDim = 0, valueDim = 0, convKernel = 0, chunk = 64;
+        bool groupedProjections = false; // qwen3_next's in_proj_qkvz / in_proj_ba (per key head), not qwen3_5's plain
+        int64_t convChannels() const { return 2 * keyHeads * keyDim + valueHeads * valueDim; }
+    } delta;
+    // Attention output gate (qwen3_next): q_proj emits each head's query and a gate; the heads' outputs are multiplied
+    // by sigmoid(gate) before the output projection (the fused qkv then holds [q; k; v; gate] rows).
+    bool attnOutputGate = false;
 
     std::vector<int32_t> eosIds; // config.json eos_token_id (int or list)
     int32_t bosId = -1;

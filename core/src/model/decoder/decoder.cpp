@@ -152,8 +152,10 @@ int64_t Decoder::parameterCount() const
         for (const at::Tensor* t : {&l.moe.router, &l.moe.routerBias, &l.moe.gateUp, &l.moe.gateUpBias, &l.moe.down,
                                     &l.moe.downBias, &l.sinks, &l.xielu.alphaP, &l.xielu.alphaN})
             add(*t);
+        for (const at::Tensor* t : {&l.delta.conv, &l.delta.aLog, &l.delta.dtBias, &l.delta.norm.w})
+            add(*t);
         for (const Linear* li : {&l.qkv, &l.o, &l.up, &l.down, &l.moe.sharedUp, &l.moe.sharedDown, &l.moe.sharedGate,
-                                 &l.mla.qA, &l.mla.qB, &l.mla.kvA, &l.mla.kvB}) {
+                                 &l.mla.qA, &l.mla.qB, &l.mla.kvA, &l.mla.kvB, &l.delta.inProj, &l.delta.out}) {
             add(li->w);
             add(li->b);
         }
@@ -171,9 +173,14 @@ KvCache Decoder::makeCache(int64_t batch, int64_t capacity) const
     KvCache c;
     c.capacity = capacity;
     const auto opts = at::TensorOptions().dtype(m_dtype).device(m_device);
+    const auto& d = m_spec.delta;
     for (int64_t i = 0; i < m_spec.layers; ++i) {
-        c.k.push_back(at::empty({batch, m_spec.kvHeads, capacity, m_spec.headDim}, opts));
-        c.v.push_back(at::empty({batch, m_spec.kvHeads, capacity, m_spec.valueDim()}, opts));
+        const bool delta = m_spec.layerKind(i) == LayerKind::GatedDeltaNet;
+        c.k.push_back(delta ? at::Tensor() : at::empty({batch, m_spec.kvHeads, capacity, m_spec.headDim}, opts));
+        c.v.push_back(delta ? at::Tensor() : at::empty({batch, m_spec.kvHeads, capacity, m_spec.valueDim()}, opts));
+        c.conv.push_back(delta ? at::zeros({batch, d.convChannels(), d.convKernel}, opts) : at::Tensor());
+        c.state.push_back(delta ? at::zeros({batch, d.valueHeads, d.keyDim, d.valueDim}, opts.dtype(at::kFloat))
+                                : at::Tensor());
     }
     return c;
 }
@@ -253,8 +260,8 @@ at::Tensor Decoder::attention(int layer, const at::Tensor& x, const at::Tensor& 
     const auto& lw = m_w.layers[static_cast<std::size_t>(layer)];
     const int64_t B = x.size(0), T = x.size(1);
     const int64_t nh = m_spec.heads, hd = m_spec.valueDim();
-    auto [q, k, v] =
-        m_spec.attention == AttentionKind::Latent ? latentHeads(lw, x, cos, sin) : heads(lw, lw.qkv(x), cos, sin);
+    const at::Tensor qkv = m_spec.attention == AttentionKind::Latent ? at::Tensor() : lw.qkv(x);
+    auto [q, k, v] = qkv.defined() ? heads(lw, qkv, cos, sin) : latentHeads(lw, x, cos, sin);
     const int64_t S = past + T;
     if (cache) {
         cache->k[static_cast<std::size_t>(layer)].narrow(2, past, T).copy_(k);
@@ -264,7 +271,9 @@ at::Tensor Decoder::attention(int layer, const at::Tensor& x, const at::Tensor& 
     }
     const at::Tensor& m = m_spec.window[static_cast<std::size_t>(layer)] > 0 ? localMask : mask; // [B|1, 1, T, S]
     const at::Tensor out = attend(layer, q, k, v, m, false, probsTo);
-    const at::Tensor merged = out.transpose(1, 2).reshape({B, T, nh * hd});
+    at::Tensor merged = out.transpose(1, 2).reshape({B, T, nh * hd});
+    if (m_spec.attnOutputGate) // the gate's rows follow q, k and v in the fused projection
+        merged = merged * at::sigmoid(qkv.narrow(-1, (nh + 2 * m_spec.kvHeads) * hd, nh * hd));
     if (headsTo)
         headsTo->observe(kHeadOutputs, layer, merged);
     return lw.o(ablateHeads(layer, merged));
@@ -518,8 +527,18 @@ at::Tensor Decoder::hiddenPacked(const at::Tensor& ids, const std::vector<int64_
         const int layer = static_cast<int>(l);
         const int64_t window = m_spec.window[static_cast<std::size_t>(l)];
         const at::Tensor h = inputNorm(lw, x);
-        const at::Tensor qkv = latent ? at::Tensor() : lw.qkv(h); // [N, (nh + 2 nkv) hd]
         int64_t offset = 0;
+        if (m_spec.layerKind(l) == LayerKind::GatedDeltaNet) { // each sequence from a zero state
+            at::Tensor mixed = at::empty_like(x);
+            for (const int64_t T : lengths) {
+                mixed.narrow(0, offset, T)
+                    .copy_(gatedDelta(layer, h.narrow(0, offset, T).unsqueeze(0), {}, nullptr, 0)[0]);
+                offset += T;
+            }
+            x = residual(lw, x, h, mixed, layer);
+            continue;
+        }
+        const at::Tensor qkv = latent ? at::Tensor() : lw.qkv(h); // [N, (nh + 2 nkv) hd]
         for (const int64_t T : lengths) {
             auto [cos, sin] = tablesOf(T).of(m_spec, l);
             if (cos.defined()) {
@@ -533,7 +552,9 @@ at::Tensor Decoder::hiddenPacked(const at::Tensor& ids, const std::vector<int64_
             attn.narrow(0, offset, T).copy_(out.transpose(1, 2).reshape({T, nh * hd}));
             offset += T;
         }
-        x = residual(lw, x, h, lw.o(ablateHeads(layer, attn)), layer); // the layer: expert ablation
+        const at::Tensor gated =
+            m_spec.attnOutputGate ? attn * at::sigmoid(qkv.narrow(-1, (nh + 2 * m_spec.kvHeads) * hd, nh * hd)) : attn;
+        x = residual(lw, x, h, lw.o(ablateHeads(layer, gated)), layer); // the layer: expert ablation
     }
     return norm(m_w.finalNorm, x);
 }
@@ -589,8 +610,12 @@ at::Tensor Decoder::hidden(const at::Tensor& ids, const at::Tensor& keyValid, Kv
         const int layer = static_cast<int>(l);
         ForwardObserver* probsTo = observer && observer->wants(intermediate::kAttention, layer) ? observer : nullptr;
         const auto [cos, sin] = rope.of(m_spec, l);
-        const at::Tensor a = attention(layer, h, cos, sin, mask, localMask, cache, past, probsTo,
-                                       observer && observer->wants(kHeadOutputs, layer) ? observer : nullptr);
+        // A gated-DeltaNet layer has no attention probabilities: kAttention is not observed there.
+        const at::Tensor a =
+            m_spec.layerKind(l) == LayerKind::GatedDeltaNet
+                ? gatedDelta(layer, h, keyValid.defined() ? keyValid.narrow(1, past, T) : at::Tensor(), cache, past)
+                : attention(layer, h, cos, sin, mask, localMask, cache, past, probsTo,
+                            observer && observer->wants(kHeadOutputs, layer) ? observer : nullptr);
         ForwardObserver* expertsTo =
             observer && lw.moe.defined() && observer->wants(intermediate::kExperts, layer) ? observer : nullptr;
         x = residual(lw, x, h, a, layer, expertsTo);

@@ -52,6 +52,19 @@ struct MlaWeights {
     Linear kvB;   // [heads·(nope + v), kvLoraRank]
 };
 
+// A gated-DeltaNet layer (LayerKind::GatedDeltaNet, gated_delta.cpp), its projections reordered at load so that
+// inProj's rows are [q (keyHeads·keyDim); k (keyHeads·keyDim); v (valueHeads·valueDim); z (valueHeads·valueDim);
+// b (valueHeads); a (valueHeads)], heads in order.
+struct GatedDeltaWeights {
+    Linear inProj;     // [2 K + 2 V + 2 valueHeads, hidden]
+    at::Tensor conv;   // [convChannels, 1, convKernel]: the depthwise convolution over [q; k; v]
+    at::Tensor aLog;   // [valueHeads]
+    at::Tensor dtBias; // [valueHeads]
+    Norm norm;         // [valueDim]: the gated RMSNorm, w · x (plain weight)
+    Linear out;        // [hidden, valueHeads·valueDim]
+    bool defined() const { return inProj.w.defined(); }
+};
+
 struct LayerWeights {
     Norm ln1, ln2; // ln2 unused for ParallelSharedNorm
     Linear qkv;    // fused [q (heads*headDim); k (kvHeads*headDim); v (kvHeads*headDim)] rows
@@ -66,6 +79,7 @@ struct LayerWeights {
     struct {
         at::Tensor alphaP, alphaN, beta, eps; // Activation::XIelu's parameters (raw, as stored), else undefined
     } xielu;
+    GatedDeltaWeights delta; // LayerKind::GatedDeltaNet: replaces the attention's weights
 };
 
 struct DecoderWeights {
@@ -79,8 +93,12 @@ struct DecoderWeights {
 
 // Keys and values of every layer for a batch, preallocated to a capacity: [batch, kvHeads, capacity, headDim] (values:
 // valueDim; latent attention keeps its keys and values decompressed).
+// Gated-DeltaNet layers keep no keys and values (undefined there) but their convolution's last convKernel inputs
+// `conv` [batch, convChannels, convKernel] and the delta rule's state `state` [batch, valueHeads, keyDim, valueDim]
+// (float32), both undefined on attention layers.
 struct KvCache {
     std::vector<at::Tensor> k, v;
+    std::vector<at::Tensor> conv, state;
     int64_t length = 0;
     int64_t capacity = 0;
 };
@@ -191,6 +209,13 @@ private:
     // [B|1, 1, T, S] (undefined: `causal` says whether query i sees keys 0..i of S == T, else all keys).
     at::Tensor attend(int layer, const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& mask,
                       bool causal, ForwardObserver* probsTo) const;
+    // A gated-DeltaNet layer's output (its out projection included) of the normed input x [B, T, hidden]
+    // (gated_delta.cpp): the chunked parallel form, from the cache's states where cache->length > 0 (the recurrent
+    // step instead for one position on a cache). `valid` [B, T] bool (or undefined) zeroes padding inputs as
+    // transformers does.
+    at::Tensor gatedDelta(int layer, const at::Tensor& x, const at::Tensor& valid, KvCache* cache, int64_t past) const;
+    // The causal depthwise convolution and its activation of qkv [B, C, T] (gated_delta.cpp).
+    at::Tensor deltaConv(int layer, const at::Tensor& qkv, KvCache* cache, int64_t past) const;
     // One layer's residual update from its attention output `a` and the normed input `h` of x.
     at::Tensor residual(const LayerWeights& lw, const at::Tensor& x, const at::Tensor& h, const at::Tensor& a,
                         int layer = -1, ForwardObserver* expertsTo = nullptr) const;

@@ -63,6 +63,14 @@ void readRouter(const json& j, ArchSpec& s, const std::string& path, std::initia
 void readMixtral(const json& j, ArchSpec& s, const std::string& path);
 void readQwen2Moe(const json& j, ArchSpec& s, const std::string& path);
 void readQwen3Moe(const json& j, ArchSpec& s, const std::string& path);
+// The router's sizes and which layers are sparse: layer l is sparse unless listed in mlp_only_layers, and (sparseSteps)
+// only where (l + 1) % decoder_sparse_step == 0.
+void readRouter(const json& j, ArchSpec& s, const std::string& path, std::initializer_list<const char*> expertsKey,
+                std::initializer_list<const char*> intermediateKey, bool sparseSteps);
+// ---------- hybrid families: gated DeltaNet layers beside attention (architectures_hybrid.cpp) ----------
+void readQwen3Next(const json& j, ArchSpec& s, const std::string& path);
+void readQwen35Text(const json& j, ArchSpec& s, const std::string& path);
+void readQwen35MoeText(const json& j, ArchSpec& s, const std::string& path);
 // ---------- deepseek_v2 / deepseek_v3 (architectures_deepseek.cpp) ----------
 void readDeepseekV2(const json& j, ArchSpec& s, const std::string& path);
 void readDeepseekV3(const json& j, ArchSpec& s, const std::string& path);

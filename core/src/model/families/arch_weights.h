@@ -55,5 +55,10 @@ DecoderWeights glm4Weights(WeightStore& ws, const ArchSpec& s);
 DecoderWeights apertusWeights(WeightStore& ws, const ArchSpec& s);
 // hunyuan_v1_moe: mlp.gate.wg, mlp.experts (per expert or fused), mlp.shared_mlp.{gate,up,down}_proj.
 DecoderWeights hunyuanMoeWeights(WeightStore& ws, const ArchSpec& s);
+// qwen3_next: linear_attn.{in_proj_qkvz, in_proj_ba, conv1d, dt_bias, A_log, norm, out_proj} on the gated-DeltaNet
+// layers, self_attn.{q_proj ([q; gate] per head), k_proj, v_proj, o_proj, q_norm, k_norm} on the others, dense or
+// qwen2_moe-style sparse MLPs (architectures_hybrid.cpp); qwen3_5_text / qwen3_5_moe_text with linear_attn's
+// plain in_proj_qkv, in_proj_z, in_proj_b, in_proj_a (ArchSpec::GatedDelta::groupedProjections off).
+DecoderWeights qwen3NextWeights(WeightStore& ws, const ArchSpec& s);
 
 } // namespace ascviz::model

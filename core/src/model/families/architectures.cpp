@@ -592,6 +592,19 @@ const Architecture kArchitectures[] = {
     {"hunyuan_v1_moe", readHunyuanMoe, hunyuanMoeWeights,
      "mixture of experts: num_experts, moe_topk (one value for all layers), float32 router, top-k renormalised, "
      "shared expert of intermediate_size; hunyuan_v1_dense's attention"},
+    {"qwen3_next", readQwen3Next, qwen3NextWeights,
+     "hybrid: gated DeltaNet layers (linear_attention: chunked delta rule when scoring, recurrent state and conv "
+     "state in the generation cache; linear_num_key_heads, linear_num_value_heads, linear_key_head_dim, "
+     "linear_value_head_dim, linear_conv_kernel_dim, gated RMSNorm) beside gated full attention (output gate, "
+     "per-head q/k norms, partial_rotary_factor) by layer_types or full_attention_interval; RMSNorm as x(1+w); "
+     "dense MLPs or experts (num_experts, num_experts_per_tok, moe_intermediate_size, norm_topk_prob, shared expert "
+     "with its sigmoid gate, decoder_sparse_step, mlp_only_layers); rope_parameters"},
+    {"qwen3_5_text", readQwen35Text, qwen3NextWeights,
+     "Qwen3.5's text model: qwen3_next's gated DeltaNet and gated attention layers (plain in_proj_qkv, in_proj_z, "
+     "in_proj_b, in_proj_a) with dense MLPs; text positions of its multimodal rope (mrope_section)"},
+    {"qwen3_5_moe_text", readQwen35MoeText, qwen3NextWeights,
+     "Qwen3.5-MoE's text model: qwen3_5_text's layers, every MLP num_experts experts (num_experts_per_tok, "
+     "renormalised) with a sigmoid-gated shared expert (shared_expert_intermediate_size)"},
 };
 
 const Architecture* find(const std::string& type)

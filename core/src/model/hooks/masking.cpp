@@ -92,16 +92,21 @@ std::vector<double> maskedTargetLogProbs(const LanguageModel& m, const std::vect
     auto first = [&](std::size_t k) { return *std::min_element(masks[k].begin(), masks[k].end()); };
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return first(a) < first(b); });
     model::KvCache copies;
+    int64_t copiesBatch = 0;
     std::size_t done = masks.size() - order.size();
     for (std::size_t i = 0; i < order.size(); i += static_cast<std::size_t>(batch)) {
         if (opts.cancel && opts.cancel->load())
             throw Cancelled();
         const std::size_t j = std::min(order.size(), i + static_cast<std::size_t>(batch));
         const auto B = static_cast<int64_t>(j - i);
-        const auto from = static_cast<int64_t>(first(order[i])); // the batch's earliest hidden position
-        if (copies.capacity == 0 || copies.k.front().size(0) != B)
+        // The batch's earliest hidden position; from 0 where recurrent layers (gated DeltaNet) keep no per-position
+        // state to start from.
+        const auto from = dec.spec().hasRecurrentLayers() ? int64_t(0) : static_cast<int64_t>(first(order[i]));
+        if (copies.capacity == 0 || copiesBatch != B) {
             copies = dec.makeCache(B, T);
-        for (std::size_t l = 0; l < full.k.size(); ++l) {
+            copiesBatch = B;
+        }
+        for (std::size_t l = 0; from > 0 && l < full.k.size(); ++l) {
             copies.k[l].narrow(2, 0, from).copy_(full.k[l].narrow(2, 0, from).expand({B, -1, -1, -1}));
             copies.v[l].narrow(2, 0, from).copy_(full.v[l].narrow(2, 0, from).expand({B, -1, -1, -1}));
         }
