@@ -152,6 +152,8 @@ configure_and_build() {
       ensure_venv
       live_args=(-DASCVIZ_LIVE_PYTHON="$venv/bin/python")
     fi
+    # The live tier's cases, made once for both builds (tests/model/CMakeLists.txt).
+    live_args+=(-DASCVIZ_LIVE_CASES_DIR="$build_base-live-cases")
   fi
   cmake -S "$here" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DASCVIZ_BUILD_GUI="$gui" -DASCVIZ_BUILD_TESTS="$tests" \
     -DASCVIZ_SLURM_TESTS="${5:-OFF}" -DASCVIZ_WERROR="$werror" "${torch_args[@]}" "${live_args[@]}" "${launcher_args[@]}" \

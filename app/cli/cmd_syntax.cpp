@@ -7,6 +7,7 @@
 #include "ascviz/base/error.h"
 #include "ascviz/base/limits.h"
 #include "ascviz/base/resources.h"
+#include "ascviz/base/tokenspans.h"
 #include "ascviz/base/utf8.h"
 #include "ascviz/eval/eval.h"
 #include "ascviz/eval/evaljson.h"
@@ -75,6 +76,8 @@ ScoredText scoredFromJson(const std::string& file, const std::optional<std::stri
     } catch (const json::exception& e) {
         throw InputError(where + ": token " + std::to_string(s.tokens.size()) + " is malformed: " + e.what());
     }
+    if (const auto problem = tokenSpanProblem(s))
+        throw InputError(where + ": " + *problem);
     s.promptBytes = s.text.size();
     for (const auto& t : s.tokens)
         if (t.generated)

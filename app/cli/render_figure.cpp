@@ -21,6 +21,8 @@ ViewRequest readRenderRequest(Args& args, const LayoutOptions& layout)
     };
     set("--subtree", "subtree");
     set("--max-depth", "max_depth");
+    set("--fold", "fold");
+    set("--auto-collapse", "auto_collapse");
     set("--orientation", "orientation");
     set("--whitespace", "whitespace");
     return q;

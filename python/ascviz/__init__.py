@@ -12,7 +12,7 @@ if _os.path.isdir(_os.path.join(_resources, "models")):
 
 from . import _ascviz  # noqa: E402
 from ._ascviz import Cancelled, Error, InputError, ModelError, TokenizerError  # noqa: E402
-from ._analyses import heads, layers, treatments  # noqa: E402
+from ._analyses import calibration, heads, layers, treatments  # noqa: E402
 from ._experts import experts  # noqa: E402
 from ._corpus import Results, batch, causal, open_results, perplexed, report, report_frame  # noqa: E402
 from ._model import DEVICES, DTYPES, WEIGHTS, Model, Result, Scores, load_model, parse  # noqa: E402
@@ -23,6 +23,6 @@ torch_build = _ascviz.torch_build
 cuda_available = _ascviz.cuda_available
 
 __all__ = ["load_model", "parse", "Model", "Result", "Scores", "batch", "open_results", "Results", "report", "report_frame",
-           "causal", "perplexed", "heads", "layers", "treatments", "experts", "Error", "InputError", "ModelError",
+           "causal", "perplexed", "heads", "layers", "treatments", "calibration", "experts", "Error", "InputError", "ModelError",
            "TokenizerError", "Cancelled", "torch_version", "torch_build", "cuda_available", "DEVICES", "DTYPES",
            "WEIGHTS"]

@@ -110,3 +110,31 @@ def treatments(db: PathLike, outcome: str = "levenshtein", *, confounders: Optio
                                      "random_common_cause", "data_subset", "note"])
     df.attrs["json"] = j
     return df
+
+
+def calibration(db: PathLike, *, confidence: str = "p1", by: str = "global", bins: int = 15,
+                resamples: Optional[int] = None, seed: Optional[int] = None,
+                resample: str = "snippets") -> pd.DataFrame:
+    """Calibration by syntax category (method.md §17) over a results database, as `ascviz-cli analyze calibration
+    --json`: one row per group ("global", then the categories with by="category"): group, n, errors, ece, ece_low,
+    ece_high, ece_mass, mce, brier, auroc, auroc_low, auroc_high, auprc. confidence: p1 (default), ntp, entropy,
+    topk_entropy, margin (ECE, MCE and Brier only for p1). The whole JSON is in df.attrs["json"]."""
+    conf = check.choice(confidence, "confidence", ("p1", "ntp", "entropy", "topk_entropy", "topk-entropy", "margin"))
+    by = check.choice(by, "by", ("global", "category"))
+    resample = check.choice(resample, "resample", ("snippets", "tokens"))
+    j = json.loads(_ascviz.analyze_calibration(
+        check.path(db, "db"), conf, by == "category", check.integer(bins, "bins", 1, 1000),
+        None if resamples is None else check.integer(resamples, "resamples", 1, check.MAX_RESAMPLES),
+        None if seed is None else check.integer(seed, "seed", 0, check.UINT64_MAX), resample == "tokens"))
+    rows = []
+    for g in j["groups"]:
+        ece_ci = g.get("ece_ci") or [None, None]
+        auroc_ci = g.get("auroc_ci") or [None, None]
+        rows.append({"group": g["group"], "n": g["n"], "errors": g["errors"], "ece": g.get("ece"),
+                     "ece_low": ece_ci[0], "ece_high": ece_ci[1], "ece_mass": g.get("ece_mass"), "mce": g.get("mce"),
+                     "brier": g.get("brier"), "auroc": g.get("auroc"), "auroc_low": auroc_ci[0],
+                     "auroc_high": auroc_ci[1], "auprc": g.get("auprc")})
+    df = pd.DataFrame(rows, columns=["group", "n", "errors", "ece", "ece_low", "ece_high", "ece_mass", "mce", "brier",
+                                     "auroc", "auroc_low", "auroc_high", "auprc"])
+    df.attrs["json"] = j
+    return df

@@ -30,6 +30,7 @@ VIEWS = ("complete", "partial", "sequence")
 _FIGURE_OPTIONS = {
     "width_mm": "--width-mm", "font_pt": "--font-pt", "legend": "--legend", "subtree": "--subtree",
     "max_depth": "--max-depth", "orientation": "--orientation", "whitespace": "--whitespace",
+    "fold": "--fold", "auto_collapse": "--auto-collapse",
 }
 
 
@@ -45,6 +46,14 @@ def _figure_argv(options: Dict[str, Any]) -> List[str]:
                 value = check.number(value, name)
             elif name in ("subtree", "max_depth"):
                 value = check.integer(value, name, 0)
+            elif name == "fold":  # node ids: the folded subtrees
+                if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+                    raise TypeError(f"fold must be a list of node ids, not {type(value).__name__}")
+                value = ",".join(str(check.integer(v, "fold", 0)) for v in value)
+                if not value:
+                    continue
+            elif name == "auto_collapse":
+                value = "true" if check.flag(value, "auto_collapse") else "false"
             else:
                 value = check.string(value, name)
             argv += [_FIGURE_OPTIONS[name], str(value)]
@@ -97,7 +106,9 @@ class Result:
         written to `path` too when given. SVG (returns the text) or PDF (returns the bytes): `format` "svg" or
         "pdf", else from path's ending (.pdf), else SVG. figure_options are render's figure options (docs/cli.md):
         width_mm, font_pt, title (False = --no-title), legend (right | bottom | none), subtree (node id),
-        max_depth, orientation (td | lr), whitespace (faint | none | full); core's drawView decides, as for the
+        max_depth, fold (node ids whose subtrees are folded into "…(n)", as the GUI folds them), auto_collapse
+        (False: no deep levels collapsed to fit, the GUI's "as seen" export), orientation (td | lr), whitespace
+        (faint | none | full); core's drawView decides, as for the
         CLI and the GUI: with any of them but whitespace, for figure5 and for PDF the paper figure, else the
         screen view."""
         view = check.choice(view, "view", VIEWS + ("figure5",))

@@ -11,6 +11,7 @@
 #include "ascviz/attention/headreport.h"
 #include "ascviz/base/error.h"
 #include "ascviz/base/resources.h"
+#include "ascviz/calibration/calibration.h"
 #include "ascviz/eval/eval.h"
 #include "ascviz/galeras/effects.h"
 #include "ascviz/galeras/runsdb.h"
@@ -122,10 +123,36 @@ std::string perplexedOfResults(const std::string& db, int minCount, int top, con
     return perplexedToJson(analyzePerplexed(rdb, opts)).dump();
 }
 
+// `analyze calibration --db R [--confidence C] [--by global|category] [--bins N] [--resamples N] [--seed S]
+// [--resample snippets|tokens] --json` (method.md §17).
+std::string calibrationOfResults(const std::string& db, const std::string& confidence, bool byCategory, int bins,
+                                 std::optional<int> resamples, std::optional<uint64_t> seed, bool resampleTokens)
+{
+    calibration::Options o;
+    o.confidence = calibration::parseConfidence(confidence);
+    o.byCategory = byCategory;
+    o.bins = bins;
+    if (resamples)
+        o.resamples = *resamples;
+    if (seed)
+        o.seed = *seed;
+    o.resampleTokens = resampleTokens;
+    return calibration::reportJson(calibration::analyze(ResultsDb::open(db), o)).dump();
+}
+
 } // namespace
 
 void bindAnalyses(nb::module_& m)
 {
+    m.def(
+        "analyze_calibration",
+        [](const std::string& db, const std::string& confidence, bool byCategory, int bins,
+           std::optional<int> resamples, std::optional<uint64_t> seed, bool resampleTokens) {
+            nb::gil_scoped_release release;
+            return calibrationOfResults(db, confidence, byCategory, bins, resamples, seed, resampleTokens);
+        },
+        nb::arg("db"), nb::arg("confidence"), nb::arg("by_category"), nb::arg("bins"), nb::arg("resamples").none(),
+        nb::arg("seed").none(), nb::arg("resample_tokens"));
     m.def(
         "analyze_heads",
         [](const std::vector<std::string>& files, const std::vector<int>& topK, int minCount) {

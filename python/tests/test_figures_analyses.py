@@ -65,6 +65,25 @@ def test_render_svg_with_figure_options_equals_cli(model, cli, tmp_path):
     assert svg.startswith("<") and svg == out.read_text(encoding="utf-8")
 
 
+def test_render_fold_as_the_gui_exports_equals_cli(model, cli, tmp_path):
+    # Issue 54: the view as seen (folded subtrees, no collapsing to fit) through render and Python alike.
+    f = tmp_path / "f.py"
+    f.write_text(PY, encoding="utf-8")
+    r = model.evaluate(PY)
+    folded = [int(n) for n in r.nodes[r.nodes["type"] == "parameters"]["id"]][:1]
+    assert folded, "the snippet has a parameter list"
+    out = tmp_path / "cli.svg"
+    cli("render", "--model", "default", "--device", "cpu", "--text-file", f, "--view", "complete", "--svg", out,
+        "--width-mm", "85", "--fold", ",".join(map(str, folded)), "--auto-collapse", "false", as_json=False)
+    svg = r.render("complete", width_mm=85, fold=folded, auto_collapse=False)
+    assert svg == out.read_text(encoding="utf-8")
+    assert "\u2026(" in svg and "depth \u2264" not in svg
+    with pytest.raises(ascviz.InputError, match="fold: node 99999 is not in the tree"):
+        r.render("complete", width_mm=85, fold=[99999])
+    with pytest.raises(TypeError, match="fold must be a list of node ids"):
+        r.render("complete", fold="3")
+
+
 def test_render_figure_options_are_checked(model):
     r = model.evaluate(PY)
     with pytest.raises(TypeError, match="unknown figure option 'colour'"):
@@ -107,6 +126,23 @@ def test_layers_equals_cli(cli, tmp_path):
     for name, c in expected["categories"].items():
         rows = cats[cats["name"] == name]
         assert list(rows["median"]) == c["median"] and list(rows["n"]) == c["n"]
+
+
+def test_calibration_equals_cli(cli, tmp_path):
+    # Issue 59: ascviz.calibration(db=...) returns the numbers of `analyze calibration --json`.
+    db = tmp_path / "r.db"
+    cli("batch", "--model", "default", "--device", "cpu", "--corpus", "default", "--db", db, "--limit", "3",
+        "--quiet", as_json=False)
+    for confidence, by in (("p1", "category"), ("topk_entropy", "global")):
+        expected = cli("analyze", "calibration", "--db", db, "--confidence", confidence, "--by", by, "--resamples",
+                       "50", "--json")
+        df = ascviz.calibration(db, confidence=confidence, by=by, resamples=50)
+        assert df.attrs["json"] == expected
+        assert list(df["group"]) == [g["group"] for g in expected["groups"]] and df["group"][0] == "global"
+        assert list(df["n"]) == [g["n"] for g in expected["groups"]] and df["n"][0] > 0
+        assert [None if v != v else v for v in df["auroc"]] == [g["auroc"] for g in expected["groups"]]
+    with pytest.raises(ValueError, match="confidence"):
+        ascviz.calibration(db, confidence="certainty")
 
 
 def test_treatments_equals_cli(cli, tmp_path):

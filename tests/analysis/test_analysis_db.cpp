@@ -251,6 +251,21 @@ TEST(Tables, HeatmapSvgAndLatex)
     EXPECT_NE(svg.find("data-row=\"Types\" data-column=\"0\" data-value=\"n/a\""), std::string::npos);
     EXPECT_NE(svg.find("model-b &amp; co"), std::string::npos); // escaped
     EXPECT_THROW(renderHeatmapSvg(rows, {}), InputError);
+    // Issue 54: the screen's heat map marks a value over fewer than 10 values with the export's dark corner, and
+    // its key says so; without counts, or with 10 or more, no mark.
+    EXPECT_EQ(svg.find("n &lt; 10"), std::string::npos);
+    auto counted = cols;
+    counted[0].counts["Iterative"] = 9;
+    counted[1].counts["Iterative"] = 10;
+    const std::string marked = renderHeatmapSvg(rows, counted);
+    EXPECT_NE(marked.find("n &lt; 10: fewer than 10 values"), std::string::npos) << marked;
+    const auto corners = [](const std::string& t) {
+        std::size_t n = 0;
+        for (std::size_t at = t.find("fill=\"#111111\""); at != std::string::npos; at = t.find("fill=\"#111111\"", at + 1))
+            ++n;
+        return n;
+    };
+    EXPECT_EQ(corners(marked), corners(svg) + 2); // the cell's corner and the key's
 
     const std::string tex = comparisonLatex(sets);
     EXPECT_NE(tex.find("\\toprule"), std::string::npos);

@@ -1,6 +1,7 @@
 // The one prompt/completion split (base/scored.h): the edge rule, stated once and checked by hand.
 #include "ascviz/base/error.h"
 #include "ascviz/base/scored.h"
+#include "ascviz/base/tokenspans.h"
 
 #include <gtest/gtest.h>
 
@@ -84,4 +85,27 @@ TEST(PromptSplit, PromptGivenAsText)
     // The whole text as prompt: a prefix, no completion.
     EXPECT_TRUE(splitAtPromptText(s, s.text));
     EXPECT_EQ(generated(s), (std::vector<bool>{false, false, false}));
+}
+
+TEST(TokenSpans, WhatATokenizerProducesAndWhatItCannot)
+{
+    ScoredText s = sample(); // "a😀b中c": a(0,1) 😀(1,5) b(5,6) 中(6,9) c(9,10)
+    EXPECT_FALSE(tokenSpanProblem(s).has_value());
+    // The emoji split over two byte-level tokens: both carry its span; the overlap is one character.
+    s.tokens = {{1, 0, 5, 0.5, false, {}}, {2, 1, 5, 0.5, false, {}}, {3, 5, 10, 0.5, false, {}}};
+    EXPECT_FALSE(tokenSpanProblem(s).has_value());
+    s.tokens = {{1, 1, 5, 0.5, false, {}}, {2, 1, 5, 0.5, false, {}}};
+    EXPECT_FALSE(tokenSpanProblem(s).has_value()); // one character, two tokens
+    s.tokens = {{1, 0, 5, 0.5, false, {}}, {2, 0, 5, 0.5, false, {}}};
+    EXPECT_EQ(tokenSpanProblem(s), "token 1 [0, 5) overlaps token 0 [0, 5) by more than one character");
+    s.tokens = {{1, 5, 6, 0.5, false, {}}, {2, 0, 5, 0.5, false, {}}};
+    EXPECT_EQ(tokenSpanProblem(s), "token 1 [0, 5) goes back before token 0 [5, 6)");
+    s.tokens = {{1, 6, 5, 0.5, false, {}}};
+    EXPECT_EQ(tokenSpanProblem(s), "token 0 [6, 5) ends before it starts");
+    s.tokens = {{1, 9, 11, 0.5, false, {}}};
+    EXPECT_EQ(tokenSpanProblem(s), "token 0 [9, 11) ends after the text's 10 bytes");
+    s.tokens = {{1, 0, 3, 0.5, false, {}}};
+    EXPECT_EQ(tokenSpanProblem(s), "token 0 [0, 3) begins or ends inside a UTF-8 character");
+    s.tokens = {{1, 7, 9, 0.5, false, {}}};
+    EXPECT_EQ(tokenSpanProblem(s), "token 0 [7, 9) begins or ends inside a UTF-8 character");
 }

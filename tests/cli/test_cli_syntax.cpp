@@ -235,6 +235,20 @@ TEST(CliEval, FromAScoresFile)
     const auto badScores =
         clitest::writeTemp("bad-scores.json", "{\"tokens\": [{\"id\": 1, \"start\": 0, \"end\": 999}]}");
     EXPECT_EQ(clitest::run("eval --scores " + q(badScores) + " --text-file " + q(f)).status, 1);
+    // Issue 54 (hostile runs 9): reversed and overlapping tokens and a span inside a character are refused,
+    // naming the token, as a session file with the same is.
+    const auto cjk = clitest::writeTemp("cjk.py", "x = \"\u4e2d\"\n");
+    for (const auto& [tokens, message] : std::vector<std::pair<std::string, std::string>>{
+             {R"([{"id": 1, "start": 2, "end": 3}, {"id": 2, "start": 0, "end": 1}])",
+              "token 1 [0, 1) goes back before token 0 [2, 3)"},
+             {R"([{"id": 1, "start": 0, "end": 3}, {"id": 1, "start": 0, "end": 3}])",
+              "token 1 [0, 3) overlaps token 0 [0, 3) by more than one character"},
+             {R"([{"id": 1, "start": 0, "end": 6}])", "token 0 [0, 6) begins or ends inside a UTF-8 character"}}) {
+        const auto file = clitest::writeTemp("span-scores.json", "{\"tokens\": " + tokens + "}");
+        const auto r = clitest::run("eval --scores " + q(file) + " --text-file " + q(cjk));
+        EXPECT_EQ(r.status, 1) << tokens;
+        EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+    }
 }
 
 TEST(CliEval, ErrorsAndUsage)

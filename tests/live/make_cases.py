@@ -21,6 +21,7 @@ message contains "error" (the config key and value), never different numbers.
 Test-only: runs in the test venv (transformers, tokenizers, torch from PyPI); the product never runs Python.
 """
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -921,6 +922,25 @@ def main():
     ap.add_argument("--only", help="comma-separated variant names")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
+    # The cases depend only on this script, the tokenizer, --only and the reference's versions: a folder made by the
+    # same is reused (the test command makes them once for both of its LibTorch builds). The stamp is written last,
+    # so a run killed half-way is made again.
+    digest = hashlib.sha256()
+    for path in (__file__, a.tokenizer):
+        with open(path, "rb") as f:
+            digest.update(f.read())
+    digest.update(f"{a.only}|{transformers.__version__}|{torch.__version__}".encode())
+    stamp = digest.hexdigest()
+    manifest = os.path.join(a.out, "manifest.json")
+    try:
+        with open(manifest) as f:
+            if json.load(f).get("stamp") == stamp:
+                print(f"live cases in {a.out} are up to date (stamp {stamp[:12]})")
+                return
+    except (OSError, ValueError):
+        pass
+    if os.path.exists(manifest):
+        os.remove(manifest)
     torch.set_num_threads(1)
     only = set(a.only.split(",")) if a.only else None
     entries = []
@@ -929,8 +949,8 @@ def main():
             continue
         entries.append(make(a.out, a.tokenizer, name, model_type, overrides, opts))
         print(f"made {name} ({entries[-1]['expect']})", flush=True)
-    json.dump({"transformers": transformers.__version__, "torch": torch.__version__, "variants": entries},
-              open(os.path.join(a.out, "manifest.json"), "w"), indent=1)
+    json.dump({"transformers": transformers.__version__, "torch": torch.__version__, "variants": entries,
+               "stamp": stamp}, open(manifest, "w"), indent=1)
     print(f"{len(entries)} variants written to {a.out}")
 
 

@@ -297,3 +297,48 @@ TEST(Session, AFileWithoutEndIsRefusedAtTheLimit)
     std::filesystem::resize_file((writeText(big, "{"), big), kMaxSessionFileBytes + 1); // sparse
     EXPECT_NE(refusal(big).find("is over the limit of 134217728 bytes"), std::string::npos);
 }
+
+TEST(Session, UncertaintyRoundTripsAndOlderFilesHaveNone)
+{
+    SessionData s = sample();
+    s.scored.tokens[1].uncertainty = TokenUncertainty{1.25, 0.75, 0.5, 0.125, 3};
+    const auto file = tempFile("uncertainty.ascviz");
+    writeSessionFile(file, s);
+    const SessionData back = readSessionFile(file);
+    ASSERT_EQ(back.scored.tokens.size(), 2u);
+    EXPECT_FALSE(back.scored.tokens[0].uncertainty.has_value()); // none was stored for it
+    ASSERT_TRUE(back.scored.tokens[1].uncertainty.has_value());
+    const TokenUncertainty& u = *back.scored.tokens[1].uncertainty;
+    EXPECT_EQ(u.entropy, 1.25);
+    EXPECT_EQ(u.topkEntropy, 0.75);
+    EXPECT_EQ(u.p1, 0.5);
+    EXPECT_EQ(u.margin, 0.125);
+    EXPECT_EQ(u.rank, 3);
+    const std::string head = R"({"format": "ascviz-session", "prompt": "x", "result": {"text": "ab", "tokens": [)";
+    const auto bad = tempFile("bad-uncertainty.ascviz");
+    writeText(bad, head + R"({"id": 1, "start": 0, "end": 1, "ntp": 0.5, "uncertainty": {"entropy": 1, )" +
+                       R"("topk_entropy": 1, "p1": 0.5, "margin": 0.1, "rank": 0}}]}})");
+    EXPECT_NE(refusal(bad).find("token 0 has an uncertainty outside its range"), std::string::npos) << refusal(bad);
+}
+
+TEST(Session, TokenSpansMustBeATokenizersSpans)
+{
+    // Issue 54, hostile runs 9: reversed, duplicated and overlapping tokens, and a span ending inside a character.
+    const std::string head = R"({"format": "ascviz-session", "prompt": "x", "result": {"text": "ab\u4e2dcd", "tokens": [)";
+    auto tokens = [&](const std::string& list) { return head + list + "]}}"; };
+    const auto file = tempFile("spans.ascviz");
+    writeText(file, tokens(R"({"id": 1, "start": 2, "end": 5}, {"id": 2, "start": 0, "end": 2})"));
+    EXPECT_NE(refusal(file).find("token 1 [0, 2) goes back before token 0 [2, 5)"), std::string::npos)
+        << refusal(file);
+    writeText(file, tokens(R"({"id": 1, "start": 0, "end": 2}, {"id": 1, "start": 0, "end": 2})"));
+    EXPECT_NE(refusal(file).find("token 1 [0, 2) overlaps token 0 [0, 2) by more than one character"),
+              std::string::npos)
+        << refusal(file);
+    writeText(file, tokens(R"({"id": 1, "start": 0, "end": 3})"));
+    EXPECT_NE(refusal(file).find("token 0 [0, 3) begins or ends inside a UTF-8 character"), std::string::npos)
+        << refusal(file);
+    // A character split over two byte-level tokens is the span of both: read.
+    writeText(file, tokens(R"({"id": 1, "start": 0, "end": 5}, {"id": 2, "start": 2, "end": 5}, )"
+                           R"({"id": 3, "start": 5, "end": 7})"));
+    EXPECT_EQ(readSessionFile(file).scored.tokens.size(), 3u);
+}

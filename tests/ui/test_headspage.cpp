@@ -181,7 +181,12 @@ private Q_SLOTS:
         QVERIFY2(page.exportTo(ExportKind::Svg, dir.filePath(QStringLiteral("heads.svg")), &error), qPrintable(error));
         QFile f(dir.filePath(QStringLiteral("heads.svg")));
         QVERIFY(f.open(QIODevice::ReadOnly));
-        QCOMPARE(f.readAll().count("<svg"), 1); // one Figure (issue 40), no longer two nested pictures
+        const QByteArray exported = f.readAll();
+        QCOMPARE(exported.count("<svg"), 1); // one Figure (issue 40), no longer two nested pictures
+        // Issue 54: the export has no selection frame (the on-screen heat map outlines the picked cell in red).
+        const QRegularExpression frame(QStringLiteral("<rect[^>]*stroke=\"#d62728\""));
+        QVERIFY(frame.match(page.heatmapSvg()).hasMatch());
+        QVERIFY(!frame.match(QString::fromUtf8(exported)).hasMatch());
         if (const QByteArray shots = qgetenv("ASCVIZ_SCREENSHOT_DIR"); !shots.isEmpty()) {
             // The bundled model's best head for for→body on the sample corpus (L4 H1), from the body's first
             // token, picked by putting the editor's cursor there.

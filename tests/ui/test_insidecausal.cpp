@@ -209,6 +209,35 @@ void TestInsideCausal::expertsOfTokensAndNodes()
     QVERIFY(done.count() > 0 || done.wait(60000));
     QVERIFY(!view->isRunning());
     QVERIFY(view->computeButton()->isEnabled());
+
+    // Issue 54: a generated result is routed as shown, with the tokens it was generated with (no "score the text
+    // first"): the rows equal core's routing of those tokens.
+    QVERIFY(generate(tab, QStringLiteral("def f(x):\n    return"), 12));
+    QVERIFY(tab->shown()->generatedTokens() > 0);
+    done.clear();
+    view->computeButton()->click();
+    QVERIFY(done.wait(60000));
+    QVERIFY2(done.takeFirst().at(0).toBool(), qPrintable(view->noteLabel()->text()));
+    QVERIFY(view->routing());
+    const ScoredExperts gen = scoreExpertsOfTokens(*model, tab->shown()->eval->scored);
+    QCOMPARE(view->routing()->size(), tab->shown()->eval->scored.tokens.size());
+    for (std::size_t t = 0; t < gen.tokens.size(); ++t) {
+        QCOMPARE((*view->routing())[t].size(), gen.tokens[t].size());
+        for (std::size_t l = 0; l < gen.tokens[t].size(); ++l)
+            QCOMPARE((*view->routing())[t][l].ids, gen.tokens[t][l].ids);
+    }
+    // The text's own routing agrees where the text re-encodes to the same tokens (scoring is generation's prompt).
+    const ScoredExperts again = scoreExpertsOfTokens(*model, want.scored);
+    for (std::size_t t = 0; t < want.tokens.size(); ++t)
+        for (std::size_t l = 0; l < want.tokens[t].size(); ++l)
+            QCOMPARE(again.tokens[t][l].ids, want.tokens[t][l].ids);
+    // Another model (a dense one): the routing of the previous model is cleared.
+    QVERIFY(load(w, uitest::tinyModelQ()));
+    QVERIFY(!view->routing());
+    QCOMPARE(view->table()->rowCount(), 0);
+    QVERIFY2(view->noteLabel()->text().contains(QStringLiteral("Another model")) ||
+                 view->noteLabel()->text().contains(QStringLiteral("new result")),
+             qPrintable(view->noteLabel()->text()));
 }
 
 void TestInsideCausal::denseModelHasNoExperts()
@@ -258,11 +287,26 @@ void TestInsideCausal::commitmentColouring()
     QVERIFY(panel->showsCommitment());
     QCOMPARE(panel->layerSlider()->value(), L); // the result's own values beside where they were decided
     QCOMPARE(tab->displayed(), tab->shown());
+    // Issue 54: the scale spans the layers the commitments span (whole layers, at least one apart).
+    const CommitScale scale = commitScale(le);
+    double lo = L, hi = 0.0;
+    for (const auto& c : le.commit)
+        if (c) {
+            lo = std::min(lo, *c);
+            hi = std::max(hi, *c);
+        }
+    for (const auto& c : le.tokenCommit)
+        if (c) {
+            lo = std::min(lo, double(*c));
+            hi = std::max(hi, double(*c));
+        }
+    QVERIFY(scale.lo <= lo && scale.hi >= hi && scale.hi - scale.lo >= 1);
+    QVERIFY(scale.lo > lo - 1 && (scale.hi < hi + 1 || scale.hi - scale.lo == 1));
     int coloured = 0, early = 0, late = 0;
     for (auto kind : {ascviz::AstView::Partial, ascviz::AstView::Complete})
         for (AstNodeItem* item : tab->astView(kind)->nodeItems()) {
             const auto c = le.commit[std::size_t(item->node())];
-            QCOMPARE(item->fillColor(), c ? commitColor(*c / L) : noCommitColor());
+            QCOMPARE(item->fillColor(), c ? commitColor(scale.t(*c)) : noCommitColor());
             coloured += c.has_value();
         }
     QVERIFY(coloured > 0);
@@ -271,7 +315,7 @@ void TestInsideCausal::commitmentColouring()
     for (std::size_t i = 0; i < tokens.size(); ++i) {
         if (tokens[i].end == tokens[i].start || a->eval->scored.text[tokens[i].start] == '\n')
             continue;
-        const QColor want = le.tokenCommit[i] ? commitColor(*le.tokenCommit[i] / double(L)) : noCommitColor();
+        const QColor want = le.tokenCommit[i] ? commitColor(scale.t(*le.tokenCommit[i])) : noCommitColor();
         QCOMPARE(tab->sequenceView()->backgroundAt(pos.toQt(tokens[i].start)), want);
         early += le.tokenCommit[i] && *le.tokenCommit[i] < L;
         late += le.tokenCommit[i] && *le.tokenCommit[i] == L;
@@ -279,7 +323,8 @@ void TestInsideCausal::commitmentColouring()
     QVERIFY(early + late > 0);
     QVERIFY(tab->legend()->showsSignedScale());
     QCOMPARE(tab->legend()->scaleLabels(),
-             (QStringList{QStringLiteral("0"), QString::number(L / 2.0, 'g', 3), QString::number(L)}));
+             (QStringList{QString::number(scale.lo), QString::number((scale.lo + scale.hi) / 2.0, 'g', 3),
+                          QString::number(scale.hi)}));
     showInside(w, panel);
     tab->showView(InteractivePage::View::Complete);
     QTest::qWait(50);

@@ -9,6 +9,8 @@
 #include "pages/interactive/interactivepage.h"
 #include "services/modelservice.h"
 #include "views/astview.h"
+#include "views/detailspanel.h"
+#include "views/legendwidget.h"
 #include "views/sequenceview.h"
 
 #include "ascviz/model/model.h"
@@ -43,6 +45,7 @@ private Q_SLOTS:
     void badModelFolderKeepsWorking();
     void immediateEosSaysWhy();
     void buttonsStayWhereTheMouseIs();
+    void detailsAndLegendAreNotStaleDuringGenerate();
 
 private:
     bool loadTiny(MainWindow& w);
@@ -309,4 +312,39 @@ void TestInteractive::buttonsStayWhereTheMouseIs()
 }
 
 QTEST_MAIN(TestInteractive)
+
+// Issue 54 (stale text): during Generate the Details panel shows no values of the result before, and the legend no
+// attribution scale of it.
+void TestInteractive::detailsAndLegendAreNotStaleDuringGenerate()
+{
+    MainWindow w;
+    w.show();
+    QVERIFY(loadTiny(w));
+    InteractivePage* tab = w.page<InteractivePage>();
+    tab->setPrompt(QStringLiteral("def f(x):\n    return x + 1\n"));
+    QSignalSpy shown(tab, &InteractivePage::resultShown);
+    QTest::mouseClick(tab->scoreButton(), Qt::LeftButton);
+    QVERIFY(shown.wait(60000));
+    QCOMPARE(int(tab->details()->mode()), int(DetailsPanel::Mode::Summary));
+    tab->setSignedScale(QStringLiteral("attribution"), [](double) { return QColor(Qt::red); }, 1.0, QColor(Qt::gray),
+                        QStringLiteral("n/a"));
+    QVERIFY(tab->legend()->showsSignedScale());
+    tab->maxNewTokensBox()->setValue(4);
+    bool checked = false;
+    connect(tab->engine(), &InteractiveEngine::tokenStreamed, tab, [&](quint64, const QString&, double, int) {
+        if (checked)
+            return;
+        checked = true;
+        QCOMPARE(int(tab->details()->mode()), int(DetailsPanel::Mode::Empty));
+        QVERIFY2(tab->details()->headerText().contains(QStringLiteral("Generating")),
+                 qPrintable(tab->details()->headerText()));
+        QVERIFY(!tab->details()->headerText().contains(QStringLiteral("AsC-Eval (mean)")));
+        QVERIFY(!tab->legend()->showsSignedScale());
+    });
+    QTest::mouseClick(tab->generateButton(), Qt::LeftButton);
+    QVERIFY(shown.wait(60000));
+    QVERIFY(checked);
+    QCOMPARE(int(tab->details()->mode()), int(DetailsPanel::Mode::Summary)); // the new result's summary
+}
+
 #include "test_interactive.moc"

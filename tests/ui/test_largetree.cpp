@@ -5,6 +5,7 @@
 
 #include "study_test_util.h"
 
+#include "common/figureoptions.h"
 #include "common/textpos.h"
 #include "pages/interactive/interactiveengine.h"
 #include "pages/interactive/interactivepage.h"
@@ -14,7 +15,9 @@
 
 #include "ascviz/render/layout.h"
 
+#include <QFile>
 #include <QLabel>
+#include <QTemporaryDir>
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTest>
@@ -89,6 +92,7 @@ private Q_SLOTS:
     void zoomToSelectionAndBreadcrumb();
     void partialNodesShowTheirCode();
     void studyTreesOpenFittedToTheTrialArea();
+    void exportsDrawTheTreeAsSeen();
 };
 
 void TestLargeTree::doubleClickFoldsASubtree()
@@ -241,4 +245,80 @@ void TestLargeTree::studyTreesOpenFittedToTheTrialArea()
 }
 
 QTEST_MAIN(TestLargeTree)
+// Issue 54: File › Export › Current view as PDF/SVG is the view as seen — zoomed to a selection it draws the subtree in
+// view, folded subtrees stay folded with their "…(n)", nothing else is collapsed; a node's "Export subtree…" draws
+// that node's subtree with the view's folds.
+void TestLargeTree::exportsDrawTheTreeAsSeen()
+{
+    Fixture f;
+    const AnalysisPtr a = f.open(wideCode(), InteractivePage::View::Complete);
+    QVERIFY(a);
+    ui::AstView* v = f.tab.astView(Kind::Complete);
+    const auto& nodes = a->eval->tree.nodes();
+    QTemporaryDir dir;
+    auto exportSvg = [&](const QString& name, int subtree = -1) {
+        const QString path = dir.filePath(name);
+        QString err;
+        if (!f.tab.exportFigure(path, InteractivePage::View::Complete, FigureExportOptions{}, false, &err, subtree))
+            qWarning("export failed: %s", qPrintable(err));
+        QFile file(path);
+        return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
+    };
+    // "N of M nodes shown" in the figure's title block.
+    auto shownCount = [](const QString& svg) {
+        const auto m = QRegularExpression(QStringLiteral("(\\d+) of (\\d+) nodes shown")).match(svg);
+        return m.hasMatch() ? m.captured(1).toInt() : -1;
+    };
+    // The whole tree in view, one statement folded: every node but the folded ones, "…(n)" on the folded node.
+    v->fitWhole();
+    int target = -1;
+    for (const AstNode& n : nodes)
+        if (n.type == "expression_statement")
+            target = n.id; // the last statement
+    QVERIFY(target >= 0);
+    v->setCollapsed(target, true);
+    v->fitWhole();
+    LayoutOptions seen = v->shownLayout();
+    QCOMPARE(seen.subtree, -1);
+    QCOMPARE(seen.collapsed, std::vector<int>{target});
+    const int hidden = int(shownDescendants(*a->eval, target, Kind::Complete));
+    const QString whole = exportSvg(QStringLiteral("whole.svg"));
+    QCOMPARE(shownCount(whole), int(nodes.size()) - hidden);
+    QVERIFY2(whole.contains(QStringLiteral("\u2026(%1)").arg(hidden)), "the folded node's marker");
+    QVERIFY(!whole.contains(QStringLiteral("depth \u2264"))); // no level collapsed beyond what the view shows
+    // Zoomed to the first statement: its subtree (or its statement's ancestors) and nothing of the others.
+    v->expandAll();
+    int first = -1;
+    for (const AstNode& n : nodes)
+        if (n.type == "expression_statement") {
+            first = n.id;
+            break;
+        }
+    f.tab.selectNode(first);
+    QTest::mouseClick(toolButton(v->parentWidget(), QStringLiteral("Selection")), Qt::LeftButton);
+    seen = v->shownLayout();
+    QVERIFY(seen.subtree >= 0);
+    QVERIFY(seen.collapsed.empty());
+    const int expect = int(visibleNodes(*a->eval, Kind::Complete, seen).size());
+    QVERIFY2(expect < int(nodes.size()) / 4, qPrintable(QString::number(expect))); // a part, not the tree
+    // The subtree in view holds the selected statement.
+    bool holds = false;
+    for (int n = first; n >= 0; n = nodes[std::size_t(n)].parent)
+        holds = holds || n == seen.subtree;
+    QVERIFY(holds);
+    const QString zoomed = exportSvg(QStringLiteral("zoomed.svg"));
+    QCOMPARE(shownCount(zoomed), expect);
+    QVERIFY(zoomed.contains(QStringLiteral("(subtree of node %1)").arg(seen.subtree)));
+    // Export subtree… on a node: that subtree, the view's folds kept.
+    v->setCollapsed(first, true);
+    const int parent = nodes[std::size_t(first)].parent;
+    const QString sub = exportSvg(QStringLiteral("subtree.svg"), parent);
+    LayoutOptions subtree;
+    subtree.subtree = parent;
+    subtree.collapsed = {first};
+    QCOMPARE(shownCount(sub), int(visibleNodes(*a->eval, Kind::Complete, subtree).size()));
+    QVERIFY(sub.contains(QStringLiteral("(subtree of node %1)").arg(parent)));
+    f.shot(QStringLiteral("ast-export-as-seen.png"));
+}
+
 #include "test_largetree.moc"

@@ -54,6 +54,52 @@ void AstView::relayout(bool keepView)
     }
 }
 
+LayoutOptions AstView::shownLayout() const
+{
+    LayoutOptions o;
+    o.collapsed.assign(m_collapsed.begin(), m_collapsed.end());
+    std::sort(o.collapsed.begin(), o.collapsed.end());
+    o.nodeText = m_showCode;
+    if (!m_analysis || !m_analysis->eval || m_items.isEmpty())
+        return o;
+    const QRectF seen = mapToScene(viewport()->rect()).boundingRect();
+    // Zoomed to a selection: that node's subtree, while the node is in view.
+    if (const AstNodeItem* root = m_items.value(m_viewRoot, nullptr);
+        root && seen.contains(root->sceneBoundingRect().center())) {
+        o.subtree = m_viewRoot;
+        return o;
+    }
+    // Otherwise the nodes drawn whole inside the viewport.
+    QVector<int> inView;
+    for (auto it = m_items.cbegin(); it != m_items.cend(); ++it)
+        if (seen.contains(it.value()->sceneBoundingRect()))
+            inView.push_back(it.key());
+    if (inView.isEmpty() || inView.size() == m_items.size())
+        return o;
+    // The deepest common ancestor of the nodes in view: the path root → the first, cut at each other's path.
+    const auto& nodes = m_analysis->eval->tree.nodes();
+    auto pathOf = [&](int n) {
+        QVector<int> path;
+        for (; n >= 0; n = nodes[static_cast<std::size_t>(n)].parent)
+            path.prepend(n);
+        return path;
+    };
+    QVector<int> common = pathOf(inView.first());
+    for (const int n : inView) {
+        const QVector<int> p = pathOf(n);
+        qsizetype k = 0;
+        while (k < common.size() && k < p.size() && common[k] == p[k])
+            ++k;
+        common.resize(k);
+    }
+    // The deepest one the view draws (the partial view leaves some nodes out); the tree's root means the whole tree.
+    while (!common.isEmpty() && !m_items.contains(common.last()))
+        common.removeLast();
+    if (common.size() > 1)
+        o.subtree = common.last();
+    return o;
+}
+
 void AstView::setCollapsed(int node, bool collapsed)
 {
     if (!m_analysis || !m_analysis->eval || collapsed == m_collapsed.contains(node))
@@ -148,6 +194,7 @@ void AstView::zoomToSelection()
     }
     box.adjust(-24, -24, 24, 24);
     m_autoZoom = AutoZoom::None;
+    m_viewRoot = m_highlighted.size() == 1 ? m_highlighted.first() : -1;
     resetTransform();
     const double s = std::clamp(std::min(viewport()->width() / box.width(), viewport()->height() / box.height()),
                                 kLegibleZoom, kMaxSelectionZoom);
@@ -196,6 +243,7 @@ void AstView::contextMenuEvent(QContextMenuEvent* e)
             Q_EMIT nodeClicked(node);
             zoomToSelection();
         });
+        menu.addAction(tr("Export subtree…"), this, [this, node] { Q_EMIT exportSubtreeRequested(node); });
         menu.addSeparator();
     }
     menu.addAction(tr("Expand all"), this, &AstView::expandAll)->setEnabled(!m_collapsed.isEmpty());

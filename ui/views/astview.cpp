@@ -163,6 +163,7 @@ void AstView::setAnalysis(AnalysisPtr a)
         m_analysis && a && m_analysis->eval && a->eval && m_analysis->eval->scored.text == a->eval->scored.text;
     m_analysis = a;
     m_highlighted.clear();
+    m_viewRoot = -1;
     if (!sameTree)
         m_collapsed.clear(); // folds belong to one tree
     if (!a || !a->eval) {
@@ -241,6 +242,7 @@ void AstView::scaleBy(double f)
     if (z < 0.02 || z > 20)
         return;
     m_autoZoom = AutoZoom::None;
+    m_viewRoot = -1;
     scale(f, f);
     Q_EMIT zoomChanged(zoom());
 }
@@ -257,6 +259,7 @@ void AstView::zoomOut()
 void AstView::resetZoom()
 {
     m_autoZoom = AutoZoom::None;
+    m_viewRoot = -1;
     resetTransform();
     Q_EMIT zoomChanged(zoom());
 }
@@ -264,6 +267,7 @@ void AstView::resetZoom()
 void AstView::fitWhole()
 {
     m_autoZoom = AutoZoom::Whole;
+    m_viewRoot = -1;
     applyAutoZoom();
 }
 

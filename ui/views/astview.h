@@ -74,6 +74,10 @@ public:
     static constexpr double kLegibleZoom = 0.6;
     // The whole scene rendered at `scale` on white (for PNG export).
     QImage renderImage(double scale = 2.0);
+    // What the view shows, as the options of core's layout (the exports draw it, docs/figures.md "as seen"): the
+    // folded subtrees, code text, and the subtree of the nodes whose centre is in the viewport (their deepest
+    // common ancestor that the view shows; none when every node is in view).
+    LayoutOptions shownLayout() const;
 
 public Q_SLOTS:
     void zoomIn();
@@ -91,6 +95,8 @@ Q_SIGNALS:
     void zoomChanged(double zoom);
     void breadcrumbChanged(const QString& html);
     void foldingChanged();
+    // A node's context menu, "Export subtree…": that node and its descendants as the view folds them.
+    void exportSubtreeRequested(int node);
 
 protected:
     void wheelEvent(QWheelEvent* e) override;
@@ -110,6 +116,9 @@ private:
     AstNodeItem* nodeAt(const QPoint& viewPos) const;
     QVector<int> m_collapsed;
     bool m_showCode = false;
+    // The node Selection zoomed to (its subtree fills the view), until the zoom changes otherwise: shownLayout's
+    // subtree while that node is still in view.
+    int m_viewRoot = -1;
 
     ascviz::AstView m_kind;
     AnalysisPtr m_analysis;

@@ -23,6 +23,8 @@ public:
     void showSummary(AnalysisPtr a);
     void showNode(AnalysisPtr a, int node);
     void showToken(AnalysisPtr a, int token);
+    // While a new result is being made (Generate, Score): no values of the previous one, `what` says why.
+    void showPending(const QString& what);
 
     Mode mode() const { return m_mode; }
     int shownNode() const { return m_node; }

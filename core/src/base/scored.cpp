@@ -1,6 +1,8 @@
 #include "ascviz/base/scored.h"
 
 #include "ascviz/base/error.h"
+#include "ascviz/base/tokenspans.h"
+#include "ascviz/base/utf8.h"
 
 #include <cmath>
 #include <limits>
@@ -72,6 +74,41 @@ const char* stopReasonName(StopReason r)
         break;
     }
     return "";
+}
+
+} // namespace ascviz
+
+namespace ascviz {
+
+std::optional<std::string> tokenSpanProblem(const ScoredText& s)
+{
+    const std::string_view text = s.text;
+    auto boundary = [&](std::size_t b) {
+        return b == 0 || b >= text.size() || (static_cast<unsigned char>(text[b]) & 0xC0) != 0x80;
+    };
+    const ScoredToken* prev = nullptr;
+    for (std::size_t i = 0; i < s.tokens.size(); ++i) {
+        const ScoredToken& t = s.tokens[i];
+        const std::string name =
+            "token " + std::to_string(i) + " [" + std::to_string(t.start) + ", " + std::to_string(t.end) + ")";
+        if (t.start > t.end)
+            return name + " ends before it starts";
+        if (t.end > text.size())
+            return name + " ends after the text's " + std::to_string(text.size()) + " bytes";
+        if (!boundary(t.start) || !boundary(t.end))
+            return name + " begins or ends inside a UTF-8 character";
+        if (prev) {
+            if (t.start < prev->start || t.end < prev->end)
+                return name + " goes back before token " + std::to_string(i - 1) + " [" +
+                       std::to_string(prev->start) + ", " + std::to_string(prev->end) + ")";
+            // An overlap of one character: the previous span ends with the character this one begins with.
+            if (t.start < prev->end && (t.start != utf8Floor(text, prev->end - 1)))
+                return name + " overlaps token " + std::to_string(i - 1) + " [" + std::to_string(prev->start) + ", " +
+                       std::to_string(prev->end) + ") by more than one character";
+        }
+        prev = &t;
+    }
+    return std::nullopt;
 }
 
 } // namespace ascviz

@@ -69,6 +69,33 @@ ScoredExperts scoreExperts(const LanguageModel& model, const std::string& text)
     return out;
 }
 
+ScoredExperts scoreExpertsOfTokens(const LanguageModel& model, const ScoredText& scored)
+{
+    const ModelInfo& info = model.info();
+    if (info.experts <= 0)
+        throw ModelError("the model " + info.name + " (" + info.architecture +
+                             ") is dense: it has no mixture-of-experts layers whose routing could be shown",
+                         ErrorContext(info.dir.string()));
+    std::vector<int32_t> ids;
+    const std::optional<int32_t> bosId = model.tokenizer().bosId();
+    const int bos = model.tokenizer().addsBos() && bosId ? 1 : 0;
+    if (bos)
+        ids.push_back(*bosId);
+    for (const ScoredToken& t : scored.tokens)
+        ids.push_back(t.id);
+    ExpertsRecorder rec(ids.size());
+    if (ids.size() >= 2)
+        model.observeIds(ids, rec);
+    ScoredExperts out;
+    out.scored = scored;
+    for (std::size_t j = 0; j < scored.tokens.size(); ++j) {
+        auto row = std::move(rec.m_rows[j + static_cast<std::size_t>(bos)]);
+        std::sort(row.begin(), row.end(), [](const auto& a, const auto& b) { return a.layer < b.layer; });
+        out.tokens.push_back(std::move(row));
+    }
+    return out;
+}
+
 void addExpertFields(nlohmann::json& j, const std::vector<TokenExperts>& tokens)
 {
     auto& list = j.at("tokens");

@@ -31,6 +31,9 @@ Figure heatmapViewFigure(const std::vector<std::string>& rows, const std::vector
     f.heightPt = pad * 2 + titleH + headH + cellH * static_cast<double>(rows.size()) + legendH;
     f.text(pad, pad + 16, title, 14, TextAnchor::Start, true);
     const double top = pad + titleH;
+    const long long minN = HeatmapFigureOptions{}.minN; // the paper figure's threshold
+    constexpr double corner = 8;
+    bool few = false;
     double x = pad + rowHeadW;
     for (std::size_t c = 0; c < columns.size(); ++c) {
         f.text(x + colW[c] / 2, top + 16, truncateChars(displayText(columns[c].name), 40), font, TextAnchor::Middle,
@@ -49,6 +52,15 @@ Figure heatmapViewFigure(const std::vector<std::string>& rows, const std::vector
             f.items.emplace_back(
                 FigGroup({{"data-row", rows[r]}, {"data-column", std::to_string(c)}, {"data-value", shown}}));
             f.rect(x + 1, y + 1, colW[c] - 2, cellH - 2, fill);
+            // A value over fewer than minN pooled values carries the paper figure's dark corner (issue 54).
+            const auto cn = columns[c].counts.find(rows[r]);
+            if (v && cn != columns[c].counts.end() && cn->second < minN) {
+                few = true;
+                FigPath p;
+                p.ops = {{'M', {x + 1, y + 1}}, {'L', {x + 1 + corner, y + 1}}, {'L', {x + 1, y + 1 + corner}}, {'Z', {}}};
+                p.fill = Rgb{17, 17, 17};
+                f.items.emplace_back(p);
+            }
             f.text(x + colW[c] / 2, y + cellH / 2 + 4, shown, font, TextAnchor::Middle, false, textColourOn(fill));
             x += colW[c];
         }
@@ -63,6 +75,16 @@ Figure heatmapViewFigure(const std::vector<std::string>& rows, const std::vector
     for (double v : {0.0, 0.5, 1.0})
         f.text(lx + lw * v, ly + 22, valueText(v), 9, TextAnchor::Middle, false, grey);
     f.text(lx - 8, ly + 9, "AsC-Eval", 9, TextAnchor::End, false, grey);
+    if (few) {
+        const double kx = lx + lw + 24;
+        FigPath p;
+        p.ops = {{'M', {kx, ly}}, {'L', {kx + corner, ly}}, {'L', {kx, ly + corner}}, {'Z', {}}};
+        p.fill = Rgb{17, 17, 17};
+        f.items.emplace_back(p);
+        const std::string key = "n < " + std::to_string(minN) + ": fewer than " + std::to_string(minN) + " values";
+        f.text(kx + corner + 6, ly + 9, key, 9, TextAnchor::Start, false, grey);
+        f.widthPt = std::max(f.widthPt, kx + corner + 6 + estimatedTextWidth(key, 9) + pad);
+    }
     return f;
 }
 

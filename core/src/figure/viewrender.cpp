@@ -3,7 +3,9 @@
 
 #include "ascviz/base/error.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <vector>
 
 namespace ascviz {
 namespace {
@@ -106,6 +108,20 @@ void setViewOption(ViewRequest& q, const std::string& name, const std::string& v
         q.options.layout.subtree = count(shown, value);
     } else if (name == "max_depth") {
         q.options.layout.maxDepth = count(shown, value);
+    } else if (name == "fold") {
+        // Node ids, comma-separated: those subtrees folded ("…(n)" on the node), as the GUI's view folds them.
+        std::vector<int> ids;
+        std::size_t begin = 0;
+        while (begin <= value.size()) {
+            const std::size_t comma = std::min(value.find(',', begin), value.size());
+            ids.push_back(count(shown, value.substr(begin, comma - begin)));
+            begin = comma + 1;
+        }
+        q.options.layout.collapsed = std::move(ids);
+    } else if (name == "auto_collapse") {
+        if (value != "true" && value != "false")
+            throw InputError(shown + " must be true or false (got '" + value + "')");
+        q.options.autoCollapse = value == "true";
     } else if (name == "orientation") {
         if (value != "td" && value != "lr")
             throw InputError(shown + " must be td or lr (got '" + value + "')");
@@ -113,7 +129,8 @@ void setViewOption(ViewRequest& q, const std::string& name, const std::string& v
         q.options.autoOrientation = false;
     } else {
         throw InputError("unknown view option '" + shown +
-                         "' (width_mm, width_pt, font_pt, title, legend, subtree, max_depth, orientation, whitespace)");
+                         "' (width_mm, width_pt, font_pt, title, legend, subtree, max_depth, fold, auto_collapse, orientation, "
+                         "whitespace)");
     }
     q.paper = true;
 }
@@ -121,6 +138,10 @@ void setViewOption(ViewRequest& q, const std::string& name, const std::string& v
 DrawnView drawView(const EvalResult& r, const ViewRequest& q)
 {
     DrawnView out;
+    for (const int id : q.options.layout.collapsed)
+        if (id < 0 || static_cast<std::size_t>(id) >= r.tree.nodes().size())
+            throw InputError("fold: node " + std::to_string(id) + " is not in the tree (ids 0 to " +
+                             std::to_string(static_cast<long long>(r.tree.nodes().size()) - 1) + ")");
     out.paper = q.paper || q.pdf || q.view == ViewKind::Figure5;
     const AstView ast = q.view == ViewKind::Complete ? AstView::Complete : AstView::Partial;
     if (out.paper) {

@@ -62,6 +62,7 @@ public:
     std::vector<float> logits(const std::vector<int32_t>& ids) const override;
     std::vector<std::vector<std::optional<double>>>
     scoreIds(const std::vector<std::vector<int32_t>>& seqs) const override;
+    void observeIds(const std::vector<int32_t>& ids, IntermediateObserver& observer) const override;
 
     // generation.cpp
     ScoredText generate(std::string_view prompt, const GenerationOptions& opts, const TokenCallback& onToken,

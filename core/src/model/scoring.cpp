@@ -176,6 +176,13 @@ TorchLanguageModel::scoreIds(const std::vector<std::vector<int32_t>>& seqs) cons
     return out;
 }
 
+void TorchLanguageModel::observeIds(const std::vector<int32_t>& ids, IntermediateObserver& observer) const
+{
+    prepareThread();
+    c10::InferenceMode guard;
+    predict({ids}, 0, &observer);
+}
+
 std::vector<Alternative> TorchLanguageModel::alternatives(const Pred& p) const
 {
     std::vector<Alternative> v;

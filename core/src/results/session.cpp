@@ -1,6 +1,7 @@
 #include "ascviz/results/session.h"
 
 #include "ascviz/base/error.h"
+#include "ascviz/base/tokenspans.h"
 #include "ascviz/base/sha256.h"
 #include "ascviz/base/utf8.h"
 
@@ -145,6 +146,13 @@ json sessionToJson(const SessionData& s)
                           {"ntp", t.ntp ? json(*t.ntp) : json(nullptr)},
                           {"generated", t.generated},
                           {"top", std::move(alts)}});
+        // The uncertainty of the same forward pass (issue 59), where the scores hold it.
+        if (const auto& u = t.uncertainty)
+            tokens.back()["uncertainty"] = {{"entropy", u->entropy},
+                                            {"topk_entropy", u->topkEntropy},
+                                            {"p1", u->p1},
+                                            {"margin", u->margin},
+                                            {"rank", u->rank}};
     }
     const SessionGeneration& g = s.generation;
     return json{{"format", "ascviz-session"},
@@ -273,8 +281,26 @@ SessionData sessionFromJsonChecked(const json& j)
                 throw InputError("session file: " + where + " has an alternative's prob outside [0, 1]");
             t.top.push_back(std::move(a));
         }
+        if (tj.contains("uncertainty") && !tj.at("uncertainty").is_null()) {
+            const json& uj = tj.at("uncertainty");
+            const std::string uwhere = where + "'s uncertainty";
+            TokenUncertainty u;
+            u.entropy = field<double>(uj, "entropy", uwhere.c_str());
+            u.topkEntropy = field<double>(uj, "topk_entropy", uwhere.c_str());
+            u.p1 = field<double>(uj, "p1", uwhere.c_str());
+            u.margin = field<double>(uj, "margin", uwhere.c_str());
+            u.rank = field<int64_t>(uj, "rank", uwhere.c_str());
+            if (!(u.entropy >= 0.0) || !(u.topkEntropy >= 0.0) || !isValidNtp(u.p1) || !isValidNtp(u.margin) ||
+                u.rank < 1)
+                throw InputError("session file: " + where +
+                                 " has an uncertainty outside its range (entropies >= 0, p1 and margin in [0, 1], "
+                                 "rank >= 1)");
+            t.uncertainty = u;
+        }
         s.scored.tokens.push_back(std::move(t));
     }
+    if (const auto problem = tokenSpanProblem(s.scored))
+        throw InputError("session file: " + *problem);
     return s;
 }
 

@@ -526,7 +526,7 @@ bool HeadsPage::exportTo(ExportKind kind, const QString& path, QString* error)
             const Figure paper = headHeatmapPaperFigure(m_result->tally->headScores(type, 1), m_result->tally->layers(),
                                                         m_result->tally->heads(),
                                                         type + ": top-1 score per head (" + m_result->source + ")",
-                                                        m_figureOptions->style, {m_layer->value(), m_head->value()});
+                                                        m_figureOptions->style); // no selection frame (issue 54)
             writeFigure(paper, toUtf8(path), kind == ExportKind::Pdf);
             return true;
         } catch (const std::exception& e) {
@@ -535,16 +535,21 @@ bool HeadsPage::exportTo(ExportKind kind, const QString& path, QString* error)
             return false;
         }
     }
-    // The heat map, and the arcs below it: one Figure, written as SVG or PDF by the figure room.
+    // The heat map, and the arcs below it: one Figure, written as SVG or PDF by the figure room. The heat map
+    // without the on-screen selection frame (issue 54: an export is a figure, not a screenshot of the pick).
     try {
+        const std::string type = toUtf8(relationTypes().value(m_relation->currentIndex()));
+        const Figure heat =
+            headHeatmapFigure(m_result->tally->headScores(type, 1), m_result->tally->layers(), m_result->tally->heads(),
+                              type + ": top-1 score per head (" + m_result->source + ")");
         Figure page;
-        page.title = m_heatFig->title;
-        page.widthPt = std::max(m_heatFig->widthPt, m_arcsFig ? m_arcsFig->widthPt : 0.0);
-        page.heightPt = m_heatFig->heightPt + (m_arcsFig ? m_arcsFig->heightPt : 0.0);
-        page.append(*m_heatFig, 0, 0);
+        page.title = heat.title;
+        page.widthPt = std::max(heat.widthPt, m_arcsFig ? m_arcsFig->widthPt : 0.0);
+        page.heightPt = heat.heightPt + (m_arcsFig ? m_arcsFig->heightPt : 0.0);
+        page.append(heat, 0, 0);
         page.items.emplace_back(FigGroup{}); // a group the heat map left open ends with it
         if (m_arcsFig)
-            page.append(*m_arcsFig, 0, m_heatFig->heightPt);
+            page.append(*m_arcsFig, 0, heat.heightPt);
         writeFigure(page, toUtf8(path), kind == ExportKind::Pdf);
         return true;
     } catch (const std::exception& e) {

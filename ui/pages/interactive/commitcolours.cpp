@@ -27,17 +27,46 @@ QColor noCommitColor()
     return QColor(235, 235, 235);
 }
 
+CommitScale commitScale(const LayerEval& le)
+{
+    const double L = std::max(1, le.layers);
+    double lo = L, hi = 0;
+    bool any = false;
+    auto take = [&](double c) {
+        lo = std::min(lo, c);
+        hi = std::max(hi, c);
+        any = true;
+    };
+    for (const auto& c : le.tokenCommit)
+        if (c)
+            take(*c);
+    for (const auto& c : le.commit)
+        if (c)
+            take(*c);
+    if (!any)
+        return {0, L};
+    lo = std::clamp(std::floor(lo), 0.0, L);
+    hi = std::clamp(std::ceil(hi), 0.0, L);
+    if (hi - lo < 1) { // one layer: a scale one layer wide around it
+        if (hi < L)
+            hi = lo + 1;
+        else
+            lo = hi - 1;
+    }
+    return {lo, hi};
+}
+
 void showCommitment(ResultCanvas* canvas, const LayerEval& le)
 {
     const AnalysisPtr shown = canvas->state()->shown();
     if (!shown || le.layers <= 0)
         return;
-    const double L = le.layers;
+    const CommitScale scale = commitScale(le);
     const auto& tokens = shown->eval->scored.tokens;
     std::vector<SpanColour> spans;
     for (std::size_t i = 0; i < tokens.size() && i < le.tokenCommit.size(); ++i)
         if (le.tokenCommit[i])
-            spans.push_back({tokens[i].start, tokens[i].end, commitColor(*le.tokenCommit[i] / L)});
+            spans.push_back({tokens[i].start, tokens[i].end, commitColor(scale.t(*le.tokenCommit[i]))});
     canvas->setSpanColours(noCommitColor(), spans, false);
     canvas->paintNodes([&](int node) -> std::pair<QColor, QString> {
         const auto k = std::size_t(node);
@@ -45,10 +74,10 @@ void showCommitment(ResultCanvas* canvas, const LayerEval& le)
         if (!c)
             return {noCommitColor(), QCoreApplication::translate("InsidePanel", "no commitment layer")};
         return {
-            commitColor(*c / L),
+            commitColor(scale.t(*c)),
             QCoreApplication::translate("InsidePanel", "commitment layer %1 of %2").arg(*c, 0, 'g', 3).arg(le.layers)};
     });
-    canvas->setRangeScale(QCoreApplication::translate("InsidePanel", "commitment layer"), commitColor, 0, L,
+    canvas->setRangeScale(QCoreApplication::translate("InsidePanel", "commitment layer"), commitColor, scale.lo, scale.hi,
                           noCommitColor(), QCoreApplication::translate("InsidePanel", "none"));
 }
 

@@ -87,6 +87,14 @@ ExpertsView::ExpertsView(InteractiveState* state, ModelService* models, QWidget*
     connect(m_cancel, &QPushButton::clicked, this, &ExpertsView::cancel);
     connect(state, &InteractiveState::selectionChanged, this, [this] { showSelection(); });
     connect(state, &InteractiveState::resultShown, this, [this] { forget(); });
+    // Another model: the routing shown was the previous model's (issue 54: it stayed after a dense model loaded).
+    connect(models, &ModelService::modelLoaded, this, [this] {
+        if (!m_result)
+            return;
+        m_result.reset();
+        m_table->setRowCount(0);
+        m_note->setText(tr("Another model is loaded: Route experts again (for a mixture-of-experts model)."));
+    });
 }
 
 void ExpertsView::forget()
@@ -132,7 +140,7 @@ void ExpertsView::compute()
     }
     auto out = std::make_shared<Result>();
     auto cancelled = std::make_shared<bool>(false);
-    const std::string text = shown->eval->scored.text;
+    const ScoredText scored = shown->eval->scored; // routed as shown: its own tokens (issue 54)
     m_compute->setEnabled(false);
     m_cancel->setVisible(true);
     m_note->setText(tr("Routing…"));
@@ -151,17 +159,6 @@ void ExpertsView::compute()
             Q_EMIT jobDone(false);
             return;
         }
-        // The routing belongs to the shown tokens only when the text re-encodes to the same tokens (a generated
-        // text keeps the tokens it was generated with).
-        const auto& tokens = shown->eval->scored.tokens;
-        if (out->tokens.size() != tokens.size()) {
-            m_note->setText(tr("The text scores as %1 tokens, the shown result has %2 (a generated text whose "
-                               "tokens re-encode differently): score the text to see its experts.")
-                                .arg(out->tokens.size())
-                                .arg(tokens.size()));
-            Q_EMIT jobDone(false);
-            return;
-        }
         m_result = out;
         showSelection();
         Q_EMIT jobDone(true);
@@ -175,13 +172,15 @@ void ExpertsView::compute()
     };
     m_job = m_models->jobs()->start(
         tr("Experts"), QStringLiteral("inside"),
-        [model, text, out, cancelled](JobContext& ctx) {
-            ScoredExperts se = scoreExperts(*model, text); // one forward pass: cancel drops its result
+        [model, scored, out, cancelled](JobContext& ctx) {
+            // One forward pass over the result's own tokens (a generated text keeps the tokens it was generated
+            // with, which need not be its text's encoding): cancel drops its result.
+            ScoredExperts se = scoreExpertsOfTokens(*model, scored);
             if (ctx.isCancelled()) {
                 *cancelled = true;
                 return;
             }
-            out->text = text;
+            out->text = scored.text;
             out->tokens = std::move(se.tokens);
             out->experts = model->info().experts;
             out->perToken = model->info().expertsPerToken;

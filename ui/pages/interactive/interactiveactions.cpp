@@ -121,6 +121,9 @@ bool InteractivePage::exportSvg(const QString& path, View v, QString* error) con
         request.view = v == View::Sequence  ? ascviz::ViewKind::Sequence
                        : v == View::Partial ? ascviz::ViewKind::Partial
                                             : ascviz::ViewKind::Complete;
+        if (v != View::Sequence) // as seen: the view's folds, code text and subtree
+            request.options.layout =
+                astView(v == View::Partial ? ascviz::AstView::Partial : ascviz::AstView::Complete)->shownLayout();
         return writeBytes(path, ascviz::drawView(*shown()->eval, request).bytes, error);
     } catch (const std::exception& e) {
         if (error)
@@ -130,7 +133,7 @@ bool InteractivePage::exportSvg(const QString& path, View v, QString* error) con
 }
 
 bool InteractivePage::exportFigure(const QString& path, View v, const FigureExportOptions& options, bool pdf,
-                                   QString* error) const
+                                   QString* error, int subtree) const
 {
     if (!shown()) {
         if (error)
@@ -138,7 +141,15 @@ bool InteractivePage::exportFigure(const QString& path, View v, const FigureExpo
         return false;
     }
     try {
-        const ViewFigureOptions viewOptions;
+        ViewFigureOptions viewOptions;
+        if (v != View::Sequence) { // as seen: the view's folds and subtree, no other collapsing, no turning
+            viewOptions.layout =
+                astView(v == View::Partial ? ascviz::AstView::Partial : ascviz::AstView::Complete)->shownLayout();
+            if (subtree >= 0)
+                viewOptions.layout.subtree = subtree;
+            viewOptions.autoCollapse = false;
+            viewOptions.autoOrientation = false;
+        }
         const ViewFigure vf =
             v == View::Sequence
                 ? sequenceFigure(*shown()->eval, options.style, viewOptions)
@@ -151,6 +162,24 @@ bool InteractivePage::exportFigure(const QString& path, View v, const FigureExpo
             *error = toQString(e.what());
         return false;
     }
+}
+
+void InteractivePage::exportSubtree(View v, int node)
+{
+    if (!shown() || v == View::Sequence)
+        return;
+    const auto& nodes = shown()->eval->tree.nodes();
+    const QString type =
+        node >= 0 && std::size_t(node) < nodes.size() ? toQString(nodes[std::size_t(node)].type) : QStringLiteral("node");
+    QString selected;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export subtree"), type + QStringLiteral(".svg"),
+                                                      tr("SVG (*.svg);;PDF (*.pdf)"), &selected);
+    if (path.isEmpty())
+        return;
+    const bool pdf = path.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive) || selected.startsWith(QLatin1String("PDF"));
+    QString error;
+    if (!exportFigure(path, v, m_figureOptions ? *m_figureOptions : FigureExportOptions{}, pdf, &error, node))
+        Q_EMIT errorOccurred(error);
 }
 
 void InteractivePage::setFigureOptions(const FigureExportOptions& options)

@@ -275,6 +275,10 @@ void InteractivePage::onJobStarted(quint64)
     }
     if (phase == InteractiveEngine::Phase::Generating) {
         clearSelection();
+        // The details and the legend are of the result being made, not the one before (issue 54).
+        m_details->showPending(tr("Generating… the new result's details appear when it is scored."));
+        clearScale(); // an attribution's or a layer's scale belongs to the result before
+        m_legend->setValueTitle({});
         m_sequence->beginStreaming(prompt());
         showView(View::Sequence);
     }

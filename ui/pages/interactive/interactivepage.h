@@ -142,8 +142,12 @@ public:
     bool exportSvg(const QString& path, View v, QString* error = nullptr) const;
     bool exportPng(const QString& path, View v, QString* error = nullptr) const;
     // The view as a paper figure (figure/views.h: astFigure, sequenceFigure) in the options' style; SVG or PDF.
+    // An AST view is drawn as it is seen (AstView::shownLayout: its folds, code text and the subtree in view; no
+    // further collapsing or turning); `subtree` >= 0 draws that node's subtree with the view's folds instead.
     bool exportFigure(const QString& path, View v, const FigureExportOptions& options, bool pdf,
-                      QString* error = nullptr) const;
+                      QString* error = nullptr, int subtree = -1) const;
+    // A node's "Export subtree…" (the AST views' context menu): asks for an SVG or PDF file and draws that subtree.
+    void exportSubtree(View v, int node);
     bool exportJson(const QString& path, QString* error = nullptr) const;
     // One self-contained interactive HTML page of the shown result (docs/share.md): eval's document with the
     // text, the model's fingerprint and the tokens' alternatives; written through a temporary file.

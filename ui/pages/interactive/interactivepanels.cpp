@@ -201,6 +201,9 @@ QWidget* InteractivePage::buildAstPage(AstView* view)
     auto* code = button(tr("Code"), tr("Show each node's code text"));
     code->setCheckable(true);
     connect(toSelection, &QToolButton::clicked, view, &AstView::zoomToSelection);
+    connect(view, &AstView::exportSubtreeRequested, this, [this, view](int node) {
+        exportSubtree(view->kind() == ascviz::AstView::Partial ? View::Partial : View::Complete, node);
+    });
     connect(expand, &QToolButton::clicked, view, &AstView::expandAll);
     connect(code, &QToolButton::toggled, view, &AstView::setShowCode);
     auto* one = button(tr("100%"), tr("Actual size"));

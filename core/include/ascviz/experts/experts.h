@@ -35,6 +35,9 @@ struct ScoredExperts {
 // Scores `text` and records the router's choices of every token. ModelError when the model is dense (its
 // ModelInfo lists no experts): it has no routing to show.
 ScoredExperts scoreExperts(const LanguageModel& model, const std::string& text);
+// The router's choices for the tokens of a result as it is (its ids, e.g. those a text was generated with, which
+// need not be its text's encoding); `scored` is kept as given. The same errors.
+ScoredExperts scoreExpertsOfTokens(const LanguageModel& model, const ScoredText& scored);
 
 // Adds per token "experts": [{"layer": l, "ids": [e, …], "probs": [p, …]}, …] to an eval JSON of the same
 // scored text (InputError when the token counts differ).

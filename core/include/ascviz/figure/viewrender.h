@@ -23,7 +23,9 @@ struct ViewRequest {
 };
 
 // Sets one option by its name: width_mm, width_pt, font_pt, title ("true" | "false"), legend, subtree,
-// max_depth, orientation ("td" | "lr"), whitespace (faint | none | full). Every one but whitespace asks for the
+// max_depth, fold (node ids, comma-separated: their subtrees folded), auto_collapse ("true" | "false": whether a
+// tree too wide for legible labels has its deep levels collapsed), orientation ("td" | "lr"), whitespace (faint |
+// none | full). Every one but whitespace asks for the
 // paper figure. InputError when the name or the value is not one it takes; the message names the option as
 // `shownAs` (the caller's spelling of it, e.g. a command-line option), else by `name`.
 void setViewOption(ViewRequest& q, const std::string& name, const std::string& value, const std::string& shownAs = {});

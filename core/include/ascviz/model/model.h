@@ -118,6 +118,10 @@ public:
     // sequences are batched (right padding) and long ones windowed as in ScoreOptions.
     virtual std::vector<std::vector<std::optional<double>>>
     scoreIds(const std::vector<std::vector<int32_t>>& sequences) const = 0;
+    // The forward passes that score `ids` (scoreIds' one sequence, BOS included where the tokenizer adds one), their
+    // intermediates given to `observer` as ScoreOptions::observer gives a text's: for a result whose tokens are not
+    // its text's encoding (a generated text keeps the tokens it was generated with).
+    virtual void observeIds(const std::vector<int32_t>& ids, IntermediateObserver& observer) const = 0;
     // The ids generated after `promptIds` (which must not be empty). When generation stops at EOS
     // (opts.stopAtEos), that EOS id is the last element (generate() leaves it out of the text).
     virtual std::vector<int32_t> generateIds(const std::vector<int32_t>& promptIds, const GenerationOptions& opts,
