@@ -192,7 +192,7 @@
       st.scope = scopeSel.value; recompute();
     }}, ['tokens', 'children'].map(function (t) { return h('option', {value: t, selected: t === st.scope, text: t}); }));
     var viewSel = h('select', {id: 'astview', 'aria-label': 'AST view', onchange: function () {
-      st.view = viewSel.value; drawTree(); fit();
+      st.view = viewSel.value; fitFolded();
     }}, [h('option', {value: 'complete', text: 'complete'}), h('option', {value: 'partial', text: 'partial'})]);
     var controls = h('div', {class: 'controls'}, [
       h('label', null, ['θ ', thetaSel]), h('label', null, [' scope ', scopeSel]), h('label', null, [' AST ', viewSel]),
@@ -314,19 +314,37 @@
       vb = {x: -10, y: -10, w: Math.max(bounds.w + 20, 200), h: Math.max(bounds.h + 20, 120)};
       setViewBox();
     }
-    // The first view: the whole tree when its labels stay readable (at least 0.6 of their size), else the top
-    // of the tree at that scale around the root (Fit shows it all).
-    function firstView() {
-      fit();
+    // Fit and the first view (issue 54, as the GUI's Fit): the whole tree when its labels stay readable (at least
+    // 0.6 of their size) in the pane; else the deepest levels are folded first ("+n folded" on the nodes), one
+    // level at a time, until what is left is readable; then all of it is in view. Unfold all shows every node.
+    function readable() {
       var r = svgEl.getBoundingClientRect();
-      if (!r.width || !r.height) return;
-      var scale = Math.min(r.width / vb.w, r.height / vb.h);
-      if (scale >= 0.6) return;
-      var w = r.width / 0.6, hgt = r.height / 0.6;
-      var root = nodeEls[0] ? Number(nodeEls[0].dataset.x) : w / 2;
-      vb = {x: Math.max(-10, root - w / 2), y: -10, w: w, h: hgt};
-      setViewBox();
+      if (!r.width || !r.height) return true;
+      return Math.min(r.width / Math.max(bounds.w + 20, 200), r.height / Math.max(bounds.h + 20, 120)) >= 0.6;
     }
+    function fitFolded() {
+      st.folded = {};
+      drawTree();
+      if (!readable()) {
+        var depth = {}, maxDepth = 0, q = [[0, 0]];
+        while (q.length) {
+          var it = q.pop();
+          depth[it[0]] = it[1];
+          maxDepth = Math.max(maxDepth, it[1]);
+          visibleKids(it[0]).forEach(function (c) { q.push([c, it[1] + 1]); });
+        }
+        for (var d = maxDepth - 1; d >= 0; d--) {
+          st.folded = {};
+          Object.keys(depth).forEach(function (id) {
+            if (depth[id] === d && visibleKids(Number(id)).length) st.folded[id] = true;
+          });
+          drawTree();
+          if (readable()) break;
+        }
+      }
+      fit();
+    }
+    function firstView() { fitFolded(); }
     window.addEventListener('beforeprint', fit);
     function zoom(f, cx, cy) {
       if (cx === undefined) { cx = vb.x + vb.w / 2; cy = vb.y + vb.h / 2; }
@@ -474,7 +492,7 @@
     var zoomBar = h('div', {class: 'zoombar'}, [
       h('button', {type: 'button', onclick: function () { zoom(1 / 1.25); }, 'aria-label': 'zoom in', text: '+'}),
       h('button', {type: 'button', onclick: function () { zoom(1.25); }, 'aria-label': 'zoom out', text: '−'}),
-      h('button', {type: 'button', onclick: fit, text: 'Fit'}),
+      h('button', {type: 'button', onclick: fitFolded, text: 'Fit'}),
       h('button', {type: 'button', id: 'unfold-all', onclick: function () { st.folded = {}; drawTree(); }, text: 'Unfold all'}),
     ]);
 

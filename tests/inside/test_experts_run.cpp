@@ -62,3 +62,44 @@ TEST(ExpertsRun, CancelStopsBetweenTexts)
 }
 
 } // namespace
+
+namespace {
+
+// Issue 54: routing the tokens of a result as they are. On a scored text (whose tokens are its encoding) it equals
+// scoreExperts; on a generated text it routes the generated ids, which a re-encoding of the text need not give.
+TEST(ExpertsRun, RoutingOfTokensAsTheyAreEqualsTheTextsOnAScoredText)
+{
+    using namespace ascviz;
+    const auto model = LanguageModel::load(testdata::fixtureModel("tiny-qwen3_moe"));
+    const std::string text = "def add(a, b):\n    return a + b  # 中文 😀\n";
+    const ScoredExperts byText = scoreExperts(*model, text);
+    const ScoredExperts byTokens = scoreExpertsOfTokens(*model, byText.scored);
+    ASSERT_EQ(byTokens.tokens.size(), byText.tokens.size());
+    ASSERT_GT(byText.tokens.size(), 5u);
+    for (std::size_t t = 0; t < byText.tokens.size(); ++t) {
+        ASSERT_EQ(byTokens.tokens[t].size(), byText.tokens[t].size()) << t;
+        for (std::size_t l = 0; l < byText.tokens[t].size(); ++l) {
+            EXPECT_EQ(byTokens.tokens[t][l].layer, byText.tokens[t][l].layer);
+            EXPECT_EQ(byTokens.tokens[t][l].ids, byText.tokens[t][l].ids) << "token " << t << " layer " << l;
+            for (std::size_t k = 0; k < byText.tokens[t][l].probs.size(); ++k)
+                EXPECT_NEAR(byTokens.tokens[t][l].probs[k], byText.tokens[t][l].probs[k], 1e-6);
+        }
+    }
+    // Other ids than the text's encoding: routed as given (one row per token), and a changed token changes the
+    // routing at its position or after it.
+    ScoredText other = byText.scored;
+    other.tokens[2].id = (other.tokens[2].id + 7) % 100;
+    const ScoredExperts changed = scoreExpertsOfTokens(*model, other);
+    ASSERT_EQ(changed.tokens.size(), other.tokens.size());
+    EXPECT_EQ(changed.tokens[0][0].ids, byText.tokens[0][0].ids); // before the change: the same
+    bool differs = false;
+    for (std::size_t t = 2; t < changed.tokens.size(); ++t)
+        for (std::size_t l = 0; l < changed.tokens[t].size(); ++l)
+            differs = differs || changed.tokens[t][l].probs != byText.tokens[t][l].probs;
+    EXPECT_TRUE(differs);
+    // A dense model has nothing to route.
+    const auto dense = LanguageModel::load(testdata::fixtureModel("tiny-gpt2"));
+    EXPECT_THROW(scoreExpertsOfTokens(*dense, byText.scored), ModelError);
+}
+
+} // namespace

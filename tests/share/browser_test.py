@@ -219,6 +219,7 @@ def node_values(b):
 
 
 def compare_nodes(b, expected, what):
+    b.eval("document.getElementById('unfold-all').click()")  # every node drawn (Fit may have folded deep levels)
     got = dict(node_values(b))
     if not check(len(got) == len(expected), f"{what}: {len(got)} nodes drawn, eval has {len(expected)}"):
         return
@@ -246,6 +247,43 @@ HOSTILE = ('def greet(name):\n'
            '        if x > 0:\n'
            '            t += x\n'
            '    return t\n')
+
+
+FIT_STATE = ("(() => { const svg = document.getElementById('ast'); const r = svg.getBoundingClientRect(); "
+             "const vb = svg.viewBox.baseVal; const nodes = Array.from(document.querySelectorAll('#ast g.node')); "
+             "const doc = JSON.parse(document.getElementById('ascviz-data').textContent); "
+             "return {scale: Math.min(r.width / vb.width, r.height / vb.height), "
+             "inside: nodes.every(g => { const x = Number(g.dataset.x), y = Number(g.dataset.y); "
+             "return x >= vb.x && x <= vb.x + vb.width && y >= vb.y && y <= vb.y + vb.height; }), "
+             "drawn: nodes.map(g => Number(g.dataset.id)), "
+             "folded: nodes.filter(g => g.classList.contains('folded')).map(g => Number(g.dataset.id)), "
+             "depth: doc.nodes.map(n => n.depth)}; })()")
+
+
+def fit_checks(b, work, shots, cli_path, model):
+    # Issue 54: the page opens fitted to what is readable, the deepest levels folded first as the GUI's Fit does (it
+    # opened on a root-centred crop, and Fit drew a 1,300 px strip of ~4 px text).
+    src = work / "wide.py"
+    src.write_text("def wide(a, b):\n" + "".join(f"    v{i} = f(g(a, h(b, {i})), b * a)\n" for i in range(30)),
+                   encoding="utf-8")
+    page = work / "wide.html"
+    cli(["export-html", "--model", model, "--text-file", str(src), "--out", str(page)], cli_path)
+    check(b.navigate(page.as_uri()), "the wide page did not become ready")
+    for what in ("opened", "after Fit"):
+        if what == "after Fit":
+            b.eval("document.getElementById('unfold-all').click()")
+            b.click('.zoombar button:nth-child(3)')
+        st = b.eval(FIT_STATE)
+        check(st["scale"] >= 0.6 - 1e-9, f"{what}: labels drawn at {st['scale']:.2f} of their size (< 0.6)")
+        check(st["inside"], f"{what}: not every drawn node is in view")
+        check(len(st["folded"]) > 0, f"{what}: the wide tree is not folded (it cannot be readable whole)")
+        depths = {st["depth"][n] for n in st["folded"]}
+        check(len(depths) == 1, f"{what}: the folded nodes are at several depths {sorted(depths)}")
+        d = depths.pop()
+        check(all(st["depth"][n] <= d for n in st["drawn"]), f"{what}: a node below the fold depth {d} is drawn")
+        print(f"ok: wide tree {what}: folded at depth {d} ({len(st['drawn'])} nodes drawn), labels at "
+              f"{st['scale']:.2f}", flush=True)
+    b.screenshot(shots / "0-wide-fitted.png")
 
 
 def snippet_checks(b, work, shots, cli_path, model):
@@ -329,9 +367,10 @@ def snippet_checks(b, work, shots, cli_path, model):
     # fold the first function definition: its descendants leave the tree, the node says so
     fn = next(n["id"] for n in layered["nodes"] if n["type"] == "function_definition")
     below = sum(1 for n in layered["nodes"] if n["id"] != fn and is_below(layered["nodes"], n["id"], fn))
+    b.eval("document.getElementById('unfold-all').click()")
     before = len(node_values(b))
-    b.click('.zoombar button:nth-child(3)')  # Fit: the whole tree in view
-    b.click(f'#ast g.node[data-id="{fn}"]')
+    b.eval(f"document.querySelector('#ast g.node[data-id=\"{fn}\"]').dispatchEvent(new MouseEvent('click', "
+           "{bubbles: true}))")
     check(b.eval("document.querySelector('#panel h2').textContent").startswith(f"Node {fn}:"),
           "clicking a node does not show it in the panel")
     b.click("#fold")
@@ -535,6 +574,7 @@ def main():
     try:
         b.open_page()
         snippet_checks(b, work, shots, a.cli, a.model)
+        fit_checks(b, work, shots, a.cli, a.model)
         heads_checks(b, work, shots, a.cli, a.model)
         attribution_and_scores_checks(b, work, shots, a.cli, a.model)
         run_checks(b, work, shots, a.cli, a.model)

@@ -288,7 +288,7 @@ void TestInsideCausal::commitmentColouring()
     QCOMPARE(panel->layerSlider()->value(), L); // the result's own values beside where they were decided
     QCOMPARE(tab->displayed(), tab->shown());
     // Issue 54: the scale spans the layers the commitments span (whole layers, at least one apart).
-    const CommitScale scale = commitScale(le);
+    const CommitScale scale = ui::commitScale(le);
     double lo = L, hi = 0.0;
     for (const auto& c : le.commit)
         if (c) {
@@ -437,9 +437,10 @@ void TestInsideCausal::bundledModelCommitsEarlier()
     QVERIFY2(early > 0, "a trained model decides some predictions before its last two blocks");
     panel->colouringBox()->setCurrentIndex(1);
     QVERIFY(panel->showsCommitment());
+    const CommitScale scale = ui::commitScale(le);
     for (AstNodeItem* item : tab->astView(ascviz::AstView::Partial)->nodeItems()) {
         const auto c = le.commit[std::size_t(item->node())];
-        QCOMPARE(item->fillColor(), c ? commitColor(*c / lens.layers) : noCommitColor());
+        QCOMPARE(item->fillColor(), c ? commitColor(scale.t(*c)) : noCommitColor());
     }
     showInside(w, panel);
     tab->showView(InteractivePage::View::Partial);

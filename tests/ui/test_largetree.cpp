@@ -297,10 +297,14 @@ void TestLargeTree::exportsDrawTheTreeAsSeen()
     f.tab.selectNode(first);
     QTest::mouseClick(toolButton(v->parentWidget(), QStringLiteral("Selection")), Qt::LeftButton);
     seen = v->shownLayout();
-    QVERIFY(seen.subtree >= 0);
+    QCOMPARE(v->highlightedNodes(), QVector<int>{first});
+    QCOMPARE(seen.subtree, first); // zoomed to the selection: its subtree
     QVERIFY(seen.collapsed.empty());
     const int expect = int(visibleNodes(*a->eval, Kind::Complete, seen).size());
-    QVERIFY2(expect < int(nodes.size()) / 4, qPrintable(QString::number(expect))); // a part, not the tree
+    QVERIFY2(expect < int(nodes.size()) / 4, qPrintable(QStringLiteral("%1 nodes in view, subtree %2 (selected %3)")
+                                                           .arg(expect)
+                                                           .arg(seen.subtree)
+                                                           .arg(first))); // a part, not the tree
     // The subtree in view holds the selected statement.
     bool holds = false;
     for (int n = first; n >= 0; n = nodes[std::size_t(n)].parent)

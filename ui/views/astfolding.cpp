@@ -63,11 +63,21 @@ LayoutOptions AstView::shownLayout() const
     if (!m_analysis || !m_analysis->eval || m_items.isEmpty())
         return o;
     const QRectF seen = mapToScene(viewport()->rect()).boundingRect();
-    // Zoomed to a selection: that node's subtree, while the node is in view.
-    if (const AstNodeItem* root = m_items.value(m_viewRoot, nullptr);
-        root && seen.contains(root->sceneBoundingRect().center())) {
-        o.subtree = m_viewRoot;
-        return o;
+    // Zoomed to a selection: that node's subtree, while the view's centre is on it (its items' bounding box).
+    if (m_items.contains(m_viewRoot)) {
+        const auto& nodes = m_analysis->eval->tree.nodes();
+        QRectF box;
+        for (auto it = m_items.cbegin(); it != m_items.cend(); ++it) {
+            int p = it.key();
+            while (p >= 0 && p != m_viewRoot)
+                p = nodes[static_cast<std::size_t>(p)].parent;
+            if (p == m_viewRoot)
+                box |= it.value()->sceneBoundingRect();
+        }
+        if (box.adjusted(-24, -24, 24, 24).contains(seen.center())) {
+            o.subtree = m_viewRoot;
+            return o;
+        }
     }
     // Otherwise the nodes drawn whole inside the viewport.
     QVector<int> inView;
@@ -76,28 +86,36 @@ LayoutOptions AstView::shownLayout() const
             inView.push_back(it.key());
     if (inView.isEmpty() || inView.size() == m_items.size())
         return o;
-    // The deepest common ancestor of the nodes in view: the path root → the first, cut at each other's path.
+    const int common = commonAncestor(inView);
+    if (common >= 0 && m_analysis->eval->tree.nodes()[static_cast<std::size_t>(common)].parent >= 0)
+        o.subtree = common; // (the tree's root: the whole tree)
+    return o;
+}
+
+int AstView::commonAncestor(const QVector<int>& of) const
+{
+    if (of.isEmpty() || !m_analysis || !m_analysis->eval)
+        return -1;
+    // The path root → the first node, cut where each other node's path leaves it.
     const auto& nodes = m_analysis->eval->tree.nodes();
     auto pathOf = [&](int n) {
         QVector<int> path;
-        for (; n >= 0; n = nodes[static_cast<std::size_t>(n)].parent)
+        for (; n >= 0 && static_cast<std::size_t>(n) < nodes.size(); n = nodes[static_cast<std::size_t>(n)].parent)
             path.prepend(n);
         return path;
     };
-    QVector<int> common = pathOf(inView.first());
-    for (const int n : inView) {
+    QVector<int> common = pathOf(of.first());
+    for (const int n : of) {
         const QVector<int> p = pathOf(n);
         qsizetype k = 0;
         while (k < common.size() && k < p.size() && common[k] == p[k])
             ++k;
         common.resize(k);
     }
-    // The deepest one the view draws (the partial view leaves some nodes out); the tree's root means the whole tree.
+    // The deepest one the view draws (the partial view leaves some nodes out).
     while (!common.isEmpty() && !m_items.contains(common.last()))
         common.removeLast();
-    if (common.size() > 1)
-        o.subtree = common.last();
-    return o;
+    return common.isEmpty() ? -1 : common.last();
 }
 
 void AstView::setCollapsed(int node, bool collapsed)
@@ -194,7 +212,7 @@ void AstView::zoomToSelection()
     }
     box.adjust(-24, -24, 24, 24);
     m_autoZoom = AutoZoom::None;
-    m_viewRoot = m_highlighted.size() == 1 ? m_highlighted.first() : -1;
+    m_viewRoot = commonAncestor(m_highlighted);
     resetTransform();
     const double s = std::clamp(std::min(viewport()->width() / box.width(), viewport()->height() / box.height()),
                                 kLegibleZoom, kMaxSelectionZoom);

@@ -114,6 +114,8 @@ private:
     // Lays the current analysis out with the folds and code text; the analysis's own layout when neither.
     void relayout(bool keepView);
     AstNodeItem* nodeAt(const QPoint& viewPos) const;
+    // The deepest node drawn whose subtree holds all of `of` (-1: none).
+    int commonAncestor(const QVector<int>& of) const;
     QVector<int> m_collapsed;
     bool m_showCode = false;
     // The node Selection zoomed to (its subtree fills the view), until the zoom changes otherwise: shownLayout's
