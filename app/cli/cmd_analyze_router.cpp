@@ -98,14 +98,17 @@ const std::vector<AnalyzeSubcommand>& analyzeSubcommands()
          false, analyzeTreatments},
         {"calibration",
          "--db RESULTS [--confidence p1|ntp|entropy|topk-entropy|margin] [--by global|category] [--bins N]\n"
-         "[--json]",
+         "[--json] [--svg OUT | --pdf OUT] [--latex FILE]",
          "is the model right when it is sure (method.md 17): per group (all tokens; --by category: each\n"
          "             category's tokens) ECE (equal width and equal mass), MCE, Brier, AUROC and AUPRC of the\n"
          "             confidence as a predictor of an error (teacher-forced: the actual token is not the top-1)\n"
          "    --db RESULTS (a batch run of schema 5 or later: the tokens' uncertainty)\n"
          "    --confidence p1 (default; ECE, MCE and Brier apply to p1 only), ntp, entropy, topk-entropy, margin\n"
          "    --by global|category   --bins N (default 15, equal width)   --json (default: a text table)\n"
-         "    --resamples N (default 500)   --seed S   --resample snippets|tokens: the bootstrap's unit\n",
+         "    --resamples N (default 500)   --seed S   --resample snippets|tokens: the bootstrap's unit\n"
+         "    --svg OUT | --pdf OUT   the reliability diagrams (p1), one panel per group, with the figure\n"
+         "                 options --width-mm W --font-pt P --no-title --legend right|bottom|none\n"
+         "    --latex FILE   the groups as a booktabs table\n",
          false, cmdAnalyzeCalibration},
         {"layers", "(--db RESULTS | --corpus C --model M) [--json] [--latex OUT] [--svg OUT] [--pdf OUT]",
          "(--db RESULTS | --corpus C [--model M]): the layer lens (method.md 13) on every snippet, AsC-Eval\n"

@@ -8,6 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -180,4 +183,48 @@ TEST(CliCalibration, EvalJsonTokensCarryTheUncertainty)
         // The top-10 renormalised: at most ln 10.
         EXPECT_LE(t["topk_entropy"].get<double>(), std::log(10.0) + 1e-12);
     }
+}
+
+// The reliability diagrams (--svg/--pdf with the figure options) and the LaTeX table (--latex).
+TEST(CliCalibration, ReliabilityDiagramsAndLatexTable)
+{
+    const auto dir = clitest::tempDir();
+    const auto svg = dir / "reliability.svg";
+    const auto r = clitest::run("analyze calibration --db " + q(resultsDb()) + " --by category --svg " + q(svg) +
+                                " --json");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json j = json::parse(r.out); // the JSON still goes to stdout
+    std::ifstream in(svg);
+    const std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(s.find("Reliability by category"), std::string::npos);
+    // One panel per group, each headed by its n and ECE as the JSON gives them.
+    for (const auto& g : j["groups"]) {
+        EXPECT_NE(s.find("data-group=\"" + g["group"].get<std::string>() + "\""), std::string::npos) << g["group"];
+        char ece[32];
+        std::snprintf(ece, sizeof ece, "%.2f", g["ece"].get<double>());
+        EXPECT_NE(s.find("n = " + std::to_string(g["n"].get<long long>()) + ", ECE = " + ece), std::string::npos)
+            << g["group"];
+    }
+    // The page width asked for (mm in the SVG's width attribute).
+    for (const char* mm : {"40", "85", "178"}) {
+        const auto f = dir / (std::string("rel-") + mm + ".svg");
+        ASSERT_EQ(clitest::run("analyze calibration --db " + q(resultsDb()) + " --by category --width-mm " + mm +
+                               " --svg " + q(f))
+                      .status,
+                  0);
+        std::ifstream fin(f);
+        const std::string t((std::istreambuf_iterator<char>(fin)), std::istreambuf_iterator<char>());
+        EXPECT_NE(t.find(std::string("width=\"") + mm + "mm\""), std::string::npos) << t.substr(0, 300);
+    }
+    const auto tex = dir / "calibration.tex";
+    ASSERT_EQ(clitest::run("analyze calibration --db " + q(resultsDb()) + " --latex " + q(tex)).status, 0);
+    std::ifstream tin(tex);
+    const std::string t((std::istreambuf_iterator<char>(tin)), std::istreambuf_iterator<char>());
+    EXPECT_NE(t.find("\\toprule"), std::string::npos);
+    EXPECT_NE(t.find("global & " + std::to_string(j["groups"][0]["n"].get<long long>()) + " & "), std::string::npos)
+        << t;
+    // The figure options without a figure, and diagrams of a confidence that is not a probability of being right.
+    EXPECT_EQ(clitest::run("analyze calibration --db " + q(resultsDb()) + " --width-mm 85").status, 2);
+    EXPECT_EQ(clitest::run("analyze calibration --db " + q(resultsDb()) + " --confidence entropy --svg " + q(svg)).status,
+              2);
 }

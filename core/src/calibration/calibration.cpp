@@ -1,5 +1,7 @@
 #include "ascviz/calibration/calibration.h"
 
+#include "ascviz/base/latex.h"
+
 #include "ascviz/base/error.h"
 #include "ascviz/results/stats.h"
 
@@ -302,6 +304,32 @@ std::string reportText(const Report& r)
     else
         os << "temperature: not available (the database stores no per-token log-sum-exp over the temperature "
               "grid)\n";
+    return os.str();
+}
+
+std::string reportLatex(const Report& r)
+{
+    const auto num = [](const std::optional<double>& v) {
+        if (!v)
+            return std::string("--");
+        char b[32];
+        std::snprintf(b, sizeof b, "%.3f", *v);
+        return std::string(b);
+    };
+    const auto ci = [&](const std::optional<std::pair<double, double>>& c) {
+        return c ? " {\\footnotesize [" + num(c->first) + ", " + num(c->second) + "]}" : std::string();
+    };
+    std::ostringstream os;
+    os << "\\begin{table}[t]\n\\centering\n\\caption{Calibration of " << latexEscape(toString(r.confidence))
+       << " by syntax category (" << latexEscape(r.label) << " labels, " << r.bins
+       << " equal-width bins; 95\\,\\% bootstrap intervals over snippets).}\n"
+       << "\\begin{tabular}{lrrllrll}\n\\toprule\n"
+       << "Group & $n$ & Errors & ECE & MCE & Brier & AUROC & AUPRC \\\\\n\\midrule\n";
+    for (const Group& g : r.groups)
+        os << latexEscape(g.group) << " & " << g.n << " & " << g.errors << " & " << num(g.ece) << ci(g.eceCi) << " & "
+           << num(g.mce) << " & " << num(g.brier) << " & " << num(g.auroc) << ci(g.aurocCi) << " & " << num(g.auprc)
+           << " \\\\\n";
+    os << "\\bottomrule\n\\end{tabular}\n\\end{table}\n";
     return os.str();
 }
 

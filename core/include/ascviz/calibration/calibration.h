@@ -72,4 +72,8 @@ nlohmann::json reportJson(const Report& r);
 // thresholds (confident ≥ 0.6, erroneous < 0.5).
 std::string reportText(const Report& r);
 
+// `analyze calibration --latex F`: a booktabs table, one row per group: n, errors, ECE [95 % CI], MCE, Brier, AUROC
+// [95 % CI], AUPRC ("--" where a measure does not apply), with the confidence, label and bins in the caption.
+std::string reportLatex(const Report& r);
+
 } // namespace ascviz::calibration
