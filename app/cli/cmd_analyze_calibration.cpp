@@ -72,7 +72,8 @@ int cmdAnalyzeCalibration(Args& args)
                          "OUT or --pdf OUT");
     if ((svg || pdf) && o.confidence != calibration::Confidence::P1)
         throw UsageError("the reliability diagrams need a probability of being right: --confidence p1 (the default), "
-                         "not " + std::string(calibration::toString(o.confidence)));
+                         "not " +
+                         std::string(calibration::toString(o.confidence)));
     args.finish();
     const ResultsDb rdb = ResultsDb::open(db);
     const calibration::Report r = calibration::analyze(rdb, o);

@@ -265,7 +265,8 @@ TEST(Tables, HeatmapSvgAndLatex)
     EXPECT_NE(marked.find("n &lt; 10: fewer than 10 values"), std::string::npos) << marked;
     const auto corners = [](const std::string& t) {
         std::size_t n = 0;
-        for (std::size_t at = t.find("fill=\"#111111\""); at != std::string::npos; at = t.find("fill=\"#111111\"", at + 1))
+        for (std::size_t at = t.find("fill=\"#111111\""); at != std::string::npos;
+             at = t.find("fill=\"#111111\"", at + 1))
             ++n;
         return n;
     };

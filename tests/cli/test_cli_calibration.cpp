@@ -190,8 +190,8 @@ TEST(CliCalibration, ReliabilityDiagramsAndLatexTable)
 {
     const auto dir = clitest::tempDir();
     const auto svg = dir / "reliability.svg";
-    const auto r = clitest::run("analyze calibration --db " + q(resultsDb()) + " --by category --svg " + q(svg) +
-                                " --json");
+    const auto r =
+        clitest::run("analyze calibration --db " + q(resultsDb()) + " --by category --svg " + q(svg) + " --json");
     ASSERT_EQ(r.status, 0) << r.err;
     const json j = json::parse(r.out); // the JSON still goes to stdout
     std::ifstream in(svg);
@@ -225,6 +225,6 @@ TEST(CliCalibration, ReliabilityDiagramsAndLatexTable)
         << t;
     // The figure options without a figure, and diagrams of a confidence that is not a probability of being right.
     EXPECT_EQ(clitest::run("analyze calibration --db " + q(resultsDb()) + " --width-mm 85").status, 2);
-    EXPECT_EQ(clitest::run("analyze calibration --db " + q(resultsDb()) + " --confidence entropy --svg " + q(svg)).status,
-              2);
+    EXPECT_EQ(
+        clitest::run("analyze calibration --db " + q(resultsDb()) + " --confidence entropy --svg " + q(svg)).status, 2);
 }

@@ -72,8 +72,8 @@ TEST(LiveConformance, EveryVariantMatchesOrIsRefused)
                 EXPECT_LE(err, 1e-5) << "position " << i;
             }
             // The uncertainty of the same pass (method.md §17) against its recomputation from transformers' logits:
-            // the entropies, p1 and the margin within 1e-5 (+ 1e-5 relative), the rank equal (unless the actual token's logit is within
-            // 1e-4 of another's). Scored as text, compared where the text encodes to the case's ids.
+            // the entropies, p1 and the margin within 1e-5 (+ 1e-5 relative), the rank equal (unless the actual token's
+            // logit is within 1e-4 of another's). Scored as text, compared where the text encodes to the case's ids.
             if (c.contains("uncertainty")) {
                 const auto& u = c.at("uncertainty");
                 const auto scored = m->score(c.at("text").get<std::string>());

@@ -324,12 +324,12 @@ TEST(Session, UncertaintyRoundTripsAndOlderFilesHaveNone)
 TEST(Session, TokenSpansMustBeATokenizersSpans)
 {
     // Issue 54, hostile runs 9: reversed, duplicated and overlapping tokens, and a span ending inside a character.
-    const std::string head = R"({"format": "ascviz-session", "prompt": "x", "result": {"text": "ab\u4e2dcd", "tokens": [)";
+    const std::string head =
+        R"({"format": "ascviz-session", "prompt": "x", "result": {"text": "ab\u4e2dcd", "tokens": [)";
     auto tokens = [&](const std::string& list) { return head + list + "]}}"; };
     const auto file = tempFile("spans.ascviz");
     writeText(file, tokens(R"({"id": 1, "start": 2, "end": 5}, {"id": 2, "start": 0, "end": 2})"));
-    EXPECT_NE(refusal(file).find("token 1 [0, 2) goes back before token 0 [2, 5)"), std::string::npos)
-        << refusal(file);
+    EXPECT_NE(refusal(file).find("token 1 [0, 2) goes back before token 0 [2, 5)"), std::string::npos) << refusal(file);
     writeText(file, tokens(R"({"id": 1, "start": 0, "end": 2}, {"id": 1, "start": 0, "end": 2})"));
     EXPECT_NE(refusal(file).find("token 1 [0, 2) overlaps token 0 [0, 2) by more than one character"),
               std::string::npos)

@@ -326,8 +326,9 @@ void TestInteractive::detailsAndLegendAreNotStaleDuringGenerate()
     QTest::mouseClick(tab->scoreButton(), Qt::LeftButton);
     QVERIFY(shown.wait(60000));
     QCOMPARE(int(tab->details()->mode()), int(DetailsPanel::Mode::Summary));
-    tab->setSignedScale(QStringLiteral("attribution"), [](double) { return QColor(Qt::red); }, 1.0, QColor(Qt::gray),
-                        QStringLiteral("n/a"));
+    tab->setSignedScale(
+        QStringLiteral("attribution"), [](double) { return QColor(Qt::red); }, 1.0, QColor(Qt::gray),
+        QStringLiteral("n/a"));
     QVERIFY(tab->legend()->showsSignedScale());
     tab->maxNewTokensBox()->setValue(4);
     bool checked = false;

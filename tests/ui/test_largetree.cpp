@@ -17,9 +17,9 @@
 
 #include <QFile>
 #include <QLabel>
-#include <QTemporaryDir>
 #include <QRegularExpression>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QToolButton>
 
@@ -302,9 +302,9 @@ void TestLargeTree::exportsDrawTheTreeAsSeen()
     QVERIFY(seen.collapsed.empty());
     const int expect = int(visibleNodes(*a->eval, Kind::Complete, seen).size());
     QVERIFY2(expect < int(nodes.size()) / 4, qPrintable(QStringLiteral("%1 nodes in view, subtree %2 (selected %3)")
-                                                           .arg(expect)
-                                                           .arg(seen.subtree)
-                                                           .arg(first))); // a part, not the tree
+                                                            .arg(expect)
+                                                            .arg(seen.subtree)
+                                                            .arg(first))); // a part, not the tree
     // The subtree in view holds the selected statement.
     bool holds = false;
     for (int n = first; n >= 0; n = nodes[std::size_t(n)].parent)

@@ -87,8 +87,8 @@ void DetailsPanel::showPending(const QString& what)
     m_node = -1;
     m_token = -1;
     m_mode = Mode::Empty;
-    m_header->setText(QStringLiteral("<b>%1</b><br><span style='color:#666'>%2</span>")
-                          .arg(tr("Details"), what.toHtmlEscaped()));
+    m_header->setText(
+        QStringLiteral("<b>%1</b><br><span style='color:#666'>%2</span>").arg(tr("Details"), what.toHtmlEscaped()));
     m_table->setModel(m_nodes);
     m_nodes->setNodes(nullptr, {});
 }

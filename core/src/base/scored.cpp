@@ -99,8 +99,8 @@ std::optional<std::string> tokenSpanProblem(const ScoredText& s)
             return name + " begins or ends inside a UTF-8 character";
         if (prev) {
             if (t.start < prev->start || t.end < prev->end)
-                return name + " goes back before token " + std::to_string(i - 1) + " [" +
-                       std::to_string(prev->start) + ", " + std::to_string(prev->end) + ")";
+                return name + " goes back before token " + std::to_string(i - 1) + " [" + std::to_string(prev->start) +
+                       ", " + std::to_string(prev->end) + ")";
             // An overlap of one character: the previous span ends with the character this one begins with.
             if (t.start < prev->end && (t.start != utf8Floor(text, prev->end - 1)))
                 return name + " overlaps token " + std::to_string(i - 1) + " [" + std::to_string(prev->start) + ", " +

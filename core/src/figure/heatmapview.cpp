@@ -57,7 +57,8 @@ Figure heatmapViewFigure(const std::vector<std::string>& rows, const std::vector
             if (v && cn != columns[c].counts.end() && cn->second < minN) {
                 few = true;
                 FigPath p;
-                p.ops = {{'M', {x + 1, y + 1}}, {'L', {x + 1 + corner, y + 1}}, {'L', {x + 1, y + 1 + corner}}, {'Z', {}}};
+                p.ops = {
+                    {'M', {x + 1, y + 1}}, {'L', {x + 1 + corner, y + 1}}, {'L', {x + 1, y + 1 + corner}}, {'Z', {}}};
                 p.fill = Rgb{17, 17, 17};
                 f.items.emplace_back(p);
             }

@@ -82,8 +82,8 @@ Figure reliabilityFigure(const ReliabilityFigureData& d, const FigureStyle& styl
             const double w = std::max(0.2, bx1 - bx0 - 0.4);
             FigRect r = Figure::makeRect(bx0 + 0.2, Y(bin.accuracy), w, plot * std::clamp(bin.accuracy, 0.0, 1.0),
                                          bin.n < minN ? light : bar);
-            r.tooltip = "confidence " + value2(bin.confidence) + ", accuracy " + value2(bin.accuracy) + ", n = " +
-                        std::to_string(bin.n);
+            r.tooltip = "confidence " + value2(bin.confidence) + ", accuracy " + value2(bin.accuracy) +
+                        ", n = " + std::to_string(bin.n);
             f.items.emplace_back(r);
             // The gap between accuracy and mean confidence.
             const double lo = std::min(bin.accuracy, bin.confidence), hi = std::max(bin.accuracy, bin.confidence);
@@ -133,12 +133,13 @@ Figure reliabilityFigure(const ReliabilityFigureData& d, const FigureStyle& styl
         entry("gap to its mean confidence", false);
         bottom = ky + sw + kPad;
     }
-    bottom += drawNote(f,
-                       "x: the mean " + d.confidence + " of a bin's tokens (" + std::to_string(d.panels.front().bins.size()) +
-                           " equal-width bins); y: their accuracy, the share the model predicted (its top-1). The "
-                           "dashed diagonal is perfect calibration; bins over fewer than " +
-                           noBreak(std::to_string(minN) + " tokens") + " are drawn light.",
-                       kPad, bottom, avail, style);
+    bottom +=
+        drawNote(f,
+                 "x: the mean " + d.confidence + " of a bin's tokens (" + std::to_string(d.panels.front().bins.size()) +
+                     " equal-width bins); y: their accuracy, the share the model predicted (its top-1). The "
+                     "dashed diagonal is perfect calibration; bins over fewer than " +
+                     noBreak(std::to_string(minN) + " tokens") + " are drawn light.",
+                 kPad, bottom, avail, style);
     f.heightPt = bottom + kPad;
     return f;
 }

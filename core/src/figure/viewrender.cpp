@@ -128,9 +128,10 @@ void setViewOption(ViewRequest& q, const std::string& name, const std::string& v
         q.options.layout.leftToRight = value == "lr";
         q.options.autoOrientation = false;
     } else {
-        throw InputError("unknown view option '" + shown +
-                         "' (width_mm, width_pt, font_pt, title, legend, subtree, max_depth, fold, auto_collapse, orientation, "
-                         "whitespace)");
+        throw InputError(
+            "unknown view option '" + shown +
+            "' (width_mm, width_pt, font_pt, title, legend, subtree, max_depth, fold, auto_collapse, orientation, "
+            "whitespace)");
     }
     q.paper = true;
 }

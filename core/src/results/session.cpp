@@ -1,8 +1,8 @@
 #include "ascviz/results/session.h"
 
 #include "ascviz/base/error.h"
-#include "ascviz/base/tokenspans.h"
 #include "ascviz/base/sha256.h"
+#include "ascviz/base/tokenspans.h"
 #include "ascviz/base/utf8.h"
 
 #include <algorithm>

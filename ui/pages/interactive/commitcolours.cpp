@@ -77,8 +77,8 @@ void showCommitment(ResultCanvas* canvas, const LayerEval& le)
             commitColor(scale.t(*c)),
             QCoreApplication::translate("InsidePanel", "commitment layer %1 of %2").arg(*c, 0, 'g', 3).arg(le.layers)};
     });
-    canvas->setRangeScale(QCoreApplication::translate("InsidePanel", "commitment layer"), commitColor, scale.lo, scale.hi,
-                          noCommitColor(), QCoreApplication::translate("InsidePanel", "none"));
+    canvas->setRangeScale(QCoreApplication::translate("InsidePanel", "commitment layer"), commitColor, scale.lo,
+                          scale.hi, noCommitColor(), QCoreApplication::translate("InsidePanel", "none"));
 }
 
 } // namespace ascviz::ui

@@ -169,14 +169,15 @@ void InteractivePage::exportSubtree(View v, int node)
     if (!shown() || v == View::Sequence)
         return;
     const auto& nodes = shown()->eval->tree.nodes();
-    const QString type =
-        node >= 0 && std::size_t(node) < nodes.size() ? toQString(nodes[std::size_t(node)].type) : QStringLiteral("node");
+    const QString type = node >= 0 && std::size_t(node) < nodes.size() ? toQString(nodes[std::size_t(node)].type)
+                                                                       : QStringLiteral("node");
     QString selected;
     const QString path = QFileDialog::getSaveFileName(this, tr("Export subtree"), type + QStringLiteral(".svg"),
                                                       tr("SVG (*.svg);;PDF (*.pdf)"), &selected);
     if (path.isEmpty())
         return;
-    const bool pdf = path.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive) || selected.startsWith(QLatin1String("PDF"));
+    const bool pdf =
+        path.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive) || selected.startsWith(QLatin1String("PDF"));
     QString error;
     if (!exportFigure(path, v, m_figureOptions ? *m_figureOptions : FigureExportOptions{}, pdf, &error, node))
         Q_EMIT errorOccurred(error);

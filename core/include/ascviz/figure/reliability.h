@@ -12,18 +12,18 @@
 namespace ascviz {
 
 struct ReliabilityFigureData {
-    std::string model;              // in the title ("" leaves it out)
-    std::string confidence = "p1";  // what the x axis is
+    std::string model;             // in the title ("" leaves it out)
+    std::string confidence = "p1"; // what the x axis is
     struct Bin {
-        long long n = 0;            // tokens in the bin (an empty bin draws nothing)
-        double confidence = 0.0;    // their mean confidence
-        double accuracy = 0.0;      // the share of them the model predicted (rank 1)
+        long long n = 0;         // tokens in the bin (an empty bin draws nothing)
+        double confidence = 0.0; // their mean confidence
+        double accuracy = 0.0;   // the share of them the model predicted (rank 1)
     };
     struct Panel {
-        std::string group;          // "global" or a category
-        long long n = 0;            // tokens
-        std::optional<double> ece;  // in the panel's heading
-        std::vector<Bin> bins;      // B equal-width bins over [0, 1], in order
+        std::string group;         // "global" or a category
+        long long n = 0;           // tokens
+        std::optional<double> ece; // in the panel's heading
+        std::vector<Bin> bins;     // B equal-width bins over [0, 1], in order
     };
     std::vector<Panel> panels;
 };
