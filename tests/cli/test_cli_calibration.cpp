@@ -196,14 +196,16 @@ TEST(CliCalibration, ReliabilityDiagramsAndLatexTable)
     const json j = json::parse(r.out); // the JSON still goes to stdout
     std::ifstream in(svg);
     const std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    EXPECT_NE(s.find("Reliability by category"), std::string::npos);
+    EXPECT_NE(s.find("Reliability of p1 by category"), std::string::npos);
     // One panel per group, each headed by its n and ECE as the JSON gives them.
     for (const auto& g : j["groups"]) {
         EXPECT_NE(s.find("data-group=\"" + g["group"].get<std::string>() + "\""), std::string::npos) << g["group"];
         char ece[32];
         std::snprintf(ece, sizeof ece, "%.2f", g["ece"].get<double>());
-        EXPECT_NE(s.find("n = " + std::to_string(g["n"].get<long long>()) + ", ECE = " + ece), std::string::npos)
+        const std::string nbsp = "\u00a0"; // the heading keeps "n = N" and "ECE = x" whole (no-break spaces)
+        EXPECT_NE(s.find("n" + nbsp + "=" + nbsp + std::to_string(g["n"].get<long long>()) + ","), std::string::npos)
             << g["group"];
+        EXPECT_NE(s.find("ECE" + nbsp + "=" + nbsp + ece), std::string::npos) << g["group"];
     }
     // The page width asked for (mm in the SVG's width attribute).
     for (const char* mm : {"40", "85", "178"}) {

@@ -170,6 +170,9 @@ void TestInside::layerSliderAndAttribution()
     for (const auto& n : r->nodes)
         if (AstNodeItem* item = tab->astView(ascviz::AstView::Complete)->itemForNode(n.id)) {
             QCOMPARE(item->fillColor(), attributionColor(n.attribution / maxAbs));
+            // Issue 54: the node shows its attribution, not its AsC-Eval, while the colours are the attribution's.
+            QCOMPARE(item->label().section(QLatin1Char('\n'), -1),
+                     (n.attribution > 0 ? QStringLiteral("+") : QString()) + QString::number(n.attribution, 'g', 2));
             ++coloured;
         }
     QVERIFY(coloured > 0);

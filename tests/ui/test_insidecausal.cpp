@@ -24,6 +24,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QHash>
 #include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -282,6 +283,10 @@ void TestInsideCausal::commitmentColouring()
     QCOMPARE(panel->lensEval()->tokenCommit, le.tokenCommit);
     QCOMPARE(panel->lensEval()->commit, le.commit);
 
+    panel->layerSlider()->setValue(L);
+    QHash<int, QString> ownLabels; // the nodes' labels with their AsC-Eval
+    for (AstNodeItem* item : tab->astView(ascviz::AstView::Partial)->nodeItems())
+        ownLabels.insert(item->node(), item->label());
     panel->layerSlider()->setValue(0);
     panel->colouringBox()->setCurrentIndex(1);
     QVERIFY(panel->showsCommitment());
@@ -307,6 +312,9 @@ void TestInsideCausal::commitmentColouring()
         for (AstNodeItem* item : tab->astView(kind)->nodeItems()) {
             const auto c = le.commit[std::size_t(item->node())];
             QCOMPARE(item->fillColor(), c ? commitColor(scale.t(*c)) : noCommitColor());
+            // Issue 54: the node shows its commitment layer, not its AsC-Eval, while the colours are the layers'.
+            const QString valueLine = item->label().section(QLatin1Char('\n'), -1);
+            QCOMPARE(valueLine, c ? QStringLiteral("L%1").arg(*c, 0, 'g', 3) : QStringLiteral("–"));
             coloured += c.has_value();
         }
     QVERIFY(coloured > 0);
@@ -333,12 +341,15 @@ void TestInsideCausal::commitmentColouring()
     QTest::qWait(50);
     shoot(&w, QStringLiteral("commitment-sequence.png"));
 
-    // Back to AsC-Eval: the result's colours and legend again; moving the slider also ends the commitment colours.
+    // Back to AsC-Eval: the result's colours, labels and legend again; moving the slider also ends the commitment
+    // colours.
     panel->colouringBox()->setCurrentIndex(0);
     QVERIFY(!panel->showsCommitment());
     QVERIFY(!tab->legend()->showsSignedScale());
-    for (AstNodeItem* item : tab->astView(ascviz::AstView::Partial)->nodeItems())
+    for (AstNodeItem* item : tab->astView(ascviz::AstView::Partial)->nodeItems()) {
         QCOMPARE(item->fillColor(), ascQColor(a->eval->nodes[std::size_t(item->node())].value));
+        QCOMPARE(item->label(), ownLabels.value(item->node()));
+    }
     panel->colouringBox()->setCurrentIndex(1);
     QVERIFY(panel->showsCommitment());
     panel->layerSlider()->setValue(1);

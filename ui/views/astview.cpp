@@ -46,7 +46,7 @@ QPainterPath edgePath(const LayoutEdge& e)
 
 AstNodeItem::AstNodeItem(int node, const LayoutNode& layout, const QString& label, const QColor& fill, bool error,
                          bool terminal)
-    : m_node(node), m_label(label), m_error(error)
+    : m_node(node), m_label(label), m_ownLabel(label), m_error(error)
 {
     const QRectF r(-layout.width / 2, -layout.height / 2, layout.width, layout.height);
     QPainterPath path;
@@ -74,6 +74,18 @@ AstNodeItem::AstNodeItem(int node, const LayoutNode& layout, const QString& labe
             break;
     }
     updatePen();
+}
+
+void AstNodeItem::setValueText(const QString& text)
+{
+    QStringList lines = m_ownLabel.split(QLatin1Char('\n'));
+    qsizetype value = lines.size() - 1; // the last line, or the one before a folded node's "…(n)"
+    if (value > 0 && lines[value].startsWith(QChar(0x2026)))
+        --value;
+    if (!text.isEmpty() && value >= 1)
+        lines[value] = text;
+    m_label = lines.join(QLatin1Char('\n'));
+    update();
 }
 
 void AstNodeItem::updatePen()

@@ -24,6 +24,9 @@ public:
     int node() const { return m_node; }
     bool isErrorNode() const { return m_error; }
     QString label() const { return m_label; }
+    // Another value in place of the label's value line (an overlay's: attribution, commitment layer); empty: the
+    // node's own label again.
+    void setValueText(const QString& text);
     QColor fillColor() const { return brush().color(); }
     void setHighlighted(bool on);
     bool isHighlighted() const { return m_highlighted; }
@@ -33,6 +36,7 @@ private:
     void updatePen();
     int m_node;
     QString m_label;
+    QString m_ownLabel; // as laid out (type, code, AsC-Eval, "…(n)")
     bool m_error;
     bool m_highlighted = false;
     QFont m_font;

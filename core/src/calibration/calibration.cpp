@@ -273,15 +273,23 @@ nlohmann::json reportJson(const Report& r)
               {"ece_after", t ? nlohmann::json(t->eceAfter) : nlohmann::json(nullptr)}}}};
 }
 
+namespace {
+
+// A measure with `format`, or `none` where it does not apply.
+std::string measure(const std::optional<double>& v, const char* format, const char* none)
+{
+    if (!v)
+        return none;
+    char b[32];
+    std::snprintf(b, sizeof b, format, *v);
+    return b;
+}
+
+} // namespace
+
 std::string reportText(const Report& r)
 {
-    const auto num = [](const std::optional<double>& v) {
-        if (!v)
-            return std::string("-");
-        char b[32];
-        std::snprintf(b, sizeof b, "%.4f", *v);
-        return std::string(b);
-    };
+    const auto num = [](const std::optional<double>& v) { return measure(v, "%.4f", "-"); };
     const auto ci = [&](const std::optional<std::pair<double, double>>& c) {
         return c ? "[" + num(c->first) + ", " + num(c->second) + "]" : std::string("-");
     };
@@ -309,13 +317,7 @@ std::string reportText(const Report& r)
 
 std::string reportLatex(const Report& r)
 {
-    const auto num = [](const std::optional<double>& v) {
-        if (!v)
-            return std::string("--");
-        char b[32];
-        std::snprintf(b, sizeof b, "%.3f", *v);
-        return std::string(b);
-    };
+    const auto num = [](const std::optional<double>& v) { return measure(v, "%.3f", "--"); };
     const auto ci = [&](const std::optional<std::pair<double, double>>& c) {
         return c ? " {\\footnotesize [" + num(c->first) + ", " + num(c->second) + "]}" : std::string();
     };

@@ -43,42 +43,56 @@ public:
 
 } // namespace
 
-ScoredExperts scoreExperts(const LanguageModel& model, const std::string& text)
+namespace {
+
+// ModelError for a dense model: there is no routing to show.
+void requireExperts(const LanguageModel& model)
 {
     const ModelInfo& info = model.info();
     if (info.experts <= 0)
         throw ModelError("the model " + info.name + " (" + info.architecture +
                              ") is dense: it has no mixture-of-experts layers whose routing could be shown",
                          ErrorContext(info.dir.string()));
-    const int bos = model.tokenizer().addsBos() ? 1 : 0;
+}
+
+// The recorded rows of the text's tokens (after BOS when there is one), each in layer order.
+std::vector<TokenExperts> tokenRows(ExpertsRecorder& rec, std::size_t tokens, std::size_t bos)
+{
+    std::vector<TokenExperts> out;
+    for (std::size_t j = 0; j < tokens; ++j) {
+        auto row = std::move(rec.m_rows[j + bos]);
+        std::sort(row.begin(), row.end(), [](const auto& a, const auto& b) { return a.layer < b.layer; });
+        out.push_back(std::move(row));
+    }
+    return out;
+}
+
+} // namespace
+
+ScoredExperts scoreExperts(const LanguageModel& model, const std::string& text)
+{
+    requireExperts(model);
+    const std::size_t bos = model.tokenizer().addsBos() ? 1 : 0;
     const auto enc = model.tokenizer().encode(text, false);
-    ExpertsRecorder rec(enc.ids.size() + static_cast<std::size_t>(bos));
+    ExpertsRecorder rec(enc.ids.size() + bos);
     ScoreOptions o;
     o.topK = 0;
     o.observer = &rec;
     ScoredExperts out;
     out.scored = model.score(text, o);
-    if (out.scored.tokens.size() + static_cast<std::size_t>(bos) != rec.m_rows.size())
+    if (out.scored.tokens.size() + bos != rec.m_rows.size())
         throw ModelError("scoring gave " + std::to_string(out.scored.tokens.size()) + " tokens, the encoding " +
                          std::to_string(enc.ids.size()));
-    for (std::size_t j = 0; j < out.scored.tokens.size(); ++j) {
-        auto row = std::move(rec.m_rows[j + static_cast<std::size_t>(bos)]);
-        std::sort(row.begin(), row.end(), [](const auto& a, const auto& b) { return a.layer < b.layer; });
-        out.tokens.push_back(std::move(row));
-    }
+    out.tokens = tokenRows(rec, out.scored.tokens.size(), bos);
     return out;
 }
 
 ScoredExperts scoreExpertsOfTokens(const LanguageModel& model, const ScoredText& scored)
 {
-    const ModelInfo& info = model.info();
-    if (info.experts <= 0)
-        throw ModelError("the model " + info.name + " (" + info.architecture +
-                             ") is dense: it has no mixture-of-experts layers whose routing could be shown",
-                         ErrorContext(info.dir.string()));
+    requireExperts(model);
     std::vector<int32_t> ids;
     const std::optional<int32_t> bosId = model.tokenizer().bosId();
-    const int bos = model.tokenizer().addsBos() && bosId ? 1 : 0;
+    const std::size_t bos = model.tokenizer().addsBos() && bosId ? 1 : 0;
     if (bos)
         ids.push_back(*bosId);
     for (const ScoredToken& t : scored.tokens)
@@ -88,11 +102,7 @@ ScoredExperts scoreExpertsOfTokens(const LanguageModel& model, const ScoredText&
         model.observeIds(ids, rec);
     ScoredExperts out;
     out.scored = scored;
-    for (std::size_t j = 0; j < scored.tokens.size(); ++j) {
-        auto row = std::move(rec.m_rows[j + static_cast<std::size_t>(bos)]);
-        std::sort(row.begin(), row.end(), [](const auto& a, const auto& b) { return a.layer < b.layer; });
-        out.tokens.push_back(std::move(row));
-    }
+    out.tokens = tokenRows(rec, scored.tokens.size(), bos);
     return out;
 }
 

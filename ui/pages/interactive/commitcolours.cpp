@@ -68,14 +68,16 @@ void showCommitment(ResultCanvas* canvas, const LayerEval& le)
         if (le.tokenCommit[i])
             spans.push_back({tokens[i].start, tokens[i].end, commitColor(scale.t(*le.tokenCommit[i]))});
     canvas->setSpanColours(noCommitColor(), spans, false);
-    canvas->paintNodes([&](int node) -> std::pair<QColor, QString> {
+    canvas->paintNodes([&](int node) -> ResultCanvas::NodeLook {
         const auto k = std::size_t(node);
         const auto c = k < le.commit.size() ? le.commit[k] : std::nullopt;
         if (!c)
-            return {noCommitColor(), QCoreApplication::translate("InsidePanel", "no commitment layer")};
+            return {noCommitColor(), QCoreApplication::translate("InsidePanel", "no commitment layer"),
+                    QStringLiteral("–")};
         return {
             commitColor(scale.t(*c)),
-            QCoreApplication::translate("InsidePanel", "commitment layer %1 of %2").arg(*c, 0, 'g', 3).arg(le.layers)};
+            QCoreApplication::translate("InsidePanel", "commitment layer %1 of %2").arg(*c, 0, 'g', 3).arg(le.layers),
+            QCoreApplication::translate("InsidePanel", "L%1").arg(*c, 0, 'g', 3)};
     });
     canvas->setRangeScale(QCoreApplication::translate("InsidePanel", "commitment layer"), commitColor, scale.lo,
                           scale.hi, noCommitColor(), QCoreApplication::translate("InsidePanel", "none"));

@@ -509,13 +509,17 @@ void InsidePanel::colourAttribution()
     double maxAbs = 0;
     for (const auto& n : r.nodes)
         maxAbs = std::max(maxAbs, std::abs(n.attribution));
-    QHash<int, double> value;
-    for (const auto& n : r.nodes)
+    QHash<int, double> value, raw;
+    for (const auto& n : r.nodes) {
         value.insert(n.id, maxAbs > 0 ? n.attribution / maxAbs : 0.0);
-    m_canvas->paintNodes([&](int node) -> std::pair<QColor, QString> {
+        raw.insert(n.id, n.attribution);
+    }
+    m_canvas->paintNodes([&](int node) -> ResultCanvas::NodeLook {
         if (!value.contains(node))
-            return {notAttributedColor(), QString()};
-        return {attributionColor(value.value(node)), tr("attribution %1").arg(value.value(node) * maxAbs, 0, 'f', 4)};
+            return {notAttributedColor(), QString(), QStringLiteral("–")};
+        const double a = raw.value(node);
+        return {attributionColor(value.value(node)), tr("attribution %1").arg(a, 0, 'f', 4),
+                (a > 0 ? QStringLiteral("+") : QString()) + QString::number(a, 'g', 2)};
     });
     if (r.targetNode)
         m_canvas->highlightNodes({*r.targetNode});

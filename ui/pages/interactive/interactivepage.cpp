@@ -471,9 +471,10 @@ void InteractivePage::paintNodes(const NodePaint& paint)
 {
     for (AstView* view : {m_partial, m_complete})
         for (AstNodeItem* item : view->nodeItems()) {
-            const auto [fill, tip] = paint(item->node());
-            item->setBrush(fill);
-            item->setToolTip(tip);
+            const NodeLook look = paint(item->node());
+            item->setBrush(look.fill);
+            item->setToolTip(look.tip);
+            item->setValueText(look.value);
         }
 }
 

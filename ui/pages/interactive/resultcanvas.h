@@ -30,8 +30,14 @@ public:
     virtual void setSpanColours(const QColor& rest, const std::vector<SpanColour>& spans, bool inEditor) = 0;
     // The sequence view's own colours (NtP) again, and no colours in the editor.
     virtual void clearSpanColours() = 0;
-    // A fill and a tooltip for every node item of both AST views (node id → colour, tooltip).
-    using NodePaint = std::function<std::pair<QColor, QString>(int node)>;
+    // A fill, a tooltip and the value shown in the node (in place of its AsC-Eval: issue 54) for every node item of
+    // both AST views (node id → look); an empty value leaves the node's own line.
+    struct NodeLook {
+        QColor fill;
+        QString tip;
+        QString value;
+    };
+    using NodePaint = std::function<NodeLook(int node)>;
     virtual void paintNodes(const NodePaint& paint) = 0;
     // Highlights `nodes` in both AST views.
     virtual void highlightNodes(const QVector<int>& nodes) = 0;

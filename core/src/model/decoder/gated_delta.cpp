@@ -20,6 +20,17 @@ at::Tensor l2norm(const at::Tensor& x)
     return x * at::rsqrt((x * x).sum(-1, /*keepdim=*/true) + 1e-6);
 }
 
+// Both rules' first steps: [B, T, H, ·] → [B, H, T, ·] in float32, q and k L2-normalised.
+void toHeadMajor(at::Tensor& q, at::Tensor& k, at::Tensor& v, at::Tensor& beta, at::Tensor& g)
+{
+    auto prep = [](const at::Tensor& x) { return x.transpose(1, 2).to(at::kFloat).contiguous(); };
+    q = l2norm(prep(q));
+    k = l2norm(prep(k));
+    v = prep(v);
+    beta = prep(beta);
+    g = prep(g);
+}
+
 // torch_chunk_gated_delta_rule: q, k [B, T, H, dk], v [B, T, H, dv], beta, g [B, T, H] (g float32); state
 // [B, H, dk, dv] float32 or undefined (zeros). Returns the output [B, T, H, dv] in q's dtype and the final state.
 std::pair<at::Tensor, at::Tensor> chunkRule(at::Tensor q, at::Tensor k, at::Tensor v, at::Tensor beta, at::Tensor g,
@@ -27,14 +38,7 @@ std::pair<at::Tensor, at::Tensor> chunkRule(at::Tensor q, at::Tensor k, at::Tens
 {
     const auto dtype = q.scalar_type();
     const int64_t B = k.size(0), T = k.size(1), dk = k.size(3), H = v.size(2), dv = v.size(3);
-    auto prep = [](const at::Tensor& x) { return x.transpose(1, 2).to(at::kFloat).contiguous(); };
-    q = prep(q);
-    k = prep(k);
-    v = prep(v);
-    beta = prep(beta);
-    g = prep(g);
-    q = l2norm(q);
-    k = l2norm(k);
+    toHeadMajor(q, k, v, beta, g);
     q = q * std::pow(static_cast<double>(dk), -0.5);
     const int64_t pad = (chunk - T % chunk) % chunk;
     if (pad > 0) {
@@ -84,14 +88,7 @@ std::pair<at::Tensor, at::Tensor> recurrentRule(at::Tensor q, at::Tensor k, at::
 {
     const auto dtype = q.scalar_type();
     const int64_t B = k.size(0), T = k.size(1), dk = k.size(3), H = v.size(2), dv = v.size(3);
-    auto prep = [](const at::Tensor& x) { return x.transpose(1, 2).to(at::kFloat).contiguous(); };
-    q = prep(q);
-    k = prep(k);
-    v = prep(v);
-    beta = prep(beta);
-    g = prep(g);
-    q = l2norm(q);
-    k = l2norm(k);
+    toHeadMajor(q, k, v, beta, g);
     q = q / std::pow(static_cast<double>(dk), 0.5);
     at::Tensor state = initial.defined() ? initial.to(v.scalar_type()) : at::zeros({B, H, dk, dv}, v.options());
     at::Tensor out = at::zeros_like(v);
