@@ -71,6 +71,21 @@ ScoredText scoredFromJson(const std::string& file, const std::optional<std::stri
                     throw InputError(where + ": token " + std::to_string(s.tokens.size()) + " has ntp outside [0, 1]");
             }
             tok.generated = t.value("generated", false);
+            // The uncertainty `score` and `generate` write (issue 59): all five or none.
+            if (t.contains("p1") && !t["p1"].is_null()) {
+                TokenUncertainty u;
+                u.entropy = t.at("entropy").get<double>();
+                u.topkEntropy = t.at("topk_entropy").get<double>();
+                u.p1 = t.at("p1").get<double>();
+                u.margin = t.at("margin").get<double>();
+                u.rank = t.at("rank").get<int64_t>();
+                if (!(u.entropy >= 0.0) || !(u.topkEntropy >= 0.0) || !isValidNtp(u.p1) || !isValidNtp(u.margin) ||
+                    u.rank < 1)
+                    throw InputError(where + ": token " + std::to_string(s.tokens.size()) +
+                                     " has an uncertainty outside its range (entropies >= 0, p1 and margin in [0, 1], "
+                                     "rank >= 1)");
+                tok.uncertainty = u;
+            }
             s.tokens.push_back(std::move(tok));
         }
     } catch (const json::exception& e) {

@@ -5,15 +5,18 @@ from typing import Dict, List, Sequence
 
 import pandas as pd
 
-TOKEN_COLUMNS = ("id", "start", "end", "ntp", "generated", "straddles")
+# The uncertainty of the same forward pass (issue 59, method.md §17) after the NtP.
+UNCERTAINTY_COLUMNS = ("entropy", "topk_entropy", "p1", "margin", "rank")
+TOKEN_COLUMNS = ("id", "start", "end", "ntp", "generated") + UNCERTAINTY_COLUMNS + ("straddles",)
 NODE_COLUMNS = ("id", "type", "named", "start", "end", "parent", "depth", "error", "missing", "category",
                 "asc_eval", "tokens")
-SCORE_TOKEN_COLUMNS = ("id", "start", "end", "ntp")
+SCORE_TOKEN_COLUMNS = ("id", "start", "end", "ntp") + UNCERTAINTY_COLUMNS
 
 _DTYPES: Dict[str, str] = {
     "id": "int64", "start": "int64", "end": "int64", "ntp": "float64", "generated": "bool", "straddles": "bool",
     "type": "object", "named": "bool", "parent": "Int64", "depth": "int64", "error": "bool",
     "missing": "bool", "category": "object", "asc_eval": "float64", "tokens": "object",
+    "entropy": "float64", "topk_entropy": "float64", "p1": "float64", "margin": "float64", "rank": "Int64",
 }
 
 

@@ -66,7 +66,8 @@ def _figure_argv(options: Dict[str, Any]) -> List[str]:
 class Result:
     """An evaluated text: what `ascviz-cli eval --json` prints, as pandas objects.
 
-    tokens      DataFrame, one row per token: id, start, end (UTF-8 byte offsets), ntp, generated, straddles
+    tokens      DataFrame, one row per token: id, start, end (UTF-8 byte offsets), ntp, generated, the uncertainty of
+                the same pass (entropy, topk_entropy, p1, margin, rank; method.md §17), straddles
                 (whether the token crosses an AST leaf boundary, method.md 14.4)
     nodes       DataFrame, one row per AST node: id, type, named, start, end, parent, depth, error, missing,
                 category, asc_eval, tokens (the aligned token indices)
@@ -153,7 +154,8 @@ class Result:
 
 
 class Scores:
-    """A scored text: what `ascviz-cli score` prints. tokens: DataFrame (id, start, end, ntp)."""
+    """A scored text: what `ascviz-cli score` prints. tokens: DataFrame (id, start, end, ntp, entropy, topk_entropy,
+    p1, margin, rank)."""
 
     def __init__(self, text: str, raw: str):
         self.text = text

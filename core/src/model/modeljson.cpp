@@ -13,6 +13,14 @@ nlohmann::json scoredTokensJson(const ScoredText& s, bool withGenerated)
         o["ntp"] = t.ntp ? nlohmann::json(*t.ntp) : nlohmann::json(nullptr);
         if (withGenerated)
             o["generated"] = t.generated;
+        // The uncertainty of the same forward pass (issue 59, method.md §17; null where nothing predicts the token):
+        // eval --scores reads it back, so that a scored or generated text's eval holds it too.
+        const auto& u = t.uncertainty;
+        o["entropy"] = u ? nlohmann::json(u->entropy) : nlohmann::json(nullptr);
+        o["topk_entropy"] = u ? nlohmann::json(u->topkEntropy) : nlohmann::json(nullptr);
+        o["p1"] = u ? nlohmann::json(u->p1) : nlohmann::json(nullptr);
+        o["margin"] = u ? nlohmann::json(u->margin) : nlohmann::json(nullptr);
+        o["rank"] = u ? nlohmann::json(u->rank) : nlohmann::json(nullptr);
         arr.push_back(std::move(o));
     }
     return arr;
