@@ -44,11 +44,8 @@ int cmdAnalyzeCalibration(Args& args)
     calibration::Options o;
     if (const auto c = args.value("--confidence"))
         o.confidence = usageOf("--confidence", [&] { return calibration::parseConfidence(*c); });
-    if (const auto by = args.value("--by")) {
-        if (*by != "global" && *by != "category")
-            throw UsageError("--by takes global or category, not '" + *by + "'");
-        o.byCategory = *by == "category";
-    }
+    if (const auto by = args.value("--by"))
+        o.by = usageOf("--by", [&] { return calibration::parseBy(*by); });
     if (const auto label = args.value("--label"); label && *label != "teacher-forced")
         throw UsageError("--label: only teacher-forced labels are implemented (generation labels: issue 59)");
     o.bins = args.intValue("--bins", o.bins, 1, 1000);

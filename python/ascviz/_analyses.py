@@ -116,14 +116,16 @@ def calibration(db: PathLike, *, confidence: str = "p1", by: str = "global", bin
                 resamples: Optional[int] = None, seed: Optional[int] = None,
                 resample: str = "snippets") -> pd.DataFrame:
     """Calibration by syntax category (method.md §17) over a results database, as `ascviz-cli analyze calibration
-    --json`: one row per group ("global", then the categories with by="category"): group, n, errors, ece, ece_low,
-    ece_high, ece_mass, mce, brier, auroc, auroc_low, auroc_high, auprc. confidence: p1 (default), ntp, entropy,
-    topk_entropy, margin (ECE, MCE and Brier only for p1). The whole JSON is in df.attrs["json"]."""
-    conf = check.choice(confidence, "confidence", ("p1", "ntp", "entropy", "topk_entropy", "topk-entropy", "margin"))
-    by = check.choice(by, "by", ("global", "category"))
+    --json`: one row per group ("global", then the categories with by="category", the concepts with by="concept"):
+    group, n, errors, ece, ece_low, ece_high, ece_mass, mce, brier, auroc, auroc_low, auroc_high, auprc. confidence:
+    p1 (default), ntp, entropy, topk_entropy, margin, asc_eval (ECE, MCE and Brier only for p1). The whole JSON is in
+    df.attrs["json"]."""
+    conf = check.choice(confidence, "confidence",
+                        ("p1", "ntp", "entropy", "topk_entropy", "topk-entropy", "margin", "asc_eval", "asc-eval"))
+    by = check.choice(by, "by", ("global", "category", "concept"))
     resample = check.choice(resample, "resample", ("snippets", "tokens"))
     j = json.loads(_ascviz.analyze_calibration(
-        check.path(db, "db"), conf, by == "category", check.integer(bins, "bins", 1, 1000),
+        check.path(db, "db"), conf, by, check.integer(bins, "bins", 1, 1000),
         None if resamples is None else check.integer(resamples, "resamples", 1, check.MAX_RESAMPLES),
         None if seed is None else check.integer(seed, "seed", 0, check.UINT64_MAX), resample == "tokens"))
     rows = []

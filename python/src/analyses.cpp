@@ -123,14 +123,14 @@ std::string perplexedOfResults(const std::string& db, int minCount, int top, con
     return perplexedToJson(analyzePerplexed(rdb, opts)).dump();
 }
 
-// `analyze calibration --db R [--confidence C] [--by global|category] [--bins N] [--resamples N] [--seed S]
+// `analyze calibration --db R [--confidence C] [--by global|category|concept] [--bins N] [--resamples N] [--seed S]
 // [--resample snippets|tokens] --json` (method.md §17).
-std::string calibrationOfResults(const std::string& db, const std::string& confidence, bool byCategory, int bins,
+std::string calibrationOfResults(const std::string& db, const std::string& confidence, const std::string& by, int bins,
                                  std::optional<int> resamples, std::optional<uint64_t> seed, bool resampleTokens)
 {
     calibration::Options o;
     o.confidence = calibration::parseConfidence(confidence);
-    o.byCategory = byCategory;
+    o.by = calibration::parseBy(by);
     o.bins = bins;
     if (resamples)
         o.resamples = *resamples;
@@ -146,12 +146,12 @@ void bindAnalyses(nb::module_& m)
 {
     m.def(
         "analyze_calibration",
-        [](const std::string& db, const std::string& confidence, bool byCategory, int bins,
+        [](const std::string& db, const std::string& confidence, const std::string& by, int bins,
            std::optional<int> resamples, std::optional<uint64_t> seed, bool resampleTokens) {
             nb::gil_scoped_release release;
-            return calibrationOfResults(db, confidence, byCategory, bins, resamples, seed, resampleTokens);
+            return calibrationOfResults(db, confidence, by, bins, resamples, seed, resampleTokens);
         },
-        nb::arg("db"), nb::arg("confidence"), nb::arg("by_category"), nb::arg("bins"), nb::arg("resamples").none(),
+        nb::arg("db"), nb::arg("confidence"), nb::arg("by"), nb::arg("bins"), nb::arg("resamples").none(),
         nb::arg("seed").none(), nb::arg("resample_tokens"));
     m.def(
         "analyze_heads",

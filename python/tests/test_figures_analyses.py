@@ -133,7 +133,7 @@ def test_calibration_equals_cli(cli, tmp_path):
     db = tmp_path / "r.db"
     cli("batch", "--model", "default", "--device", "cpu", "--corpus", "default", "--db", db, "--limit", "3",
         "--quiet", as_json=False)
-    for confidence, by in (("p1", "category"), ("topk_entropy", "global")):
+    for confidence, by in (("p1", "category"), ("topk_entropy", "global"), ("asc-eval", "concept")):
         expected = cli("analyze", "calibration", "--db", db, "--confidence", confidence, "--by", by, "--resamples",
                        "50", "--json")
         df = ascviz.calibration(db, confidence=confidence, by=by, resamples=50)

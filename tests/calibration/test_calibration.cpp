@@ -163,7 +163,14 @@ TEST(Calibration, ConfidenceNames)
     EXPECT_EQ(parseConfidence("topk-entropy"), Confidence::TopkEntropy);
     EXPECT_EQ(parseConfidence("topk_entropy"), Confidence::TopkEntropy);
     EXPECT_STREQ(toString(parseConfidence("margin")), "margin");
-    EXPECT_THROW(parseConfidence("asc-eval"), ascviz::InputError);
+    EXPECT_EQ(parseConfidence("asc-eval"), Confidence::AscEval);
+    EXPECT_STREQ(toString(Confidence::AscEval), "asc_eval");
+    EXPECT_FALSE(isProbabilityOfBeingRight(Confidence::AscEval));
+    EXPECT_EQ(errorScore(Confidence::AscEval, 0.25), -0.25);
+    EXPECT_THROW(parseConfidence("certainty"), ascviz::InputError);
+    EXPECT_EQ(parseBy("concept"), By::Concept);
+    EXPECT_STREQ(toString(parseBy("category")), "category");
+    EXPECT_THROW(parseBy("node"), ascviz::InputError);
     EXPECT_EQ(errorScore(Confidence::P1, 0.25), -0.25);
     EXPECT_EQ(errorScore(Confidence::Entropy, 0.25), 0.25);
 }

@@ -7,11 +7,28 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
 
 namespace clitest {
+
+// The CLI under test. ctest passes its path in the environment (ASCVIZ_CLI_PATH, tests/cli/CMakeLists.txt), not the
+// compiler as a definition, so that the tests' objects do not depend on the checkout's folder: ccache then reuses
+// them in another clone (the test command's builds from a fresh clone).
+inline const char* cliPath()
+{
+    static const std::string path = [] {
+        const char* p = std::getenv("ASCVIZ_CLI_PATH");
+        if (!p || !*p)
+            throw std::runtime_error("ASCVIZ_CLI_PATH is not set: run the CLI tests through ctest, or set it to "
+                                     "the ascviz-cli to test");
+        return std::string(p);
+    }();
+    return path.c_str();
+}
+#define ASCVIZ_CLI_PATH (::clitest::cliPath())
 
 struct Result {
     int status = -1;

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -136,8 +137,68 @@ TEST(CliCalibration, ByCategoryAndOtherConfidences)
     EXPECT_NE(t.out.find("AUROC"), std::string::npos) << t.out;
     // Usage errors.
     EXPECT_EQ(clitest::run("analyze calibration --db " + q(resultsDb()) + " --confidence asc").status, 2);
-    EXPECT_EQ(clitest::run("analyze calibration --db " + q(resultsDb()) + " --by concept").status, 2);
+    EXPECT_EQ(clitest::run("analyze calibration --db " + q(resultsDb()) + " --by node").status, 2);
     EXPECT_NE(clitest::run("analyze --help").out.find("calibration"), std::string::npos);
+}
+
+// --by concept: a group per node type, each the tokens aligned to at least one node of it (counted here with SQL);
+// --confidence asc-eval: per token the AsC-Eval of the deepest valued node it is aligned to, its AUROC recomputed
+// here as the Mann–Whitney count (ties half) over every (wrong, right) pair.
+TEST(CliCalibration, ByConceptAndAscEvalConfidence)
+{
+    const auto r = clitest::run("analyze calibration --db " + q(resultsDb()) + " --by concept --resamples 20 --json");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json j = json::parse(r.out);
+    EXPECT_EQ(j["by"], "concept");
+    std::map<std::string, int64_t> want;
+    ascviz::testdata::query(
+        resultsDb(),
+        "SELECT n.type, COUNT(DISTINCT t.snippet || ':' || t.idx) FROM tokens t JOIN snippets s ON s.idx = t.snippet "
+        "JOIN nodes n ON n.snippet = t.snippet AND t.start_byte < n.end_byte AND t.end_byte > n.start_byte "
+        "AND n.end_byte > n.start_byte WHERE s.status = 'ok' AND t.ntp IS NOT NULL GROUP BY n.type",
+        [&](const auto& cols) { want[*cols[0]] = std::stoll(*cols[1]); }, ascviz::sqlite::OpenMode::ReadOnly);
+    ASSERT_GT(want.size(), 10U);
+    std::map<std::string, int64_t> got;
+    for (std::size_t i = 1; i < j["groups"].size(); ++i)
+        got[j["groups"][i]["group"].get<std::string>()] = j["groups"][i]["n"].get<int64_t>();
+    EXPECT_EQ(got, want);
+    EXPECT_TRUE(got.count("identifier")) << r.out;
+
+    const auto a = clitest::run("analyze calibration --db " + q(resultsDb()) + " --confidence asc-eval --json");
+    ASSERT_EQ(a.status, 0) << a.err;
+    const json ja = json::parse(a.out);
+    EXPECT_EQ(ja["confidence"], "asc_eval");
+    const json& g = ja["groups"][0];
+    EXPECT_TRUE(g["ece"].is_null()); // not a probability of being right: AUROC and AUPRC only
+    // Per token: the deepest aligned node with an AsC-Eval (first in pre-order on equal depth).
+    std::map<std::string, std::pair<int64_t, double>> best; // token -> (depth, asc_eval)
+    std::map<std::string, bool> right;
+    ascviz::testdata::query(
+        resultsDb(),
+        "SELECT t.snippet || ':' || t.idx, t.rank, n.depth, n.asc_eval FROM tokens t JOIN snippets s ON s.idx = "
+        "t.snippet JOIN nodes n ON n.snippet = t.snippet AND t.start_byte < n.end_byte AND t.end_byte > n.start_byte "
+        "AND n.end_byte > n.start_byte AND n.asc_eval IS NOT NULL WHERE s.status = 'ok' AND t.ntp IS NOT NULL ORDER "
+        "BY t.snippet, t.idx, n.node",
+        [&](const auto& cols) {
+            const int64_t depth = std::stoll(*cols[2]);
+            const auto it = best.find(*cols[0]);
+            if (it == best.end() || depth > it->second.first)
+                best[*cols[0]] = {depth, std::stod(*cols[3])};
+            right[*cols[0]] = std::stoll(*cols[1]) == 1;
+        },
+        ascviz::sqlite::OpenMode::ReadOnly);
+    std::vector<double> wrongC, rightC;
+    for (const auto& [tok, v] : best)
+        (right[tok] ? rightC : wrongC).push_back(v.second);
+    ASSERT_FALSE(wrongC.empty());
+    ASSERT_FALSE(rightC.empty());
+    double pairs = 0; // error score −c: a wrong token above a right one when its AsC-Eval is lower
+    for (const double w : wrongC)
+        for (const double k : rightC)
+            pairs += w < k ? 1.0 : w == k ? 0.5 : 0.0;
+    EXPECT_EQ(g["n"].get<std::size_t>(), best.size());
+    EXPECT_EQ(g["errors"].get<std::size_t>(), wrongC.size());
+    EXPECT_NEAR(g["auroc"].get<double>(), pairs / (static_cast<double>(wrongC.size()) * rightC.size()), 1e-9);
 }
 
 TEST(CliCalibration, AnOlderDatabaseSaysTheFieldsAreMissing)

@@ -46,6 +46,29 @@ inline ascviz::LoadOptions liveFloat32()
     return o;
 }
 
+// The live tier's variants (manifest.json's "variants"), or every ASCVIZ_LIVE_STRIDE-th of them (the first, then
+// each stride-th after it): the test command's reruns at older instruction sets compare a sample, since what they
+// check (oneDNN's and LibTorch's kernels at that ISA) depends on the dtype and the products, not on the family.
+inline std::size_t liveStride()
+{
+    const char* s = std::getenv("ASCVIZ_LIVE_STRIDE");
+    if (!s || !*s)
+        return 1;
+    const long n = std::strtol(s, nullptr, 10);
+    if (n < 1)
+        throw std::runtime_error(std::string("ASCVIZ_LIVE_STRIDE = \"") + s + "\" must be a positive integer");
+    return static_cast<std::size_t>(n);
+}
+
+inline std::vector<nlohmann::json> liveVariants(const nlohmann::json& manifest)
+{
+    std::vector<nlohmann::json> out;
+    const auto& all = manifest.at("variants");
+    for (std::size_t i = 0; i < all.size(); i += liveStride())
+        out.push_back(all[i]);
+    return out;
+}
+
 // A float32 / int64 tensor of reference.safetensors as a flat vector.
 inline std::vector<double> refTensor(const ascviz::model::SafetensorsFile& f, const std::string& name,
                                      std::vector<int64_t>* shape = nullptr)

@@ -40,7 +40,7 @@ TEST(LiveConformance, AttentionEqualsTransformersEager)
     const auto manifest = readJson(dir / "manifest.json");
     int compared = 0, rows = 0;
     double worst = 0;
-    for (const auto& v : manifest.at("variants")) {
+    for (const auto& v : liveVariants(manifest)) {
         if (v.at("expect") != "match")
             continue;
         const std::string name = v.at("name");
@@ -96,7 +96,7 @@ TEST(LiveConformance, AttentionEqualsTransformersEager)
     }
     std::printf("live attention (transformers %s): %d variants, %d rows, max error %.2e\n",
                 manifest.at("transformers").get<std::string>().c_str(), compared, rows, worst);
-    EXPECT_GE(compared, 30);
+    EXPECT_GE(compared, liveStride() > 1 ? 1 : 30); // every variant, or a sample (ASCVIZ_LIVE_STRIDE)
 }
 
 } // namespace

@@ -42,7 +42,7 @@ TEST(LiveConformance, ExpertsEqualTransformersRouter)
     int moeVariants = 0, denseVariants = 0, tokens = 0, ablationTexts = 0;
     std::set<std::string> moeFamilies;
     double worst = 0, worstAblation = 0;
-    for (const auto& v : manifest.at("variants")) {
+    for (const auto& v : liveVariants(manifest)) {
         if (v.at("expect") != "match")
             continue;
         const std::string name = v.at("name");
@@ -125,6 +125,10 @@ TEST(LiveConformance, ExpertsEqualTransformersRouter)
                 "%.2e; %d dense variants deliver none; expert ablation: %d texts, max NtP error %.2e\n",
                 manifest.at("transformers").get<std::string>().c_str(), moeVariants, tokens, worst, denseVariants,
                 ablationTexts, worstAblation);
+    if (liveStride() > 1) { // a sample (ASCVIZ_LIVE_STRIDE): some mixture-of-experts variant among it
+        EXPECT_GT(moeVariants, 0);
+        return;
+    }
     EXPECT_GE(ablationTexts, 9); // mixtral, qwen2_moe, qwen3_moe (make_cases.py: the reference's router hook)
     // mixtral, qwen2_moe, qwen3_moe: 9; deepseek_v2: 3, deepseek_v3: 4; mellum 4, gpt_oss 5; olmoe 4, granitemoe 3,
     // granitemoeshared 2, hunyuan_v1_moe 2

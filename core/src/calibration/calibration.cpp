@@ -17,11 +17,12 @@ namespace ascviz::calibration {
 
 namespace {
 
-const std::pair<Confidence, const char*> kConfidenceNames[] = {{Confidence::P1, "p1"},
-                                                               {Confidence::Ntp, "ntp"},
-                                                               {Confidence::Entropy, "entropy"},
-                                                               {Confidence::TopkEntropy, "topk_entropy"},
-                                                               {Confidence::Margin, "margin"}};
+const std::pair<Confidence, const char*> kConfidenceNames[] = {
+    {Confidence::P1, "p1"},           {Confidence::Ntp, "ntp"},
+    {Confidence::Entropy, "entropy"}, {Confidence::TopkEntropy, "topk_entropy"},
+    {Confidence::Margin, "margin"},   {Confidence::AscEval, "asc_eval"}};
+const std::pair<By, const char*> kByNames[] = {
+    {By::Global, "global"}, {By::Category, "category"}, {By::Concept, "concept"}};
 
 nlohmann::json optionalJson(const std::optional<double>& v)
 {
@@ -49,6 +50,8 @@ std::optional<double> confidenceOf(Confidence c, const TokenRow& t)
         return u.topkEntropy;
     case Confidence::Margin:
         return u.margin;
+    case Confidence::AscEval: // from the nodes (analyze)
+        return std::nullopt;
     }
     return std::nullopt;
 }
@@ -70,7 +73,25 @@ Confidence parseConfidence(const std::string& s)
             return k;
     if (s == "topk-entropy")
         return Confidence::TopkEntropy;
-    throw InputError("unknown confidence '" + s + "' (p1, ntp, entropy, topk-entropy or margin)");
+    if (s == "asc-eval")
+        return Confidence::AscEval;
+    throw InputError("unknown confidence '" + s + "' (p1, ntp, entropy, topk-entropy, margin or asc-eval)");
+}
+
+const char* toString(By b)
+{
+    for (const auto& [k, name] : kByNames)
+        if (k == b)
+            return name;
+    return "global";
+}
+
+By parseBy(const std::string& s)
+{
+    for (const auto& [k, name] : kByNames)
+        if (s == name)
+            return k;
+    throw InputError("unknown grouping '" + s + "' (global, category or concept)");
 }
 
 bool isProbabilityOfBeingRight(Confidence c)
@@ -174,6 +195,7 @@ Report analyze(const ResultsDb& db, const Options& opts)
 {
     Report r;
     r.confidence = opts.confidence;
+    r.by = opts.by;
     r.bins = std::max(1, opts.bins);
     Options o = opts;
     o.bins = r.bins;
@@ -186,6 +208,7 @@ Report analyze(const ResultsDb& db, const Options& opts)
     std::vector<Tok> toks;
     int64_t missing = 0;
     const auto snapshot = db.readSnapshot();
+    const bool fromNodes = opts.confidence == Confidence::AscEval;
     db.forEachOkToken([&](const TokenRow& t) {
         if (!t.ntp) {
             ++r.tokensWithoutPrediction;
@@ -195,7 +218,7 @@ Report analyze(const ResultsDb& db, const Options& opts)
             ++missing;
             return;
         }
-        const auto c = confidenceOf(opts.confidence, t);
+        const auto c = fromNodes ? std::optional<double>(0.0) : confidenceOf(opts.confidence, t);
         if (c && std::isfinite(*c))
             toks.push_back({t.snippet, t.start, t.end, *c, t.uncertainty->rank == 1});
     });
@@ -204,6 +227,47 @@ Report analyze(const ResultsDb& db, const Options& opts)
                                               "fields are missing: an AsC-Viz before results schema 5 wrote them); "
                                               "score the corpus again to analyse calibration",
                          ErrorContext(db.path().string()));
+    // §3: a token is aligned to every node it overlaps (ts < ne && te > ns); a zero-width node to none.
+    struct Node {
+        std::size_t start, end;
+        int64_t depth;
+        std::optional<double> ascEval;
+        std::string group; // its category or concept ("" when not grouped)
+    };
+    std::map<int64_t, std::vector<Node>> nodesOf; // per snippet, in the database's (pre-)order
+    if (fromNodes || opts.by != By::Global) {
+        db.forEachOkNode([&](const NodeRow& n) {
+            if (n.end <= n.start)
+                return;
+            std::string group = opts.by == By::Category  ? n.category.value_or("")
+                                : opts.by == By::Concept ? n.type
+                                                         : std::string();
+            nodesOf[n.snippet].push_back({n.start, n.end, n.depth, n.ascEval, std::move(group)});
+        });
+    }
+    static const std::vector<Node> kNone;
+    const auto alignedNodes = [&](const Tok& t) -> const std::vector<Node>& {
+        const auto it = nodesOf.find(t.snippet);
+        return it == nodesOf.end() ? kNone : it->second;
+    };
+    if (fromNodes) {
+        // asc_eval: the AsC-Eval of the deepest aligned node that has one (on equal depth the first in pre-order).
+        std::vector<Tok> kept;
+        for (Tok t : toks) {
+            const Node* best = nullptr;
+            for (const Node& n : alignedNodes(t))
+                if (t.start < n.end && t.end > n.start && n.ascEval && std::isfinite(*n.ascEval) &&
+                    (!best || n.depth > best->depth))
+                    best = &n;
+            if (!best) {
+                ++r.tokensWithoutConfidence;
+                continue;
+            }
+            t.confidence = *best->ascEval;
+            kept.push_back(t);
+        }
+        toks = std::move(kept);
+    }
     const auto group = [&](const std::string& name, const std::vector<std::size_t>& idx) {
         std::vector<double> conf;
         std::vector<bool> correct;
@@ -219,28 +283,19 @@ Report analyze(const ResultsDb& db, const Options& opts)
     for (std::size_t i = 0; i < toks.size(); ++i)
         all[i] = i;
     group("global", all);
-    if (opts.byCategory) {
-        // §3: a token is aligned to every node it overlaps (ts < ne && te > ns); a zero-width node to none. Each
-        // token counts once per category.
-        std::map<int64_t, std::vector<std::pair<std::pair<std::size_t, std::size_t>, std::string>>> nodesOf;
-        db.forEachOkNode([&](const NodeRow& n) {
-            if (n.category && n.end > n.start)
-                nodesOf[n.snippet].push_back({{n.start, n.end}, *n.category});
-        });
-        std::map<std::string, std::vector<std::size_t>> byCategory;
+    if (opts.by != By::Global) {
+        // Each token counts once per category or concept.
+        std::map<std::string, std::vector<std::size_t>> byGroup;
         for (std::size_t i = 0; i < toks.size(); ++i) {
-            const auto it = nodesOf.find(toks[i].snippet);
-            if (it == nodesOf.end())
-                continue;
-            std::set<std::string> cats;
-            for (const auto& [span, cat] : it->second)
-                if (toks[i].start < span.second && toks[i].end > span.first)
-                    cats.insert(cat);
-            for (const auto& c : cats)
-                byCategory[c].push_back(i);
+            std::set<std::string> names;
+            for (const Node& n : alignedNodes(toks[i]))
+                if (!n.group.empty() && toks[i].start < n.end && toks[i].end > n.start)
+                    names.insert(n.group);
+            for (const auto& name : names)
+                byGroup[name].push_back(i);
         }
-        for (const auto& [cat, idx] : byCategory)
-            group(cat, idx);
+        for (const auto& [name, idx] : byGroup)
+            group(name, idx);
     }
     // Temperature scaling needs z_max, z_w and the grid's lse per token (temperature.h); no database stores them.
     r.temperature = std::nullopt;
@@ -265,6 +320,7 @@ nlohmann::json reportJson(const Report& r)
     const auto& t = r.temperature;
     return {{"confidence", toString(r.confidence)},
             {"label", r.label},
+            {"by", toString(r.by)},
             {"bins", r.bins},
             {"groups", std::move(groups)},
             {"temperature",
@@ -297,7 +353,9 @@ std::string reportText(const Report& r)
     const auto flag = [](double v) { return v >= 0.6 ? "confident" : v < 0.5 ? "erroneous" : "neutral"; };
     std::ostringstream os;
     os << "calibration: confidence " << toString(r.confidence) << ", label " << r.label << ", " << r.bins
-       << " bins of equal width\n";
+       << " bins of equal width, by " << toString(r.by) << "\n";
+    if (r.tokensWithoutConfidence > 0)
+        os << r.tokensWithoutConfidence << " tokens left out: aligned to no node with an AsC-Eval\n";
     for (const Group& g : r.groups) {
         os << g.group << ": n " << g.n << ", errors " << g.errors << ", snippets " << g.snippets << "\n"
            << "  mean confidence " << num(g.meanConfidence) << " (" << flag(g.meanConfidence) << "), accuracy "
@@ -323,8 +381,8 @@ std::string reportLatex(const Report& r)
     };
     std::ostringstream os;
     os << "\\begin{table}[t]\n\\centering\n\\caption{Calibration of " << latexEscape(toString(r.confidence))
-       << " by syntax category (" << latexEscape(r.label) << " labels, " << r.bins
-       << " equal-width bins; 95\\,\\% bootstrap intervals over snippets).}\n"
+       << (r.by == By::Concept ? " by concept (" : " by syntax category (") << latexEscape(r.label) << " labels, "
+       << r.bins << " equal-width bins; 95\\,\\% bootstrap intervals over snippets).}\n"
        << "\\begin{tabular}{lrrllrll}\n\\toprule\n"
        << "Group & $n$ & Errors & ECE & MCE & Brier & AUROC & AUPRC \\\\\n\\midrule\n";
     for (const Group& g : r.groups)

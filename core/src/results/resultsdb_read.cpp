@@ -183,7 +183,8 @@ void ResultsDb::forEachOkToken(const std::function<void(const TokenRow&)>& row) 
 void ResultsDb::forEachOkNode(const std::function<void(const NodeRow&)>& row) const
 {
     sqlite::Stmt st(m_db,
-                    "SELECT n.snippet, n.node, n.parent, n.category, n.start_byte, n.end_byte FROM nodes n "
+                    "SELECT n.snippet, n.node, n.parent, n.category, n.start_byte, n.end_byte, n.type, n.depth, "
+                    "n.asc_eval FROM nodes n "
                     "JOIN snippets s ON s.idx = n.snippet WHERE s.status = 'ok' ORDER BY n.snippet, n.node",
                     "reading the nodes");
     NodeRow n;
@@ -194,6 +195,9 @@ void ResultsDb::forEachOkNode(const std::function<void(const NodeRow&)>& row) co
         n.category = st.optionalText(3);
         n.start = static_cast<std::size_t>(st.int64(4));
         n.end = static_cast<std::size_t>(st.int64(5));
+        n.type = st.text(6);
+        n.depth = st.int64(7);
+        n.ascEval = st.optionalReal(8);
         row(n);
     }
 }

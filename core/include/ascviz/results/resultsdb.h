@@ -129,6 +129,9 @@ struct NodeRow {
     int64_t parent = -1; // -1 for the root
     std::optional<std::string> category;
     std::size_t start = 0, end = 0;
+    std::string type;              // the concept (the grammar's node type)
+    int64_t depth = 0;             // the root is 0
+    std::optional<double> ascEval; // its AsC-Eval (null: no token aligned)
 };
 
 struct TableCounts {
