@@ -205,6 +205,16 @@ BASE = {
                              num_experts=4, num_experts_per_tok=2, linear_conv_kernel_dim=4, linear_key_head_dim=8,
                              linear_value_head_dim=8, linear_num_key_heads=2, linear_num_value_heads=4,
                              max_position_embeddings=256, bos_token_id=0, eos_token_id=0),
+    # lfm2 (4 layers): short convolution, attention, short convolution, attention; conv_L_cache 3; the MLP width
+    # 2/3 of intermediate_size rounded up to a multiple of block_multiple_of (96 -> 64).
+    "lfm2": dict(hidden_size=32, num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=2,
+                 intermediate_size=96, block_multiple_of=16, layer_types=["conv", "full_attention"] * 2,
+                 max_position_embeddings=256, bos_token_id=0, eos_token_id=0, pad_token_id=0),
+    # lfm2_moe: lfm2's layers; layer 0 dense (num_dense_layers 1), then 4 experts top-2 (sigmoid router, expert bias).
+    "lfm2_moe": dict(hidden_size=32, num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=2,
+                     intermediate_size=64, moe_intermediate_size=24, num_experts=4, num_experts_per_tok=2,
+                     num_dense_layers=1, layer_types=["conv", "full_attention"] * 2, max_position_embeddings=256,
+                     bos_token_id=0, eos_token_id=0, pad_token_id=0),
     "phi3": dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
                  intermediate_size=64, max_position_embeddings=128, original_max_position_embeddings=128,
                  bos_token_id=0, eos_token_id=0, pad_token_id=0),
@@ -219,7 +229,9 @@ def rope(kind, **kw):
 
 
 # name, model_type, config overrides, options: format (safetensors|bin), dtype, spelling (5|4),
-# expect (match|refuse) and the error text a refusal must contain.
+# expect (match|refuse) and the error text a refusal must contain; config_json: keys written into the saved config.json
+# (None: removed) before transformers reloads it, config_null: keys written as null; greedy_cached: the greedy reference
+# checked on transformers' cache.
 VARIANTS = [
     ("gpt2", "gpt2", {}, {}),
     ("gpt2-untied", "gpt2", {"tie_word_embeddings": False}, {}),
@@ -517,6 +529,42 @@ VARIANTS = [
      {"num_experts_per_tok": 1, "layer_types": ["linear_attention", "full_attention"] * 2}, {"long_text": True}),
     ("qwen3_next-layer-type", "qwen3_next", {"layer_types": ["linear_attention"] * 3 + ["sliding_attention"]},
      {"expect": "refuse", "error": "layer_types = \"sliding_attention\""}),
+    # LFM2: gated short convolutions beside attention; texts and greedy prompts far longer than conv_L_cache, the
+    # greedy reference decoded on transformers' cache (conv states), checked against its uncached decoding.
+    ("lfm2", "lfm2", {}, {"long_text": True, "greedy_cached": True}),
+    # full_attn_idxs without layer_types, conv_bias, conv_L_cache 4, the original spellings tie_embedding (false, over
+    # tie_word_embeddings true) and block_ff_dim (over intermediate_size), no width adjustment, linear rope.
+    ("lfm2-idxs-bias-untied-spellings", "lfm2",
+     {"layer_types": None, "full_attn_idxs": [0, 2], "conv_bias": True, "conv_L_cache": 4, "tie_word_embeddings": False,
+      "block_auto_adjust_ff_dim": False, "intermediate_size": 40, "norm_eps": 1e-3,
+      "rope_parameters": rope("linear", theta=5000.0, factor=2.0)},
+     {"long_text": True, "greedy_cached": True,
+      "config_json": {"tie_embedding": False, "tie_word_embeddings": True, "block_ff_dim": 40, "intermediate_size": 7,
+                      "layer_types": None}}),
+    # block_ffn_dim_multiplier 1.5 and block_multiple_of 24 (100 -> 66 -> 99 -> 120), head_dim 16 (not hidden/heads),
+    # attention first, conv_L_cache 2.
+    ("lfm2-multiplier-head-dim", "lfm2",
+     {"intermediate_size": 100, "block_ffn_dim_multiplier": 1.5, "block_multiple_of": 24, "head_dim": 16,
+      "conv_L_cache": 2, "layer_types": ["full_attention", "conv", "conv", "full_attention"]},
+     {"long_text": True, "greedy_cached": True}),
+    ("lfm2-bf16", "lfm2", {"intermediate_size": 100}, {"dtype": "bfloat16", "greedy_cached": True}),
+    ("lfm2-layer-type", "lfm2", {"layer_types": ["conv", "sliding_attention"] * 2},
+     {"expect": "refuse", "error": "layer_types = \"sliding_attention\""}),
+    ("lfm2-partial-rotary", "lfm2", {"rope_parameters": rope("default", theta=5000.0, partial_rotary_factor=0.5)},
+     {"expect": "refuse", "error": "partial_rotary_factor = 0.5"}),
+    # a null multiplier (Lfm2MLP would skip it, Lfm2Config rejects it) written into the saved config.json
+    ("lfm2-multiplier-null", "lfm2", {}, {"expect": "refuse", "error": "block_ffn_dim_multiplier = null",
+                                          "config_null": ["block_ffn_dim_multiplier"]}),
+    ("lfm2_moe", "lfm2_moe", {}, {"long_text": True, "greedy_cached": True}),
+    # transformers 5.17 builds no lfm2_moe without layer_types (it reads no full_attn_idxs for it)
+    ("lfm2_moe-no-layer-types", "lfm2_moe", {"full_attn_idxs": [1, 3]},
+     {"expect": "refuse", "error": "layer_types is missing", "config_json": {"layer_types": None}}),
+    # no expert bias, no renormalisation, routed_scaling_factor 2.5, every layer sparse, conv_bias, untied, top-1 of 4.
+    ("lfm2_moe-nobias-nonorm-scaled", "lfm2_moe",
+     {"use_expert_bias": False, "norm_topk_prob": False, "routed_scaling_factor": 2.5, "num_dense_layers": 0,
+      "conv_bias": True, "tie_word_embeddings": False, "num_experts_per_tok": 1, "conv_L_cache": 2,
+      "layer_types": ["full_attention", "conv", "conv", "conv"]},
+     {"long_text": True, "greedy_cached": True}),
     # transformers 4 spelling with the legacy type name "su", which Phi3Config reads as longrope.
     ("phi3-longrope-su-v4", "phi3", {"original_max_position_embeddings": 32,
                                      "rope_parameters": rope("longrope", short_factor=[1.0, 1.5, 2.0, 1.2],
@@ -583,12 +631,24 @@ def greedy_cached(model, prompt):
     return out
 
 
+def greedy_ids(model, prompt, opts):
+    """The greedy reference: decoded on transformers' cache for dynamic NTK rope and where opts "greedy_cached" asks
+    (the recurrent layers' states: then equal to the uncached decoding, or the case is not made), else uncached."""
+    if dynamic_rope(model):
+        return greedy_cached(model, prompt)
+    plain = greedy(model, prompt)
+    if opts.get("greedy_cached"):
+        cached = greedy_cached(model, prompt)
+        assert cached == plain, f"transformers' cached greedy {cached} differs from its uncached {plain}"
+    return plain
+
+
 def final_norm(model):
     """The final norm of a causal LM (gpt2/gpt_neo/codegen/gpt_bigcode: ln_f, gpt_neox: final_layer_norm,
     phi: final_layernorm, llama/qwen2/qwen3/mistral/gemma*/phi3/granite/olmo2/smollm3/stablelm/starcoder2:
     norm)."""
     base = model.base_model
-    for name in ("ln_f", "final_layer_norm", "final_layernorm", "norm"):
+    for name in ("ln_f", "final_layer_norm", "final_layernorm", "norm", "embedding_norm"):  # lfm2: embedding_norm
         if hasattr(base, name):
             return getattr(base, name)
     raise RuntimeError(f"no final norm found in {type(model).__name__}")
@@ -644,6 +704,15 @@ def expert_ablated_ntp(model, ids, experts):
             continue
 
         def hook(m, _inp, out, blocked=blocked):
+            if type(m).__name__ == "Lfm2MoeTopKRouter":  # sigmoid scores, the expert bias in the choice
+                scores = out[0].sigmoid()
+                choice = scores + _inp[1] if m.use_expert_bias else scores.clone()
+                choice[:, blocked] = float("-inf")
+                idx = torch.topk(choice, m.top_k, -1).indices
+                top = scores.gather(1, idx)
+                if m.norm_topk_prob:
+                    top = top / (top.sum(-1, keepdim=True) + 1e-6)
+                return out[0], top * m.routed_scaling_factor, idx
             logits = out[0].clone()
             logits[:, blocked] = float("-inf")
             probs = torch.softmax(logits.float(), -1)
@@ -715,12 +784,12 @@ OUT_PROJ = re.compile(r"(^|\.)(attn|attention|self_attn)(\.attention)?\.(o_proj|
 
 def out_projections(model):
     """Per decoder layer, its attention's output projection (o_proj, out_proj, c_proj or dense by family); None for
-    a layer without attention (a hybrid's gated DeltaNet layers)."""
+    a layer without attention (a hybrid's gated DeltaNet or short-convolution layers)."""
     base = model.base_model
     layers = next(getattr(base, n) for n in ("h", "layers") if hasattr(base, n))
     found = []
     for layer in layers:
-        if hasattr(layer, "linear_attn"):
+        if hasattr(layer, "linear_attn") or getattr(layer, "is_attention_layer", True) is False:  # lfm2's conv layers
             found.append(None)
             continue
         hits = [m for n, m in layer.named_modules() if OUT_PROJ.search(n)]
@@ -836,8 +905,8 @@ def make(out, tokenizer_json, name, model_type, overrides, opts):
     with torch.no_grad():
         for p in model.parameters():
             p.normal_(0.0, 0.25)
-        for n, b in model.named_buffers():  # deepseek_v3's router bias takes part in the choice: not all zero
-            if n.endswith("e_score_correction_bias"):
+        for n, b in model.named_buffers():  # deepseek_v3's (lfm2_moe's) router bias takes part in the choice
+            if n.endswith("e_score_correction_bias") or (model_type == "lfm2_moe" and n.endswith(".expert_bias")):
                 b.normal_(0.0, 0.25)
         for n, p in model.named_parameters():  # larger weights where a test needs them (gpt_oss's clamp)
             for suffix, factor in opts.get("scale", {}).items():
@@ -860,6 +929,16 @@ def make(out, tokenizer_json, name, model_type, overrides, opts):
         cfg = json.load(open(os.path.join(d, "config.json")))
         cfg["rope_parameters"][opts["drop_factor"]] = cfg["rope_parameters"][opts["drop_factor"]][:1]
         json.dump(cfg, open(os.path.join(d, "config.json"), "w"), indent=1)
+    if opts.get("config_json") or opts.get("config_null"):  # keys as a checkpoint may spell them (None: removed)
+        cfg = json.load(open(os.path.join(d, "config.json")))
+        for k, v in opts.get("config_json", {}).items():
+            if v is None:
+                cfg.pop(k, None)
+            else:
+                cfg[k] = v
+        for k in opts.get("config_null", []):  # keys written as null
+            cfg[k] = None
+        json.dump(cfg, open(os.path.join(d, "config.json"), "w"), indent=1)
     shutil.copy(tokenizer_json, os.path.join(d, "tokenizer.json"))
 
     expect = opts.get("expect", "match")
@@ -871,7 +950,7 @@ def make(out, tokenizer_json, name, model_type, overrides, opts):
     cases = []
     types = getattr(ref_model.config, "layer_types", None) or []
     attention_layers = [i for i in range(ref_model.config.num_hidden_layers)
-                        if not types or types[i] != "linear_attention"]
+                        if not types or types[i] not in ("linear_attention", "conv")]
     for text in TEXTS + ([LONG_TEXT] if opts.get("long_text") else []):
         ids = tok.encode(text, add_special_tokens=False).ids
         fresh_rope(ref_model)
@@ -889,7 +968,8 @@ def make(out, tokenizer_json, name, model_type, overrides, opts):
         experts = router_choices(ref_model, ids)
         # Expert ablation's reference: the hook below redoes a softmax-first router (mixtral, qwen2_moe, qwen3_moe);
         # the other families' routers (grouped, sigmoid, top-k-then-softmax) are not redone by it.
-        if experts and model_type in ("mixtral", "qwen2_moe", "qwen3_moe", "qwen3_next", "qwen3_5_moe_text"):
+        if experts and model_type in ("mixtral", "qwen2_moe", "qwen3_moe", "qwen3_next", "qwen3_5_moe_text",
+                                      "lfm2_moe"):
             # block the first token's first choice in the first and the last sparse layer
             blocked = sorted({(experts[0]["layer"], experts[0]["ids"][0][0]),
                               (experts[-1]["layer"], experts[-1]["ids"][0][0])})
@@ -903,7 +983,7 @@ def make(out, tokenizer_json, name, model_type, overrides, opts):
                       "top1_layers": case_top1, "top1_gaps": case_gap, "ablation": ablation,
                       "top5_ids": top.indices.tolist(),
                       "top5_logits": top.values.tolist(), "greedy_prompt_ids": prompt,
-                      "greedy_ids": (greedy_cached if dynamic_rope(ref_model) else greedy)(ref_model, prompt),
+                      "greedy_ids": greedy_ids(ref_model, prompt, opts),
                       "experts": experts, "uncertainty": uncertainty(logits, ids),
                       "attentions": [[[[round(v, 9) for v in layer[0, h, q, :q + 1].tolist()]
                                        for q in range(len(ids))] for h in range(layer.shape[1])]

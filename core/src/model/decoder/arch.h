@@ -31,8 +31,10 @@ enum class AttnSink { None, PerHead };
 // A layer's token mixer: Attention (the kinds above), or GatedDeltaNet: gated linear attention by the gated delta rule
 // (qwen3_next; gated_delta.cpp, ArchSpec::GatedDelta): a causal depthwise convolution over [q; k; v], then the
 // delta rule's recurrent state per value head (chunked parallel form when scoring, recurrent step when decoding on
-// the cache), a gated RMSNorm and the output projection.
-enum class LayerKind { Attention, GatedDeltaNet };
+// the cache), a gated RMSNorm and the output projection. ShortConv: LFM2's gated short convolution (short_conv.cpp,
+// ArchSpec::ShortConv): in_proj to [B; C; x], B·x through a causal depthwise convolution of `kernel` taps (with its
+// bias where the checkpoint has one, no activation), C times that, out_proj.
+enum class LayerKind { Attention, GatedDeltaNet, ShortConv };
 enum class Residual {
     Sequential,         // x += attn(ln1(x)); x += mlp(ln2(x))
     ParallelSharedNorm, // x += attn(ln1(x)) + mlp(ln1(x))       (CodeGen, GPT-J)
@@ -128,8 +130,11 @@ struct ArchSpec {
     // those k in the compute dtype. ExpertMlp::ClampedSwiGlu (gpt_oss): gate clamped to at most swigluLimit, up to
     // ±swigluLimit, (up + 1) · gate · sigmoid(swigluAlpha · gate), with the experts' biases. softmaxFp32: that
     // softmax in float32 (granitemoe: the router logits cast to float32 before the top k).
+    // Sigmoid (lfm2_moe): sigmoid scores of the router logits, both in the compute dtype; the choice ranks the scores
+    // plus MoeWeights::scoreBias (float32) where defined (use_expert_bias), else the scores; the weights are the chosen
+    // experts' scores, renormalised (+1e-6) when normTopK, × routedScale, in the compute dtype.
     struct Moe {
-        enum class Routing { Softmax, SoftmaxGroupLimited, SigmoidGrouped, TopKThenSoftmax };
+        enum class Routing { Softmax, SoftmaxGroupLimited, SigmoidGrouped, TopKThenSoftmax, Sigmoid };
         enum class ExpertMlp { Gated, ClampedSwiGlu };
         ExpertMlp expertMlp = ExpertMlp::Gated;
         double swigluAlpha = 1.702, swigluLimit = 7.0;
@@ -141,9 +146,11 @@ struct ArchSpec {
         int64_t groups = 1, topkGroup = 1;
         double routedScale = 1.0;
         bool routerFp32 = false, sortedTopK = true, softmaxFp32 = false;
+        bool expertBias = false; // Sigmoid: the checkpoint's expert bias takes part in the choice (use_expert_bias)
     } moe;
 
-    // Per layer (empty: every layer attention). The gated-DeltaNet layers' sizes are `delta`'s.
+    // Per layer (empty: every layer attention). The gated-DeltaNet layers' sizes are `delta`'s, the short
+    // convolutions' `shortConv`'s.
     std::vector<LayerKind> layerKinds;
     LayerKind layerKind(int64_t layer) const
     {
@@ -165,6 +172,12 @@ struct ArchSpec {
         bool groupedProjections = false; // qwen3_next's in_proj_qkvz / in_proj_ba (per key head), not qwen3_5's plain
         int64_t convChannels() const { return 2 * keyHeads * keyDim + valueHeads * valueDim; }
     } delta;
+    // LayerKind::ShortConv (lfm2's conv layers): one causal depthwise convolution of `kernel` taps (conv_L_cache) over
+    // the hidden channels; `bias`: in_proj, the convolution and out_proj have biases (conv_bias).
+    struct ShortConv {
+        int64_t kernel = 0;
+        bool bias = false;
+    } shortConv;
     // Attention output gate (qwen3_next): q_proj emits each head's query and a gate; the heads' outputs are multiplied
     // by sigmoid(gate) before the output projection (the fused qkv then holds [q; k; v; gate] rows).
     bool attnOutputGate = false;

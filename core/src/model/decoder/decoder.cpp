@@ -152,10 +152,12 @@ int64_t Decoder::parameterCount() const
         for (const at::Tensor* t : {&l.moe.router, &l.moe.routerBias, &l.moe.gateUp, &l.moe.gateUpBias, &l.moe.down,
                                     &l.moe.downBias, &l.sinks, &l.xielu.alphaP, &l.xielu.alphaN})
             add(*t);
-        for (const at::Tensor* t : {&l.delta.conv, &l.delta.aLog, &l.delta.dtBias, &l.delta.norm.w})
+        for (const at::Tensor* t :
+             {&l.delta.conv, &l.delta.aLog, &l.delta.dtBias, &l.delta.norm.w, &l.conv.conv, &l.conv.convBias})
             add(*t);
-        for (const Linear* li : {&l.qkv, &l.o, &l.up, &l.down, &l.moe.sharedUp, &l.moe.sharedDown, &l.moe.sharedGate,
-                                 &l.mla.qA, &l.mla.qB, &l.mla.kvA, &l.mla.kvB, &l.delta.inProj, &l.delta.out}) {
+        for (const Linear* li :
+             {&l.qkv, &l.o, &l.up, &l.down, &l.moe.sharedUp, &l.moe.sharedDown, &l.moe.sharedGate, &l.mla.qA, &l.mla.qB,
+              &l.mla.kvA, &l.mla.kvB, &l.delta.inProj, &l.delta.out, &l.conv.inProj, &l.conv.out}) {
             add(li->w);
             add(li->b);
         }
@@ -175,10 +177,14 @@ KvCache Decoder::makeCache(int64_t batch, int64_t capacity) const
     const auto opts = at::TensorOptions().dtype(m_dtype).device(m_device);
     const auto& d = m_spec.delta;
     for (int64_t i = 0; i < m_spec.layers; ++i) {
-        const bool delta = m_spec.layerKind(i) == LayerKind::GatedDeltaNet;
-        c.k.push_back(delta ? at::Tensor() : at::empty({batch, m_spec.kvHeads, capacity, m_spec.headDim}, opts));
-        c.v.push_back(delta ? at::Tensor() : at::empty({batch, m_spec.kvHeads, capacity, m_spec.valueDim()}, opts));
-        c.conv.push_back(delta ? at::zeros({batch, d.convChannels(), d.convKernel}, opts) : at::Tensor());
+        const LayerKind kind = m_spec.layerKind(i);
+        const bool attention = kind == LayerKind::Attention, delta = kind == LayerKind::GatedDeltaNet;
+        c.k.push_back(attention ? at::empty({batch, m_spec.kvHeads, capacity, m_spec.headDim}, opts) : at::Tensor());
+        c.v.push_back(attention ? at::empty({batch, m_spec.kvHeads, capacity, m_spec.valueDim()}, opts) : at::Tensor());
+        c.conv.push_back(delta ? at::zeros({batch, d.convChannels(), d.convKernel}, opts)
+                         : kind == LayerKind::ShortConv
+                             ? at::zeros({batch, m_spec.hidden, m_spec.shortConv.kernel}, opts)
+                             : at::Tensor());
         c.state.push_back(delta ? at::zeros({batch, d.valueHeads, d.keyDim, d.valueDim}, opts.dtype(at::kFloat))
                                 : at::Tensor());
     }
@@ -528,11 +534,11 @@ at::Tensor Decoder::hiddenPacked(const at::Tensor& ids, const std::vector<int64_
         const int64_t window = m_spec.window[static_cast<std::size_t>(l)];
         const at::Tensor h = inputNorm(lw, x);
         int64_t offset = 0;
-        if (m_spec.layerKind(l) == LayerKind::GatedDeltaNet) { // each sequence from a zero state
+        if (m_spec.layerKind(l) != LayerKind::Attention) { // each sequence from a zero state
             at::Tensor mixed = at::empty_like(x);
             for (const int64_t T : lengths) {
                 mixed.narrow(0, offset, T)
-                    .copy_(gatedDelta(layer, h.narrow(0, offset, T).unsqueeze(0), {}, nullptr, 0)[0]);
+                    .copy_(recurrentMixer(layer, h.narrow(0, offset, T).unsqueeze(0), {}, nullptr, 0)[0]);
                 offset += T;
             }
             x = residual(lw, x, h, mixed, layer);
@@ -610,10 +616,11 @@ at::Tensor Decoder::hidden(const at::Tensor& ids, const at::Tensor& keyValid, Kv
         const int layer = static_cast<int>(l);
         ForwardObserver* probsTo = observer && observer->wants(intermediate::kAttention, layer) ? observer : nullptr;
         const auto [cos, sin] = rope.of(m_spec, l);
-        // A gated-DeltaNet layer has no attention probabilities: kAttention is not observed there.
+        // A gated-DeltaNet or short-convolution layer has no attention probabilities: kAttention is not observed
+        // there.
         const at::Tensor a =
-            m_spec.layerKind(l) == LayerKind::GatedDeltaNet
-                ? gatedDelta(layer, h, keyValid.defined() ? keyValid.narrow(1, past, T) : at::Tensor(), cache, past)
+            m_spec.layerKind(l) != LayerKind::Attention
+                ? recurrentMixer(layer, h, keyValid.defined() ? keyValid.narrow(1, past, T) : at::Tensor(), cache, past)
                 : attention(layer, h, cos, sin, mask, localMask, cache, past, probsTo,
                             observer && observer->wants(kHeadOutputs, layer) ? observer : nullptr);
         ForwardObserver* expertsTo =

@@ -65,6 +65,15 @@ struct GatedDeltaWeights {
     bool defined() const { return inProj.w.defined(); }
 };
 
+// A gated short convolution (LayerKind::ShortConv, short_conv.cpp): inProj's rows [B; C; x] (hidden each).
+struct ShortConvWeights {
+    Linear inProj;       // [3 hidden, hidden] (bias where ArchSpec::ShortConv::bias)
+    at::Tensor conv;     // [hidden, 1, kernel]: the depthwise convolution over B·x
+    at::Tensor convBias; // [hidden] or undefined
+    Linear out;          // [hidden, hidden]
+    bool defined() const { return inProj.w.defined(); }
+};
+
 struct LayerWeights {
     Norm ln1, ln2; // ln2 unused for ParallelSharedNorm
     Linear qkv;    // fused [q (heads*headDim); k (kvHeads*headDim); v (kvHeads*headDim)] rows
@@ -80,6 +89,7 @@ struct LayerWeights {
         at::Tensor alphaP, alphaN, beta, eps; // Activation::XIelu's parameters (raw, as stored), else undefined
     } xielu;
     GatedDeltaWeights delta; // LayerKind::GatedDeltaNet: replaces the attention's weights
+    ShortConvWeights conv;   // LayerKind::ShortConv: replaces the attention's weights
 };
 
 struct DecoderWeights {
@@ -95,7 +105,8 @@ struct DecoderWeights {
 // valueDim; latent attention keeps its keys and values decompressed).
 // Gated-DeltaNet layers keep no keys and values (undefined there) but their convolution's last convKernel inputs
 // `conv` [batch, convChannels, convKernel] and the delta rule's state `state` [batch, valueHeads, keyDim, valueDim]
-// (float32), both undefined on attention layers.
+// (float32), both undefined on attention layers. Short-convolution layers keep only `conv`, the last `kernel` inputs
+// of their convolution [batch, hidden, kernel] (`state` undefined).
 struct KvCache {
     std::vector<at::Tensor> k, v;
     std::vector<at::Tensor> conv, state;
@@ -214,8 +225,18 @@ private:
     // step instead for one position on a cache). `valid` [B, T] bool (or undefined) zeroes padding inputs as
     // transformers does.
     at::Tensor gatedDelta(int layer, const at::Tensor& x, const at::Tensor& valid, KvCache* cache, int64_t past) const;
-    // The causal depthwise convolution and its activation of qkv [B, C, T] (gated_delta.cpp).
-    at::Tensor deltaConv(int layer, const at::Tensor& qkv, KvCache* cache, int64_t past) const;
+    // A gated short convolution's output (out_proj included) of the normed input x [B, T, hidden] (short_conv.cpp),
+    // its convolution continuing from the cache's last inputs where cache->length > 0; `valid` as gatedDelta's.
+    at::Tensor shortConv(int layer, const at::Tensor& x, const at::Tensor& valid, KvCache* cache, int64_t past) const;
+    // The token mixer of a layer that is not attention (gatedDelta or shortConv by its LayerKind).
+    at::Tensor recurrentMixer(int layer, const at::Tensor& x, const at::Tensor& valid, KvCache* cache,
+                              int64_t past) const;
+    // The causal depthwise convolution (weight w [C, 1, K], bias b [C] or undefined) of x [B, C, T], then the
+    // activation where `activate`, as transformers' causal_conv1d_fn / causal_conv1d_update (gated_delta.cpp; the
+    // gated DeltaNet's and the short convolution's): with a cache, continued from the layer's last K inputs
+    // (cache->conv), which it then holds.
+    at::Tensor causalConv(int layer, const at::Tensor& x, const at::Tensor& w, const at::Tensor& b, bool activate,
+                          KvCache* cache, int64_t past) const;
     // One layer's residual update from its attention output `a` and the normed input `h` of x.
     at::Tensor residual(const LayerWeights& lw, const at::Tensor& x, const at::Tensor& h, const at::Tensor& a,
                         int layer = -1, ForwardObserver* expertsTo = nullptr) const;

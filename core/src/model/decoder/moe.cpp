@@ -4,7 +4,7 @@
 // renormalised and scaled where the family says, then each chosen expert's gated MLP times its weight, summed per
 // token (plus the shared expert, gated by a sigmoid for qwen2_moe, ungated for deepseek). gpt_oss routes the other
 // way round (the top k of the biased router logits, then a softmax over them) and its experts are clamped SwiGLUs
-// with biases.
+// with biases; lfm2_moe's router takes sigmoid scores in the compute dtype, chosen with its expert bias.
 //
 // The experts run grouped, not per token: the N·k (token, expert) assignments are sorted by expert, the tokens
 // gathered once in that order, and each expert that was chosen at all runs one matrix product over its
@@ -43,7 +43,8 @@ at::Tensor groupMask(const at::Tensor& groupScores, int64_t topkGroup, int64_t E
 
 } // namespace
 
-// The routing weights (float32) and ids [N, K] of `flat` [N, H] as ArchSpec::Moe::routing says.
+// The routing weights (float32; Sigmoid: the compute dtype) and ids [N, K] of `flat` [N, H] as ArchSpec::Moe::routing
+// says.
 std::tuple<at::Tensor, at::Tensor> Decoder::route(const MoeWeights& m, const at::Tensor& flat, int layer) const
 {
     // Expert ablation (method.md 14.1): the blocked experts' router logits are -inf, so the router never chooses
@@ -63,6 +64,14 @@ std::tuple<at::Tensor, at::Tensor> Decoder::route(const MoeWeights& m, const at:
         if (spec.normTopK)
             weights = weights / weights.sum(-1, /*keepdim=*/true);
         return {weights, ids};
+    }
+    if (spec.routing == Routing::Sigmoid) { // lfm2_moe: scores and weights in the compute dtype
+        const at::Tensor scores = at::sigmoid(block(expertLinear(flat, m.router, {})));
+        ids = std::get<1>(at::topk(block(m.scoreBias.defined() ? scores + m.scoreBias.to(at::kFloat) : scores), K, -1));
+        weights = scores.gather(1, ids);
+        if (spec.normTopK)
+            weights = weights / (weights.sum(-1, /*keepdim=*/true) + 1e-6);
+        return {spec.routedScale != 1.0 ? weights * spec.routedScale : weights, ids};
     }
     const at::Tensor logits = block(spec.routerFp32 ? at::linear(flat.to(at::kFloat), m.router.to(at::kFloat))
                                                     : expertLinear(flat, m.router, {}).to(at::kFloat)); // [N, E]

@@ -60,5 +60,10 @@ DecoderWeights hunyuanMoeWeights(WeightStore& ws, const ArchSpec& s);
 // qwen2_moe-style sparse MLPs (architectures_hybrid.cpp); qwen3_5_text / qwen3_5_moe_text with linear_attn's
 // plain in_proj_qkv, in_proj_z, in_proj_b, in_proj_a (ArchSpec::GatedDelta::groupedProjections off).
 DecoderWeights qwen3NextWeights(WeightStore& ws, const ArchSpec& s);
+// lfm2 / lfm2_moe: operator_norm, ffn_norm; conv.{in_proj, conv, out_proj} (biases where conv_bias) on the short-
+// convolution layers, self_attn.{q_proj, k_proj, v_proj, out_proj, q_layernorm, k_layernorm} on the others;
+// feed_forward.{w1, w3, w2}, or lfm2_moe's feed_forward.gate, expert_bias and experts (per expert w1/w3/w2 or fused
+// gate_up_proj/down_proj); model.embedding_norm as the final norm (architectures_lfm2.cpp).
+DecoderWeights lfm2Weights(WeightStore& ws, const ArchSpec& s);
 
 } // namespace ascviz::model

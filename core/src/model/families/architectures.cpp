@@ -449,6 +449,15 @@ const Architecture kArchitectures[] = {
     {"qwen3_5_moe_text", readQwen35MoeText, qwen3NextWeights,
      "Qwen3.5-MoE's text model: qwen3_5_text's layers, every MLP num_experts experts (num_experts_per_tok, "
      "renormalised) with a sigmoid-gated shared expert (shared_expert_intermediate_size)"},
+    {"lfm2", readLfm2, lfm2Weights,
+     "hybrid: gated short convolutions (conv: in_proj to B, C, x; B*x through a causal depthwise conv of conv_L_cache "
+     "taps, conv_bias; C times it; out_proj; conv state in the generation cache) beside attention with per-head q/k "
+     "RMSNorm, by layer_types or full_attn_idxs; SwiGLU MLP of intermediate_size (block_ff_dim) adjusted by "
+     "block_auto_adjust_ff_dim, block_ffn_dim_multiplier, block_multiple_of; norm_eps, tie_embedding, rope_parameters"},
+    {"lfm2_moe", readLfm2Moe, lfm2Weights,
+     "lfm2's short-convolution and attention layers (layer_types); num_dense_layers dense SwiGLU MLPs, then experts "
+     "(num_experts, num_experts_per_tok, moe_intermediate_size) routed by sigmoid scores with the expert bias in "
+     "the choice (use_expert_bias), norm_topk_prob, routed_scaling_factor"},
 };
 
 const Architecture* find(const std::string& type)
