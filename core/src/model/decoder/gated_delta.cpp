@@ -104,26 +104,29 @@ std::pair<at::Tensor, at::Tensor> recurrentRule(at::Tensor q, at::Tensor k, at::
     return {out.transpose(1, 2).contiguous().to(dtype), state};
 }
 
-// F.conv1d(x, w, padding=padding, groups=channels): one filter per channel.
-at::Tensor depthwise(const at::Tensor& x, const at::Tensor& w, int64_t padding)
+// F.conv1d(x, w, bias, padding=padding, groups=channels): one filter per channel.
+at::Tensor depthwise(const at::Tensor& x, const at::Tensor& w, const at::Tensor& bias, int64_t padding)
 {
     const std::vector<int64_t> one{1}, pad{padding};
-    return at::conv1d(x, w, c10::nullopt, one, pad, one, x.size(1));
+    c10::optional<at::Tensor> b;
+    if (bias.defined())
+        b = bias;
+    return at::conv1d(x, w, b, one, pad, one, x.size(1));
 }
 
 } // namespace
 
-at::Tensor Decoder::deltaConv(int layer, const at::Tensor& qkv, KvCache* cache, int64_t past) const
+at::Tensor Decoder::causalConv(int layer, const at::Tensor& qkv, const at::Tensor& w, const at::Tensor& bias,
+                               Activation act, KvCache* cache, int64_t past) const
 {
     const auto l = static_cast<std::size_t>(layer);
-    const at::Tensor& w = m_w.layers[l].delta.conv; // [C, 1, K]
     const int64_t T = qkv.size(2), K = w.size(-1);
     if (cache && past > 0 && T == 1) { // causal_conv1d_update
         at::Tensor& state = cache->conv[l];
         const at::Tensor full = at::cat({state, qkv}, -1).to(w.scalar_type());
         state.copy_(full.narrow(-1, full.size(-1) - K, K));
-        const at::Tensor out = depthwise(full, w, 0);
-        return activation(out.narrow(-1, out.size(-1) - T, T)).to(qkv.scalar_type());
+        const at::Tensor out = depthwise(full, w, bias, 0);
+        return activationOf(act, out.narrow(-1, out.size(-1) - T, T)).to(qkv.scalar_type());
     }
     at::Tensor full = qkv;
     if (cache) { // update_conv_state: the states so far before the new inputs (prefill: padded to K)
@@ -134,8 +137,8 @@ at::Tensor Decoder::deltaConv(int layer, const at::Tensor& qkv, KvCache* cache, 
         cache->conv[l].copy_(full.narrow(-1, full.size(-1) - K, K));
     }
     const int64_t S = full.size(-1);
-    at::Tensor out = depthwise(full.to(w.scalar_type()), w, K - 1).narrow(-1, 0, S);
-    out = activation(out).to(qkv.scalar_type());
+    at::Tensor out = depthwise(full.to(w.scalar_type()), w, bias, K - 1).narrow(-1, 0, S);
+    out = activationOf(act, out).to(qkv.scalar_type());
     return out.narrow(-1, S - T, T);
 }
 
@@ -157,7 +160,7 @@ at::Tensor Decoder::gatedDelta(int layer, const at::Tensor& xIn, const at::Tenso
     const at::Tensor z = proj.narrow(-1, 2 * Kd + Vd, Vd);
     const at::Tensor b = proj.narrow(-1, 2 * Kd + 2 * Vd, nv);
     const at::Tensor a = proj.narrow(-1, 2 * Kd + 2 * Vd + nv, nv);
-    const at::Tensor mixed = deltaConv(layer, qkv, cache, past).transpose(1, 2); // [B, T, C]
+    const at::Tensor mixed = causalConv(layer, qkv, dw.conv, {}, m_spec.act, cache, past).transpose(1, 2); // [B, T, C]
     at::Tensor q = mixed.narrow(-1, 0, Kd).reshape({B, T, nk, dk});
     at::Tensor k = mixed.narrow(-1, Kd, Kd).reshape({B, T, nk, dk});
     const at::Tensor v = mixed.narrow(-1, 2 * Kd, Vd).reshape({B, T, nv, dv});

@@ -60,5 +60,9 @@ DecoderWeights hunyuanMoeWeights(WeightStore& ws, const ArchSpec& s);
 // qwen2_moe-style sparse MLPs (architectures_hybrid.cpp); qwen3_5_text / qwen3_5_moe_text with linear_attn's
 // plain in_proj_qkv, in_proj_z, in_proj_b, in_proj_a (ArchSpec::GatedDelta::groupedProjections off).
 DecoderWeights qwen3NextWeights(WeightStore& ws, const ArchSpec& s);
+// granitemoehybrid: mamba.{in_proj, conv1d (weight, bias), dt_bias, A_log, D, norm, out_proj} on the Mamba-2 layers,
+// self_attn.{q,k,v,o}_proj on the others; block_sparse_moe.{router.layer, input_linear, output_linear} and
+// shared_mlp.{input_linear, output_linear}, or shared_mlp alone as the dense MLP (architectures_mamba.cpp).
+DecoderWeights graniteMoeHybridWeights(WeightStore& ws, const ArchSpec& s);
 
 } // namespace ascviz::model

@@ -449,6 +449,13 @@ const Architecture kArchitectures[] = {
     {"qwen3_5_moe_text", readQwen35MoeText, qwen3NextWeights,
      "Qwen3.5-MoE's text model: qwen3_5_text's layers, every MLP num_experts experts (num_experts_per_tok, "
      "renormalised) with a sigmoid-gated shared expert (shared_expert_intermediate_size)"},
+    {"granitemoehybrid", readGraniteMoeHybrid, graniteMoeHybridWeights,
+     "IBM Granite 4.0-H hybrid: Mamba-2 layers (chunked SSD scan when scoring, conv and SSM states in the "
+     "generation cache; mamba_n_heads, mamba_d_head, mamba_n_groups, mamba_d_state, mamba_d_conv, mamba_expand, "
+     "mamba_chunk_size, mamba_conv_bias, mamba_proj_bias, time_step_limit, gated RMSNorm) beside attention by "
+     "layer_types; granite's embedding, residual and attention multipliers and logits_scaling; "
+     "position_embedding_type rope or none; num_local_experts experts (top-k then softmax) plus the shared MLP "
+     "(shared_intermediate_size), or the shared MLP alone; attention_bias, rope_parameters"},
 };
 
 const Architecture* find(const std::string& type)
