@@ -215,6 +215,16 @@ BASE = {
                      intermediate_size=64, moe_intermediate_size=24, num_experts=4, num_experts_per_tok=2,
                      num_dense_layers=1, layer_types=["conv", "full_attention"] * 2, max_position_embeddings=256,
                      bos_token_id=0, eos_token_id=0, pad_token_id=0),
+    # granitemoehybrid (Granite 4.0-H): Mamba-2, attention, Mamba-2 (4 heads of 16 channels, 2 groups of B and C with 8
+    # states, a conv of 4 taps, chunks of 8 positions so that the texts cross chunks); granite's multipliers; 4
+    # experts top-2 with the shared MLP.
+    "granitemoehybrid": dict(hidden_size=32, num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=2,
+                             intermediate_size=24, shared_intermediate_size=40, num_local_experts=4,
+                             num_experts_per_tok=2, layer_types=["mamba", "attention", "mamba"], mamba_n_heads=4,
+                             mamba_n_groups=2, mamba_d_state=8, mamba_d_conv=4, mamba_expand=2, mamba_chunk_size=8,
+                             position_embedding_type="rope", embedding_multiplier=2.0, residual_multiplier=0.6,
+                             attention_multiplier=0.3, logits_scaling=1.5, max_position_embeddings=256,
+                             bos_token_id=0, eos_token_id=0),
     "phi3": dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
                  intermediate_size=64, max_position_embeddings=128, original_max_position_embeddings=128,
                  bos_token_id=0, eos_token_id=0, pad_token_id=0),
@@ -527,6 +537,20 @@ VARIANTS = [
     ("qwen3_5_moe_text", "qwen3_5_moe_text", {}, {"long_text": True}),
     ("qwen3_5_moe_text-top1-interval2", "qwen3_5_moe_text",
      {"num_experts_per_tok": 1, "layer_types": ["linear_attention", "full_attention"] * 2}, {"long_text": True}),
+    # Mamba-2 hybrids: texts across several SSD chunks (8 or 16 positions) and conv windows; the long text's greedy
+    # prompt of 70 prefills across chunks before the recurrent steps on the cache.
+    ("granitemoehybrid", "granitemoehybrid", {}, {"long_text": True}),
+    ("granitemoehybrid-dense-nope-bias-clamp", "granitemoehybrid",
+     {"num_local_experts": 0, "position_embedding_type": None, "mamba_n_groups": 1, "mamba_d_head": 8,
+      "mamba_n_heads": 8, "mamba_d_conv": 3, "mamba_conv_bias": False, "mamba_proj_bias": True,
+      "time_step_limit": (0.05, 1.5), "mamba_chunk_size": 16, "tie_word_embeddings": True, "attention_bias": True,
+      "layer_types": ["attention", "mamba", "mamba", "attention"], "num_hidden_layers": 4}, {"long_text": True}),
+    ("granitemoehybrid-top1-gelu-rope-theta", "granitemoehybrid",
+     {"num_experts_per_tok": 1, "hidden_act": "gelu", "shared_intermediate_size": 0, "mamba_n_groups": 4,
+      "rope_parameters": rope("default", theta=500.0)}, {}),
+    ("granitemoehybrid-bf16", "granitemoehybrid", {}, {"dtype": "bfloat16", "long_text": True}),
+    ("granitemoehybrid-position-alibi", "granitemoehybrid", {"position_embedding_type": "alibi"},
+     {"expect": "refuse", "error": "position_embedding_type = \"alibi\""}),
     ("qwen3_next-layer-type", "qwen3_next", {"layer_types": ["linear_attention"] * 3 + ["sliding_attention"]},
      {"expect": "refuse", "error": "layer_types = \"sliding_attention\""}),
     # LFM2: gated short convolutions beside attention; texts and greedy prompts far longer than conv_L_cache, the
@@ -789,7 +813,8 @@ def out_projections(model):
     layers = next(getattr(base, n) for n in ("h", "layers") if hasattr(base, n))
     found = []
     for layer in layers:
-        if hasattr(layer, "linear_attn") or getattr(layer, "is_attention_layer", True) is False:  # lfm2's conv layers
+        if (hasattr(layer, "linear_attn") or getattr(layer, "mamba", None) is not None
+                or getattr(layer, "is_attention_layer", True) is False):  # gated DeltaNet, Mamba-2, lfm2's conv layers
             found.append(None)
             continue
         hits = [m for n, m in layer.named_modules() if OUT_PROJ.search(n)]

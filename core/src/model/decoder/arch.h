@@ -3,6 +3,7 @@
 // model types is only this description and the weight-name table (arch_weights.cpp).
 #pragma once
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -33,8 +34,11 @@ enum class AttnSink { None, PerHead };
 // delta rule's recurrent state per value head (chunked parallel form when scoring, recurrent step when decoding on
 // the cache), a gated RMSNorm and the output projection. ShortConv: LFM2's gated short convolution (short_conv.cpp,
 // ArchSpec::ShortConv): in_proj to [B; C; x], B·x through a causal depthwise convolution of `kernel` taps (with its
-// bias where the checkpoint has one, no activation), C times that, out_proj.
-enum class LayerKind { Attention, GatedDeltaNet, ShortConv };
+// bias where the checkpoint has one, no activation), C times that, out_proj. Mamba2: the Mamba-2 (SSD) mixer
+// (granitemoehybrid, nemotron_h; mamba2.cpp, ArchSpec::Mamba2): in_proj into gate, xBC and dt, a causal depthwise
+// convolution (with bias) over xBC, the state-space scan (chunked form when scoring, recurrent step when decoding on
+// the cache), a gated RMSNorm and the output projection.
+enum class LayerKind { Attention, GatedDeltaNet, ShortConv, Mamba2 };
 enum class Residual {
     Sequential,         // x += attn(ln1(x)); x += mlp(ln2(x))
     ParallelSharedNorm, // x += attn(ln1(x)) + mlp(ln1(x))       (CodeGen, GPT-J)
@@ -178,6 +182,19 @@ struct ArchSpec {
         int64_t kernel = 0;
         bool bias = false;
     } shortConv;
+    // LayerKind::Mamba2: heads × headDim channels (the intermediate size), `groups` groups of B and C with stateSize
+    // each (each group serves heads / groups heads), a causal depthwise convolution of convKernel taps (bias when
+    // convBias) and the activation `act` over [x; B; C], chunks of `chunk` positions in the scan, dt clamped to
+    // [dtMin, dtMax] there (time_step_limit), and the gated RMSNorm (epsilon normEps) over normGroups equal groups of
+    // the intermediate channels. projBias: in_proj and out_proj have biases.
+    struct Mamba2 {
+        int64_t heads = 0, headDim = 0, groups = 1, stateSize = 0, convKernel = 4, chunk = 256, normGroups = 1;
+        bool convBias = true, projBias = false;
+        double dtMin = 0.0, dtMax = std::numeric_limits<double>::infinity(), normEps = 1e-6;
+        Activation act = Activation::Silu;
+        int64_t intermediate() const { return heads * headDim; }
+        int64_t convChannels() const { return intermediate() + 2 * groups * stateSize; }
+    } mamba;
     // Attention output gate (qwen3_next): q_proj emits each head's query and a gate; the heads' outputs are multiplied
     // by sigmoid(gate) before the output projection (the fused qkv then holds [q; k; v; gate] rows).
     bool attnOutputGate = false;

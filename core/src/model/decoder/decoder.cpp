@@ -153,11 +153,12 @@ int64_t Decoder::parameterCount() const
                                     &l.moe.downBias, &l.sinks, &l.xielu.alphaP, &l.xielu.alphaN})
             add(*t);
         for (const at::Tensor* t :
-             {&l.delta.conv, &l.delta.aLog, &l.delta.dtBias, &l.delta.norm.w, &l.conv.conv, &l.conv.convBias})
+             {&l.delta.conv, &l.delta.aLog, &l.delta.dtBias, &l.delta.norm.w, &l.conv.conv, &l.conv.convBias,
+              &l.mamba.conv, &l.mamba.convBias, &l.mamba.aLog, &l.mamba.dtBias, &l.mamba.d, &l.mamba.norm.w})
             add(*t);
-        for (const Linear* li :
-             {&l.qkv, &l.o, &l.up, &l.down, &l.moe.sharedUp, &l.moe.sharedDown, &l.moe.sharedGate, &l.mla.qA, &l.mla.qB,
-              &l.mla.kvA, &l.mla.kvB, &l.delta.inProj, &l.delta.out, &l.conv.inProj, &l.conv.out}) {
+        for (const Linear* li : {&l.qkv, &l.o, &l.up, &l.down, &l.moe.sharedUp, &l.moe.sharedDown, &l.moe.sharedGate,
+                                 &l.mla.qA, &l.mla.qB, &l.mla.kvA, &l.mla.kvB, &l.delta.inProj, &l.delta.out,
+                                 &l.conv.inProj, &l.conv.out, &l.mamba.inProj, &l.mamba.out}) {
             add(li->w);
             add(li->b);
         }
@@ -176,17 +177,25 @@ KvCache Decoder::makeCache(int64_t batch, int64_t capacity) const
     c.capacity = capacity;
     const auto opts = at::TensorOptions().dtype(m_dtype).device(m_device);
     const auto& d = m_spec.delta;
+    const auto& m = m_spec.mamba;
     for (int64_t i = 0; i < m_spec.layers; ++i) {
         const LayerKind kind = m_spec.layerKind(i);
-        const bool attention = kind == LayerKind::Attention, delta = kind == LayerKind::GatedDeltaNet;
+        const bool attention = kind == LayerKind::Attention;
         c.k.push_back(attention ? at::empty({batch, m_spec.kvHeads, capacity, m_spec.headDim}, opts) : at::Tensor());
         c.v.push_back(attention ? at::empty({batch, m_spec.kvHeads, capacity, m_spec.valueDim()}, opts) : at::Tensor());
-        c.conv.push_back(delta ? at::zeros({batch, d.convChannels(), d.convKernel}, opts)
-                         : kind == LayerKind::ShortConv
-                             ? at::zeros({batch, m_spec.hidden, m_spec.shortConv.kernel}, opts)
-                             : at::Tensor());
-        c.state.push_back(delta ? at::zeros({batch, d.valueHeads, d.keyDim, d.valueDim}, opts.dtype(at::kFloat))
-                                : at::Tensor());
+        if (kind == LayerKind::GatedDeltaNet) {
+            c.conv.push_back(at::zeros({batch, d.convChannels(), d.convKernel}, opts));
+            c.state.push_back(at::zeros({batch, d.valueHeads, d.keyDim, d.valueDim}, opts.dtype(at::kFloat)));
+        } else if (kind == LayerKind::Mamba2) {
+            c.conv.push_back(at::zeros({batch, m.convChannels(), m.convKernel}, opts));
+            c.state.push_back(at::zeros({batch, m.heads, m.headDim, m.stateSize}, opts.dtype(at::kFloat)));
+        } else if (kind == LayerKind::ShortConv) {
+            c.conv.push_back(at::zeros({batch, m_spec.hidden, m_spec.shortConv.kernel}, opts));
+            c.state.emplace_back();
+        } else {
+            c.conv.emplace_back();
+            c.state.emplace_back();
+        }
     }
     return c;
 }
@@ -206,9 +215,9 @@ at::Tensor Decoder::norm(const Norm& n, const at::Tensor& x) const
     return n.w * (xf * at::rsqrt(var + m_spec.normEps)).to(x.scalar_type());
 }
 
-at::Tensor Decoder::activation(const at::Tensor& x, const LayerWeights* lw) const
+at::Tensor Decoder::activationOf(Activation act, const at::Tensor& x, const LayerWeights* lw) const
 {
-    switch (m_spec.act) {
+    switch (act) {
     case Activation::GeluTanh:
         return at::gelu(x, "tanh");
     case Activation::GeluErf:
@@ -454,6 +463,19 @@ at::Tensor Decoder::embed(const at::Tensor& ids, const at::Tensor& positions) co
     return x;
 }
 
+at::Tensor Decoder::recurrentMixer(int layer, const at::Tensor& x, const at::Tensor& valid, KvCache* cache,
+                                   int64_t past) const
+{
+    switch (m_spec.layerKind(layer)) {
+    case LayerKind::Mamba2:
+        return mamba2(layer, x, valid, cache, past);
+    case LayerKind::ShortConv:
+        return shortConv(layer, x, valid, cache, past);
+    default:
+        return gatedDelta(layer, x, valid, cache, past);
+    }
+}
+
 at::Tensor Decoder::residual(const LayerWeights& lw, const at::Tensor& x, const at::Tensor& h, const at::Tensor& a,
                              int layer, ForwardObserver* expertsTo) const
 {
@@ -616,8 +638,8 @@ at::Tensor Decoder::hidden(const at::Tensor& ids, const at::Tensor& keyValid, Kv
         const int layer = static_cast<int>(l);
         ForwardObserver* probsTo = observer && observer->wants(intermediate::kAttention, layer) ? observer : nullptr;
         const auto [cos, sin] = rope.of(m_spec, l);
-        // A gated-DeltaNet or short-convolution layer has no attention probabilities: kAttention is not observed
-        // there.
+        // A gated-DeltaNet, short-convolution or Mamba-2 layer has no attention probabilities: kAttention is not
+        // observed there.
         const at::Tensor a =
             m_spec.layerKind(l) != LayerKind::Attention
                 ? recurrentMixer(layer, h, keyValid.defined() ? keyValid.narrow(1, past, T) : at::Tensor(), cache, past)

@@ -8,6 +8,7 @@
 
 #include <ATen/ATen.h>
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -74,6 +75,18 @@ struct ShortConvWeights {
     bool defined() const { return inProj.w.defined(); }
 };
 
+// A Mamba-2 layer (LayerKind::Mamba2, mamba2.cpp): inProj's rows [gate (I); x (I); B (groups·n); C (groups·n);
+// dt (heads)] as the checkpoint stores them.
+struct Mamba2Weights {
+    Linear inProj;              // [2 I + 2 groups·n + heads, hidden]
+    at::Tensor conv;            // [convChannels, 1, convKernel]: the depthwise convolution over [x; B; C]
+    at::Tensor convBias;        // [convChannels] or undefined
+    at::Tensor aLog, dtBias, d; // [heads] each
+    Norm norm;                  // [I]: the gated RMSNorm's weight
+    Linear out;                 // [hidden, I]
+    bool defined() const { return inProj.w.defined(); }
+};
+
 struct LayerWeights {
     Norm ln1, ln2; // ln2 unused for ParallelSharedNorm
     Linear qkv;    // fused [q (heads*headDim); k (kvHeads*headDim); v (kvHeads*headDim)] rows
@@ -90,6 +103,7 @@ struct LayerWeights {
     } xielu;
     GatedDeltaWeights delta; // LayerKind::GatedDeltaNet: replaces the attention's weights
     ShortConvWeights conv;   // LayerKind::ShortConv: replaces the attention's weights
+    Mamba2Weights mamba;     // LayerKind::Mamba2: replaces the attention's weights
 };
 
 struct DecoderWeights {
@@ -101,12 +115,13 @@ struct DecoderWeights {
     at::Tensor headBias; // undefined when absent
 };
 
-// Keys and values of every layer for a batch, preallocated to a capacity: [batch, kvHeads, capacity, headDim] (values:
-// valueDim; latent attention keeps its keys and values decompressed).
-// Gated-DeltaNet layers keep no keys and values (undefined there) but their convolution's last convKernel inputs
-// `conv` [batch, convChannels, convKernel] and the delta rule's state `state` [batch, valueHeads, keyDim, valueDim]
-// (float32), both undefined on attention layers. Short-convolution layers keep only `conv`, the last `kernel` inputs
-// of their convolution [batch, hidden, kernel] (`state` undefined).
+// Keys and values of every layer for a batch, preallocated to a capacity: [batch, kvHeads, capacity, headDim]
+// (values: valueDim; latent attention keeps its keys and values decompressed). Gated-DeltaNet and Mamba-2 layers
+// keep no keys and values (undefined there) but their convolution's last convKernel inputs `conv` [batch,
+// convChannels, convKernel] and their recurrent state `state` (float32): the delta rule's [batch, valueHeads,
+// keyDim, valueDim], the SSM's [batch, heads, headDim, stateSize]; both undefined on attention layers.
+// Short-convolution layers keep only `conv`, the last `kernel` inputs of their convolution [batch, hidden, kernel]
+// (`state` undefined).
 struct KvCache {
     std::vector<at::Tensor> k, v;
     std::vector<at::Tensor> conv, state;
@@ -181,7 +196,11 @@ public:
 private:
     at::Tensor norm(const Norm& n, const at::Tensor& x) const;
     // `lw`: the layer whose learned activation parameters apply (Activation::XIelu).
-    at::Tensor activation(const at::Tensor& x, const LayerWeights* lw = nullptr) const;
+    at::Tensor activation(const at::Tensor& x, const LayerWeights* lw = nullptr) const
+    {
+        return activationOf(m_spec.act, x, lw);
+    }
+    at::Tensor activationOf(Activation act, const at::Tensor& x, const LayerWeights* lw = nullptr) const;
     at::Tensor rotary(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) const;
     // `probsTo` (may be null) receives the layer's attention probabilities (explicit path), `headsTo` (may be null)
     // the heads' outputs before any ablation (kHeadOutputs).
@@ -228,15 +247,19 @@ private:
     // A gated short convolution's output (out_proj included) of the normed input x [B, T, hidden] (short_conv.cpp),
     // its convolution continuing from the cache's last inputs where cache->length > 0; `valid` as gatedDelta's.
     at::Tensor shortConv(int layer, const at::Tensor& x, const at::Tensor& valid, KvCache* cache, int64_t past) const;
-    // The token mixer of a layer that is not attention (gatedDelta or shortConv by its LayerKind).
+    // A Mamba-2 layer's output (its out projection included) of the normed input x [B, T, hidden] (mamba2.cpp), in
+    // gatedDelta's manner: the chunked scan, from the cache's states where cache->length > 0, the recurrent step
+    // for one position on a cache; `valid` zeroes padding as transformers does.
+    at::Tensor mamba2(int layer, const at::Tensor& x, const at::Tensor& valid, KvCache* cache, int64_t past) const;
+    // The token mixer of a layer that is not attention (gatedDelta, shortConv or mamba2 by its LayerKind).
     at::Tensor recurrentMixer(int layer, const at::Tensor& x, const at::Tensor& valid, KvCache* cache,
                               int64_t past) const;
     // The causal depthwise convolution (weight w [C, 1, K], bias b [C] or undefined) of x [B, C, T], then the
-    // activation where `activate`, as transformers' causal_conv1d_fn / causal_conv1d_update (gated_delta.cpp; the
-    // gated DeltaNet's and the short convolution's): with a cache, continued from the layer's last K inputs
-    // (cache->conv), which it then holds.
-    at::Tensor causalConv(int layer, const at::Tensor& x, const at::Tensor& w, const at::Tensor& b, bool activate,
-                          KvCache* cache, int64_t past) const;
+    // activation `act` (none: nullopt), as transformers' causal_conv1d_fn / causal_conv1d_update (gated_delta.cpp;
+    // the gated DeltaNet's, the short convolution's and Mamba-2's): with a cache, continued from the layer's last K
+    // inputs (cache->conv), which it then holds.
+    at::Tensor causalConv(int layer, const at::Tensor& x, const at::Tensor& w, const at::Tensor& b,
+                          std::optional<Activation> act, KvCache* cache, int64_t past) const;
     // One layer's residual update from its attention output `a` and the normed input `h` of x.
     at::Tensor residual(const LayerWeights& lw, const at::Tensor& x, const at::Tensor& h, const at::Tensor& a,
                         int layer = -1, ForwardObserver* expertsTo = nullptr) const;

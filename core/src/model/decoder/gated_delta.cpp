@@ -104,21 +104,24 @@ std::pair<at::Tensor, at::Tensor> recurrentRule(at::Tensor q, at::Tensor k, at::
     return {out.transpose(1, 2).contiguous().to(dtype), state};
 }
 
-// F.conv1d(x, w, b, padding=padding, groups=channels): one filter per channel.
-at::Tensor depthwise(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b, int64_t padding)
+// F.conv1d(x, w, bias, padding=padding, groups=channels): one filter per channel.
+at::Tensor depthwise(const at::Tensor& x, const at::Tensor& w, const at::Tensor& bias, int64_t padding)
 {
     const std::vector<int64_t> one{1}, pad{padding};
-    return at::conv1d(x, w, b.defined() ? c10::optional<at::Tensor>(b) : c10::nullopt, one, pad, one, x.size(1));
+    c10::optional<at::Tensor> b;
+    if (bias.defined())
+        b = bias;
+    return at::conv1d(x, w, b, one, pad, one, x.size(1));
 }
 
 } // namespace
 
-at::Tensor Decoder::causalConv(int layer, const at::Tensor& x, const at::Tensor& w, const at::Tensor& b, bool activate,
-                               KvCache* cache, int64_t past) const
+at::Tensor Decoder::causalConv(int layer, const at::Tensor& x, const at::Tensor& w, const at::Tensor& b,
+                               std::optional<Activation> activation, KvCache* cache, int64_t past) const
 {
     const auto l = static_cast<std::size_t>(layer);
     const int64_t T = x.size(2), K = w.size(-1);
-    const auto act = [&](const at::Tensor& y) { return activate ? activation(y) : y; };
+    const auto act = [&](const at::Tensor& y) { return activation ? activationOf(*activation, y) : y; };
     if (cache && past > 0 && T == 1) { // causal_conv1d_update
         at::Tensor& state = cache->conv[l];
         const at::Tensor full = at::cat({state, x}, -1).to(w.scalar_type());
@@ -158,7 +161,7 @@ at::Tensor Decoder::gatedDelta(int layer, const at::Tensor& xIn, const at::Tenso
     const at::Tensor z = proj.narrow(-1, 2 * Kd + Vd, Vd);
     const at::Tensor b = proj.narrow(-1, 2 * Kd + 2 * Vd, nv);
     const at::Tensor a = proj.narrow(-1, 2 * Kd + 2 * Vd + nv, nv);
-    const at::Tensor mixed = causalConv(layer, qkv, dw.conv, {}, true, cache, past).transpose(1, 2); // [B, T, C]
+    const at::Tensor mixed = causalConv(layer, qkv, dw.conv, {}, m_spec.act, cache, past).transpose(1, 2); // [B, T, C]
     at::Tensor q = mixed.narrow(-1, 0, Kd).reshape({B, T, nk, dk});
     at::Tensor k = mixed.narrow(-1, Kd, Kd).reshape({B, T, nk, dk});
     const at::Tensor v = mixed.narrow(-1, 2 * Kd, Vd).reshape({B, T, nv, dv});

@@ -19,15 +19,8 @@ at::Tensor Decoder::shortConv(int layer, const at::Tensor& xIn, const at::Tensor
         x = (x * valid.unsqueeze(-1)).to(x.scalar_type());
     const at::Tensor bcx = cw.inProj(x).transpose(1, 2); // [B, 3 H, T]
     const at::Tensor b = bcx.narrow(1, 0, H), c = bcx.narrow(1, H, H), v = bcx.narrow(1, 2 * H, H);
-    const at::Tensor conv = causalConv(layer, b * v, cw.conv, cw.convBias, false, cache, past); // [B, H, T]
+    const at::Tensor conv = causalConv(layer, b * v, cw.conv, cw.convBias, std::nullopt, cache, past); // [B, H, T]
     return cw.out((c * conv).transpose(1, 2).contiguous());
-}
-
-at::Tensor Decoder::recurrentMixer(int layer, const at::Tensor& x, const at::Tensor& valid, KvCache* cache,
-                                   int64_t past) const
-{
-    return m_spec.layerKind(layer) == LayerKind::ShortConv ? shortConv(layer, x, valid, cache, past)
-                                                           : gatedDelta(layer, x, valid, cache, past);
 }
 
 } // namespace ascviz::model

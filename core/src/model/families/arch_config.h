@@ -74,6 +74,9 @@ void readQwen35MoeText(const json& j, ArchSpec& s, const std::string& path);
 // ---------- hybrid families: gated short convolutions beside attention (architectures_lfm2.cpp) ----------
 void readLfm2(const json& j, ArchSpec& s, const std::string& path);
 void readLfm2Moe(const json& j, ArchSpec& s, const std::string& path);
+
+// ---------- Mamba-2 hybrids: Mamba-2 (SSD) layers beside attention (architectures_mamba.cpp) ----------
+void readGraniteMoeHybrid(const json& j, ArchSpec& s, const std::string& path);
 // ---------- deepseek_v2 / deepseek_v3 (architectures_deepseek.cpp) ----------
 void readDeepseekV2(const json& j, ArchSpec& s, const std::string& path);
 void readDeepseekV3(const json& j, ArchSpec& s, const std::string& path);

@@ -66,4 +66,9 @@ DecoderWeights qwen3NextWeights(WeightStore& ws, const ArchSpec& s);
 // gate_up_proj/down_proj); model.embedding_norm as the final norm (architectures_lfm2.cpp).
 DecoderWeights lfm2Weights(WeightStore& ws, const ArchSpec& s);
 
+// granitemoehybrid: mamba.{in_proj, conv1d (weight, bias), dt_bias, A_log, D, norm, out_proj} on the Mamba-2 layers,
+// self_attn.{q,k,v,o}_proj on the others; block_sparse_moe.{router.layer, input_linear, output_linear} and
+// shared_mlp.{input_linear, output_linear}, or shared_mlp alone as the dense MLP (architectures_mamba.cpp).
+DecoderWeights graniteMoeHybridWeights(WeightStore& ws, const ArchSpec& s);
+
 } // namespace ascviz::model

@@ -458,6 +458,13 @@ const Architecture kArchitectures[] = {
      "lfm2's short-convolution and attention layers (layer_types); num_dense_layers dense SwiGLU MLPs, then experts "
      "(num_experts, num_experts_per_tok, moe_intermediate_size) routed by sigmoid scores with the expert bias in "
      "the choice (use_expert_bias), norm_topk_prob, routed_scaling_factor"},
+    {"granitemoehybrid", readGraniteMoeHybrid, graniteMoeHybridWeights,
+     "IBM Granite 4.0-H hybrid: Mamba-2 layers (chunked SSD scan when scoring, conv and SSM states in the "
+     "generation cache; mamba_n_heads, mamba_d_head, mamba_n_groups, mamba_d_state, mamba_d_conv, mamba_expand, "
+     "mamba_chunk_size, mamba_conv_bias, mamba_proj_bias, time_step_limit, gated RMSNorm) beside attention by "
+     "layer_types; granite's embedding, residual and attention multipliers and logits_scaling; "
+     "position_embedding_type rope or none; num_local_experts experts (top-k then softmax) plus the shared MLP "
+     "(shared_intermediate_size), or the shared MLP alone; attention_bias, rope_parameters"},
 };
 
 const Architecture* find(const std::string& type)

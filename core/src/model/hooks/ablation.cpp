@@ -154,8 +154,9 @@ void checkHeads(const LanguageModel& m, const std::vector<AttentionHead>& heads)
         if (h.layer >= 0 && h.layer < spec.layers && spec.layerKind(h.layer) != model::LayerKind::Attention)
             throw InputError("head " + toString(h) + " to ablate is in layer " + std::to_string(h.layer) + " of " +
                              m.info().name +
-                             (spec.layerKind(h.layer) == model::LayerKind::ShortConv
-                                  ? ", a short-convolution layer"
+                             (spec.layerKind(h.layer) == model::LayerKind::ShortConv ? ", a short-convolution layer"
+                              : spec.layerKind(h.layer) == model::LayerKind::Mamba2
+                                  ? ", a Mamba-2 layer (state-space mixer)"
                                   : ", a gated DeltaNet layer (linear attention)") +
                              ": head ablation covers attention layers only");
         if (h.layer >= spec.layers || h.head >= spec.heads)
