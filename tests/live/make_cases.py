@@ -241,7 +241,7 @@ def rope(kind, **kw):
 # name, model_type, config overrides, options: format (safetensors|bin), dtype, spelling (5|4),
 # expect (match|refuse) and the error text a refusal must contain; config_json: keys written into the saved config.json
 # (None: removed) before transformers reloads it, config_null: keys written as null; greedy_cached: the greedy reference
-# checked on transformers' cache.
+# checked on transformers' cache; masked: a reference with positions masked inside the text (masked_target).
 VARIANTS = [
     ("gpt2", "gpt2", {}, {}),
     ("gpt2-untied", "gpt2", {"tie_word_embeddings": False}, {}),
@@ -555,14 +555,14 @@ VARIANTS = [
      {"expect": "refuse", "error": "layer_types = \"sliding_attention\""}),
     # LFM2: gated short convolutions beside attention; texts and greedy prompts far longer than conv_L_cache, the
     # greedy reference decoded on transformers' cache (conv states), checked against its uncached decoding.
-    ("lfm2", "lfm2", {}, {"long_text": True, "greedy_cached": True}),
+    ("lfm2", "lfm2", {}, {"long_text": True, "greedy_cached": True, "masked": True}),
     # full_attn_idxs without layer_types, conv_bias, conv_L_cache 4, the original spellings tie_embedding (false, over
     # tie_word_embeddings true) and block_ff_dim (over intermediate_size), no width adjustment, linear rope.
     ("lfm2-idxs-bias-untied-spellings", "lfm2",
      {"layer_types": None, "full_attn_idxs": [0, 2], "conv_bias": True, "conv_L_cache": 4, "tie_word_embeddings": False,
       "block_auto_adjust_ff_dim": False, "intermediate_size": 40, "norm_eps": 1e-3,
       "rope_parameters": rope("linear", theta=5000.0, factor=2.0)},
-     {"long_text": True, "greedy_cached": True,
+     {"long_text": True, "greedy_cached": True, "masked": True,
       "config_json": {"tie_embedding": False, "tie_word_embeddings": True, "block_ff_dim": 40, "intermediate_size": 7,
                       "layer_types": None}}),
     # block_ffn_dim_multiplier 1.5 and block_multiple_of 24 (100 -> 66 -> 99 -> 120), head_dim 16 (not hidden/heads),
@@ -570,8 +570,8 @@ VARIANTS = [
     ("lfm2-multiplier-head-dim", "lfm2",
      {"intermediate_size": 100, "block_ffn_dim_multiplier": 1.5, "block_multiple_of": 24, "head_dim": 16,
       "conv_L_cache": 2, "layer_types": ["full_attention", "conv", "conv", "full_attention"]},
-     {"long_text": True, "greedy_cached": True}),
-    ("lfm2-bf16", "lfm2", {"intermediate_size": 100}, {"dtype": "bfloat16", "greedy_cached": True}),
+     {"long_text": True, "greedy_cached": True, "masked": True}),
+    ("lfm2-bf16", "lfm2", {"intermediate_size": 100}, {"dtype": "bfloat16", "greedy_cached": True, "masked": True}),
     ("lfm2-layer-type", "lfm2", {"layer_types": ["conv", "sliding_attention"] * 2},
      {"expect": "refuse", "error": "layer_types = \"sliding_attention\""}),
     ("lfm2-partial-rotary", "lfm2", {"rope_parameters": rope("default", theta=5000.0, partial_rotary_factor=0.5)},
@@ -579,7 +579,7 @@ VARIANTS = [
     # a null multiplier (Lfm2MLP would skip it, Lfm2Config rejects it) written into the saved config.json
     ("lfm2-multiplier-null", "lfm2", {}, {"expect": "refuse", "error": "block_ffn_dim_multiplier = null",
                                           "config_null": ["block_ffn_dim_multiplier"]}),
-    ("lfm2_moe", "lfm2_moe", {}, {"long_text": True, "greedy_cached": True}),
+    ("lfm2_moe", "lfm2_moe", {}, {"long_text": True, "greedy_cached": True, "masked": True}),
     # transformers 5.17 builds no lfm2_moe without layer_types (it reads no full_attn_idxs for it)
     ("lfm2_moe-no-layer-types", "lfm2_moe", {"full_attn_idxs": [1, 3]},
      {"expect": "refuse", "error": "layer_types is missing", "config_json": {"layer_types": None}}),
@@ -588,7 +588,7 @@ VARIANTS = [
      {"use_expert_bias": False, "norm_topk_prob": False, "routed_scaling_factor": 2.5, "num_dense_layers": 0,
       "conv_bias": True, "tie_word_embeddings": False, "num_experts_per_tok": 1, "conv_L_cache": 2,
       "layer_types": ["full_attention", "conv", "conv", "conv"]},
-     {"long_text": True, "greedy_cached": True}),
+     {"long_text": True, "greedy_cached": True, "masked": True}),
     # transformers 4 spelling with the legacy type name "su", which Phi3Config reads as longrope.
     ("phi3-longrope-su-v4", "phi3", {"original_max_position_embeddings": 32,
                                      "rope_parameters": rope("longrope", short_factor=[1.0, 1.5, 2.0, 1.2],
@@ -665,6 +665,27 @@ def greedy_ids(model, prompt, opts):
         cached = greedy_cached(model, prompt)
         assert cached == plain, f"transformers' cached greedy {cached} differs from its uncached {plain}"
     return plain
+
+
+def masked_target(model, ids):
+    """Padding inside a text as transformers masks it: log P of the last four tokens with three earlier positions'
+    attention_mask 0 (hidden as attention keys; the recurrent layers' inputs there zeroed), and without the mask."""
+    n = len(ids)
+    positions = [1, n // 3, n // 2]
+    begin = n - 4
+
+    def logprob(mask):
+        with torch.no_grad():
+            lg = model(torch.tensor([ids]), attention_mask=mask).logits[0].float()
+        lp = torch.log_softmax(lg, -1)
+        return sum(lp[i - 1, ids[i]].item() for i in range(begin, n))
+    mask = torch.ones(1, n, dtype=torch.long)
+    mask[0, positions] = 0
+    fresh_rope(model)
+    masked = logprob(mask)
+    fresh_rope(model)
+    return {"positions": positions, "begin": begin, "end": n, "logprob": masked,
+            "clean": logprob(torch.ones(1, n, dtype=torch.long))}
 
 
 def final_norm(model):
@@ -1013,6 +1034,8 @@ def make(out, tokenizer_json, name, model_type, overrides, opts):
                       "attentions": [[[[round(v, 9) for v in layer[0, h, q, :q + 1].tolist()]
                                        for q in range(len(ids))] for h in range(layer.shape[1])]
                                      if layer is not None else [] for layer in per_layer]})
+        if opts.get("masked"):
+            cases[-1]["masked"] = masked_target(ref_model, ids)
     json.dump({"model_type": model_type, "transformers": transformers.__version__, "torch": torch.__version__,
                "dtype": dtype, "attn": "eager", "cases": cases}, open(os.path.join(d, "reference.json"), "w"))
     if packed:

@@ -35,7 +35,8 @@ TEST(LiveConformance, EveryVariantMatchesOrIsRefused)
     int compared = 0, refused = 0, texts = 0;
     double worstNtp = 0, worstLogit = 0, worstLayer = 0;
     int lensTexts = 0, commitCompared = 0, nearTies = 0, ablationTexts = 0;
-    double worstAblation = 0, worstUncertainty = 0;
+    double worstAblation = 0, worstUncertainty = 0, worstMasked = 0;
+    int maskedTexts = 0;
     int uncertaintyTexts = 0, ranksCompared = 0;
     const auto chosen = liveVariants(manifest);
     for (const auto& v : chosen) {
@@ -163,6 +164,21 @@ TEST(LiveConformance, EveryVariantMatchesOrIsRefused)
                 }
                 ++ablationTexts;
             }
+            // Positions masked inside the text (occlusion's masked copies): the target's log-probability equals
+            // transformers' with those positions' attention_mask 0 (hidden keys; a recurrent layer's inputs zeroed).
+            if (c.contains("masked")) {
+                const auto& mk = c.at("masked");
+                const ascviz::TargetTokens target{mk.at("begin").get<std::size_t>(), mk.at("end").get<std::size_t>()};
+                const auto got = ascviz::maskedTargetLogProbs(*m, input, target,
+                                                              {mk.at("positions").get<std::vector<std::size_t>>(), {}});
+                ASSERT_EQ(got.size(), 2u);
+                const double want = mk.at("logprob").get<double>(), clean = mk.at("clean").get<double>();
+                EXPECT_NEAR(got[0], want, 1e-4) << "masked log-probability";
+                EXPECT_NEAR(got[1], clean, 1e-4) << "unmasked log-probability";
+                EXPECT_GT(std::abs(want - clean), 1e-3) << "the mask changes transformers' log-probability";
+                worstMasked = std::max(worstMasked, std::abs(got[0] - want));
+                ++maskedTexts;
+            }
             // Logits: HF's five largest at every position, within 1e-4 (and the same ranking).
             const auto logits = m->logits(input);
             const std::size_t V = logits.size() / input.size();
@@ -197,6 +213,7 @@ TEST(LiveConformance, EveryVariantMatchesOrIsRefused)
                 manifest.at("transformers").get<std::string>().c_str(), compared, texts, worstNtp, worstLogit, refused,
                 lensTexts, worstLayer, commitCompared, nearTies, ablationTexts, worstAblation, uncertaintyTexts,
                 worstUncertainty, ranksCompared);
+    std::printf("masked positions: %d texts, max log-probability error %.2e\n", maskedTexts, worstMasked);
     EXPECT_GT(uncertaintyTexts, 0) << "no text encoded to its case's ids";
     EXPECT_EQ(compared + refused, static_cast<int>(chosen.size()));
 }
