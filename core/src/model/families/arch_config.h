@@ -73,6 +73,7 @@ void readQwen35Text(const json& j, ArchSpec& s, const std::string& path);
 void readQwen35MoeText(const json& j, ArchSpec& s, const std::string& path);
 // ---------- Mamba-2 hybrids: Mamba-2 (SSD) layers beside attention (architectures_mamba.cpp) ----------
 void readGraniteMoeHybrid(const json& j, ArchSpec& s, const std::string& path);
+void readNemotronH(const json& j, ArchSpec& s, const std::string& path);
 // ---------- deepseek_v2 / deepseek_v3 (architectures_deepseek.cpp) ----------
 void readDeepseekV2(const json& j, ArchSpec& s, const std::string& path);
 void readDeepseekV3(const json& j, ArchSpec& s, const std::string& path);

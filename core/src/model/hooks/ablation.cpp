@@ -155,6 +155,7 @@ void checkHeads(const LanguageModel& m, const std::vector<AttentionHead>& heads)
             throw InputError(
                 "head " + toString(h) + " to ablate is in layer " + std::to_string(h.layer) + " of " + m.info().name +
                 (spec.layerKind(h.layer) == model::LayerKind::Mamba2 ? ", a Mamba-2 layer (state-space mixer)"
+                 : spec.layerKind(h.layer) == model::LayerKind::Mlp  ? ", an MLP block (no token mixer)"
                                                                      : ", a gated DeltaNet layer (linear attention)") +
                 ": head ablation covers attention layers only");
         if (h.layer >= spec.layers || h.head >= spec.heads)
