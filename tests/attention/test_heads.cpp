@@ -84,7 +84,9 @@ TEST(Heads, ScorerWithBosRanksEveryLayerAndHead)
     a.row(1, 4, {0.0f, 0.6f, 0.2f, 0.2f, 0.0f}); // 0.6 above, the tie at the nearer row 3 too
     const auto shape = a.shape();
     s.observeAttention(0, 0, shape, a.v);
-    EXPECT_FALSE(s.evaluated(0)); // layer 1 not seen yet
+    EXPECT_TRUE(s.delivered(0));
+    EXPECT_FALSE(s.delivered(1)); // layer 1 not seen yet: only the layers that delivered attention count
+    EXPECT_TRUE(s.evaluated(0));
     Attn b(2, 5);
     b.row(0, 4, {0.0f, 0.0f, 0.0f, 1.0f, 0.0f});
     b.row(1, 4, {0.0f, 0.0f, 1.0f, 0.0f, 0.0f});
@@ -99,6 +101,26 @@ TEST(Heads, ScorerWithBosRanksEveryLayerAndHead)
     EXPECT_THROW(s.observeAttention(0, 0, wrong, a.v), ascviz::InputError);
     Attn three(3, 5);
     EXPECT_THROW(s.observeAttention(0, 0, three.shape(), three.v), ascviz::InputError);
+}
+
+// A hybrid (method.md §16 not yet: recurrent layers deliver no attention): the edge counts on the layers that
+// delivered attention; the others' heads never hit. Nothing delivered: not evaluated.
+TEST(Heads, LayersWithoutAttentionDoNotKeepAnEdgeFromCounting)
+{
+    ascviz::HeadScorer none(3, 1, {{0, 3, {1}}});
+    EXPECT_FALSE(none.evaluated(0));
+    ascviz::HeadScorer s(3, 1, {{0, 3, {1}}});
+    Attn a(2, 5);
+    a.row(0, 4, {0.0f, 0.1f, 0.7f, 0.2f, 0.0f});
+    a.row(1, 4, {0.0f, 0.2f, 0.2f, 0.6f, 0.0f});
+    s.observeAttention(0, 0, a.shape(), a.v);
+    s.observeAttention(2, 0, a.shape(), a.v);
+    EXPECT_FALSE(s.delivered(1));
+    ASSERT_TRUE(s.evaluated(0));
+    EXPECT_EQ(s.rank(0, 0, 0), 0);
+    EXPECT_EQ(s.rank(0, 2, 1), 1);
+    EXPECT_EQ(s.rank(0, 1, 0), ascviz::HeadScorer::kMiss);
+    EXPECT_EQ(s.rank(0, 1, 1), ascviz::HeadScorer::kMiss);
 }
 
 TEST(Heads, WindowsOfALongText)

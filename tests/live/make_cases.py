@@ -225,6 +225,13 @@ BASE = {
                              position_embedding_type="rope", embedding_multiplier=2.0, residual_multiplier=0.6,
                              attention_multiplier=0.3, logits_scaling=1.5, max_position_embeddings=256,
                              bos_token_id=0, eos_token_id=0),
+    # nemotron_h: one block per layer, Mamba-2 (M: 4 heads of 16, 2 groups of 8 states, conv of 4, chunks of 8),
+    # attention without rope (*), a relu2 MLP (-) and 4 ungated experts top-2 with the shared expert (E).
+    "nemotron_h": dict(hidden_size=32, hybrid_override_pattern="M*-E", num_attention_heads=4, num_key_value_heads=2,
+                       head_dim=8, intermediate_size=48, mamba_num_heads=4, mamba_head_dim=16, ssm_state_size=8,
+                       n_groups=2, conv_kernel=4, chunk_size=8, n_routed_experts=4, num_experts_per_tok=2,
+                       moe_intermediate_size=24, moe_shared_expert_intermediate_size=40, max_position_embeddings=256,
+                       bos_token_id=0, eos_token_id=0, pad_token_id=0),
     "phi3": dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
                  intermediate_size=64, max_position_embeddings=128, original_max_position_embeddings=128,
                  bos_token_id=0, eos_token_id=0, pad_token_id=0),
@@ -551,6 +558,17 @@ VARIANTS = [
     ("granitemoehybrid-bf16", "granitemoehybrid", {}, {"dtype": "bfloat16", "long_text": True}),
     ("granitemoehybrid-position-alibi", "granitemoehybrid", {"position_embedding_type": "alibi"},
      {"expect": "refuse", "error": "position_embedding_type = \"alibi\""}),
+    ("nemotron_h", "nemotron_h", {}, {"long_text": True}),
+    ("nemotron_h-groups4-bias-dtmin-mqa", "nemotron_h",
+     {"layers_block_type": ["linear_attention", "linear_attention", "full_attention", "mlp"], "n_groups": 4,
+      "use_bias": True, "use_conv_bias": False, "time_step_min": 0.3, "conv_kernel": 3, "chunk_size": 16,
+      "mlp_hidden_act": "silu", "mlp_bias": True, "num_key_value_heads": 1}, {"long_text": True}),
+    ("nemotron_h-moe-grouped-top3-scaled", "nemotron_h",
+     {"hybrid_override_pattern": "ME*E", "n_routed_experts": 8, "n_group": 2, "topk_group": 1, "num_experts_per_tok": 3,
+      "norm_topk_prob": False, "routed_scaling_factor": 2.5, "mlp_bias": True, "mamba_hidden_act": "gelu"}, {}),
+    ("nemotron_h-bf16", "nemotron_h", {}, {"dtype": "bfloat16", "long_text": True}),
+    ("nemotron_h-latent", "nemotron_h", {"moe_latent_size": 16},
+     {"expect": "refuse", "error": "moe_latent_size = 16"}),
     ("qwen3_next-layer-type", "qwen3_next", {"layer_types": ["linear_attention"] * 3 + ["sliding_attention"]},
      {"expect": "refuse", "error": "layer_types = \"sliding_attention\""}),
     # LFM2: gated short convolutions beside attention; texts and greedy prompts far longer than conv_L_cache, the
@@ -691,9 +709,9 @@ def masked_target(model, ids):
 def final_norm(model):
     """The final norm of a causal LM (gpt2/gpt_neo/codegen/gpt_bigcode: ln_f, gpt_neox: final_layer_norm,
     phi: final_layernorm, llama/qwen2/qwen3/mistral/gemma*/phi3/granite/olmo2/smollm3/stablelm/starcoder2:
-    norm)."""
+    norm, nemotron_h: norm_f)."""
     base = model.base_model
-    for name in ("ln_f", "final_layer_norm", "final_layernorm", "norm", "embedding_norm"):  # lfm2: embedding_norm
+    for name in ("ln_f", "final_layer_norm", "final_layernorm", "norm", "norm_f", "embedding_norm"):  # lfm2: embedding_norm
         if hasattr(base, name):
             return getattr(base, name)
     raise RuntimeError(f"no final norm found in {type(model).__name__}")
@@ -837,6 +855,9 @@ def out_projections(model):
         if (hasattr(layer, "linear_attn") or getattr(layer, "mamba", None) is not None
                 or getattr(layer, "is_attention_layer", True) is False):  # gated DeltaNet, Mamba-2, lfm2's conv layers
             found.append(None)
+            continue
+        if hasattr(layer, "mixer") and hasattr(layer, "block_type"):  # nemotron_h: one mixer per block
+            found.append(layer.mixer.o_proj if layer.block_type == "full_attention" else None)
             continue
         hits = [m for n, m in layer.named_modules() if OUT_PROJ.search(n)]
         assert len(hits) == 1, f"{type(layer).__name__}: {len(hits)} attention output projections"
@@ -996,7 +1017,7 @@ def make(out, tokenizer_json, name, model_type, overrides, opts):
     cases = []
     types = getattr(ref_model.config, "layer_types", None) or []
     attention_layers = [i for i in range(ref_model.config.num_hidden_layers)
-                        if not types or types[i] not in ("linear_attention", "conv")]
+                        if not types or types[i] not in ("linear_attention", "conv", "mlp", "moe")]
     for text in TEXTS + ([LONG_TEXT] if opts.get("long_text") else []):
         ids = tok.encode(text, add_special_tokens=False).ids
         fresh_rope(ref_model)

@@ -108,7 +108,8 @@ uint8_t bestTargetRank(std::span<const float> row, int first, int query, const s
 
 HeadScorer::HeadScorer(int layers, int bos, std::vector<HeadEdge> edges)
     : m_layers(layers), m_bos(bos), m_edges(std::move(edges)), m_window(m_edges.size(), kUnseen),
-      m_layerSeen(m_edges.size() * static_cast<std::size_t>(std::max(layers, 0)), 0)
+      m_layerSeen(m_edges.size() * static_cast<std::size_t>(std::max(layers, 0)), 0),
+      m_delivered(static_cast<std::size_t>(std::max(layers, 0)), 0)
 {
     if (layers <= 0)
         throw InputError("attention heads: the model has no layers");
@@ -138,6 +139,7 @@ void HeadScorer::observeAttention(int layer, int64_t position, std::span<const i
                          " heads, an earlier one " + std::to_string(m_heads));
     }
     const int64_t T = shape[1];
+    m_delivered[static_cast<std::size_t>(layer)] = 1;
     if (m_words) {
         observeWords(layer, position, T, heads, data);
         return;
@@ -244,10 +246,15 @@ bool HeadScorer::evaluated(std::size_t edge) const
 {
     if (m_window[edge] < 0)
         return false;
-    for (int l = 0; l < m_layers; ++l)
+    bool any = false;
+    for (int l = 0; l < m_layers; ++l) {
+        if (!m_delivered[static_cast<std::size_t>(l)])
+            continue;
         if (!m_layerSeen[edge * static_cast<std::size_t>(m_layers) + static_cast<std::size_t>(l)])
             return false;
-    return true;
+        any = true;
+    }
+    return any;
 }
 
 uint8_t HeadScorer::rank(std::size_t edge, int layer, int head) const

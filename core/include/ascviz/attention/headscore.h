@@ -71,8 +71,12 @@ public:
     int layers() const { return m_layers; }
     int heads() const { return m_heads; } // 0 until the first observeAttention()
     const std::vector<HeadEdge>& edges() const { return m_edges; }
-    // Whether the edge was evaluated (its query and a target in one window) in every layer.
+    // Whether the edge was evaluated (its query and a target in one window) in every layer that delivered attention.
+    // A hybrid's recurrent and convolutional layers (gated DeltaNet, Mamba-2, short convolution) deliver none: their
+    // heads keep kMiss (never a hit) and do not keep the edge from counting.
     bool evaluated(std::size_t edge) const;
+    // Whether the layer delivered attention (observeAttention) in this text's forward passes.
+    bool delivered(int layer) const { return m_delivered[static_cast<std::size_t>(layer)] != 0; }
     bool outsideWindow(std::size_t edge) const { return m_window[edge] == kOutside; }
     uint8_t rank(std::size_t edge, int layer, int head) const;
 
@@ -85,6 +89,7 @@ private:
     std::vector<int64_t> m_window;    // per edge: the window position it is evaluated in, kUnseen or kOutside
     std::vector<uint8_t> m_ranks;     // [edge][layer][head]
     std::vector<uint8_t> m_layerSeen; // [edge][layer]
+    std::vector<uint8_t> m_delivered; // [layer]
 };
 
 // The ranks of one query row over candidate keys [first, query) of a row `row` (`row[k]` = the probability

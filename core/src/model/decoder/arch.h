@@ -38,13 +38,17 @@ enum class AttnSink { None, PerHead };
 // (granitemoehybrid, nemotron_h; mamba2.cpp, ArchSpec::Mamba2): in_proj into gate, xBC and dt, a causal depthwise
 // convolution (with bias) over xBC, the state-space scan (chunked form when scoring, recurrent step when decoding on
 // the cache), a gated RMSNorm and the output projection.
-enum class LayerKind { Attention, GatedDeltaNet, ShortConv, Mamba2 };
+// Mlp: no token mixer; the layer's block is its MLP (or mixture of experts) alone, under Residual::SingleMixer
+// (nemotron_h's "-" and "E" blocks).
+enum class LayerKind { Attention, GatedDeltaNet, ShortConv, Mamba2, Mlp };
 enum class Residual {
     Sequential,         // x += attn(ln1(x)); x += mlp(ln2(x))
     ParallelSharedNorm, // x += attn(ln1(x)) + mlp(ln1(x))       (CodeGen, GPT-J)
     ParallelTwoNorms,   // x += attn(ln1(x)) + mlp(ln2(x))       (GPT-NeoX parallel residual)
     Sandwich,           // x += postAttn(attn(ln1(x))); x += postMlp(mlp(ln2(x)))   (Gemma 2 and 3)
     PostNorms,          // x += postAttn(attn(x)); x += postMlp(mlp(x))              (OLMo 2: no input norms)
+    SingleMixer, // x += mixer(ln1(x)): each layer one block, its mixer the layer kind's (LayerKind::Mlp: the MLP or
+                 // mixture of experts) and no other MLP (nemotron_h)
 };
 
 struct ArchSpec {
@@ -139,7 +143,9 @@ struct ArchSpec {
     // experts' scores, renormalised (+1e-6) when normTopK, × routedScale, in the compute dtype.
     struct Moe {
         enum class Routing { Softmax, SoftmaxGroupLimited, SigmoidGrouped, TopKThenSoftmax, Sigmoid };
-        enum class ExpertMlp { Gated, ClampedSwiGlu };
+        // Plain (nemotron_h): down(act(up(x))) without a gate, for the experts (gateUp holds the up rows only) and the
+        // shared expert (sharedUp likewise).
+        enum class ExpertMlp { Gated, ClampedSwiGlu, Plain };
         ExpertMlp expertMlp = ExpertMlp::Gated;
         double swigluAlpha = 1.702, swigluLimit = 7.0;
         int64_t experts = 0, topK = 0, expertIntermediate = 0, sharedIntermediate = 0;
@@ -163,7 +169,7 @@ struct ArchSpec {
     bool hasRecurrentLayers() const
     {
         for (const LayerKind k : layerKinds)
-            if (k != LayerKind::Attention)
+            if (k == LayerKind::GatedDeltaNet || k == LayerKind::Mamba2 || k == LayerKind::ShortConv)
                 return true;
         return false;
     }

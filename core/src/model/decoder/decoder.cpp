@@ -493,6 +493,8 @@ at::Tensor Decoder::residual(const LayerWeights& lw, const at::Tensor& x, const 
         const at::Tensor y = x + norm(lw.postAttn, a);
         return y + norm(lw.postMlp, ffn(lw, y));
     }
+    case Residual::SingleMixer:
+        return x + a;
     case Residual::ParallelSharedNorm:
         return a + ffn(lw, h) + x;
     case Residual::ParallelTwoNorms:
@@ -556,6 +558,10 @@ at::Tensor Decoder::hiddenPacked(const at::Tensor& ids, const std::vector<int64_
         const int64_t window = m_spec.window[static_cast<std::size_t>(l)];
         const at::Tensor h = inputNorm(lw, x);
         int64_t offset = 0;
+        if (m_spec.layerKind(l) == LayerKind::Mlp) { // a block without token mixing
+            x = residual(lw, x, h, mlp(lw, h, layer), layer);
+            continue;
+        }
         if (m_spec.layerKind(l) != LayerKind::Attention) { // each sequence from a zero state
             at::Tensor mixed = at::empty_like(x);
             for (const int64_t T : lengths) {
@@ -638,15 +644,18 @@ at::Tensor Decoder::hidden(const at::Tensor& ids, const at::Tensor& keyValid, Kv
         const int layer = static_cast<int>(l);
         ForwardObserver* probsTo = observer && observer->wants(intermediate::kAttention, layer) ? observer : nullptr;
         const auto [cos, sin] = rope.of(m_spec, l);
-        // A gated-DeltaNet, short-convolution or Mamba-2 layer has no attention probabilities: kAttention is not
-        // observed there.
-        const at::Tensor a =
-            m_spec.layerKind(l) != LayerKind::Attention
-                ? recurrentMixer(layer, h, keyValid.defined() ? keyValid.narrow(1, past, T) : at::Tensor(), cache, past)
-                : attention(layer, h, cos, sin, mask, localMask, cache, past, probsTo,
-                            observer && observer->wants(kHeadOutputs, layer) ? observer : nullptr);
         ForwardObserver* expertsTo =
             observer && lw.moe.defined() && observer->wants(intermediate::kExperts, layer) ? observer : nullptr;
+        // A gated-DeltaNet, Mamba-2 or MLP-only layer has no attention probabilities: kAttention is not observed there.
+        const LayerKind kind = m_spec.layerKind(l);
+        at::Tensor a;
+        if (kind == LayerKind::Mlp)
+            a = mlp(lw, h, layer, expertsTo);
+        else if (kind != LayerKind::Attention)
+            a = recurrentMixer(layer, h, keyValid.defined() ? keyValid.narrow(1, past, T) : at::Tensor(), cache, past);
+        else
+            a = attention(layer, h, cos, sin, mask, localMask, cache, past, probsTo,
+                          observer && observer->wants(kHeadOutputs, layer) ? observer : nullptr);
         x = residual(lw, x, h, a, layer, expertsTo);
         if (observer && observer->wants(intermediate::kHidden, layer))
             observer->observe(intermediate::kHidden, layer, x);

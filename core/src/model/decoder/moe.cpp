@@ -142,7 +142,9 @@ at::Tensor Decoder::moe(const MoeWeights& m, const at::Tensor& x, int layer, For
         if (c == 0)
             continue;
         const at::Tensor gu = expertLinear(rows.narrow(0, offset, c), m.gateUp[e], bias(m.gateUpBias, e)); // [c, 2I]
-        const at::Tensor h = expertActivation(gu.narrow(-1, 0, I), gu.narrow(-1, I, I));
+        const at::Tensor h = spec.expertMlp == ArchSpec::Moe::ExpertMlp::Plain
+                                 ? activation(gu)
+                                 : expertActivation(gu.narrow(-1, 0, I), gu.narrow(-1, I, I));
         const at::Tensor y =
             expertLinear(h, m.down[e], bias(m.downBias, e)) * weightOf.narrow(0, offset, c).unsqueeze(1);
         expertOut.narrow(0, offset, c).copy_(y);
@@ -153,7 +155,9 @@ at::Tensor Decoder::moe(const MoeWeights& m, const at::Tensor& x, int layer, For
     if (m.sharedUp.w.defined()) {
         const int64_t S = spec.sharedIntermediate;
         const at::Tensor gu = m.sharedUp(flat);
-        at::Tensor shared = m.sharedDown(activation(gu.narrow(-1, 0, S)) * gu.narrow(-1, S, S));
+        at::Tensor shared = spec.expertMlp == ArchSpec::Moe::ExpertMlp::Plain
+                                ? m.sharedDown(activation(gu))
+                                : m.sharedDown(activation(gu.narrow(-1, 0, S)) * gu.narrow(-1, S, S));
         if (m.sharedGate.w.defined())
             shared = at::sigmoid(m.sharedGate(flat)) * shared;
         out = out + shared;

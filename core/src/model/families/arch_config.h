@@ -77,6 +77,7 @@ void readLfm2Moe(const json& j, ArchSpec& s, const std::string& path);
 
 // ---------- Mamba-2 hybrids: Mamba-2 (SSD) layers beside attention (architectures_mamba.cpp) ----------
 void readGraniteMoeHybrid(const json& j, ArchSpec& s, const std::string& path);
+void readNemotronH(const json& j, ArchSpec& s, const std::string& path);
 // ---------- deepseek_v2 / deepseek_v3 (architectures_deepseek.cpp) ----------
 void readDeepseekV2(const json& j, ArchSpec& s, const std::string& path);
 void readDeepseekV3(const json& j, ArchSpec& s, const std::string& path);

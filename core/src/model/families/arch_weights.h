@@ -70,5 +70,10 @@ DecoderWeights lfm2Weights(WeightStore& ws, const ArchSpec& s);
 // self_attn.{q,k,v,o}_proj on the others; block_sparse_moe.{router.layer, input_linear, output_linear} and
 // shared_mlp.{input_linear, output_linear}, or shared_mlp alone as the dense MLP (architectures_mamba.cpp).
 DecoderWeights graniteMoeHybridWeights(WeightStore& ws, const ArchSpec& s);
+// nemotron_h: backbone.embeddings, backbone.layers.N.{norm, mixer.*} (a Mamba-2 mixer's tensors as above; attention's
+// q_proj, k_proj, v_proj, o_proj; an MLP's up_proj, down_proj; experts' gate (+ e_score_correction_bias),
+// experts.N.{up_proj, down_proj} or fused experts.up_proj / down_proj, shared_experts.{up_proj, down_proj}),
+// backbone.norm_f, lm_head (architectures_mamba.cpp).
+DecoderWeights nemotronHWeights(WeightStore& ws, const ArchSpec& s);
 
 } // namespace ascviz::model

@@ -465,6 +465,14 @@ const Architecture kArchitectures[] = {
      "layer_types; granite's embedding, residual and attention multipliers and logits_scaling; "
      "position_embedding_type rope or none; num_local_experts experts (top-k then softmax) plus the shared MLP "
      "(shared_intermediate_size), or the shared MLP alone; attention_bias, rope_parameters"},
+    {"nemotron_h", readNemotronH, nemotronHWeights,
+     "NVIDIA Nemotron-H hybrid: each layer one block x + mixer(norm(x)) by layers_block_type or "
+     "hybrid_override_pattern: Mamba-2 (M: mamba_num_heads, mamba_head_dim, n_groups, ssm_state_size, conv_kernel, "
+     "chunk_size, use_conv_bias, use_bias, mamba_hidden_act, dt clamped below by time_step_min, gated RMSNorm per "
+     "group), attention without rope (*: head_dim), an ungated MLP (-: intermediate_size, mlp_hidden_act, mlp_bias) "
+     "or ungated experts (E: n_routed_experts, num_experts_per_tok, moe_intermediate_size, grouped sigmoid router "
+     "with e_score_correction_bias, n_group, topk_group, norm_topk_prob, routed_scaling_factor, shared expert of "
+     "moe_shared_expert_intermediate_size)"},
 };
 
 const Architecture* find(const std::string& type)

@@ -194,6 +194,125 @@ void readGraniteMoeHybrid(const json& j, ArchSpec& s, const std::string& path)
     s.intermediate = e.expertIntermediate;
 }
 
+// nemotron_h (NVIDIA Nemotron-H, Nemotron 3 Nano; transformers 5.17's NemotronHConfig and its defaults): each layer one
+// block x += mixer(norm(x)) (Residual::SingleMixer) whose mixer is by layers_block_type (else hybrid_override_pattern:
+// M, *, -, E) a Mamba-2 mixer (linear_attention), attention without rope (full_attention), an ungated MLP (mlp) or a
+// mixture of ungated experts (moe: deepseek_v3's grouped sigmoid router with its correction bias, plus the shared
+// expert). The mixers' sizes under their current names or the legacy mamba_* ones that NemotronHConfig pops first.
+void readNemotronH(const json& j, ArchSpec& s, const std::string& path)
+{
+    s.vocab = intOr(j, {"vocab_size"}, 131072);
+    s.hidden = intOr(j, {"hidden_size"}, 4096);
+    std::vector<std::string> types;
+    if (const json* list = field(j, {"layers_block_type", "layer_types"})) {
+        if (!list->is_array())
+            throw ModelError(path + ": layers_block_type = " + list->dump() + " is not a list of block types");
+        for (const auto& t : *list)
+            types.push_back(t.is_string() ? t.get<std::string>() : t.dump());
+    } else if (const json* pattern = field(j, {"hybrid_override_pattern"})) {
+        if (!pattern->is_string())
+            throw ModelError(path + ": hybrid_override_pattern = " + pattern->dump() + " is not a string");
+        for (const char c : pattern->get<std::string>()) {
+            const std::string k = c == 'M'   ? "linear_attention"
+                                  : c == '*' ? "full_attention"
+                                  : c == '-' ? "mlp"
+                                  : c == 'E' ? "moe"
+                                             : "";
+            if (k.empty())
+                throw ModelError(path + ": hybrid_override_pattern = " + pattern->dump() + " holds '" +
+                                 std::string(1, c) + "' (M, *, - or E)");
+            types.push_back(k);
+        }
+    } else {
+        types = {"linear_attention", "moe", "full_attention", "mlp"};
+    }
+    s.layers = static_cast<int64_t>(types.size());
+    s.layerKinds.clear();
+    std::vector<bool> sparse;
+    for (const auto& k : types) {
+        if (k == "linear_attention" || k == "mamba" || k == "conv")
+            s.layerKinds.push_back(LayerKind::Mamba2);
+        else if (k == "full_attention" || k == "attention")
+            s.layerKinds.push_back(LayerKind::Attention);
+        else if (k == "mlp" || k == "moe")
+            s.layerKinds.push_back(LayerKind::Mlp);
+        else
+            throw ModelError(path + ": layers_block_type = \"" + k +
+                             "\" is not supported for nemotron_h (linear_attention, full_attention, mlp or moe)");
+        sparse.push_back(k == "moe");
+    }
+    if (s.layers == 0)
+        throw ModelError(path + ": layers_block_type lists no layers");
+    s.heads = intOr(j, {"num_attention_heads"}, 32);
+    s.kvHeads = intOr(j, {"num_key_value_heads"}, s.heads);
+    if (!field(j, {"num_key_value_heads"}) && !j.contains("num_key_value_heads"))
+        s.kvHeads = 8;
+    s.headDim = intOr(j, {"head_dim"}, 128);
+    s.context = intOr(j, {"max_position_embeddings"}, 4096);
+    s.norm = NormKind::RMSNorm;
+    s.normEps = numberOr(j, {"layer_norm_epsilon"}, 1e-5);
+    s.residual = Residual::SingleMixer;
+    s.rope = RopeKind::None; // NemotronHAttention rotates nothing
+    s.act = activationField(j, {"mlp_hidden_act"}, "relu2", path);
+    if (s.act == Activation::XIelu)
+        throw ModelError(path + ": mlp_hidden_act = \"xielu\" is not supported for nemotron_h");
+    s.gatedMlp = false;
+    s.mlpBias = boolOr(j, "mlp_bias", false);
+    s.intermediate = intOr(j, {"intermediate_size"}, 21504);
+    s.tieEmbeddings = false; // NemotronHForCausalLM ties nothing (its _tied_weights_keys is empty)
+
+    auto& m = s.mamba;
+    m.heads = intOr(j, {"mamba_num_heads"}, 128);
+    m.headDim = intOr(j, {"mamba_head_dim"}, 64);
+    m.stateSize = intOr(j, {"ssm_state_size"}, 128);
+    m.groups = intOr(j, {"mamba_n_groups", "n_groups"}, 8);
+    m.convKernel = intOr(j, {"mamba_d_conv", "conv_kernel"}, 4);
+    m.chunk = intOr(j, {"mamba_chunk_size", "chunk_size"}, 128);
+    m.convBias = j.contains("mamba_conv_bias") ? boolOr(j, "mamba_conv_bias", true) : boolOr(j, "use_conv_bias", true);
+    m.projBias = boolOr(j, "use_bias", false);
+    m.act = activationField(j, {"mamba_hidden_act"}, "silu", path);
+    if (m.act == Activation::XIelu)
+        throw ModelError(path + ": mamba_hidden_act = \"xielu\" is not supported for nemotron_h");
+    // The mixer clamps dt to (time_step_min, ∞) (time_step_limit is not read by it).
+    m.dtMin = numberOr(j, {"mamba_dt_min", "time_step_min"}, 0.001);
+    m.dtMax = std::numeric_limits<double>::infinity();
+    m.normGroups = m.groups; // Zamba2RMSNormGated: group_size = intermediate / n_groups
+    m.normEps = s.normEps;
+    checkMamba(m, path);
+
+    bool anySparse = false;
+    for (const bool b : sparse)
+        anySparse = anySparse || b;
+    if (!anySparse)
+        return;
+    if (const json* latent = field(j, {"moe_latent_size"}))
+        throw ModelError(path + ": moe_latent_size = " + latent->dump() +
+                         " is not supported (the experts' latent projections)");
+    auto& e = s.moe;
+    e.experts = intOr(j, {"n_routed_experts", "num_local_experts"}, 8);
+    e.topK = intOr(j, {"num_experts_per_tok"}, 2);
+    e.expertIntermediate = intOr(j, {"moe_intermediate_size"}, 7688);
+    e.sharedIntermediate = intOr(j, {"moe_shared_expert_intermediate_size"}, 7688);
+    e.groups = intOr(j, {"n_group"}, 1);
+    e.topkGroup = intOr(j, {"topk_group"}, 1);
+    e.normTopK = boolOr(j, "norm_topk_prob", true);
+    e.routedScale = numberOr(j, {"routed_scaling_factor"}, 1.0);
+    if (e.experts <= 0 || e.topK <= 0 || e.topK > e.experts || e.expertIntermediate <= 0 || e.sharedIntermediate < 0)
+        throw ModelError(path + ": num_experts_per_tok = " + std::to_string(e.topK) + " must be in [1, " +
+                         std::to_string(e.experts) + "] experts, each of a positive moe_intermediate_size");
+    if (e.groups <= 0 || e.experts % e.groups != 0 || e.experts / e.groups < 2 || e.topkGroup <= 0 ||
+        e.topkGroup > e.groups)
+        throw ModelError(path + ": n_group = " + std::to_string(e.groups) + " and topk_group = " +
+                         std::to_string(e.topkGroup) + " are not supported for " + std::to_string(e.experts) +
+                         " experts (groups of at least 2 experts, topk_group in [1, n_group])");
+    e.sparse = sparse;
+    e.routing = ArchSpec::Moe::Routing::SigmoidGrouped;
+    e.expertMlp = ArchSpec::Moe::ExpertMlp::Plain;
+    e.routerFp32 = true;
+    e.sortedTopK = false;
+    e.routerWeightsInDtype = false;
+}
+
 } // namespace cfg
 
 namespace {
@@ -272,6 +391,55 @@ DecoderWeights graniteMoeHybridWeights(WeightStore& ws, const ArchSpec& s)
     }
     w.finalNorm.w = ws.get("model.norm.weight", {H});
     w.head = s.tieEmbeddings ? w.tokenEmbedding : ws.get("lm_head.weight", {s.vocab, H});
+    return w;
+}
+
+DecoderWeights nemotronHWeights(WeightStore& ws, const ArchSpec& s)
+{
+    DecoderWeights w;
+    const int64_t H = s.hidden, I = s.intermediate;
+    // save_pretrained writes the backbone's tensors under "backbone."; "model." is read as well.
+    const std::string base = ws.has("backbone.embeddings.weight") ? "backbone." : "model.";
+    w.tokenEmbedding = ws.get(base + "embeddings.weight", {s.vocab, H});
+    for (int64_t l = 0; l < s.layers; ++l) {
+        const std::string p = base + "layers." + std::to_string(l) + ".", mx = p + "mixer.";
+        LayerWeights lw;
+        lw.ln1.w = ws.get(p + "norm.weight", {H});
+        const LayerKind kind = s.layerKind(l);
+        if (kind == LayerKind::Mamba2) {
+            lw.mamba = mambaWeights(ws, s, mx);
+        } else if (kind == LayerKind::Attention) {
+            attentionWeights(ws, s, mx, lw);
+        } else if (s.moe.experts > 0 && s.moe.sparse[static_cast<std::size_t>(l)]) {
+            const int64_t E = s.moe.experts, EI = s.moe.expertIntermediate, S = s.moe.sharedIntermediate;
+            MoeWeights& m = lw.moe;
+            m.router = ws.get(mx + "gate.weight", {E, H});
+            m.scoreBias = ws.get(mx + "gate.e_score_correction_bias", {E}).to(at::kFloat);
+            if (ws.has(mx + "experts.up_proj")) { // fused [E, I, H] and [E, H, I]
+                m.gateUp = ws.get(mx + "experts.up_proj", {E, EI, H});
+                m.down = ws.get(mx + "experts.down_proj", {E, H, EI});
+            } else {
+                std::vector<at::Tensor> up, down;
+                for (int64_t e = 0; e < E; ++e) {
+                    const std::string x = mx + "experts." + std::to_string(e) + ".";
+                    up.push_back(ws.get(x + "up_proj.weight", {EI, H}));
+                    down.push_back(ws.get(x + "down_proj.weight", {H, EI}));
+                }
+                m.gateUp = at::stack(up);
+                m.down = at::stack(down);
+            }
+            if (S > 0) {
+                m.sharedUp = linearOf(ws, mx + "shared_experts.up_proj", S, H, s.mlpBias);
+                m.sharedDown = linearOf(ws, mx + "shared_experts.down_proj", H, S, s.mlpBias);
+            }
+        } else {
+            lw.up = linearOf(ws, mx + "up_proj", I, H, s.mlpBias);
+            lw.down = linearOf(ws, mx + "down_proj", H, I, s.mlpBias);
+        }
+        w.layers.push_back(std::move(lw));
+    }
+    w.finalNorm.w = ws.get(base + "norm_f.weight", {H});
+    w.head = ws.get("lm_head.weight", {s.vocab, H});
     return w;
 }
 

@@ -152,13 +152,14 @@ void checkHeads(const LanguageModel& m, const std::vector<AttentionHead>& heads)
     const auto& spec = model::runtimeModel(m).decoder().spec();
     for (const auto& h : heads) {
         if (h.layer >= 0 && h.layer < spec.layers && spec.layerKind(h.layer) != model::LayerKind::Attention)
-            throw InputError("head " + toString(h) + " to ablate is in layer " + std::to_string(h.layer) + " of " +
-                             m.info().name +
-                             (spec.layerKind(h.layer) == model::LayerKind::ShortConv ? ", a short-convolution layer"
-                              : spec.layerKind(h.layer) == model::LayerKind::Mamba2
-                                  ? ", a Mamba-2 layer (state-space mixer)"
-                                  : ", a gated DeltaNet layer (linear attention)") +
-                             ": head ablation covers attention layers only");
+            throw InputError(
+                "head " + toString(h) + " to ablate is in layer " + std::to_string(h.layer) + " of " + m.info().name +
+                (spec.layerKind(h.layer) == model::LayerKind::Mamba2 ? ", a Mamba-2 layer (state-space mixer)"
+                 : spec.layerKind(h.layer) == model::LayerKind::Mlp  ? ", an MLP block (no token mixer)"
+                 : spec.layerKind(h.layer) == model::LayerKind::ShortConv
+                     ? ", a short-convolution layer"
+                     : ", a gated DeltaNet layer (linear attention)") +
+                ": head ablation covers attention layers only");
         if (h.layer >= spec.layers || h.head >= spec.heads)
             throw InputError("head " + toString(h) + " to ablate is outside the model " + m.info().name + ": it has " +
                              std::to_string(spec.layers) + " layers (0 … " + std::to_string(spec.layers - 1) + ") of " +
