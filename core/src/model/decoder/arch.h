@@ -96,6 +96,12 @@ struct ArchSpec {
     bool embedScaleInDtype = false;
     double residualScale = 1.0; // Residual::Sequential: x += attn · r; x += mlp · r (granite residual_multiplier)
     double logitsDivisor = 1.0; // logits / d (granite logits_scaling)
+    double logitsScale = 1.0;   // logits · s (cohere2 logit_scale), in the compute dtype
+    // Position-dependent query scale (ministral3's llama_4_scaling_beta): after rope, each query at position p is
+    // multiplied by 1 + queryScaleBeta · log(1 + floor(p / queryScaleLength)) (float32, cast to the compute dtype);
+    // queryScaleBeta 0: none.
+    double queryScaleBeta = 0.0;
+    int64_t queryScaleLength = 1;
     std::vector<bool> ropeOff;  // per layer (empty: none): layers without rope (smollm3 no_rope_layers = 0)
     bool tieEmbeddings = false; // declared by config.json (tie_word_embeddings), never guessed
     // Bias flags of the llama-style layouts (llama: attention_bias/mlp_bias; qwen2: q/k/v only;
@@ -128,8 +134,25 @@ struct ArchSpec {
     // those k in the compute dtype. ExpertMlp::ClampedSwiGlu (gpt_oss): gate clamped to at most swigluLimit, up to
     // ±swigluLimit, (up + 1) · gate · sigmoid(swigluAlpha · gate), with the experts' biases. softmaxFp32: that
     // softmax in float32 (granitemoe: the router logits cast to float32 before the top k).
+    // SoftmaxBiased (ernie4_5_moe): SigmoidGrouped's choice (scores plus the correction bias, sorted top k) over
+    // softmax scores instead of sigmoid ones, without groups. The renormalisation of both divides by
+    // max(sum + normEps, normMin): deepseek_v3 / glm4_moe / dots1 add 1e-20, minimax_m2 nothing (normEps 0),
+    // ernie4_5_moe clamps at moe_norm_min (normEps 0, normMin 1e-12).
+    // SparseMixer (phimoe's sparsemixer in eval mode, always two experts): the first is the router logits' argmax,
+    // weighted by its softmax over the logits within a relative distance 2·jitterEps of that maximum
+    // ((max − l) / max(|l|, max) ≤ 2·jitterEps, the others −∞); the second likewise among the logits without the
+    // first. Logits and weights in the compute dtype.
     struct Moe {
-        enum class Routing { Softmax, SoftmaxGroupLimited, SigmoidGrouped, TopKThenSoftmax };
+        enum class Routing {
+            Softmax,
+            SoftmaxGroupLimited,
+            SigmoidGrouped,
+            TopKThenSoftmax,
+            SoftmaxBiased,
+            SparseMixer
+        };
+        double normEps = 1e-20, normMin = 0.0;
+        double jitterEps = 0.01;
         enum class ExpertMlp { Gated, ClampedSwiGlu };
         ExpertMlp expertMlp = ExpertMlp::Gated;
         double swigluAlpha = 1.702, swigluLimit = 7.0;

@@ -270,7 +270,7 @@ at::Tensor Decoder::attention(int layer, const at::Tensor& x, const at::Tensor& 
         v = cache->v[static_cast<std::size_t>(layer)].narrow(2, 0, S);
     }
     const at::Tensor& m = m_spec.window[static_cast<std::size_t>(layer)] > 0 ? localMask : mask; // [B|1, 1, T, S]
-    const at::Tensor out = attend(layer, q, k, v, m, false, probsTo);
+    const at::Tensor out = attend(layer, scaleQueries(q, past), k, v, m, false, probsTo);
     at::Tensor merged = out.transpose(1, 2).reshape({B, T, nh * hd});
     if (m_spec.attnOutputGate) // the gate's rows follow q, k and v in the fused projection
         merged = merged * at::sigmoid(qkv.narrow(-1, (nh + 2 * m_spec.kvHeads) * hd, nh * hd));
@@ -548,7 +548,7 @@ at::Tensor Decoder::hiddenPacked(const at::Tensor& ids, const std::vector<int64_
             const auto [q, k, v] = latent ? latentHeads(lw, h.narrow(0, offset, T).unsqueeze(0), cos, sin)
                                           : heads(lw, qkv.narrow(0, offset, T).unsqueeze(0), cos, sin);
             const at::Tensor mask = window > 0 && T > window ? windowMask(window, T) : at::Tensor();
-            const at::Tensor out = attend(layer, q, k, v, mask, true, nullptr); // [1, nh, T, hd]
+            const at::Tensor out = attend(layer, scaleQueries(q, 0), k, v, mask, true, nullptr); // [1, nh, T, hd]
             attn.narrow(0, offset, T).copy_(out.transpose(1, 2).reshape({T, nh * hd}));
             offset += T;
         }
@@ -659,6 +659,8 @@ at::Tensor Decoder::logitsColumns(const at::Tensor& hidden, int64_t col, int64_t
     at::Tensor l = cpuAwareLinear(hidden, w, b);
     if (m_spec.logitsDivisor != 1.0) // granite: logits / logits_scaling, in the compute dtype
         l = l / m_spec.logitsDivisor;
+    if (m_spec.logitsScale != 1.0) // cohere2: logits · logit_scale, in the compute dtype
+        l = l * m_spec.logitsScale;
     if (m_spec.finalSoftcap > 0) // as transformers: / cap, tanh, * cap, in the compute dtype
         l = at::tanh(l / m_spec.finalSoftcap) * m_spec.finalSoftcap;
     return l.to(at::kFloat);
