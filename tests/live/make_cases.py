@@ -561,7 +561,6 @@ VARIANTS = [
     ("flex_olmo-norm-top3-bias-tied-mha", "flex_olmo", {"norm_topk_prob": True, "num_experts": 6,
                                                         "num_experts_per_tok": 3, "attention_bias": True,
                                                         "tie_word_embeddings": True, "num_key_value_heads": 4}, {}),
-    ("flex_olmo-bf16", "flex_olmo", {}, {"dtype": "bfloat16"}),
     # ernie4_5_moe: softmax scores, the choice biased; sparse layers by start / end index and interval.
     ("ernie4_5_moe", "ernie4_5_moe", {}, {}),
     ("ernie4_5_moe-bias-noshared-top3-end1-untied", "ernie4_5_moe",
@@ -582,7 +581,6 @@ VARIANTS = [
      {"n_routed_experts": 8, "n_group": 4, "topk_group": 2, "norm_topk_prob": True, "routed_scaling_factor": 2.0,
       "layer_types": ["sliding_attention", "full_attention"] * 2, "attention_bias": True, "n_shared_experts": 2,
       "first_k_dense_replace": 0}, {}),
-    ("dots1-bf16", "dots1", {}, {"dtype": "bfloat16"}),
     # minimax_m2: sigmoid scores with a biased choice, renormalised; full q/k norms, partial rope.
     ("minimax_m2", "minimax_m2", {}, {}),
     ("minimax_m2-top3-8experts-full-rotary-tied-mha", "minimax_m2",
@@ -602,7 +600,6 @@ VARIANTS = [
      {"sliding_window": 8, "tie_word_embeddings": True,
       "rope_parameters": rope("default", theta=50000.0, original_max_position_embeddings=16,
                               llama_4_scaling_beta=0.5)}, {}),
-    ("ministral3-bf16", "ministral3", {}, {"dtype": "bfloat16"}),
     ("ministral3-no-beta", "ministral3", {"rope_parameters": rope("default", original_max_position_embeddings=16)},
      {"expect": "refuse", "error": "llama_4_scaling_beta"}),
     # phimoe: the sparsemixer with a wide jitter band (both softmaxes over several logits), longrope as phimoe runs it

@@ -127,9 +127,9 @@ TEST(LiveConformance, ExpertsEqualTransformersRouter)
                 ablationTexts, worstAblation);
     EXPECT_GE(ablationTexts, 9); // mixtral, qwen2_moe, qwen3_moe (make_cases.py: the reference's router hook)
     // mixtral, qwen2_moe, qwen3_moe: 9; deepseek_v2: 3, deepseek_v3: 4; mellum 4, gpt_oss 5; olmoe 4, granitemoe 3,
-    // granitemoeshared 2, hunyuan_v1_moe 2; flex_olmo 3 (its expert ablation 6 texts), ernie4_5_moe 3, glm4_moe 3,
-    // dots1 3, minimax_m2 3, phimoe 3
-    EXPECT_GE(moeVariants, 54);
+    // granitemoeshared 2, hunyuan_v1_moe 2; flex_olmo 2 (its expert ablation 4 texts), ernie4_5_moe 3, glm4_moe 3,
+    // dots1 2, minimax_m2 3, phimoe 3
+    EXPECT_GE(moeVariants, 52);
     // gpt_oss and granitemoe route by the top k of the logits, then a softmax over them; the others softmax first.
     for (const char* family : {"mixtral", "qwen2_moe", "qwen3_moe", "mellum", "gpt_oss", "deepseek_v2", "deepseek_v3",
                                "olmoe", "granitemoe", "granitemoeshared", "hunyuan_v1_moe", "flex_olmo", "ernie4_5_moe",
