@@ -4,7 +4,9 @@
 // renormalised and scaled where the family says, then each chosen expert's gated MLP times its weight, summed per
 // token (plus the shared expert, gated by a sigmoid for qwen2_moe, ungated for deepseek). gpt_oss routes the other
 // way round (the top k of the biased router logits, then a softmax over them) and its experts are clamped SwiGLUs
-// with biases.
+// with biases. ernie4_5_moe chooses by softmax probabilities plus a correction bias (deepseek_v3's choice over
+// softmax scores), and phimoe's sparsemixer picks two experts one after the other, each weighted by a softmax over
+// the logits near its maximum (sparseMixer()).
 //
 // The experts run grouped, not per token: the N·k (token, expert) assignments are sorted by expert, the tokens
 // gathered once in that order, and each expert that was chosen at all runs one matrix product over its
