@@ -232,6 +232,45 @@ BASE = {
                        n_groups=2, conv_kernel=4, chunk_size=8, n_routed_experts=4, num_experts_per_tok=2,
                        moe_intermediate_size=24, moe_shared_expert_intermediate_size=40, max_position_embeddings=256,
                        bos_token_id=0, eos_token_id=0, pad_token_id=0),
+    # issue 58, the attention-only wave. flex_olmo (3 layers): olmo2's post-norms, 4 experts top-2 on every layer.
+    "flex_olmo": dict(hidden_size=32, num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=2,
+                      intermediate_size=24, num_experts=4, num_experts_per_tok=2, max_position_embeddings=128,
+                      bos_token_id=0, eos_token_id=0, pad_token_id=0),
+    # ernie4_5_moe (3 layers): the first dense, then 4 experts top-2 (biased softmax choice) and one shared expert.
+    "ernie4_5_moe": dict(hidden_size=32, num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=2,
+                         head_dim=8, intermediate_size=64, moe_intermediate_size=16, moe_num_experts=4, moe_k=2,
+                         moe_num_shared_experts=1, max_position_embeddings=128, bos_token_id=0, eos_token_id=0,
+                         pad_token_id=0),
+    # glm4_moe (3 layers): the first dense, then 8 experts in 4 groups (2 compete), top-2, one shared expert.
+    "glm4_moe": dict(hidden_size=32, num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=2,
+                     intermediate_size=48, moe_intermediate_size=16, n_routed_experts=8, num_experts_per_tok=2,
+                     n_group=4, topk_group=2, n_shared_experts=1, first_k_dense_replace=1, routed_scaling_factor=2.5,
+                     max_position_embeddings=128, bos_token_id=0, eos_token_id=0, pad_token_id=0),
+    # dots1 (4 layers): global, global, local, local (window 8), the first MLP dense, then 4 experts top-2 + shared.
+    "dots1": dict(hidden_size=32, num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=2, head_dim=8,
+                  intermediate_size=48, moe_intermediate_size=16, n_routed_experts=4, num_experts_per_tok=2,
+                  n_shared_experts=1, first_k_dense_replace=1, sliding_window=8, max_window_layers=2,
+                  max_position_embeddings=128, bos_token_id=0, eos_token_id=0, pad_token_id=0),
+    # minimax_m2 (3 layers): full q/k norms, rope on half of each head, 4 experts top-2 (biased sigmoid choice).
+    "minimax_m2": dict(hidden_size=32, num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=2, head_dim=8,
+                       intermediate_size=24, num_local_experts=4, num_experts_per_tok=2, max_position_embeddings=128,
+                       rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.5},
+                       bos_token_id=0, eos_token_id=0, pad_token_id=0),
+    # cohere2 (4 layers): local, local, local, global without rope (window 8), parallel block, logits × 0.5.
+    "cohere2": dict(hidden_size=32, num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=2,
+                    intermediate_size=64, max_position_embeddings=128, sliding_window=8, logit_scale=0.5,
+                    bos_token_id=0, eos_token_id=0, pad_token_id=0),
+    # ministral3: yarn over 32 original positions; the queries from position 32 on scaled (llama_4_scaling_beta).
+    "ministral3": dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, head_dim=8,
+                       intermediate_size=64, max_position_embeddings=128,
+                       rope_parameters={"rope_type": "yarn", "rope_theta": 1000000.0, "factor": 4.0,
+                                        "original_max_position_embeddings": 32, "beta_fast": 32.0, "beta_slow": 1.0,
+                                        "mscale": 1.0, "mscale_all_dim": 1.0, "llama_4_scaling_beta": 0.1},
+                       bos_token_id=0, eos_token_id=0, pad_token_id=0),
+    # phimoe (3 layers): LayerNorm, 4 experts on every layer chosen by the sparsemixer (two, eval mode).
+    "phimoe": dict(hidden_size=32, num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=2,
+                   intermediate_size=24, num_local_experts=4, num_experts_per_tok=2, max_position_embeddings=128,
+                   bos_token_id=0, eos_token_id=0, pad_token_id=0),
     "phi3": dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
                  intermediate_size=64, max_position_embeddings=128, original_max_position_embeddings=128,
                  bos_token_id=0, eos_token_id=0, pad_token_id=0),
@@ -607,6 +646,67 @@ VARIANTS = [
       "conv_bias": True, "tie_word_embeddings": False, "num_experts_per_tok": 1, "conv_L_cache": 2,
       "layer_types": ["full_attention", "conv", "conv", "conv"]},
      {"long_text": True, "greedy_cached": True, "masked": True}),
+    # issue 58, the attention-only wave. flex_olmo: olmo2's layout with olmoe's router.
+    ("flex_olmo", "flex_olmo", {}, {}),
+    ("flex_olmo-norm-top3-bias-tied-mha", "flex_olmo", {"norm_topk_prob": True, "num_experts": 6,
+                                                        "num_experts_per_tok": 3, "attention_bias": True,
+                                                        "tie_word_embeddings": True, "num_key_value_heads": 4}, {}),
+    # ernie4_5_moe: softmax scores, the choice biased; sparse layers by start / end index and interval.
+    ("ernie4_5_moe", "ernie4_5_moe", {}, {}),
+    ("ernie4_5_moe-bias-noshared-top3-end1-untied", "ernie4_5_moe",
+     {"use_bias": True, "moe_num_shared_experts": 0, "moe_num_experts": 6, "moe_k": 3, "moe_layer_start_index": 0,
+      "moe_layer_end_index": 1, "tie_word_embeddings": False}, {}),
+    ("ernie4_5_moe-interval2-shared2-bf16", "ernie4_5_moe",
+     {"moe_layer_start_index": 0, "moe_layer_interval": 2, "moe_num_shared_experts": 2}, {"dtype": "bfloat16"}),
+    # glm4_moe: grouped sigmoid routing with its correction bias, partial rope, optional per-head q/k norms.
+    ("glm4_moe", "glm4_moe", {}, {}),
+    ("glm4_moe-qknorm-bias-full-rotary-noshared-top3", "glm4_moe",
+     {"use_qk_norm": True, "attention_bias": True, "n_shared_experts": 0, "first_k_dense_replace": 0,
+      "norm_topk_prob": False, "n_group": 1, "topk_group": 1, "num_experts_per_tok": 3,
+      "rope_parameters": rope("default", partial_rotary_factor=1.0)}, {}),
+    ("glm4_moe-bf16", "glm4_moe", {}, {"dtype": "bfloat16"}),
+    # dots1: per-head q/k norms, local layers from max_window_layers on (or by layer_types), grouped sigmoid routing.
+    ("dots1", "dots1", {}, {}),
+    ("dots1-groups-norm-scaled-alternating-bias", "dots1",
+     {"n_routed_experts": 8, "n_group": 4, "topk_group": 2, "norm_topk_prob": True, "routed_scaling_factor": 2.0,
+      "layer_types": ["sliding_attention", "full_attention"] * 2, "attention_bias": True, "n_shared_experts": 2,
+      "first_k_dense_replace": 0}, {}),
+    # minimax_m2: sigmoid scores with a biased choice, renormalised; full q/k norms, partial rope.
+    ("minimax_m2", "minimax_m2", {}, {}),
+    ("minimax_m2-top3-8experts-full-rotary-tied-mha", "minimax_m2",
+     {"num_local_experts": 8, "num_experts_per_tok": 3, "tie_word_embeddings": True, "num_key_value_heads": 4,
+      "rope_parameters": rope("default", theta=50000.0)}, {}),
+    ("minimax_m2-bf16", "minimax_m2", {}, {"dtype": "bfloat16"}),
+    ("minimax_m2-rotary-dim", "minimax_m2", {"rotary_dim": 8},
+     {"expect": "refuse", "error": "rotary_dim = 8"}),
+    # cohere2: parallel block on one LayerNorm, interleaved rope on local layers only, logit_scale.
+    ("cohere2", "cohere2", {}, {}),
+    ("cohere2-pattern2-bias-untied-mha", "cohere2",
+     {"sliding_window_pattern": 2, "attention_bias": True, "tie_word_embeddings": False, "num_key_value_heads": 4,
+      "logit_scale": 0.3, "rope_parameters": rope("default", theta=50000.0)}, {}),
+    # ministral3: the llama 4 query scale beyond original_max_position_embeddings.
+    ("ministral3", "ministral3", {}, {}),
+    ("ministral3-window-default-rope-beta-tied", "ministral3",
+     {"sliding_window": 8, "tie_word_embeddings": True,
+      "rope_parameters": rope("default", theta=50000.0, original_max_position_embeddings=16,
+                              llama_4_scaling_beta=0.5)}, {}),
+    ("ministral3-no-beta", "ministral3", {"rope_parameters": rope("default", original_max_position_embeddings=16)},
+     {"expect": "refuse", "error": "llama_4_scaling_beta"}),
+    # phimoe: the sparsemixer with a wide jitter band (both softmaxes over several logits), longrope as phimoe runs it
+    # (short factors, one mscale), biases, window.
+    ("phimoe", "phimoe", {}, {}),
+    ("phimoe-jitter-longrope-bias-window-8experts", "phimoe",
+     {"router_jitter_noise": 0.5, "num_local_experts": 8, "attention_bias": True, "lm_head_bias": True,
+      "sliding_window": 8, "original_max_position_embeddings": 32,
+      "rope_parameters": rope("longrope", short_factor=[1.0, 1.5, 2.0, 1.2], long_factor=[3.0, 5.0, 9.0, 17.0],
+                              short_mscale=1.2, long_mscale=1.2, original_max_position_embeddings=32)}, {}),
+    ("phimoe-bf16", "phimoe", {"router_jitter_noise": 0.5}, {"dtype": "bfloat16"}),
+    ("phimoe-top1", "phimoe", {"num_experts_per_tok": 1}, {"expect": "refuse", "error": "num_experts_per_tok = 1"}),
+    ("phimoe-two-mscales", "phimoe",
+     {"original_max_position_embeddings": 32,
+      "rope_parameters": rope("longrope", short_factor=[1.0, 1.5, 2.0, 1.2], long_factor=[3.0, 5.0, 9.0, 17.0],
+                              short_mscale=1.2, long_mscale=1.4, original_max_position_embeddings=32)},
+     {"expect": "refuse", "error": "long_mscale = 1.4"}),
     # transformers 4 spelling with the legacy type name "su", which Phi3Config reads as longrope.
     ("phi3-longrope-su-v4", "phi3", {"original_max_position_embeddings": 32,
                                      "rope_parameters": rope("longrope", short_factor=[1.0, 1.5, 2.0, 1.2],
@@ -724,6 +824,9 @@ def head_logits(model, h):
     scaling = getattr(model.config, "logits_scaling", None)  # granite
     if scaling is not None:
         lg = lg / scaling
+    scale = getattr(model.config, "logit_scale", None)  # cohere2
+    if scale is not None:
+        lg = lg * scale
     cap = getattr(model.config, "final_logit_softcapping", None)
     if cap is not None:
         lg = torch.tanh(lg / cap) * cap
@@ -1036,7 +1139,7 @@ def make(out, tokenizer_json, name, model_type, overrides, opts):
         # Expert ablation's reference: the hook below redoes a softmax-first router (mixtral, qwen2_moe, qwen3_moe);
         # the other families' routers (grouped, sigmoid, top-k-then-softmax) are not redone by it.
         if experts and model_type in ("mixtral", "qwen2_moe", "qwen3_moe", "qwen3_next", "qwen3_5_moe_text",
-                                      "lfm2_moe"):
+                                      "lfm2_moe", "flex_olmo"):
             # block the first token's first choice in the first and the last sparse layer
             blocked = sorted({(experts[0]["layer"], experts[0]["ids"][0][0]),
                               (experts[-1]["layer"], experts[-1]["ids"][0][0])})

@@ -131,12 +131,14 @@ TEST(LiveConformance, ExpertsEqualTransformersRouter)
     }
     EXPECT_GE(ablationTexts, 9); // mixtral, qwen2_moe, qwen3_moe (make_cases.py: the reference's router hook)
     // mixtral, qwen2_moe, qwen3_moe: 9; deepseek_v2: 3, deepseek_v3: 4; mellum 4, gpt_oss 5; olmoe 4, granitemoe 3,
-    // granitemoeshared 2, hunyuan_v1_moe 2; lfm2_moe 2, granitemoehybrid 3, nemotron_h 3
-    EXPECT_GE(moeVariants, 44);
+    // granitemoeshared 2, hunyuan_v1_moe 2; flex_olmo 2 (its expert ablation 4 texts), ernie4_5_moe 3, glm4_moe 3,
+    // dots1 2, minimax_m2 3, phimoe 3; lfm2_moe 2, granitemoehybrid 3, nemotron_h 3
+    EXPECT_GE(moeVariants, 60);
     // gpt_oss and granitemoe route by the top k of the logits, then a softmax over them; the others softmax first.
-    for (const char* family :
-         {"mixtral", "qwen2_moe", "qwen3_moe", "mellum", "gpt_oss", "deepseek_v2", "deepseek_v3", "olmoe", "granitemoe",
-          "granitemoeshared", "hunyuan_v1_moe", "lfm2_moe", "granitemoehybrid", "nemotron_h"})
+    for (const char* family : {"mixtral",        "qwen2_moe",   "qwen3_moe",    "mellum",           "gpt_oss",
+                               "deepseek_v2",    "deepseek_v3", "olmoe",        "granitemoe",       "granitemoeshared",
+                               "hunyuan_v1_moe", "flex_olmo",   "ernie4_5_moe", "glm4_moe",         "dots1",
+                               "minimax_m2",     "phimoe",      "lfm2_moe",     "granitemoehybrid", "nemotron_h"})
         EXPECT_EQ(moeFamilies.count(family), 1u) << family << ": no routing compared";
 }
 

@@ -106,6 +106,12 @@ struct ArchSpec {
     bool embedScaleInDtype = false;
     double residualScale = 1.0; // Residual::Sequential: x += attn · r; x += mlp · r (granite residual_multiplier)
     double logitsDivisor = 1.0; // logits / d (granite logits_scaling)
+    double logitsScale = 1.0;   // logits · s (cohere2 logit_scale), in the compute dtype
+    // Position-dependent query scale (ministral3's llama_4_scaling_beta): after rope, each query at position p is
+    // multiplied by 1 + queryScaleBeta · log(1 + floor(p / queryScaleLength)) (float32, cast to the compute dtype);
+    // queryScaleBeta 0: none.
+    double queryScaleBeta = 0.0;
+    int64_t queryScaleLength = 1;
     std::vector<bool> ropeOff;  // per layer (empty: none): layers without rope (smollm3 no_rope_layers = 0)
     bool tieEmbeddings = false; // declared by config.json (tie_word_embeddings), never guessed
     // Bias flags of the llama-style layouts (llama: attention_bias/mlp_bias; qwen2: q/k/v only;
@@ -141,8 +147,26 @@ struct ArchSpec {
     // Sigmoid (lfm2_moe): sigmoid scores of the router logits, both in the compute dtype; the choice ranks the scores
     // plus MoeWeights::scoreBias (float32) where defined (use_expert_bias), else the scores; the weights are the chosen
     // experts' scores, renormalised (+1e-6) when normTopK, × routedScale, in the compute dtype.
+    // SoftmaxBiased (ernie4_5_moe): SigmoidGrouped's choice (scores plus the correction bias, sorted top k) over
+    // softmax scores instead of sigmoid ones, without groups. The renormalisation of both divides by
+    // max(sum + normEps, normMin): deepseek_v3 / glm4_moe / dots1 add 1e-20, minimax_m2 nothing (normEps 0),
+    // ernie4_5_moe clamps at moe_norm_min (normEps 0, normMin 1e-12).
+    // SparseMixer (phimoe's sparsemixer in eval mode, always two experts): the first is the router logits' argmax,
+    // weighted by its softmax over the logits within a relative distance 2·jitterEps of that maximum
+    // ((max − l) / max(|l|, max) ≤ 2·jitterEps, the others −∞); the second likewise among the logits without the
+    // first. Logits and weights in the compute dtype.
     struct Moe {
-        enum class Routing { Softmax, SoftmaxGroupLimited, SigmoidGrouped, TopKThenSoftmax, Sigmoid };
+        enum class Routing {
+            Softmax,
+            SoftmaxGroupLimited,
+            SigmoidGrouped,
+            TopKThenSoftmax,
+            Sigmoid,
+            SoftmaxBiased,
+            SparseMixer
+        };
+        double normEps = 1e-20, normMin = 0.0;
+        double jitterEps = 0.01;
         // Plain (nemotron_h): down(act(up(x))) without a gate, for the experts (gateUp holds the up rows only) and the
         // shared expert (sharedUp likewise).
         enum class ExpertMlp { Gated, ClampedSwiGlu, Plain };

@@ -134,72 +134,6 @@ at::Tensor Decoder::scaledInvFreq(const at::Tensor& invFreq, const at::Tensor& e
     return invFreq;
 }
 
-int64_t Decoder::parameterCount() const
-{
-    int64_t n = 0;
-    auto add = [&](const at::Tensor& t) {
-        if (t.defined())
-            n += t.numel();
-    };
-    add(m_w.tokenEmbedding);
-    add(m_w.positionEmbedding);
-    for (const auto& l : m_w.layers) {
-        for (const Norm* nm :
-             {&l.ln1, &l.ln2, &l.postAttn, &l.postMlp, &l.qNorm, &l.kNorm, &l.mla.qANorm, &l.mla.kvANorm}) {
-            add(nm->w);
-            add(nm->b);
-        }
-        for (const at::Tensor* t : {&l.moe.router, &l.moe.routerBias, &l.moe.gateUp, &l.moe.gateUpBias, &l.moe.down,
-                                    &l.moe.downBias, &l.sinks, &l.xielu.alphaP, &l.xielu.alphaN})
-            add(*t);
-        for (const at::Tensor* t :
-             {&l.delta.conv, &l.delta.aLog, &l.delta.dtBias, &l.delta.norm.w, &l.conv.conv, &l.conv.convBias,
-              &l.mamba.conv, &l.mamba.convBias, &l.mamba.aLog, &l.mamba.dtBias, &l.mamba.d, &l.mamba.norm.w})
-            add(*t);
-        for (const Linear* li : {&l.qkv, &l.o, &l.up, &l.down, &l.moe.sharedUp, &l.moe.sharedDown, &l.moe.sharedGate,
-                                 &l.mla.qA, &l.mla.qB, &l.mla.kvA, &l.mla.kvB, &l.delta.inProj, &l.delta.out,
-                                 &l.conv.inProj, &l.conv.out, &l.mamba.inProj, &l.mamba.out}) {
-            add(li->w);
-            add(li->b);
-        }
-    }
-    add(m_w.finalNorm.w);
-    add(m_w.finalNorm.b);
-    if (!m_w.head.is_same(m_w.tokenEmbedding))
-        add(m_w.head);
-    add(m_w.headBias);
-    return n;
-}
-
-KvCache Decoder::makeCache(int64_t batch, int64_t capacity) const
-{
-    KvCache c;
-    c.capacity = capacity;
-    const auto opts = at::TensorOptions().dtype(m_dtype).device(m_device);
-    const auto& d = m_spec.delta;
-    const auto& m = m_spec.mamba;
-    for (int64_t i = 0; i < m_spec.layers; ++i) {
-        const LayerKind kind = m_spec.layerKind(i);
-        const bool attention = kind == LayerKind::Attention;
-        c.k.push_back(attention ? at::empty({batch, m_spec.kvHeads, capacity, m_spec.headDim}, opts) : at::Tensor());
-        c.v.push_back(attention ? at::empty({batch, m_spec.kvHeads, capacity, m_spec.valueDim()}, opts) : at::Tensor());
-        if (kind == LayerKind::GatedDeltaNet) {
-            c.conv.push_back(at::zeros({batch, d.convChannels(), d.convKernel}, opts));
-            c.state.push_back(at::zeros({batch, d.valueHeads, d.keyDim, d.valueDim}, opts.dtype(at::kFloat)));
-        } else if (kind == LayerKind::Mamba2) {
-            c.conv.push_back(at::zeros({batch, m.convChannels(), m.convKernel}, opts));
-            c.state.push_back(at::zeros({batch, m.heads, m.headDim, m.stateSize}, opts.dtype(at::kFloat)));
-        } else if (kind == LayerKind::ShortConv) {
-            c.conv.push_back(at::zeros({batch, m_spec.hidden, m_spec.shortConv.kernel}, opts));
-            c.state.emplace_back();
-        } else {
-            c.conv.emplace_back();
-            c.state.emplace_back();
-        }
-    }
-    return c;
-}
-
 at::Tensor Decoder::norm(const Norm& n, const at::Tensor& x) const
 {
     if (m_spec.norm == NormKind::LayerNorm)
@@ -285,7 +219,7 @@ at::Tensor Decoder::attention(int layer, const at::Tensor& x, const at::Tensor& 
         v = cache->v[static_cast<std::size_t>(layer)].narrow(2, 0, S);
     }
     const at::Tensor& m = m_spec.window[static_cast<std::size_t>(layer)] > 0 ? localMask : mask; // [B|1, 1, T, S]
-    const at::Tensor out = attend(layer, q, k, v, m, false, probsTo);
+    const at::Tensor out = attend(layer, scaleQueries(q, past), k, v, m, false, probsTo);
     at::Tensor merged = out.transpose(1, 2).reshape({B, T, nh * hd});
     if (m_spec.attnOutputGate) // the gate's rows follow q, k and v in the fused projection
         merged = merged * at::sigmoid(qkv.narrow(-1, (nh + 2 * m_spec.kvHeads) * hd, nh * hd));
@@ -582,7 +516,7 @@ at::Tensor Decoder::hiddenPacked(const at::Tensor& ids, const std::vector<int64_
             const auto [q, k, v] = latent ? latentHeads(lw, h.narrow(0, offset, T).unsqueeze(0), cos, sin)
                                           : heads(lw, qkv.narrow(0, offset, T).unsqueeze(0), cos, sin);
             const at::Tensor mask = window > 0 && T > window ? windowMask(window, T) : at::Tensor();
-            const at::Tensor out = attend(layer, q, k, v, mask, true, nullptr); // [1, nh, T, hd]
+            const at::Tensor out = attend(layer, scaleQueries(q, 0), k, v, mask, true, nullptr); // [1, nh, T, hd]
             attn.narrow(0, offset, T).copy_(out.transpose(1, 2).reshape({T, nh * hd}));
             offset += T;
         }
@@ -697,6 +631,8 @@ at::Tensor Decoder::logitsColumns(const at::Tensor& hidden, int64_t col, int64_t
     at::Tensor l = cpuAwareLinear(hidden, w, b);
     if (m_spec.logitsDivisor != 1.0) // granite: logits / logits_scaling, in the compute dtype
         l = l / m_spec.logitsDivisor;
+    if (m_spec.logitsScale != 1.0) // cohere2: logits · logit_scale, in the compute dtype
+        l = l * m_spec.logitsScale;
     if (m_spec.finalSoftcap > 0) // as transformers: / cap, tanh, * cap, in the compute dtype
         l = at::tanh(l / m_spec.finalSoftcap) * m_spec.finalSoftcap;
     return l.to(at::kFloat);

@@ -233,6 +233,9 @@ private:
     std::tuple<at::Tensor, at::Tensor, at::Tensor> latentHeads(const LayerWeights& lw, const at::Tensor& x,
                                                                const at::Tensor& cos, const at::Tensor& sin) const;
     at::Tensor embed(const at::Tensor& ids, const at::Tensor& positions) const;
+    // q [B, heads, T, hd] of positions past .. past + T - 1 times ArchSpec::queryScaleBeta's scale (query_scale.cpp);
+    // q itself without one.
+    at::Tensor scaleQueries(const at::Tensor& q, int64_t past) const;
     // The attention's input: ln1(x), or x itself where the layout has no input norm (Residual::PostNorms).
     at::Tensor inputNorm(const LayerWeights& lw, const at::Tensor& x) const;
     // Scaled-dot-product attention of q [B, heads, T, hd] over k, v [B, kvHeads, S, hd] with `mask`

@@ -4,7 +4,10 @@
 // renormalised and scaled where the family says, then each chosen expert's gated MLP times its weight, summed per
 // token (plus the shared expert, gated by a sigmoid for qwen2_moe, ungated for deepseek). gpt_oss routes the other
 // way round (the top k of the biased router logits, then a softmax over them) and its experts are clamped SwiGLUs
-// with biases; lfm2_moe's router takes sigmoid scores in the compute dtype, chosen with its expert bias.
+// with biases; lfm2_moe's router takes sigmoid scores in the compute dtype, chosen with its expert bias;
+// ernie4_5_moe chooses by softmax probabilities plus a correction bias (deepseek_v3's choice over
+// softmax scores), and phimoe's sparsemixer picks two experts one after the other, each weighted by a softmax over
+// the logits near its maximum (sparseMixer()).
 //
 // The experts run grouped, not per token: the N·k (token, expert) assignments are sorted by expert, the tokens
 // gathered once in that order, and each expert that was chosen at all runs one matrix product over its
@@ -41,6 +44,22 @@ at::Tensor groupMask(const at::Tensor& groupScores, int64_t topkGroup, int64_t E
     return mask.unsqueeze(-1).expand({N, G, E / G}).reshape({N, E}).to(at::kBool);
 }
 
+// phimoe's sparsemixer in eval mode (ArchSpec::Moe::Routing::SparseMixer) of the router logits [N, E] in the compute
+// dtype: two experts, each the maximum of the logits left, weighted by its softmax over the logits near that maximum.
+std::tuple<at::Tensor, at::Tensor> sparseMixer(const at::Tensor& logits, double jitterEps)
+{
+    const double inf = std::numeric_limits<double>::infinity();
+    const auto pick = [&](const at::Tensor& left) { // left: the logits still competing (the others -inf)
+        auto [top, id] = left.max(-1, /*keepdim=*/true);
+        const at::Tensor far = ((top - logits) / logits.abs().clamp_min(top)) > 2 * jitterEps;
+        const at::Tensor w = at::softmax(left.masked_fill(far, -inf), -1).gather(-1, id);
+        return std::make_pair(w, id);
+    };
+    const auto [w1, id1] = pick(logits);
+    const auto [w2, id2] = pick(logits.scatter(-1, id1, -inf));
+    return {at::cat({w1, w2}, -1), at::cat({id1, id2}, -1)};
+}
+
 } // namespace
 
 // The routing weights (float32; Sigmoid: the compute dtype) and ids [N, K] of `flat` [N, H] as ArchSpec::Moe::routing
@@ -73,18 +92,27 @@ std::tuple<at::Tensor, at::Tensor> Decoder::route(const MoeWeights& m, const at:
             weights = weights / (weights.sum(-1, /*keepdim=*/true) + 1e-6);
         return {spec.routedScale != 1.0 ? weights * spec.routedScale : weights, ids};
     }
+    if (spec.routing == Routing::SparseMixer)
+        return sparseMixer(block(expertLinear(flat, m.router, {})), spec.jitterEps);
     const at::Tensor logits = block(spec.routerFp32 ? at::linear(flat.to(at::kFloat), m.router.to(at::kFloat))
                                                     : expertLinear(flat, m.router, {}).to(at::kFloat)); // [N, E]
-    if (spec.routing == Routing::SigmoidGrouped) {
-        const at::Tensor scores = at::sigmoid(logits);
+    if (spec.routing == Routing::SigmoidGrouped || spec.routing == Routing::SoftmaxBiased) {
+        const at::Tensor scores =
+            spec.routing == Routing::SoftmaxBiased ? at::softmax(logits, -1) : at::sigmoid(logits);
         at::Tensor choice = block(scores + m.scoreBias.to(at::kFloat));
-        const at::Tensor top2 = std::get<0>(at::topk(choice.view({N, G, E / G}), 2, -1)).sum(-1); // [N, G]
-        choice = choice.masked_fill(groupMask(top2, spec.topkGroup, E).logical_not(),
-                                    -std::numeric_limits<float>::infinity());
+        if (spec.topkGroup < G) {
+            const at::Tensor top2 = std::get<0>(at::topk(choice.view({N, G, E / G}), 2, -1)).sum(-1); // [N, G]
+            choice = choice.masked_fill(groupMask(top2, spec.topkGroup, E).logical_not(),
+                                        -std::numeric_limits<float>::infinity());
+        }
         ids = std::get<1>(at::topk(choice, K, -1, true, spec.sortedTopK));
         weights = scores.gather(1, ids);
-        if (spec.normTopK)
-            weights = weights / (weights.sum(-1, /*keepdim=*/true) + 1e-20);
+        if (spec.normTopK) {
+            at::Tensor sum = weights.sum(-1, /*keepdim=*/true);
+            if (spec.normEps != 0)
+                sum = sum + spec.normEps;
+            weights = weights / (spec.normMin > 0 ? sum.clamp_min(spec.normMin) : sum);
+        }
     } else {
         at::Tensor probs = at::softmax(logits, -1);
         if (spec.routing == Routing::SoftmaxGroupLimited)

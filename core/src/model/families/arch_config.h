@@ -93,5 +93,14 @@ void readErnie45(const json& j, ArchSpec& s, const std::string& path);
 void readApertus(const json& j, ArchSpec& s, const std::string& path);
 void readHunyuanDense(const json& j, ArchSpec& s, const std::string& path);
 void readHunyuanMoe(const json& j, ArchSpec& s, const std::string& path);
+// ---------- the attention-only wave (architectures_wave2.cpp) ----------
+void readFlexOlmo(const json& j, ArchSpec& s, const std::string& path);
+void readErnie45Moe(const json& j, ArchSpec& s, const std::string& path);
+void readGlm4Moe(const json& j, ArchSpec& s, const std::string& path);
+void readDots1(const json& j, ArchSpec& s, const std::string& path);
+void readMinimaxM2(const json& j, ArchSpec& s, const std::string& path);
+void readCohere2(const json& j, ArchSpec& s, const std::string& path);
+void readMinistral3(const json& j, ArchSpec& s, const std::string& path);
+void readPhimoe(const json& j, ArchSpec& s, const std::string& path);
 
 } // namespace ascviz::model::cfg

@@ -76,4 +76,17 @@ DecoderWeights graniteMoeHybridWeights(WeightStore& ws, const ArchSpec& s);
 // backbone.norm_f, lm_head (architectures_mamba.cpp).
 DecoderWeights nemotronHWeights(WeightStore& ws, const ArchSpec& s);
 
+// The attention-only wave (architectures_wave2.cpp). flex_olmo: olmo2's names with mlp.gate and mlp.experts on every
+// layer; ernie4_5_moe: mlp.gate, mlp.moe_statics.e_score_correction_bias (transformers 5: under mlp.gate), mlp.experts,
+// mlp.shared_experts on the sparse layers; glm4_moe / dots1: mlp.gate (+ e_score_correction_bias), mlp.experts,
+// mlp.shared_experts on the sparse layers; minimax_m2: block_sparse_moe.{gate, e_score_correction_bias,
+// experts.N.w1/w3/w2} (transformers 5: mlp.*), full q/k norms.
+DecoderWeights flexOlmoWeights(WeightStore& ws, const ArchSpec& s);
+DecoderWeights ernie45MoeWeights(WeightStore& ws, const ArchSpec& s);
+DecoderWeights sigmoidMoeWeights(WeightStore& ws, const ArchSpec& s);
+DecoderWeights minimaxM2Weights(WeightStore& ws, const ArchSpec& s);
+// phimoe: llama's names with LayerNorm biases, block_sparse_moe.{gate, experts.N.w1/w3/w2} (transformers 5: mlp.router,
+// mlp.experts) on every layer, lm_head.bias where present.
+DecoderWeights phimoeWeights(WeightStore& ws, const ArchSpec& s);
+
 } // namespace ascviz::model

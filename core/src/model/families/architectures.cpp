@@ -473,6 +473,34 @@ const Architecture kArchitectures[] = {
      "or ungated experts (E: n_routed_experts, num_experts_per_tok, moe_intermediate_size, grouped sigmoid router "
      "with e_score_correction_bias, n_group, topk_group, norm_topk_prob, routed_scaling_factor, shared expert of "
      "moe_shared_expert_intermediate_size)"},
+    {"flex_olmo", readFlexOlmo, flexOlmoWeights,
+     "mixture of experts: num_experts, num_experts_per_tok, norm_topk_prob on every layer; olmo2's post-norms, q/k "
+     "RMSNorm over the whole projections, attention_bias, rope_parameters"},
+    {"ernie4_5_moe", readErnie45Moe, ernie45MoeWeights,
+     "mixture of experts: moe_num_experts, moe_k (softmax, choice biased by e_score_correction_bias, renormalised "
+     "at least moe_norm_min), moe_num_shared_experts, moe_layer_start_index / end_index / interval; ernie4_5's "
+     "interleaved rope in float32, use_bias (the head's bias too), tie_word_embeddings, rope_parameters"},
+    {"glm4_moe", readGlm4Moe, sigmoidMoeWeights,
+     "mixture of experts: sigmoid routing with e_score_correction_bias, n_group, topk_group, norm_topk_prob, "
+     "routed_scaling_factor, n_shared_experts, first_k_dense_replace; partial rope (partial_rotary_factor), "
+     "attention_bias (q/k/v), use_qk_norm, rope_parameters"},
+    {"dots1", readDots1, sigmoidMoeWeights,
+     "mixture of experts as glm4_moe (sigmoid routing, groups, shared experts, first_k_dense_replace); per-head q/k "
+     "RMSNorm, attention_bias, layer_types, sliding_window, max_window_layers, rope_parameters"},
+    {"minimax_m2", readMinimaxM2, minimaxM2Weights,
+     "mixture of experts: num_local_experts, num_experts_per_tok (sigmoid scores, choice biased by "
+     "e_score_correction_bias, renormalised); q/k RMSNorm over the whole projections, partial_rotary_factor, head_dim, "
+     "rope_parameters"},
+    {"cohere2", readCohere2, llamaStyleWeights,
+     "attention and MLP in parallel on one LayerNorm, interleaved rope on sliding layers and none on global ones "
+     "(layer_types or sliding_window_pattern), sliding_window, logit_scale, attention_bias, tie_word_embeddings, "
+     "rope_parameters"},
+    {"ministral3", readMinistral3, llamaStyleWeights,
+     "mistral's layout (sliding_window, head_dim) with the query scale of rope_parameters.llama_4_scaling_beta, "
+     "rope_parameters (yarn by default)"},
+    {"phimoe", readPhimoe, phimoeWeights,
+     "mixture of experts: num_local_experts, two experts by the sparsemixer (router_jitter_noise); LayerNorm with "
+     "bias, attention_bias, sliding_window, lm_head_bias, rope default or longrope (short factors, short_mscale)"},
 };
 
 const Architecture* find(const std::string& type)
